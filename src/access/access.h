@@ -1,0 +1,79 @@
+/* coalcheck: the warp access record and the stream that carries it.
+ *
+ * One record = one executed global/shared/local memory instruction of one warp. It is
+ * the only coupling between the backends that produce accesses (src/emu, later src/gpu)
+ * and everything that consumes them (src/analysis, src/model, the trace writer).
+ *
+ * A stream is a sink with three callbacks: begin_kernel (with the table of the kernel's
+ * static memory instructions), access (once per warp record, in execution order of each
+ * warp), end_kernel. Producers call them in that order; a non-zero return from any
+ * callback stops the producer, which returns that status. */
+#ifndef CC_ACCESS_ACCESS_H
+#define CC_ACCESS_ACCESS_H
+
+#include <stdint.h>
+
+#include "util/err.h"
+
+#define CC_WARP_SIZE 32
+
+enum cc_space { CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL, CC_SPACE_COUNT };
+
+/* load, store, atomic (returns a value: atom.*), reduction (no value: red.*) */
+enum cc_access_kind { CC_ACCESS_LOAD, CC_ACCESS_STORE, CC_ACCESS_ATOMIC, CC_ACCESS_REDUCTION };
+
+/* A static memory instruction of a kernel (a PTX instruction, later a SASS pc). */
+struct cc_insn_info {
+  uint32_t id;              /* ptx_index: index of the instruction in its function body */
+  enum cc_access_kind kind;
+  enum cc_space space;      /* resolved space; generic ld/st are resolved per access */
+  uint32_t size_bytes;      /* bytes per lane: element size x vector width (ld.v4.f32: 16) */
+  const char *text;         /* the instruction as PTX text, e.g. "ld.global.f32 %f1, [%rd4];" */
+  const char *file;         /* CUDA source file from .loc/.file, or NULL */
+  uint32_t line, column;    /* source line (0: none) */
+  const char *inlined_file; /* call site when the .loc says inlined_at, else NULL */
+  uint32_t inlined_line;
+};
+
+/* A kernel launch as the consumers see it. All pointers are borrowed for the duration of
+ * the stream (begin_kernel .. end_kernel). */
+struct cc_kernel_info {
+  const char *name;         /* name as in the source, demangled, e.g. "transpose" */
+  const char *mangled;      /* name as in PTX, e.g. "_Z9transposePfPKfii" */
+  uint32_t grid[3], block[3];
+  uint32_t n_insns;         /* static memory instructions */
+  const struct cc_insn_info *insns; /* indexed by position, NOT by id: see insn_slot */
+};
+
+/* One executed memory instruction of one warp. */
+struct cc_warp_access {
+  uint32_t insn_slot;       /* index into cc_kernel_info.insns */
+  uint32_t cta[3];          /* CTA id (blockIdx) */
+  uint32_t warp;            /* warp index in the CTA (linear thread id / 32) */
+  uint64_t dyn;             /* dynamic instance: how many times this warp ran this insn */
+  enum cc_access_kind kind;
+  enum cc_space space;      /* space actually accessed (generic accesses resolved) */
+  uint32_t size_bytes;      /* bytes per lane */
+  uint32_t active;          /* bit i set: lane i accessed memory */
+  uint64_t addr[CC_WARP_SIZE]; /* byte address per lane; valid where active; for shared
+                                  and local memory, the offset in that window */
+};
+
+/* The consumer side of a stream. ctx is the consumer's state. */
+struct cc_access_sink {
+  void *ctx;
+  int (*begin_kernel)(void *ctx, const struct cc_kernel_info *k, struct cc_err *err);
+  int (*access)(void *ctx, const struct cc_warp_access *a, struct cc_err *err);
+  int (*end_kernel)(void *ctx, struct cc_err *err);
+};
+
+/* Number of active lanes of a record (popcount of active). */
+static inline uint32_t cc_access_lanes(const struct cc_warp_access *a)
+{
+  return (uint32_t)__builtin_popcount(a->active);
+}
+
+const char *cc_space_name(enum cc_space space);           /* "global", "shared", "local" */
+const char *cc_access_kind_name(enum cc_access_kind kind); /* "load", "store", "atomic", "reduction" */
+
+#endif

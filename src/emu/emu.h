@@ -1,0 +1,80 @@
+/* coalcheck SIMT emulator: runs one kernel launch of a parsed PTX module on the CPU.
+ *
+ * Execution model (what the GPU guarantees, no more): CTAs run one after another; the
+ * warps of a CTA are scheduled cooperatively (a warp runs until it exits or reaches a
+ * barrier); a warp is 32 lanes in linear thread order (x fastest, then y, then z). Every
+ * executed global/shared/local memory instruction of a warp is delivered to an access
+ * sink as a struct cc_warp_access (src/access/access.h).
+ *
+ * Memory: device-like addresses. Global allocations are 256-byte aligned (as cudaMalloc's).
+ * Every access is bounds-checked; an access outside any allocation stops the run with a
+ * memcheck-style report (CC_ERR_MEMCHECK). An instruction budget stops runaway kernels
+ * (CC_ERR_LIMIT). Instructions the emulator does not implement are named, with their
+ * PTX line, before the run starts (CC_ERR_UNSUPPORTED).
+ *
+ * Ownership: struct cc_emu borrows the module (which must outlive it) and owns all
+ * emulated memory. */
+#ifndef CC_EMU_EMU_H
+#define CC_EMU_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "access/access.h"
+#include "ptx/ptx.h"
+#include "util/err.h"
+
+struct cc_emu;
+
+struct cc_emu_opts {
+  uint64_t max_warp_insns; /* budget of warp-level instructions per launch; 0 = default
+                              (CC_EMU_DEFAULT_BUDGET) */
+  int progress;            /* non-zero: print CTA progress to stderr on long runs */
+};
+#define CC_EMU_DEFAULT_BUDGET (UINT64_C(1) << 34)
+
+/* Creates an emulator for module m (borrowed). Never fails (allocation aborts). */
+cc_give struct cc_emu *cc_emu_new(cc_keep const struct ptx_module *m, const struct cc_emu_opts *opts);
+void cc_emu_free(cc_take struct cc_emu *emu);
+
+/* Allocates bytes of emulated global memory, zero-filled, 256-byte aligned. *dev_addr
+ * receives the device address kernels use; *host receives a pointer to the backing
+ * bytes (owned by emu, valid until cc_emu_free). name labels the buffer in reports. */
+int cc_emu_alloc(struct cc_emu *emu, uint64_t bytes, const char *name, uint64_t *dev_addr,
+                 void **host, struct cc_err *err);
+
+/* Checks that every instruction reachable from kernel k (its body and the .func it
+ * calls) is implemented. Errors: CC_ERR_UNSUPPORTED naming each missing instruction as
+ * "PATH:LINE: unsupported instruction 'opcode_text'". */
+int cc_emu_check(struct cc_emu *emu, cc_keep const struct ptx_function *k, struct cc_err *err);
+
+/* One launch. params[i] is the value of the i-th kernel parameter as raw little-endian
+ * bytes (scalars, device pointers): param_bytes[i] bytes at params[i]. */
+struct cc_emu_launch {
+  uint32_t grid[3], block[3];
+  uint32_t dynamic_shared_bytes;
+  uint32_t nparams;
+  const void *const *params;
+  const uint32_t *param_bytes;
+};
+
+/* Statistics of a finished (or stopped) run. */
+struct cc_emu_stats {
+  uint64_t warp_insns;     /* warp-level instructions executed */
+  uint64_t thread_insns;   /* sum of active lanes over executed instructions */
+  uint64_t warp_accesses;  /* records delivered to the sink */
+  uint32_t ctas_done;
+};
+
+/* Runs kernel k (an .entry of the module) with the given launch, delivering records to
+ * sink (may be NULL). Calls cc_emu_check first. Errors: CC_ERR_UNSUPPORTED,
+ * CC_ERR_MEMCHECK ("invalid global read of size 4 at 0x... by thread (x,y,z) in block
+ * (x,y,z): kernel K, PTX line L 'ld.global.f32 ...', source file:line; address is N bytes
+ * after the end of buffer B (0x..., S bytes)" or "not in any allocation"), CC_ERR_LIMIT,
+ * CC_ERR_KERNEL (trap, misaligned address, barrier divergence), or a sink's status. The
+ * stats are filled in every case. */
+int cc_emu_run(struct cc_emu *emu, cc_keep const struct ptx_function *k,
+               const struct cc_emu_launch *launch, struct cc_access_sink *sink,
+               struct cc_emu_stats *stats, struct cc_err *err);
+
+#endif

@@ -1,0 +1,97 @@
+/* Whole-file input and atomic output: see fileio.h. */
+#include "util/fileio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/mem.h"
+
+int cc_file_read(const char *path, char **out, size_t *len, struct cc_err *err)
+{
+  FILE *fp = fopen(path, "rb");
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  if (!fp)
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+  for (;;) {
+    size_t got;
+    if (cap - n < 65536) {
+      cap = cap ? cap * 2 : 65536;
+      buf = cc_xrealloc(buf, cap + 1);
+    }
+    got = fread(buf + n, 1, cap - n, fp);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  if (ferror(fp)) {
+    int e = errno;
+    fclose(fp);
+    free(buf);
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(e));
+  }
+  fclose(fp);
+  buf[n] = '\0';
+  *out = buf;
+  if (len)
+    *len = n;
+  return CC_OK;
+}
+
+int cc_outfile_open(struct cc_outfile *f, const char *path, struct cc_err *err)
+{
+  memset(f, 0, sizeof *f);
+  if (strcmp(path, "-") == 0) {
+    f->fp = stdout;
+    return CC_OK;
+  }
+  f->path = cc_xstrdup(path);
+  f->tmp_path = cc_xmalloc(strlen(path) + 32);
+  sprintf(f->tmp_path, "%s.tmp.%ld", path, (long)getpid());
+  f->fp = fopen(f->tmp_path, "wb");
+  if (!f->fp) {
+    int e = errno;
+    free(f->path);
+    free(f->tmp_path);
+    f->path = f->tmp_path = NULL;
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", path, strerror(e));
+  }
+  return CC_OK;
+}
+
+int cc_outfile_commit(struct cc_outfile *f, struct cc_err *err)
+{
+  int rc = CC_OK;
+  if (!f->path) { /* stdout */
+    if (fflush(stdout) != 0 || ferror(stdout))
+      rc = cc_err_set(err, CC_ERR_IO, "cannot write to standard output: %s", strerror(errno));
+    return rc;
+  }
+  if (fflush(f->fp) != 0 || ferror(f->fp) || fsync(fileno(f->fp)) != 0)
+    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", f->path, strerror(errno));
+  if (fclose(f->fp) != 0 && rc == CC_OK)
+    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", f->path, strerror(errno));
+  if (rc == CC_OK && rename(f->tmp_path, f->path) != 0)
+    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", f->path, strerror(errno));
+  if (rc != CC_OK)
+    remove(f->tmp_path);
+  free(f->path);
+  free(f->tmp_path);
+  f->fp = NULL;
+  f->path = f->tmp_path = NULL;
+  return rc;
+}
+
+void cc_outfile_abort(struct cc_outfile *f)
+{
+  if (f->path) {
+    fclose(f->fp);
+    remove(f->tmp_path);
+  }
+  free(f->path);
+  free(f->tmp_path);
+  f->fp = NULL;
+  f->path = f->tmp_path = NULL;
+}

@@ -1,0 +1,33 @@
+/* coalcheck: reading inputs whole and writing outputs whole-or-not-at-all. */
+#ifndef CC_UTIL_FILEIO_H
+#define CC_UTIL_FILEIO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+/* Reads the file at path into a NUL-terminated buffer (*out, *len bytes without the NUL).
+ * The caller frees *out. Errors: CC_ERR_INPUT with "cannot read PATH: reason". */
+int cc_file_read(const char *path, cc_give char **out, size_t *len, struct cc_err *err);
+
+/* An output file that appears whole or not at all: data goes to PATH.tmp.PID, and
+ * cc_outfile_commit() flushes, fsyncs, closes and renames it over PATH. */
+struct cc_outfile {
+  FILE *fp;       /* write here */
+  char *path;     /* final path (owned) */
+  char *tmp_path; /* temporary path (owned) */
+};
+
+/* Opens a temporary file beside path. "-" means stdout (commit only flushes). Errors:
+ * CC_ERR_IO with the path and the reason. */
+int cc_outfile_open(struct cc_outfile *f, const char *path, struct cc_err *err);
+
+/* Flushes, closes and renames into place; on any failure removes the temporary file and
+ * returns CC_ERR_IO (a full disk is caught here, not silently). Frees f's strings. */
+int cc_outfile_commit(struct cc_outfile *f, struct cc_err *err);
+
+/* Closes and removes the temporary file (an error path); frees f's strings. */
+void cc_outfile_abort(struct cc_outfile *f);
+
+#endif

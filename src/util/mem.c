@@ -1,0 +1,44 @@
+/* Allocation helpers: see mem.h. */
+#include "util/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+void *cc_xmalloc(size_t bytes)
+{
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p)
+    CC_BUG("out of memory allocating %zu bytes", bytes);
+  return p;
+}
+
+void *cc_xcalloc(size_t count, size_t bytes)
+{
+  void *p = calloc(count ? count : 1, bytes ? bytes : 1);
+  if (!p)
+    CC_BUG("out of memory allocating %zu x %zu bytes", count, bytes);
+  return p;
+}
+
+void *cc_xrealloc(void *ptr, size_t bytes)
+{
+  void *p = realloc(ptr, bytes ? bytes : 1);
+  if (!p)
+    CC_BUG("out of memory reallocating %zu bytes", bytes);
+  return p;
+}
+
+char *cc_xstrdup(const char *s)
+{
+  return cc_xstrndup(s, strlen(s));
+}
+
+char *cc_xstrndup(const char *s, size_t n)
+{
+  char *p = cc_xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}

@@ -1,0 +1,35 @@
+/* coalcheck: allocation helpers and a typed growable array.
+ *
+ * Allocation failure is not recoverable in a command-line tool that needs a few MiB:
+ * cc_xmalloc and friends abort with a message (CC_BUG) instead of returning NULL. */
+#ifndef CC_UTIL_MEM_H
+#define CC_UTIL_MEM_H
+
+#include <stddef.h>
+
+/* malloc/calloc/realloc/strdup that never return NULL (abort on exhaustion). */
+void *cc_xmalloc(size_t bytes);
+void *cc_xcalloc(size_t count, size_t bytes);
+void *cc_xrealloc(void *ptr, size_t bytes);
+char *cc_xstrdup(const char *s);
+char *cc_xstrndup(const char *s, size_t n);
+
+/* Growable array of T: `CC_VEC(int) v = {0}; CC_VEC_PUSH(&v, 3); free(v.data);`. */
+#define CC_VEC(T) struct { T *data; size_t len, cap; }
+#define CC_VEC_RESERVE(v, n)                                                            \
+  do {                                                                                  \
+    if ((v)->len + (n) > (v)->cap) {                                                    \
+      size_t cc_nc_ = (v)->cap ? (v)->cap * 2 : 8;                                      \
+      while (cc_nc_ < (v)->len + (n)) cc_nc_ *= 2;                                      \
+      (v)->data = cc_xrealloc((v)->data, cc_nc_ * sizeof *(v)->data);                   \
+      (v)->cap = cc_nc_;                                                                \
+    }                                                                                   \
+  } while (0)
+#define CC_VEC_PUSH(v, x)                                                               \
+  do {                                                                                  \
+    CC_VEC_RESERVE(v, 1);                                                               \
+    (v)->data[(v)->len++] = (x);                                                        \
+  } while (0)
+#define CC_VEC_FREE(v) (free((v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
+
+#endif
