@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages coalcheck needs to build and test, if any is missing.
+# Needs root (or sudo) only when something must be installed. The CUDA toolkit (nvcc) is
+# a prerequisite, not installed here: see README.md.
+set -euo pipefail
+
+packages=(gcc make cmake pkg-config libcjson-dev libcmocka-dev python3 time)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: warning: nvcc not found (PATH or /usr/local/cuda/bin); .cu inputs and the" \
+       "tests that compile CUDA will be skipped" >&2
+fi

@@ -1,0 +1,128 @@
+/* Unit tests of src/util: error messages, whole-file reads, whole-or-nothing outputs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/mem.h"
+
+static void test_err_set_and_prefix(void **state)
+{
+  struct cc_err err = {0};
+  (void)state;
+  assert_int_equal(cc_err_set(&err, CC_ERR_INPUT, "expected %s, found '%s'", "';'", "}"),
+                   CC_ERR_INPUT);
+  assert_string_equal(err.msg, "expected ';', found '}'");
+  assert_int_equal(cc_err_prefix(&err, "k.ptx:%d:%d", 12, 7), CC_ERR_INPUT);
+  assert_string_equal(err.msg, "k.ptx:12:7: expected ';', found '}'");
+  /* NULL err is allowed: the status still comes back */
+  assert_int_equal(cc_err_set(NULL, CC_ERR_IO, "x"), CC_ERR_IO);
+  assert_string_equal(cc_status_name(CC_ERR_MEMCHECK), "memcheck");
+}
+
+static void test_err_truncates(void **state)
+{
+  struct cc_err err = {0};
+  char big[3 * CC_ERR_MSG_MAX];
+  (void)state;
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  cc_err_set(&err, CC_ERR_INPUT, "%s", big);
+  assert_int_equal(strlen(err.msg), CC_ERR_MSG_MAX - 1);
+  cc_err_prefix(&err, "%s", big); /* must not overflow */
+  assert_int_equal(strlen(err.msg), CC_ERR_MSG_MAX - 1);
+}
+
+static void test_vec(void **state)
+{
+  CC_VEC(int) v = {0};
+  (void)state;
+  for (int i = 0; i < 1000; i++)
+    CC_VEC_PUSH(&v, i * 3);
+  assert_int_equal(v.len, 1000);
+  assert_int_equal(v.data[999], 2997);
+  CC_VEC_FREE(&v);
+  assert_null(v.data);
+}
+
+static void test_file_read_missing(void **state)
+{
+  struct cc_err err = {0};
+  char *buf = NULL;
+  size_t len = 0;
+  (void)state;
+  assert_int_equal(cc_file_read("/nonexistent/x.ptx", &buf, &len, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "cannot read /nonexistent/x.ptx"));
+  assert_non_null(strstr(err.msg, "No such file"));
+  assert_null(buf);
+}
+
+static void test_outfile_commit_and_read(void **state)
+{
+  char dir[] = "/tmp/cc_util_XXXXXX", path[256];
+  struct cc_outfile f;
+  struct cc_err err = {0};
+  char *buf;
+  size_t len;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.json", dir);
+  assert_int_equal(cc_outfile_open(&f, path, &err), CC_OK);
+  fputs("{\"a\": 1}\n", f.fp);
+  /* before the commit the final path does not exist */
+  assert_int_not_equal(access(path, F_OK), 0);
+  assert_int_equal(cc_outfile_commit(&f, &err), CC_OK);
+  assert_int_equal(cc_file_read(path, &buf, &len, &err), CC_OK);
+  assert_int_equal(len, 9);
+  assert_string_equal(buf, "{\"a\": 1}\n");
+  free(buf);
+  remove(path);
+  rmdir(dir);
+}
+
+static void test_outfile_abort_leaves_nothing(void **state)
+{
+  char dir[] = "/tmp/cc_util_XXXXXX", path[256];
+  struct cc_outfile f;
+  struct cc_err err = {0};
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.json", dir);
+  assert_int_equal(cc_outfile_open(&f, path, &err), CC_OK);
+  fputs("partial", f.fp);
+  cc_outfile_abort(&f);
+  assert_int_not_equal(access(path, F_OK), 0);
+  assert_int_equal(rmdir(dir), 0); /* empty: no temporary file left either */
+}
+
+static void test_outfile_unwritable(void **state)
+{
+  struct cc_outfile f;
+  struct cc_err err = {0};
+  (void)state;
+  assert_int_equal(cc_outfile_open(&f, "/nonexistent/dir/out.json", &err), CC_ERR_IO);
+  assert_non_null(strstr(err.msg, "cannot write /nonexistent/dir/out.json"));
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_err_set_and_prefix),
+    cmocka_unit_test(test_err_truncates),
+    cmocka_unit_test(test_vec),
+    cmocka_unit_test(test_file_read_missing),
+    cmocka_unit_test(test_outfile_commit_and_read),
+    cmocka_unit_test(test_outfile_abort_leaves_nothing),
+    cmocka_unit_test(test_outfile_unwritable),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
