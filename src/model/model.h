@@ -23,10 +23,16 @@ struct cc_model_opts {
   int smem_bank_width; /* cc3.x: 4 or 8 bytes */
 };
 
-/* Finds the model for an architecture name: "sm_90" (default), "sm_50".."sm_90",
- * "cc1.0".."cc3.5", ... Errors: CC_ERR_USAGE listing the names known. */
+/* Finds the model for an architecture name: "sm_90" (default; also for NULL or ""),
+ * sm_50, sm_52, sm_60, sm_61, sm_70, sm_75, sm_80, sm_86, sm_89, and cc3.0, cc3.2, cc3.5,
+ * cc3.7; "ccX.Y" and "sm_XY" spell the same model. opts may be NULL (all zero: defaults).
+ * Not yet implemented: cc1.x and cc2.x (MODELS.md). On success *out is a new model the
+ * caller frees with cc_model_free. Errors: CC_ERR_USAGE for an unknown name (the message
+ * lists the known ones) or an option the architecture lacks (smem_bank_width other than
+ * 0 or 4; 8 is allowed on cc3.x only). */
 int cc_model_get(const char *arch, const struct cc_model_opts *opts,
                  cc_give struct cc_model **out, struct cc_err *err);
+/* Frees m; NULL is allowed. */
 void cc_model_free(cc_take struct cc_model *m);
 
 /* Canonical name, e.g. "sm_90". */

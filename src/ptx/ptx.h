@@ -100,7 +100,12 @@ enum ptx_mode {
   PTX_MODE_EXCH, PTX_MODE_AND, PTX_MODE_OR, PTX_MODE_XOR,
   PTX_MODE_UP, PTX_MODE_DOWN, PTX_MODE_BFLY, PTX_MODE_IDX,
   PTX_MODE_ALL, PTX_MODE_ANY, PTX_MODE_UNI, PTX_MODE_BALLOT,
-  PTX_MODE_TO /* cvta.to.<space> */
+  PTX_MODE_TO, /* cvta.to.<space> */
+  /* added by the PTX front end (additive): */
+  PTX_MODE_ARRIVE, PTX_MODE_RED,        /* bar.arrive, bar.red (bar.sync: flag PTX_F_SYNC) */
+  PTX_MODE_POPC,                        /* bar.red.popc */
+  PTX_MODE_1D, PTX_MODE_2D, PTX_MODE_3D, /* tex geometry */
+  PTX_MODE_SHF_L, PTX_MODE_SHF_R        /* shf.l / shf.r */
 };
 
 /* Flag bits of ptx_insn.flags. */
@@ -122,6 +127,10 @@ enum ptx_special_reg {
   PTX_SREG_DYNAMIC_SMEM_SIZE, PTX_SREG_TOTAL_SMEM_SIZE,
   PTX_SREG_COUNT
 };
+/* Spelling without component, e.g. "%ntid", "%laneid". */
+const char *ptx_sreg_name(enum ptx_special_reg r);
+/* Whether the register takes a component .x/.y/.z (tid, ntid, ctaid, nctaid). */
+int ptx_sreg_has_comp(enum ptx_special_reg r);
 
 enum ptx_operand_kind {
   PTX_OPND_REG,   /* reg: register index in the function */
@@ -130,7 +139,7 @@ enum ptx_operand_kind {
   PTX_OPND_SYM,   /* a variable or function used as a value (its address): var/func */
   PTX_OPND_ADDR,  /* [reg+imm], [var+imm] or [imm]: reg (-1 none), var (-1 none), imm */
   PTX_OPND_VEC,   /* { a, b, ... }: first..first+count-1 in ptx_function.opnds */
-  PTX_OPND_LABEL, /* branch target: target = instruction index */
+  PTX_OPND_LABEL, /* branch target: target = instruction index, var = ptx_function.labels index */
   PTX_OPND_SINK   /* "_" */
 };
 
@@ -147,6 +156,11 @@ struct ptx_operand {
   uint8_t comp;     /* .x .y .z -> 0 1 2 */
   uint8_t var_scope;/* enum ptx_var_scope for SYM/ADDR with var >= 0 */
   uint8_t is_func;  /* SYM names a function (var holds its index in ptx_module.funcs) */
+  uint8_t pipe;     /* written "x|y" joined to the previous operand (setp p|q, shfl d|p):
+                       a second destination */
+  uint8_t brk;      /* texture-style bracket groups "[h, {c}]" (tex, tld4, txq): bit 0 on the
+                       first operand inside the brackets, bit 1 on the last; plain [addr]
+                       operands are PTX_OPND_ADDR and have brk 0 */
   int32_t reg;      /* REG, ADDR base register or -1 */
   int32_t var;      /* SYM/ADDR variable or function index, or -1 */
   int32_t first, count; /* VEC */
@@ -167,6 +181,9 @@ struct ptx_loc {
   uint32_t file, line, column;
   char *function_name;          /* e.g. "$L__info_string3", or NULL */
   uint32_t inl_file, inl_line, inl_column; /* inlined_at; inl_file == 0: none */
+  uint32_t insn;        /* index of the instruction that follows the directive (the
+                           printer writes every .loc there: ptxas requires an inlined_at
+                           location to have appeared in an earlier .loc) */
 };
 
 /* ---- declarations --------------------------------------------------------------------- */
@@ -175,6 +192,8 @@ struct ptx_reg {
   char *name;          /* e.g. "%f3" ("%f<37>" is expanded to %f0..%f36) */
   enum ptx_type type;
   uint32_t vec;        /* .v2/.v4 register declarations: 2 or 4, else 1 */
+  uint32_t instance;   /* 0 for the first declaration of this name in the function, k for the
+                          (k+1)-th (nested scopes); the printer writes NAME$k when k > 0 */
 };
 
 struct ptx_var {
@@ -189,6 +208,7 @@ struct ptx_var {
   uint8_t *init;          /* initial bytes (size_bytes) or NULL; .global/.const only */
   int init_is_symbolic;   /* initializer names symbols (generic(...)); kept as init_text */
   char *init_text;        /* initializer text verbatim when it is symbolic, else NULL */
+  uint32_t instance;      /* function scope: as ptx_reg.instance (callseq .param names) */
 };
 
 struct ptx_label {
@@ -217,7 +237,10 @@ struct ptx_insn {
                              survive a round trip */
   int32_t loc;            /* index into ptx_function.locs of the .loc in force, or -1 */
   int32_t callee;         /* call: index into ptx_module.funcs, or -1 (indirect) */
-  uint8_t call_nret;      /* call: how many leading operands are return parameters */
+  uint8_t call_nret;      /* call: how many leading operands are return parameters; the
+                             arguments follow; an indirect call (callee -1) has the target
+                             register as operand call_nret, before the arguments */
+  char *call_proto;       /* call: the .callprototype label named last, or NULL */
   uint32_t line, column;  /* position of the opcode in the .ptx file */
 };
 
@@ -235,6 +258,8 @@ struct ptx_function {
   struct ptx_label *labels; uint32_t nlabels;
   struct ptx_loc *locs;   uint32_t nlocs;
   char *directives;       /* performance directives (.maxntid, .reqntid, ...) verbatim, or NULL */
+  char *protos;           /* "NAME: .callprototype ...;" declarations verbatim, one per line,
+                             or NULL */
   uint32_t line;          /* where the function starts in the .ptx file */
 };
 
@@ -247,7 +272,11 @@ struct ptx_module {
   struct ptx_var *vars;   uint32_t nvars;   /* module-scope variables */
   struct ptx_function *funcs; uint32_t nfuncs;
   char *sections;         /* trailing .section blocks (e.g. .debug_str) verbatim, or NULL */
+  /* Module-scope declarations in file order, for the printer: */
+  struct ptx_item { uint8_t kind; uint32_t index; } *items; uint32_t nitems;
 };
+/* ptx_item.kind: a module variable, a function declaration (no body), a function body. */
+enum { PTX_ITEM_VAR, PTX_ITEM_FUNC_DECL, PTX_ITEM_FUNC_DEF };
 
 /* ---- API -------------------------------------------------------------------------- */
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# coalcheck gpu: build the injection library, the device patch and the test apps, then
+# compare coalcheck's GPU counts with Nsight Compute and time the overhead.
+# Runs on the GPU machine (through the device `run` tool): bash scripts/gpu-check.sh
+# Writes under $OUT (default ./build-gpu/out): gpu-check.md (the tables), coalcheck.json,
+# coalcheck.txt (stderr table), ncu.csv, overhead.txt, gpuapps.nvdisasm, log.
+# Needs: nvcc, gcc, ncu, compute-sanitizer, nvdisasm, python3 (all in the CUDA image).
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/build-gpu/out}
+mkdir -p "$OUT" build-gpu
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+SAN=$CUDA/compute-sanitizer
+B=build-gpu
+ITERS=${ITERS:-20}
+log() { echo "== $*"; }
+
+log "device"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
+nvcc --version | tail -1
+DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+export COALCHECK_GPU_DEVICE="$DEVICE"
+
+log "build"
+CFLAGS="-std=c11 -O2 -g -fPIC -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
+ -Wstrict-prototypes -Wmissing-prototypes -Werror -Isrc -I$SAN/include -I$CUDA/include"
+gcc $CFLAGS -shared -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c \
+  src/gpu/sassmap.c src/gpu/filter.c src/gpu/report.c src/util/err.c src/util/fileio.c \
+  src/util/mem.c -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl -lpthread || exit 1
+nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
+  -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1
+nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
+nvcc -O3 -lineinfo -arch=sm_90 -cubin -o $B/gpuapps.cubin tests/gpu/apps/gpuapps.cu || exit 1
+nvdisasm -g -c $B/gpuapps.cubin > "$OUT/gpuapps.nvdisasm" || true
+APP=$B/gpuapps
+PRE="LD_PRELOAD=$PWD/$B/libcoalcheck_gpu.so"
+
+log "coalcheck (in situ), every kernel, warm-up + 1 launch"
+env $PRE COALCHECK_GPU_JSON="$OUT/coalcheck.json" $APP all 1 2> "$OUT/coalcheck.txt"
+echo "rc=$?"; head -c 3000 "$OUT/coalcheck.txt"
+
+log "filters: only transpose_naive, skip 1 launch, count 1"
+env $PRE COALCHECK_GPU_JSON=$B/filter.json COALCHECK_KERNEL_REGEX='^transpose_naive' \
+  COALCHECK_LAUNCH_SKIP=1 COALCHECK_LAUNCH_COUNT=1 COALCHECK_GPU_QUIET=1 $APP all 1 >/dev/null
+python3 -c "import json;r=json.load(open('$B/filter.json'));print([(k['name'],k['launches']) for k in r['kernels']])"
+
+log "ncu, same run"
+M=""
+for op in ld st atom red; do
+  M="$M,l1tex__t_requests_pipe_lsu_mem_global_op_$op.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_$op.sum"
+done
+for op in ld st; do
+  M="$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum,smsp__sass_inst_executed_op_shared_$op.sum"
+done
+timeout 300 ncu --csv --print-kernel-base mangled --metrics "${M#,}" $APP all 1 > "$OUT/ncu.csv" 2> $B/ncu.err
+echo "ncu rc=$?"; tail -3 $B/ncu.err
+
+log "overhead: $ITERS iterations, native / coalcheck / memcheck"
+: > "$OUT/overhead.txt"
+for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad shared_stride32; do
+  for mode in native coalcheck memcheck; do
+    case $mode in
+      native) cmd=(env $APP $k $ITERS) ;;
+      coalcheck) cmd=(env $PRE COALCHECK_GPU_QUIET=1 $APP $k $ITERS) ;;
+      memcheck) cmd=(compute-sanitizer --tool memcheck --print-limit 1 $APP $k $ITERS) ;;
+    esac
+    t0=$(date +%s.%N)
+    ms=$("${cmd[@]}" 2>/dev/null | awk -v k=$k '$1==k {print $2}')
+    t1=$(date +%s.%N)
+    echo "$k $mode ${ms:-0} $(awk "BEGIN{print $t1 - $t0}")" | tee -a "$OUT/overhead.txt"
+  done
+done
+
+log "tables"
+{
+  echo "# coalcheck GPU backend check"
+  echo
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ); device: $DEVICE; $(nvcc --version | tail -1)"
+  echo "command: bash scripts/gpu-check.sh (ITERS=$ITERS)"
+  echo
+  python3 scripts/gpu-compare.py "$OUT/coalcheck.json" "$OUT/ncu.csv" "$OUT/overhead.txt"
+} > "$OUT/gpu-check.md" 2>&1
+cat "$OUT/gpu-check.md"

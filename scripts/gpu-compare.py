@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""coalcheck gpu: compare coalcheck's GPU report with Nsight Compute, and tabulate overhead.
+
+usage: gpu-compare.py COALCHECK_JSON NCU_CSV OVERHEAD_TXT > table.md
+
+NCU_CSV: `ncu --csv --print-kernel-base mangled --metrics ...` output; values of launches
+of one kernel are summed (coalcheck sums its launches too). OVERHEAD_TXT: lines
+"kernel mode ms_per_iteration wall_seconds" with mode native|coalcheck|memcheck.
+"""
+import csv
+import json
+import sys
+from collections import defaultdict
+
+# (row label, coalcheck (space, kind, field), ncu metric)
+ROWS = [
+    ("global ld requests", ("global", "load", "requests"), "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+    ("global ld sectors", ("global", "load", "sectors"), "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+    ("global st requests", ("global", "store", "requests"), "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+    ("global st sectors", ("global", "store", "sectors"), "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+    ("global atom requests", ("global", "atomic", "requests"), "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"),
+    ("global atom sectors", ("global", "atomic", "sectors"), "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"),
+    ("global red requests", ("global", "reduction", "requests"), "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"),
+    ("global red sectors", ("global", "reduction", "sectors"), "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"),
+    ("shared ld requests", ("shared", "load", "requests"), "smsp__sass_inst_executed_op_shared_ld.sum"),
+    ("shared ld wavefronts", ("shared", "load", "wavefronts"), "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+    ("shared ld bank conflicts", ("shared", "load", "bank_conflicts"), "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+    ("shared st requests", ("shared", "store", "requests"), "smsp__sass_inst_executed_op_shared_st.sum"),
+    ("shared st wavefronts", ("shared", "store", "wavefronts"), "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    ("shared st bank conflicts", ("shared", "store", "bank_conflicts"), "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+]
+
+
+def num(s):
+    s = s.replace(",", "").strip()
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def load_ncu(path):
+    per = defaultdict(lambda: defaultdict(float))
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.startswith('"')]  # skip ==PROF== lines
+    for r in csv.DictReader(lines):
+        v = num(r.get("Metric Value", ""))
+        if v is not None:
+            per[r["Kernel Name"]][r["Metric Name"]] += v
+    return per
+
+
+def main():
+    rep = json.load(open(sys.argv[1]))
+    ncu = load_ncu(sys.argv[2])
+    print("| kernel | figure | coalcheck | ncu | match |")
+    print("| --- | --- | ---: | ---: | --- |")
+    n_ok = n_bad = 0
+    for k in rep["kernels"]:
+        m = k["mangled"]
+        if m.startswith("_Z10init_bytes"):
+            continue
+        nk = ncu.get(m)
+        for label, (sp, kd, field), metric in ROWS:
+            cc = k["totals"][sp][kd].get(field, 0)
+            nv = nk.get(metric) if nk else None
+            if cc == 0 and not nv:
+                continue
+            ok = nv is not None and int(nv) == cc
+            n_ok += ok
+            n_bad += not ok
+            nvs = "n/a" if nv is None else f"{int(nv):,}"
+            print(f"| {k['name']} | {label} | {cc:,} | {nvs} | {'match' if ok else '**MISMATCH**'} |")
+    print(f"\n{n_ok} rows match, {n_bad} differ.\n")
+    if len(sys.argv) > 3:
+        ov = defaultdict(dict)
+        for line in open(sys.argv[3]):
+            p = line.split()
+            if len(p) == 4:
+                ov[p[0]][p[1]] = (float(p[2]), float(p[3]))
+        print("| kernel | native ms/iter | coalcheck ms/iter | slowdown | memcheck ms/iter | slowdown | wall s native / coalcheck / memcheck |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+        for k, d in ov.items():
+            nat = d.get("native", (0, 0))
+            cc = d.get("coalcheck", (0, 0))
+            mc = d.get("memcheck", (0, 0))
+            sl = lambda x: f"{x[0] / nat[0]:.2f}x" if nat[0] > 0 else "n/a"
+            print(f"| {k} | {nat[0]:.4f} | {cc[0]:.4f} | {sl(cc)} | {mc[0]:.4f} | {sl(mc)} | "
+                  f"{nat[1]:.2f} / {cc[1]:.2f} / {mc[1]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+/* The analysis as a stream consumer: lifecycle and per-record accumulation. See
+ * analysis.h; the end-of-kernel work is in finalize.c, the merge in merge.c. */
+#include "analysis/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_impl.h"
+#include "analysis/footprint.h"
+#include "util/mem.h"
+
+struct cc_analysis *cc_analysis_new(const struct cc_model *m)
+{
+  struct cc_analysis *an = cc_xcalloc(1, sizeof *an);
+  an->model = m;
+  an->group_lanes = cc_model_group_lanes(m);
+  return an;
+}
+
+static char *dup_or_null(const char *s)
+{
+  return s ? cc_xstrdup(s) : NULL;
+}
+
+void cc_analysis_kernel_release(struct cc_kernel_stats *k)
+{
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    free((char *)s->info.text);
+    free((char *)s->info.file);
+    free((char *)s->info.inlined_file);
+    for (size_t j = 0; j < s->n_suggestions; j++)
+      free(s->suggestions[j].text);
+    cc_analysis_fp_free(s->footprint);
+  }
+  free(k->insns);
+  free(k->by_slot);
+  free(k->name);
+  free(k->mangled);
+}
+
+void cc_analysis_free(struct cc_analysis *an)
+{
+  if (!an)
+    return;
+  for (size_t i = 0; i < an->n_kernels; i++)
+    cc_analysis_kernel_release(&an->kernels[i]);
+  free(an->kernels);
+  free(an);
+}
+
+static void init_insn(struct cc_insn_stats *s, const struct cc_insn_info *info, uint32_t slot)
+{
+  memset(s, 0, sizeof *s);
+  s->info = *info;
+  s->info.text = dup_or_null(info->text);
+  s->info.file = dup_or_null(info->file);
+  s->info.inlined_file = dup_or_null(info->inlined_file);
+  s->slot = slot;
+  s->stride_min = UINT64_MAX;
+  s->footprint = cc_analysis_fp_new();
+}
+
+static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_err *err)
+{
+  struct cc_analysis *an = ctx;
+  struct cc_kernel_stats *k;
+  if (an->open)
+    return cc_err_set(err, CC_ERR_INTERNAL,
+                      "access stream began kernel %s inside another kernel: report this bug",
+                      ki->name ? ki->name : "?");
+  an->kernels = cc_xrealloc(an->kernels, (an->n_kernels + 1) * sizeof *an->kernels);
+  k = &an->kernels[an->n_kernels++];
+  memset(k, 0, sizeof *k);
+  k->name = cc_xstrdup(ki->name ? ki->name : (ki->mangled ? ki->mangled : "?"));
+  k->mangled = cc_xstrdup(ki->mangled ? ki->mangled : k->name);
+  memcpy(k->grid, ki->grid, sizeof k->grid);
+  memcpy(k->block, ki->block, sizeof k->block);
+  k->arch = cc_model_name(an->model);
+  k->n_insns = ki->n_insns;
+  k->insns = cc_xcalloc(ki->n_insns ? ki->n_insns : 1, sizeof *k->insns);
+  k->by_slot = cc_xcalloc(ki->n_insns ? ki->n_insns : 1, sizeof *k->by_slot);
+  for (uint32_t i = 0; i < ki->n_insns; i++) {
+    init_insn(&k->insns[i], &ki->insns[i], i);
+    k->by_slot[i] = i;
+  }
+  an->open = 1;
+  return CC_OK;
+}
+
+/* Sorts the n <= 32 values of v increasingly (insertion sort: n is tiny). */
+static void sort_small(uint64_t *v, uint32_t n)
+{
+  for (uint32_t i = 1; i < n; i++) {
+    uint64_t x = v[i];
+    uint32_t j = i;
+    for (; j > 0 && v[j - 1] > x; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+/* Algorithm 1, lines 10-26, for one record: lanes in linear thread order (lane i of warp w
+ * is linear thread 32w + i), cut into groups of W lanes; each group's active addresses
+ * sorted; neighbour differences feed min / max / sum. Unlike the paper's V, which packs
+ * only the threads that executed, a group is a fixed range of lanes (the hardware's
+ * view: inactive lanes do not shift their neighbours into another group); the paper's
+ * line 20 also reads one element past the group, which we do not. Returns 1 if some group
+ * was uncoalesced (its max stride > size). */
+static int algorithm1(struct cc_insn_stats *s, const struct cc_warp_access *a, uint32_t w)
+{
+  int uncoalesced = 0;
+  for (uint32_t g = 0; g < CC_WARP_SIZE; g += w) {
+    uint64_t v[CC_WARP_SIZE];
+    uint32_t n = 0;
+    uint64_t gmax = 0;
+    for (uint32_t lane = g; lane < g + w && lane < CC_WARP_SIZE; lane++)
+      if (a->active & (1u << lane))
+        v[n++] = a->addr[lane];
+    sort_small(v, n);
+    for (uint32_t j = 0; j + 1 < n; j++) {
+      uint64_t stride = v[j + 1] - v[j];
+      if (stride < s->stride_min)
+        s->stride_min = stride;
+      if (stride > s->stride_max)
+        s->stride_max = stride;
+      if (stride > gmax)
+        gmax = stride;
+      s->stride_sum += (double)stride;
+      s->stride_count++;
+    }
+    if (gmax > a->size_bytes) {
+      s->uncoalesced_thread_accesses += n;
+      uncoalesced = 1;
+    }
+  }
+  return uncoalesced;
+}
+
+static void add_global(struct cc_insn_stats *s, const struct cc_global_cost *c)
+{
+  s->requests += c->requests;
+  s->transactions += c->transactions;
+  s->bytes_transferred += c->transaction_bytes;
+  s->sectors += c->sectors;
+  s->ideal_sectors += c->ideal_sectors;
+  s->lines += c->lines;
+  s->sector_hist[c->sectors < CC_ANALYSIS_HIST_BUCKETS - 1 ? c->sectors
+                                                           : CC_ANALYSIS_HIST_BUCKETS - 1]++;
+}
+
+static void add_shared(struct cc_insn_stats *s, const struct cc_shared_cost *c)
+{
+  s->requests += c->requests;
+  s->wavefronts += c->wavefronts;
+  s->ideal_wavefronts += c->ideal_wavefronts;
+  if (c->ways > s->ways_max)
+    s->ways_max = c->ways;
+  if (c->ways > 1)
+    s->conflict_requests++;
+}
+
+static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct cc_analysis *an = ctx;
+  struct cc_kernel_stats *k;
+  struct cc_insn_stats *s;
+  uint32_t lanes = cc_access_lanes(a);
+  if (!an->open)
+    return cc_err_set(err, CC_ERR_INTERNAL,
+                      "access record outside a kernel (no begin_kernel): report this bug");
+  k = &an->kernels[an->n_kernels - 1];
+  if (a->insn_slot >= k->n_insns)
+    return cc_err_set(err, CC_ERR_INPUT,
+                      "access record names instruction slot %u but kernel %s has %zu "
+                      "memory instructions: regenerate the trace",
+                      a->insn_slot, k->name, k->n_insns);
+  if (a->size_bytes == 0)
+    return cc_err_set(err, CC_ERR_INPUT,
+                      "access record of kernel %s, instruction slot %u, has size 0: "
+                      "regenerate the trace", k->name, a->insn_slot);
+  s = &k->insns[k->by_slot[a->insn_slot]];
+  s->executions++;
+  s->thread_accesses += lanes;
+  s->bytes_requested += (uint64_t)lanes * a->size_bytes;
+  if (algorithm1(s, a, an->group_lanes))
+    s->uncoalesced_requests++;
+  for (int lane = 0; lane < CC_WARP_SIZE; lane++)
+    if (a->active & (1u << lane))
+      cc_analysis_fp_add(s->footprint, a->addr[lane]);
+  if (a->space == CC_SPACE_SHARED) {
+    struct cc_shared_cost c;
+    cc_model_shared(an->model, a, &c);
+    add_shared(s, &c);
+  } else {
+    struct cc_global_cost c;
+    cc_model_global(an->model, a, &c);
+    add_global(s, &c);
+  }
+  return CC_OK;
+}
+
+static int end_kernel(void *ctx, struct cc_err *err)
+{
+  struct cc_analysis *an = ctx;
+  if (!an->open)
+    return cc_err_set(err, CC_ERR_INTERNAL,
+                      "access stream ended a kernel that was not begun: report this bug");
+  cc_analysis_finalize_kernel(&an->kernels[an->n_kernels - 1]);
+  an->open = 0;
+  return CC_OK;
+}
+
+struct cc_access_sink cc_analysis_sink(struct cc_analysis *an)
+{
+  return (struct cc_access_sink){
+    .ctx = an, .begin_kernel = begin_kernel, .access = access_cb, .end_kernel = end_kernel
+  };
+}
+
+double cc_analysis_stride_avg(const struct cc_insn_stats *s)
+{
+  return s->stride_count ? s->stride_sum / (double)s->stride_count : 0.0;
+}
+
+double cc_analysis_efficiency(const struct cc_insn_stats *s)
+{
+  if (s->bytes_transferred)
+    return (double)s->bytes_requested / (double)s->bytes_transferred;
+  if (s->wavefronts) /* shared memory: conflict-free share of the wavefronts */
+    return (double)s->ideal_wavefronts / (double)s->wavefronts;
+  return 1.0;
+}
+
+size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s)
+{
+  return cc_analysis_fp_bytes(s->footprint);
+}
+
+const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind)
+{
+  switch (kind) {
+  case CC_SUGGEST_NONE: return "none";
+  case CC_SUGGEST_THREAD_GEOMETRY: return "thread-geometry";
+  case CC_SUGGEST_SHARED_MEMORY: return "shared-memory";
+  case CC_SUGGEST_LAYOUT: return "layout";
+  }
+  return "?";
+}
+
+const char *cc_verdict_name(enum cc_verdict v)
+{
+  return v == CC_VERDICT_COALESCED ? "coalesced" : "uncoalesced";
+}

@@ -1,0 +1,158 @@
+/* coalcheck analysis: per-kernel, per-instruction statistics of an access stream.
+ *
+ * A struct cc_analysis is a consumer of the access stream (cc_analysis_sink gives the
+ * struct cc_access_sink). For every kernel of the stream (begin_kernel .. end_kernel,
+ * repeated) and every static memory instruction it keeps:
+ *   - counts: executions (warp records), thread accesses, bytes requested;
+ *   - the model's figures summed (model/model.h): requests, transactions, bytes moved,
+ *     sectors, ideal sectors, lines, a histogram of sectors per request; for shared
+ *     memory, the largest conflict ways, wavefronts, ideal wavefronts and the requests
+ *     with a conflict;
+ *   - CGO 2015 Algorithm 1 (seeds/004, lines ~100-145): strides between neighbouring
+ *     sorted addresses of each group of W lanes, the whole-footprint stride allStr, the
+ *     verdict and suggestions.
+ * Memory is bounded by the instructions' footprints, never by the number of records: the
+ * footprint is a sparse bitmap of the distinct lane addresses (analysis/footprint.h).
+ *
+ * After end_kernel the kernel's results are final and readable through the public
+ * fields below (the report and the tests read them directly). */
+#ifndef CC_ANALYSIS_ANALYSIS_H
+#define CC_ANALYSIS_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "access/access.h"
+#include "model/model.h"
+#include "util/err.h"
+
+/* Buckets of the sectors-per-request histogram: [0] no sector (no active lane),
+ * [1..31] exactly that many, [32] 32 or more. */
+#define CC_ANALYSIS_HIST_BUCKETS 33
+
+enum cc_verdict { CC_VERDICT_COALESCED, CC_VERDICT_UNCOALESCED };
+
+enum cc_suggestion_kind {
+  CC_SUGGEST_NONE,            /* "none": nothing a remapping can fix (allStr > size) */
+  CC_SUGGEST_THREAD_GEOMETRY, /* "thread-geometry": permute threadIdx dimensions */
+  CC_SUGGEST_SHARED_MEMORY,   /* "shared-memory": stage loads through shared memory */
+  CC_SUGGEST_LAYOUT           /* "layout": AoS -> SoA, or padding of a shared array */
+};
+
+#define CC_ANALYSIS_MAX_SUGGESTIONS 3
+
+struct cc_suggestion {
+  enum cc_suggestion_kind kind;
+  char *text;                 /* owned; one sentence naming the stride in elements and bytes */
+};
+
+struct cc_footprint;          /* analysis/footprint.h */
+
+/* Everything known about one static memory instruction of one kernel. */
+struct cc_insn_stats {
+  /* the instruction (strings owned, copied from the stream's cc_insn_info) */
+  struct cc_insn_info info;
+  uint32_t slot;              /* position in the kernel's cc_kernel_info.insns */
+
+  /* counts */
+  uint64_t executions;        /* warp records = warp-level requests of the program */
+  uint64_t thread_accesses;   /* active lanes summed */
+  uint64_t bytes_requested;   /* active lanes x size_bytes summed */
+
+  /* global/local model figures, summed over the records (0 for shared) */
+  uint64_t requests, transactions, bytes_transferred, sectors, ideal_sectors, lines;
+  uint64_t excess_sectors;    /* sectors - ideal_sectors */
+  uint64_t sector_hist[CC_ANALYSIS_HIST_BUCKETS];
+
+  /* shared model figures (0 for global/local) */
+  uint32_t ways_max;          /* worst conflict of any record (1 = none) */
+  uint64_t wavefronts, ideal_wavefronts;
+  uint64_t conflict_requests; /* records with ways > 1 */
+
+  /* Algorithm 1. Strides are differences of neighbouring sorted addresses within one
+   * group of W lanes, in bytes; stride_count = how many there were (0: no group had two
+   * active lanes; then min = max = avg = 0). */
+  uint64_t stride_min, stride_max;
+  double stride_sum;          /* exact up to 2^53 */
+  uint64_t stride_count;
+  uint64_t uncoalesced_requests;        /* records with a group whose max stride > size */
+  uint64_t uncoalesced_thread_accesses; /* active lanes of those groups (CGO Table 2) */
+  struct cc_footprint *footprint;       /* owned: distinct lane addresses, all records */
+
+  /* final results, set at end_kernel (and by cc_analysis_merge) */
+  uint64_t all_stride;        /* allStr: largest gap between sorted distinct addresses */
+  enum cc_verdict verdict;    /* coalesced iff stride_max <= size_bytes */
+  int all_coalescable;        /* allStr <= size_bytes */
+  size_t n_suggestions;
+  struct cc_suggestion suggestions[CC_ANALYSIS_MAX_SUGGESTIONS];
+};
+
+/* Kernel totals. Global figures cover global and local instructions; shared ones shared
+ * instructions. The CGO Table 2 pair counts global and local thread accesses. */
+struct cc_kernel_totals {
+  uint64_t requests, sectors, ideal_sectors, excess_sectors;
+  uint64_t bytes_requested, bytes_transferred; /* global/local */
+  uint64_t wavefronts, ideal_wavefronts, conflict_requests; /* shared */
+  uint64_t thread_accesses;                    /* Table 2 "Total" */
+  uint64_t uncoalesced_thread_accesses;        /* Table 2 "Uncoalesced" */
+};
+
+/* One kernel launch of the stream. */
+struct cc_kernel_stats {
+  char *name, *mangled;       /* owned */
+  uint32_t grid[3], block[3];
+  const char *arch;           /* the model's name (static storage) */
+  struct cc_kernel_totals totals;
+  size_t n_insns;
+  struct cc_insn_stats *insns; /* after end_kernel: worst first (excess sectors, shared:
+                                  excess wavefronts; ties by ptx_index) */
+  size_t *by_slot;            /* owned: insns index of each slot */
+  int finished;               /* end_kernel seen */
+};
+
+struct cc_analysis {
+  const struct cc_model *model; /* borrowed */
+  uint32_t group_lanes;       /* Algorithm 1's W */
+  size_t n_kernels;
+  struct cc_kernel_stats *kernels; /* in stream order */
+  int open;                   /* between begin_kernel and end_kernel */
+};
+
+/* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */
+cc_give struct cc_analysis *cc_analysis_new(cc_keep const struct cc_model *m);
+/* Frees an and every result it holds (names, texts, footprints); NULL is allowed. */
+void cc_analysis_free(cc_take struct cc_analysis *an);
+
+/* The sink that feeds an (ctx = an). Errors from its callbacks: CC_ERR_INPUT for a record
+ * that names no instruction of the kernel (insn_slot out of range) or has size 0;
+ * CC_ERR_INTERNAL for callbacks out of order (access or end_kernel outside a kernel,
+ * begin_kernel inside one). */
+struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);
+
+/* Merges the results of another shard of the same run into `into`: kernels are paired in
+ * stream order, their instructions by ptx_index; counts add, minima and maxima combine,
+ * footprints unite, and allStr, verdicts, suggestions and the order are computed again.
+ * Both must be finished (no kernel open). from is left unchanged, and so is into on
+ * failure. Errors: CC_ERR_INPUT when the shards differ in model (arch), in kernels (count
+ * or mangled names) or in instruction ids; CC_ERR_INTERNAL when a kernel is open. */
+int cc_analysis_merge(cc_keep struct cc_analysis *into, cc_keep const struct cc_analysis *from,
+                      struct cc_err *err);
+
+/* Average stride of Algorithm 1 in bytes: the mean of all neighbour differences of all
+ * groups of all records (stride_sum / stride_count; 0 when there are none). The paper's
+ * line 25 divides each group's running sum by W instead; we take the plain mean. */
+double cc_analysis_stride_avg(const struct cc_insn_stats *s);
+
+/* Efficiency, 0..1: global/local: bytes requested / bytes transferred; shared (nothing
+ * transferred): ideal wavefronts / wavefronts; 1 when the instruction never ran. */
+double cc_analysis_efficiency(const struct cc_insn_stats *s);
+
+/* Bytes the footprint structure of s holds now (for memory tests and diagnostics). */
+size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
+
+/* "thread-geometry", "shared-memory", "layout", "none" */
+const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind);
+/* "coalesced", "uncoalesced" */
+const char *cc_verdict_name(enum cc_verdict v);
+
+#endif

@@ -1,0 +1,241 @@
+/* End of a kernel: allStr, verdict, suggestions (CGO 2015 Algorithm 1, lines 28-44, plus
+ * the layout and bank-conflict advice), totals and the worst-first order. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_impl.h"
+#include "analysis/footprint.h"
+#include "util/mem.h"
+
+/* Largest uniform stride still read as a structure size for the AoS -> SoA advice. */
+#define LAYOUT_MAX_STRUCT 256u
+
+/* What one element of the instruction is called, from the type suffix of its PTX text
+ * ("ld.global.f32 ..." -> "float"); vectors and unknown types by their size. */
+static void element_name(const struct cc_insn_info *info, char *buf, size_t cap)
+{
+  static const struct { const char *suffix, *name; } types[] = {
+    { ".f32", "float" }, { ".f64", "double" }, { ".f16", "half" }, { ".bf16", "bfloat16" },
+    { ".s32", "int" }, { ".u32", "unsigned int" }, { ".b32", "32-bit word" },
+    { ".s64", "64-bit int" }, { ".u64", "64-bit unsigned int" }, { ".b64", "64-bit word" },
+    { ".s16", "short" }, { ".u16", "unsigned short" }, { ".b16", "16-bit word" },
+    { ".s8", "byte" }, { ".u8", "byte" }, { ".b8", "byte" },
+  };
+  const char *text = info->text ? info->text : "";
+  size_t opcode_len = strcspn(text, " \t");
+  if (memmem(text, opcode_len, ".v2", 3) || memmem(text, opcode_len, ".v4", 3) ||
+      memmem(text, opcode_len, ".v8", 3)) {
+    snprintf(buf, cap, "%" PRIu32 "-byte vector", info->size_bytes);
+    return;
+  }
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    size_t n = strlen(types[i].suffix);
+    const char *p = text;
+    /* the suffix must end the opcode or be followed by a space or a dot */
+    while ((p = memmem(p, opcode_len - (size_t)(p - text), types[i].suffix, n)) != NULL) {
+      char next = p[n];
+      if (next == ' ' || next == '\t' || next == '\0') {
+        snprintf(buf, cap, "%s", types[i].name);
+        return;
+      }
+      p += n;
+    }
+  }
+  snprintf(buf, cap, "%" PRIu32 "-byte element", info->size_bytes);
+}
+
+/* "1024 floats" / "1 float" / "2.5 floats" for a stride of bytes. */
+static void in_elements(const struct cc_insn_info *info, uint64_t bytes, char *buf, size_t cap)
+{
+  char name[48];
+  element_name(info, name, sizeof name);
+  if (info->size_bytes && bytes % info->size_bytes == 0) {
+    uint64_t n = bytes / info->size_bytes;
+    snprintf(buf, cap, "%" PRIu64 " %s%s", n, name, n == 1 ? "" : "s");
+  } else {
+    snprintf(buf, cap, "%.4g %ss", info->size_bytes ? (double)bytes / info->size_bytes : 0.0,
+             name);
+  }
+}
+
+static const char *verb(enum cc_access_kind kind)
+{
+  switch (kind) {
+  case CC_ACCESS_LOAD: return "read";
+  case CC_ACCESS_STORE: return "write";
+  case CC_ACCESS_ATOMIC:
+  case CC_ACCESS_REDUCTION: return "update";
+  }
+  return "access";
+}
+
+static void suggest(struct cc_insn_stats *s, enum cc_suggestion_kind kind, const char *text)
+{
+  if (s->n_suggestions >= CC_ANALYSIS_MAX_SUGGESTIONS)
+    return;
+  s->suggestions[s->n_suggestions].kind = kind;
+  s->suggestions[s->n_suggestions].text = cc_xstrdup(text);
+  s->n_suggestions++;
+}
+
+static int is_global(const struct cc_insn_stats *s)
+{
+  return s->wavefronts == 0 && s->info.space != CC_SPACE_SHARED;
+}
+
+/* A uniform stride (every neighbour difference equal) that could be a structure size. */
+static int struct_stride(const struct cc_insn_stats *s)
+{
+  return s->stride_count > 0 && s->stride_min == s->stride_max &&
+         s->stride_max > s->info.size_bytes && s->stride_max <= LAYOUT_MAX_STRUCT;
+}
+
+/* How many other global instructions of k have the same structure stride as s and start
+ * less than one structure away from it at a different address: neighbouring fields of
+ * one array of structures (the base register is not in the record, so the footprints'
+ * lowest addresses stand in for it). */
+static size_t neighbour_fields(const struct cc_kernel_stats *k, const struct cc_insn_stats *s)
+{
+  uint64_t lo, olo;
+  size_t n = 0;
+  if (!struct_stride(s) || !cc_analysis_fp_min(s->footprint, &lo))
+    return 0;
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *o = &k->insns[i];
+    if (o == s || !is_global(o) || !struct_stride(o) || o->stride_max != s->stride_max ||
+        !cc_analysis_fp_min(o->footprint, &olo) || olo == lo)
+      continue;
+    if ((olo > lo ? olo - lo : lo - olo) < s->stride_max)
+      n++;
+  }
+  return n;
+}
+
+static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
+{
+  char text[512], elems[96], all[96];
+  size_t fields;
+  if (s->verdict == CC_VERDICT_COALESCED)
+    return;
+  in_elements(&s->info, s->stride_max, elems, sizeof elems);
+  fields = neighbour_fields(k, s);
+  if (fields > 0) {
+    snprintf(text, sizeof text,
+             "lanes of a warp are %" PRIu64 " bytes (%s) apart and %zu other instruction%s "
+             "%s neighbouring fields of the same %" PRIu64 "-byte elements: store each "
+             "field in its own array (AoS -> SoA) so that consecutive threads %s "
+             "consecutive elements",
+             s->stride_max, elems, fields, fields == 1 ? "" : "s",
+             fields == 1 ? "accesses" : "access", s->stride_max, verb(s->info.kind));
+    suggest(s, CC_SUGGEST_LAYOUT, text);
+  }
+  if (!s->all_coalescable) {
+    in_elements(&s->info, s->all_stride, all, sizeof all);
+    snprintf(text, sizeof text,
+             "cannot be all coalesced: lanes of a warp are %" PRIu64 " bytes (%s) apart and "
+             "even all executions together leave gaps of %" PRIu64 " bytes (%s), so no "
+             "remapping of threads makes the accesses contiguous",
+             s->stride_max, elems, s->all_stride, all);
+    suggest(s, CC_SUGGEST_NONE, text);
+    return;
+  }
+  snprintf(text, sizeof text,
+           "lanes of a warp are %" PRIu64 " bytes (%s) apart: consecutive threadIdx.x should "
+           "%s consecutive elements; swap the roles of threadIdx.x and threadIdx.y (thread-"
+           "geometry transformation)", s->stride_max, elems, verb(s->info.kind));
+  suggest(s, CC_SUGGEST_THREAD_GEOMETRY, text);
+  if (s->info.kind == CC_ACCESS_LOAD) {
+    snprintf(text, sizeof text,
+             "or stage through shared memory: load a tile with consecutive threadIdx.x on "
+             "consecutive elements, then read it from shared memory with the %" PRIu64
+             "-byte stride (pad each tile row by one word against bank conflicts)",
+             s->stride_max);
+    suggest(s, CC_SUGGEST_SHARED_MEMORY, text);
+  }
+}
+
+static void suggest_shared(struct cc_insn_stats *s)
+{
+  char text[512], elems[96];
+  if (s->ways_max <= 1)
+    return;
+  in_elements(&s->info, s->stride_max, elems, sizeof elems);
+  snprintf(text, sizeof text,
+           "%" PRIu32 "-way bank conflict: lanes of a warp are up to %" PRIu64 " bytes (%s) "
+           "apart and reach different words of one bank; pad each row of the shared array "
+           "by one 4-byte word (e.g. [32][33]) or make the stride an odd number of words",
+           s->ways_max, s->stride_max, elems);
+  suggest(s, CC_SUGGEST_LAYOUT, text);
+}
+
+/* Algorithm 1, lines 28-44: allStr over the footprint, then the verdict. */
+static void verdict(struct cc_insn_stats *s)
+{
+  if (s->stride_count == 0)
+    s->stride_min = 0; /* no pair of active lanes in any group: no stride */
+  s->all_stride = cc_analysis_fp_max_gap(s->footprint);
+  s->verdict = s->stride_max <= s->info.size_bytes ? CC_VERDICT_COALESCED
+                                                    : CC_VERDICT_UNCOALESCED;
+  s->all_coalescable = s->all_stride <= s->info.size_bytes;
+  s->excess_sectors = s->sectors - s->ideal_sectors;
+}
+
+static void add_totals(struct cc_kernel_totals *t, const struct cc_insn_stats *s)
+{
+  if (is_global(s)) {
+    t->requests += s->requests;
+    t->sectors += s->sectors;
+    t->ideal_sectors += s->ideal_sectors;
+    t->excess_sectors += s->excess_sectors;
+    t->bytes_requested += s->bytes_requested;
+    t->bytes_transferred += s->bytes_transferred;
+    t->thread_accesses += s->thread_accesses;
+    t->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
+  } else {
+    t->wavefronts += s->wavefronts;
+    t->ideal_wavefronts += s->ideal_wavefronts;
+    t->conflict_requests += s->conflict_requests;
+  }
+}
+
+/* Excess units of an instruction: sectors over the ideal, plus wavefronts over the ideal. */
+static uint64_t excess(const struct cc_insn_stats *s)
+{
+  return s->excess_sectors + (s->wavefronts - s->ideal_wavefronts);
+}
+
+static int cmp_worst_first(const void *pa, const void *pb)
+{
+  const struct cc_insn_stats *a = pa, *b = pb;
+  uint64_t ea = excess(a), eb = excess(b);
+  if (ea != eb)
+    return ea > eb ? -1 : 1;
+  return (a->info.id > b->info.id) - (a->info.id < b->info.id);
+}
+
+void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
+{
+  memset(&k->totals, 0, sizeof k->totals);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    for (size_t j = 0; j < s->n_suggestions; j++)
+      free(s->suggestions[j].text);
+    s->n_suggestions = 0;
+    verdict(s);
+  }
+  /* suggestions look at other instructions' verdicts and footprints: a second pass */
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    if (is_global(s))
+      suggest_global(k, s);
+    else
+      suggest_shared(s);
+    add_totals(&k->totals, s);
+  }
+  qsort(k->insns, k->n_insns, sizeof *k->insns, cmp_worst_first);
+  for (size_t i = 0; i < k->n_insns; i++)
+    k->by_slot[k->insns[i].slot] = i;
+  k->finished = 1;
+}

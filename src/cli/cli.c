@@ -1,0 +1,45 @@
+/* The command table and the dispatcher (git's git.c, perf's perf.c): coalcheck COMMAND
+ * [ARGS], with `run` the default when argv[1] is not a command. See cli.h. */
+#include "cli/cli.h"
+#include "cli/cli_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* record, report, annotate and fix join here, one file each. */
+const struct cc_cli_command cc_cli_commands[] = {
+  {"run", cc_cli_cmd_run, "record one kernel launch in the emulator and report it (default)"},
+  {"help", cc_cli_cmd_help, "show this help"},
+};
+const size_t cc_cli_ncommands = sizeof cc_cli_commands / sizeof cc_cli_commands[0];
+
+static const struct cc_cli_command *find_command(const char *name)
+{
+  for (size_t i = 0; i < cc_cli_ncommands; i++)
+    if (strcmp(cc_cli_commands[i].name, name) == 0)
+      return &cc_cli_commands[i];
+  return NULL;
+}
+
+int cc_cli_main(int argc, char **argv)
+{
+  struct cc_err err = {CC_OK, ""};
+  const struct cc_cli_command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
+  int rc;
+  if (argc <= 1) {
+    rc = cc_err_set(&err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx with "
+                    "--grid, --block and --arg");
+  } else if (cmd) {
+    rc = cmd->fn(argc - 1, argv + 1, &err);
+  } else {
+    rc = cc_cli_cmd_run(argc, argv, &err);
+  }
+  if (fflush(stdout) != 0 && rc == CC_OK)
+    rc = cc_err_set(&err, CC_ERR_IO, "cannot write to standard output");
+  if (rc != CC_OK) {
+    fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
+    if (rc == CC_ERR_USAGE)
+      fprintf(stderr, "hint: run 'coalcheck --help' for the options\n");
+  }
+  return rc;
+}

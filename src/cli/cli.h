@@ -1,0 +1,118 @@
+/* coalcheck command line: the command table, the option table and its parser, launch
+ * files, the nvcc driver, kernel selection, and the main job (record + report).
+ *
+ * Parsing is separate from work (perf's cmd_annotate / __cmd_annotate): the parser fills
+ * a struct cc_run_opts; cc_cli_run() does the work and is what tests call. Every failure
+ * is an enum cc_status (the exit code, docs/exit-codes.md) with a message in a
+ * struct cc_err; only cc_cli_main prints. */
+#ifndef CC_CLI_CLI_H
+#define CC_CLI_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "launch/launch.h"
+#include "ptx/ptx.h"
+#include "util/err.h"
+
+/* --dump NAME=PATH */
+struct cc_cli_dump {
+  char *name, *path;
+};
+
+/* Everything the main job needs; filled by cc_cli_parse_run, freed by
+ * cc_cli_opts_release. All strings are owned. */
+struct cc_run_opts {
+  char *input;                   /* INPUT: KERNEL.cu or KERNEL.ptx */
+  char *kernel;                  /* --kernel, or NULL: the module's only .entry */
+  uint32_t grid[3], block[3];    /* --grid, --block; 0 = not given */
+  struct cc_launch_arg *args;    /* --arg, in order */
+  size_t nargs;
+  struct cc_cli_dump *dumps;     /* --dump */
+  size_t ndumps;
+  uint32_t shared_bytes;         /* --shared: dynamic shared memory per CTA, bytes */
+  char *launch_file;             /* --launch */
+  char *json_path;               /* --json, or NULL; "-" = stdout */
+  char *arch;                    /* --arch, or NULL = "sm_90" */
+  char *nvcc_flags;              /* --nvcc-flags, or NULL */
+  uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */
+  uint32_t top;                  /* --top: instructions shown per kernel; 0 = all */
+  int quiet;                     /* -q, --quiet */
+  int help, version;             /* --help, --version */
+};
+
+void cc_cli_opts_release(struct cc_run_opts *o);
+
+/* Parses the main job's command line (argv[0] is the program or command name, skipped)
+ * into *o (zeroed first): options and INPUT in any order, "--opt VALUE" or "--opt=VALUE",
+ * "--" ends options. A --launch FILE is read first and the command line applied on top
+ * (scalars replaced; an --arg or --dump with the NAME of one from the file replaces it,
+ * others are appended). Errors: CC_ERR_USAGE (unknown option, missing or bad value, two
+ * INPUTs), CC_ERR_INPUT (unreadable or malformed launch file, "FILE:LINE:COL: ..."). */
+int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err *err);
+
+/* Writes the generated --help of the main job (option table) to out. */
+void cc_cli_print_help(FILE *out);
+
+/* The main job: compile (.cu) or read (.ptx) INPUT, parse it, select the kernel, check
+ * it, allocate and fill the arguments, run it in the emulator with the analysis as sink,
+ * write the text report to report_out, the JSON report to --json, and the dumps. Progress
+ * goes to stderr unless o->quiet. Errors: any enum cc_status (the exit code). */
+int cc_cli_run(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
+
+/* The program: dispatches argv[1] through the command table (run is the default), prints
+ * errors as "coalcheck: error: MESSAGE"; returns the exit code. */
+int cc_cli_main(int argc, char **argv);
+
+/* ---- launch files ---------------------------------------------------------------- */
+
+/* Splits text into shell-like words: blanks separate words; '...' quotes literally;
+ * "..." quotes with \" \\ \$ \` escapes; a backslash outside quotes escapes the next
+ * character (backslash-newline joins lines); '#' at the start of a word comments out the
+ * rest of the line. *words receives *nwords owned strings (free each, then the array);
+ * lines[i] (if lines is not NULL, owned too) the line where word i starts. Errors:
+ * CC_ERR_INPUT "PATH:LINE:COL: unterminated quote". */
+int cc_cli_tokenize(const char *text, const char *path, cc_give char ***words, size_t *nwords,
+                    cc_give uint32_t **lines, struct cc_err *err);
+
+/* ---- kernel selection --------------------------------------------------------------- */
+
+/* The demangled name of a PTX function name, e.g. "transpose(float*, float const*, int)"
+ * for "_Z9transposePfPKfi", or NULL when name is not an Itanium-mangled name. Owned by
+ * the caller. Uses libstdc++'s __cxa_demangle. */
+cc_give char *cc_cli_demangle(const char *mangled);
+
+/* The source name of a kernel without parameters and return type: "ns::tiled<32>" for
+ * "void ns::tiled<32>(float*)"; the PTX name itself when it is not mangled. Owned. */
+cc_give char *cc_cli_source_name(const char *mangled);
+
+/* Whether NAME (as the user wrote it) names the kernel whose PTX name is mangled: the
+ * PTX name itself, the qualified source name ("ns::tiled<32>"), the same without template
+ * arguments ("ns::tiled"), or the unqualified forms ("tiled<32>", "tiled"). */
+int cc_cli_kernel_matches(const char *mangled, const char *name);
+
+/* Selects the .entry of m named name (NULL: the only .entry). Errors (CC_ERR_USAGE): no
+ * match (the message lists the module's kernels), several matches (lists them), no name
+ * and several kernels; CC_ERR_INPUT: a module without kernels. */
+int cc_cli_find_kernel(cc_keep const struct ptx_module *m, const char *name,
+                       const struct ptx_function **out, struct cc_err *err);
+
+/* ---- nvcc --------------------------------------------------------------------------- */
+
+/* The nvcc to run: the first "nvcc" on PATH, else /usr/local/cuda/bin/nvcc if executable,
+ * else NULL. Owned. */
+cc_give char *cc_cli_find_nvcc(void);
+
+/* The first executable regular file called name in the ':'-separated folders of path
+ * (an empty entry is "."), else fallback if it is executable, else NULL. Owned. */
+cc_give char *cc_cli_find_program(const char *name, const char *path, const char *fallback);
+
+/* Compiles cu_path with `nvcc -ptx -lineinfo -arch=sm_90 FLAGS -o TMP.ptx cu_path`
+ * (posix_spawn, no shell; FLAGS split like a launch file's words) and returns the PTX
+ * text (owned, NUL-terminated) in *ptx, *len bytes. Errors: CC_ERR_TOOL "nvcc failed
+ * ..." with nvcc's standard error, or nvcc missing; CC_ERR_USAGE bad FLAGS quoting. */
+int cc_cli_nvcc_compile(const char *cu_path, const char *flags, cc_give char **ptx,
+                        size_t *len, struct cc_err *err);
+
+#endif

@@ -1,0 +1,463 @@
+/* The main job's options: one table, one parser (command line and launch files), the
+ * generated --help. See cli.h and docs/usage.md. */
+#include "cli/cli.h"
+#include "cli/cli_impl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fileio.h"
+#include "util/mem.h"
+
+/* Where the words being parsed come from: the command line, or a launch file. */
+struct source {
+  const char *file;        /* launch file path, or NULL for the command line */
+  const uint32_t *lines;   /* line of each word (launch file) */
+  const char *base_dir;    /* folder relative paths in the file are taken from, or NULL */
+  size_t file_args, file_dumps; /* --arg/--dump entries that came from the launch file */
+};
+
+struct option {
+  const char *name;  /* long name without "--" */
+  char short_name;   /* 'q' for -q, or 0 */
+  const char *arg;   /* metavariable of the value, or NULL for a flag */
+  const char *help;  /* lines separated by '\n' */
+  int (*set)(struct cc_run_opts *o, const char *value, const struct source *src,
+             struct cc_err *err);
+};
+
+static void replace_str(char **dst, const char *value)
+{
+  free(*dst);
+  *dst = value ? cc_xstrdup(value) : NULL;
+}
+
+/* A relative path from a launch file, joined to the file's folder; owned. */
+static char *from_base(const struct source *src, const char *path)
+{
+  char *out;
+  if (!src->base_dir || !*src->base_dir || path[0] == '/')
+    return cc_xstrdup(path);
+  out = cc_xmalloc(strlen(src->base_dir) + strlen(path) + 2);
+  sprintf(out, "%s/%s", src->base_dir, path);
+  return out;
+}
+
+/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero). */
+static int parse_uint(const char *opt, const char *value, uint64_t max, int allow_zero,
+                      uint64_t *out, struct cc_err *err)
+{
+  char *end;
+  int base = value[0] == '0' && (value[1] == 'x' || value[1] == 'X') ? 16 : 10;
+  unsigned long long v;
+  if (!isdigit((unsigned char)value[0]))
+    goto bad;
+  errno = 0;
+  v = strtoull(value, &end, base);
+  if (errno || *end || v > max || (!allow_zero && v == 0))
+    goto bad;
+  *out = v;
+  return CC_OK;
+bad:
+  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
+                    value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+}
+
+/* X[,Y[,Z]] with each component in 1..2^31-1; missing components are 1. */
+static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struct cc_err *err)
+{
+  const char *p = value;
+  uint32_t d[3] = {1, 1, 1};
+  for (int i = 0; i < 3; i++) {
+    char part[32];
+    size_t n = strcspn(p, ",");
+    uint64_t v;
+    if (n == 0 || n >= sizeof part)
+      return cc_err_set(err, CC_ERR_USAGE,
+                        "bad value '%s' for --%s: expected X[,Y[,Z]], e.g. 32,8", value, opt);
+    memcpy(part, p, n);
+    part[n] = '\0';
+    if (parse_uint(opt, part, INT32_MAX, 0, &v, err) != CC_OK)
+      return cc_err_set(err, CC_ERR_USAGE,
+                        "bad value '%s' for --%s: expected X[,Y[,Z]] of positive integers",
+                        value, opt);
+    d[i] = (uint32_t)v;
+    p += n;
+    if (*p == '\0')
+      break;
+    p++;
+    if (i == 2)
+      return cc_err_set(err, CC_ERR_USAGE,
+                        "bad value '%s' for --%s: at most 3 dimensions", value, opt);
+  }
+  memcpy(out, d, sizeof d);
+  return CC_OK;
+}
+
+static int set_kernel(struct cc_run_opts *o, const char *v, const struct source *s,
+                      struct cc_err *err)
+{
+  replace_str(&o->kernel, v);
+  return CC_OK;
+}
+
+static int set_grid(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  return parse_dim3("grid", v, o->grid, err);
+}
+
+static int set_block(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  return parse_dim3("block", v, o->block, err);
+}
+
+static int set_arg(struct cc_run_opts *o, const char *v, const struct source *s,
+                   struct cc_err *err)
+{
+  struct cc_launch_arg a;
+  int rc = cc_launch_arg_parse(v, s->base_dir, &a, err);
+  if (rc != CC_OK)
+    return rc;
+  /* the command line wins: an --arg named like one from the launch file replaces it */
+  for (size_t i = 0; a.name && !s->file && i < s->file_args; i++) {
+    if (o->args[i].name && strcmp(o->args[i].name, a.name) == 0) {
+      cc_launch_arg_release(&o->args[i]);
+      o->args[i] = a;
+      return CC_OK;
+    }
+  }
+  o->args = cc_xrealloc(o->args, (o->nargs + 1) * sizeof *o->args);
+  o->args[o->nargs++] = a;
+  return CC_OK;
+}
+
+static int set_dump(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  const char *eq = strchr(v, '=');
+  struct cc_cli_dump d;
+  if (!eq || eq == v || eq[1] == '\0')
+    return cc_err_set(err, CC_ERR_USAGE, "bad --dump '%s': expected NAME=PATH", v);
+  d.name = cc_xstrndup(v, (size_t)(eq - v));
+  d.path = from_base(s, eq + 1);
+  for (size_t i = 0; !s->file && i < s->file_dumps; i++) {
+    if (strcmp(o->dumps[i].name, d.name) == 0) {
+      free(o->dumps[i].name);
+      free(o->dumps[i].path);
+      o->dumps[i] = d;
+      return CC_OK;
+    }
+  }
+  o->dumps = cc_xrealloc(o->dumps, (o->ndumps + 1) * sizeof *o->dumps);
+  o->dumps[o->ndumps++] = d;
+  return CC_OK;
+}
+
+static int set_shared(struct cc_run_opts *o, const char *v, const struct source *s,
+                      struct cc_err *err)
+{
+  uint64_t n;
+  int rc = parse_uint("shared", v, UINT32_MAX, 1, &n, err);
+  o->shared_bytes = (uint32_t)n;
+  return rc;
+}
+
+static int set_launch(struct cc_run_opts *o, const char *v, const struct source *s,
+                      struct cc_err *err)
+{
+  if (s->file)
+    return cc_err_set(err, CC_ERR_USAGE, "--launch inside a launch file; launch files do not "
+                      "nest, put the options in one file");
+  replace_str(&o->launch_file, v);
+  return CC_OK;
+}
+
+static int set_json(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  free(o->json_path);
+  o->json_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
+  return CC_OK;
+}
+
+static int set_arch(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  replace_str(&o->arch, v);
+  return CC_OK;
+}
+
+static int set_nvcc_flags(struct cc_run_opts *o, const char *v, const struct source *s,
+                          struct cc_err *err)
+{
+  replace_str(&o->nvcc_flags, v);
+  return CC_OK;
+}
+
+static int set_max_insns(struct cc_run_opts *o, const char *v, const struct source *s,
+                         struct cc_err *err)
+{
+  return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
+}
+
+static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
+                   struct cc_err *err)
+{
+  uint64_t n;
+  int rc = parse_uint("top", v, UINT32_MAX, 0, &n, err);
+  o->top = (uint32_t)n;
+  return rc;
+}
+
+static int set_quiet(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  o->quiet = 1;
+  return CC_OK;
+}
+
+static int set_help(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  o->help = 1;
+  return CC_OK;
+}
+
+static int set_version(struct cc_run_opts *o, const char *v, const struct source *s,
+                       struct cc_err *err)
+{
+  o->version = 1;
+  return CC_OK;
+}
+
+static const struct option options[] = {
+  {"kernel", 0, "NAME",
+   "kernel to run: name as written in the source (\"transpose\", \"ns::f<32>\"),\n"
+   "or the mangled PTX name; optional when the module has one .entry", set_kernel},
+  {"grid", 0, "X[,Y[,Z]]", "grid dimensions in CTAs (required)", set_grid},
+  {"block", 0, "X[,Y[,Z]]", "CTA dimensions in threads (required)", set_block},
+  {"arg", 0, "SPEC",
+   "kernel parameter, in order, repeated:\n"
+   "  scalar  NAME=VALUE or VALUE     e.g. n=4096, alpha=1.5, -3, 0x10\n"
+   "  buffer  NAME=TYPE[SIZE]:INIT    e.g. 'A=f32[n*n]:random'\n"
+   "TYPE u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64; SIZE in elements over\n"
+   "integers and scalar names with + - * / % ( ); INIT zero | iota |\n"
+   "random[:SEED] | file:PATH | const:VALUE; the device pointer is passed", set_arg},
+  {"shared", 0, "BYTES", "dynamic shared memory per CTA", set_shared},
+  {"dump", 0, "NAME=PATH", "write buffer NAME after the run: raw little-endian elements",
+   set_dump},
+  {"launch", 0, "FILE",
+   "read options from FILE (shell-like words, '#' comments; may name INPUT);\n"
+   "relative paths in FILE are relative to its folder; the command line wins", set_launch},
+  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json},
+  {"arch", 0, "ARCH", "memory model (default sm_90)", set_arch},
+  {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags},
+  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns},
+  {"top", 0, "N", "show the N worst instructions per kernel (default: all)", set_top},
+  {"quiet", 'q', NULL, "no progress messages", set_quiet},
+  {"help", 'h', NULL, "show this help", set_help},
+  {"version", 0, NULL, "show the version", set_version},
+};
+
+void cc_cli_print_options(FILE *out)
+{
+  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+    const struct option *op = &options[i];
+    char head[64];
+    const char *h = op->help;
+    int n = snprintf(head, sizeof head, "  %s%c%s--%s%s%s", op->short_name ? "-" : "",
+                     op->short_name ? op->short_name : ' ', op->short_name ? ", " : "  ",
+                     op->name, op->arg ? " " : "", op->arg ? op->arg : "");
+    if (!op->short_name) /* no "-x, " column: keep the long names aligned */
+      n = snprintf(head, sizeof head, "      --%s%s%s", op->name, op->arg ? " " : "",
+                   op->arg ? op->arg : "");
+    fprintf(out, "%-26s", head);
+    if (n >= 26)
+      fprintf(out, "\n%-26s", "");
+    for (;;) { /* help lines, each indented to column 26 */
+      size_t len = strcspn(h, "\n");
+      fprintf(out, "%.*s\n", (int)len, h);
+      if (!h[len])
+        break;
+      h += len + 1;
+      fprintf(out, "%-26s", "");
+    }
+  }
+}
+
+static const struct option *find_long(const char *name, size_t len)
+{
+  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+    if (strlen(options[i].name) == len && memcmp(options[i].name, name, len) == 0)
+      return &options[i];
+  return NULL;
+}
+
+static const struct option *find_short(char c)
+{
+  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+    if (options[i].short_name == c)
+      return &options[i];
+  return NULL;
+}
+
+/* Prefixes "FILE:LINE: " to an error found in a launch file. */
+static int at_word(const struct source *src, size_t i, int rc, struct cc_err *err)
+{
+  if (rc != CC_OK && src->file)
+    cc_err_prefix(err, "%s:%u", src->file, src->lines ? src->lines[i] : 0);
+  return rc;
+}
+
+/* One option word w[*i] (starting with '-'); consumes its value too. */
+static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
+                        const struct source *src, struct cc_err *err)
+{
+  const char *word = w[*i], *value = NULL, *eq = NULL;
+  const struct option *op;
+  char shown[64];
+  if (word[1] == '-') {
+    eq = strchr(word + 2, '=');
+    op = find_long(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2));
+  } else {
+    op = word[2] == '\0' ? find_short(word[1]) : NULL;
+  }
+  snprintf(shown, sizeof shown, "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
+  if (!op)
+    return cc_err_set(err, CC_ERR_USAGE, "unknown option '%s'; see 'coalcheck --help'", shown);
+  if (op->arg) {
+    if (eq) {
+      value = eq + 1;
+    } else if (*i + 1 < n) {
+      value = w[++*i];
+    } else {
+      return cc_err_set(err, CC_ERR_USAGE, "option '%s' needs a value: %s %s", shown, shown,
+                        op->arg);
+    }
+  } else if (eq) {
+    return cc_err_set(err, CC_ERR_USAGE, "option '%s' takes no value", shown);
+  }
+  return op->set(o, value, src, err);
+}
+
+/* Parses words (the command line or a launch file) into o. */
+static int parse_words(struct cc_run_opts *o, char **w, size_t n, const struct source *src,
+                       struct cc_err *err)
+{
+  int only_inputs = 0;
+  const char *input = NULL;
+  for (size_t i = 0; i < n; i++) {
+    size_t at = i;
+    int rc;
+    if (!only_inputs && strcmp(w[i], "--") == 0) {
+      only_inputs = 1;
+      continue;
+    }
+    if (!only_inputs && w[i][0] == '-' && w[i][1] != '\0' &&
+        !isdigit((unsigned char)w[i][1])) {
+      if ((rc = parse_option(o, w, n, &i, src, err)) != CC_OK)
+        return at_word(src, at, rc, err);
+      continue;
+    }
+    if (input)
+      return at_word(src, at,
+                     cc_err_set(err, CC_ERR_USAGE, "two inputs given: '%s' and '%s'; pass one "
+                                "KERNEL.cu or KERNEL.ptx", input, w[i]), err);
+    input = w[i];
+    free(o->input);
+    o->input = from_base(src, w[i]);
+  }
+  return CC_OK;
+}
+
+void cc_cli_opts_release(struct cc_run_opts *o)
+{
+  free(o->input);
+  free(o->kernel);
+  for (size_t i = 0; i < o->nargs; i++)
+    cc_launch_arg_release(&o->args[i]);
+  free(o->args);
+  for (size_t i = 0; i < o->ndumps; i++) {
+    free(o->dumps[i].name);
+    free(o->dumps[i].path);
+  }
+  free(o->dumps);
+  free(o->launch_file);
+  free(o->json_path);
+  free(o->arch);
+  free(o->nvcc_flags);
+  memset(o, 0, sizeof *o);
+}
+
+/* The --launch FILE of the command line (before any "--"), or NULL; two are an error. */
+static int find_launch(int argc, char **argv, const char **out, struct cc_err *err)
+{
+  *out = NULL;
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    const char *f = NULL;
+    if (strcmp(argv[i], "--launch") == 0 && i + 1 < argc)
+      f = argv[++i];
+    else if (strncmp(argv[i], "--launch=", 9) == 0)
+      f = argv[i] + 9;
+    else if (argv[i][0] == '-' && argv[i][1] == '-' && i + 1 < argc) {
+      const char *eq = strchr(argv[i], '=');
+      const struct option *op = eq ? NULL : find_long(argv[i] + 2, strlen(argv[i] + 2));
+      if (op && op->arg) /* skip the value: "--kernel --launch" names a kernel */
+        i++;
+    }
+    if (f && *out)
+      return cc_err_set(err, CC_ERR_USAGE, "two --launch files given: '%s' and '%s'", *out, f);
+    if (f)
+      *out = f;
+  }
+  return CC_OK;
+}
+
+/* Reads launch file path into o. */
+static int read_launch_file(struct cc_run_opts *o, const char *path, struct cc_err *err)
+{
+  char *text, **words = NULL, *dir_copy = cc_xstrdup(path);
+  uint32_t *lines = NULL;
+  size_t n = 0;
+  struct source src = {path, NULL, NULL, 0, 0};
+  int rc = cc_file_read(path, &text, NULL, err);
+  if (rc != CC_OK) {
+    free(dir_copy);
+    return cc_err_prefix(err, "cannot read launch file");
+  }
+  rc = cc_cli_tokenize(text, path, &words, &n, &lines, err);
+  free(text);
+  if (rc == CC_OK) {
+    char *dir = dirname(dir_copy);
+    src.lines = lines;
+    src.base_dir = strcmp(dir, ".") == 0 ? NULL : dir;
+    rc = parse_words(o, words, n, &src, err);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(words[i]);
+  free(words);
+  free(lines);
+  free(dir_copy);
+  return rc;
+}
+
+int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err *err)
+{
+  const char *launch;
+  struct source cmdline = {NULL, NULL, NULL, 0, 0};
+  int rc;
+  memset(o, 0, sizeof *o);
+  if ((rc = find_launch(argc, argv, &launch, err)) != CC_OK)
+    return rc;
+  if (launch && (rc = read_launch_file(o, launch, err)) != CC_OK)
+    return rc;
+  cmdline.file_args = o->nargs;
+  cmdline.file_dumps = o->ndumps;
+  return parse_words(o, argc > 1 ? argv + 1 : argv, argc > 1 ? (size_t)argc - 1 : 0,
+                     &cmdline, err);
+}

@@ -1,0 +1,169 @@
+/* coalcheck emulator internals: the decoded instruction form, frames, warps, memory
+ * windows. Private to src/emu (see README.md for the execution model). */
+#ifndef CC_EMU_INTERNAL_H
+#define CC_EMU_INTERNAL_H
+
+#include <stdint.h>
+
+#include "emu/emu.h"
+#include "util/mem.h"
+
+#define FULL_MASK 0xffffffffu
+
+/* Generic address windows (generic address = window base + offset in the space). Global
+ * addresses are generic addresses unchanged. Each window is 4 GiB. */
+#define WIN_LOCAL UINT64_C(0x00007c0000000000)
+#define WIN_SHARED UINT64_C(0x00007d0000000000)
+#define WIN_CONST UINT64_C(0x00007e0000000000)
+#define WIN_SIZE (UINT64_C(1) << 32)
+#define GLOBAL_BASE UINT64_C(0x00007f0000000000)
+#define GLOBAL_GAP UINT64_C(4096) /* bytes of no-man's-land between allocations */
+/* .param space: kernel parameters at [0, kparam_size); a frame's call-sequence and
+ * .func parameters at FRAME_PARAM + offset (per lane). */
+#define FRAME_PARAM UINT64_C(0x100000000)
+
+#define CALL_DEPTH_MAX 64
+
+/* pseudo-registers holding special registers, after the function's real registers */
+enum {
+  SR_TID = 0, SR_NTID = 3, SR_CTAID = 6, SR_NCTAID = 9, SR_LANEID = 12, SR_WARPID,
+  SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID, SR_CLOCK, SR_CLOCK64, SR_GTIMER,
+  SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE,
+  SR_DSMEM, SR_TSMEM, SR_COUNT
+};
+
+/* handler index of a decoded instruction */
+enum handler {
+#define H(x) H_##x,
+#include "emu/handlers.def"
+#undef H
+  H_COUNT
+};
+
+/* families: the base opcode, by name (the table ptx_ops.def grows independently) */
+enum family {
+  F_NONE, F_ADD, F_SUB, F_MUL, F_MAD, F_FMA, F_DIV, F_REM, F_ABS, F_NEG, F_MIN, F_MAX,
+  F_MOV, F_LD, F_ST, F_CVT, F_CVTA, F_SETP, F_SELP, F_BRA, F_RET, F_EXIT, F_BAR,
+  F_BARRIER, F_AND, F_OR, F_XOR, F_NOT, F_SHL, F_SHR, F_CALL, F_ATOM, F_RED, F_SHFL,
+  F_VOTE, F_MATCH, F_ACTIVEMASK, F_SQRT, F_RSQRT, F_RCP, F_EX2, F_LG2, F_SIN, F_COS,
+  F_POPC, F_CLZ, F_BREV, F_BFE, F_BFI, F_PRMT, F_SLCT, F_SET, F_COPYSIGN, F_MEMBAR,
+  F_FENCE, F_TRAP, F_NANOSLEEP, F_TESTP, F_CNOT, F_MUL24, F_MAD24, F_SAD, F_BFIND,
+  F_LDU, F_PMEVENT, F_BRKPT, F_COUNT
+};
+
+/* type classes */
+enum { K_U, K_S, K_F, K_P }; /* unsigned/bits, signed, float, predicate */
+
+/* operand roles: register index in the frame's register file (real registers, then
+ * SR_COUNT special registers, then constants); -1 = none or "_" */
+struct dinsn {
+  uint16_t h;          /* enum handler */
+  uint8_t fam;         /* enum family */
+  uint8_t t, t2;       /* instruction type, second type (cvt source, wide sources) */
+  uint8_t w, k;        /* width in bits and class of t */
+  uint8_t w2, k2;      /* ... of t2 */
+  uint8_t rnd, cmp, boolop, mode, space, vec, nd, ns;
+  uint8_t guard_neg, cvta_space, reads_clock, sneg; /* sneg: bit j = source j negated (!%p) */
+  uint32_t flags;
+  int32_t guard;
+  int32_t d[4];        /* destinations */
+  int32_t s[5];        /* sources */
+  /* memory operand: address = R[areg] + disp (+ frame local base when disp_local) */
+  int32_t areg;
+  uint8_t disp_local;
+  int64_t disp;
+  uint32_t size;       /* bytes per lane accessed (element size x vec) */
+  uint32_t slot;       /* access slot in the kernel's insn table, or UINT32_MAX */
+  uint32_t target;     /* branch target */
+  uint32_t index;      /* index of the PTX instruction */
+  int32_t callee;      /* call: index of the dfunc in the run, -1 none */
+  uint32_t call_first, call_nargs, call_nret; /* call: operands in ptx_function.opnds */
+};
+
+struct dconst {
+  uint64_t value;
+  uint8_t local;       /* add the frame's local base */
+};
+
+/* A function decoded for one run. */
+struct dfunc {
+  const struct ptx_function *f;
+  uint32_t findex;     /* index in ptx_module.funcs */
+  struct dinsn *code;
+  uint32_t ncode;
+  uint32_t nregs;      /* real registers */
+  uint32_t ntotal;     /* nregs + SR_COUNT + nconst */
+  struct dconst *consts;
+  uint32_t nconst, cconst;
+  uint64_t *var_off;   /* function var -> offset in its space (param: full address) */
+  uint64_t local_size; /* bytes per lane of .local variables */
+  uint64_t param_size; /* bytes per lane of frame .param variables */
+};
+
+struct region {
+  uint64_t base, size;
+  uint8_t *host;
+  char *name;
+};
+
+struct cc_emu {
+  const struct ptx_module *m;
+  struct cc_emu_opts opts;
+  CC_VEC(struct region) regions; /* global allocations and module .global vars, by base */
+  uint64_t next_global;
+  uint64_t *mvar_addr;           /* module var -> address / offset in its space */
+  uint8_t *constbank;
+  uint64_t const_size;
+  uint64_t mshared_size;         /* module-scope .shared variables (static) */
+  uint64_t clock;
+};
+
+/* The decoded code of one run: the kernel (funcs[0]) and the .func it reaches. */
+struct code {
+  struct dfunc *funcs;
+  uint32_t nfuncs;
+  int32_t *func_map;             /* module function index -> funcs index, or -1 */
+  CC_VEC(struct cc_insn_info) insns; /* static memory instructions (the sink's table) */
+  uint64_t *mvar;                /* module var -> address (global), offset (const,
+                                    shared) for this run */
+  uint64_t shared_static;        /* bytes of static .shared (module + functions) */
+  uint64_t shared_dyn_base;      /* offset of extern (dynamic) .shared */
+  uint64_t kparam_size;          /* bytes of packed kernel parameters */
+};
+
+/* Decodes kernel k and every .func it calls (decode.c). Errors: CC_ERR_UNSUPPORTED
+ * listing each unsupported instruction. */
+int emu_decode(struct cc_emu *emu, const struct ptx_function *k, struct code *c,
+               struct cc_err *err);
+void emu_code_release(struct code *c);
+
+/* Global memory: the region holding [addr, addr+size), or NULL (emu.c). */
+struct region *emu_find_region(struct cc_emu *emu, uint64_t addr, uint64_t size);
+/* "N bytes after the end of buffer 'B' (0x..., S bytes)" or "not in any allocation" */
+void emu_describe_global(struct cc_emu *emu, uint64_t addr, char *buf, size_t size);
+
+/* float helpers (fpu.c) */
+uint64_t emu_fop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c);
+uint64_t emu_cvt(const struct dinsn *i, uint64_t a);
+int emu_setp_f(const struct dinsn *i, uint64_t a, uint64_t b);
+uint32_t emu_f32_to_f16(float f);
+float emu_f16_to_f32(uint32_t h);
+
+/* integer helper (exec.c) */
+uint64_t emu_iop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+
+/* Width and class of a PTX type. */
+void emu_type_class(enum ptx_type t, uint8_t *w, uint8_t *k);
+
+/* Sign- or zero-extends the low w bits of v. */
+static inline uint64_t emu_norm(uint64_t v, unsigned w, unsigned k)
+{
+  if (w >= 64) return v;
+  if (k == K_S) {
+    unsigned s = 64 - w;
+    return (uint64_t)((int64_t)(v << s) >> s);
+  }
+  return v & ((UINT64_C(1) << w) - 1);
+}
+
+#endif

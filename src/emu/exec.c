@@ -1,0 +1,1255 @@
+/* The SIMT interpreter: CTAs one after another, warps of a CTA scheduled cooperatively,
+ * per-lane PCs with "run the lanes at the minimum PC" reconvergence (README.md says
+ * why), memories with bounds checks, the access sink. */
+#include <assert.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "emu/emu_internal.h"
+
+/* Dispatch (Lua's lvm.c): computed goto where GCC/Clang offer it, else a switch. Both
+ * share one body of vmcase blocks; vmbreak ends a straight-line handler. */
+#if defined(__GNUC__) && !defined(CC_EMU_SWITCH)
+#define vmdispatch(x) goto *disptab[x];
+#define vmcase(l) L_##l:
+#else
+#define vmdispatch(x) switch (x)
+#define vmcase(l) case H_##l:
+#endif
+#define vmbreak goto next
+
+/* body over the lanes of mask m; the full-mask loop has no test so that it vectorises */
+#define LANES(m, stmt)                                                                  \
+  do {                                                                                  \
+    if ((m) == FULL_MASK) {                                                             \
+      for (unsigned l = 0; l < 32; l++) { stmt; }                                       \
+    } else {                                                                            \
+      for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                                   \
+        unsigned l = (unsigned)__builtin_ctz(mm_);                                      \
+        stmt;                                                                           \
+      }                                                                                 \
+    }                                                                                   \
+  } while (0)
+
+static inline float F32(uint64_t v)
+{
+  uint32_t u = (uint32_t)v;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint64_t B32(float f)
+{
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline double F64(uint64_t v)
+{
+  double f;
+  memcpy(&f, &v, 8);
+  return f;
+}
+static inline uint64_t B64(double f)
+{
+  uint64_t u;
+  memcpy(&u, &f, 8);
+  return u;
+}
+
+/* ---- run state ---------------------------------------------------------------------- */
+
+struct frame {
+  const struct dfunc *df;
+  uint64_t *R;            /* registers, [ntotal][32] */
+  uint8_t *param;         /* frame .param, [32][param_size] */
+  uint64_t local_base;    /* offset of this frame's .local in each lane's window */
+  uint32_t pc, active, live, returned, wait_min;
+  uint32_t call_pc;       /* in the caller: index of the call */
+  uint32_t pcs[32];       /* PCs of live lanes that wait (valid when not active) */
+};
+
+enum { W_READY, W_WAIT, W_DONE };
+
+struct warp {
+  uint32_t index, present, exited;
+  int state;
+  uint32_t bar, bar_line;
+  struct frame *fr;
+  uint32_t depth, cap;
+  uint8_t *local;         /* [32][lcap] */
+  uint64_t lcap, lused;
+  uint64_t *dyn;          /* per access slot */
+};
+
+struct run {
+  struct cc_emu *emu;
+  const struct ptx_function *k;
+  const struct cc_emu_launch *L;
+  struct code c;
+  struct cc_access_sink *sink;
+  struct cc_emu_stats *st;
+  struct cc_err *err;
+  uint8_t *kparam;
+  uint8_t *shared;
+  uint64_t shared_size;
+  uint32_t cta[3];
+  uint32_t nthreads, nwarps;
+  struct warp *warps;
+  uint32_t bar_arrived[16], bar_expected[16];
+  uint64_t budget;
+  struct cc_warp_access rec;
+  struct timespec last_progress;
+  int progressed;
+};
+
+static uint64_t *reg(const struct frame *fr, int32_t r)
+{
+  return fr->R + (size_t)r * 32;
+}
+
+/* ---- frames ------------------------------------------------------------------------ */
+
+static void fill_sregs(struct run *r, struct warp *w, struct frame *fr)
+{
+  const struct dfunc *df = fr->df;
+  uint64_t *base = fr->R + (size_t)df->nregs * 32;
+  uint32_t bx = r->L->block[0], by = r->L->block[1];
+  for (unsigned l = 0; l < 32; l++) {
+    uint32_t t = w->index * 32 + l;
+    uint64_t v[SR_COUNT];
+    memset(v, 0, sizeof v);
+    v[SR_TID] = t % bx;
+    v[SR_TID + 1] = (t / bx) % by;
+    v[SR_TID + 2] = t / (bx * by);
+    for (int c = 0; c < 3; c++) {
+      v[SR_NTID + c] = r->L->block[c];
+      v[SR_CTAID + c] = r->cta[c];
+      v[SR_NCTAID + c] = r->L->grid[c];
+    }
+    v[SR_LANEID] = l;
+    v[SR_WARPID] = w->index;
+    v[SR_NWARPID] = r->nwarps;
+    v[SR_SMID] = 0;
+    v[SR_NSMID] = 1;
+    v[SR_GRIDID] = 1;
+    v[SR_LANEMASK_EQ] = UINT32_C(1) << l;
+    v[SR_LANEMASK_LT] = (UINT32_C(1) << l) - 1;
+    v[SR_LANEMASK_LE] = (uint32_t)((UINT64_C(2) << l) - 1);
+    v[SR_LANEMASK_GT] = ~(uint32_t)((UINT64_C(2) << l) - 1);
+    v[SR_LANEMASK_GE] = ~((UINT32_C(1) << l) - 1);
+    v[SR_DSMEM] = r->L->dynamic_shared_bytes;
+    v[SR_TSMEM] = r->shared_size;
+    for (int s = 0; s < SR_COUNT; s++) base[(size_t)s * 32 + l] = v[s];
+  }
+  for (uint32_t j = 0; j < df->nconst; j++) {
+    uint64_t v = df->consts[j].value + (df->consts[j].local ? fr->local_base : 0);
+    uint64_t *d = base + (size_t)(SR_COUNT + j) * 32;
+    for (unsigned l = 0; l < 32; l++) d[l] = v;
+  }
+}
+
+/* Grows every lane's local window to at least need bytes (contents kept). */
+static void grow_local(struct warp *w, uint64_t need)
+{
+  uint64_t cap = w->lcap ? w->lcap : 256;
+  uint8_t *n;
+  if (need <= w->lcap) return;
+  while (cap < need) cap *= 2;
+  n = cc_xcalloc(32, cap);
+  for (unsigned l = 0; l < 32 && w->lcap; l++)
+    memcpy(n + l * cap, w->local + l * w->lcap, w->lcap);
+  free(w->local);
+  w->local = n;
+  w->lcap = cap;
+}
+
+static struct frame *push_frame(struct run *r, struct warp *w, const struct dfunc *df,
+                                uint32_t mask)
+{
+  struct frame *fr;
+  if (w->depth == w->cap) {
+    w->cap = w->cap ? w->cap * 2 : 4;
+    w->fr = cc_xrealloc(w->fr, w->cap * sizeof *w->fr);
+  }
+  fr = &w->fr[w->depth++];
+  memset(fr, 0, sizeof *fr);
+  fr->df = df;
+  fr->R = cc_xcalloc((size_t)df->ntotal * 32, sizeof *fr->R);
+  fr->param = df->param_size ? cc_xcalloc(32, df->param_size) : NULL;
+  fr->local_base = w->lused;
+  w->lused += df->local_size;
+  grow_local(w, w->lused);
+  fr->active = fr->live = mask;
+  fr->wait_min = UINT32_MAX;
+  fill_sregs(r, w, fr);
+  return fr;
+}
+
+static void pop_frame(struct warp *w)
+{
+  struct frame *fr = &w->fr[--w->depth];
+  w->lused = fr->local_base;
+  free(fr->R);
+  free(fr->param);
+}
+
+/* Picks the lanes to run: the live lanes at the minimum PC (pcs[] valid for all). */
+static void resched(struct frame *fr)
+{
+  uint32_t minpc = UINT32_MAX, next = UINT32_MAX, act = 0;
+  for (uint32_t m = fr->live; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    if (fr->pcs[l] < minpc) minpc = fr->pcs[l];
+  }
+  for (uint32_t m = fr->live; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    if (fr->pcs[l] == minpc) act |= UINT32_C(1) << l;
+    else if (fr->pcs[l] < next) next = fr->pcs[l];
+  }
+  fr->pc = minpc;
+  fr->active = act;
+  fr->wait_min = next;
+}
+
+static void save_active(struct frame *fr, uint32_t mask, uint32_t pc)
+{
+  for (uint32_t m = mask; m; m &= m - 1) fr->pcs[__builtin_ctz(m)] = pc;
+}
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static void thread_of(const struct run *r, uint32_t warp, unsigned lane, uint32_t t[3])
+{
+  uint32_t id = warp * 32 + lane, bx = r->L->block[0], by = r->L->block[1];
+  t[0] = id % bx;
+  t[1] = (id / bx) % by;
+  t[2] = id / (bx * by);
+}
+
+/* "kernel K, PTX line L 'text', source file:line" */
+static void where(const struct run *r, const struct frame *fr, const struct dinsn *i,
+                  char *buf, size_t size)
+{
+  char text[256];
+  const struct ptx_function *f = fr->df->f;
+  const struct ptx_loc *loc = i->index < f->ninsns ? ptx_insn_loc(f, i->index) : NULL;
+  const char *file = loc ? ptx_file_path(r->emu->m, loc->file) : NULL;
+  uint32_t line = i->index < f->ninsns ? f->insns[i->index].line : f->line;
+  if (i->index < f->ninsns) ptx_print_insn(r->emu->m, f, i->index, text, sizeof text);
+  else snprintf(text, sizeof text, "(end of %s)", f->name);
+  if (file)
+    snprintf(buf, size, "kernel %s, PTX line %" PRIu32 " '%s'%s%s, source %s:%" PRIu32,
+             r->k->name, line, text, f != r->k ? " in " : "", f != r->k ? f->name : "",
+             file, loc->line);
+  else
+    snprintf(buf, size, "kernel %s, PTX line %" PRIu32 " '%s'%s%s", r->k->name, line, text,
+             f != r->k ? " in " : "", f != r->k ? f->name : "");
+}
+
+static int lane_error(struct run *r, struct warp *w, const struct frame *fr,
+                      const struct dinsn *i, unsigned lane, enum cc_status st,
+                      const char *what)
+{
+  char loc[700];
+  uint32_t t[3];
+  thread_of(r, w->index, lane, t);
+  where(r, fr, i, loc, sizeof loc);
+  return cc_err_set(r->err, st, "%s by thread (%u,%u,%u) in block (%u,%u,%u): %s", what,
+                    t[0], t[1], t[2], r->cta[0], r->cta[1], r->cta[2], loc);
+}
+
+static int warp_error(struct run *r, struct warp *w, const struct frame *fr,
+                      const struct dinsn *i, enum cc_status st, const char *what)
+{
+  char loc[700];
+  where(r, fr, i, loc, sizeof loc);
+  return cc_err_set(r->err, st, "%s in warp %u of block (%u,%u,%u): %s", what, w->index,
+                    r->cta[0], r->cta[1], r->cta[2], loc);
+}
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+enum { MS_GLOBAL, MS_SHARED, MS_LOCAL, MS_CONST, MS_PARAM };
+
+static const char *kind_word(int fam)
+{
+  return fam == F_LD ? "read" : fam == F_ST ? "write" : "atomic";
+}
+
+static const char *ms_name(int ms)
+{
+  static const char *const n[] = {"global", "shared", "local", "constant", "param"};
+  return n[ms];
+}
+
+/* Resolves lane l's access of size bytes at addr (in space sp of the instruction) to
+ * host memory. *ms and *off receive the resolved space and the address or offset
+ * reported to the sink. Errors: CC_ERR_KERNEL (misaligned), CC_ERR_MEMCHECK. */
+static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                   unsigned l, uint64_t addr, uint8_t **host, int *ms, uint64_t *off)
+{
+  uint32_t size = i->size;
+  uint64_t lim = 0;
+  char what[600], desc[300];
+  int sp = i->space;
+  *off = addr;
+  switch (sp) {
+  case PTX_SPACE_GLOBAL: *ms = MS_GLOBAL; break;
+  case PTX_SPACE_SHARED: *ms = MS_SHARED; break;
+  case PTX_SPACE_LOCAL: *ms = MS_LOCAL; break;
+  case PTX_SPACE_CONST: *ms = MS_CONST; break;
+  case PTX_SPACE_PARAM: *ms = MS_PARAM; break;
+  default: /* generic: by window */
+    if (addr - WIN_SHARED < WIN_SIZE) { *ms = MS_SHARED; *off = addr - WIN_SHARED; }
+    else if (addr - WIN_LOCAL < WIN_SIZE) { *ms = MS_LOCAL; *off = addr - WIN_LOCAL; }
+    else if (addr - WIN_CONST < WIN_SIZE) { *ms = MS_CONST; *off = addr - WIN_CONST; }
+    else *ms = MS_GLOBAL;
+  }
+  if (size > 1 && addr % size) {
+    snprintf(what, sizeof what, "misaligned address: %s %s of size %u at 0x%" PRIx64,
+             ms_name(*ms), kind_word(i->fam), size, addr);
+    return lane_error(r, w, fr, i, l, CC_ERR_KERNEL, what);
+  }
+  if (*ms == MS_CONST && i->fam != F_LD) {
+    snprintf(what, sizeof what, "invalid %s to constant memory of size %u at 0x%" PRIx64,
+             kind_word(i->fam), size, addr);
+    return lane_error(r, w, fr, i, l, CC_ERR_MEMCHECK, what);
+  }
+  switch (*ms) {
+  case MS_GLOBAL: {
+    struct region *g = emu_find_region(r->emu, addr, size);
+    if (g) { *host = g->host + (addr - g->base); return CC_OK; }
+    emu_describe_global(r->emu, addr, desc, sizeof desc);
+    snprintf(what, sizeof what, "invalid global %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+             size, addr);
+    break;
+  }
+  case MS_SHARED:
+    lim = r->shared_size;
+    if (*off <= lim && size <= lim - *off) { *host = r->shared + *off; return CC_OK; }
+    snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the block's %" PRIu64
+             " bytes of shared memory", *off, lim);
+    snprintf(what, sizeof what, "invalid shared %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+             size, addr);
+    break;
+  case MS_LOCAL:
+    lim = w->lused;
+    if (*off <= lim && size <= lim - *off) { *host = w->local + l * w->lcap + *off; return CC_OK; }
+    snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the thread's %" PRIu64
+             " bytes of local memory", *off, lim);
+    snprintf(what, sizeof what, "invalid local %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+             size, addr);
+    break;
+  case MS_CONST:
+    lim = r->emu->const_size;
+    if (*off <= lim && size <= lim - *off) { *host = r->emu->constbank + *off; return CC_OK; }
+    snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the module's %" PRIu64
+             " bytes of constant memory", *off, lim);
+    snprintf(what, sizeof what, "invalid constant read of size %u at 0x%" PRIx64, size, addr);
+    break;
+  default: /* param */
+    if (addr >= FRAME_PARAM) {
+      uint64_t o = addr - FRAME_PARAM, ps = fr->df->param_size;
+      if (o <= ps && size <= ps - o) { *host = fr->param + l * ps + o; return CC_OK; }
+    } else if (addr <= r->c.kparam_size && size <= r->c.kparam_size - addr) {
+      if (i->fam == F_LD) { *host = r->kparam + addr; return CC_OK; }
+    }
+    snprintf(desc, sizeof desc, "outside the parameters");
+    snprintf(what, sizeof what, "invalid param %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+             size, addr);
+    break;
+  }
+  {
+    char loc[700];
+    uint32_t t[3];
+    thread_of(r, w->index, l, t);
+    where(r, fr, i, loc, sizeof loc);
+    return cc_err_set(r->err, CC_ERR_MEMCHECK,
+                      "%s by thread (%u,%u,%u) in block (%u,%u,%u): %s; address is %s", what,
+                      t[0], t[1], t[2], r->cta[0], r->cta[1], r->cta[2], loc, desc);
+  }
+}
+
+static uint64_t load_bytes(const uint8_t *p, unsigned n)
+{
+  uint64_t v = 0;
+  memcpy(&v, p, n); /* little-endian host, as the GPU */
+  return v;
+}
+
+static void store_bytes(uint8_t *p, uint64_t v, unsigned n)
+{
+  memcpy(p, &v, n);
+}
+
+/* Delivers the access records of one instruction (one per resolved space present). */
+static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_t mask,
+                   const uint64_t *offs, const uint8_t *mss)
+{
+  static const enum cc_space map[] = {CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL};
+  uint64_t dyn;
+  if (i->slot == UINT32_MAX || mask == 0) return CC_OK;
+  dyn = w->dyn[i->slot]++;
+  for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) {
+    uint32_t sub = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      if (mss[l] == ms) sub |= UINT32_C(1) << l;
+    }
+    if (!sub) continue;
+    r->rec.insn_slot = i->slot;
+    memcpy(r->rec.cta, r->cta, sizeof r->rec.cta);
+    r->rec.warp = w->index;
+    r->rec.dyn = dyn;
+    r->rec.kind = r->c.insns.data[i->slot].kind;
+    r->rec.space = map[ms];
+    r->rec.size_bytes = i->size;
+    r->rec.active = sub;
+    for (unsigned l = 0; l < 32; l++) r->rec.addr[l] = (sub >> l & 1) ? offs[l] : 0;
+    r->st->warp_accesses++;
+    if (r->sink && r->sink->access) {
+      int s = r->sink->access(r->sink->ctx, &r->rec, r->err);
+      if (s) return s;
+    }
+  }
+  return CC_OK;
+}
+
+static uint64_t lane_addr(const struct frame *fr, const struct dinsn *i, unsigned l)
+{
+  uint64_t a = (uint64_t)i->disp + (i->disp_local ? fr->local_base : 0);
+  if (i->areg >= 0) a += reg(fr, i->areg)[l];
+  return a;
+}
+
+/* ld / st: resolve every lane first (a fault stops the run before any effect), deliver
+ * the record, then move the data. */
+static int do_ldst(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                   uint32_t m)
+{
+  uint8_t *host[32];
+  uint64_t offs[32];
+  uint8_t mss[32];
+  unsigned es = i->w / 8, n = i->fam == F_LD ? i->nd : i->ns;
+  int s;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    int ms;
+    s = resolve(r, w, fr, i, l, lane_addr(fr, i, l), &host[l], &ms, &offs[l]);
+    if (s) return s;
+    mss[l] = (uint8_t)ms;
+  }
+  if ((s = deliver(r, w, i, m, offs, mss))) return s;
+  if (i->fam == F_LD) {
+    for (unsigned e = 0; e < n; e++) {
+      uint64_t *d;
+      if (i->d[e] < 0) continue;
+      d = reg(fr, i->d[e]);
+      for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        d[l] = emu_norm(load_bytes(host[l] + e * es, es), i->w, i->k);
+      }
+    }
+  } else {
+    for (unsigned e = 0; e < n; e++) {
+      const uint64_t *a = reg(fr, i->s[e]);
+      if (i->s[e] < 0) continue;
+      for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        store_bytes(host[l] + e * es, a[l], es);
+      }
+    }
+  }
+  return CC_OK;
+}
+
+static uint64_t atom_op(const struct dinsn *i, uint64_t old, uint64_t b, uint64_t c)
+{
+  uint64_t mask = i->w == 64 ? UINT64_MAX : UINT64_C(0xffffffff);
+  old &= mask;
+  switch (i->mode) {
+  case PTX_MODE_ADD:
+    if (i->k == K_F) return i->w == 32 ? B32(F32(old) + F32(b)) : B64(F64(old) + F64(b));
+    return (old + b) & mask;
+  case PTX_MODE_MIN:
+  case PTX_MODE_MAX: {
+    int lt;
+    if (i->k == K_S)
+      lt = i->w == 32 ? (int32_t)b < (int32_t)old : (int64_t)b < (int64_t)old;
+    else
+      lt = (b & mask) < old;
+    if (i->mode == PTX_MODE_MIN) return lt ? b & mask : old;
+    return (!lt && (b & mask) != old) ? b & mask : old;
+  }
+  case PTX_MODE_INC: return old >= (b & mask) ? 0 : old + 1;
+  case PTX_MODE_DEC: return (old == 0 || old > (b & mask)) ? b & mask : old - 1;
+  case PTX_MODE_CAS: return old == (b & mask) ? c & mask : old;
+  case PTX_MODE_EXCH: return b & mask;
+  case PTX_MODE_AND: return old & b;
+  case PTX_MODE_OR: return (old | b) & mask;
+  case PTX_MODE_XOR: return (old ^ b) & mask;
+  default: return old;
+  }
+}
+
+/* atom / red: lanes serialised in lane order (one of the orders the GPU may pick) */
+static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                   uint32_t m)
+{
+  uint8_t *host[32];
+  uint64_t offs[32];
+  uint8_t mss[32];
+  unsigned es = i->w / 8;
+  const uint64_t *b = reg(fr, i->s[0]), *c = i->s[1] >= 0 ? reg(fr, i->s[1]) : NULL;
+  uint64_t *d = i->d[0] >= 0 ? reg(fr, i->d[0]) : NULL;
+  int s;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    int ms;
+    s = resolve(r, w, fr, i, l, lane_addr(fr, i, l), &host[l], &ms, &offs[l]);
+    if (s) return s;
+    if (ms != MS_GLOBAL && ms != MS_SHARED) {
+      char what[200];
+      snprintf(what, sizeof what, "atomic on %s memory at 0x%" PRIx64 " (only global and shared)",
+               ms_name(ms), lane_addr(fr, i, l));
+      return lane_error(r, w, fr, i, l, CC_ERR_KERNEL, what);
+    }
+    mss[l] = (uint8_t)ms;
+  }
+  if ((s = deliver(r, w, i, m, offs, mss))) return s;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    uint64_t old = load_bytes(host[l], es);
+    store_bytes(host[l], atom_op(i, old, b[l], c ? c[l] : 0), es);
+    if (d) d[l] = old;
+  }
+  return CC_OK;
+}
+
+/* ---- warp-wide operations ------------------------------------------------------------ */
+
+static void do_shfl(struct frame *fr, const struct dinsn *i, uint32_t m)
+{
+  uint64_t src[32], *d = reg(fr, i->d[0]), *p = i->d[1] >= 0 ? reg(fr, i->d[1]) : NULL;
+  const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]), *c = reg(fr, i->s[2]);
+  memcpy(src, a, sizeof src); /* d may be a */
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    int lane = __builtin_ctz(mm), j, pval;
+    int bval = (int)(b[lane] & 31), cval = (int)(c[lane] & 31);
+    int seg = (int)((c[lane] >> 8) & 31);
+    int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg;
+    switch (i->mode) {
+    case PTX_MODE_UP: j = lane - bval; pval = j >= maxl; break;
+    case PTX_MODE_DOWN: j = lane + bval; pval = j <= maxl; break;
+    case PTX_MODE_BFLY: j = lane ^ bval; pval = j <= maxl; break;
+    default: j = minl | (bval & ~seg); pval = j <= maxl; break;
+    }
+    if (!pval || j < 0 || j > 31) j = lane;
+    d[lane] = (uint32_t)src[j];
+    if (p) p[lane] = (uint64_t)pval;
+  }
+}
+
+static void do_vote(struct frame *fr, const struct dinsn *i, uint32_t m)
+{
+  const uint64_t *a = reg(fr, i->s[0]);
+  uint64_t *d = i->d[0] >= 0 ? reg(fr, i->d[0]) : NULL;
+  uint32_t yes = 0, neg = i->sneg & 1;
+  uint64_t v;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    if ((a[l] & 1) ^ neg) yes |= UINT32_C(1) << l;
+  }
+  switch (i->mode) {
+  case PTX_MODE_ALL: v = yes == m; break;
+  case PTX_MODE_ANY: v = yes != 0; break;
+  case PTX_MODE_UNI: v = yes == 0 || yes == m; break;
+  default: v = yes; break;
+  }
+  if (d) LANES(m, d[l] = v);
+}
+
+static void do_match(struct frame *fr, const struct dinsn *i, uint32_t m)
+{
+  const uint64_t *a = reg(fr, i->s[0]);
+  uint64_t src[32], *d = i->d[0] >= 0 ? reg(fr, i->d[0]) : NULL;
+  uint64_t *p = i->d[1] >= 0 ? reg(fr, i->d[1]) : NULL;
+  uint64_t wm = i->w == 64 ? UINT64_MAX : 0xffffffffu;
+  uint32_t same[32], all = 1;
+  memcpy(src, a, sizeof src);
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    same[l] = 0;
+    for (uint32_t nn = m; nn; nn &= nn - 1) {
+      unsigned o = (unsigned)__builtin_ctz(nn);
+      if ((src[o] & wm) == (src[l] & wm)) same[l] |= UINT32_C(1) << o;
+    }
+    if (same[l] != m) all = 0;
+  }
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    if (d) d[l] = i->mode == PTX_MODE_ANY ? same[l] : (all ? m : 0);
+    if (p) p[l] = all;
+  }
+}
+
+/* ---- barriers and calls ------------------------------------------------------------ */
+
+/* bar.sync / barrier.sync / bar.arrive: warp-granular counting. Returns 1 when the warp
+ * must wait, 0 to go on, or an error status (negated is not used: errors > 1). */
+static int do_bar(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                  uint32_t m, int *wait)
+{
+  uint32_t alive = w->present & ~w->exited, id = 0, count = 0, exp;
+  unsigned l0 = (unsigned)__builtin_ctz(m);
+  char what[200];
+  *wait = 0;
+  if (m != alive)
+    return warp_error(r, w, fr, i, CC_ERR_KERNEL,
+                      "barrier reached by a divergent warp (some of its threads are "
+                      "elsewhere); every thread of the warp must reach the same barrier");
+  if (i->s[0] >= 0) id = (uint32_t)reg(fr, i->s[0])[l0];
+  if (i->s[1] >= 0) count = (uint32_t)reg(fr, i->s[1])[l0];
+  if (id >= 16) {
+    snprintf(what, sizeof what, "barrier id %u out of range (0..15)", id);
+    return warp_error(r, w, fr, i, CC_ERR_KERNEL, what);
+  }
+  exp = count ? (count + 31) / 32 : r->nwarps;
+  if (count && (count % 32 || exp > r->nwarps)) {
+    snprintf(what, sizeof what, "barrier thread count %u is not a multiple of 32 up to the "
+             "block's %u threads", count, r->nthreads);
+    return warp_error(r, w, fr, i, CC_ERR_KERNEL, what);
+  }
+  r->bar_expected[id] = exp;
+  r->bar_arrived[id]++;
+  if (!i->cmp) {
+    *wait = 1;
+    w->state = W_WAIT;
+    w->bar = id;
+    w->bar_line = fr->df->f->insns[i->index].line;
+  }
+  if (r->bar_arrived[id] >= exp) {
+    r->bar_arrived[id] = 0;
+    for (uint32_t j = 0; j < r->nwarps; j++)
+      if (r->warps[j].state == W_WAIT && r->warps[j].bar == id) r->warps[j].state = W_READY;
+  }
+  return CC_OK;
+}
+
+/* copies n bytes at src_off of a frame's param area into dst_off of another, per lane */
+static void copy_params(const struct frame *from, uint64_t src_off, struct frame *to,
+                        uint64_t dst_off, uint64_t n, uint32_t lanes)
+{
+  uint64_t fs = from->df->param_size, ts = to->df->param_size;
+  if (src_off < FRAME_PARAM || dst_off < FRAME_PARAM) return;
+  src_off -= FRAME_PARAM;
+  dst_off -= FRAME_PARAM;
+  if (src_off + n > fs || dst_off + n > ts) return;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    memcpy(to->param + l * ts + dst_off, from->param + l * fs + src_off, n);
+  }
+}
+
+static const struct ptx_operand *call_opnd(const struct frame *fr, const struct dinsn *i,
+                                           uint32_t j)
+{
+  return &fr->df->f->opnds[i->call_first + j];
+}
+
+static int do_call(struct run *r, struct warp *w, const struct dinsn *i, uint32_t m)
+{
+  struct frame *caller = &w->fr[w->depth - 1], *callee;
+  const struct dfunc *cd = &r->c.funcs[i->callee];
+  const struct ptx_function *cf = cd->f;
+  uint32_t rest = caller->active & ~m, nargs = i->call_nargs;
+  if (w->depth >= CALL_DEPTH_MAX) {
+    char what[160];
+    snprintf(what, sizeof what, "call depth exceeds %d (unbounded recursion?)", CALL_DEPTH_MAX);
+    return warp_error(r, w, caller, i, CC_ERR_KERNEL, what);
+  }
+  save_active(caller, rest, caller->pc + 1);
+  caller->live &= ~m;
+  caller->active = 0;
+  callee = push_frame(r, w, cd, m);
+  caller = &w->fr[w->depth - 2];
+  callee->call_pc = caller->pc;
+  if (nargs > cf->nparams) nargs = cf->nparams;
+  for (uint32_t j = 0; j < nargs; j++) {
+    const struct ptx_operand *o = call_opnd(caller, i, i->call_nret + j);
+    const struct ptx_var *pv = &cf->vars[cf->param_vars[j]];
+    uint64_t n = pv->size_bytes, n2 = caller->df->f->vars[o->var].size_bytes;
+    copy_params(caller, caller->df->var_off[o->var], callee, cd->var_off[cf->param_vars[j]],
+                n < n2 ? n : n2, m);
+  }
+  return CC_OK;
+}
+
+/* Pops finished frames (no live lane) and resumes the returned lanes in the caller. */
+static void finish_frames(struct warp *w)
+{
+  while (w->depth > 1 && w->fr[w->depth - 1].live == 0) {
+    struct frame *callee = &w->fr[w->depth - 1], *caller = &w->fr[w->depth - 2];
+    const struct ptx_function *cf = callee->df->f;
+    const struct dinsn *ci = &caller->df->code[callee->call_pc];
+    uint32_t back = callee->returned & ~w->exited;
+    uint32_t nret = ci->call_nret < cf->nret ? ci->call_nret : cf->nret;
+    for (uint32_t j = 0; j < nret; j++) {
+      const struct ptx_operand *o = call_opnd(caller, ci, j);
+      const struct ptx_var *rv = &cf->vars[cf->ret_vars[j]];
+      uint64_t n = rv->size_bytes, n2 = caller->df->f->vars[o->var].size_bytes;
+      copy_params(callee, callee->df->var_off[cf->ret_vars[j]], caller,
+                  caller->df->var_off[o->var], n < n2 ? n : n2, back);
+    }
+    save_active(caller, back, callee->call_pc + 1);
+    caller->live |= back;
+    pop_frame(w);
+    if (caller->live) resched(caller);
+  }
+}
+
+/* lanes of mask m leave the current frame (exit: for good; ret: back to the caller) */
+static void leave(struct warp *w, struct frame *fr, uint32_t m, int is_exit)
+{
+  if (is_exit) w->exited |= m;
+  else fr->returned |= m;
+  fr->live &= ~m;
+  fr->active &= ~m;
+}
+
+/* ---- the interpreter loop ---------------------------------------------------------- */
+
+static int limit_error(struct run *r, struct warp *w, const struct frame *fr,
+                       const struct dinsn *i)
+{
+  char loc[700];
+  where(r, fr, i, loc, sizeof loc);
+  return cc_err_set(r->err, CC_ERR_LIMIT,
+                    "instruction budget exhausted after %" PRIu64 " warp instructions in "
+                    "warp %u of block (%u,%u,%u) at %s; the kernel may not terminate, or "
+                    "raise the limit with --max-insns N",
+                    r->st->warp_insns, w->index, r->cta[0], r->cta[1], r->cta[2], loc);
+}
+
+/* Runs warp w until it exits, waits at a barrier, or fails. */
+static int run_warp(struct run *r, struct warp *w)
+{
+#if defined(__GNUC__) && !defined(CC_EMU_SWITCH)
+  static const void *const disptab[H_COUNT] = {
+#define H(x) &&L_##x,
+#include "emu/handlers.def"
+#undef H
+  };
+#endif
+  struct frame *fr;
+  const struct dinsn *code, *i;
+  uint32_t pc, m;
+  uint64_t executed = 0, lanes = 0, budget_left;
+  int s = CC_OK;
+
+reload:
+  if (w->depth == 0 || w->fr[w->depth - 1].live == 0) {
+    w->state = W_DONE;
+    goto out;
+  }
+  fr = &w->fr[w->depth - 1];
+  code = fr->df->code;
+  pc = fr->pc;
+  budget_left = r->budget - (r->st->warp_insns + executed);
+
+  for (;;) {
+    i = &code[pc];
+    if (executed >= budget_left) {
+      fr->pc = pc;
+      r->st->warp_insns += executed;
+      r->st->thread_insns += lanes;
+      executed = lanes = 0;
+      s = limit_error(r, w, fr, i);
+      goto out;
+    }
+    executed++;
+    m = fr->active;
+    if (i->guard >= 0) {
+      const uint64_t *p = reg(fr, i->guard);
+      uint32_t g = 0, neg = i->guard_neg;
+      for (unsigned l = 0; l < 32; l++) g |= (uint32_t)((p[l] & 1) ^ neg) << l;
+      m &= g;
+    }
+    lanes += (uint64_t)__builtin_popcount(m);
+    if (i->reads_clock) {
+      uint64_t *c = reg(fr, (int32_t)fr->df->nregs + SR_CLOCK);
+      uint64_t now = r->st->warp_insns + executed;
+      for (unsigned l = 0; l < 96; l++) c[l] = now;
+    }
+
+    vmdispatch(i->h) {
+      vmcase(NOP) vmbreak;
+#define BIN(name, expr)                                                                 \
+  vmcase(name) {                                                                        \
+    uint64_t *d = reg(fr, i->d[0]);                                                     \
+    const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);                        \
+    LANES(m, d[l] = (expr));                                                            \
+  }                                                                                     \
+  vmbreak;
+      BIN(ADD_32, (uint32_t)(a[l] + b[l]))
+      BIN(ADD_64, a[l] + b[l])
+      BIN(SUB_32, (uint32_t)(a[l] - b[l]))
+      BIN(SUB_64, a[l] - b[l])
+      BIN(MUL_LO_32, (uint32_t)((uint32_t)a[l] * (uint32_t)b[l]))
+      BIN(MUL_LO_64, a[l] * b[l])
+      BIN(MUL_WIDE_S32, (uint64_t)((int64_t)(int32_t)a[l] * (int64_t)(int32_t)b[l]))
+      BIN(MUL_WIDE_U32, (uint64_t)(uint32_t)a[l] * (uint32_t)b[l])
+      BIN(SHL_32, (uint32_t)b[l] > 31 ? 0 : (uint32_t)((uint32_t)a[l] << (uint32_t)b[l]))
+      BIN(SHL_64, (uint32_t)b[l] > 63 ? 0 : a[l] << (uint32_t)b[l])
+      BIN(SHR_U32, (uint32_t)b[l] > 31 ? 0 : (uint32_t)a[l] >> (uint32_t)b[l])
+      BIN(SHR_S32, (uint32_t)(int32_t)((int32_t)a[l] >> ((uint32_t)b[l] > 31 ? 31 : (uint32_t)b[l])))
+      BIN(AND_32, (uint32_t)(a[l] & b[l]))
+      BIN(OR_32, (uint32_t)(a[l] | b[l]))
+      BIN(XOR_32, (uint32_t)(a[l] ^ b[l]))
+      BIN(AND_64, a[l] & b[l])
+      BIN(AND_P, ((a[l] ^ (i->sneg & 1)) & (b[l] ^ (i->sneg >> 1 & 1))) & 1)
+      BIN(OR_P, ((a[l] ^ (i->sneg & 1)) | (b[l] ^ (i->sneg >> 1 & 1))) & 1)
+      BIN(XOR_P, ((a[l] ^ (i->sneg & 1)) ^ (b[l] ^ (i->sneg >> 1 & 1))) & 1)
+      BIN(ADD_F32, B32(F32(a[l]) + F32(b[l])))
+      BIN(SUB_F32, B32(F32(a[l]) - F32(b[l])))
+      BIN(MUL_F32, B32(F32(a[l]) * F32(b[l])))
+      BIN(ADD_F64, B64(F64(a[l]) + F64(b[l])))
+      BIN(SUB_F64, B64(F64(a[l]) - F64(b[l])))
+      BIN(MUL_F64, B64(F64(a[l]) * F64(b[l])))
+#undef BIN
+      vmcase(NOT_P) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]);
+        LANES(m, d[l] = ~(a[l] ^ (i->sneg & 1)) & 1);
+      }
+      vmbreak;
+#define TER(name, expr)                                                                 \
+  vmcase(name) {                                                                        \
+    uint64_t *d = reg(fr, i->d[0]);                                                     \
+    const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]), *c = reg(fr, i->s[2]); \
+    LANES(m, d[l] = (expr));                                                            \
+  }                                                                                     \
+  vmbreak;
+      TER(MAD_LO_32, (uint32_t)((uint32_t)a[l] * (uint32_t)b[l] + (uint32_t)c[l]))
+      TER(FMA_F32, B32(fmaf(F32(a[l]), F32(b[l]), F32(c[l]))))
+      TER(FMA_F64, B64(fma(F64(a[l]), F64(b[l]), F64(c[l]))))
+#undef TER
+      vmcase(SETP_S32) vmcase(SETP_U32) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);
+        int sg = i->h == H_SETP_S32;
+#define CMPS(op) LANES(m, d[l] = sg ? (int32_t)a[l] op (int32_t)b[l] : (uint32_t)a[l] op (uint32_t)b[l])
+        switch (i->cmp) {
+        case PTX_CMP_EQ: CMPS(==); break;
+        case PTX_CMP_NE: CMPS(!=); break;
+        case PTX_CMP_LT: case PTX_CMP_LO: CMPS(<); break;
+        case PTX_CMP_LE: case PTX_CMP_LS: CMPS(<=); break;
+        case PTX_CMP_GT: case PTX_CMP_HI: CMPS(>); break;
+        case PTX_CMP_GE: case PTX_CMP_HS: CMPS(>=); break;
+        default: LANES(m, d[l] = 0); break;
+        }
+#undef CMPS
+      }
+      vmbreak;
+      vmcase(SETP) {
+        uint64_t *d = reg(fr, i->d[0]), *q = i->nd > 1 && i->d[1] >= 0 ? reg(fr, i->d[1]) : NULL;
+        const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);
+        const uint64_t *c = i->ns > 2 ? reg(fr, i->s[2]) : NULL;
+        uint64_t cn = i->sneg >> 2 & 1;
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+          unsigned l = (unsigned)__builtin_ctz(mm);
+          uint64_t t, u;
+          if (i->k == K_F) t = (uint64_t)emu_setp_f(i, a[l], b[l]);
+          else {
+            uint64_t x = a[l], y = b[l];
+            int64_t sx = (int64_t)emu_norm(x, i->w, K_S), sy = (int64_t)emu_norm(y, i->w, K_S);
+            uint64_t ux = emu_norm(x, i->w, K_U), uy = emu_norm(y, i->w, K_U);
+            int sg = i->k == K_S;
+            switch (i->cmp) {
+            case PTX_CMP_EQ: t = ux == uy; break;
+            case PTX_CMP_NE: t = ux != uy; break;
+            case PTX_CMP_LT: t = sg ? sx < sy : ux < uy; break;
+            case PTX_CMP_LE: t = sg ? sx <= sy : ux <= uy; break;
+            case PTX_CMP_GT: t = sg ? sx > sy : ux > uy; break;
+            case PTX_CMP_GE: t = sg ? sx >= sy : ux >= uy; break;
+            case PTX_CMP_LO: t = ux < uy; break;
+            case PTX_CMP_LS: t = ux <= uy; break;
+            case PTX_CMP_HI: t = ux > uy; break;
+            case PTX_CMP_HS: t = ux >= uy; break;
+            default: t = 0; break;
+            }
+          }
+          u = !t;
+          if (c) {
+            uint64_t cv = (c[l] & 1) ^ cn;
+            switch (i->boolop) {
+            case PTX_BOOL_AND: t &= cv; u &= cv; break;
+            case PTX_BOOL_OR: t |= cv; u |= cv; break;
+            default: t ^= cv; u ^= cv; break;
+            }
+          }
+          d[l] = t;
+          if (q) q[l] = u;
+        }
+      }
+      vmbreak;
+      vmcase(SELP) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]), *c = reg(fr, i->s[2]);
+        uint64_t cn = i->sneg >> 2 & 1;
+        LANES(m, d[l] = ((c[l] & 1) ^ cn) ? a[l] : b[l]);
+      }
+      vmbreak;
+      vmcase(MOV) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]);
+        if (i->w == 64 || i->k == K_P) LANES(m, d[l] = a[l]);
+        else {
+          uint64_t wm = (UINT64_C(1) << i->w) - 1;
+          LANES(m, d[l] = a[l] & wm);
+        }
+      }
+      vmbreak;
+      vmcase(MOV_PACK) {
+        uint64_t *d = reg(fr, i->d[0]), tmp[32];
+        unsigned pw = i->w / i->ns;
+        uint64_t pm = pw >= 64 ? UINT64_MAX : (UINT64_C(1) << pw) - 1;
+        memset(tmp, 0, sizeof tmp);
+        for (unsigned e = 0; e < i->ns; e++) {
+          const uint64_t *a = reg(fr, i->s[e]);
+          LANES(m, tmp[l] |= (a[l] & pm) << (e * pw));
+        }
+        LANES(m, d[l] = tmp[l]);
+      }
+      vmbreak;
+      vmcase(MOV_UNPACK) {
+        uint64_t src[32];
+        unsigned pw = i->w / i->nd;
+        uint64_t pm = pw >= 64 ? UINT64_MAX : (UINT64_C(1) << pw) - 1;
+        memcpy(src, reg(fr, i->s[0]), sizeof src);
+        for (unsigned e = 0; e < i->nd; e++) {
+          uint64_t *d;
+          if (i->d[e] < 0) continue;
+          d = reg(fr, i->d[e]);
+          LANES(m, d[l] = (src[l] >> (e * pw)) & pm);
+        }
+      }
+      vmbreak;
+      vmcase(IOP) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]);
+        const uint64_t *b = i->ns > 1 ? reg(fr, i->s[1]) : a, *c = i->ns > 2 ? reg(fr, i->s[2]) : a;
+        const uint64_t *e = i->ns > 3 ? reg(fr, i->s[3]) : a;
+        LANES(m, d[l] = emu_iop(i, a[l], b[l], c[l], e[l]));
+      }
+      vmbreak;
+      vmcase(FOP) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]);
+        const uint64_t *b = i->ns > 1 ? reg(fr, i->s[1]) : a, *c = i->ns > 2 ? reg(fr, i->s[2]) : a;
+        LANES(m, d[l] = emu_fop(i, a[l], b[l], c[l]));
+      }
+      vmbreak;
+      vmcase(CVT) {
+        uint64_t *d = reg(fr, i->d[0]);
+        const uint64_t *a = reg(fr, i->s[0]);
+        LANES(m, d[l] = emu_cvt(i, a[l]));
+      }
+      vmbreak;
+      vmcase(CVTA) {
+        uint64_t *d = reg(fr, i->d[0]), base = 0;
+        const uint64_t *a = reg(fr, i->s[0]);
+        uint64_t wm = i->w == 32 ? 0xffffffffu : UINT64_MAX;
+        switch (i->cvta_space) {
+        case PTX_SPACE_SHARED: base = WIN_SHARED; break;
+        case PTX_SPACE_LOCAL: base = WIN_LOCAL; break;
+        case PTX_SPACE_CONST: base = WIN_CONST; break;
+        default: base = 0; break;
+        }
+        if (i->mode == PTX_MODE_TO) LANES(m, d[l] = (a[l] - base) & wm);
+        else LANES(m, d[l] = (a[l] + base) & wm);
+      }
+      vmbreak;
+      vmcase(LD) vmcase(ST) {
+        if (m && (s = do_ldst(r, w, fr, i, m))) goto fail;
+      }
+      vmbreak;
+      vmcase(ATOM) {
+        if (m && (s = do_atom(r, w, fr, i, m))) goto fail;
+      }
+      vmbreak;
+      vmcase(SHFL) do_shfl(fr, i, m); vmbreak;
+      vmcase(VOTE) do_vote(fr, i, m); vmbreak;
+      vmcase(MATCH) do_match(fr, i, m); vmbreak;
+      vmcase(ACTIVEMASK) {
+        uint64_t *d = reg(fr, i->d[0]);
+        LANES(m, d[l] = m);
+      }
+      vmbreak;
+      vmcase(TRAP) {
+        if (!m) vmbreak;
+        s = warp_error(r, w, fr, i, CC_ERR_KERNEL, "trap instruction executed (the kernel "
+                       "aborted, e.g. a failed device-side assert)");
+        goto fail;
+      }
+      vmcase(BRA) {
+        uint32_t act = fr->active;
+        if (m == act) {
+          pc = i->target;
+          if (pc >= fr->wait_min) {
+            save_active(fr, act, pc);
+            resched(fr);
+            pc = fr->pc;
+          }
+          continue;
+        }
+        if (m == 0) vmbreak;
+        save_active(fr, m, i->target);
+        save_active(fr, act & ~m, pc + 1);
+        resched(fr);
+        pc = fr->pc;
+        continue;
+      }
+      vmcase(EXIT) vmcase(RET) {
+        uint32_t act = fr->active;
+        if (!m) vmbreak;
+        leave(w, fr, m, i->h == H_EXIT || w->depth == 1);
+        if (m != act) vmbreak; /* the others go on */
+        if (fr->live) {
+          resched(fr);
+          pc = fr->pc;
+          continue;
+        }
+        finish_frames(w);
+        r->st->warp_insns += executed;
+        r->st->thread_insns += lanes;
+        executed = lanes = 0;
+        goto reload;
+      }
+      vmcase(BAR) {
+        int wait;
+        if (!m) vmbreak;
+        fr->pc = pc;
+        if ((s = do_bar(r, w, fr, i, m, &wait))) goto fail;
+        if (!wait) vmbreak;
+        fr->pc = pc + 1;
+        if (fr->pc == fr->wait_min) { save_active(fr, fr->active, fr->pc); resched(fr); }
+        goto out;
+      }
+      vmcase(CALL) {
+        if (!m) vmbreak;
+        fr->pc = pc;
+        if ((s = do_call(r, w, i, m))) goto fail;
+        r->st->warp_insns += executed;
+        r->st->thread_insns += lanes;
+        executed = lanes = 0;
+        goto reload;
+      }
+    }
+  next:
+    pc++;
+    if (pc >= fr->wait_min) {
+      save_active(fr, fr->active, pc);
+      resched(fr);
+      pc = fr->pc;
+    }
+  }
+fail:
+  fr->pc = pc;
+out:
+  r->st->warp_insns += executed;
+  r->st->thread_insns += lanes;
+  return s;
+}
+
+/* ---- CTAs ----------------------------------------------------------------------------- */
+
+static void init_warps(struct run *r)
+{
+  for (uint32_t j = 0; j < r->nwarps; j++) {
+    struct warp *w = &r->warps[j];
+    uint32_t first = j * 32, n = r->nthreads - first;
+    while (w->depth) pop_frame(w);
+    w->index = j;
+    w->present = n >= 32 ? FULL_MASK : (UINT32_C(1) << n) - 1;
+    w->exited = 0;
+    w->state = W_READY;
+    w->lused = 0;
+    if (w->local) memset(w->local, 0, 32 * w->lcap);
+    memset(w->dyn, 0, (r->c.insns.len ? r->c.insns.len : 1) * sizeof *w->dyn);
+    push_frame(r, w, &r->c.funcs[0], w->present);
+  }
+}
+
+static int run_cta(struct run *r)
+{
+  int any_ready = 1;
+  memset(r->shared, 0, r->shared_size);
+  memset(r->bar_arrived, 0, sizeof r->bar_arrived);
+  init_warps(r);
+  while (any_ready) {
+    any_ready = 0;
+    for (uint32_t j = 0; j < r->nwarps; j++) {
+      struct warp *w = &r->warps[j];
+      int s;
+      if (w->state != W_READY) continue;
+      any_ready = 1;
+      if ((s = run_warp(r, w))) return s;
+    }
+  }
+  {
+    uint32_t waiting = 0, done = 0, bar = 0, line = 0;
+    for (uint32_t j = 0; j < r->nwarps; j++) {
+      if (r->warps[j].state == W_WAIT) {
+        if (!waiting) { bar = r->warps[j].bar; line = r->warps[j].bar_line; }
+        waiting++;
+      }
+      if (r->warps[j].state == W_DONE) done++;
+    }
+    if (waiting)
+      return cc_err_set(r->err, CC_ERR_KERNEL,
+                        "barrier deadlock in kernel %s, block (%u,%u,%u): %u warps wait at "
+                        "barrier %u (PTX line %u) that expects %u warps, but %u warps "
+                        "exited without reaching it; every thread of the block must reach "
+                        "each barrier",
+                        r->k->name, r->cta[0], r->cta[1], r->cta[2], waiting, bar, line,
+                        r->bar_expected[bar], done);
+  }
+  return CC_OK;
+}
+
+static void progress(struct run *r, uint64_t done, uint64_t total)
+{
+  struct timespec now;
+  if (!r->emu->opts.progress) return;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (now.tv_sec - r->last_progress.tv_sec < 3) return;
+  r->last_progress = now;
+  r->progressed = 1;
+  fprintf(stderr, "coalcheck: %s: %" PRIu64 "/%" PRIu64 " blocks emulated\n", r->k->name,
+          done, total);
+}
+
+/* Packs launch->params per the kernel's .param declarations. */
+static int pack_params(struct run *r)
+{
+  const struct ptx_function *k = r->k;
+  const struct dfunc *df = &r->c.funcs[0];
+  if (r->L->nparams != k->nparams)
+    return cc_err_set(r->err, CC_ERR_INPUT,
+                      "kernel %s takes %u parameters but the launch gives %u; pass one "
+                      "--arg per parameter",
+                      k->name, k->nparams, r->L->nparams);
+  r->kparam = cc_xcalloc(r->c.kparam_size ? r->c.kparam_size : 1, 1);
+  for (uint32_t j = 0; j < k->nparams; j++) {
+    const struct ptx_var *v = &k->vars[k->param_vars[j]];
+    uint32_t n = r->L->param_bytes ? r->L->param_bytes[j] : 0;
+    if (n != v->size_bytes)
+      return cc_err_set(r->err, CC_ERR_INPUT,
+                        "parameter %u (%s) of kernel %s is %" PRIu64 " bytes but the launch "
+                        "gives %u bytes; check the argument's type",
+                        j, v->name, k->name, v->size_bytes, n);
+    if (n) memcpy(r->kparam + df->var_off[k->param_vars[j]], r->L->params[j], n);
+  }
+  return CC_OK;
+}
+
+static int check_launch(struct run *r)
+{
+  const struct cc_emu_launch *L = r->L;
+  uint64_t threads = (uint64_t)L->block[0] * L->block[1] * L->block[2];
+  for (int c = 0; c < 3; c++)
+    if (L->grid[c] == 0 || L->block[c] == 0)
+      return cc_err_set(r->err, CC_ERR_INPUT,
+                        "launch of kernel %s has a zero grid or block dimension "
+                        "(grid %ux%ux%u, block %ux%ux%u); every dimension must be >= 1",
+                        r->k->name, L->grid[0], L->grid[1], L->grid[2], L->block[0],
+                        L->block[1], L->block[2]);
+  if (threads > 1024)
+    return cc_err_set(r->err, CC_ERR_INPUT,
+                      "launch of kernel %s has %" PRIu64 " threads per block; at most 1024",
+                      r->k->name, threads);
+  r->nthreads = (uint32_t)threads;
+  r->nwarps = (r->nthreads + 31) / 32;
+  return CC_OK;
+}
+
+static void release_run(struct run *r)
+{
+  if (r->warps)
+    for (uint32_t j = 0; j < r->nwarps; j++) {
+      while (r->warps[j].depth) pop_frame(&r->warps[j]);
+      free(r->warps[j].fr);
+      free(r->warps[j].local);
+      free(r->warps[j].dyn);
+    }
+  free(r->warps);
+  free(r->shared);
+  free(r->kparam);
+  emu_code_release(&r->c);
+}
+
+int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
+               const struct cc_emu_launch *launch, struct cc_access_sink *sink,
+               struct cc_emu_stats *stats, struct cc_err *err)
+{
+  struct run r;
+  struct cc_kernel_info ki;
+  struct cc_emu_stats dummy;
+  int s, begun = 0;
+  uint64_t total, done = 0;
+  memset(&r, 0, sizeof r);
+  if (!stats) stats = &dummy;
+  memset(stats, 0, sizeof *stats);
+  r.emu = emu;
+  r.k = k;
+  r.L = launch;
+  r.sink = sink;
+  r.st = stats;
+  r.err = err;
+  r.budget = emu->opts.max_warp_insns ? emu->opts.max_warp_insns : CC_EMU_DEFAULT_BUDGET;
+  if ((s = emu_decode(emu, k, &r.c, err))) return s;
+  if ((s = check_launch(&r)) || (s = pack_params(&r))) goto done;
+  r.shared_size = r.c.shared_dyn_base + launch->dynamic_shared_bytes;
+  if (r.c.shared_static > r.shared_size) r.shared_size = r.c.shared_static;
+  r.shared = cc_xcalloc(r.shared_size ? r.shared_size : 1, 1);
+  r.warps = cc_xcalloc(r.nwarps, sizeof *r.warps);
+  for (uint32_t j = 0; j < r.nwarps; j++)
+    r.warps[j].dyn = cc_xcalloc(r.c.insns.len ? r.c.insns.len : 1, sizeof *r.warps[j].dyn);
+  memset(&ki, 0, sizeof ki);
+  ki.name = ki.mangled = k->name;
+  memcpy(ki.grid, launch->grid, sizeof ki.grid);
+  memcpy(ki.block, launch->block, sizeof ki.block);
+  ki.n_insns = (uint32_t)r.c.insns.len;
+  ki.insns = r.c.insns.data;
+  if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) goto done;
+  begun = 1;
+  clock_gettime(CLOCK_MONOTONIC, &r.last_progress);
+  total = (uint64_t)launch->grid[0] * launch->grid[1] * launch->grid[2];
+  for (uint32_t z = 0; z < launch->grid[2]; z++)
+    for (uint32_t y = 0; y < launch->grid[1]; y++)
+      for (uint32_t x = 0; x < launch->grid[0]; x++) {
+        r.cta[0] = x;
+        r.cta[1] = y;
+        r.cta[2] = z;
+        if ((s = run_cta(&r))) goto done;
+        stats->ctas_done++;
+        progress(&r, ++done, total);
+      }
+done:
+  if (begun && sink && sink->end_kernel) {
+    struct cc_err e2;
+    int s2;
+    memset(&e2, 0, sizeof e2);
+    s2 = sink->end_kernel(sink->ctx, s ? &e2 : err);
+    if (!s) s = s2;
+  }
+  if (r.progressed) fprintf(stderr, "coalcheck: %s: done\n", k->name);
+  release_run(&r);
+  return s;
+}

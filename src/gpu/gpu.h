@@ -1,0 +1,163 @@
+/* coalcheck gpu: host-side pieces of the GPU backend (plain C11, no CUDA headers).
+ *
+ * The injection library (inject.c, built only where the Compute Sanitizer headers are)
+ * patches every global/shared/local memory instruction of the application's kernels; the
+ * device patch (patch.cu) reduces each warp's access on the GPU into per-(pc, SM) counters
+ * (layout.h). What is here turns those counters into the report, and is what the unit
+ * tests exercise without a GPU:
+ *   - counters: sum the per-SM shards of one pc into struct cc_gpu_pc_stats;
+ *   - sassmap: parse `nvdisasm -g` text into (function, offset) -> SASS text, file:line;
+ *   - filter: COALCHECK_KERNEL_REGEX / _LAUNCH_SKIP / _LAUNCH_COUNT launch selection;
+ *   - report: the JSON report (docs/json-schema.md names, `sass`/`sass_offset` instead
+ *     of `ptx`/`ptx_index`) and the short text table. */
+#ifndef CC_GPU_GPU_H
+#define CC_GPU_GPU_H
+
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "access/access.h"
+#include "gpu/layout.h"
+#include "util/err.h"
+
+/* ---- counters ---- */
+
+/* What the GPU measured for one static instruction (one pc), summed over SMs and
+ * launches. For global memory sectors/ideal are 32-byte sectors; for shared and local
+ * memory they are wavefronts / ideal wavefronts (phases with active lanes). */
+struct cc_gpu_pc_stats {
+  uint64_t requests;      /* warp-level executions */
+  uint64_t lanes;         /* active lanes over all requests */
+  uint64_t sectors;       /* global: sectors; shared: wavefronts */
+  uint64_t ideal;         /* global: ideal sectors; shared: ideal wavefronts */
+  uint64_t bytes;         /* bytes requested: lanes x size */
+  uint64_t stride_count;  /* neighbour strides seen (lanes - 1 per request) */
+  uint64_t stride_sum;    /* bytes */
+  uint64_t stride_min;    /* bytes; UINT64_MAX when stride_count == 0 */
+  uint64_t stride_max;    /* bytes */
+  uint64_t ways;          /* shared: worst bank-conflict ways of one request (>= 1) */
+  uint32_t flags;         /* CC_GPU_FL_* (layout.h) */
+};
+
+/* Sets *s to "nothing measured" (zeros, stride_min = UINT64_MAX, ways = 1). */
+void cc_gpu_stats_init(struct cc_gpu_pc_stats *s);
+
+/* Adds the n_shards records of one slot (raw: n_shards x CC_GPU_FIELDS uint64 words, in
+ * layout.h order) to *acc. Each shard is unpacked before summing, so packed halves never
+ * carry into each other on the host. */
+void cc_gpu_stats_add_shards(struct cc_gpu_pc_stats *acc, cc_keep const uint64_t *raw,
+                             uint32_t n_shards);
+
+/* Space of an instruction from its flags: the space bit set (CC_SPACE_GLOBAL if none). */
+enum cc_space cc_gpu_stats_space(const struct cc_gpu_pc_stats *s);
+
+/* Access size in bytes (largest size bit seen; 0 if none). */
+uint32_t cc_gpu_stats_size(const struct cc_gpu_pc_stats *s);
+
+/* Kind of access: atomics whose SASS mnemonic starts with "RED" are reductions (no value
+ * returned), other atomics atomic; else store if written, else load. sass may be NULL. */
+enum cc_access_kind cc_gpu_stats_kind(const struct cc_gpu_pc_stats *s, const char *sass);
+
+/* ---- sassmap ---- */
+
+struct cc_gpu_sass_insn {
+  uint32_t offset;        /* bytes from the function's first instruction */
+  char *text;             /* "LDG.E R5, desc[UR4][R2.64]" (no trailing ';'), owned */
+  const char *file;       /* source file from the last //## line, or NULL (owned by map) */
+  uint32_t line;          /* 0 when none */
+};
+
+struct cc_gpu_sass_func {
+  char *name;             /* mangled, owned */
+  size_t n, cap;
+  struct cc_gpu_sass_insn *insns;   /* ascending offsets */
+};
+
+struct cc_gpu_sassmap {
+  size_t n, cap;
+  struct cc_gpu_sass_func *funcs;
+  size_t n_files, cap_files;
+  char **files;           /* interned file names */
+  int has_lines;          /* 1 if any //## line information was seen */
+};
+
+/* Parses the output of `nvdisasm -g` (or -gi) into *map (zeroed first by the caller or
+ * fresh). Functions start at `.section .text.NAME,` lines; instructions are lines
+ * `/<star>OFFS<star>/ TEXT ;` (hex offset); `//## File "F", line N` sets the source of
+ * the instructions that follow. origin names the text in messages. Errors: CC_ERR_INPUT
+ * with origin:line when an offset or a //## line is malformed or an instruction comes
+ * before any function. On error *map holds what was parsed so far: release it. */
+int cc_gpu_sassmap_parse(struct cc_gpu_sassmap *map, cc_keep const char *text,
+                         const char *origin, struct cc_err *err);
+
+/* The instruction of function func at offset, or NULL. */
+const struct cc_gpu_sass_insn *cc_gpu_sassmap_find(const struct cc_gpu_sassmap *map,
+                                                   const char *func, uint32_t offset);
+
+/* Frees everything map owns and zeroes it. */
+void cc_gpu_sassmap_release(struct cc_gpu_sassmap *map);
+
+/* ---- filter ---- */
+
+/* Launch selection, as Nsight Compute's --kernel-name regex: / --launch-skip /
+ * --launch-count: of the launches whose kernel name matches, skip the first `skip`, then
+ * profile `count` (all when has_count is 0). */
+struct cc_gpu_filter {
+  int has_regex;
+  regex_t regex;          /* POSIX extended, matched against demangled and mangled name */
+  uint64_t skip, count;
+  int has_count;
+  uint64_t matched;       /* matching launches seen so far */
+};
+
+/* Reads the filter from the three strings (each may be NULL or empty: no constraint).
+ * Errors: CC_ERR_USAGE naming the variable when the regex does not compile or a number is
+ * not a non-negative decimal integer. */
+int cc_gpu_filter_init(struct cc_gpu_filter *f, const char *regex, const char *skip,
+                       const char *count, struct cc_err *err);
+
+/* 1 if this launch is to be profiled; counts matching launches. name and mangled may be
+ * equal; either may be NULL. */
+int cc_gpu_filter_select(struct cc_gpu_filter *f, const char *name, const char *mangled);
+
+void cc_gpu_filter_release(struct cc_gpu_filter *f);
+
+/* ---- report ---- */
+
+struct cc_gpu_insn_report {
+  uint32_t sass_offset;
+  const char *sass;       /* NULL when nvdisasm was not available */
+  const char *file;       /* NULL without -lineinfo */
+  uint32_t line;
+  struct cc_gpu_pc_stats st;
+};
+
+struct cc_gpu_kernel_report {
+  const char *name;       /* demangled */
+  const char *mangled;
+  uint32_t grid[3], block[3];   /* of the last profiled launch */
+  uint64_t launches;      /* profiled launches */
+  size_t n;
+  struct cc_gpu_insn_report *insns;   /* ascending sass_offset */
+  uint64_t outside_requests;          /* accesses from pcs outside the kernel's range */
+};
+
+/* Writes the report as JSON to fp: {"tool","backend":"gpu","device","model":"sm_90",
+ * "kernels":[{...,"instructions":[...],"totals":{...}}]}. Per instruction: requests,
+ * lanes, sectors, ideal_sectors (global) or wavefronts, ideal_wavefronts, bank_conflicts,
+ * ways (shared/local), bytes_requested, efficiency, stride {min,max,avg} or null,
+ * verdict (Algorithm 1: "coalesced" when max stride <= size, else "uncoalesced"), source
+ * {file,line} or null, sass, sass_offset. Errors: CC_ERR_IO when writing fails. */
+int cc_gpu_report_write_json(FILE *fp, const char *device,
+                             cc_keep const struct cc_gpu_kernel_report *k, size_t nk,
+                             struct cc_err *err);
+
+/* Writes a short text table (one line per instruction) to fp. */
+void cc_gpu_report_write_text(FILE *fp, cc_keep const struct cc_gpu_kernel_report *k,
+                              size_t nk);
+
+/* Writes s as a JSON string literal (quotes and escapes included); NULL as null. */
+void cc_gpu_json_string(FILE *fp, const char *s);
+
+#endif

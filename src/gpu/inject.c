@@ -1,0 +1,476 @@
+/* coalcheck gpu: the injection library (libcoalcheck_gpu.so).
+ *
+ * Loaded with LD_PRELOAD (not CUDA_INJECTION64_PATH): that path was verified on the H200
+ * (GPU-NOTES.md), and it leaves CUDA_INJECTION64_PATH to Nsight Compute and
+ * compute-sanitizer, which use it themselves. The constructor subscribes to the Compute
+ * Sanitizer callbacks; then, per event:
+ *   MODULE_LOADED   load the device patch (once per context), patch global, shared and
+ *                   local memory instructions, keep a copy of the cubin for the SASS map;
+ *   LAUNCH_BEGIN    apply the launch filter; give the launch its function's counter table
+ *                   (allocated and zeroed at the function's first profiled launch);
+ *   LAUNCH_END      copy the touched slots back (stream-ordered, so after the grid), sum
+ *                   the SM shards into host statistics, zero them on the device;
+ *   exit            disassemble the cubins with `nvdisasm -g`, write the JSON report to
+ *                   $COALCHECK_GPU_JSON and a short table to stderr.
+ * No CUDA API call happens inside a callback: only the Sanitizer memory API.
+ *
+ * Environment: COALCHECK_GPU_JSON (report path; none: table only), COALCHECK_GPU_PATCH
+ * (patch fatbin; default: coalcheck_gpu_patch.fatbin beside this library),
+ * COALCHECK_GPU_SHARDS (counter copies, default 132), COALCHECK_KERNEL_REGEX,
+ * COALCHECK_LAUNCH_SKIP, COALCHECK_LAUNCH_COUNT, COALCHECK_NVDISASM, COALCHECK_GPU_QUIET.
+ *
+ * The one mutable global: the state pointer, because atexit handlers take no argument. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sanitizer.h>
+
+#include "gpu/gpu.h"
+#include "util/fileio.h"
+
+/* demangling through libstdc++ (linked), as the cli does */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct mod_rec {
+  CUmodule mod;
+  CUcontext ctx;
+  char *cubin;            /* copy of the module's cubin, owned */
+  size_t cubin_size;
+  struct cc_gpu_sassmap sass;
+  int sass_done;
+};
+
+struct func_rec {
+  CUfunction fn;
+  size_t mod;             /* index into modules */
+  char *mangled, *name;   /* owned */
+  uint64_t base_pc, size;
+  uint32_t n_slots, n_shards;
+  void *dev;              /* hdr + counters + touched (device) */
+  size_t counters_off, touched_off, touched_bytes;
+  uint32_t *touched;      /* host copy */
+  uint64_t *raw;          /* host scratch: (n_slots + 1) x n_shards x fields */
+  struct cc_gpu_pc_stats *stats; /* n_slots + 1 */
+  uint64_t launches, pending;
+  uint32_t grid[3], block[3];
+};
+
+struct ctx_rec {
+  CUcontext ctx;
+  void *disabled;         /* a zeroed header: callbacks return at once */
+};
+
+struct state {
+  pthread_mutex_t lock;
+  Sanitizer_SubscriberHandle sub;
+  char *patch_path, *json_path;
+  struct cc_gpu_filter filter;
+  uint32_t n_shards;
+  int quiet;
+  struct cc_err err;      /* first error met inside a callback, reported at exit */
+  struct mod_rec *mods;
+  size_t n_mods, cap_mods;
+  struct func_rec *funcs;
+  size_t n_funcs, cap_funcs;
+  struct ctx_rec *ctxs;
+  size_t n_ctxs, cap_ctxs;
+};
+
+static struct state *g_state;
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+  if (need <= *cap)
+    return p;
+  size_t nc = *cap ? *cap * 2 : 8;
+  while (nc < need)
+    nc *= 2;
+  void *q = realloc(p, nc * elem);
+  if (q == NULL)
+    CC_BUG("out of memory");
+  *cap = nc;
+  return q;
+}
+
+static char *xstrdup(const char *s)
+{
+  char *d = strdup(s ? s : "");
+  if (d == NULL)
+    CC_BUG("out of memory");
+  return d;
+}
+
+/* Records the first failure (later ones are consequences); returns 0 on success. */
+static int check(struct state *s, SanitizerResult r, const char *what)
+{
+  if (r == SANITIZER_SUCCESS)
+    return 0;
+  if (s->err.status == CC_OK) {
+    const char *why = "unknown error";
+    sanitizerGetResultString(r, &why);
+    cc_err_set(&s->err, CC_ERR_TOOL, "%s failed: %s (sanitizer result %d); the report "
+               "may be incomplete", what, why, (int)r);
+  }
+  return -1;
+}
+
+static struct ctx_rec *ctx_get(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
+{
+  for (size_t i = 0; i < s->n_ctxs; i++)
+    if (s->ctxs[i].ctx == ctx)
+      return &s->ctxs[i];
+  s->ctxs = grow(s->ctxs, &s->cap_ctxs, s->n_ctxs + 1, sizeof *s->ctxs);
+  struct ctx_rec *c = &s->ctxs[s->n_ctxs++];
+  c->ctx = ctx;
+  c->disabled = NULL;
+  if (check(s, sanitizerAlloc(ctx, &c->disabled, sizeof(struct cc_gpu_launch_hdr)),
+            "sanitizerAlloc (disabled header)") == 0)
+    check(s, sanitizerMemset(c->disabled, 0, sizeof(struct cc_gpu_launch_hdr), st),
+          "sanitizerMemset (disabled header)");
+  return c;
+}
+
+static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData *d)
+{
+  int ctx_known = 0;
+  for (size_t i = 0; i < s->n_ctxs; i++)
+    ctx_known |= s->ctxs[i].ctx == d->context;
+  if (!ctx_known) {
+    if (check(s, sanitizerAddPatchesFromFile(s->patch_path, d->context),
+              "loading the device patch (set COALCHECK_GPU_PATCH to "
+              "coalcheck_gpu_patch.fatbin)") != 0)
+      return;
+    ctx_get(s, d->context, NULL);
+  }
+  if (check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS,
+                                          d->module, "cc_gpu_cb_global"), "patching global") ||
+      check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS,
+                                          d->module, "cc_gpu_cb_shared"), "patching shared") ||
+      check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS,
+                                          d->module, "cc_gpu_cb_local"), "patching local") ||
+      check(s, sanitizerPatchModule(d->module), "sanitizerPatchModule"))
+    return;
+  s->mods = grow(s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods);
+  struct mod_rec *m = &s->mods[s->n_mods++];
+  memset(m, 0, sizeof *m);
+  m->mod = d->module;
+  m->ctx = d->context;
+  if (d->pCubin != NULL && d->cubinSize != 0) {
+    m->cubin = malloc(d->cubinSize);
+    if (m->cubin == NULL)
+      CC_BUG("out of memory");
+    memcpy(m->cubin, d->pCubin, d->cubinSize);
+    m->cubin_size = d->cubinSize;
+  }
+}
+
+static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
+{
+  for (size_t i = 0; i < s->n_funcs; i++)
+    if (s->funcs[i].fn == d->function)
+      return &s->funcs[i];
+  s->funcs = grow(s->funcs, &s->cap_funcs, s->n_funcs + 1, sizeof *s->funcs);
+  struct func_rec *f = &s->funcs[s->n_funcs++];
+  memset(f, 0, sizeof *f);
+  f->fn = d->function;
+  f->mod = SIZE_MAX;
+  for (size_t i = 0; i < s->n_mods; i++)
+    if (s->mods[i].mod == d->module)
+      f->mod = i;
+  f->mangled = xstrdup(d->functionName);
+  int st = -1;
+  char *dm = __cxa_demangle(f->mangled, NULL, NULL, &st);
+  f->name = st == 0 && dm ? dm : xstrdup(f->mangled);
+  if (st != 0)
+    free(dm);
+  return f;
+}
+
+/* Allocates the function's counter table (layout.h) at its first profiled launch. */
+static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_LaunchData *d)
+{
+  if (check(s, sanitizerGetFunctionPcAndSize(d->module, f->mangled, &f->base_pc, &f->size),
+            "sanitizerGetFunctionPcAndSize") != 0)
+    return -1;
+  f->n_slots = (uint32_t)(f->size / CC_GPU_INSN_BYTES);
+  f->n_shards = s->n_shards;
+  size_t rec = (size_t)f->n_shards * CC_GPU_FIELDS * sizeof(uint64_t);
+  f->counters_off = 64;
+  f->touched_off = f->counters_off + (f->n_slots + 1) * rec;
+  f->touched_bytes = ((f->n_slots + 1 + 31) / 32) * sizeof(uint32_t);
+  size_t total = f->touched_off + f->touched_bytes;
+  if (check(s, sanitizerAlloc(d->context, &f->dev, total), "sanitizerAlloc (counters)") != 0)
+    return -1;
+  f->touched = calloc(f->touched_bytes, 1);
+  f->raw = malloc((f->n_slots + 1) * rec);
+  f->stats = malloc((f->n_slots + 1) * sizeof *f->stats);
+  if (!f->touched || !f->raw || !f->stats)
+    CC_BUG("out of memory");
+  for (uint32_t i = 0; i <= f->n_slots; i++)
+    cc_gpu_stats_init(&f->stats[i]);
+  /* the async copy has staged a pageable source before it returns (sanitizer_memory.h) */
+  struct cc_gpu_launch_hdr hdr = {
+      .base_pc = f->base_pc,
+      .counters = (uint64_t)(uintptr_t)f->dev + f->counters_off,
+      .touched = (uint64_t)(uintptr_t)f->dev + f->touched_off,
+      .n_slots = f->n_slots,
+      .n_shards = f->n_shards,
+      .enabled = 1,
+  };
+  if (check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
+      check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
+            "sanitizerMemcpyHostToDeviceAsync") != 0) {
+    return -1;
+  }
+  return 0;
+}
+
+static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
+{
+  struct ctx_rec *c = ctx_get(s, d->context, d->hStream);
+  struct func_rec *f = func_get(s, d);
+  void *ud = c->disabled;
+  if (cc_gpu_filter_select(&s->filter, f->name, f->mangled) &&
+      (f->dev != NULL || func_alloc(s, f, d) == 0)) {
+    ud = f->dev;
+    f->launches++;
+    f->pending++;
+    f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
+    f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
+  }
+  check(s, sanitizerSetLaunchCallbackData(d->hLaunch, d->function, d->hStream, ud),
+        "sanitizerSetLaunchCallbackData");
+}
+
+/* Copies back the slots the launch touched, adds them up, zeroes them on the device. */
+static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st)
+{
+  char *dev = f->dev;
+  if (check(s, sanitizerMemcpyDeviceToHost(f->touched, dev + f->touched_off,
+                                           f->touched_bytes, st), "reading counters") != 0)
+    return;
+  size_t rec = (size_t)f->n_shards * CC_GPU_FIELDS * sizeof(uint64_t);
+  for (uint32_t slot = 0; slot <= f->n_slots;) {
+    if (!(f->touched[slot / 32] & (1u << (slot % 32)))) {
+      slot++;
+      continue;
+    }
+    uint32_t end = slot; /* one copy per run of touched slots */
+    while (end <= f->n_slots && (f->touched[end / 32] & (1u << (end % 32))))
+      end++;
+    size_t off = f->counters_off + slot * rec, bytes = (end - slot) * rec;
+    if (check(s, sanitizerMemcpyDeviceToHost(f->raw, dev + off, bytes, st),
+              "reading counters") != 0 ||
+        check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") != 0)
+      return;
+    for (uint32_t i = slot; i < end; i++)
+      cc_gpu_stats_add_shards(&f->stats[i],
+                              f->raw + (size_t)(i - slot) * f->n_shards * CC_GPU_FIELDS,
+                              f->n_shards);
+    slot = end;
+  }
+  check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st), "zeroing counters");
+}
+
+static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
+{
+  for (size_t i = 0; i < s->n_funcs; i++) {
+    struct func_rec *f = &s->funcs[i];
+    if (f->fn == d->function && f->pending > 0) {
+      f->pending--;
+      flush(s, f, d->hStream);
+    }
+  }
+}
+
+static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domain,
+                                  Sanitizer_CallbackId cbid, const void *cbdata)
+{
+  struct state *s = userdata;
+  pthread_mutex_lock(&s->lock);
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
+    on_module_loaded(s, cbdata);
+  else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+    on_launch_begin(s, cbdata);
+  else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
+    on_launch_end(s, cbdata);
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- at exit: SASS map and report ---- */
+
+static const char *nvdisasm_path(void)
+{
+  const char *p = getenv("COALCHECK_NVDISASM");
+  if (p && *p)
+    return p;
+  static char buf[4096];
+  const char *home = getenv("CUDA_HOME");
+  snprintf(buf, sizeof buf, "%s/bin/nvdisasm", home && *home ? home : "/usr/local/cuda");
+  if (access(buf, X_OK) == 0)
+    return buf;
+  return "nvdisasm";
+}
+
+/* Runs nvdisasm -g on the module's cubin and parses it; on failure m->sass stays empty. */
+static void disassemble(struct state *s, struct mod_rec *m)
+{
+  m->sass_done = 1;
+  if (m->cubin == NULL)
+    return;
+  char tmp[] = "/tmp/coalcheck-cubin-XXXXXX";
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return;
+  int ok = write(fd, m->cubin, m->cubin_size) == (ssize_t)m->cubin_size;
+  close(fd);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' -g -c '%s' 2>/dev/null", nvdisasm_path(), tmp);
+  FILE *p = ok ? popen(cmd, "r") : NULL;
+  if (p != NULL) {
+    size_t len = 0, cap = 1 << 16;
+    char *text = malloc(cap);
+    size_t got;
+    while (text && (got = fread(text + len, 1, cap - len - 1, p)) > 0) {
+      len += got;
+      if (cap - len < 4096) {
+        char *t = realloc(text, cap * 2);
+        if (t == NULL)
+          CC_BUG("out of memory");
+        text = t;
+        cap *= 2;
+      }
+    }
+    pclose(p);
+    if (text) {
+      text[len] = '\0';
+      struct cc_err e = {0};
+      if (cc_gpu_sassmap_parse(&m->sass, text, "nvdisasm output", &e) != CC_OK &&
+          s->err.status == CC_OK)
+        s->err = e;
+      free(text);
+    }
+  }
+  unlink(tmp);
+}
+
+static void finish(void)
+{
+  struct state *s = g_state;
+  if (s == NULL)
+    return;
+  pthread_mutex_lock(&s->lock);
+  unsetenv("LD_PRELOAD"); /* nvdisasm must not load this library again */
+  size_t nk = 0;
+  struct cc_gpu_kernel_report *ks = calloc(s->n_funcs + 1, sizeof *ks);
+  int no_lines = 0, no_sass = 0;
+  for (size_t i = 0; ks && i < s->n_funcs; i++) {
+    struct func_rec *f = &s->funcs[i];
+    if (f->launches == 0 || f->stats == NULL)
+      continue;
+    struct mod_rec *m = f->mod < s->n_mods ? &s->mods[f->mod] : NULL;
+    if (m && !m->sass_done)
+      disassemble(s, m);
+    struct cc_gpu_kernel_report *k = &ks[nk++];
+    k->name = f->name;
+    k->mangled = f->mangled;
+    memcpy(k->grid, f->grid, sizeof k->grid);
+    memcpy(k->block, f->block, sizeof k->block);
+    k->launches = f->launches;
+    k->outside_requests = f->stats[f->n_slots].requests;
+    k->insns = calloc(f->n_slots + 1, sizeof *k->insns);
+    for (uint32_t slot = 0; k->insns && slot < f->n_slots; slot++) {
+      if (f->stats[slot].requests == 0)
+        continue;
+      struct cc_gpu_insn_report *in = &k->insns[k->n++];
+      in->sass_offset = slot * CC_GPU_INSN_BYTES;
+      in->st = f->stats[slot];
+      const struct cc_gpu_sass_insn *si =
+          m ? cc_gpu_sassmap_find(&m->sass, f->mangled, in->sass_offset) : NULL;
+      if (si) {
+        in->sass = si->text;
+        in->file = si->file;
+        in->line = si->line;
+      }
+      no_sass |= si == NULL;
+      no_lines |= m && m->sass.n > 0 && !m->sass.has_lines;
+    }
+  }
+  if (no_sass)
+    fprintf(stderr, "coalcheck-gpu: warning: no SASS text for some instructions: nvdisasm "
+            "(%s) missing or failed; set COALCHECK_NVDISASM; reporting sass offsets\n",
+            nvdisasm_path());
+  if (no_lines)
+    fprintf(stderr, "coalcheck-gpu: warning: no line information: build the application "
+            "with -lineinfo; reporting sass offsets\n");
+  if (s->err.status != CC_OK)
+    fprintf(stderr, "coalcheck-gpu: error: %s\n", s->err.msg);
+  if (!s->quiet && ks)
+    cc_gpu_report_write_text(stderr, ks, nk);
+  if (s->json_path && ks) {
+    struct cc_outfile out;
+    struct cc_err e = {0};
+    if (cc_outfile_open(&out, s->json_path, &e) == CC_OK) {
+      if (cc_gpu_report_write_json(out.fp, getenv("COALCHECK_GPU_DEVICE"), ks, nk, &e) != CC_OK)
+        cc_outfile_abort(&out);
+      else
+        cc_outfile_commit(&out, &e);
+    }
+    if (e.status != CC_OK)
+      fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
+  }
+  for (size_t i = 0; ks && i < nk; i++)
+    free(ks[i].insns);
+  free(ks);
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Directory of this library + "/coalcheck_gpu_patch.fatbin". */
+static char *default_patch_path(void)
+{
+  Dl_info info;
+  char buf[4096] = "coalcheck_gpu_patch.fatbin";
+  if (dladdr((void *)default_patch_path, &info) && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (slash)
+      snprintf(buf, sizeof buf, "%.*s/coalcheck_gpu_patch.fatbin",
+               (int)(slash - info.dli_fname), info.dli_fname);
+  }
+  return xstrdup(buf);
+}
+
+__attribute__((constructor)) static void coalcheck_gpu_init(void)
+{
+  struct state *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return;
+  pthread_mutex_init(&s->lock, NULL);
+  const char *patch = getenv("COALCHECK_GPU_PATCH");
+  s->patch_path = patch && *patch ? xstrdup(patch) : default_patch_path();
+  const char *json = getenv("COALCHECK_GPU_JSON");
+  s->json_path = json && *json ? xstrdup(json) : NULL;
+  s->quiet = getenv("COALCHECK_GPU_QUIET") != NULL;
+  const char *sh = getenv("COALCHECK_GPU_SHARDS");
+  s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
+  struct cc_err e = {0};
+  if (cc_gpu_filter_init(&s->filter, getenv("COALCHECK_KERNEL_REGEX"),
+                         getenv("COALCHECK_LAUNCH_SKIP"), getenv("COALCHECK_LAUNCH_COUNT"),
+                         &e) != CC_OK) {
+    fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
+    exit(CC_ERR_USAGE);
+  }
+  /* lazy loading hands out functions after MODULE_LOADED; eager keeps patching simple */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  if (sanitizerSubscribe(&s->sub, callback, s) != SANITIZER_SUCCESS) {
+    fprintf(stderr, "coalcheck-gpu: error: cannot subscribe to the compute sanitizer "
+            "(another tool attached?); run the application without other CUDA tools\n");
+    return;
+  }
+  sanitizerEnableDomain(1, s->sub, SANITIZER_CB_DOMAIN_RESOURCE);
+  sanitizerEnableDomain(1, s->sub, SANITIZER_CB_DOMAIN_LAUNCH);
+  g_state = s;
+  atexit(finish);
+}

@@ -1,0 +1,250 @@
+// coalcheck gpu: device callbacks of the Compute Sanitizer patch (no __global__ here).
+//
+// Built with: nvcc --fatbin --compile-as-tools-patch -gencode arch=compute_90,code=sm_90
+// The sanitizer calls these in the user's thread, before the access, warp-convergently:
+// __activemask() gives exactly the lanes executing the instruction (GPU-NOTES.md,
+// verified on H200). Each warp reduces its access to a handful of numbers on the GPU and
+// its leader (lowest active lane) updates the per-(pc, SM) record once (layout.h).
+//
+// Rules implemented (MODELS.md):
+//  - global, sm_90: one request per warp-level instruction; sectors = distinct 32-byte
+//    sectors of the active lanes (an aligned access of <= 16 bytes lies in one sector);
+//    ideal = ceil(unique bytes / 32), unique bytes = distinct addresses x size.
+//  - shared, sm_90: 32 banks x 4 bytes, multicast; 8-byte accesses in 2 phases
+//    (half-warps), 16-byte in 4 (quarter-warps); ways = most distinct words in one bank of
+//    one phase; wavefronts = sum over phases with active lanes of max(1, ways).
+//  - CGO 2015 Algorithm 1: sort the active lanes' addresses, neighbour differences:
+//    min, max, sum (= max - min address) and count (lanes - 1).
+#include <stdint.h>
+
+#include <sanitizer_patching.h>
+
+#include "layout.h"
+
+#define FULL_MASK 0xffffffffu
+
+static __device__ __forceinline__ uint32_t lane_id(void)
+{
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+
+static __device__ __forceinline__ uint32_t sm_id(void)
+{
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
+
+// Warp reductions by shuffles (ptxas refuses redux.sync in tools patches). Full warps:
+// butterfly over 5 xor steps; partial warps: a walk over the active lanes (every lane
+// ends with the result).
+struct red4 {
+  uint32_t min_a, max_a, min_b, max_b;
+};
+
+static __device__ __forceinline__ struct red4 warp_red4(uint32_t mask, struct red4 r)
+{
+  if (mask == FULL_MASK) {
+#pragma unroll
+    for (uint32_t j = 16; j > 0; j >>= 1) {
+      r.min_a = min(r.min_a, __shfl_xor_sync(FULL_MASK, r.min_a, j));
+      r.max_a = max(r.max_a, __shfl_xor_sync(FULL_MASK, r.max_a, j));
+      r.min_b = min(r.min_b, __shfl_xor_sync(FULL_MASK, r.min_b, j));
+      r.max_b = max(r.max_b, __shfl_xor_sync(FULL_MASK, r.max_b, j));
+    }
+    return r;
+  }
+  struct red4 o = r;
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    uint32_t j = __ffs(m) - 1;
+    o.min_a = min(o.min_a, __shfl_sync(mask, r.min_a, j));
+    o.max_a = max(o.max_a, __shfl_sync(mask, r.max_a, j));
+    o.min_b = min(o.min_b, __shfl_sync(mask, r.min_b, j));
+    o.max_b = max(o.max_b, __shfl_sync(mask, r.max_b, j));
+  }
+  return o;
+}
+
+static __device__ __forceinline__ uint32_t warp_max(uint32_t mask, uint32_t v)
+{
+  if (mask == FULL_MASK) {
+#pragma unroll
+    for (uint32_t j = 16; j > 0; j >>= 1)
+      v = max(v, __shfl_xor_sync(FULL_MASK, v, j));
+    return v;
+  }
+  uint32_t o = v;
+  for (uint32_t m = mask; m != 0; m &= m - 1)
+    o = max(o, __shfl_sync(mask, v, __ffs(m) - 1));
+  return o;
+}
+
+// Order-preserving 32-bit key of addr relative to the leader's address; warps whose
+// addresses span more than +-2 GiB are clamped (their strides saturate).
+static __device__ __forceinline__ uint32_t rel_key(uint64_t addr, uint64_t base)
+{
+  int64_t d = (int64_t)(addr - base);
+  if (d > INT32_MAX) d = INT32_MAX;
+  if (d < INT32_MIN) d = INT32_MIN;
+  return (uint32_t)(int32_t)d ^ 0x80000000u;
+}
+
+// Neighbour stride of this lane in the sorted order of keys (Algorithm 1), or has=false
+// for the lane holding the largest key. Full warps: 32-lane bitonic sort by shuffles
+// (15 compare-exchange steps); partial warps: successor search over the active lanes.
+static __device__ __forceinline__ uint32_t sorted_stride(uint32_t mask, uint32_t lane,
+                                                         uint32_t key, bool *has)
+{
+  if (mask == FULL_MASK) {
+    uint32_t v = key;
+#pragma unroll
+    for (uint32_t k = 2; k <= 32; k <<= 1) {
+#pragma unroll
+      for (uint32_t j = k >> 1; j > 0; j >>= 1) {
+        uint32_t o = __shfl_xor_sync(FULL_MASK, v, j);
+        bool up = (lane & k) == 0;
+        bool low = (lane & j) == 0;
+        v = (low == up) ? min(v, o) : max(v, o);
+      }
+    }
+    uint32_t next = __shfl_down_sync(FULL_MASK, v, 1);
+    *has = lane < 31;
+    return next - v;
+  }
+  uint32_t best = UINT32_MAX;
+  bool found = false;
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    uint32_t j = __ffs(m) - 1;
+    uint32_t o = __shfl_sync(mask, key, j);
+    bool after = o > key || (o == key && j > lane);
+    if (after) {
+      found = true;
+      best = min(best, o - key);
+    }
+  }
+  *has = found;
+  return best;
+}
+
+// Shared-memory wavefronts and ways of one request (rule in the file comment).
+static __device__ __forceinline__ void bank_conflicts(uint32_t mask, uint32_t lane,
+                                                      uint64_t off, uint32_t size,
+                                                      uint32_t *waves, uint32_t *ideal,
+                                                      uint32_t *ways)
+{
+  uint32_t unit = size < 4 ? 4 : size;            // bytes one lane occupies in the banks
+  uint32_t nphase = size <= 4 ? 1 : size / 4 / 1; // 8 bytes: 2, 16 bytes: 4
+  if (nphase > 4) nphase = 4;
+  uint32_t phase = lane / (32 / nphase);
+  uint64_t word = off / unit;                     // distinct units are distinct word groups
+  uint32_t bank = (uint32_t)(word % (128 / unit));
+  uint32_t same = __match_any_sync(mask, (word << 2) | phase);
+  bool first = (uint32_t)(__ffs(same) - 1) == lane;
+  uint32_t key = first ? ((phase << 8) | bank) : (0x10000u + lane);
+  uint32_t grp = __match_any_sync(mask, key);
+  uint32_t mine = first ? (uint32_t)__popc(grp) : 0;
+  uint32_t w = 0, mx = 0, ph = 0;
+  for (uint32_t p = 0; p < nphase; p++) {
+    uint32_t c = warp_max(mask, phase == p ? mine : 0);
+    w += c;
+    mx = max(mx, c);
+    ph += c != 0;
+  }
+  *waves = w;
+  *ideal = ph;
+  *ways = mx;
+}
+
+static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t addr,
+                                              uint32_t size, uint32_t flags, uint32_t space)
+{
+  const struct cc_gpu_launch_hdr *h = (const struct cc_gpu_launch_hdr *)ud;
+  if (h == 0 || !h->enabled)
+    return;
+  uint32_t mask = __activemask();
+  uint32_t lane = lane_id();
+  uint32_t leader = __ffs(mask) - 1;
+  uint32_t nact = __popc(mask);
+
+  uint32_t cnt_hi, cnt_lo, ways = 0;
+  if (space == 0) { // global
+    uint32_t sg = __match_any_sync(mask, addr >> 5);
+    uint32_t sectors = __popc(__ballot_sync(mask, (uint32_t)(__ffs(sg) - 1) == lane));
+    uint32_t ag = __match_any_sync(mask, addr);
+    uint32_t distinct = __popc(__ballot_sync(mask, (uint32_t)(__ffs(ag) - 1) == lane));
+    cnt_hi = sectors;
+    cnt_lo = (distinct * size + 31) / 32;
+  } else {
+    bank_conflicts(mask, lane, addr, size, &cnt_hi, &cnt_lo, &ways);
+  }
+
+  uint64_t base = __shfl_sync(mask, addr, leader);
+  uint32_t key = rel_key(addr, base);
+  bool has;
+  uint32_t s = sorted_stride(mask, lane, key, &has);
+  struct red4 r = {has ? s : UINT32_MAX, has ? s : 0, key, key};
+  r = warp_red4(mask, r);
+  uint32_t smin = r.min_a, smax = r.max_a, kmin = r.min_b, kmax = r.max_b;
+
+  if (lane != leader)
+    return;
+  uint64_t off = pc - h->base_pc;
+  uint32_t slot = off < (uint64_t)h->n_slots * CC_GPU_INSN_BYTES
+                      ? (uint32_t)(off / CC_GPU_INSN_BYTES) : h->n_slots;
+  unsigned long long *c = (unsigned long long *)h->counters +
+      ((uint64_t)slot * h->n_shards + sm_id() % h->n_shards) * CC_GPU_FIELDS;
+  atomicAdd(c + CC_GPU_F_REQ_LANES, (1ull << 32) | nact);
+  atomicAdd(c + CC_GPU_F_SECT_IDEAL, ((unsigned long long)cnt_hi << 32) | cnt_lo);
+  atomicAdd(c + CC_GPU_F_BYTES_STRCNT, ((unsigned long long)(nact * size) << 32) | (nact - 1));
+  if (nact > 1) {
+    atomicAdd(c + CC_GPU_F_STRSUM, (unsigned long long)(kmax - kmin));
+    atomicMax(c + CC_GPU_F_STRMIN_INV, ~0ull - smin);
+    atomicMax(c + CC_GPU_F_STRMAX, (unsigned long long)smax);
+  }
+  if (ways > 1)
+    atomicMax(c + CC_GPU_F_WAYS, (unsigned long long)ways);
+  unsigned long long fl = (unsigned long long)flags | (1ull << (CC_GPU_FL_SPACE_SHIFT + space)) |
+                          (1ull << (CC_GPU_FL_SIZE_SHIFT + __ffs(size) - 1));
+  // read first: after the first warp of an SM the bits are there, and a plain load that
+  // hits L1 is cheaper than an atomic
+  if ((*(volatile unsigned long long *)(c + CC_GPU_F_FLAGS) & fl) != fl)
+    atomicOr(c + CC_GPU_F_FLAGS, fl);
+  uint32_t *t = (uint32_t *)h->touched + slot / 32;
+  uint32_t bit = 1u << (slot % 32);
+  if ((*(volatile uint32_t *)t & bit) == 0)
+    atomicOr(t, bit);
+}
+
+static __device__ __forceinline__ uint32_t access_flags(uint32_t flags, const void *pData)
+{
+  uint32_t f = flags & (CC_GPU_FL_READ | CC_GPU_FL_WRITE);
+  if ((flags & CC_GPU_FL_WRITE) && pData == 0)
+    f |= CC_GPU_FL_ATOMIC;
+  return f;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult
+cc_gpu_cb_global(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize, uint32_t flags,
+                 const void *pData)
+{
+  record(userdata, pc, (uint64_t)ptr, accessSize, access_flags(flags, pData), 0);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult
+cc_gpu_cb_shared(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize, uint32_t flags,
+                 const void *pData)
+{
+  record(userdata, pc, (uint64_t)ptr, accessSize, access_flags(flags, pData), 1);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult
+cc_gpu_cb_local(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize, uint32_t flags,
+                const void *pData)
+{
+  record(userdata, pc, (uint64_t)ptr, accessSize, access_flags(flags, pData), 2);
+  return SANITIZER_PATCH_SUCCESS;
+}

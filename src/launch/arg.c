@@ -1,0 +1,429 @@
+/* The --arg spec: parsing, size expressions, initialisers. See launch.h. */
+#include "launch/launch.h"
+#include "launch/launch_impl.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fileio.h"
+#include "util/mem.h"
+
+static const struct {
+  const char *name;
+  enum ptx_type type;
+} buffer_types[] = {
+  {"u8", PTX_TYPE_U8},   {"u16", PTX_TYPE_U16}, {"u32", PTX_TYPE_U32}, {"u64", PTX_TYPE_U64},
+  {"s8", PTX_TYPE_S8},   {"s16", PTX_TYPE_S16}, {"s32", PTX_TYPE_S32}, {"s64", PTX_TYPE_S64},
+  {"f16", PTX_TYPE_F16}, {"f32", PTX_TYPE_F32}, {"f64", PTX_TYPE_F64},
+};
+
+enum ptx_type cc_launch_type_parse(const char *name, size_t len)
+{
+  for (size_t i = 0; i < sizeof buffer_types / sizeof buffer_types[0]; i++)
+    if (strlen(buffer_types[i].name) == len && memcmp(buffer_types[i].name, name, len) == 0)
+      return buffer_types[i].type;
+  return PTX_TYPE_NONE;
+}
+
+unsigned cc_launch_type_size(enum ptx_type t)
+{
+  for (size_t i = 0; i < sizeof buffer_types / sizeof buffer_types[0]; i++)
+    if (buffer_types[i].type == t)
+      return cc_launch_scalar_size(t);
+  return 0;
+}
+
+/* Name of a buffer type for messages. */
+static const char *type_name(enum ptx_type t)
+{
+  for (size_t i = 0; i < sizeof buffer_types / sizeof buffer_types[0]; i++)
+    if (buffer_types[i].type == t)
+      return buffer_types[i].name;
+  return "?";
+}
+
+static size_t ident_len(const char *s)
+{
+  size_t n = 0;
+  if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return 0;
+  while (isalnum((unsigned char)s[n]) || s[n] == '_')
+    n++;
+  return n;
+}
+
+/* ---- size expressions ---------------------------------------------------------------- */
+
+/* Recursive descent over: expr = term {(+|-) term}; term = unary {(*|/|%) unary};
+ * unary = - unary | ( expr ) | literal | name. With check_only, names are not looked up
+ * and no arithmetic is done: only the syntax is checked. */
+struct expr {
+  const char *text, *p;
+  const struct cc_launch_arg *args;
+  size_t nargs;
+  int check_only;
+  struct cc_err *err;
+  enum cc_status fail; /* status for errors */
+};
+
+static int expr_sum(struct expr *e, int64_t *out);
+
+static void skip_blanks(struct expr *e)
+{
+  while (*e->p == ' ' || *e->p == '\t')
+    e->p++;
+}
+
+static int expr_error(struct expr *e, const char *what)
+{
+  return cc_err_set(e->err, e->fail, "bad size expression '%s' at column %d: %s", e->text,
+                    (int)(e->p - e->text) + 1, what);
+}
+
+static int lookup_name(struct expr *e, const char *name, size_t len, int64_t *out)
+{
+  for (size_t i = 0; i < e->nargs; i++) {
+    const struct cc_launch_arg *a = &e->args[i];
+    if (!a->name || strlen(a->name) != len || memcmp(a->name, name, len) != 0)
+      continue;
+    if (a->is_buffer)
+      return cc_err_set(e->err, CC_ERR_INPUT,
+                        "bad size expression '%s': '%.*s' is a buffer, not a scalar", e->text,
+                        (int)len, name);
+    if (cc_launch_parse_i64(a->value, out) != 0)
+      return cc_err_set(e->err, CC_ERR_INPUT,
+                        "bad size expression '%s': scalar '%.*s' = '%s' is not a 64-bit "
+                        "integer", e->text, (int)len, name, a->value);
+    return CC_OK;
+  }
+  return cc_err_set(e->err, CC_ERR_INPUT,
+                    "bad size expression '%s': unknown name '%.*s'; size expressions may "
+                    "use the names of scalar arguments (NAME=VALUE)", e->text, (int)len, name);
+}
+
+static int expr_unary(struct expr *e, int64_t *out)
+{
+  skip_blanks(e);
+  if (*e->p == '-') {
+    int64_t v;
+    int rc;
+    e->p++;
+    if ((rc = expr_unary(e, &v)) != CC_OK)
+      return rc;
+    if (!e->check_only && __builtin_sub_overflow((int64_t)0, v, out))
+      return expr_error(e, "64-bit overflow");
+    return CC_OK;
+  }
+  if (*e->p == '(') {
+    int rc;
+    e->p++;
+    if ((rc = expr_sum(e, out)) != CC_OK)
+      return rc;
+    skip_blanks(e);
+    if (*e->p != ')')
+      return expr_error(e, "expected ')'");
+    e->p++;
+    return CC_OK;
+  }
+  if (isdigit((unsigned char)*e->p)) {
+    char lit[64];
+    size_t n = 0;
+    while (isalnum((unsigned char)e->p[n]))
+      n++;
+    if (n >= sizeof lit)
+      return expr_error(e, "number too long");
+    memcpy(lit, e->p, n);
+    lit[n] = '\0';
+    if (cc_launch_parse_i64(lit, out) != 0)
+      return expr_error(e, "bad number (decimal or 0x hex, below 2^63)");
+    e->p += n;
+    return CC_OK;
+  }
+  {
+    size_t n = ident_len(e->p);
+    int rc;
+    if (n == 0)
+      return expr_error(e, *e->p ? "expected a number, a name or '('" : "unexpected end");
+    *out = 0;
+    if (!e->check_only && (rc = lookup_name(e, e->p, n, out)) != CC_OK)
+      return rc;
+    e->p += n;
+    return CC_OK;
+  }
+}
+
+static int expr_product(struct expr *e, int64_t *out)
+{
+  int rc = expr_unary(e, out);
+  while (rc == CC_OK) {
+    char op;
+    int64_t r;
+    const char *at;
+    skip_blanks(e);
+    op = *e->p;
+    if (op != '*' && op != '/' && op != '%')
+      break;
+    at = e->p++;
+    if ((rc = expr_unary(e, &r)) != CC_OK)
+      break;
+    if (e->check_only)
+      continue;
+    if (op == '*') {
+      if (__builtin_mul_overflow(*out, r, out))
+        return e->p = at, expr_error(e, "64-bit overflow");
+    } else if (r == 0) {
+      return e->p = at, expr_error(e, "division by zero");
+    } else if (*out == INT64_MIN && r == -1) {
+      return e->p = at, expr_error(e, "64-bit overflow");
+    } else {
+      *out = op == '/' ? *out / r : *out % r;
+    }
+  }
+  return rc;
+}
+
+static int expr_sum(struct expr *e, int64_t *out)
+{
+  int rc = expr_product(e, out);
+  while (rc == CC_OK) {
+    char op;
+    int64_t r;
+    const char *at;
+    skip_blanks(e);
+    op = *e->p;
+    if (op != '+' && op != '-')
+      break;
+    at = e->p++;
+    if ((rc = expr_product(e, &r)) != CC_OK)
+      break;
+    if (!e->check_only && (op == '+' ? __builtin_add_overflow(*out, r, out)
+                                     : __builtin_sub_overflow(*out, r, out)))
+      return e->p = at, expr_error(e, "64-bit overflow");
+  }
+  return rc;
+}
+
+/* Parses (and unless check_only evaluates) the whole of text. */
+static int expr_run(struct expr *e, int64_t *out)
+{
+  int rc;
+  e->p = e->text;
+  if ((rc = expr_sum(e, out)) != CC_OK)
+    return rc;
+  skip_blanks(e);
+  if (*e->p != '\0')
+    return expr_error(e, "unexpected character");
+  return CC_OK;
+}
+
+int cc_launch_eval_size(const char *expr, const struct cc_launch_arg *args, size_t nargs,
+                        uint64_t *out, struct cc_err *err)
+{
+  struct expr e = {expr, expr, args, nargs, 0, err, CC_ERR_INPUT};
+  int64_t v = 0;
+  int rc = expr_run(&e, &v);
+  if (rc != CC_OK)
+    return rc;
+  if (v < 0)
+    return cc_err_set(err, CC_ERR_INPUT, "size expression '%s' is negative (%lld)", expr,
+                      (long long)v);
+  *out = (uint64_t)v;
+  return CC_OK;
+}
+
+/* ---- the spec ------------------------------------------------------------------------ */
+
+void cc_launch_arg_release(struct cc_launch_arg *a)
+{
+  free(a->name);
+  free(a->text);
+  free(a->value);
+  free(a->size_expr);
+  free(a->init_text);
+  memset(a, 0, sizeof *a);
+}
+
+static char *dup_or_null(const char *s)
+{
+  return s ? cc_xstrdup(s) : NULL;
+}
+
+void cc_launch_arg_copy(struct cc_launch_arg *dst, const struct cc_launch_arg *src)
+{
+  *dst = *src;
+  dst->name = dup_or_null(src->name);
+  dst->text = dup_or_null(src->text);
+  dst->value = dup_or_null(src->value);
+  dst->size_expr = dup_or_null(src->size_expr);
+  dst->init_text = dup_or_null(src->init_text);
+}
+
+static int bad_arg(struct cc_launch_arg *a, struct cc_err *err, const char *spec,
+                   const char *what)
+{
+  cc_launch_arg_release(a);
+  return cc_err_set(err, CC_ERR_USAGE, "bad --arg '%s': %s", spec, what);
+}
+
+/* INIT of a buffer spec (the text after "TYPE[SIZE]:"). */
+static int parse_init(struct cc_launch_arg *a, const char *init, const char *base_dir,
+                      const char *spec, struct cc_err *err)
+{
+  if (strcmp(init, "zero") == 0) {
+    a->init = CC_INIT_ZERO;
+  } else if (strcmp(init, "iota") == 0) {
+    a->init = CC_INIT_IOTA;
+  } else if (strcmp(init, "random") == 0 || strncmp(init, "random:", 7) == 0) {
+    uint64_t mag = 0;
+    int neg = 0;
+    a->init = CC_INIT_RANDOM;
+    if (init[6] == ':' && (cc_launch_parse_int(init + 7, &mag, &neg) != 0 || neg))
+      return bad_arg(a, err, spec, "the seed of random:SEED must be an integer in 0..2^64-1");
+    a->seed = mag;
+  } else if (strncmp(init, "file:", 5) == 0) {
+    const char *path = init + 5;
+    if (*path == '\0')
+      return bad_arg(a, err, spec, "file: needs a path");
+    a->init = CC_INIT_FILE;
+    if (path[0] != '/' && base_dir && *base_dir) {
+      a->init_text = cc_xmalloc(strlen(base_dir) + strlen(path) + 2);
+      sprintf(a->init_text, "%s/%s", base_dir, path);
+    } else {
+      a->init_text = cc_xstrdup(path);
+    }
+  } else if (strncmp(init, "const:", 6) == 0) {
+    uint8_t bytes[8];
+    char why[160];
+    a->init = CC_INIT_CONST;
+    if (cc_launch_convert(a->type, init + 6, bytes, why, sizeof why) != 0) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "const: value %s for %s", why, type_name(a->type));
+      return bad_arg(a, err, spec, msg);
+    }
+    a->init_text = cc_xstrdup(init + 6);
+  } else {
+    return bad_arg(a, err, spec,
+                   "unknown initialiser; use zero, iota, random[:SEED], file:PATH or const:VALUE");
+  }
+  return CC_OK;
+}
+
+/* The buffer part "TYPE[SIZE]:INIT" of spec (value points at TYPE). */
+static int parse_buffer(struct cc_launch_arg *a, const char *value, const char *base_dir,
+                        const char *spec, struct cc_err *err)
+{
+  const char *lb = strchr(value, '['), *rb;
+  int depth = 0;
+  struct expr e = {NULL, NULL, NULL, 0, 1, err, CC_ERR_USAGE};
+  int64_t dummy;
+  a->is_buffer = 1;
+  a->type = cc_launch_type_parse(value, (size_t)(lb - value));
+  if (a->type == PTX_TYPE_NONE)
+    return bad_arg(a, err, spec,
+                   "unknown element type; use u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64");
+  for (rb = lb; *rb; rb++) { /* the ']' that closes lb */
+    depth += *rb == '[';
+    depth -= *rb == ']';
+    if (depth == 0)
+      break;
+  }
+  if (*rb != ']')
+    return bad_arg(a, err, spec, "missing ']' after the size");
+  a->size_expr = cc_xstrndup(lb + 1, (size_t)(rb - lb - 1));
+  e.text = a->size_expr;
+  if (expr_run(&e, &dummy) != CC_OK) {
+    char msg[CC_ERR_MSG_MAX];
+    if (!err)
+      return bad_arg(a, err, spec, "bad size expression");
+    memcpy(msg, err->msg, sizeof msg);
+    return bad_arg(a, err, spec, msg);
+  }
+  if (rb[1] != ':')
+    return bad_arg(a, err, spec,
+                   "missing ':INIT' after the size; e.g. ':zero', ':random' or ':iota'");
+  return parse_init(a, rb + 2, base_dir, spec, err);
+}
+
+int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch_arg *out,
+                        struct cc_err *err)
+{
+  size_t n = ident_len(spec);
+  const char *value = spec;
+  memset(out, 0, sizeof *out);
+  out->text = cc_xstrdup(spec);
+  if (n > 0 && spec[n] == '=') {
+    out->name = cc_xstrndup(spec, n);
+    value = spec + n + 1;
+  } else if (strchr(spec, '=')) {
+    return bad_arg(out, err, spec, "the name before '=' must be an identifier");
+  }
+  {
+    size_t tn = ident_len(value);
+    if (tn > 0 && value[tn] == '[') {
+      if (!out->name)
+        return bad_arg(out, err, spec, "a buffer needs a name: NAME=TYPE[SIZE]:INIT");
+      return parse_buffer(out, value, base_dir, spec, err);
+    }
+  }
+  if (*value == '\0')
+    return bad_arg(out, err, spec, "missing value");
+  out->value = cc_xstrdup(value);
+  return CC_OK;
+}
+
+/* ---- initialisers -------------------------------------------------------------------- */
+
+int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                   struct cc_err *err)
+{
+  unsigned size = cc_launch_type_size(a->type);
+  uint8_t *p = dst;
+  if (size == 0)
+    CC_BUG("cc_launch_fill on a non-buffer argument");
+  switch (a->init) {
+  case CC_INIT_ZERO:
+    memset(dst, 0, (size_t)(count * size));
+    return CC_OK;
+  case CC_INIT_IOTA:
+    for (uint64_t i = 0; i < count; i++)
+      cc_launch_iota_element(a->type, i, p + i * size);
+    return CC_OK;
+  case CC_INIT_RANDOM: {
+    uint64_t state = a->seed;
+    for (uint64_t i = 0; i < count; i++)
+      cc_launch_random_element(a->type, cc_launch_splitmix64(&state), p + i * size);
+    return CC_OK;
+  }
+  case CC_INIT_CONST: {
+    uint8_t v[8];
+    char why[160];
+    if (cc_launch_convert(a->type, a->init_text, v, why, sizeof why) != 0)
+      return cc_err_set(err, CC_ERR_INPUT, "buffer '%s': const: %s", a->name, why);
+    for (uint64_t i = 0; i < count; i++)
+      memcpy(p + i * size, v, size);
+    return CC_OK;
+  }
+  case CC_INIT_FILE: {
+    char *data;
+    size_t len;
+    int rc = cc_file_read(a->init_text, &data, &len, err);
+    if (rc != CC_OK)
+      return cc_err_prefix(err, "buffer '%s'", a->name);
+    if ((uint64_t)len != count * size) {
+      free(data);
+      return cc_err_set(err, CC_ERR_INPUT,
+                        "buffer '%s': %s has %zu bytes but the buffer holds %llu %s elements "
+                        "(%llu bytes); the file must hold exactly the buffer, raw "
+                        "little-endian", a->name, a->init_text, len,
+                        (unsigned long long)count, type_name(a->type),
+                        (unsigned long long)(count * size));
+    }
+    memcpy(dst, data, len);
+    free(data);
+    return CC_OK;
+  }
+  }
+  CC_BUG("unknown initialiser %d", (int)a->init);
+}

@@ -1,0 +1,189 @@
+/* Binding --arg specs to a kernel's .param list, and dumping buffers. See launch.h. */
+#include "launch/launch.h"
+#include "launch/launch_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fileio.h"
+#include "util/mem.h"
+
+void cc_launch_bound_release(struct cc_launch_bound *b)
+{
+  for (uint32_t i = 0; i < b->nparams; i++)
+    free(b->params[i]);
+  free(b->params);
+  free(b->param_bytes);
+  free(b->buffers);
+  memset(b, 0, sizeof *b);
+}
+
+const struct cc_launch_buffer *cc_launch_find_buffer(const struct cc_launch_bound *b,
+                                                      const char *name)
+{
+  for (uint32_t i = 0; i < b->nbuffers; i++)
+    if (strcmp(b->buffers[i].name, name) == 0)
+      return &b->buffers[i];
+  return NULL;
+}
+
+/* Spelling of a parameter type (our own table: launch needs only the PTX IR's layout,
+ * not the parser library). */
+static const char *ptype_name(enum ptx_type t)
+{
+  static const char *const names[PTX_TYPE_COUNT] = {
+    [PTX_TYPE_NONE] = "?", [PTX_TYPE_PRED] = "pred", [PTX_TYPE_B8] = "b8",
+    [PTX_TYPE_B16] = "b16", [PTX_TYPE_B32] = "b32", [PTX_TYPE_B64] = "b64",
+    [PTX_TYPE_B128] = "b128", [PTX_TYPE_U8] = "u8", [PTX_TYPE_U16] = "u16",
+    [PTX_TYPE_U32] = "u32", [PTX_TYPE_U64] = "u64", [PTX_TYPE_S8] = "s8",
+    [PTX_TYPE_S16] = "s16", [PTX_TYPE_S32] = "s32", [PTX_TYPE_S64] = "s64",
+    [PTX_TYPE_F16] = "f16", [PTX_TYPE_F16X2] = "f16x2", [PTX_TYPE_BF16] = "bf16",
+    [PTX_TYPE_BF16X2] = "bf16x2", [PTX_TYPE_F32] = "f32", [PTX_TYPE_F64] = "f64",
+  };
+  return (unsigned)t < PTX_TYPE_COUNT && names[t] ? names[t] : "?";
+}
+
+/* PTX spelling of a parameter's type for messages ("s32", "b8[24]"). */
+static void param_type_text(const struct ptx_var *v, char *buf, size_t size)
+{
+  const char *name = ptype_name(v->type);
+  if (v->count != 1 || v->vec != 1)
+    snprintf(buf, size, "%s[%llu]", name, (unsigned long long)(v->size_bytes /
+                                         (cc_launch_scalar_size(v->type) ?
+                                          cc_launch_scalar_size(v->type) : 1)));
+  else
+    snprintf(buf, size, "%s", name);
+}
+
+/* "argument 3 'n'" or "argument 3" (a bare value) into buf. */
+static void arg_label(const struct cc_launch_arg *a, size_t i, char *buf, size_t size)
+{
+  if (a->name)
+    snprintf(buf, size, "argument %zu '%s'", i + 1, a->name);
+  else
+    snprintf(buf, size, "argument %zu", i + 1);
+}
+
+/* Checks that no two arguments share a name (dumps and size expressions look names up). */
+static int check_names(const struct cc_launch_arg *args, size_t nargs, struct cc_err *err)
+{
+  for (size_t i = 0; i < nargs; i++)
+    for (size_t j = 0; j < i; j++)
+      if (args[i].name && args[j].name && strcmp(args[i].name, args[j].name) == 0)
+        return cc_err_set(err, CC_ERR_INPUT,
+                          "arguments %zu and %zu are both called '%s'; give each its own name",
+                          j + 1, i + 1, args[i].name);
+  return CC_OK;
+}
+
+/* Packs scalar argument i into param slot i. */
+static int bind_scalar(const struct cc_launch_arg *a, size_t i, const struct ptx_var *pv,
+                       struct cc_launch_bound *b, struct cc_err *err)
+{
+  char label[160], ptype[48], why[200];
+  uint8_t bytes[8];
+  unsigned size = cc_launch_scalar_size(pv->type);
+  arg_label(a, i, label, sizeof label);
+  param_type_text(pv, ptype, sizeof ptype);
+  if (size == 0 || pv->count != 1 || pv->vec != 1)
+    return cc_err_set(err, CC_ERR_INPUT,
+                      "%s: the kernel's parameter is %s (%llu bytes), which coalcheck cannot "
+                      "pass yet; only scalars and pointers are supported", label, ptype,
+                      (unsigned long long)pv->size_bytes);
+  if (cc_launch_convert(pv->type, a->value, bytes, why, sizeof why) != 0)
+    return cc_err_set(err, CC_ERR_INPUT, "%s is %s in the kernel but %s", label, ptype, why);
+  b->params[i] = cc_xmalloc(size);
+  memcpy(b->params[i], bytes, size);
+  b->param_bytes[i] = size;
+  return CC_OK;
+}
+
+/* Allocates, fills and packs buffer argument i. */
+static int bind_buffer(const struct cc_launch_arg *args, size_t nargs, size_t i,
+                       const struct ptx_var *pv, const struct cc_launch_allocator *alloc,
+                       struct cc_launch_bound *b, struct cc_err *err)
+{
+  const struct cc_launch_arg *a = &args[i];
+  struct cc_launch_buffer *buf = &b->buffers[b->nbuffers];
+  char label[160], ptype[48];
+  unsigned esize = cc_launch_type_size(a->type);
+  int rc;
+  arg_label(a, i, label, sizeof label);
+  param_type_text(pv, ptype, sizeof ptype);
+  if (pv->count != 1 || pv->vec != 1 || cc_launch_scalar_size(pv->type) != 8 ||
+      pv->type == PTX_TYPE_F64)
+    return cc_err_set(err, CC_ERR_INPUT,
+                      "%s is a buffer, passed as a 64-bit pointer, but the kernel's parameter "
+                      "is %s; pass a scalar NAME=VALUE there", label, ptype);
+  if ((rc = cc_launch_eval_size(a->size_expr, args, nargs, &buf->count, err)) != CC_OK)
+    return cc_err_prefix(err, "%s", label);
+  if (__builtin_mul_overflow(buf->count, (uint64_t)esize, &buf->bytes))
+    return cc_err_set(err, CC_ERR_INPUT,
+                      "%s: %llu elements of %u bytes overflow 64 bits; check the size "
+                      "expression '%s'", label, (unsigned long long)buf->count, esize,
+                      a->size_expr);
+  buf->name = a->name;
+  buf->type = a->type;
+  if ((rc = alloc->alloc(alloc->ctx, buf->bytes, a->name, &buf->dev_addr, &buf->host, err)) !=
+      CC_OK)
+    return cc_err_prefix(err, "%s", label);
+  b->nbuffers++;
+  if ((rc = cc_launch_fill(a, buf->count, buf->host, err)) != CC_OK)
+    return rc;
+  b->params[i] = cc_xmalloc(8);
+  memcpy(b->params[i], &buf->dev_addr, 8);
+  b->param_bytes[i] = 8;
+  return CC_OK;
+}
+
+int cc_launch_bind(const struct cc_launch_arg *args, size_t nargs,
+                   const struct ptx_function *k, const struct cc_launch_allocator *alloc,
+                   struct cc_launch_bound *out, struct cc_err *err)
+{
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (nargs != k->nparams)
+    return cc_err_set(err, CC_ERR_INPUT,
+                      "kernel %s has %u parameter%s but %zu --arg %s given; pass one --arg per "
+                      "parameter, in order", k->name, k->nparams, k->nparams == 1 ? "" : "s",
+                      nargs, nargs == 1 ? "was" : "were");
+  if ((rc = check_names(args, nargs, err)) != CC_OK)
+    return rc;
+  out->nparams = (uint32_t)nargs;
+  out->params = cc_xcalloc(nargs ? nargs : 1, sizeof *out->params);
+  out->param_bytes = cc_xcalloc(nargs ? nargs : 1, sizeof *out->param_bytes);
+  out->buffers = cc_xcalloc(nargs ? nargs : 1, sizeof *out->buffers);
+  /* scalars first: a size expression over a scalar that does not fit its parameter
+   * should fail on the scalar, where the mistake is */
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < nargs; i++) {
+      const struct ptx_var *pv = &k->vars[k->param_vars[i]];
+      if (args[i].is_buffer != pass)
+        continue;
+      rc = pass ? bind_buffer(args, nargs, i, pv, alloc, out, err)
+                : bind_scalar(&args[i], i, pv, out, err);
+      if (rc != CC_OK) {
+        cc_launch_bound_release(out);
+        return rc;
+      }
+    }
+  }
+  return CC_OK;
+}
+
+int cc_launch_dump(const struct cc_launch_buffer *buf, const char *path, struct cc_err *err)
+{
+  struct cc_outfile f;
+  int rc = cc_outfile_open(&f, path, err);
+  if (rc != CC_OK)
+    return cc_err_prefix(err, "cannot dump buffer '%s'", buf->name);
+  if (buf->bytes && fwrite(buf->host, 1, (size_t)buf->bytes, f.fp) != buf->bytes) {
+    cc_outfile_abort(&f);
+    return cc_err_set(err, CC_ERR_IO, "cannot dump buffer '%s': cannot write %s", buf->name,
+                      path);
+  }
+  if ((rc = cc_outfile_commit(&f, err)) != CC_OK)
+    return cc_err_prefix(err, "cannot dump buffer '%s'", buf->name);
+  return CC_OK;
+}

@@ -1,0 +1,182 @@
+/* The JSON report (docs/json-schema.md, schema_version 1), built with cJSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/report.h"
+#include "util/fileio.h"
+#include "util/mem.h"
+
+/* Counts are written as JSON numbers (doubles): exact up to 2^53. */
+static void num(cJSON *o, const char *key, double v)
+{
+  cJSON_AddItemToObject(o, key, cJSON_CreateNumber(v));
+}
+
+static void str_or_null(cJSON *o, const char *key, const char *s)
+{
+  cJSON_AddItemToObject(o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+static cJSON *dim3(const uint32_t d[3])
+{
+  double v[3] = { d[0], d[1], d[2] };
+  return cJSON_CreateDoubleArray(v, 3);
+}
+
+static const char *op_name(enum cc_access_kind kind)
+{
+  switch (kind) {
+  case CC_ACCESS_LOAD: return "load";
+  case CC_ACCESS_STORE: return "store";
+  case CC_ACCESS_ATOMIC:
+  case CC_ACCESS_REDUCTION: return "atomic";
+  }
+  return "?";
+}
+
+static cJSON *source_json(const struct cc_insn_info *info)
+{
+  cJSON *src = cJSON_CreateObject();
+  str_or_null(src, "file", info->file);
+  num(src, "line", info->line);
+  num(src, "column", info->column);
+  if (info->inlined_file) {
+    cJSON *at = cJSON_CreateObject();
+    cJSON_AddStringToObject(at, "file", info->inlined_file);
+    num(at, "line", info->inlined_line);
+    cJSON_AddItemToObject(src, "inlined_at", at);
+  }
+  return src;
+}
+
+static cJSON *insn_json(const struct cc_insn_stats *s)
+{
+  cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
+  cJSON *hist = cJSON_CreateArray(), *sugg = cJSON_CreateArray();
+  num(o, "ptx_index", s->info.id);
+  cJSON_AddItemToObject(o, "source", source_json(&s->info));
+  str_or_null(o, "ptx", s->info.text);
+  cJSON_AddStringToObject(o, "op", op_name(s->info.kind));
+  if (s->info.kind == CC_ACCESS_REDUCTION)
+    cJSON_AddTrueToObject(o, "reduction");
+  cJSON_AddStringToObject(o, "space", cc_space_name(s->info.space));
+  num(o, "size_bytes", s->info.size_bytes);
+  num(o, "executions", (double)s->executions);
+  num(o, "requests", (double)s->requests);
+  num(o, "thread_accesses", (double)s->thread_accesses);
+  num(o, "bytes_requested", (double)s->bytes_requested);
+  num(o, "sectors", (double)s->sectors);
+  num(o, "ideal_sectors", (double)s->ideal_sectors);
+  num(o, "excess_sectors", (double)s->excess_sectors);
+  num(o, "transactions", (double)s->transactions);
+  num(o, "bytes_transferred", (double)s->bytes_transferred);
+  num(o, "lines", (double)s->lines);
+  num(o, "sectors_per_request", s->requests ? (double)s->sectors / (double)s->requests : 0.0);
+  num(o, "efficiency", cc_analysis_efficiency(s));
+  /* CGO 2015 Table 1 "bandwidth": transactions relative to the coalesced case */
+  num(o, "bandwidth_factor",
+      s->ideal_sectors ? (double)s->sectors / (double)s->ideal_sectors : 1.0);
+  for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
+    cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s->sector_hist[b]));
+  cJSON_AddItemToObject(o, "sector_histogram", hist);
+  num(stride, "min", (double)s->stride_min);
+  num(stride, "max", (double)s->stride_max);
+  num(stride, "avg", cc_analysis_stride_avg(s));
+  num(stride, "count", (double)s->stride_count);
+  cJSON_AddItemToObject(o, "stride", stride);
+  num(o, "all_stride", (double)s->all_stride);
+  cJSON_AddStringToObject(o, "verdict", cc_verdict_name(s->verdict));
+  cJSON_AddBoolToObject(o, "all_coalescable", s->all_coalescable);
+  num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
+  num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
+  for (size_t j = 0; j < s->n_suggestions; j++) {
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "kind", cc_suggestion_kind_name(s->suggestions[j].kind));
+    cJSON_AddStringToObject(g, "text", s->suggestions[j].text);
+    cJSON_AddItemToArray(sugg, g);
+  }
+  cJSON_AddItemToObject(o, "suggestions", sugg);
+  if (s->info.space == CC_SPACE_SHARED || s->wavefronts) {
+    num(o, "bank_conflict_ways", s->ways_max);
+    num(o, "wavefronts", (double)s->wavefronts);
+    num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
+    num(o, "conflict_requests", (double)s->conflict_requests);
+  }
+  return o;
+}
+
+static cJSON *totals_json(const struct cc_kernel_totals *t)
+{
+  cJSON *o = cJSON_CreateObject();
+  num(o, "requests", (double)t->requests);
+  num(o, "sectors", (double)t->sectors);
+  num(o, "ideal_sectors", (double)t->ideal_sectors);
+  num(o, "excess_sectors", (double)t->excess_sectors);
+  num(o, "bytes_requested", (double)t->bytes_requested);
+  num(o, "bytes_transferred", (double)t->bytes_transferred);
+  num(o, "efficiency", t->bytes_transferred
+                           ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
+  num(o, "thread_accesses", (double)t->thread_accesses);
+  num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
+  num(o, "wavefronts", (double)t->wavefronts);
+  num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
+  num(o, "conflict_requests", (double)t->conflict_requests);
+  return o;
+}
+
+static cJSON *kernel_json(const struct cc_kernel_stats *k)
+{
+  cJSON *o = cJSON_CreateObject(), *insns = cJSON_CreateArray();
+  cJSON_AddStringToObject(o, "name", k->name);
+  cJSON_AddStringToObject(o, "mangled_name", k->mangled);
+  cJSON_AddItemToObject(o, "grid", dim3(k->grid));
+  cJSON_AddItemToObject(o, "block", dim3(k->block));
+  cJSON_AddItemToObject(o, "totals", totals_json(&k->totals));
+  for (size_t i = 0; i < k->n_insns; i++)
+    cJSON_AddItemToArray(insns, insn_json(&k->insns[i]));
+  cJSON_AddItemToObject(o, "instructions", insns);
+  return o;
+}
+
+char *cc_report_json_string(const struct cc_analysis *an, const char *tool_version)
+{
+  cJSON *root = cJSON_CreateObject(), *kernels = cJSON_CreateArray();
+  char *text, *out;
+  num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
+  cJSON_AddStringToObject(root, "tool_version", tool_version ? tool_version : "unknown");
+  cJSON_AddStringToObject(root, "arch", cc_model_name(an->model));
+  for (size_t i = 0; i < an->n_kernels; i++)
+    cJSON_AddItemToArray(kernels, kernel_json(&an->kernels[i]));
+  cJSON_AddItemToObject(root, "kernels", kernels);
+  text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text)
+    CC_BUG("cJSON_Print failed (out of memory)");
+  /* hand back memory the caller frees with free(), whatever cJSON's allocator is */
+  out = cc_xstrdup(text);
+  cJSON_free(text);
+  return out;
+}
+
+int cc_report_json_write(const char *path, const struct cc_analysis *an,
+                         const char *tool_version, struct cc_err *err)
+{
+  struct cc_outfile f;
+  char *text = cc_report_json_string(an, tool_version);
+  int rc = cc_outfile_open(&f, path, err);
+  if (rc != CC_OK) {
+    free(text);
+    return rc;
+  }
+  size_t len = strlen(text);
+  if (fwrite(text, 1, len, f.fp) != len || fputc('\n', f.fp) == EOF) {
+    free(text);
+    if (f.path)
+      cc_outfile_abort(&f);
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error", path);
+  }
+  free(text);
+  return cc_outfile_commit(&f, err);
+}

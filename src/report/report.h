@@ -1,0 +1,41 @@
+/* coalcheck report: the results of an analysis as text (for people) and JSON (for tools).
+ *
+ * Both read a finished struct cc_analysis (analysis/analysis.h: every kernel ended) and
+ * write kernels in stream order, instructions worst first. The JSON schema is
+ * docs/json-schema.md (schema_version 1). */
+#ifndef CC_REPORT_REPORT_H
+#define CC_REPORT_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+#include "util/err.h"
+
+#define CC_REPORT_SCHEMA_VERSION 1
+#define CC_REPORT_WIDTH 100 /* text columns */
+
+/* Writes the text report to fp: per kernel a header (name, grid, block, arch, totals, the
+ * CGO 2015 Table 2 pair) and a table, worst first, each row followed by the PTX text,
+ * strides, advice and the CUDA source line (read from the .loc file; "(source not
+ * available)" when it cannot be read). The verdict column holds Algorithm 1's verdict for
+ * global and local rows, "N-way" or "no conflict" for shared ones. Lines fit in CC_REPORT_WIDTH columns, except PTX
+ * and source text, which are cut with "...". Errors: CC_ERR_IO when fp reports a write
+ * error (checked with fflush and ferror; fp stays open). */
+int cc_report_text(FILE *fp, cc_keep const struct cc_analysis *an, struct cc_err *err);
+
+/* Writes the text report to path ("-": stdout), whole or not at all (util/fileio.h).
+ * Errors: CC_ERR_IO with the path and the reason; no partial file is left. */
+int cc_report_text_write(const char *path, cc_keep const struct cc_analysis *an,
+                         struct cc_err *err);
+
+/* The JSON document of docs/json-schema.md as a string (indented); the caller frees it
+ * with free(). tool_version is written as given (e.g. "0.1.0"). */
+cc_give char *cc_report_json_string(cc_keep const struct cc_analysis *an,
+                                    const char *tool_version);
+
+/* Writes the JSON document to path ("-": stdout), whole or not at all. Errors: CC_ERR_IO
+ * with the path and the reason; no partial file is left. */
+int cc_report_json_write(const char *path, cc_keep const struct cc_analysis *an,
+                         const char *tool_version, struct cc_err *err);
+
+#endif

@@ -1,0 +1,251 @@
+/* The text report: see report.h. Layout (100 columns):
+ *
+ *   kernel NAME  (MANGLED)
+ *     grid X x Y x Z, block X x Y x Z, arch ARCH
+ *     global: ... ; shared: ... ; thread accesses ... (CGO 2015 Table 2)
+ *
+ *     #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict
+ *     1  file.cu:5           st    global     4         128     32.00       4.00   12.5%  uncoalesced
+ *   (verdict: Algorithm 1's for global and local rows; "N-way" or "no conflict" for shared)
+ *        ptx     the PTX text
+ *        stride  min, max, avg bytes; whole footprint
+ *        advice  kind: text (wrapped)
+ *        source  LINE | the CUDA line
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/source.h"
+#include "util/fileio.h"
+
+#define LOC_WIDTH 18
+#define DETAIL_INDENT 13 /* "     advice  " */
+
+static const char *op_name(enum cc_access_kind kind)
+{
+  switch (kind) {
+  case CC_ACCESS_LOAD: return "ld";
+  case CC_ACCESS_STORE: return "st";
+  case CC_ACCESS_ATOMIC: return "atom";
+  case CC_ACCESS_REDUCTION: return "red";
+  }
+  return "?";
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* "file.cu:5" from the last path component, cut from the left to LOC_WIDTH. */
+static void location(const struct cc_insn_info *info, char *buf, size_t cap)
+{
+  char full[512];
+  const char *base;
+  size_t n;
+  if (!info->file) {
+    snprintf(buf, cap, "?");
+    return;
+  }
+  base = strrchr(info->file, '/');
+  base = base ? base + 1 : info->file;
+  snprintf(full, sizeof full, "%s:%" PRIu32, base, info->line);
+  n = strlen(full);
+  if (n <= LOC_WIDTH)
+    snprintf(buf, cap, "%s", full);
+  else
+    snprintf(buf, cap, "...%s", full + n - (LOC_WIDTH - 3));
+}
+
+/* Prints "     LABEL   " then s[0..len), cut with "..." to fit the width. */
+static void detail_cut(FILE *fp, const char *label, const char *s, size_t len)
+{
+  size_t room = CC_REPORT_WIDTH - DETAIL_INDENT;
+  fprintf(fp, "     %-8s", label);
+  if (len <= room)
+    fprintf(fp, "%.*s\n", (int)len, s);
+  else
+    fprintf(fp, "%.*s...\n", (int)(room - 3), s);
+}
+
+/* Prints "     LABEL   " then text word-wrapped at the width, continuation lines indented
+ * under the text. */
+static void detail_wrap(FILE *fp, const char *label, const char *text)
+{
+  size_t room = CC_REPORT_WIDTH - DETAIL_INDENT;
+  int first = 1;
+  while (*text) {
+    size_t n = strlen(text);
+    if (n > room) {
+      n = room;
+      while (n > 0 && text[n] != ' ')
+        n--;
+      if (n == 0) /* one word longer than the room: cut it */
+        n = room;
+    }
+    if (first)
+      fprintf(fp, "     %-8s%.*s\n", label, (int)n, text);
+    else
+      fprintf(fp, "%*s%.*s\n", DETAIL_INDENT, "", (int)n, text);
+    first = 0;
+    text += n;
+    while (*text == ' ')
+      text++;
+  }
+}
+
+static void kernel_header(FILE *fp, const struct cc_kernel_stats *k)
+{
+  const struct cc_kernel_totals *t = &k->totals;
+  fprintf(fp, "kernel %s  (%s)\n", k->name, k->mangled);
+  fprintf(fp, "  grid %" PRIu32 " x %" PRIu32 " x %" PRIu32 ", block %" PRIu32 " x %" PRIu32
+              " x %" PRIu32 ", arch %s\n",
+          k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->arch);
+  if (t->requests == 0) {
+    fprintf(fp, "  global: no requests\n");
+  } else {
+    fprintf(fp, "  global: %" PRIu64 " requests, %" PRIu64 " sectors, ideal %" PRIu64
+                ", excess %" PRIu64 "\n",
+            t->requests, t->sectors, t->ideal_sectors, t->excess_sectors);
+    fprintf(fp, "          %" PRIu64 " bytes requested of %" PRIu64
+                " transferred: efficiency %.1f%%\n",
+            t->bytes_requested, t->bytes_transferred,
+            t->bytes_transferred ? pct(t->bytes_requested, t->bytes_transferred) : 100.0);
+  }
+  if (t->wavefronts)
+    fprintf(fp, "  shared: %" PRIu64 " wavefronts, ideal %" PRIu64 ", bank conflicts in %"
+                PRIu64 " request%s\n",
+            t->wavefronts, t->ideal_wavefronts, t->conflict_requests,
+            t->conflict_requests == 1 ? "" : "s");
+  fprintf(fp, "  thread accesses %" PRIu64 ", in uncoalesced requests %" PRIu64
+              " (%.1f%%)  [CGO 2015 Table 2]\n",
+          t->thread_accesses, t->uncoalesced_thread_accesses,
+          pct(t->uncoalesced_thread_accesses, t->thread_accesses));
+}
+
+static void stride_line(FILE *fp, const struct cc_insn_stats *s)
+{
+  char buf[256];
+  const char *all = s->all_coalescable ? "all coalescable" : "cannot be all coalesced";
+  if (s->stride_count == 0)
+    snprintf(buf, sizeof buf, "none (no two active lanes in one group); whole footprint %"
+             PRIu64 " bytes (%s)", s->all_stride, all);
+  else
+    snprintf(buf, sizeof buf, "min %" PRIu64 ", max %" PRIu64 ", avg %.1f bytes; whole "
+             "footprint %" PRIu64 " bytes (%s)", s->stride_min, s->stride_max,
+             cc_analysis_stride_avg(s), s->all_stride, all);
+  detail_wrap(fp, "stride", buf);
+}
+
+static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc_insn_info *info)
+{
+  char buf[CC_REPORT_WIDTH * 2];
+  size_t len = 0;
+  const char *line = cc_report_source_line(cache, info->file, info->line, &len);
+  if (!line) {
+    detail_cut(fp, "source", "(source not available)", strlen("(source not available)"));
+  } else {
+    while (len > 0 && (*line == ' ' || *line == '\t'))
+      line++, len--;
+    int n = snprintf(buf, sizeof buf, "%" PRIu32 " | %.*s", info->line,
+                     (int)(len < CC_REPORT_WIDTH ? len : CC_REPORT_WIDTH), line);
+    for (char *p = buf; *p; p++)
+      if (*p == '\t')
+        *p = ' ';
+    detail_cut(fp, "source", buf, n < 0 ? 0 : strlen(buf));
+  }
+  if (info->inlined_file) {
+    snprintf(buf, sizeof buf, "%s:%" PRIu32, info->inlined_file, info->inlined_line);
+    detail_cut(fp, "inlined", buf, strlen(buf));
+  }
+}
+
+static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
+                     const struct cc_insn_stats *s)
+{
+  char loc[LOC_WIDTH + 8], buf[160];
+  int shared = s->wavefronts > 0;
+  uint64_t cost = shared ? s->wavefronts : s->sectors;
+  uint64_t ideal = shared ? s->ideal_wavefronts : s->ideal_sectors;
+  location(&s->info, loc, sizeof loc);
+  fprintf(fp, "  %3zu  %-18s  %-4s  %-6s  %4" PRIu32 "  %10" PRIu64, rank, loc,
+          op_name(s->info.kind), cc_space_name(s->info.space), s->info.size_bytes,
+          s->requests);
+  if (s->requests)
+    fprintf(fp, "  %8.2f  %9.2f", (double)cost / (double)s->requests,
+            (double)ideal / (double)s->requests);
+  else
+    fprintf(fp, "  %8s  %9s", "-", "-");
+  /* Algorithm 1's verdict is about global memory; a shared row shows its bank conflicts */
+  if (shared && s->ways_max > 1)
+    snprintf(buf, sizeof buf, "%" PRIu32 "-way", s->ways_max);
+  else
+    snprintf(buf, sizeof buf, "%s", shared ? "no conflict" : cc_verdict_name(s->verdict));
+  fprintf(fp, "  %5.1f%%  %s\n", 100.0 * cc_analysis_efficiency(s), buf);
+  detail_cut(fp, "ptx", s->info.text ? s->info.text : "?", strlen(s->info.text ? s->info.text : "?"));
+  stride_line(fp, s);
+  if (shared) {
+    snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst; conflicts in %" PRIu64 " of %" PRIu64
+             " requests", s->ways_max, s->conflict_requests, s->requests);
+    detail_wrap(fp, "banks", buf);
+  }
+  for (size_t j = 0; j < s->n_suggestions; j++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s: %s", cc_suggestion_kind_name(s->suggestions[j].kind),
+             s->suggestions[j].text);
+    detail_wrap(fp, "advice", text);
+  }
+  source_line(fp, cache, &s->info);
+}
+
+static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct cc_kernel_stats *k)
+{
+  size_t rank = 0, idle = 0;
+  kernel_header(fp, k);
+  fprintf(fp, "\n  %3s  %-18s  %-4s  %-6s  %4s  %10s  %8s  %9s  %6s  %s\n", "#", "location",
+          "op", "space", "size", "requests", "cost/req", "ideal/req", "eff", "verdict");
+  for (size_t i = 0; i < k->n_insns; i++) {
+    if (k->insns[i].executions == 0) {
+      idle++;
+      continue;
+    }
+    insn_row(fp, cache, ++rank, &k->insns[i]);
+  }
+  if (rank == 0)
+    fprintf(fp, "  (no memory instruction was executed)\n");
+  if (idle)
+    fprintf(fp, "  %zu memory instruction%s never executed\n", idle, idle == 1 ? "" : "s");
+  fprintf(fp, "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n");
+}
+
+int cc_report_text(FILE *fp, const struct cc_analysis *an, struct cc_err *err)
+{
+  struct cc_source_cache *cache = cc_report_source_new();
+  for (size_t i = 0; i < an->n_kernels; i++) {
+    if (i)
+      fputc('\n', fp);
+    kernel_report(fp, cache, &an->kernels[i]);
+  }
+  cc_report_source_free(cache);
+  if (fflush(fp) != 0 || ferror(fp))
+    return cc_err_set(err, CC_ERR_IO, "cannot write the text report: %s",
+                      "write error (disk full or closed pipe?)");
+  return CC_OK;
+}
+
+int cc_report_text_write(const char *path, const struct cc_analysis *an, struct cc_err *err)
+{
+  struct cc_outfile f;
+  int rc = cc_outfile_open(&f, path, err);
+  if (rc != CC_OK)
+    return rc;
+  rc = cc_report_text(f.fp, an, err);
+  if (rc != CC_OK) {
+    if (f.path)
+      cc_outfile_abort(&f);
+    return cc_err_prefix(err, "%s", path);
+  }
+  return cc_outfile_commit(&f, err);
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Usage errors (exit 2) and the informational commands (exit 0) of the command line.
+. "$(dirname "$0")/data/common.bash"
+K="$DATA/kernels.ptx"
+RUN=(--grid 1 --block 32 --arg 'out=f32[32]:zero')
+
+expect 0 "" "$COALCHECK" --help
+grep -q '^usage: coalcheck' "$TMP/out" || fail "--help does not print the usage"
+grep -q -- '--max-insns N' "$TMP/out" || fail "--help does not list --max-insns"
+expect 0 "" "$COALCHECK" help
+grep -q '^usage: coalcheck' "$TMP/out" || fail "help does not print the usage"
+expect 0 "" "$COALCHECK" --version
+grep -q '^coalcheck [0-9]' "$TMP/out" || fail "--version prints '$(cat "$TMP/out")'"
+
+expect 2 "no input given" "$COALCHECK"
+expect 2 "unknown option '--frobnicate'" "$COALCHECK" "$K" --frobnicate
+grep -q "^hint: run 'coalcheck --help'" "$TMP/err" || fail "no hint line after a usage error"
+expect 2 "missing --grid X[,Y[,Z]]" "$COALCHECK" "$K" --kernel oob --block 32 --arg 'out=f32[32]:zero'
+expect 2 "missing --block X[,Y[,Z]]" "$COALCHECK" "$K" --kernel oob --grid 1 --arg 'out=f32[32]:zero'
+expect 2 "option '--grid' needs a value" "$COALCHECK" "$K" --grid
+expect 2 "bad value '0,1' for --grid" "$COALCHECK" "$K" --grid 0,1 --block 1
+expect 2 "has 2048 threads; CUDA allows at most 1024" "$COALCHECK" "$K" --kernel oob --grid 1 --block 64,32
+expect 2 "two inputs given" "$COALCHECK" "$K" "$K" "${RUN[@]}"
+expect 2 "cannot tell what" "$COALCHECK" "$DATA/common.bash" "${RUN[@]}"
+# kernel selection: three kernels and no --kernel; a name that is none of them
+expect 2 "has 3 kernels; choose one with --kernel: scale, spin, oob" "$COALCHECK" "$K" "${RUN[@]}"
+expect 2 "no kernel called 'transpose' in $K; its kernels: scale, spin, oob" \
+  "$COALCHECK" "$K" --kernel transpose "${RUN[@]}"
+# --dump must name a buffer argument
+expect 2 "--dump in=x.bin: no buffer argument is called 'in'" \
+  "$COALCHECK" "$K" --kernel oob "${RUN[@]}" --dump in=x.bin
+# --arg spelling errors are usage errors
+expect 2 "bad --arg 'out=f99[32]:zero': unknown element type" \
+  "$COALCHECK" "$K" --kernel oob --grid 1 --block 32 --arg 'out=f99[32]:zero'
+expect 2 "unknown initialiser" "$COALCHECK" "$K" --kernel oob --grid 1 --block 32 --arg 'out=f32[32]:ones'
+expect 2 "bad size expression '32*'" "$COALCHECK" "$K" --kernel oob --grid 1 --block 32 --arg 'out=f32[32*]:zero'
+expect 2 "unknown architecture 'sm_1000'" "$COALCHECK" "$K" --kernel oob "${RUN[@]}" --arch sm_1000
+finish

@@ -1,0 +1,51 @@
+# Shared by tests/e2e/*.sh (sourced; not a test itself: CTest runs only *.sh).
+# $COALCHECK is the binary, $COALCHECK_SRC the source tree (both set by CTest).
+if [ -z "${COALCHECK:-}" ]; then
+  echo "skip: COALCHECK is not set (run through ctest)"
+  exit 77
+fi
+DATA="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/cc-e2e-XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+
+# expect CODE NEEDLE CMD...: CMD exits with CODE and, unless CODE is 0, its standard error
+# is "coalcheck: error: ..." containing NEEDLE (a fixed string; "" skips the check).
+expect() {
+  local code=$1 needle=$2 rc
+  shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    fail "$* exited $rc, expected $code"
+    sed 's/^/  stderr: /' "$TMP/err"
+    return
+  fi
+  if [ "$code" -ne 0 ] && ! head -n1 "$TMP/err" | grep -q '^coalcheck: error: '; then
+    fail "$*: stderr does not start with 'coalcheck: error: '"
+    sed 's/^/  stderr: /' "$TMP/err"
+  fi
+  if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/err"; then
+    fail "$*: stderr lacks '$needle'"
+    sed 's/^/  stderr: /' "$TMP/err"
+  fi
+}
+
+# The nvcc coalcheck would run, or nothing.
+find_nvcc() {
+  command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; }
+}
+
+finish() {
+  if [ "$fails" -ne 0 ]; then
+    echo "$fails check(s) failed"
+    exit 1
+  fi
+  echo "all checks passed"
+  exit 0
+}

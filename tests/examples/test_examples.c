@@ -1,0 +1,773 @@
+/* The bundled examples (examples/<name>/<variant>.launch), run through the coalcheck
+ * binary: for every launch file, the outputs the emulator computed are compared with a
+ * plain C reference computed here from the dumped inputs, and the figures of the JSON
+ * report with figures derived by hand (each derivation is written beside its check; the
+ * kernels' own header comments state the same figures).
+ *
+ * Floats are compared bit for bit: each reference performs the kernel's operations in the
+ * kernel's order with the same roundings (fmaf where nvcc 13's PTX has fma.rn.f32, read off
+ * `nvcc -ptx -lineinfo -arch=sm_90`; plain float + - * elsewhere; the C compiler does not
+ * contract: C11 mode, -ffp-contract=off is gcc's default there).
+ *
+ * Buffers a kernel updates in place (AoS/SoA positions, the Gaussian matrix and vector)
+ * are given as files (--arg NAME=TYPE[SIZE]:file:PATH, replacing the launch file's
+ * initializer), so that the test knows their contents before the run; all others are
+ * read back from their dumps.
+ *
+ * Units: addresses and strides in bytes, sectors of 32 bytes, requests = warp-level
+ * executions of one instruction (sm_90: one request per warp-level instruction). */
+#include "examples/harness.h"
+
+/* ---- transpose (examples/transpose) ------------------------------------------------ */
+
+#define TR_N 1024u
+
+/* out = in^T: out[x*n + y] = in[y*n + x]: a copy, so exact. */
+static void check_transpose_output(const float *out, const float *in)
+{
+  float *want = malloc(TR_N * TR_N * sizeof *want);
+  uint32_t x, y;
+  assert_non_null(want);
+  for (y = 0; y < TR_N; y++)
+    for (x = 0; x < TR_N; x++)
+      want[(size_t)x * TR_N + y] = in[(size_t)y * TR_N + x];
+  ex_check_floats_exact("transpose out", out, want, (size_t)TR_N * TR_N);
+  free(want);
+}
+
+static void test_transpose_naive(void **state)
+{
+  struct ex_buffer b[] = {{"out", 4, TR_N * TR_N, NULL, NULL, NULL},
+                          {"in", 4, TR_N * TR_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  const cJSON *k, *totals;
+  struct ex_pick ld, st;
+  int line = ex_source_line("transpose/transpose.cu", NULL, "out[x * n + y] = in[y * n + x];");
+  (void)state;
+  ex_run(&r, "transpose/naive.launch", b, 2, NULL);
+  check_transpose_output(b[0].data, b[1].data);
+
+  k = ex_kernel(&r, "transpose_naive");
+  ld = ex_pick(k, "ld.global", line, NULL);
+  st = ex_pick(k, "st.global", line, NULL);
+  /* Grid 32 x 128 CTAs of 32x8 threads = 8 warps; one element per thread (1 row per
+   * thread): requests = 32*128 * 8 * 1 = 32768 = n*n/32 for the load and the store. */
+  ex_check_sum(&ld, JS_REQUESTS, 32768);
+  ex_check_sum(&st, JS_REQUESTS, 32768);
+  /* A warp = 32 consecutive x at one y. Load in[y*n + x]: 128 contiguous bytes starting
+   * at a multiple of 128 (x0 = 32*blockIdx.x, rows of 4096 bytes, buffer 256-aligned):
+   * 4 sectors per request -> 4 * 32768 = 131072, all ideal. */
+  ex_check_sum(&ld, JS_SECTORS, 131072);
+  ex_check_sum(&ld, JS_IDEAL, 131072);
+  /* Store out[x*n + y]: 32 floats 4n = 4096 bytes apart, one sector each: 32 per request
+   * -> 32 * 32768 = 1048576; the 128 requested bytes would fit in 4: ideal 131072. */
+  ex_check_sum(&st, JS_SECTORS, 1048576);
+  ex_check_sum(&st, JS_IDEAL, 131072);
+  /* Algorithm 1: load lanes 4 bytes apart: min = max = 4 = access size: coalesced.
+   * Store lanes 4096 apart: min = max = 4096 > 4: uncoalesced; the store's footprint over
+   * all instances is the whole matrix, gaps of 4: all_stride 4 <= 4, so a thread-geometry
+   * transformation can coalesce it. */
+  ex_check_each(&ld, JS_STRIDE ".max", 4);
+  ex_check_each_str(&ld, JS_VERDICT, "coalesced");
+  ex_check_each(&st, JS_STRIDE ".min", 4096);
+  ex_check_each(&st, JS_STRIDE ".max", 4096);
+  ex_check_each(&st, JS_STRIDE ".avg", 4096);
+  ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
+  ex_check_each(&st, JS_ALL_STRIDE, 4);
+  ex_check_suggestion(&st, "thread-geometry", 1);
+  /* CGO 2015 Table 2 pair for this kernel: every thread makes one load and one store:
+   * total 2 n^2 = 2097152 thread accesses; the stores' groups are uncoalesced: n^2 =
+   * 1048576. */
+  totals = cJSON_GetObjectItemCaseSensitive(k, JS_TOTALS);
+  EX_EQ_U64(ex_u64(totals, JS_T2_TOTAL), 2097152, "transpose_naive Table 2 total");
+  EX_EQ_U64(ex_u64(totals, JS_T2_UNCOAL), 1048576, "transpose_naive Table 2 uncoalesced");
+  ex_release(&r, b, 2);
+}
+
+/* The tiled versions: padded = 0 (tile[32][32]) or 1 (tile[32][33]). */
+static void check_transpose_tiled(const char *launch, const char *kernel, int padded)
+{
+  struct ex_buffer b[] = {{"out", 4, TR_N * TR_N, NULL, NULL, NULL},
+                          {"in", 4, TR_N * TR_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  const cJSON *k, *totals;
+  struct ex_pick ld, st, sst, sld;
+  ex_run(&r, launch, b, 2, NULL);
+  check_transpose_output(b[0].data, b[1].data);
+
+  k = ex_kernel(&r, kernel);
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  sst = ex_pick(k, "st.shared", 0, NULL);
+  sld = ex_pick(k, "ld.shared", 0, NULL);
+  /* Grid 32 x 32 CTAs, 8 warps each, 32/8 = 4 rows per thread: 32*32*8*4 = 32768
+   * requests for the global loads together (nvcc unrolls the j loop: 4 instructions of
+   * 8192), the same for the stores, the shared stores and the shared loads. */
+  ex_check_sum(&ld, JS_REQUESTS, 32768);
+  ex_check_sum(&st, JS_REQUESTS, 32768);
+  ex_check_sum(&sst, JS_REQUESTS, 32768);
+  ex_check_sum(&sld, JS_REQUESTS, 32768);
+  /* Global load in[(y+j)*n + x] and store out[(y+j)*n + x]: 32 consecutive floats of
+   * one row, 128-byte aligned: 4 sectors per request = 131072 in all. */
+  ex_check_sum(&ld, JS_SECTORS, 131072);
+  ex_check_sum(&st, JS_SECTORS, 131072);
+  ex_check_each(&ld, JS_STRIDE ".max", 4);
+  ex_check_each(&st, JS_STRIDE ".max", 4);
+  ex_check_each_str(&ld, JS_VERDICT, "coalesced");
+  ex_check_each_str(&st, JS_VERDICT, "coalesced");
+  /* Shared store tile[ty+j][tx]: 32 consecutive words, banks 0..31: 1 way, 1 wavefront
+   * per request (32768). */
+  ex_check_each(&sst, JS_WAYS, 1);
+  ex_check_sum(&sst, JS_WAVEFRONTS, 32768);
+  /* Shared load tile[tx][ty+j]: word tx*W + c with W = 32 (padded: 33). W = 32: every
+   * lane in bank c % 32, 32 distinct words: 32 ways, 32 wavefronts per request ->
+   * 32 * 32768 = 1048576 (ideal 32768). W = 33: bank (tx + c) % 32, all distinct: 1 way,
+   * 32768 wavefronts. */
+  ex_check_each(&sld, JS_WAYS, padded ? 1 : 32);
+  ex_check_sum(&sld, JS_WAVEFRONTS, padded ? 32768 : 1048576);
+  ex_check_sum(&sld, JS_IDEAL_WAVEFRONTS, 32768);
+  /* Table 2 pair: n^2 global loads + n^2 global stores, none uncoalesced. */
+  totals = cJSON_GetObjectItemCaseSensitive(k, JS_TOTALS);
+  EX_EQ_U64(ex_u64(totals, JS_T2_TOTAL), 2097152, "%s Table 2 total", kernel);
+  EX_EQ_U64(ex_u64(totals, JS_T2_UNCOAL), 0, "%s Table 2 uncoalesced", kernel);
+  ex_release(&r, b, 2);
+}
+
+static void test_transpose_tiled(void **state)
+{
+  (void)state;
+  check_transpose_tiled("transpose/tiled.launch", "transpose_tiled", 0);
+}
+
+static void test_transpose_padded(void **state)
+{
+  (void)state;
+  check_transpose_tiled("transpose/padded.launch", "transpose_padded", 1);
+}
+
+/* ---- strided copy (examples/strided_copy) ------------------------------------------ */
+
+#define SC_N 65536u
+
+static void check_strided(uint32_t stride)
+{
+  char launch[64];
+  struct ex_buffer b[] = {{"out", 4, SC_N, NULL, NULL, NULL},
+                          {"in", 4, (size_t)SC_N * stride, NULL, NULL, NULL}};
+  struct ex_run r;
+  const cJSON *k;
+  struct ex_pick ld, st;
+  float *want = malloc(SC_N * sizeof *want);
+  const float *in;
+  uint32_t i, sectors;
+  int line = ex_source_line("strided_copy/strided_copy.cu", NULL, "out[i] = in[(size_t)i * stride];");
+  assert_non_null(want);
+  snprintf(launch, sizeof launch, "strided_copy/stride%u.launch", stride);
+  ex_run(&r, launch, b, 2, NULL);
+  in = b[1].data;
+  for (i = 0; i < SC_N; i++)
+    want[i] = in[(size_t)i * stride];
+  ex_check_floats_exact("strided_copy out", b[0].data, want, SC_N);
+  free(want);
+
+  k = ex_kernel(&r, "strided_copy");
+  ld = ex_pick(k, "ld.global", line, NULL);
+  st = ex_pick(k, "st.global", line, NULL);
+  /* 65536 threads = 2048 full warps, one load and one store each. */
+  ex_check_sum(&ld, JS_REQUESTS, 2048);
+  ex_check_sum(&st, JS_REQUESTS, 2048);
+  /* Load: lanes 4*stride bytes apart from a 128*stride-aligned start: a 32-byte sector
+   * holds 8/stride lanes while stride <= 8, so 32*4*stride/32 = 4*stride sectors; past 8,
+   * one lane per sector: 32. Ideal: 128 requested bytes = 4 sectors. */
+  sectors = 4 * stride < 32 ? 4 * stride : 32;
+  ex_check_sum(&ld, JS_SECTORS, 2048ull * sectors);
+  ex_check_sum(&ld, JS_IDEAL, 2048ull * 4);
+  ex_check_sum(&st, JS_SECTORS, 2048ull * 4);
+  /* Algorithm 1: every neighbour difference is 4*stride: min = max = avg = 4*stride;
+   * coalesced iff 4*stride <= 4. The load's footprint is every stride-th float: all_stride
+   * = 4*stride, so for stride > 1 no thread mapping helps: no thread-geometry suggestion. */
+  ex_check_each(&ld, JS_STRIDE ".min", 4.0 * stride);
+  ex_check_each(&ld, JS_STRIDE ".max", 4.0 * stride);
+  ex_check_each(&ld, JS_STRIDE ".avg", 4.0 * stride);
+  ex_check_each(&ld, JS_ALL_STRIDE, 4.0 * stride);
+  ex_check_each_str(&ld, JS_VERDICT, stride == 1 ? "coalesced" : "uncoalesced");
+  if (stride > 1)
+    ex_check_suggestion(&ld, "thread-geometry", 0);
+  ex_check_each(&st, JS_STRIDE ".max", 4);
+  ex_check_each_str(&st, JS_VERDICT, "coalesced");
+  ex_release(&r, b, 2);
+}
+
+static void test_strided_copy_1(void **state) { (void)state; check_strided(1); }
+static void test_strided_copy_2(void **state) { (void)state; check_strided(2); }
+static void test_strided_copy_4(void **state) { (void)state; check_strided(4); }
+static void test_strided_copy_8(void **state) { (void)state; check_strided(8); }
+static void test_strided_copy_32(void **state) { (void)state; check_strided(32); }
+
+/* ---- AoS vs SoA (examples/aos_soa) ------------------------------------------------- */
+
+#define PS_N 65536u
+#define PS_DT 0.25f /* dt in aos.launch / soa.launch: exact in binary */
+
+/* pos += vel * dt per component: PTX fma.rn.f32 %f, vel, dt, pos. */
+static void check_move(const char *what, const float *got, const float *pos0, const float *vel,
+                       size_t count)
+{
+  float *want = malloc(count * sizeof *want);
+  size_t i;
+  assert_non_null(want);
+  for (i = 0; i < count; i++)
+    want[i] = fmaf(vel[i], PS_DT, pos0[i]);
+  ex_check_floats_exact(what, got, want, count);
+  free(want);
+}
+
+static void test_aos(void **state)
+{
+  struct ex_buffer b[] = {{"pos", 4, 3 * PS_N, "f32[3*n]", ex_random_floats(3 * PS_N, 31), NULL},
+                          {"vel", 4, 3 * PS_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  const cJSON *k;
+  struct ex_pick ld, st;
+  (void)state;
+  ex_run(&r, "aos_soa/aos.launch", b, 2, NULL);
+  check_move("aos pos", b[0].data, b[0].init, b[1].data, 3 * PS_N);
+
+  k = ex_kernel(&r, "update_aos");
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  /* 2048 warps; per warp 3 fields x (load vel, load pos) = 6 loads and 3 stores. */
+  ex_check_sum(&ld, JS_REQUESTS, 6 * 2048);
+  ex_check_sum(&st, JS_REQUESTS, 3 * 2048);
+  /* A field of 32 consecutive 12-byte particles: bytes [384w + f, 384w + 372 + f + 4)
+   * for f = 0, 4, 8 -> within the 12 sectors of [384w, 384w + 384): 12 sectors per
+   * request; the 128 requested bytes fit in 4 (ideal). */
+  ex_check_sum(&ld, JS_SECTORS, 12ull * 6 * 2048);
+  ex_check_sum(&ld, JS_IDEAL, 4ull * 6 * 2048);
+  ex_check_sum(&st, JS_SECTORS, 12ull * 3 * 2048);
+  /* Algorithm 1: stride 12 > 4: uncoalesced; the footprint of one field has 8-byte holes
+   * (all_stride 12 > 4): cannot be all coalesced by a thread remapping. */
+  ex_check_each(&ld, JS_STRIDE ".min", 12);
+  ex_check_each(&ld, JS_STRIDE ".max", 12);
+  ex_check_each(&ld, JS_ALL_STRIDE, 12);
+  ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
+  ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
+  ex_check_suggestion(&ld, "thread-geometry", 0);
+  ex_release(&r, b, 2);
+}
+
+static void test_soa(void **state)
+{
+  struct ex_buffer b[] = {{"x", 4, PS_N, "f32[n]", ex_random_floats(PS_N, 32), NULL},
+                          {"y", 4, PS_N, "f32[n]", ex_random_floats(PS_N, 33), NULL},
+                          {"z", 4, PS_N, "f32[n]", ex_random_floats(PS_N, 34), NULL},
+                          {"vx", 4, PS_N, NULL, NULL, NULL},
+                          {"vy", 4, PS_N, NULL, NULL, NULL},
+                          {"vz", 4, PS_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  const cJSON *k;
+  struct ex_pick ld, st;
+  int c;
+  (void)state;
+  ex_run(&r, "aos_soa/soa.launch", b, 6, NULL);
+  for (c = 0; c < 3; c++)
+    check_move(b[c].name, b[c].data, b[c].init, b[c + 3].data, PS_N);
+
+  k = ex_kernel(&r, "update_soa");
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  /* Same requests as AoS; every access is 32 consecutive aligned floats: 4 sectors. */
+  ex_check_sum(&ld, JS_REQUESTS, 6 * 2048);
+  ex_check_sum(&st, JS_REQUESTS, 3 * 2048);
+  ex_check_sum(&ld, JS_SECTORS, 4ull * 6 * 2048);
+  ex_check_sum(&st, JS_SECTORS, 4ull * 3 * 2048);
+  ex_check_each(&ld, JS_STRIDE ".max", 4);
+  ex_check_each_str(&ld, JS_VERDICT, "coalesced");
+  ex_check_each_str(&st, JS_VERDICT, "coalesced");
+  ex_release(&r, b, 6);
+}
+
+/* ---- row sums (examples/row_sums) -------------------------------------------------- */
+
+#define RS_ROWS 1024u
+#define RS_COLS 1024u
+
+/* The unroll factor nvcc chose for a loop = the instructions of that source line that
+ * ran (its remainder copy never runs: 1024 is a multiple of 4). */
+static void check_row_sums_thread_figures(const cJSON *k, int line)
+{
+  struct ex_pick ld = ex_pick(k, "ld.global", line, NULL);
+  uint64_t unroll = ld.n;
+  /* 1024 rows / 32 = 32 warps; each walks 1024 columns: 32768 load requests; lanes are
+   * rows, 4*1024 = 4096 bytes apart: 32 sectors each (ideal 4). */
+  ex_check_sum(&ld, JS_REQUESTS, 32768);
+  ex_check_sum(&ld, JS_SECTORS, 32ull * 32768);
+  ex_check_sum(&ld, JS_IDEAL, 4ull * 32768);
+  ex_check_each(&ld, JS_STRIDE ".max", 4096);
+  ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
+  /* Unrolled u times, copy c of the load reads columns c, c+u, c+2u ... of every row:
+   * its footprint has gaps of 4u bytes (4 when not unrolled). */
+  ex_check_each(&ld, JS_ALL_STRIDE, 4.0 * (double)unroll);
+}
+
+static void test_row_sums_thread(void **state)
+{
+  struct ex_buffer b[] = {{"sums", 4, RS_ROWS, NULL, NULL, NULL},
+                          {"a", 4, RS_ROWS * RS_COLS, NULL, NULL, NULL}};
+  struct ex_run r;
+  const float *a;
+  float want[RS_ROWS];
+  struct ex_pick st;
+  const cJSON *k;
+  uint32_t row, c;
+  (void)state;
+  ex_run(&r, "row_sums/thread_per_row.launch", b, 2, NULL);
+  a = b[1].data;
+  /* s = 0; s += a[r][c] for c = 0.. in order (PTX: add.f32 chain). */
+  for (row = 0; row < RS_ROWS; row++) {
+    float s = 0.0f;
+    for (c = 0; c < RS_COLS; c++)
+      s += a[(size_t)row * RS_COLS + c];
+    want[row] = s;
+  }
+  ex_check_floats_exact("row sums", b[0].data, want, RS_ROWS);
+
+  k = ex_kernel(&r, "row_sums_thread");
+  check_row_sums_thread_figures(
+      k, ex_source_line("row_sums/row_sums.cu", "void row_sums_thread(", "s += a[(size_t)r * cols + c];"));
+  st = ex_pick(k, "st.global", 0, NULL);
+  /* 32 warps store 32 consecutive sums: 32 requests of 4 sectors. */
+  ex_check_sum(&st, JS_REQUESTS, 32);
+  ex_check_sum(&st, JS_SECTORS, 128);
+  ex_release(&r, b, 2);
+}
+
+static void test_row_sums_warp(void **state)
+{
+  struct ex_buffer b[] = {{"sums", 4, RS_ROWS, NULL, NULL, NULL},
+                          {"a", 4, RS_ROWS * RS_COLS, NULL, NULL, NULL}};
+  struct ex_run r;
+  const float *a;
+  float want[RS_ROWS];
+  struct ex_pick ld, st;
+  const cJSON *k;
+  uint32_t row, c, lane;
+  int off;
+  (void)state;
+  ex_run(&r, "row_sums/warp_per_row.launch", b, 2, NULL);
+  a = b[1].data;
+  /* Lane l sums a[r][l], a[r][l+32], ... in order; then for offset 16, 8, 4, 2, 1 every
+   * lane adds the value of lane l + offset (shfl.sync.down: its own value when l + offset
+   * > 31), all lanes at once; lane 0 holds the sum. */
+  for (row = 0; row < RS_ROWS; row++) {
+    float s[32], t[32];
+    for (lane = 0; lane < 32; lane++) {
+      s[lane] = 0.0f;
+      for (c = lane; c < RS_COLS; c += 32)
+        s[lane] += a[(size_t)row * RS_COLS + c];
+    }
+    for (off = 16; off > 0; off /= 2) {
+      for (lane = 0; lane < 32; lane++)
+        t[lane] = s[lane] + (lane + (uint32_t)off < 32 ? s[lane + (uint32_t)off] : s[lane]);
+      memcpy(s, t, sizeof s);
+    }
+    want[row] = s[0];
+  }
+  ex_check_floats_exact("row sums (warp)", b[0].data, want, RS_ROWS);
+
+  k = ex_kernel(&r, "row_sums_warp");
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  /* 1024 warps (one per row), 1024/32 = 32 steps each: 32768 requests of 32 consecutive
+   * floats, 128-byte aligned (rows are 4096 bytes): 4 sectors each. */
+  ex_check_sum(&ld, JS_REQUESTS, 32768);
+  ex_check_sum(&ld, JS_SECTORS, 4ull * 32768);
+  ex_check_each(&ld, JS_STRIDE ".max", 4);
+  ex_check_each_str(&ld, JS_VERDICT, "coalesced");
+  /* lane 0 of each of the 1024 warps stores: 1024 requests of one lane, 1 sector. */
+  ex_check_sum(&st, JS_REQUESTS, 1024);
+  ex_check_sum(&st, JS_SECTORS, 1024);
+  ex_release(&r, b, 2);
+}
+
+/* ---- gesummv (examples/gesummv) ---------------------------------------------------- */
+
+#define GS_N 1024u
+#define GS_ALPHA 1.5f  /* rows.launch / cols.launch: exact in binary */
+#define GS_BETA 1.25f
+
+/* y[i] = alpha*t + beta*u with t = sum_j A[i][j]*x[j], u likewise with B; A[i][j] at
+ * A[i*n + j] (row-major, col_major = 0) or A[j*n + i]. PTX: t = fma(a, x, t) in j order,
+ * then fma(t, alpha, u*beta). */
+static void gesummv_ref(float *y, const float *A, const float *B, const float *x, int col_major)
+{
+  uint32_t i, j;
+  for (i = 0; i < GS_N; i++) {
+    float t = 0.0f, u = 0.0f;
+    for (j = 0; j < GS_N; j++) {
+      size_t at = col_major ? (size_t)j * GS_N + i : (size_t)i * GS_N + j;
+      t = fmaf(A[at], x[j], t);
+      u = fmaf(B[at], x[j], u);
+    }
+    y[i] = fmaf(t, GS_ALPHA, u * GS_BETA);
+  }
+}
+
+static void check_gesummv(const char *launch, const char *kernel, const char *a_name,
+                          const char *b_name, int col_major)
+{
+  struct ex_buffer b[] = {{a_name, 4, GS_N * GS_N, NULL, NULL, NULL},
+                          {b_name, 4, GS_N * GS_N, NULL, NULL, NULL},
+                          {"x", 4, GS_N, NULL, NULL, NULL},
+                          {"y", 4, GS_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  float want[GS_N];
+  const cJSON *k, *totals;
+  struct ex_pick lda, ldb, ldx, st;
+  const char *src = "gesummv/gesummv.cu";
+  const char *anchor = col_major ? "void gesummv_cols(" : "void gesummv_rows(";
+  ex_run(&r, launch, b, 4, NULL);
+  gesummv_ref(want, b[0].data, b[1].data, b[2].data, col_major);
+  ex_check_floats_exact("gesummv y", b[3].data, want, GS_N);
+
+  k = ex_kernel(&r, kernel);
+  lda = ex_pick(k, "ld.global", ex_source_line(src, anchor, "float a = A"), NULL);
+  ldb = ex_pick(k, "ld.global", ex_source_line(src, anchor, "float b = B"), NULL);
+  ldx = ex_pick(k, "ld.global", ex_source_line(src, anchor, "float xj = x[j];"), NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  /* 1024 threads = 32 warps, each running j = 0..1023: 32768 requests for A, B and x. */
+  ex_check_sum(&lda, JS_REQUESTS, 32768);
+  ex_check_sum(&ldb, JS_REQUESTS, 32768);
+  ex_check_sum(&ldx, JS_REQUESTS, 32768);
+  /* x[j]: one word for all lanes: 1 sector, stride 0 (a broadcast): coalesced. */
+  ex_check_sum(&ldx, JS_SECTORS, 32768);
+  ex_check_each(&ldx, JS_STRIDE ".max", 0);
+  ex_check_each_str(&ldx, JS_VERDICT, "coalesced");
+  /* y[i]: 32 stores of 32 consecutive floats: 4 sectors each. */
+  ex_check_sum(&st, JS_REQUESTS, 32);
+  ex_check_sum(&st, JS_SECTORS, 128);
+  totals = cJSON_GetObjectItemCaseSensitive(k, JS_TOTALS);
+  /* Table 2 pair: every thread loads A, B, x n times and stores y once: 3 n^2 + n
+   * = 3146752 thread accesses. */
+  EX_EQ_U64(ex_u64(totals, JS_T2_TOTAL), 3ull * GS_N * GS_N + GS_N, "%s Table 2 total", kernel);
+  if (!col_major) {
+    /* A[i][j] for 32 consecutive i: 4096 bytes apart: 32 sectors (ideal 4), max stride
+     * 4096: uncoalesced. Uncoalesced thread accesses: the A and B loads, 2 n^2 = 2097152,
+     * the "Uncoalesced" figure of gesummv in CGO 2015 Table 2. */
+    ex_check_sum(&lda, JS_SECTORS, 32ull * 32768);
+    ex_check_sum(&ldb, JS_SECTORS, 32ull * 32768);
+    ex_check_each(&lda, JS_STRIDE ".max", 4096);
+    ex_check_each_str(&lda, JS_VERDICT, "uncoalesced");
+    ex_check_each_str(&ldb, JS_VERDICT, "uncoalesced");
+    /* each unrolled copy reads every u-th column: footprint gaps 4u (see row sums) */
+    ex_check_each(&lda, JS_ALL_STRIDE, 4.0 * (double)lda.n);
+    EX_EQ_U64(ex_u64(totals, JS_T2_UNCOAL), 2ull * GS_N * GS_N, "%s Table 2 uncoalesced", kernel);
+  } else {
+    /* At[j][i] for 32 consecutive i: 128 aligned bytes: 4 sectors, coalesced. */
+    ex_check_sum(&lda, JS_SECTORS, 4ull * 32768);
+    ex_check_sum(&ldb, JS_SECTORS, 4ull * 32768);
+    ex_check_each(&lda, JS_STRIDE ".max", 4);
+    ex_check_each_str(&lda, JS_VERDICT, "coalesced");
+    ex_check_each_str(&ldb, JS_VERDICT, "coalesced");
+    EX_EQ_U64(ex_u64(totals, JS_T2_UNCOAL), 0, "%s Table 2 uncoalesced", kernel);
+  }
+  ex_release(&r, b, 4);
+}
+
+static void test_gesummv_rows(void **state)
+{
+  (void)state;
+  check_gesummv("gesummv/rows.launch", "gesummv_rows", "A", "B", 0);
+}
+
+static void test_gesummv_cols(void **state)
+{
+  (void)state;
+  check_gesummv("gesummv/cols.launch", "gesummv_cols", "At", "Bt", 1);
+}
+
+/* ---- Gaussian Fan2 (examples/gaussian) --------------------------------------------- */
+
+#define GA_N 512u
+
+/* Step t = 0: a[r][c] -= m[r][0] * a[0][c] for r >= 1, all c; b[r] -= m[r][0] * b[0]
+ * for r >= 1 (yidx == 0 threads). PTX: mul.f32 then sub.f32 (no fma). Row 0 and b[0]
+ * are only read. */
+static void check_fan2(const char *launch, const char *kernel, int fixed)
+{
+  struct ex_buffer b[] = {{"m_cuda", 4, GA_N * GA_N, NULL, NULL, NULL},
+                          {"a_cuda", 4, GA_N * GA_N, "f32[Size*Size]",
+                           ex_random_floats(GA_N * GA_N, 41), NULL},
+                          {"b_cuda", 4, GA_N, "f32[Size]", ex_random_floats(GA_N, 42), NULL}};
+  struct ex_run r;
+  float *wa = malloc(GA_N * GA_N * sizeof *wa), wb[GA_N];
+  const float *m, *a0, *b0;
+  const cJSON *k;
+  struct ex_pick st, ld;
+  char operand[64];
+  const char *ptx, *open, *close;
+  uint32_t row, c;
+  int line;
+  assert_non_null(wa);
+  ex_run(&r, launch, b, 3, NULL);
+  m = b[0].data;
+  a0 = b[1].init;
+  b0 = b[2].init;
+  memcpy(wa, a0, GA_N * GA_N * sizeof *wa);
+  memcpy(wb, b0, sizeof wb);
+  for (row = 1; row < GA_N; row++) {
+    float p;
+    for (c = 0; c < GA_N; c++) {
+      p = m[(size_t)row * GA_N] * a0[c];
+      wa[(size_t)row * GA_N + c] = a0[(size_t)row * GA_N + c] - p;
+    }
+    p = m[(size_t)row * GA_N] * b0[0];
+    wb[row] = b0[row] - p;
+  }
+  ex_check_floats_exact("fan2 a", b[1].data, wa, GA_N * GA_N);
+  ex_check_floats_exact("fan2 b", b[2].data, wb, GA_N);
+  free(wa);
+
+  /* The update a[n*(xidx+1+t) + yidx+t] -= ... is one source line with three loads and
+   * one store; its load is the one with the store's address operand. */
+  k = ex_kernel(&r, kernel);
+  line = ex_source_line("gaussian/gaussian.cu", fixed ? "void fan2_fixed(" : "void fan2(",
+                        "a_cuda[Size * (xidx + 1 + t) + (yidx + t)] -= ");
+  st = ex_pick(k, "st.global", line, NULL);
+  assert_int_equal(st.n, 1);
+  ptx = ex_str(st.insn[0], JS_PTX);
+  open = strchr(ptx, '[');
+  close = open ? strchr(open, ']') : NULL;
+  assert_non_null(close);
+  snprintf(operand, sizeof operand, "%.*s", (int)(close - open + 1), open);
+  ld = ex_pick(k, "ld.global", line, operand);
+  assert_int_equal(ld.n, 1);
+  if (!fixed) {
+    /* 16x16 threads, grid 32x32: 8 warps per CTA, every warp has an active lane: 8192
+     * requests. A warp: 16 rows (tx) x 2 adjacent columns (ty = 2w, 2w+1; even first
+     * column, so the pair shares a sector): 16 sectors; blockIdx.x = 31 loses tx = 15
+     * (row 512 does not exist): 15. Sectors 31*32*8*16 + 32*8*15 = 130816. Strides of the
+     * sorted lane addresses: 4 (the pair), 2048 - 4 = 2044 (next row): max 2044. The
+     * footprint (rows 1..511, all columns) is dense: all_stride 4: thread-geometry. */
+    ex_check_sum(&st, JS_REQUESTS, 8192);
+    ex_check_sum(&ld, JS_REQUESTS, 8192);
+    ex_check_sum(&st, JS_SECTORS, 130816);
+    ex_check_sum(&ld, JS_SECTORS, 130816);
+    ex_check_each(&st, JS_STRIDE ".min", 4);
+    ex_check_each(&st, JS_STRIDE ".max", 2044);
+    ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
+    ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
+    ex_check_each(&st, JS_ALL_STRIDE, 4);
+    ex_check_suggestion(&st, "thread-geometry", 1);
+  } else {
+    /* 32x8 threads, grid 16x64: 8192 warps, less the 16 (blockIdx.y = 63, threadIdx.y =
+     * 7: row 512) that return at once: 8176 requests; 32 consecutive floats of a row,
+     * 128-byte aligned: 4 sectors: 32704; stride 4: coalesced. */
+    ex_check_sum(&st, JS_REQUESTS, 8176);
+    ex_check_sum(&ld, JS_REQUESTS, 8176);
+    ex_check_sum(&st, JS_SECTORS, 32704);
+    ex_check_sum(&ld, JS_SECTORS, 32704);
+    ex_check_each(&st, JS_STRIDE ".max", 4);
+    ex_check_each_str(&st, JS_VERDICT, "coalesced");
+    ex_check_each_str(&ld, JS_VERDICT, "coalesced");
+  }
+  ex_release(&r, b, 3);
+}
+
+static void test_gaussian_fan2(void **state)
+{
+  (void)state;
+  check_fan2("gaussian/fan2.launch", "fan2", 0);
+}
+
+static void test_gaussian_fan2_fixed(void **state)
+{
+  (void)state;
+  check_fan2("gaussian/fan2_fixed.launch", "fan2_fixed", 1);
+}
+
+/* ---- 3D (examples/cell3d) ---------------------------------------------------------- */
+
+#define C3_N 64u
+
+static void check_cell3d(const char *launch, const char *kernel, int zfast)
+{
+  struct ex_buffer b[] = {{"out", 4, C3_N * C3_N * C3_N, NULL, NULL, NULL},
+                          {"in", 4, C3_N * C3_N * C3_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  float *want = malloc(C3_N * C3_N * C3_N * sizeof *want);
+  const float *in;
+  const cJSON *k;
+  struct ex_pick ld, st;
+  size_t c;
+  assert_non_null(want);
+  ex_run(&r, launch, b, 2, NULL);
+  in = b[1].data;
+  /* every cell once: out = fma(in, 0.5, 0.5) (PTX fma.rn.f32 with two immediates) */
+  for (c = 0; c < (size_t)C3_N * C3_N * C3_N; c++)
+    want[c] = fmaf(in[c], 0.5f, 0.5f);
+  ex_check_floats_exact("cell3d out", b[0].data, want, (size_t)C3_N * C3_N * C3_N);
+  free(want);
+
+  k = ex_kernel(&r, kernel);
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  /* 64^3 threads = 8192 warps, one load and one store each. */
+  ex_check_sum(&ld, JS_REQUESTS, 8192);
+  ex_check_sum(&st, JS_REQUESTS, 8192);
+  if (zfast) {
+    /* A warp: 32 values of k (threadIdx.x), one j, one i: lanes 64*64*4 = 16384 bytes
+     * apart: 32 sectors; stride 16384; the footprint is the whole grid (all_stride 4). */
+    ex_check_sum(&ld, JS_SECTORS, 32ull * 8192);
+    ex_check_sum(&st, JS_SECTORS, 32ull * 8192);
+    ex_check_each(&ld, JS_STRIDE ".max", 16384);
+    ex_check_each(&ld, JS_STRIDE ".min", 16384);
+    ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
+    ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
+    ex_check_each(&ld, JS_ALL_STRIDE, 4);
+    ex_check_suggestion(&ld, "thread-geometry", 1);
+  } else {
+    /* 32 consecutive i, 128-byte aligned: 4 sectors, stride 4, coalesced. */
+    ex_check_sum(&ld, JS_SECTORS, 4ull * 8192);
+    ex_check_sum(&st, JS_SECTORS, 4ull * 8192);
+    ex_check_each(&ld, JS_STRIDE ".max", 4);
+    ex_check_each_str(&ld, JS_VERDICT, "coalesced");
+    ex_check_each_str(&st, JS_VERDICT, "coalesced");
+  }
+  ex_release(&r, b, 2);
+}
+
+static void test_cell3d_zfast(void **state)
+{
+  (void)state;
+  check_cell3d("cell3d/zfast.launch", "evolve_zfast", 1);
+}
+
+static void test_cell3d_xfast(void **state)
+{
+  (void)state;
+  check_cell3d("cell3d/xfast.launch", "evolve_xfast", 0);
+}
+
+/* ---- histogram (examples/histogram) ------------------------------------------------ */
+
+#define HI_N 65536u
+
+static void check_histogram(const char *launch, const char *kernel, int shared)
+{
+  struct ex_buffer b[] = {{"bins", 4, 256, NULL, NULL, NULL},
+                          {"data", 1, HI_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  uint32_t want[256] = {0};
+  const uint8_t *data;
+  const cJSON *k;
+  struct ex_pick ldd, atom;
+  size_t i;
+  ex_run(&r, launch, b, 2, NULL);
+  data = b[1].data;
+  /* bins start at zero (launch file: u32[256]:zero); atomics commute: exact counts */
+  for (i = 0; i < HI_N; i++)
+    want[data[i]]++;
+  ex_check_u32_exact("histogram bins", b[0].data, want, 256);
+
+  k = ex_kernel(&r, kernel);
+  /* data[i]: 32 consecutive bytes at a multiple of 32: 1 sector; 2048 warps. */
+  ldd = ex_pick(k, "ld.global.u8", 0, NULL);
+  ex_check_sum(&ldd, JS_REQUESTS, 2048);
+  ex_check_sum(&ldd, JS_SECTORS, 2048);
+  atom = ex_pick(k, "atom.global", 0, NULL);
+  /* global: one atomic per warp of data (2048); shared: one per warp of bins,
+   * 256 CTAs x 8 warps = 2048, each 32 consecutive words: 4 sectors. */
+  ex_check_sum(&atom, JS_REQUESTS, 2048);
+  if (shared) {
+    struct ex_pick sst = ex_pick(k, "st.shared", 0, NULL);
+    struct ex_pick sat = ex_pick(k, "atom.shared", 0, NULL);
+    ex_check_sum(&atom, JS_SECTORS, 4ull * 2048);
+    /* local[threadIdx.x] = 0: 32 consecutive words: 1 way, 2048 requests/wavefronts */
+    ex_check_sum(&sst, JS_REQUESTS, 2048);
+    ex_check_each(&sst, JS_WAYS, 1);
+    ex_check_sum(&sst, JS_WAVEFRONTS, 2048);
+    /* the shared atomics: one per warp (data-dependent conflicts: not derived) */
+    ex_check_sum(&sat, JS_REQUESTS, 2048);
+  }
+  ex_release(&r, b, 2);
+}
+
+static void test_histogram_global(void **state)
+{
+  (void)state;
+  check_histogram("histogram/global.launch", "histogram_global", 0);
+}
+
+static void test_histogram_shared(void **state)
+{
+  (void)state;
+  check_histogram("histogram/shared.launch", "histogram_shared", 1);
+}
+
+/* ---- divergent (examples/divergent) ------------------------------------------------ */
+
+static void test_divergent(void **state)
+{
+  const uint32_t n = 65536;
+  struct ex_buffer b[] = {{"out", 4, n, NULL, NULL, NULL},
+                          {"a", 4, n, NULL, NULL, NULL},
+                          {"b", 4, n, NULL, NULL, NULL}};
+  struct ex_run r;
+  float *want = malloc(n * sizeof *want);
+  const float *a, *bb;
+  const cJSON *k;
+  uint32_t i;
+  int lines[2], l;
+  (void)state;
+  assert_non_null(want);
+  ex_run(&r, "divergent/divergent.launch", b, 3, NULL);
+  a = b[1].data;
+  bb = b[2].data;
+  /* blocks of 256: threadIdx.x % 2 == i % 2. a*2 is add.f32 a, a (exact either way). */
+  for (i = 0; i < n; i++)
+    want[i] = i % 2 == 0 ? a[i] * 2.0f : bb[i] + 1.0f;
+  ex_check_floats_exact("divergent out", b[0].data, want, n);
+  free(want);
+
+  k = ex_kernel(&r, "divergent");
+  lines[0] = ex_source_line("divergent/divergent.cu", NULL, "out[i] = a[i] * 2.0f;");
+  lines[1] = ex_source_line("divergent/divergent.cu", NULL, "out[i] = b[i] + 1.0f;");
+  for (l = 0; l < 2; l++) {
+    struct ex_pick ld = ex_pick(k, "ld.global", lines[l], NULL);
+    struct ex_pick st = ex_pick(k, "st.global", lines[l], NULL);
+    /* 2048 warps, each running both branches with 16 lanes: every other float of a
+     * 128-byte aligned span: 4 sectors (the 64 bytes would fit in 2). */
+    ex_check_sum(&ld, JS_REQUESTS, 2048);
+    ex_check_sum(&st, JS_REQUESTS, 2048);
+    ex_check_sum(&ld, JS_SECTORS, 4ull * 2048);
+    ex_check_sum(&ld, JS_IDEAL, 2ull * 2048);
+    ex_check_sum(&st, JS_SECTORS, 4ull * 2048);
+    /* Algorithm 1 over the active lanes: sorted addresses 8 bytes apart: uncoalesced;
+     * footprint: every other float: all_stride 8 > 4. */
+    ex_check_each(&ld, JS_STRIDE ".min", 8);
+    ex_check_each(&ld, JS_STRIDE ".max", 8);
+    ex_check_each(&ld, JS_ALL_STRIDE, 8);
+    ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
+  }
+  ex_release(&r, b, 3);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_transpose_naive),  cmocka_unit_test(test_transpose_tiled),
+      cmocka_unit_test(test_transpose_padded), cmocka_unit_test(test_strided_copy_1),
+      cmocka_unit_test(test_strided_copy_2),   cmocka_unit_test(test_strided_copy_4),
+      cmocka_unit_test(test_strided_copy_8),   cmocka_unit_test(test_strided_copy_32),
+      cmocka_unit_test(test_aos),              cmocka_unit_test(test_soa),
+      cmocka_unit_test(test_row_sums_thread),  cmocka_unit_test(test_row_sums_warp),
+      cmocka_unit_test(test_gesummv_rows),     cmocka_unit_test(test_gesummv_cols),
+      cmocka_unit_test(test_gaussian_fan2),    cmocka_unit_test(test_gaussian_fan2_fixed),
+      cmocka_unit_test(test_cell3d_zfast),     cmocka_unit_test(test_cell3d_xfast),
+      cmocka_unit_test(test_histogram_global), cmocka_unit_test(test_histogram_shared),
+      cmocka_unit_test(test_divergent),
+  };
+  ex_skip_unless_ready();
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

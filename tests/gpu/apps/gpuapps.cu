@@ -1,0 +1,222 @@
+// coalcheck gpu: test applications for the GPU backend (scripts/gpu-check.sh).
+// Usage: gpuapps <kernel|all> [iterations]   prints "kernel ms_per_iteration" per kernel.
+// Every kernel runs once untimed (warm-up) and then `iterations` times between events.
+// Expected figures per launch, derived by hand (sm_90 rules of MODELS.md), are written
+// beside each kernel; scripts/gpu-compare.py compares coalcheck with ncu, not with these.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#define CK(x)                                                                             \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
+      fprintf(stderr, "gpuapps: %s failed: %s (%s:%d)\n", #x, cudaGetErrorString(e_),      \
+              __FILE__, __LINE__);                                                        \
+      exit(1);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+static const int N = 4096;            // transpose: N x N floats
+static const int M = 16 << 20;        // gather: M outputs
+static const int C = 4 << 20;         // copies: C elements of each size
+
+// Non-zero, position-dependent data (never time on zeros: METHOD.md).
+__global__ void init_bytes(uint8_t *p, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    p[i] = (uint8_t)(i * 2654435761u >> 13) | 1;
+}
+
+// 32x8 blocks, 4 rows per thread. Per launch: 16384 blocks x 8 warps x 4 = 524,288
+// requests each for ld and st. ld: 32 consecutive floats = 128 aligned bytes = 4 sectors
+// -> 2,097,152; st: 32 lanes in 32 rows -> 32 sectors -> 16,777,216.
+__global__ void transpose_naive(float *out, const float *in, int n)
+{
+  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    out[x * n + (y + j)] = in[(y + j) * n + x];
+}
+
+// out[i] = in[2i], M = 16 M: 524,288 requests each; ld 8 sectors (32 floats over 256 B)
+// -> 4,194,304; st 4 sectors -> 2,097,152.
+__global__ void gather_stride2(float *out, const float *in, int m)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m)
+    out[i] = in[2 * i];
+}
+
+// Copies of C = 4 M elements: 131,072 requests each for ld and st; sectors per request
+// = 32 x size / 32 = size: 1, 2, 4, 8, 16 -> 131,072 .. 2,097,152.
+template <typename T> __global__ void copy_t(T *out, const T *in, int c)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < c)
+    out[i] = in[i];
+}
+
+// Half-warp active: lanes 0..15 load and store 16 consecutive floats = 64 B = 2 sectors.
+// C threads -> 131,072 requests each, 262,144 sectors each.
+__global__ void divergent_half(float *out, const float *in, int c)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if ((threadIdx.x & 31) < 16 && i < c)
+    out[i] = in[i] * 2.0f;
+}
+
+// Atomics on 32 consecutive ints per warp (128 B = 4 sectors). C threads -> 131,072
+// warp-level atomics. atom_ret keeps the old value (ATOMG), red_add drops it (RED).
+__global__ void atom_ret(int *ctr, int *out, int c)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < c)
+    out[i] = atomicAdd(&ctr[i % 1024], 1);
+}
+
+__global__ void red_add(int *ctr, int c)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < c)
+    atomicAdd(&ctr[i % 1024], 1);
+}
+
+// Tiled transpose through shared memory, 32x8 blocks. Shared st tile[ty+j][tx]: 32
+// consecutive words, no conflict: 524,288 requests, 524,288 wavefronts. Shared ld
+// tile[tx][ty+j]: word tx*PITCH + c; PITCH 32: all 32 lanes in one bank, 32 distinct
+// words -> 32 wavefronts per request (16,777,216; conflicts 16,252,928); PITCH 33: 32
+// different banks -> 1 wavefront (524,288; conflicts 0). Global: ld and st 4 sectors.
+template <int PITCH> __global__ void transpose_shared(float *out, const float *in, int n)
+{
+  __shared__ float tile[32 * PITCH];
+  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    tile[(threadIdx.y + j) * PITCH + threadIdx.x] = in[(y + j) * n + x];
+  __syncthreads();
+  x = blockIdx.y * 32 + threadIdx.x;
+  y = blockIdx.x * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    out[(y + j) * n + x] = tile[threadIdx.x * PITCH + threadIdx.y + j];
+}
+
+// Strided shared access, 256 threads: word tid*S. S = 2: each bank holds 2 distinct words
+// of a warp -> 2 wavefronts per request; S = 32: one bank, 32 words -> 32. C threads ->
+// 131,072 requests each for st and ld.
+template <int S> __global__ void shared_stride(float *out, const float *in, int c)
+{
+  __shared__ float s[256 * S];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x * S] = in[i];
+  __syncthreads();
+  out[i] = s[threadIdx.x * S] + 1.0f;
+}
+
+// 8- and 16-byte shared accesses, consecutive: MODELS.md sm_90: 8 B in 2 phases, 16 B in
+// 4, no conflict -> wavefronts 2 and 4 per request (ideal), 131,072 requests each.
+template <typename T> __global__ void shared_wide(T *out, const T *in, int c)
+{
+  __shared__ T s[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = in[i];
+  __syncthreads();
+  out[i] = s[255 - threadIdx.x];
+}
+
+struct bufs {
+  float *a, *b;     // 2 x 128 MiB
+  int *ctr;
+};
+
+typedef void (*launch_fn)(const bufs &);
+
+static void k_transpose_naive(const bufs &m)
+{
+  transpose_naive<<<dim3(N / 32, N / 32), dim3(32, 8)>>>(m.b, m.a, N);
+}
+static void k_gather(const bufs &m) { gather_stride2<<<M / 256, 256>>>(m.b, m.a, M); }
+template <typename T> static void k_copy(const bufs &m)
+{
+  copy_t<T><<<C / 256, 256>>>((T *)m.b, (const T *)m.a, C);
+}
+static void k_divergent(const bufs &m) { divergent_half<<<C / 256, 256>>>(m.b, m.a, C); }
+static void k_atom(const bufs &m) { atom_ret<<<C / 256, 256>>>(m.ctr, (int *)m.b, C); }
+static void k_red(const bufs &m) { red_add<<<C / 256, 256>>>(m.ctr, C); }
+template <int P> static void k_tshared(const bufs &m)
+{
+  transpose_shared<P><<<dim3(N / 32, N / 32), dim3(32, 8)>>>(m.b, m.a, N);
+}
+template <int S> static void k_sstride(const bufs &m)
+{
+  shared_stride<S><<<C / 256, 256>>>(m.b, m.a, C);
+}
+template <typename T> static void k_swide(const bufs &m)
+{
+  shared_wide<T><<<C / 256, 256>>>((T *)m.b, (const T *)m.a, C);
+}
+
+static const struct {
+  const char *name;
+  launch_fn fn;
+} kernels[] = {
+    {"transpose_naive", k_transpose_naive},
+    {"gather_stride2", k_gather},
+    {"copy_1", k_copy<uint8_t>},
+    {"copy_2", k_copy<uint16_t>},
+    {"copy_4", k_copy<float>},
+    {"copy_8", k_copy<double>},
+    {"copy_16", k_copy<float4>},
+    {"divergent_half", k_divergent},
+    {"atom_ret", k_atom},
+    {"red_add", k_red},
+    {"transpose_shared_nopad", k_tshared<32>},
+    {"transpose_shared_pad", k_tshared<33>},
+    {"shared_stride2", k_sstride<2>},
+    {"shared_stride32", k_sstride<32>},
+    {"shared_wide8", k_swide<double>},
+    {"shared_wide16", k_swide<float4>},
+};
+
+int main(int argc, char **argv)
+{
+  const char *which = argc > 1 ? argv[1] : "all";
+  int iters = argc > 2 ? atoi(argv[2]) : 1;
+  bufs m;
+  size_t bytes = (size_t)N * N * sizeof(float) * 2; // 128 MiB: gather reads 2 x 16 M floats
+  CK(cudaMalloc(&m.a, bytes));
+  CK(cudaMalloc(&m.b, bytes));
+  CK(cudaMalloc(&m.ctr, 1024 * sizeof(int)));
+  CK(cudaMemset(m.ctr, 0, 1024 * sizeof(int)));
+  init_bytes<<<1024, 256>>>((uint8_t *)m.a, bytes);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t t0, t1;
+  CK(cudaEventCreate(&t0));
+  CK(cudaEventCreate(&t1));
+  int ran = 0;
+  for (const auto &k : kernels) {
+    if (strcmp(which, "all") != 0 && strcmp(which, k.name) != 0)
+      continue;
+    k.fn(m); // warm-up
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(t0));
+    for (int i = 0; i < iters; i++)
+      k.fn(m);
+    CK(cudaEventRecord(t1));
+    CK(cudaEventSynchronize(t1));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, t0, t1));
+    printf("%s %.4f\n", k.name, iters ? ms / iters : 0.0f);
+    ran++;
+  }
+  if (ran == 0) {
+    fprintf(stderr, "gpuapps: unknown kernel '%s'\n", which);
+    return 2;
+  }
+  CK(cudaFree(m.a));
+  CK(cudaFree(m.b));
+  CK(cudaFree(m.ctr));
+  return 0;
+}

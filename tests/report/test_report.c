@@ -1,0 +1,374 @@
+/* Text and JSON reports of a small hand-built stream. The figures below are derived by
+ * hand in the comment of build(); the text golden is written out in full. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+#include "util/fileio.h"
+
+struct fixture {
+  char dir[64];
+  char src[128];   /* dir/transpose.cu */
+  struct cc_insn_info insns[4];
+  struct cc_model *model;
+  struct cc_analysis *an;
+};
+
+static const char *const source_text =
+    "__global__ void transpose(float *out, const float *in, int n) {\n"
+    "  int x = blockIdx.x * 32 + threadIdx.x;\n"
+    "  int y = blockIdx.y * 8 + threadIdx.y;\n"
+    "\tout[x * n + y] = in[y * n + x];\n"
+    "}\n";
+
+/* N = 32 transpose, blocks 32 x 8, grid 1 x 4: 4 CTAs x 8 warps = 32 records per global
+ * instruction; warp w of CTA (0, by): y = 8 by + w, lane l: x = l.
+ *  slot 0, ld.global.f32 (id 12), in + 4 (32 y + l): 128 contiguous aligned bytes ->
+ *    4 sectors, ideal 4: 128 / 128 over 32 records, efficiency 100%, stride 4, coalesced.
+ *  slot 1, st.global.f32 (id 14), out + 4 (32 l + y): lanes 128 bytes apart -> 32 sectors,
+ *    ideal 4: 1024 / 128, excess 896, efficiency 4096 / 32768 = 12.5%; stride 128 = 32
+ *    floats; footprint = all of out: allStr 4, all coalescable: thread-geometry advice.
+ *  slot 2, ld.shared.f32 (id 20), one record, lane i at 128 i: every lane in bank 0,
+ *    32 distinct words -> 32 ways, 32 wavefronts, ideal 1, efficiency 1/32 = 3.1%;
+ *    stride 128 > 4: uncoalesced; footprint gaps 128: cannot be all coalesced;
+ *    source file does not exist.
+ *  slot 3, red.global.add.f32 (id 30): never executed.
+ * Worst first: store (excess 896), shared (excess 31 wavefronts), load (0), red (0,
+ * higher id). Totals: requests 64, sectors 1152, ideal 256, excess 896, bytes 8192 of
+ * 36864 (22.2%); shared 32 wavefronts, ideal 1, 1 conflicted request; Table 2: 2048
+ * thread accesses (32 x 32 x 2), 1024 in uncoalesced requests (50.0%). */
+static int build(void **state)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  struct cc_err err = { 0 };
+  struct cc_warp_access a;
+  FILE *fp;
+  strcpy(f->dir, "/tmp/cc_report_XXXXXX");
+  assert_non_null(mkdtemp(f->dir));
+  snprintf(f->src, sizeof f->src, "%s/transpose.cu", f->dir);
+  fp = fopen(f->src, "w");
+  assert_non_null(fp);
+  fputs(source_text, fp);
+  fclose(fp);
+  f->insns[0] = (struct cc_insn_info){ .id = 12, .kind = CC_ACCESS_LOAD,
+    .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "ld.global.f32 %f1, [%rd7];",
+    .file = f->src, .line = 4, .column = 20 };
+  f->insns[1] = (struct cc_insn_info){ .id = 14, .kind = CC_ACCESS_STORE,
+    .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "st.global.f32 [%rd9], %f1;",
+    .file = f->src, .line = 4, .column = 18, .inlined_file = "main.cu", .inlined_line = 80 };
+  f->insns[2] = (struct cc_insn_info){ .id = 20, .kind = CC_ACCESS_LOAD,
+    .space = CC_SPACE_SHARED, .size_bytes = 4, .text = "ld.shared.f32 %f2, [%r5];",
+    .file = "/nonexistent/dir/k.cu", .line = 9, .column = 3 };
+  f->insns[3] = (struct cc_insn_info){ .id = 30, .kind = CC_ACCESS_REDUCTION,
+    .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "red.global.add.f32 [%rd3], %f4;" };
+  struct cc_kernel_info k = { .name = "transpose", .mangled = "_Z9transposePfPKfi",
+                              .grid = { 1, 4, 1 }, .block = { 32, 8, 1 }, .n_insns = 4,
+                              .insns = f->insns };
+  assert_int_equal(cc_model_get("sm_90", NULL, &f->model, &err), CC_OK);
+  f->an = cc_analysis_new(f->model);
+  struct cc_access_sink s = cc_analysis_sink(f->an);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  memset(&a, 0, sizeof a);
+  a.size_bytes = 4, a.active = 0xffffffffu;
+  for (uint32_t by = 0; by < 4; by++)
+    for (uint32_t w = 0; w < 8; w++) {
+      a.cta[1] = by, a.warp = w, a.space = CC_SPACE_GLOBAL;
+      a.insn_slot = 0, a.kind = CC_ACCESS_LOAD;
+      for (uint32_t l = 0; l < 32; l++)
+        a.addr[l] = 0x10000 + 4u * (32u * (8 * by + w) + l);
+      assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
+      a.insn_slot = 1, a.kind = CC_ACCESS_STORE;
+      for (uint32_t l = 0; l < 32; l++)
+        a.addr[l] = 0x20000 + 4u * (32u * l + 8 * by + w);
+      assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
+    }
+  a.insn_slot = 2, a.kind = CC_ACCESS_LOAD, a.space = CC_SPACE_SHARED;
+  for (uint32_t l = 0; l < 32; l++)
+    a.addr[l] = 128u * l;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  struct fixture *f = *state;
+  cc_analysis_free(f->an);
+  cc_model_free(f->model);
+  unlink(f->src);
+  rmdir(f->dir);
+  free(f);
+  return 0;
+}
+
+static const char *const golden =
+"kernel transpose  (_Z9transposePfPKfi)\n"
+"  grid 1 x 4 x 1, block 32 x 8 x 1, arch sm_90\n"
+"  global: 64 requests, 1152 sectors, ideal 256, excess 896\n"
+"          8192 bytes requested of 36864 transferred: efficiency 22.2%\n"
+"  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
+"  thread accesses 2048, in uncoalesced requests 1024 (50.0%)  [CGO 2015 Table 2]\n"
+"\n"
+"    #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict\n"
+"    1  transpose.cu:4      st    global     4          32     32.00       4.00   12.5%  uncoalesced\n"
+"     ptx     st.global.f32 [%rd9], %f1;\n"
+"     stride  min 128, max 128, avg 128.0 bytes; whole footprint 4 bytes (all coalescable)\n"
+"     advice  thread-geometry: lanes of a warp are 128 bytes (32 floats) apart: consecutive\n"
+"             threadIdx.x should write consecutive elements; swap the roles of threadIdx.x and\n"
+"             threadIdx.y (thread-geometry transformation)\n"
+"     source  4 | out[x * n + y] = in[y * n + x];\n"
+"     inlined main.cu:80\n"
+"    2  k.cu:9              ld    shared     4           1     32.00       1.00    3.1%  32-way\n"
+"     ptx     ld.shared.f32 %f2, [%r5];\n"
+"     stride  min 128, max 128, avg 128.0 bytes; whole footprint 128 bytes (cannot be all coalesced)\n"
+"     banks   32-way at worst; conflicts in 1 of 1 requests\n"
+"     advice  layout: 32-way bank conflict: lanes of a warp are up to 128 bytes (32 floats) apart and\n"
+"             reach different words of one bank; pad each row of the shared array by one 4-byte word\n"
+"             (e.g. [32][33]) or make the stride an odd number of words\n"
+"     source  (source not available)\n"
+"    3  transpose.cu:4      ld    global     4          32      4.00       4.00  100.0%  coalesced\n"
+"     ptx     ld.global.f32 %f1, [%rd7];\n"
+"     stride  min 4, max 4, avg 4.0 bytes; whole footprint 4 bytes (all coalescable)\n"
+"     source  4 | out[x * n + y] = in[y * n + x];\n"
+"  1 memory instruction never executed\n"
+"  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n";
+
+static void test_text_golden(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *fp = open_memstream(&buf, &len);
+  assert_int_equal(cc_report_text(fp, f->an, &err), CC_OK);
+  fclose(fp);
+  if (strcmp(buf, golden) != 0)
+    fprintf(stderr, "--- got:\n%s--- expected:\n%s", buf, golden);
+  assert_string_equal(buf, golden);
+  /* every line fits in 100 columns */
+  for (char *line = buf; *line;) {
+    char *nl = strchr(line, '\n');
+    assert_non_null(nl);
+    assert_true(nl - line <= CC_REPORT_WIDTH);
+    line = nl + 1;
+  }
+  free(buf);
+}
+
+static double get_num(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!cJSON_IsNumber(v))
+    fail_msg("field %s is not a number", key);
+  return v->valuedouble;
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!cJSON_IsString(v))
+    fail_msg("field %s is not a string", key);
+  return v->valuestring;
+}
+
+static void test_json(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  char path[160], *text = NULL;
+  snprintf(path, sizeof path, "%s/out.json", f->dir);
+  assert_int_equal(cc_report_json_write(path, f->an, "0.1.0", &err), CC_OK);
+  assert_int_equal(cc_file_read(path, &text, NULL, &err), CC_OK);
+  cJSON *root = cJSON_Parse(text);
+  assert_non_null(root);
+  assert_true(get_num(root, "schema_version") == 1);
+  assert_string_equal(get_str(root, "tool_version"), "0.1.0");
+  assert_string_equal(get_str(root, "arch"), "sm_90");
+  const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+  assert_int_equal(cJSON_GetArraySize(kernels), 1);
+  const cJSON *k = cJSON_GetArrayItem(kernels, 0);
+  assert_string_equal(get_str(k, "name"), "transpose");
+  assert_string_equal(get_str(k, "mangled_name"), "_Z9transposePfPKfi");
+  const cJSON *grid = cJSON_GetObjectItemCaseSensitive(k, "grid");
+  assert_int_equal(cJSON_GetArraySize(grid), 3);
+  assert_true(cJSON_GetArrayItem(grid, 1)->valuedouble == 4);
+  assert_true(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k, "block"), 1)->valuedouble == 8);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "totals");
+  assert_true(get_num(t, "requests") == 64);
+  assert_true(get_num(t, "sectors") == 1152);
+  assert_true(get_num(t, "ideal_sectors") == 256);
+  assert_true(get_num(t, "thread_accesses") == 2048);
+  assert_true(get_num(t, "uncoalesced_thread_accesses") == 1024);
+  assert_true(get_num(t, "wavefronts") == 32);
+  const cJSON *insns = cJSON_GetObjectItemCaseSensitive(k, "instructions");
+  assert_int_equal(cJSON_GetArraySize(insns), 4); /* all, the never executed one too */
+  /* worst first: the store */
+  const cJSON *st = cJSON_GetArrayItem(insns, 0);
+  assert_true(get_num(st, "ptx_index") == 14);
+  assert_string_equal(get_str(st, "op"), "store");
+  assert_string_equal(get_str(st, "space"), "global");
+  assert_string_equal(get_str(st, "ptx"), "st.global.f32 [%rd9], %f1;");
+  assert_true(get_num(st, "size_bytes") == 4);
+  assert_true(get_num(st, "requests") == 32);
+  assert_true(get_num(st, "thread_accesses") == 1024);
+  assert_true(get_num(st, "bytes_requested") == 4096);
+  assert_true(get_num(st, "sectors") == 1024);
+  assert_true(get_num(st, "ideal_sectors") == 128);
+  assert_true(get_num(st, "excess_sectors") == 896);
+  assert_true(get_num(st, "transactions") == 1024);
+  assert_true(get_num(st, "bytes_transferred") == 32768);
+  assert_true(get_num(st, "sectors_per_request") == 32);
+  assert_true(get_num(st, "efficiency") == 0.125);
+  assert_true(get_num(st, "bandwidth_factor") == 8); /* 1024 / 128 */
+  assert_true(get_num(st, "all_stride") == 4);
+  assert_string_equal(get_str(st, "verdict"), "uncoalesced");
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "all_coalescable")));
+  const cJSON *stride = cJSON_GetObjectItemCaseSensitive(st, "stride");
+  assert_true(get_num(stride, "min") == 128 && get_num(stride, "max") == 128);
+  assert_true(get_num(stride, "avg") == 128);
+  const cJSON *src = cJSON_GetObjectItemCaseSensitive(st, "source");
+  assert_string_equal(get_str(src, "file"), f->src);
+  assert_true(get_num(src, "line") == 4 && get_num(src, "column") == 18);
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(src, "inlined_at");
+  assert_string_equal(get_str(at, "file"), "main.cu");
+  assert_true(get_num(at, "line") == 80);
+  const cJSON *sugg = cJSON_GetObjectItemCaseSensitive(st, "suggestions");
+  assert_int_equal(cJSON_GetArraySize(sugg), 1);
+  assert_string_equal(get_str(cJSON_GetArrayItem(sugg, 0), "kind"), "thread-geometry");
+  assert_non_null(strstr(get_str(cJSON_GetArrayItem(sugg, 0), "text"), "128 bytes (32 floats)"));
+  assert_null(cJSON_GetObjectItemCaseSensitive(st, "wavefronts")); /* global: no shared fields */
+  assert_null(cJSON_GetObjectItemCaseSensitive(st, "reduction"));
+  /* the shared load */
+  const cJSON *sh = cJSON_GetArrayItem(insns, 1);
+  assert_string_equal(get_str(sh, "space"), "shared");
+  assert_true(get_num(sh, "bank_conflict_ways") == 32);
+  assert_true(get_num(sh, "wavefronts") == 32);
+  assert_true(get_num(sh, "ideal_wavefronts") == 1);
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sh, "all_coalescable")));
+  /* the reduction: "atomic" with reduction true, never executed, no line info */
+  const cJSON *red = cJSON_GetArrayItem(insns, 3);
+  assert_string_equal(get_str(red, "op"), "atomic");
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(red, "reduction")));
+  assert_true(get_num(red, "requests") == 0);
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(red, "source"), "file")));
+  cJSON_Delete(root);
+  free(text);
+  unlink(path);
+}
+
+/* Writes that cannot succeed: CC_ERR_IO, and no file (not even a temporary) is left. */
+static void test_write_failures(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  char path[200];
+  struct stat st;
+  /* a directory that does not exist */
+  snprintf(path, sizeof path, "%s/missing/out.json", f->dir);
+  assert_int_equal(cc_report_json_write(path, f->an, "0.1.0", &err), CC_ERR_IO);
+  assert_non_null(strstr(err.msg, path));
+  assert_int_equal(cc_report_text_write(path, f->an, &err), CC_ERR_IO);
+  assert_int_not_equal(stat(path, &st), 0);
+  /* a path under a regular file (root may write anywhere, but not there) */
+  snprintf(path, sizeof path, "%s/out.json", f->src);
+  assert_int_equal(cc_report_json_write(path, f->an, "0.1.0", &err), CC_ERR_IO);
+  /* a full device: the text writer checks fflush/ferror */
+  FILE *full = fopen("/dev/full", "w");
+  if (full) {
+    assert_int_equal(cc_report_text(full, f->an, &err), CC_ERR_IO);
+    assert_non_null(strstr(err.msg, "cannot write the text report"));
+    fclose(full);
+  }
+  /* the temporary directory holds only the source file */
+  snprintf(path, sizeof path, "%s/missing", f->dir);
+  assert_int_not_equal(stat(path, &st), 0);
+}
+
+/* The text report written to a file appears whole. */
+static void test_text_write(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  char path[160], *text = NULL;
+  snprintf(path, sizeof path, "%s/report.txt", f->dir);
+  assert_int_equal(cc_report_text_write(path, f->an, &err), CC_OK);
+  assert_int_equal(cc_file_read(path, &text, NULL, &err), CC_OK);
+  assert_string_equal(text, golden);
+  free(text);
+  unlink(path);
+}
+
+/* Two kernels without memory instructions: no requests, 0 of 0 in Table 2, a blank line
+ * between the kernels. JSON: empty instruction lists, totals all 0, efficiency 1. */
+static void test_empty_kernels(void **state)
+{
+  (void)state;
+  struct cc_model *m = NULL;
+  struct cc_err err = { 0 };
+  char *buf = NULL, *json;
+  size_t len = 0;
+  struct cc_kernel_info k = { .name = "empty", .mangled = "_Z5emptyv", .grid = { 1, 1, 1 },
+                              .block = { 32, 1, 1 } };
+  assert_int_equal(cc_model_get("sm_80", NULL, &m, &err), CC_OK);
+  struct cc_analysis *an = cc_analysis_new(m);
+  struct cc_access_sink s = cc_analysis_sink(an);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+    assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  }
+  static const char *const one =
+      "kernel empty  (_Z5emptyv)\n"
+      "  grid 1 x 1 x 1, block 32 x 1 x 1, arch sm_80\n"
+      "  global: no requests\n"
+      "  thread accesses 0, in uncoalesced requests 0 (0.0%)  [CGO 2015 Table 2]\n"
+      "\n"
+      "    #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict\n"
+      "  (no memory instruction was executed)\n"
+      "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n";
+  char expected[2048];
+  snprintf(expected, sizeof expected, "%s\n%s", one, one);
+  FILE *fp = open_memstream(&buf, &len);
+  assert_int_equal(cc_report_text(fp, an, &err), CC_OK);
+  fclose(fp);
+  assert_string_equal(buf, expected);
+  free(buf);
+  json = cc_report_json_string(an, "0.1.0");
+  cJSON *root = cJSON_Parse(json);
+  assert_non_null(root);
+  assert_string_equal(get_str(root, "arch"), "sm_80");
+  const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+  assert_int_equal(cJSON_GetArraySize(kernels), 2);
+  const cJSON *k0 = cJSON_GetArrayItem(kernels, 0);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k0, "instructions")), 0);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(k0, "totals");
+  assert_true(get_num(t, "requests") == 0);
+  assert_true(get_num(t, "efficiency") == 1);
+  cJSON_Delete(root);
+  free(json);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_text_golden, build, teardown),
+    cmocka_unit_test_setup_teardown(test_json, build, teardown),
+    cmocka_unit_test_setup_teardown(test_write_failures, build, teardown),
+    cmocka_unit_test_setup_teardown(test_text_write, build, teardown),
+    cmocka_unit_test(test_empty_kernels),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
