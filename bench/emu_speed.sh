@@ -11,7 +11,9 @@
 # Method: each kernel is compiled to PTX first (nvcc -ptx -lineinfo -arch=sm_90, the flags
 # coalcheck uses), so that nvcc's time is not counted; then coalcheck runs the PTX under
 # /usr/bin/time -v (Debian package `time`). The time is the whole run (parse, emulation,
-# analysis, report): the rates are lower bounds on the emulator's own. The counters
+# analysis, report): the rates are lower bounds on the emulator's own. Rates divide by
+# the CPU time (user + system) of the single-threaded run, which other jobs on a shared
+# machine do not inflate the way they inflate the wall time; both times are shown. The counters
 # (thread-level and warp-level instructions, warp access records) come from the JSON
 # report; a report without them leaves those columns "n/a".
 #
@@ -46,7 +48,9 @@ cases=(
 )
 
 bin=${COALCHECK:-}
-if [[ -z $bin ]]; then
+if [[ -z $bin && -x $root/build/coalcheck ]]; then
+  bin=$root/build/coalcheck
+elif [[ -z $bin ]]; then
   bin=$(ls -t "$root"/build*/coalcheck 2>/dev/null | head -n1 || true)
 fi
 if [[ -z $bin || ! -x $bin ]]; then
@@ -91,6 +95,7 @@ if wall:
         secs = secs * 60 + float(part)
 rss_mib = int(field("Maximum resident set size (kbytes)") or 0) / 1024
 user = float(field("User time (seconds)") or 0)
+cpu = user + float(field("System time (seconds)") or 0)
 # counters: first number found under one of these keys anywhere in the report
 keys = {"thread": ("thread_insns", "thread_instructions"),
         "warp": ("warp_insns", "warp_instructions"),
@@ -116,21 +121,25 @@ mark = {}
 if "thread" not in found and rc == "0":
     found["thread"] = int(hand)   # hand count from the PTX (see the cases table)
     mark["thread"] = "*"
+if "warp" not in found and rc == "0":
+    # every lane of every warp takes the same path in these kernels
+    found["warp"] = int(hand) // 32
+    mark["warp"] = "*"
 if "records" not in found and report:
     # a warp record per execution of a memory instruction: the instructions' executions
     found["records"] = sum(i.get("executions", 0) for k in report.get("kernels", [])
                            for i in k.get("instructions", []))
     mark["records"] = "+"
 def rate(tag):
-    if tag not in found or secs <= 0:
+    if tag not in found or cpu <= 0:
         return "n/a"
-    return "%.1f M/s%s" % (found[tag] / secs / 1e6, mark.get(tag, ""))
+    return "%.1f M/s%s" % (found[tag] / cpu / 1e6, mark.get(tag, ""))
 def count(tag):
     return "%.1f M%s" % (found[tag] / 1e6, mark.get(tag, "")) if tag in found else "n/a"
 lines = open(err_path).read().strip().splitlines()
 status = "ok" if rc == "0" else "exit %s: %s" % (rc, lines[-1].replace("|", "/") if lines else "")
 print("| %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %.0f | %s |" % (
-    name, what, secs, user, count("thread"), rate("thread"), count("warp"),
+    name, what, secs, cpu, count("thread"), rate("thread"), count("warp"),
     count("records"), rate("records"), rss_mib, status))
 EOF
 )
@@ -142,17 +151,22 @@ done
   echo "# Emulator speed, $date_utc"
   echo
   echo "- machine: $(nproc) CPU(s), $cpu, $(free -g | awk '/Mem:/{print $2}') GiB RAM; $(uname -sr)"
-  echo "- binary: $bin ($("$bin" --version 2>/dev/null | head -n1 || echo 'no --version'))"
+  cache=$(dirname "$bin")/CMakeCache.txt
+  build=$(grep -sE '^(CMAKE_BUILD_TYPE|COALCHECK_SANITIZE):' "$cache" | sed 's/:[A-Z]*=/=/' | tr '\n' ' ')
+  echo "- binary: $bin ($("$bin" --version 2>/dev/null | head -n1 || echo 'no --version'); ${build:-build settings unknown})"
   echo "- nvcc: $("$nvcc" --version | tail -n1)"
-  echo "- script: bench/emu_speed.sh (PTX compiled first; time = whole coalcheck run, one core)"
+  echo "- script: bench/emu_speed.sh (PTX compiled first; time = whole coalcheck run, one thread; rates per CPU second)"
   echo "- target: >= 300 M thread-instructions/s on one core for simple kernels"
   echo
-  echo "| case | what | wall s | user s | thread insns | thread insns/s | warp insns | warp records | records/s | peak RSS MiB | status |"
+  echo "| case | what | wall s | CPU s | thread insns | thread insns/CPU s | warp insns | warp records | records/CPU s | peak RSS MiB | status |"
   echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
   printf '%s' "$rows"
   echo
   echo "\\* thread instructions counted by hand from the PTX (bench/emu_speed.sh states how):"
-  echo "the JSON report does not carry the emulator's counters (struct cc_emu_stats) yet."
+  echo "the JSON report does not carry the emulator's counters (struct cc_emu_stats) yet;"
+  echo "warp instructions = thread instructions / 32 (no divergence, full warps). The same"
+  echo "counts for the 1024-sized examples are checked exactly against --max-insns in"
+  echo "tests/examples/test_examples.c (test_instruction_counts)."
   echo "\\+ warp records = sum of the instructions' \`executions\` in the JSON report."
   echo
   echo "Commands (\$TMP: the PTX and JSON of the run; /usr/bin/time -v in front of each):"

@@ -72,6 +72,43 @@ uint32_t cc_trace_crc32(uint32_t crc, const void *data, size_t n)
   return ~crc;
 }
 
+/* Slicing-by-8 tables (Intel's "slicing-by-8", as in zlib's crc32_little): t[0] is the
+ * byte table, t[k][i] = (t[k-1][i] >> 8) ^ t[0][t[k-1][i] & 0xff]. Built per writer and
+ * reader (8 KiB) because there are no mutable globals; ~10x the nibble loop's speed. */
+struct crc_tables {
+  uint32_t t[8][256];
+};
+
+static void crc_tables_init(struct crc_tables *c)
+{
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t r = i;
+    for (int b = 0; b < 8; b++)
+      r = (r >> 1) ^ (0xedb88320u & (0 - (r & 1)));
+    c->t[0][i] = r;
+  }
+  for (int k = 1; k < 8; k++)
+    for (uint32_t i = 0; i < 256; i++)
+      c->t[k][i] = (c->t[k - 1][i] >> 8) ^ c->t[0][c->t[k - 1][i] & 0xff];
+}
+
+/* The same function as cc_trace_crc32, 8 bytes per step. */
+static uint32_t crc32_fast(const struct crc_tables *c, uint32_t crc, const void *data,
+                           size_t n)
+{
+  const uint8_t *p = data;
+  crc = ~crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                         (uint32_t)p[3] << 24);
+    crc = c->t[7][lo & 0xff] ^ c->t[6][lo >> 8 & 0xff] ^ c->t[5][lo >> 16 & 0xff] ^
+          c->t[4][lo >> 24] ^ c->t[3][p[4]] ^ c->t[2][p[5]] ^ c->t[1][p[6]] ^ c->t[0][p[7]];
+  }
+  for (; n; n--, p++)
+    crc = (crc >> 8) ^ c->t[0][(crc ^ *p) & 0xff];
+  return ~crc;
+}
+
 /* ---- byte encoding -------------------------------------------------------------------- */
 
 typedef CC_VEC(uint8_t) bytes;
@@ -247,6 +284,7 @@ struct cc_trace_writer {
   int in_kernel;
   int failed;            /* status of the first failed callback, 0 if none */
   struct cc_trace_stats stats;
+  struct crc_tables crc;
 };
 
 static FILE *wfp(struct cc_trace_writer *w)
@@ -275,8 +313,8 @@ static int write_block(struct cc_trace_writer *w, const char tag[4], const uint8
   store_le(h + 4, raw_len, 4);
   store_le(h + 8, stored_len, 4);
   store_le(h + 12, events, 4);
-  crc = cc_trace_crc32(0, h, 16);
-  crc = cc_trace_crc32(crc, stored, stored_len);
+  crc = crc32_fast(&w->crc, 0, h, 16);
+  crc = crc32_fast(&w->crc, crc, stored, stored_len);
   store_le(h + 16, crc, 4);
   if ((rc = write_bytes(w, h, sizeof h, err)) != CC_OK)
     return rc;
@@ -353,7 +391,8 @@ static int w_begin_kernel(void *ctx, const struct cc_kernel_info *k, struct cc_e
   struct cc_trace_writer *w = ctx;
   int rc;
   if (w->failed)
-    return cc_err_set(err, w->failed, "trace %s: write after a failed write", w->path);
+    return cc_err_set(err, w->failed, "trace %s: the recording already failed: abort it",
+                      w->path);
   if (w->in_kernel)
     return fail(w, cc_err_set(err, CC_ERR_INTERNAL,
                               "trace %s: begin_kernel(%s) inside kernel %s: end it first",
@@ -368,7 +407,7 @@ static int w_begin_kernel(void *ctx, const struct cc_kernel_info *k, struct cc_e
       return fail(w, cc_err_set(err, CC_ERR_INTERNAL, "trace %s: kernel %s, slot %u: kind %d, "
                                 "space %d out of range", w->path, k->name ? k->name : "?", i,
                                 (int)k->insns[i].kind, (int)k->insns[i].space));
-  /* a kernel table opens a block, so a block never holds two tables' worth of slack */
+  /* a table opens a block, so a block holds at most one: CC_TRACE_BLOCK_MAX bounds both */
   if ((rc = flush_block(w, err)) != CC_OK)
     return fail(w, rc);
   put_kernel(&w->raw, k);
@@ -393,7 +432,8 @@ static int w_end_kernel(void *ctx, struct cc_err *err)
 {
   struct cc_trace_writer *w = ctx;
   if (w->failed)
-    return cc_err_set(err, w->failed, "trace %s: write after a failed write", w->path);
+    return cc_err_set(err, w->failed, "trace %s: the recording already failed: abort it",
+                      w->path);
   if (!w->in_kernel)
     return fail(w, cc_err_set(err, CC_ERR_INTERNAL, "trace %s: end_kernel without "
                               "begin_kernel", w->path));
@@ -489,7 +529,8 @@ static int w_access(void *ctx, const struct cc_warp_access *a, struct cc_err *er
 {
   struct cc_trace_writer *w = ctx;
   if (w->failed)
-    return cc_err_set(err, w->failed, "trace %s: write after a failed write", w->path);
+    return cc_err_set(err, w->failed, "trace %s: the recording already failed: abort it",
+                      w->path);
   if (!w->in_kernel)
     return fail(w, cc_err_set(err, CC_ERR_INTERNAL, "trace %s: access record outside a "
                               "kernel: call begin_kernel first", w->path));
@@ -585,6 +626,7 @@ int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *op
     return cc_err_set(err, CC_ERR_USAGE, "trace %s: zstd level %d out of range (%d to %d)",
                       path, level, ZSTD_minCLevel(), ZSTD_maxCLevel());
   w = cc_xcalloc(1, sizeof *w);
+  crc_tables_init(&w->crc);
   w->path = cc_xstrdup(path);
   w->block_bytes = bb;
   w->level = level;
@@ -699,8 +741,9 @@ static int get_u8(struct cursor *c, uint8_t *v)
 static int get_varint(struct cursor *c, uint64_t *v)
 {
   uint64_t r = 0;
-  for (int i = 0; i < 10; i++) {
-    uint8_t b;
+  uint8_t b = 0x80;
+  /* 9 bytes carry 63 bits; a 10th byte may only add bit 63 (values 0 and 1) */
+  for (int i = 0; i < 10 && (b & 0x80); i++) {
     if (!get_u8(c, &b))
       return 0;
     if (i == 9 && b > 1) {
@@ -708,13 +751,9 @@ static int get_varint(struct cursor *c, uint64_t *v)
       return 0;
     }
     r |= (uint64_t)(b & 0x7f) << (7 * i);
-    if (!(b & 0x80)) {
-      *v = r;
-      return 1;
-    }
   }
-  c->why = "varint longer than 10 bytes";
-  return 0;
+  *v = r;
+  return 1;
 }
 
 static int get_u32(struct cursor *c, uint32_t *v, const char *what)
@@ -779,6 +818,7 @@ struct reader {
   struct pred_state st;
   struct cc_warp_access rec;
   struct cc_trace_stats seen;
+  struct crc_tables crc;
 };
 
 static void free_kernel(struct reader *r)
@@ -1224,7 +1264,8 @@ static int replay_next(struct reader *r, struct cc_trace_info *info, int *done,
     return truncated(r, boff, err);
   if (rc != CC_OK)
     return rc;
-  if (cc_trace_crc32(cc_trace_crc32(0, h, 16), r->zbuf, stored) != (uint32_t)load_le(h + 16, 4))
+  if (crc32_fast(&r->crc, crc32_fast(&r->crc, 0, h, 16), r->zbuf, stored) !=
+      (uint32_t)load_le(h + 16, 4))
     return corrupt(r, boff, err, "checksum mismatch");
   if (is_end) {
     *done = 1;
@@ -1241,6 +1282,7 @@ int cc_trace_replay(const char *path, const struct cc_access_sink *sink,
   if (info)
     memset(info, 0, sizeof *info);
   r.fp = fopen(path, "rb");
+  crc_tables_init(&r.crc);
   if (!r.fp)
     return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
   r.dctx = ZSTD_createDCtx();

@@ -46,9 +46,11 @@ struct cc_trace_writer; /* opaque */
  * ctx is *out). A regular path is written whole or not at all (to PATH.tmp.PID, renamed at
  * cc_trace_writer_close); an existing non-regular path (a pipe, a device such as
  * /dev/null) and "-" (stdout) are written in place. The file header is written here.
- * Sink callbacks return CC_ERR_IO when the file cannot be written and CC_ERR_INTERNAL for
- * a producer that breaks the stream protocol (access outside a kernel, insn_slot out of
- * range, nested begin_kernel); after a failed callback only close or abort are valid.
+ * Sink callbacks return CC_ERR_IO when the file cannot be written, CC_ERR_LIMIT for a
+ * kernel table over CC_TRACE_BLOCK_MAX encoded bytes, and CC_ERR_INTERNAL for a producer
+ * that breaks the stream protocol (access outside a kernel, insn_slot out of range, kind
+ * or space out of range, nested begin_kernel); after a failed callback every callback
+ * returns the same status, and only close or abort are useful.
  * Errors: CC_ERR_IO ("cannot write PATH: reason"), CC_ERR_USAGE for a bad opts field.
  * On failure nothing is left on disk and *out is NULL. */
 int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *opts,

@@ -8,7 +8,7 @@
 
 /* record, report, annotate and fix join here, one file each. */
 const struct cc_cli_command cc_cli_commands[] = {
-  {"run", cc_cli_cmd_run, "record one kernel launch in the emulator and report it (default)"},
+  {"run", cc_cli_cmd_run, "record one launch in the emulator, report it (default)"},
   {"help", cc_cli_cmd_help, "show this help"},
 };
 const size_t cc_cli_ncommands = sizeof cc_cli_commands / sizeof cc_cli_commands[0];

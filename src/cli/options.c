@@ -235,30 +235,34 @@ static int set_version(struct cc_run_opts *o, const char *v, const struct source
   return CC_OK;
 }
 
+/* Help lines fit 80 columns: 26 for the option, 54 for the text. */
 static const struct option options[] = {
   {"kernel", 0, "NAME",
-   "kernel to run: name as written in the source (\"transpose\", \"ns::f<32>\"),\n"
-   "or the mangled PTX name; optional when the module has one .entry", set_kernel},
+   "kernel to run: its source name (\"transpose\",\n"
+   "\"ns::tiled<32>\") or its PTX name; optional when\n"
+   "the module has one .entry", set_kernel},
   {"grid", 0, "X[,Y[,Z]]", "grid dimensions in CTAs (required)", set_grid},
   {"block", 0, "X[,Y[,Z]]", "CTA dimensions in threads (required)", set_block},
   {"arg", 0, "SPEC",
    "kernel parameter, in order, repeated:\n"
-   "  scalar  NAME=VALUE or VALUE     e.g. n=4096, alpha=1.5, -3, 0x10\n"
-   "  buffer  NAME=TYPE[SIZE]:INIT    e.g. 'A=f32[n*n]:random'\n"
-   "TYPE u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64; SIZE in elements over\n"
-   "integers and scalar names with + - * / % ( ); INIT zero | iota |\n"
-   "random[:SEED] | file:PATH | const:VALUE; the device pointer is passed", set_arg},
+   "  scalar NAME=VALUE or VALUE   n=4096, 1.5, 0x10\n"
+   "  buffer NAME=TYPE[SIZE]:INIT  'A=f32[n*n]:random'\n"
+   "TYPE u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64;\n"
+   "SIZE elements: integers, scalar names, + - * / % ( );\n"
+   "INIT zero | iota | random[:SEED] | file:PATH |\n"
+   "const:VALUE; the buffer's device pointer is passed", set_arg},
   {"shared", 0, "BYTES", "dynamic shared memory per CTA", set_shared},
-  {"dump", 0, "NAME=PATH", "write buffer NAME after the run: raw little-endian elements",
-   set_dump},
+  {"dump", 0, "NAME=PATH", "after the run, write buffer NAME to PATH\n"
+   "(raw little-endian elements)", set_dump},
   {"launch", 0, "FILE",
-   "read options from FILE (shell-like words, '#' comments; may name INPUT);\n"
-   "relative paths in FILE are relative to its folder; the command line wins", set_launch},
+   "read options (and INPUT) from FILE: shell-like\n"
+   "words, '#' comments; its relative paths are taken\n"
+   "from its folder; the command line wins", set_launch},
   {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json},
   {"arch", 0, "ARCH", "memory model (default sm_90)", set_arch},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags},
   {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns},
-  {"top", 0, "N", "show the N worst instructions per kernel (default: all)", set_top},
+  {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top},
   {"quiet", 'q', NULL, "no progress messages", set_quiet},
   {"help", 'h', NULL, "show this help", set_help},
   {"version", 0, NULL, "show the version", set_version},

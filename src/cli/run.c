@@ -217,15 +217,14 @@ static int text_report(FILE *out, const struct cc_analysis *an, uint32_t top,
   return rc;
 }
 
-/* Writes the reports: text to out (unless --json - owns standard output), JSON to the
- * --json file opened before the run. */
+/* Writes the reports: the JSON to the --json file opened before the run (first: when it
+ * cannot be written, the run fails with no report at all), then the text to out (unless
+ * --json - owns standard output). */
 static int write_reports(const struct cc_run_opts *o, struct run *r, FILE *out,
                          struct cc_err *err)
 {
   int rc;
   int text = !(o->json_path && strcmp(o->json_path, "-") == 0);
-  if (text && (rc = text_report(out, r->analysis, o->top, err)) != CC_OK)
-    return rc;
   if (r->json_open) {
     char *json = cc_report_json_string(r->analysis, CC_CLI_VERSION);
     int ok = fputs(json, r->json.fp) >= 0 && fputc('\n', r->json.fp) != EOF;
@@ -236,6 +235,8 @@ static int write_reports(const struct cc_run_opts *o, struct run *r, FILE *out,
     if ((rc = cc_outfile_commit(&r->json, err)) != CC_OK)
       return rc;
   }
+  if (text && (rc = text_report(out, r->analysis, o->top, err)) != CC_OK)
+    return rc;
   return CC_OK;
 }
 

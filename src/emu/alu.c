@@ -181,6 +181,30 @@ uint64_t emu_iop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c, uint
   case F_BFE: return bfe(i, a, b, c);
   case F_BFI: return bfi(i, a, b, c, e);
   case F_PRMT: return prmt(a, b, c);
+  case F_LOP3: { /* bit j of the LUT e answers a,b,c = bits 2,1,0 of j */
+    uint64_t d = 0;
+    for (unsigned j = 0; j < 8; j++)
+      if ((e >> j) & 1)
+        d |= ((j & 4) ? a : ~a) & ((j & 2) ? b : ~b) & ((j & 1) ? c : ~c);
+    return zx(d, 32);
+  }
+  case F_SHF: { /* funnel shift of b:a by c (.wrap: c mod 32; .clamp: min(c, 32)) */
+    uint64_t v = (zx(b, 32) << 32) | zx(a, 32);
+    uint32_t n = (uint32_t)c;
+    n = (i->flags & PTX_F_CLAMP) ? (n > 32 ? 32 : n) : n & 31;
+    return i->mode == PTX_MODE_SHF_L ? zx((v << n) >> 32, 32) : zx(v >> n, 32);
+  }
+  case F_ISSPACEP: {
+    int sh = a - WIN_SHARED < WIN_SIZE, lo = a - WIN_LOCAL < WIN_SIZE;
+    int co = a - WIN_CONST < WIN_SIZE;
+    switch (i->space) {
+    case PTX_SPACE_SHARED: return (uint64_t)sh;
+    case PTX_SPACE_LOCAL: return (uint64_t)lo;
+    case PTX_SPACE_CONST: return (uint64_t)co;
+    case PTX_SPACE_GLOBAL: return (uint64_t)!(sh || lo || co);
+    default: return 0;
+    }
+  }
   case F_SLCT: {
     int ge;
     if (i->k2 == K_F) {

@@ -44,7 +44,10 @@ static const struct {
     {"nanosleep", F_NANOSLEEP}, {"testp", F_TESTP}, {"cnot", F_CNOT},
     {"mul24", F_MUL24},   {"mad24", F_MAD24},     {"sad", F_SAD},
     {"bfind", F_BFIND},   {"ldu", F_LDU},         {"pmevent", F_PMEVENT},
-    {"brkpt", F_BRKPT},
+    {"brkpt", F_BRKPT},   {"addc", F_ADDC},       {"subc", F_SUBC},
+    {"madc", F_MADC},     {"lop3", F_LOP3},       {"shf", F_SHF},
+    {"isspacep", F_ISSPACEP}, {"redux", F_REDUX},  {"prefetch", F_PREFETCH},
+    {"prefetchu", F_PREFETCH}, {"cp", F_CP},  {"tanh", F_TANH},    {"set", F_SET},
 };
 
 static enum family family_of(unsigned op)
@@ -320,7 +323,13 @@ static int dec_arith(struct dec *d, struct dinsn *i, unsigned ns)
   if (i->fam == F_FMA) return 0;
   if (i->k == K_P) return 0;
   if (!dec_int(d, i, ns)) return 0;
-  if (i->flags & (PTX_F_SAT | PTX_F_CC)) return i->w == 32 && !(i->flags & PTX_F_CC);
+  if (i->flags & PTX_F_CC) { /* carry chain: 32 and 64 bits */
+    if (i->w != 32 && i->w != 64) return 0;
+    if (i->fam == F_MAD && i->mode != PTX_MODE_LO && i->mode != PTX_MODE_HI) return 0;
+    i->h = H_CARRY;
+    return 1;
+  }
+  if (i->flags & PTX_F_SAT) return i->w == 32;
   if (i->fam == F_ADD) i->h = i->w == 32 ? H_ADD_32 : i->w == 64 ? H_ADD_64 : H_IOP;
   if (i->fam == F_SUB) i->h = i->w == 32 ? H_SUB_32 : i->w == 64 ? H_SUB_64 : H_IOP;
   if (i->fam == F_MUL && i->mode == PTX_MODE_LO)
@@ -551,8 +560,34 @@ static int dec_call(struct dec *d, struct dinsn *i)
 static int dec_bar(struct dec *d, struct dinsn *i)
 {
   unsigned n = d->pi->nopnds;
-  /* bar.sync / barrier.sync / bar.arrive a{, b}; bar.red is not implemented */
-  if (i->mode == PTX_MODE_RED || i->mode == PTX_MODE_POPC || n > 2) return 0;
+  const char *t = d->pi->opcode_text ? d->pi->opcode_text : "";
+  /* bar.warp.sync (__syncwarp): the warp's lanes already run in lock step here */
+  if (strstr(t, ".warp")) {
+    if (n > 1 || (n == 1 && src(d, i, 0, 32, K_U) == -2)) return 0;
+    i->h = H_NOP;
+    return 1;
+  }
+  if (strstr(t, ".cluster")) return 0; /* cluster barriers are not implemented */
+  /* bar.red.popc.u32 d, a{, b}, {!}c and bar.red.{and,or}.pred p, a{, b}, {!}c */
+  if (i->mode == PTX_MODE_RED || i->mode == PTX_MODE_POPC) {
+    if (n != 3 && n != 4) return 0;
+    if (i->mode == PTX_MODE_POPC) i->setout = 1;
+    else if (i->boolop == PTX_BOOL_AND) i->setout = 2;
+    else if (i->boolop == PTX_BOOL_OR) i->setout = 3;
+    else return 0;
+    if ((i->d[0] = dst(d, 0)) < 0) return 0;
+    i->nd = 1;
+    if ((i->s[0] = src(d, i, 1, 32, K_U)) == -2) return 0;
+    if (n == 4 && (i->s[1] = src(d, i, 2, 32, K_U)) == -2) return 0;
+    i->sneg = 0;
+    if ((i->s[2] = src(d, i, n - 1, 1, K_P)) == -2) return 0;
+    i->sneg = opnd(d, n - 1)->neg ? 4 : 0;
+    i->ns = 3;
+    i->cmp = 0;
+    i->h = H_BAR;
+    return 1;
+  }
+  if (n > 2) return 0;
   i->s[0] = i->s[1] = -1;
   for (unsigned j = 0; j < n; j++)
     if ((i->s[j] = src(d, i, j, 32, K_U)) == -2) return 0;
@@ -622,6 +657,38 @@ static int dec_match(struct dec *d, struct dinsn *i)
   return 1;
 }
 
+/* cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}: done at once (a
+ * synchronous copy is one of the orders the asynchronous one may take), so the group
+ * commits and waits are no-ops. Bulk and mbarrier forms are not implemented. */
+static int dec_cp(struct dec *d, struct dinsn *i)
+{
+  const char *t = d->pi->opcode_text ? d->pi->opcode_text : "";
+  unsigned n = d->pi->nopnds;
+  const struct ptx_operand *o;
+  if (strncmp(t, "cp.async", 8) != 0 || strstr(t, ".bulk") || strstr(t, "mbarrier")) return 0;
+  if (strstr(t, "commit_group") || strstr(t, "wait_group") || strstr(t, "wait_all")) {
+    i->h = H_NOP;
+    return 1;
+  }
+  if ((n != 3 && n != 4) || i->space != PTX_SPACE_SHARED || i->cvta_space != PTX_SPACE_GLOBAL)
+    return 0;
+  o = opnd(d, 2);
+  if (o->kind != PTX_OPND_IMM || (o->imm != 4 && o->imm != 8 && o->imm != 16)) return 0;
+  if (!dec_addr(d, i, 1, PTX_SPACE_GLOBAL)) return 0;
+  i->areg2 = i->areg;
+  i->disp2 = i->disp;
+  i->disp2_local = i->disp_local;
+  i->disp_local = 0;
+  if (!dec_addr(d, i, 0, PTX_SPACE_SHARED)) return 0;
+  i->size = (uint32_t)o->imm;
+  i->w = 8;
+  i->s[0] = -1;
+  if (n == 4 && (i->s[0] = src(d, i, 3, 32, K_U)) == -2) return 0;
+  i->ns = (uint8_t)(n == 4);
+  i->h = H_CPASYNC;
+  return 1;
+}
+
 /* Decodes d->pi into *i; returns 0 when unsupported. */
 static int dec_insn(struct dec *d, struct dinsn *i)
 {
@@ -629,9 +696,9 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   memset(i, 0, sizeof *i);
   for (int j = 0; j < 4; j++) i->d[j] = -1;
   for (int j = 0; j < 5; j++) i->s[j] = -1;
-  i->areg = -1;
+  i->areg = i->areg2 = -1;
   i->callee = -1;
-  i->slot = UINT32_MAX;
+  i->slot = i->slot2 = UINT32_MAX;
   i->index = d->index;
   i->fam = (uint8_t)family_of(pi->op);
   i->t = pi->type[0];
@@ -658,6 +725,29 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   case F_REM: case F_POPC: case F_CLZ: case F_BREV: case F_BFIND: case F_CNOT:
     return dec_int(d, i, i->fam == F_REM ? 2 : 1);
   case F_MUL24: return dec_int(d, i, 2);
+  case F_ADDC: case F_SUBC: case F_MADC:
+    if (!dec_int(d, i, i->fam == F_MADC ? 3 : 2)) return 0;
+    if (i->w != 32 && i->w != 64) return 0;
+    if (i->fam == F_MADC && i->mode != PTX_MODE_LO && i->mode != PTX_MODE_HI) return 0;
+    i->h = H_CARRY;
+    return 1;
+  case F_LOP3: return pi->nopnds == 5 && i->w == 32 && dec_int(d, i, 4);
+  case F_SHF: return i->w == 32 && (i->mode == PTX_MODE_SHF_L || i->mode == PTX_MODE_SHF_R) &&
+                     dec_int(d, i, 3);
+  case F_ISSPACEP:
+    i->w = 64;
+    i->k = K_U;
+    return dec_int(d, i, 1);
+  case F_REDUX:
+    if (pi->nopnds != 3 || i->w != 32 || i->k == K_F) return 0;
+    if (i->mode != PTX_MODE_ADD && i->mode != PTX_MODE_MIN && i->mode != PTX_MODE_MAX &&
+        i->mode != PTX_MODE_AND && i->mode != PTX_MODE_OR && i->mode != PTX_MODE_XOR)
+      return 0;
+    if (!dec_alu(d, i, 2)) return 0;
+    i->h = H_REDUX;
+    return 1;
+  case F_PREFETCH: i->h = H_NOP; return 1;
+  case F_CP: return dec_cp(d, i);
   case F_MAD24: case F_SAD: case F_BFE: return dec_int(d, i, 3);
   case F_PRMT: /* only the default (byte-select) mode */
     if (pi->opcode_text && strcmp(pi->opcode_text, "prmt.b32") != 0) return 0;
@@ -669,6 +759,7 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   case F_MIN: case F_MAX:
     return i->k == K_F ? dec_float(d, i, 2) : dec_int(d, i, 2);
   case F_SQRT: case F_RSQRT: case F_RCP: case F_EX2: case F_LG2: case F_SIN: case F_COS:
+  case F_TANH:
     return dec_float(d, i, 1);
   case F_COPYSIGN: return dec_float(d, i, 2);
   case F_TESTP: {
@@ -688,6 +779,17 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   case F_CVT: return dec_cvt(d, i);
   case F_CVTA: return dec_cvta(d, i);
   case F_SETP: return dec_setp(d, i);
+  case F_SET: { /* set.cmp[.bool].dtype.stype: compare as stype, write dtype */
+    uint8_t dt = i->t;
+    if (dt != PTX_TYPE_U32 && dt != PTX_TYPE_S32 && dt != PTX_TYPE_F32 && dt != PTX_TYPE_B32)
+      return 0;
+    i->t = i->t2;
+    emu_type_class((enum ptx_type)i->t, &i->w, &i->k);
+    if (i->w == 0 || !dec_setp(d, i) || i->nd != 1) return 0;
+    i->h = H_SETP;
+    i->setout = dt == PTX_TYPE_F32 ? 2 : 1;
+    return 1;
+  }
   case F_SELP:
     if (pi->nopnds != 4) return 0;
     if ((i->d[0] = dst(d, 0)) == -2) return 0;
@@ -821,7 +923,7 @@ static int32_t add_func(struct dec *d, uint32_t findex)
 
 static int is_access(const struct dinsn *i)
 {
-  if (i->h == H_ATOM) return 1;
+  if (i->h == H_ATOM || i->h == H_CPASYNC) return 1;
   if (i->h != H_LD && i->h != H_ST) return 0;
   return i->space == PTX_SPACE_GLOBAL || i->space == PTX_SPACE_SHARED ||
          i->space == PTX_SPACE_LOCAL || i->space == PTX_SPACE_GENERIC;
@@ -834,7 +936,8 @@ static void add_slot(struct dec *d, struct dinsn *i)
   char buf[512];
   memset(&info, 0, sizeof info);
   info.id = i->index;
-  info.kind = i->fam == F_LD ? CC_ACCESS_LOAD : i->fam == F_ST ? CC_ACCESS_STORE
+  info.kind = i->fam == F_LD ? CC_ACCESS_LOAD
+              : i->fam == F_ST || i->fam == F_CP ? CC_ACCESS_STORE
               : i->fam == F_RED ? CC_ACCESS_REDUCTION : CC_ACCESS_ATOMIC;
   info.space = i->space == PTX_SPACE_SHARED ? CC_SPACE_SHARED
                : i->space == PTX_SPACE_LOCAL ? CC_SPACE_LOCAL : CC_SPACE_GLOBAL;
@@ -852,6 +955,13 @@ static void add_slot(struct dec *d, struct dinsn *i)
   }
   i->slot = (uint32_t)d->c->insns.len;
   CC_VEC_PUSH(&d->c->insns, info);
+  if (i->h == H_CPASYNC) { /* and its global read */
+    info.text = cc_xstrdup(buf);
+    info.kind = CC_ACCESS_LOAD;
+    info.space = CC_SPACE_GLOBAL;
+    i->slot2 = (uint32_t)d->c->insns.len;
+    CC_VEC_PUSH(&d->c->insns, info);
+  }
 }
 
 static void decode_func(struct dec *d, uint32_t fi)
@@ -956,7 +1066,20 @@ int emu_decode(struct cc_emu *emu, const struct ptx_function *k, struct code *c,
   layout_module(&d);
   add_func(&d, (uint32_t)(k - m->funcs));
   find_callees(&d);
-  for (uint32_t fi = 0; fi < c->nfuncs; fi++) layout_vars(&d, &c->funcs[fi], fi == 0);
+  for (uint32_t fi = 0; fi < c->nfuncs; fi++) {
+    layout_vars(&d, &c->funcs[fi], fi == 0);
+    if (c->funcs[fi].local_size > LOCAL_MAX) {
+      char line[300];
+      snprintf(line, sizeof line, "%s%s:%u: function %s uses %llu bytes of local memory per "
+               "thread; the emulator (like the GPU) allows at most %u",
+               d.nbad ? "\n" : "", m->path ? m->path : "<ptx>", c->funcs[fi].f->line,
+               c->funcs[fi].f->name, (unsigned long long)c->funcs[fi].local_size, LOCAL_MAX);
+      d.msgs = cc_xrealloc(d.msgs, d.msgs_len + strlen(line) + 1);
+      memcpy(d.msgs + d.msgs_len, line, strlen(line) + 1);
+      d.msgs_len += strlen(line);
+      d.nbad++;
+    }
+  }
   layout_dynamic_shared(&d);
   for (uint32_t fi = 0; fi < c->nfuncs; fi++) decode_func(&d, fi);
   if (d.nbad) {

@@ -23,13 +23,17 @@
 #define FRAME_PARAM UINT64_C(0x100000000)
 
 #define CALL_DEPTH_MAX 64
+#define LOCAL_MAX (512u * 1024u)  /* bytes of .local per thread and function (CUDA's limit) */
+#define SHARED_MAX (227u * 1024u) /* bytes of shared memory per block (sm_90) */
 
 /* pseudo-registers holding special registers, after the function's real registers */
 enum {
   SR_TID = 0, SR_NTID = 3, SR_CTAID = 6, SR_NCTAID = 9, SR_LANEID = 12, SR_WARPID,
   SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID, SR_CLOCK, SR_CLOCK64, SR_GTIMER,
   SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE,
-  SR_DSMEM, SR_TSMEM, SR_COUNT
+  SR_DSMEM, SR_TSMEM,
+  SR_CARRY, /* not a special register: the frame's carry flag (add.cc, addc) */
+  SR_COUNT
 };
 
 /* handler index of a decoded instruction */
@@ -48,7 +52,8 @@ enum family {
   F_VOTE, F_MATCH, F_ACTIVEMASK, F_SQRT, F_RSQRT, F_RCP, F_EX2, F_LG2, F_SIN, F_COS,
   F_POPC, F_CLZ, F_BREV, F_BFE, F_BFI, F_PRMT, F_SLCT, F_SET, F_COPYSIGN, F_MEMBAR,
   F_FENCE, F_TRAP, F_NANOSLEEP, F_TESTP, F_CNOT, F_MUL24, F_MAD24, F_SAD, F_BFIND,
-  F_LDU, F_PMEVENT, F_BRKPT, F_COUNT
+  F_LDU, F_PMEVENT, F_BRKPT, F_ADDC, F_SUBC, F_MADC, F_LOP3, F_SHF, F_ISSPACEP, F_REDUX,
+  F_PREFETCH, F_CP, F_TANH, F_COUNT
 };
 
 /* type classes */
@@ -64,16 +69,18 @@ struct dinsn {
   uint8_t w2, k2;      /* ... of t2 */
   uint8_t rnd, cmp, boolop, mode, space, vec, nd, ns;
   uint8_t guard_neg, cvta_space, reads_clock, sneg; /* sneg: bit j = source j negated (!%p) */
+  uint8_t setout;      /* set: 1 = all ones / 0, 2 = 1.0f / 0; bar.red: 1 popc, 2 and, 3 or */
   uint32_t flags;
   int32_t guard;
   int32_t d[4];        /* destinations */
   int32_t s[5];        /* sources */
   /* memory operand: address = R[areg] + disp (+ frame local base when disp_local) */
-  int32_t areg;
-  uint8_t disp_local;
-  int64_t disp;
+  int32_t areg, areg2;  /* areg2/disp2: cp.async's source address */
+  uint8_t disp_local, disp2_local;
+  int64_t disp, disp2;
   uint32_t size;       /* bytes per lane accessed (element size x vec) */
   uint32_t slot;       /* access slot in the kernel's insn table, or UINT32_MAX */
+  uint32_t slot2;      /* cp.async: the slot of its global read */
   uint32_t target;     /* branch target */
   uint32_t index;      /* index of the PTX instruction */
   int32_t callee;      /* call: index of the dfunc in the run, -1 none */

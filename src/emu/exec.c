@@ -48,6 +48,11 @@ static inline uint64_t B32(float f)
   memcpy(&u, &f, 4);
   return u;
 }
+/* f32 results: NaN becomes the GPU's canonical NaN 0x7fffffff */
+static inline uint64_t C32(float f)
+{
+  return f != f ? UINT64_C(0x7fffffff) : B32(f);
+}
 static inline double F64(uint64_t v)
 {
   double f;
@@ -79,6 +84,7 @@ struct warp {
   uint32_t index, present, exited;
   int state;
   uint32_t bar, bar_line;
+  int32_t bar_dst;        /* bar.red: destination register in the top frame, or -1 */
   struct frame *fr;
   uint32_t depth, cap;
   uint8_t *local;         /* [32][lcap] */
@@ -101,6 +107,7 @@ struct run {
   uint32_t nthreads, nwarps;
   struct warp *warps;
   uint32_t bar_arrived[16], bar_expected[16];
+  uint64_t bar_red[16];       /* bar.red: popc sum, or and/or flag */
   uint64_t budget;
   struct cc_warp_access rec;
   struct timespec last_progress;
@@ -290,13 +297,12 @@ static const char *ms_name(int ms)
 /* Resolves lane l's access of size bytes at addr (in space sp of the instruction) to
  * host memory. *ms and *off receive the resolved space and the address or offset
  * reported to the sink. Errors: CC_ERR_KERNEL (misaligned), CC_ERR_MEMCHECK. */
-static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                   unsigned l, uint64_t addr, uint8_t **host, int *ms, uint64_t *off)
+static int resolve_as(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                      unsigned l, uint64_t addr, int sp, int fam, uint32_t size,
+                      uint8_t **host, int *ms, uint64_t *off)
 {
-  uint32_t size = i->size;
   uint64_t lim = 0;
   char what[600], desc[300];
-  int sp = i->space;
   *off = addr;
   switch (sp) {
   case PTX_SPACE_GLOBAL: *ms = MS_GLOBAL; break;
@@ -312,12 +318,12 @@ static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct
   }
   if (size > 1 && addr % size) {
     snprintf(what, sizeof what, "misaligned address: %s %s of size %u at 0x%" PRIx64,
-             ms_name(*ms), kind_word(i->fam), size, addr);
+             ms_name(*ms), kind_word(fam), size, addr);
     return lane_error(r, w, fr, i, l, CC_ERR_KERNEL, what);
   }
-  if (*ms == MS_CONST && i->fam != F_LD) {
+  if (*ms == MS_CONST && fam != F_LD) {
     snprintf(what, sizeof what, "invalid %s to constant memory of size %u at 0x%" PRIx64,
-             kind_word(i->fam), size, addr);
+             kind_word(fam), size, addr);
     return lane_error(r, w, fr, i, l, CC_ERR_MEMCHECK, what);
   }
   switch (*ms) {
@@ -325,7 +331,7 @@ static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct
     struct region *g = emu_find_region(r->emu, addr, size);
     if (g) { *host = g->host + (addr - g->base); return CC_OK; }
     emu_describe_global(r->emu, addr, desc, sizeof desc);
-    snprintf(what, sizeof what, "invalid global %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+    snprintf(what, sizeof what, "invalid global %s of size %u at 0x%" PRIx64, kind_word(fam),
              size, addr);
     break;
   }
@@ -334,7 +340,7 @@ static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct
     if (*off <= lim && size <= lim - *off) { *host = r->shared + *off; return CC_OK; }
     snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the block's %" PRIu64
              " bytes of shared memory", *off, lim);
-    snprintf(what, sizeof what, "invalid shared %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+    snprintf(what, sizeof what, "invalid shared %s of size %u at 0x%" PRIx64, kind_word(fam),
              size, addr);
     break;
   case MS_LOCAL:
@@ -342,7 +348,7 @@ static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct
     if (*off <= lim && size <= lim - *off) { *host = w->local + l * w->lcap + *off; return CC_OK; }
     snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the thread's %" PRIu64
              " bytes of local memory", *off, lim);
-    snprintf(what, sizeof what, "invalid local %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+    snprintf(what, sizeof what, "invalid local %s of size %u at 0x%" PRIx64, kind_word(fam),
              size, addr);
     break;
   case MS_CONST:
@@ -357,10 +363,10 @@ static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct
       uint64_t o = addr - FRAME_PARAM, ps = fr->df->param_size;
       if (o <= ps && size <= ps - o) { *host = fr->param + l * ps + o; return CC_OK; }
     } else if (addr <= r->c.kparam_size && size <= r->c.kparam_size - addr) {
-      if (i->fam == F_LD) { *host = r->kparam + addr; return CC_OK; }
+      if (fam == F_LD) { *host = r->kparam + addr; return CC_OK; }
     }
     snprintf(desc, sizeof desc, "outside the parameters");
-    snprintf(what, sizeof what, "invalid param %s of size %u at 0x%" PRIx64, kind_word(i->fam),
+    snprintf(what, sizeof what, "invalid param %s of size %u at 0x%" PRIx64, kind_word(fam),
              size, addr);
     break;
   }
@@ -373,6 +379,13 @@ static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct
                       "%s by thread (%u,%u,%u) in block (%u,%u,%u): %s; address is %s", what,
                       t[0], t[1], t[2], r->cta[0], r->cta[1], r->cta[2], loc, desc);
   }
+}
+
+/* resolve_as with the instruction's own space, kind and size */
+static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                   unsigned l, uint64_t addr, uint8_t **host, int *ms, uint64_t *off)
+{
+  return resolve_as(r, w, fr, i, l, addr, i->space, i->fam, i->size, host, ms, off);
 }
 
 static uint64_t load_bytes(const uint8_t *p, unsigned n)
@@ -388,13 +401,13 @@ static void store_bytes(uint8_t *p, uint64_t v, unsigned n)
 }
 
 /* Delivers the access records of one instruction (one per resolved space present). */
-static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_t mask,
-                   const uint64_t *offs, const uint8_t *mss)
+static int deliver_slot(struct run *r, struct warp *w, uint32_t slot, uint32_t size,
+                        uint32_t mask, const uint64_t *offs, const uint8_t *mss)
 {
   static const enum cc_space map[] = {CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL};
   uint64_t dyn;
-  if (i->slot == UINT32_MAX || mask == 0) return CC_OK;
-  dyn = w->dyn[i->slot]++;
+  if (slot == UINT32_MAX || mask == 0) return CC_OK;
+  dyn = w->dyn[slot]++;
   for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) {
     uint32_t sub = 0;
     for (uint32_t m = mask; m; m &= m - 1) {
@@ -402,13 +415,13 @@ static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_
       if (mss[l] == ms) sub |= UINT32_C(1) << l;
     }
     if (!sub) continue;
-    r->rec.insn_slot = i->slot;
+    r->rec.insn_slot = slot;
     memcpy(r->rec.cta, r->cta, sizeof r->rec.cta);
     r->rec.warp = w->index;
     r->rec.dyn = dyn;
-    r->rec.kind = r->c.insns.data[i->slot].kind;
+    r->rec.kind = r->c.insns.data[slot].kind;
     r->rec.space = map[ms];
-    r->rec.size_bytes = i->size;
+    r->rec.size_bytes = size;
     r->rec.active = sub;
     for (unsigned l = 0; l < 32; l++) r->rec.addr[l] = (sub >> l & 1) ? offs[l] : 0;
     r->st->warp_accesses++;
@@ -418,6 +431,12 @@ static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_
     }
   }
   return CC_OK;
+}
+
+static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_t mask,
+                   const uint64_t *offs, const uint8_t *mss)
+{
+  return deliver_slot(r, w, i->slot, i->size, mask, offs, mss);
 }
 
 static uint64_t lane_addr(const struct frame *fr, const struct dinsn *i, unsigned l)
@@ -531,6 +550,106 @@ static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct
   return CC_OK;
 }
 
+/* cp.async: the global read and the shared write at once, zero-filling past src-size */
+static int do_cpasync(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                      uint32_t m)
+{
+  uint8_t *src[32], *dst[32], mss[32], msd[32];
+  uint64_t offs[32], offd[32];
+  const uint64_t *ss = i->s[0] >= 0 ? reg(fr, i->s[0]) : NULL;
+  int s;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    uint64_t a = (uint64_t)i->disp2 + (i->disp2_local ? fr->local_base : 0);
+    int ms;
+    if (i->areg2 >= 0) a += reg(fr, i->areg2)[l];
+    s = resolve_as(r, w, fr, i, l, a, PTX_SPACE_GLOBAL, F_LD, i->size, &src[l], &ms, &offs[l]);
+    if (s) return s;
+    mss[l] = (uint8_t)ms;
+    s = resolve_as(r, w, fr, i, l, lane_addr(fr, i, l), PTX_SPACE_SHARED, F_ST, i->size,
+                   &dst[l], &ms, &offd[l]);
+    if (s) return s;
+    msd[l] = (uint8_t)ms;
+  }
+  if ((s = deliver_slot(r, w, i->slot2, i->size, m, offs, mss))) return s;
+  if ((s = deliver_slot(r, w, i->slot, i->size, m, offd, msd))) return s;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    uint64_t n = ss ? (uint32_t)ss[l] : i->size;
+    if (n > i->size) n = i->size;
+    memmove(dst[l], src[l], n);
+    memset(dst[l] + n, 0, i->size - n);
+  }
+  return CC_OK;
+}
+
+/* add.cc / addc / sub.cc / subc / mad.cc / madc: the carry lives in a hidden per-frame
+ * register (PTX's CC.CF); sub's carry is the borrow */
+static void do_carry(struct frame *fr, const struct dinsn *i, uint32_t m)
+{
+  uint64_t *d = reg(fr, i->d[0]), *cf = reg(fr, (int32_t)fr->df->nregs + SR_CARRY);
+  const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);
+  const uint64_t *c = i->ns > 2 ? reg(fr, i->s[2]) : a;
+  int use_cin = i->fam == F_ADDC || i->fam == F_SUBC || i->fam == F_MADC;
+  int set_cout = (i->flags & PTX_F_CC) != 0;
+  unsigned w = i->w;
+  uint64_t wm = w == 64 ? UINT64_MAX : 0xffffffffu;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    unsigned __int128 x = a[l] & wm, y = b[l] & wm, cin = use_cin ? (cf[l] & 1) : 0, t;
+    uint64_t res, co;
+    switch (i->fam) {
+    case F_SUB: case F_SUBC:
+      res = (uint64_t)(x - y - cin) & wm;
+      co = x < y + cin;
+      break;
+    case F_MAD: case F_MADC: {
+      unsigned __int128 p;
+      if (i->k == K_S)
+        p = (unsigned __int128)((__int128)(int64_t)emu_norm(a[l], w, K_S) *
+                                (__int128)(int64_t)emu_norm(b[l], w, K_S));
+      else
+        p = x * y;
+      p = i->mode == PTX_MODE_HI ? (p >> w) & wm : p & wm;
+      t = p + (c[l] & wm) + cin;
+      res = (uint64_t)t & wm;
+      co = (uint64_t)(t >> w) & 1;
+      break;
+    }
+    default:
+      t = x + y + cin;
+      res = (uint64_t)t & wm;
+      co = (uint64_t)(t >> w) & 1;
+      break;
+    }
+    d[l] = res;
+    if (set_cout) cf[l] = co;
+  }
+}
+
+/* redux.sync.op.{u32,s32,b32} d, a, membermask: the reduction over the executing lanes */
+static void do_redux(struct frame *fr, const struct dinsn *i, uint32_t m)
+{
+  uint64_t *d = reg(fr, i->d[0]);
+  const uint64_t *a = reg(fr, i->s[0]);
+  uint32_t acc = 0;
+  int first = 1;
+  if (!m) return;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    uint32_t v = (uint32_t)a[__builtin_ctz(mm)];
+    if (first) { acc = v; first = 0; continue; }
+    switch (i->mode) {
+    case PTX_MODE_ADD: acc += v; break;
+    case PTX_MODE_MIN: acc = i->k == K_S ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
+    case PTX_MODE_MAX: acc = i->k == K_S ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
+    case PTX_MODE_AND: acc &= v; break;
+    case PTX_MODE_OR: acc |= v; break;
+    default: acc ^= v; break;
+    }
+  }
+  LANES(m, d[l] = acc);
+}
+
 /* ---- warp-wide operations ------------------------------------------------------------ */
 
 static void do_shfl(struct frame *fr, const struct dinsn *i, uint32_t m)
@@ -625,6 +744,19 @@ static int do_bar(struct run *r, struct warp *w, struct frame *fr, const struct 
              "block's %u threads", count, r->nthreads);
     return warp_error(r, w, fr, i, CC_ERR_KERNEL, what);
   }
+  if (i->setout) { /* bar.red: this warp's contribution */
+    const uint64_t *c = reg(fr, i->s[2]);
+    uint32_t yes = 0, neg = i->sneg >> 2 & 1;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+      unsigned l = (unsigned)__builtin_ctz(mm);
+      if ((c[l] & 1) ^ neg) yes |= UINT32_C(1) << l;
+    }
+    if (r->bar_arrived[id] == 0) r->bar_red[id] = i->setout == 2 ? 1 : 0;
+    if (i->setout == 1) r->bar_red[id] += (uint64_t)__builtin_popcount(yes);
+    else if (i->setout == 2) r->bar_red[id] &= yes == m;
+    else r->bar_red[id] |= yes != 0;
+  }
+  w->bar_dst = i->setout ? i->d[0] : -1;
   r->bar_expected[id] = exp;
   r->bar_arrived[id]++;
   if (!i->cmp) {
@@ -635,8 +767,15 @@ static int do_bar(struct run *r, struct warp *w, struct frame *fr, const struct 
   }
   if (r->bar_arrived[id] >= exp) {
     r->bar_arrived[id] = 0;
-    for (uint32_t j = 0; j < r->nwarps; j++)
-      if (r->warps[j].state == W_WAIT && r->warps[j].bar == id) r->warps[j].state = W_READY;
+    for (uint32_t j = 0; j < r->nwarps; j++) {
+      struct warp *o = &r->warps[j];
+      if (o->state != W_WAIT || o->bar != id) continue;
+      o->state = W_READY;
+      if (o->bar_dst >= 0) { /* bar.red's result to every thread that waited */
+        uint64_t *d = reg(&o->fr[o->depth - 1], o->bar_dst);
+        for (unsigned l = 0; l < 32; l++) d[l] = r->bar_red[id];
+      }
+    }
   }
   return CC_OK;
 }
@@ -815,9 +954,9 @@ reload:
       BIN(AND_P, ((a[l] ^ (i->sneg & 1)) & (b[l] ^ (i->sneg >> 1 & 1))) & 1)
       BIN(OR_P, ((a[l] ^ (i->sneg & 1)) | (b[l] ^ (i->sneg >> 1 & 1))) & 1)
       BIN(XOR_P, ((a[l] ^ (i->sneg & 1)) ^ (b[l] ^ (i->sneg >> 1 & 1))) & 1)
-      BIN(ADD_F32, B32(F32(a[l]) + F32(b[l])))
-      BIN(SUB_F32, B32(F32(a[l]) - F32(b[l])))
-      BIN(MUL_F32, B32(F32(a[l]) * F32(b[l])))
+      BIN(ADD_F32, C32(F32(a[l]) + F32(b[l])))
+      BIN(SUB_F32, C32(F32(a[l]) - F32(b[l])))
+      BIN(MUL_F32, C32(F32(a[l]) * F32(b[l])))
       BIN(ADD_F64, B64(F64(a[l]) + F64(b[l])))
       BIN(SUB_F64, B64(F64(a[l]) - F64(b[l])))
       BIN(MUL_F64, B64(F64(a[l]) * F64(b[l])))
@@ -836,7 +975,7 @@ reload:
   }                                                                                     \
   vmbreak;
       TER(MAD_LO_32, (uint32_t)((uint32_t)a[l] * (uint32_t)b[l] + (uint32_t)c[l]))
-      TER(FMA_F32, B32(fmaf(F32(a[l]), F32(b[l]), F32(c[l]))))
+      TER(FMA_F32, C32(fmaf(F32(a[l]), F32(b[l]), F32(c[l]))))
       TER(FMA_F64, B64(fma(F64(a[l]), F64(b[l]), F64(c[l]))))
 #undef TER
       vmcase(SETP_S32) vmcase(SETP_U32) {
@@ -893,6 +1032,8 @@ reload:
             default: t ^= cv; u ^= cv; break;
             }
           }
+          if (i->setout == 1) t = t ? 0xffffffffu : 0;
+          else if (i->setout == 2) t = t ? 0x3f800000u : 0;
           d[l] = t;
           if (q) q[l] = u;
         }
@@ -984,6 +1125,12 @@ reload:
       }
       vmbreak;
       vmcase(SHFL) do_shfl(fr, i, m); vmbreak;
+      vmcase(CARRY) do_carry(fr, i, m); vmbreak;
+      vmcase(REDUX) do_redux(fr, i, m); vmbreak;
+      vmcase(CPASYNC) {
+        if (m && (s = do_cpasync(r, w, fr, i, m))) goto fail;
+      }
+      vmbreak;
       vmcase(VOTE) do_vote(fr, i, m); vmbreak;
       vmcase(MATCH) do_match(fr, i, m); vmbreak;
       vmcase(ACTIVEMASK) {
@@ -1217,6 +1364,14 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   if ((s = check_launch(&r)) || (s = pack_params(&r))) goto done;
   r.shared_size = r.c.shared_dyn_base + launch->dynamic_shared_bytes;
   if (r.c.shared_static > r.shared_size) r.shared_size = r.c.shared_static;
+  if (r.shared_size > SHARED_MAX) {
+    s = cc_err_set(err, CC_ERR_INPUT,
+                   "kernel %s needs %" PRIu64 " bytes of shared memory per block (%" PRIu64
+                   " static, %u dynamic); at most %u on sm_90: lower the dynamic size",
+                   k->name, r.shared_size, r.c.shared_static, launch->dynamic_shared_bytes,
+                   SHARED_MAX);
+    goto done;
+  }
   r.shared = cc_xcalloc(r.shared_size ? r.shared_size : 1, 1);
   r.warps = cc_xcalloc(r.nwarps, sizeof *r.warps);
   for (uint32_t j = 0; j < r.nwarps; j++)

@@ -153,6 +153,7 @@ static uint64_t fop32(const struct dinsn *i, float a, float b, float c)
   case F_LG2: r = log2f(a); break;
   case F_SIN: r = sinf(a); break;
   case F_COS: r = cosf(a); break;
+  case F_TANH: r = tanhf(a); break;
   case F_ABS: r = fabsf(a); break;
   case F_NEG: r = -a; break;
   case F_MIN: r = (float)fminmax(a, b, 0); break;
@@ -161,10 +162,10 @@ static uint64_t fop32(const struct dinsn *i, float a, float b, float c)
   case F_TESTP: return testp(i->cmp, a);
   default: r = 0; break;
   }
+  if (i->flags & PTX_F_SAT) r = sat32(r); /* NaN -> +0 */
   if (isnan(r) && i->fam != F_ABS && i->fam != F_NEG && i->fam != F_COPYSIGN)
-    return 0x7fffffff; /* canonical NaN */
+    return 0x7fffffff; /* the GPU's canonical NaN */
   if (fz) r = ftz(r);
-  if (i->flags & PTX_F_SAT) r = sat32(r);
   return B32(r);
 }
 
@@ -185,6 +186,7 @@ static uint64_t fop64(const struct dinsn *i, double a, double b, double c)
   case F_LG2: r = log2(a); break;
   case F_SIN: r = sin(a); break;
   case F_COS: r = cos(a); break;
+  case F_TANH: r = tanh(a); break;
   case F_ABS: r = fabs(a); break;
   case F_NEG: r = -a; break;
   case F_MIN: r = fminmax(a, b, 0); break;
@@ -337,6 +339,9 @@ static uint64_t int_to_f(const struct dinsn *i, uint64_t a)
   return out;
 }
 
+/* integer -> integer: extend per the source type, then truncate to the destination,
+ * sign-extended when the destination is signed (the ISA extends narrow results to the
+ * register's width); .sat clamps to the destination's range first */
 static uint64_t int_to_int(const struct dinsn *i, uint64_t a)
 {
   if (i->flags & PTX_F_SAT) {
@@ -347,7 +352,7 @@ static uint64_t int_to_int(const struct dinsn *i, uint64_t a)
       int64_t hi = i->w == 64 ? INT64_MAX : (INT64_C(1) << (i->w - 1)) - 1, lo = -hi - 1;
       if (sg) s = s < lo ? lo : s > hi ? hi : s;
       else s = u > (uint64_t)hi ? hi : (int64_t)u;
-      return emu_norm((uint64_t)s, i->w, K_U);
+      return emu_norm((uint64_t)s, i->w, K_S);
     }
     {
       uint64_t hi = i->w == 64 ? UINT64_MAX : (UINT64_C(1) << i->w) - 1;
@@ -356,8 +361,7 @@ static uint64_t int_to_int(const struct dinsn *i, uint64_t a)
       return u;
     }
   }
-  /* extend per the source type, then truncate to the destination */
-  return emu_norm(emu_norm(a, i->w2, i->k2), i->w, K_U);
+  return emu_norm(emu_norm(a, i->w2, i->k2), i->w, i->k);
 }
 
 static uint64_t f_to_f(const struct dinsn *i, uint64_t a)

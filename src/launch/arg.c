@@ -245,21 +245,6 @@ void cc_launch_arg_release(struct cc_launch_arg *a)
   memset(a, 0, sizeof *a);
 }
 
-static char *dup_or_null(const char *s)
-{
-  return s ? cc_xstrdup(s) : NULL;
-}
-
-void cc_launch_arg_copy(struct cc_launch_arg *dst, const struct cc_launch_arg *src)
-{
-  *dst = *src;
-  dst->name = dup_or_null(src->name);
-  dst->text = dup_or_null(src->text);
-  dst->value = dup_or_null(src->value);
-  dst->size_expr = dup_or_null(src->size_expr);
-  dst->init_text = dup_or_null(src->init_text);
-}
-
 static int bad_arg(struct cc_launch_arg *a, struct cc_err *err, const char *spec,
                    const char *what)
 {

@@ -48,8 +48,6 @@ struct cc_launch_arg {
 int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch_arg *out,
                         struct cc_err *err);
 void cc_launch_arg_release(struct cc_launch_arg *a);
-/* A deep copy of a (the caller releases it). */
-void cc_launch_arg_copy(struct cc_launch_arg *dst, const struct cc_launch_arg *src);
 
 /* Parses an element type name ("f32"); returns PTX_TYPE_NONE when it is not one of the
  * eleven buffer types. */

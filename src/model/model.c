@@ -1,9 +1,9 @@
 /* The model registry: architecture name -> rules. See model.h.
  *
- * Each row names one architecture and the rule files serving it. The older models of
- * MODELS.md (cc1.0/1.1 strict half-warp, cc1.2/1.3 segments, cc2.x L1 lines) are added as
- * one file each (global_cc1x.c, ...) defining a struct cc_model_rules, plus rows here;
- * until then their names are unknown and cc_model_get says which names are. */
+ * Each row names one architecture and the rule files serving it (one rule per file, the
+ * rule and its source at the top of each): global_cc10.c, global_cc12.c, global_cc20.c,
+ * global_sector32.c for global/local memory; shared_banks16.c, shared_banks32.c for
+ * shared memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,12 @@ static const struct row rows[] = {
   { "cc3.2", "sm_32", &cc_model_rules_sector32, &cc_model_rules_banks32 },
   { "cc3.5", "sm_35", &cc_model_rules_sector32, &cc_model_rules_banks32 },
   { "cc3.7", "sm_37", &cc_model_rules_sector32, &cc_model_rules_banks32 },
+  { "cc2.0", "sm_20", &cc_model_rules_cc20, &cc_model_rules_banks32 },
+  { "cc2.1", "sm_21", &cc_model_rules_cc20, &cc_model_rules_banks32 },
+  { "cc1.0", "sm_10", &cc_model_rules_cc10, &cc_model_rules_banks16 },
+  { "cc1.1", "sm_11", &cc_model_rules_cc10, &cc_model_rules_banks16 },
+  { "cc1.2", "sm_12", &cc_model_rules_cc12, &cc_model_rules_banks16 },
+  { "cc1.3", "sm_13", &cc_model_rules_cc12, &cc_model_rules_banks16 },
 };
 
 #define DEFAULT_ARCH "sm_90"
@@ -52,37 +58,111 @@ static void known_names(char *buf, size_t cap)
   }
 }
 
+/* Checks opts against row r: CC_OK, or CC_ERR_USAGE with what to use instead. */
+static int check_opts(const struct row *r, const struct cc_model_opts *o, struct cc_err *err)
+{
+  if (o->smem_bank_width != 0 && o->smem_bank_width != 4 &&
+      !(o->smem_bank_width == 8 && strncmp(r->name, "cc3.", 4) == 0))
+    return cc_err_set(err, CC_ERR_USAGE,
+                      "shared memory bank width %d is not available on %s: use 4 "
+                      "(8 only on cc3.x)", o->smem_bank_width, r->name);
+  if (o->l1_cache < CC_MODEL_L1_OFF || o->l1_cache > CC_MODEL_L1_ON)
+    return cc_err_set(err, CC_ERR_USAGE,
+                      "l1 cache option %d is not valid: use -1 (L2 only), 0 (default) or "
+                      "1 (cached in L1)", o->l1_cache);
+  return CC_OK;
+}
+
+/* The row named arch (either spelling), or NULL. */
+static const struct row *find_row(const char *arch)
+{
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const struct row *r = &rows[i];
+    if (strcmp(arch, r->name) == 0 || (r->alias && strcmp(arch, r->alias) == 0))
+      return r;
+  }
+  return NULL;
+}
+
 int cc_model_get(const char *arch, const struct cc_model_opts *opts,
                  struct cc_model **out, struct cc_err *err)
 {
   char names[512];
+  struct cc_model_opts o = { 0 };
+  const struct row *r;
+  int rc;
   *out = NULL;
   if (!arch || !*arch)
     arch = DEFAULT_ARCH;
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    const struct row *r = &rows[i];
-    if (strcmp(arch, r->name) != 0 && !(r->alias && strcmp(arch, r->alias) == 0))
-      continue;
-    struct cc_model *m = cc_xcalloc(1, sizeof *m);
-    m->name = r->name;
-    m->global_rules = r->global;
-    m->shared_rules = r->shared;
-    if (opts)
-      m->opts = *opts;
-    if (m->opts.smem_bank_width != 0 && m->opts.smem_bank_width != 4 &&
-        !(m->opts.smem_bank_width == 8 && strncmp(r->name, "cc3.", 4) == 0)) {
-      int bad = m->opts.smem_bank_width;
-      free(m);
-      return cc_err_set(err, CC_ERR_USAGE,
-                        "shared memory bank width %d is not available on %s: use 4 "
-                        "(8 only on cc3.x)", bad, r->name);
-    }
-    *out = m;
-    return CC_OK;
+  if (opts)
+    o = *opts;
+  if (!(r = find_row(arch))) {
+    known_names(names, sizeof names);
+    return cc_err_set(err, CC_ERR_USAGE, "unknown architecture '%s': use one of %s", arch,
+                      names);
   }
-  known_names(names, sizeof names);
-  return cc_err_set(err, CC_ERR_USAGE, "unknown architecture '%s': use one of %s", arch,
-                    names);
+  if ((rc = check_opts(r, &o, err)) != CC_OK)
+    return rc;
+  struct cc_model *m = cc_xcalloc(1, sizeof *m);
+  m->name = r->name;
+  m->global_rules = r->global;
+  m->shared_rules = r->shared;
+  m->opts = o;
+  *out = m;
+  return CC_OK;
+}
+
+int cc_model_get_list(const char *list, const struct cc_model_opts *opts,
+                      struct cc_model ***out, size_t *n, struct cc_err *err)
+{
+  struct cc_model **ms = NULL;
+  size_t count = 0;
+  const char *p = list ? list : "";
+  int rc = CC_OK;
+  *out = NULL;
+  *n = 0;
+  if (!*p)
+    return cc_err_set(err, CC_ERR_USAGE,
+                      "empty architecture list: use e.g. --arch cc1.0,cc1.2,sm_90");
+  for (;;) {
+    size_t len = strcspn(p, ",");
+    char *name = cc_xstrndup(p, len);
+    struct cc_model *m = NULL;
+    if (len == 0)
+      rc = cc_err_set(err, CC_ERR_USAGE,
+                      "empty name in architecture list '%s': separate names by one comma",
+                      list);
+    else
+      rc = cc_model_get(name, opts, &m, err);
+    for (size_t i = 0; rc == CC_OK && i < count; i++)
+      if (strcmp(ms[i]->name, m->name) == 0)
+        rc = cc_err_set(err, CC_ERR_USAGE,
+                        "architecture %s is named twice in '%s': name each once",
+                        m->name, list);
+    free(name);
+    if (rc != CC_OK) {
+      cc_model_free(m);
+      cc_model_free_list(ms, count);
+      return rc;
+    }
+    ms = cc_xrealloc(ms, (count + 1) * sizeof *ms);
+    ms[count++] = m;
+    if (p[len] == '\0')
+      break;
+    p += len + 1;
+  }
+  *out = ms;
+  *n = count;
+  return CC_OK;
+}
+
+void cc_model_free_list(struct cc_model **ms, size_t n)
+{
+  if (!ms)
+    return;
+  for (size_t i = 0; i < n; i++)
+    cc_model_free(ms[i]);
+  free(ms);
 }
 
 void cc_model_free(struct cc_model *m)
@@ -93,6 +173,16 @@ void cc_model_free(struct cc_model *m)
 const char *cc_model_name(const struct cc_model *m)
 {
   return m->name;
+}
+
+const char *cc_model_global_family(const struct cc_model *m)
+{
+  return m->global_rules->family;
+}
+
+const char *cc_model_shared_family(const struct cc_model *m)
+{
+  return m->shared_rules->family;
 }
 
 uint32_t cc_model_group_lanes(const struct cc_model *m)

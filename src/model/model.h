@@ -3,7 +3,9 @@
  * A model maps a struct cc_warp_access to the memory transactions (sectors on sector-based
  * architectures) the hardware issues, and, for shared memory, to bank-conflict ways and
  * wavefronts. Rules and their sources: ../shared/MODELS.md, stated again in each model's
- * file. One model per file (global_sm90.c, ...); this header is the only interface.
+ * file. One rule per file (global_cc10.c, global_cc12.c, global_cc20.c,
+ * global_sector32.c, shared_banks16.c, shared_banks32.c); this header is the only
+ * interface.
  *
  * The default is sm_90 (Hopper): a warp-level global request touches the distinct 32-byte
  * sectors holding its active lanes' bytes; one request per warp-level instruction (measured
@@ -18,31 +20,56 @@
 
 struct cc_model; /* opaque: one architecture with its options */
 
+/* Values of cc_model_opts.l1_cache. */
+enum cc_model_l1 {
+  CC_MODEL_L1_OFF = -1,    /* cc2.x global loads cached in L2 only (-Xptxas -dlcm=cg) */
+  CC_MODEL_L1_DEFAULT = 0, /* the architecture's default: on cc2.x, cached in L1 */
+  CC_MODEL_L1_ON = 1       /* cc2.x global loads cached in L1, 128-byte lines (-dlcm=ca) */
+};
+
+/* Options of a model. All zero = every architecture's defaults. */
 struct cc_model_opts {
-  int l1_cache;        /* cc2.x: 1 = loads cached in L1 (128-byte lines), 0 = L2 only */
-  int smem_bank_width; /* cc3.x: 4 or 8 bytes */
+  int l1_cache;        /* enum cc_model_l1. Changes cc2.x only: cc1.x has no L1, and on
+                          cc3.x..sm_90 global accesses move 32-byte sectors either way */
+  int smem_bank_width; /* 0 (default: 4) or 4; 8 on cc3.x only (8-byte bank mode) */
 };
 
 /* Finds the model for an architecture name: "sm_90" (default; also for NULL or ""),
- * sm_50, sm_52, sm_60, sm_61, sm_70, sm_75, sm_80, sm_86, sm_89, and cc3.0, cc3.2, cc3.5,
- * cc3.7; "ccX.Y" and "sm_XY" spell the same model. opts may be NULL (all zero: defaults).
- * Not yet implemented: cc1.x and cc2.x (MODELS.md). On success *out is a new model the
- * caller frees with cc_model_free. Errors: CC_ERR_USAGE for an unknown name (the message
- * lists the known ones) or an option the architecture lacks (smem_bank_width other than
- * 0 or 4; 8 is allowed on cc3.x only). */
+ * sm_50, sm_52, sm_60, sm_61, sm_70, sm_75, sm_80, sm_86, sm_89, cc3.0, cc3.2, cc3.5,
+ * cc3.7, cc2.0, cc2.1, cc1.0, cc1.1, cc1.2, cc1.3; "ccX.Y" and "sm_XY" spell the same
+ * model. opts may be NULL (all zero: defaults). On success *out is a new model the caller
+ * frees with cc_model_free. Errors: CC_ERR_USAGE for an unknown name (the message lists
+ * the known ones) or a bad option (smem_bank_width other than 0 or 4, 8 being allowed on
+ * cc3.x only; l1_cache other than -1, 0, 1). */
 int cc_model_get(const char *arch, const struct cc_model_opts *opts,
                  cc_give struct cc_model **out, struct cc_err *err);
 /* Frees m; NULL is allowed. */
 void cc_model_free(cc_take struct cc_model *m);
 
+/* Makes one model per name of the comma-separated list ("cc1.0,cc1.2,sm_90"), in the
+ * order given, all with opts (may be NULL), for `--arch A,B,C`. On success *out is a new
+ * array of *n models, freed with cc_model_free_list. Errors: CC_ERR_USAGE for an empty
+ * list or an empty name ("cc1.0,,sm_90"), an architecture named twice (under either
+ * spelling: "sm_80,cc8.0"), or any error of cc_model_get; on failure *out is NULL, *n 0
+ * and nothing is left allocated. */
+int cc_model_get_list(const char *list, const struct cc_model_opts *opts,
+                      cc_give struct cc_model ***out, size_t *n, struct cc_err *err);
+/* Frees the n models of ms and the array; NULL is allowed. */
+void cc_model_free_list(cc_take struct cc_model **ms, size_t n);
+
 /* Canonical name, e.g. "sm_90". */
 const char *cc_model_name(const struct cc_model *m);
+/* The rule families serving m, for messages and docs: e.g. "half-warps, segment protocol
+ * with shrinking (cc1.2, cc1.3)" (global) and "16 banks, ..." (shared). */
+const char *cc_model_global_family(const struct cc_model *m);
+const char *cc_model_shared_family(const struct cc_model *m);
 /* Lanes per Algorithm 1 group: 16 below cc2.0, else 32 (CGO 2015, Algorithm 1's W). */
 uint32_t cc_model_group_lanes(const struct cc_model *m);
 
 /* Cost of one global (or local) memory warp access. */
 struct cc_global_cost {
-  uint32_t requests;          /* requests the instruction issues (1 on sm_90) */
+  uint32_t requests;          /* requests the instruction issues (1 on sm_90; half-warps on
+                                 cc1.x; 128-byte requests on cc2.x) */
   uint32_t transactions;      /* transactions; sectors on sector-based architectures */
   uint32_t transaction_bytes; /* bytes moved = sum of transaction sizes */
   uint32_t sectors;           /* distinct 32-byte sectors touched */
@@ -54,18 +81,23 @@ struct cc_global_cost {
 
 /* Cost of one shared memory warp access. */
 struct cc_shared_cost {
-  uint32_t requests;
-  uint32_t ways;              /* largest number of distinct words in one bank, in one phase */
+  uint32_t requests;          /* 1 from cc2.0 on; half-warps x 32-bit pieces on cc1.x */
+  uint32_t ways;              /* largest number of distinct words in one bank, in one phase;
+                                 cc1.x: most steps of one request (one broadcast word per
+                                 step, shared_banks16.c) */
   uint32_t wavefronts;        /* phases the hardware needs (sum over requests) */
   uint32_t ideal_wavefronts;  /* wavefronts without conflicts */
 };
 
 /* Computes the cost of a global/local access a under model m. Lanes not in a->active are
- * ignored. An access with no active lane costs 0 everywhere but requests. */
+ * ignored. An access with no active lane costs 0 everywhere but requests (1). The rule of
+ * each architecture and its source: the header comment of its file (global_*.c). */
 void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out);
 
-/* Computes the shared-memory cost of a (a->space == CC_SPACE_SHARED) under model m. */
+/* Computes the shared-memory cost of a (a->space == CC_SPACE_SHARED) under model m. An
+ * access with no active lane costs 0 everywhere but requests (1). Rules and sources: the
+ * header comment of shared_banks16.c (cc1.x) and shared_banks32.c (cc2.0 on). */
 void cc_model_shared(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_shared_cost *out);
 

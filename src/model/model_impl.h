@@ -24,9 +24,31 @@ struct cc_model {
   struct cc_model_opts opts;
 };
 
+/* Global/local rule of cc1.0 and cc1.1 (strict half-warp coalescing): global_cc10.c. */
+extern const struct cc_model_rules cc_model_rules_cc10;
+/* Global/local rule of cc1.2 and cc1.3 (half-warp segment protocol): global_cc12.c. */
+extern const struct cc_model_rules cc_model_rules_cc12;
+/* Global/local rule of cc2.0 and cc2.1 (128-byte L1 lines, 32-byte L2 segments):
+ * global_cc20.c. */
+extern const struct cc_model_rules cc_model_rules_cc20;
+/* Shared rule of cc1.x (16 banks, half-warps, one broadcast word per step):
+ * shared_banks16.c. */
+extern const struct cc_model_rules cc_model_rules_banks16;
 /* Global/local rule of cc3.x and sm_50..sm_90: global_sector32.c. */
 extern const struct cc_model_rules cc_model_rules_sector32;
 /* Shared rule of sm_50..sm_90 (and cc3.x, bank width from the options): shared_banks32.c. */
 extern const struct cc_model_rules cc_model_rules_banks32;
+
+/* geometry.c: the byte geometry every global rule shares. */
+
+/* Fills out->sectors (distinct 32-byte sectors), lines (distinct 128-byte lines),
+ * ideal_sectors (ceil(distinct bytes / 32)), bytes_requested (active lanes x size) and
+ * unique_bytes (distinct bytes) of the whole warp access a; leaves the other fields. */
+void cc_model_geometry(const struct cc_warp_access *a, struct cc_global_cost *out);
+/* Distinct aligned units of `unit` bytes (e.g. 32, 128) that hold the bytes
+ * [addr, addr + size) of the lanes in mask & a->active; 0 when no such lane. */
+uint32_t cc_model_units(const struct cc_warp_access *a, uint32_t mask, uint64_t unit);
+/* Mask of lanes [first, first + count); first + count <= 32, count >= 1. */
+uint32_t cc_model_lane_mask(uint32_t first, uint32_t count);
 
 #endif

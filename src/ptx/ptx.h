@@ -281,8 +281,14 @@ enum { PTX_ITEM_VAR, PTX_ITEM_FUNC_DECL, PTX_ITEM_FUNC_DEF };
 /* ---- API -------------------------------------------------------------------------- */
 
 /* Parses PTX text (len bytes; need not be NUL-terminated) into a new module. path names
- * the input in messages. Errors: CC_ERR_INPUT "PATH:LINE:COL: expected X, found Y".
- * On failure *out is NULL and nothing leaks. */
+ * the input in messages. Errors (CC_ERR_INPUT, LINE and COL 1-based, COL in bytes):
+ *   "PATH:LINE:COL: expected X, found 'Y'"         (syntax; 'found end of input' at EOF)
+ *   "PATH:LINE:COL: unknown instruction 'foo.bar'"
+ *   "PATH:LINE:COL: undefined register '%r9'"       (also out of its { } scope)
+ *   "PATH:LINE:COL: undefined label '$L__BB0_9'"   (also: undefined symbol, function)
+ *   lexical errors ("malformed float constant ...", "unterminated comment ...") and
+ *   limits (register ranges above 2^20, arrays above 4 GiB, 255 operands).
+ * On failure *out is NULL and nothing leaks. Grammar coverage: src/ptx/README.md. */
 int ptx_parse(const char *text, size_t len, const char *path,
               cc_give struct ptx_module **out, struct cc_err *err);
 

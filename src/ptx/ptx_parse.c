@@ -34,6 +34,10 @@
  * enough that a corrupt file cannot make the parser allocate gigabytes. */
 #define MAX_RANGE (1u << 20)
 #define MAX_ARRAY_BYTES (1ull << 32)
+/* Registers of one function, and bytes of one initialized variable (its image is
+ * allocated): bounds on memory use for any input. */
+#define MAX_FUNC_REGS (1u << 22)
+#define MAX_INIT_BYTES (64ull << 20)
 
 /* ---- string-keyed map: name -> int32 (-1 = absent) ----------------------------------- */
 
@@ -456,9 +460,12 @@ static uint32_t next_instance(struct map *count, const char *key) {
   return (uint32_t)(*slot - 1);
 }
 
-static void declare_reg(struct parser *p, const char *name, size_t len, enum ptx_type t,
-                        uint32_t vec) {
+static void declare_reg(struct parser *p, const struct ptx_tok *at, const char *name,
+                        size_t len, enum ptx_type t, uint32_t vec) {
   struct ptx_function *f = cur_fn(p);
+  if (f->nregs >= MAX_FUNC_REGS)
+    fail_at(p, at->line, at->col, "too many registers in function '%s' (at most %u)",
+            f->name ? f->name : "?", MAX_FUNC_REGS);
   GROW(f->regs, f->nregs, p->cap_regs);
   struct ptx_reg *r = &f->regs[f->nregs];
   memset(r, 0, sizeof *r);
@@ -495,10 +502,10 @@ static void parse_reg_decl(struct parser *p) {
       for (uint64_t i = 0; i < n; i++) {
         int k = snprintf(buf, sizeof buf, "%.*s%llu", (int)name.len, name.s,
                          (unsigned long long)i);
-        declare_reg(p, buf, (size_t)k, t, vec);
+        declare_reg(p, &name, buf, (size_t)k, t, vec);
       }
     } else {
-      declare_reg(p, name.s, name.len, t, vec);
+      declare_reg(p, &name, name.s, name.len, t, vec);
     }
   } while (accept_punct(p, ','));
   expect_punct(p, ';');
@@ -596,6 +603,10 @@ static void parse_init(struct parser *p, struct ptx_var *v) {
     struct ptx_tok t = p->ivals.data[nelem];
     fail_at(p, t.line, t.col, "too many initializers for '%s' (%llu elements)", v->name,
             (unsigned long long)nelem);
+  } else if (v->size_bytes > MAX_INIT_BYTES) {
+    fail_at(p, p->ivals.len ? p->ivals.data[0].line : 0, p->ivals.len ? p->ivals.data[0].col : 0,
+            "initialized variable '%s' is too large (%llu bytes, at most %llu)", v->name,
+            (unsigned long long)v->size_bytes, (unsigned long long)MAX_INIT_BYTES);
   } else if (v->size_bytes > 0) {
     v->init = cc_xcalloc(1, (size_t)v->size_bytes);
     for (size_t i = 0; i < nvals; i++) init_store(v, i, &p->ivals.data[i], p->inegs.data[i]);
@@ -610,6 +621,7 @@ struct var_attrs {
 };
 
 static void parse_var_attrs(struct parser *p, struct var_attrs *a) {
+  int saw_ptr = 0;
   for (;;) {
     if (is_dir(p, ".align")) {
       next(p);
@@ -618,11 +630,12 @@ static void parse_var_attrs(struct parser *p, struct var_attrs *a) {
       a->vec = (uint32_t)(p->tok.s[2] - '0');
       next(p);
     } else if (is_dir(p, ".ptr")) {
+      saw_ptr = 1;
       next(p); /* kernel parameter attributes: a hint, dropped */
     } else if (a->type == PTX_TYPE_NONE && dir_type(&p->tok) != PTX_TYPE_NONE) {
       a->type = dir_type(&p->tok);
       next(p);
-    } else if (a->type == PTX_TYPE_NONE && dir_space(&p->tok) != PTX_SPACE_COUNT) {
+    } else if (saw_ptr && dir_space(&p->tok) != PTX_SPACE_COUNT) {
       next(p); /* .ptr .global: the pointed-to space, a hint */
     } else {
       break;
@@ -874,7 +887,7 @@ static void parse_bracket(struct parser *p, int in_elems) {
 }
 
 /* One operand of any form, appended to the top-level list or the vector elements. */
-static void parse_operand(struct parser *p, int in_elems, int is_branch) {
+static void parse_operand_one(struct parser *p, int in_elems, int is_branch) {
   struct ptx_tok t = p->tok;
   if (is_punct(p, '{')) {
     parse_vec(p, in_elems);
@@ -910,10 +923,16 @@ static void parse_operand(struct parser *p, int in_elems, int is_branch) {
   } else {
     expected(p, "an operand");
   }
-  if (is_punct(p, '|')) {
+}
+
+/* An operand and the operands joined to it with '|' (setp p|q, shfl d|p): a loop, so
+ * that no input can nest the parser deeply. */
+static void parse_operand(struct parser *p, int in_elems, int is_branch) {
+  parse_operand_one(p, in_elems, is_branch);
+  while (is_punct(p, '|')) {
     next(p);
     size_t before = in_elems ? p->elems.len : p->top.len;
-    parse_operand(p, in_elems, 0);
+    parse_operand_one(p, in_elems, 0);
     if (in_elems) p->elems.data[before].pipe = 1;
     else p->top.data[before].pipe = 1;
   }
@@ -1032,6 +1051,8 @@ static void parse_insn(struct parser *p) {
   p->top.len = p->elems.len = p->pend.len = 0;
   if (code == PTX_OP_CALL) {
     parse_call(p, in);
+  } else if (is_punct(p, '}') || p->tok.kind == PTX_TOK_EOF) {
+    expected(p, "';'"); /* a missing terminator, more likely than missing operands */
   } else if (!is_punct(p, ';')) {
     do {
       parse_operand(p, 0, code == PTX_OP_BRA);
@@ -1230,25 +1251,23 @@ static void parse_function(struct parser *p, int is_extern, int is_visible, int 
   f->name = cc_xstrndup(name.s, name.len);
   if (is_punct(p, '(')) parse_param_list(p, &f->param_vars, &f->nparams);
   while (is_perf_directive(p)) {
-    const char *start = p->tok.s;
+    /* kept verbatim from the directive to the end of its last value */
+    const char *start = p->tok.s, *end = p->tok.s + p->tok.len;
     int pragma = is_dir(p, ".pragma");
     next(p);
     if (pragma) {
       if (p->tok.kind != PTX_TOK_STRING) expected(p, "a string");
       next(p);
       if (!is_punct(p, ';')) expected(p, "';'");
+      end = p->tok.s + 1;
       next(p);
     } else {
       while (p->tok.kind == PTX_TOK_INT) {
+        end = p->tok.s + p->tok.len;
         next(p);
         if (!accept_punct(p, ',')) break;
       }
     }
-    const char *end = p->lx.text + p->lx.pos;
-    end = p->tok.kind == PTX_TOK_EOF ? end : p->tok.s;
-    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' ||
-                           end[-1] == '\r'))
-      end--;
     str_append(&f->directives, start, (size_t)(end - start), "\n");
   }
   int has_body = is_punct(p, '{');

@@ -488,6 +488,10 @@ static void test_exact_encoding(void **state)
   assert_int_equal(ZSTD_decompress(raw, sizeof raw, img + offs[0] + 20, le32(img + offs[0] + 8)),
                    sizeof want);
   assert_memory_equal(raw, want, sizeof want);
+  /* the block CRC covers the header's first 16 bytes and the stored bytes */
+  assert_int_equal(le32(img + offs[0] + 16),
+                   cc_trace_crc32(cc_trace_crc32(0, img + offs[0], 16), img + offs[0] + 20,
+                                  le32(img + offs[0] + 8)));
   /* end marker: 1 kernel, 5 records, 1 block, 48 raw bytes, its own offset */
   assert_memory_equal(img + offs[1], "CCBE", 4);
   assert_int_equal(offs[1] + 20 + 40, n);
@@ -708,76 +712,209 @@ static void test_trailing_data_and_lost_block(void **state)
   bad_teardown(&b);
 }
 
-/* A file whose block passes its checksum but holds a malformed event (built by hand). */
-static void write_handmade(struct bad *b, const uint8_t *raw, size_t raw_len, uint32_t events)
+/* Hand-built files whose checksums hold but whose content is wrong. */
+typedef CC_VEC(uint8_t) image;
+
+static void im_put(image *im, const void *p, size_t n)
 {
-  static uint8_t out[16384], zb[8192];
-  size_t head = 16 + le32(b->img + 12) + 4, z;
+  CC_VEC_RESERVE(im, n);
+  memcpy(im->data + im->len, p, n);
+  im->len += n;
+}
+
+static void im_le(image *im, uint64_t v, int n)
+{
+  for (int i = 0; i < n; i++) {
+    uint8_t byte = (uint8_t)(v >> 8 * i);
+    im_put(im, &byte, 1);
+  }
+}
+
+/* Appends a block: tag, raw size as claimed, stored size, events, CRC, stored bytes. */
+static void im_block(image *im, const char *tag, const void *stored, size_t stored_len,
+                     size_t claimed_raw, uint32_t events)
+{
+  size_t at = im->len;
+  im_put(im, tag, 4);
+  im_le(im, claimed_raw, 4);
+  im_le(im, stored_len, 4);
+  im_le(im, events, 4);
+  uint32_t crc = cc_trace_crc32(cc_trace_crc32(0, im->data + at, 16), stored, stored_len);
+  im_le(im, crc, 4);
+  im_put(im, stored, stored_len);
+}
+
+/* Appends a data block holding raw (zstd level 3), claiming claimed_raw bytes. */
+static void im_data(image *im, const uint8_t *raw, size_t raw_len, size_t claimed_raw,
+                    uint32_t events)
+{
+  static uint8_t zb[8192];
+  size_t z;
   assert_true(ZSTD_compressBound(raw_len) <= sizeof zb);
   z = ZSTD_compress(zb, sizeof zb, raw, raw_len, 3);
   assert_false(ZSTD_isError(z));
-  memcpy(out, b->img, head); /* the good file's header */
-  uint8_t *h = out + head;
-  memcpy(h, "CCBD", 4);
-  for (int i = 0; i < 4; i++) {
-    h[4 + i] = (uint8_t)(raw_len >> 8 * i);
-    h[8 + i] = (uint8_t)(z >> 8 * i);
-    h[12 + i] = (uint8_t)(events >> 8 * i);
-  }
-  memcpy(h + 20, zb, z);
-  uint32_t crc = cc_trace_crc32(cc_trace_crc32(0, h, 16), zb, z);
-  for (int i = 0; i < 4; i++)
-    h[16 + i] = (uint8_t)(crc >> 8 * i);
-  spit(b->bad, out, head + 20 + z);
+  im_block(im, "CCBD", zb, z, claimed_raw, events);
 }
+
+/* The good file's header followed by one data block holding raw. */
+static void write_handmade(struct bad *b, const uint8_t *raw, size_t raw_len, uint32_t events)
+{
+  image im = {0};
+  im_put(&im, b->img, 16 + le32(b->img + 12) + 4);
+  im_data(&im, raw, raw_len, raw_len, events);
+  spit(b->bad, im.data, im.len);
+  CC_VEC_FREE(&im);
+}
+
+/* A kernel "k" with one instruction {0, load, global, 4 bytes}: 22 bytes, and one with
+ * none: 12 bytes. */
+#define K1 0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, \
+           0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+#define K0 0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x00
+
+struct malformed {
+  uint8_t bytes[48];
+  size_t len;
+  uint32_t events;
+  size_t at;       /* byte of the event that is wrong */
+  const char *why; /* NULL: a block-level message, in block_why */
+  const char *block_why;
+};
 
 static void test_malformed_events(void **state)
 {
+  static const struct malformed cases[] = {
+      {{0x01, 0x00}, 2, 1, 0, "access record outside a kernel", NULL},
+      {{K1, 0x80, 0x09}, 24, 2, 22, "unknown event type", NULL},
+      {{K0, 0x00}, 13, 2, 12, "instruction slot beyond the kernel table", NULL},
+      {{K1, 0x01, 0xff, 0xff, 0xff, 0xff, 0x1f}, 28, 2, 22, "instruction slot out of range",
+       NULL},
+      {{0x80, 0x02, 0x65, 0x6b}, 4, 1, 0, "string runs past the end of the block", NULL},
+      {{0x80, 0x02, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0x01}, 15, 1, 0, "varint overflows 64 bits", NULL},
+      {{0x80, 0x03}, 2, 1, 0, "end of kernel without a kernel", NULL},
+      {{K1, K1}, 44, 2, 22, "kernel begins inside another kernel", NULL},
+      {{0x81, 0x02}, 2, 1, 0, "kernel event with access flags", NULL},
+      /* F_ACTIVE with mask 0, then MODE 1: addresses for no lane */
+      {{K1, 0x30, 0x00, 0x00, 0x00, 0x00, 0x00}, 28, 2, 22,
+       "addresses for a record without active lanes", NULL},
+      {{K1, 0x10, 0xff, 0xff}, 25, 2, 22, "record runs past the end of the block", NULL},
+      /* override with kind 4 */
+      {{K1, 0x80, 0x01, 0x04, 0x04}, 26, 2, 22, "bad kind or space", NULL},
+      /* CTA x 0 + zz(1) = -1; warp 0 - 1 */
+      {{K1, 0x02, 0x01, 0x00, 0x00}, 26, 2, 22, "cta id out of range", NULL},
+      {{K1, 0x04, 0x01}, 24, 2, 22, "warp index out of range", NULL},
+      /* a table entry of kind 7 */
+      {{0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x00, 0x07,
+        0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 22, 1, 0,
+       "bad kind or space in the kernel table", NULL},
+      /* 65536 instructions in a 14-byte block */
+      {{0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x80, 0x80, 0x04},
+       14, 1, 0, "instruction count larger than the block", NULL},
+      {{K0, 0x80, 0x03}, 14, 3, 0, NULL, "event count differs from the header"},
+  };
   struct bad b;
-  char want[256];
-  size_t at;
+  char want[512];
+  size_t head;
   (void)state;
   bad_setup(&b);
-  at = 16 + le32(b.img + 12) + 4;
-  static const uint8_t outside[] = {0x01, 0x00}; /* F_SLOT, slot 0, no kernel open */
-  write_handmade(&b, outside, sizeof outside, 1);
-  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte 0 of its "
-           "data: access record outside a kernel)", at);
+  head = 16 + le32(b.img + 12) + 4;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const struct malformed *m = &cases[i];
+    write_handmade(&b, m->bytes, m->len, m->events);
+    if (m->why)
+      snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte %zu "
+               "of its data: %s)", head, m->at, m->why);
+    else
+      snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (%s)", head, m->block_why);
+    expect_input_error(&b, want);
+  }
+  bad_teardown(&b);
+}
+
+/* Block- and file-level inconsistencies behind valid checksums. */
+static void test_malformed_blocks(void **state)
+{
+  static const uint8_t k0[] = {K0}, k0_end[] = {K0, 0x80, 0x03};
+  struct bad b;
+  image im = {0};
+  char want[512];
+  size_t head, at;
+  uint8_t end[40];
+  (void)state;
+  bad_setup(&b);
+  head = 16 + le32(b.img + 12) + 4;
+
+  /* the header claims 2 more raw bytes than the frame holds */
+  im.len = 0;
+  im_put(&im, b.img, head);
+  im_data(&im, k0_end, sizeof k0_end, sizeof k0_end + 2, 2);
+  spit(b.bad, im.data, im.len);
+  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (decompressed size differs "
+           "from the header)", head);
   expect_input_error(&b, want);
-  /* empty kernel "k" (80 02 02 6b 00 01 01 01 01 01 01 00), then an unknown event 80 09 */
-  static const uint8_t unknown[] = {0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01,
-                                    0x01, 0x01, 0x01, 0x00, 0x80, 0x09};
-  write_handmade(&b, unknown, sizeof unknown, 2);
-  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte 12 of "
-           "its data: unknown event type)", at);
+  /* ... 2 fewer: zstd refuses ("Destination buffer is too small") */
+  im.len = 0;
+  im_put(&im, b.img, head);
+  im_data(&im, k0_end, sizeof k0_end, sizeof k0_end - 2, 2);
+  spit(b.bad, im.data, im.len);
+  struct capture c = {0};
+  struct cc_access_sink s = cap_sink(&c);
+  struct cc_err err = {0};
+  assert_int_equal(cc_trace_replay(b.bad, &s, NULL, &err), CC_ERR_INPUT);
+  snprintf(want, sizeof want, "%s: block 1 at offset %zu is corrupt (", b.bad, head);
+  assert_memory_equal(err.msg, want, strlen(want));
+  assert_non_null(strstr(err.msg, "too small"));
+
+  /* an end marker of 41 bytes */
+  im.len = 0;
+  im_put(&im, b.img, head);
+  memset(end, 0, sizeof end);
+  im_block(&im, "CCBE", end, sizeof end, 41, 0);
+  spit(b.bad, im.data, im.len);
+  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (block size out of range)",
+           head);
   expect_input_error(&b, want);
-  /* the same kernel, then a record for slot 0 of a table with no slots */
-  static const uint8_t slot[] = {0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01,
-                                 0x01, 0x01, 0x01, 0x00, 0x00};
-  write_handmade(&b, slot, sizeof slot, 2);
-  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte 12 of "
-           "its data: instruction slot beyond the kernel table)", at);
+
+  /* a kernel left open at a consistent end marker */
+  im.len = 0;
+  im_put(&im, b.img, head);
+  im_data(&im, k0, sizeof k0, sizeof k0, 1);
+  at = im.len;
+  uint64_t tot[5] = {1, 0, 1, sizeof k0, at};
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 8; j++)
+      end[8 * i + j] = (uint8_t)(tot[i] >> 8 * j);
+  im_block(&im, "CCBE", end, sizeof end, sizeof end, 0);
+  spit(b.bad, im.data, im.len);
+  snprintf(want, sizeof want, "block 2 at offset %zu is corrupt (end marker inside a kernel)",
+           at);
   expect_input_error(&b, want);
-  /* a kernel name running past the block: length 100 with 1 byte left */
-  static const uint8_t name[] = {0x80, 0x02, 0x65, 0x6b};
-  write_handmade(&b, name, sizeof name, 1);
-  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte 0 of its "
-           "data: string runs past the end of the block)", at);
-  expect_input_error(&b, want);
-  /* an 11-byte varint (grid[0]) */
-  static const uint8_t varint[] = {0x80, 0x02, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                   0xff, 0xff, 0xff, 0xff, 0x01};
-  write_handmade(&b, varint, sizeof varint, 1);
-  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte 0 of its "
-           "data: varint overflows 64 bits)", at);
-  expect_input_error(&b, want);
-  /* a good empty kernel, but the header claims 3 events */
-  static const uint8_t count[] = {0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01,
-                                  0x01, 0x01, 0x01, 0x00, 0x80, 0x03};
-  write_handmade(&b, count, sizeof count, 3);
-  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (event count differs from "
-           "the header)", at);
-  expect_input_error(&b, want);
+  /* the same with the end event: a valid file (checks the hand-built image itself) */
+  im.len = 0;
+  im_put(&im, b.img, head);
+  im_data(&im, k0_end, sizeof k0_end, sizeof k0_end, 2);
+  at = im.len;
+  uint64_t tot2[5] = {1, 0, 1, sizeof k0_end, at};
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 8; j++)
+      end[8 * i + j] = (uint8_t)(tot2[i] >> 8 * j);
+  im_block(&im, "CCBE", end, sizeof end, sizeof end, 0);
+  spit(b.bad, im.data, im.len);
+  assert_int_equal(cc_trace_replay(b.bad, &s, NULL, &err), CC_OK);
+
+  /* a header whose first string claims 5 bytes of a 1-byte payload (CRC recomputed) */
+  im.len = 0;
+  im_put(&im, b.img, 12);
+  im_le(&im, 5, 4);
+  im_le(&im, 5, 4);
+  im_put(&im, "a", 1);
+  im_le(&im, cc_trace_crc32(0, im.data, im.len), 4);
+  spit(b.bad, im.data, im.len);
+  expect_input_error(&b, "file header at offset 0 is corrupt (string 1 at offset 16 runs "
+                     "past the header)");
+  cap_free(&c);
+  CC_VEC_FREE(&im);
   bad_teardown(&b);
 }
 
@@ -876,6 +1013,9 @@ static void test_missing_file(void **state)
   (void)state;
   assert_int_equal(cc_trace_replay("/nonexistent/t.cctrace", &s, NULL, &err), CC_ERR_INPUT);
   assert_string_equal(err.msg, "cannot read /nonexistent/t.cctrace: No such file or directory");
+  /* a directory opens, but reading it fails */
+  assert_int_equal(cc_trace_replay("/tmp", &s, NULL, &err), CC_ERR_INPUT);
+  assert_string_equal(err.msg, "cannot read /tmp at offset 0: Is a directory");
 }
 
 /* A sink's failure stops the replay with the sink's status and message. */
@@ -926,6 +1066,13 @@ static void test_writer_dev_full(void **state)
   assert_string_equal(err.msg, "cannot write /dev/full: No space left on device");
   assert_int_equal(stat("/dev/full", &sb), 0);
   assert_true(S_ISCHR(sb.st_mode)); /* still the device */
+  /* /dev/null takes the whole trace, and stays the device too */
+  assert_int_equal(cc_trace_writer_open("/dev/null", NULL, &w, &s, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &kernels[2], &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  assert_int_equal(cc_trace_writer_close(w, &err), CC_OK);
+  assert_int_equal(stat("/dev/null", &sb), 0);
+  assert_true(S_ISCHR(sb.st_mode));
 }
 
 /* A regular file that cannot grow (RLIMIT_FSIZE, as a full disk): CC_ERR_IO from the
@@ -1049,7 +1196,68 @@ static void test_writer_protocol_errors(void **state)
                       "range");
   cc_trace_writer_abort(w);
   cc_trace_writer_abort(NULL);
+
+  struct cc_kernel_info no_table = {"nt", NULL, {1, 1, 1}, {1, 1, 1}, 3, NULL};
+  assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &no_table, &err), CC_ERR_INTERNAL);
+  assert_string_equal(strstr(err.msg, ": "), ": kernel nt has 3 instructions but no table");
+  cc_trace_writer_abort(w);
+
+  assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &kernels[0], &err), CC_OK);
+  a = rec(&kernels[0], 0, 0, 0, 0, 0, 0, 1);
+  a.space = (enum cc_space)7;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INTERNAL);
+  assert_string_equal(strstr(err.msg, ": "), ": access record with kind 0, space 7");
+  /* after a failure every callback refuses */
+  a.space = CC_SPACE_GLOBAL;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INTERNAL);
+  assert_int_equal(s.begin_kernel(s.ctx, &kernels[1], &err), CC_ERR_INTERNAL);
+  assert_string_equal(strstr(err.msg, ": "), ": the recording already failed: abort it");
+  cc_trace_writer_abort(w);
   assert_true(dir_is_empty(dir));
+  assert_int_equal(rmdir(dir), 0);
+}
+
+/* Limits: a kernel table larger than a block (CC_ERR_LIMIT), header strings over 1 MiB
+ * (CC_ERR_USAGE at open); nothing left on disk. */
+static void test_writer_limits(void **state)
+{
+  char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
+  struct cc_trace_writer *w;
+  struct cc_access_sink s;
+  struct cc_err err = {0};
+  size_t big = CC_TRACE_BLOCK_MAX + 1;
+  char *text = cc_xmalloc(big + 1);
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/t.cctrace", dir);
+  memset(text, 'a', big);
+  text[big] = '\0';
+  struct cc_insn_info in = insns_b[1];
+  in.text = text;
+  in.file = NULL;
+  struct cc_kernel_info k = {"huge", NULL, {1, 1, 1}, {1, 1, 1}, 1, &in};
+  assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
+  /* the entry: 2 + 5 ("huge") + 1 + 6 + 1, then id, kind, space, size (4), the text
+   * (varint of 2^26 + 2: 4 bytes, then 2^26 + 1 bytes), 5 one-byte fields */
+  char want[256];
+  snprintf(want, sizeof want, ": the table of kernel huge takes %zu bytes, more than a trace "
+           "block holds (%u): split the kernel", (size_t)15 + 4 + 4 + big + 5,
+           CC_TRACE_BLOCK_MAX);
+  assert_string_equal(strstr(err.msg, ": "), want);
+  assert_int_equal(cc_trace_writer_close(w, &err), CC_ERR_LIMIT);
+  assert_true(dir_is_empty(dir));
+
+  text[(1u << 20) + 1] = '\0'; /* a command line of 1 MiB + 1 */
+  struct cc_trace_writer_opts o = {NULL, text, NULL, 0, 0};
+  assert_int_equal(cc_trace_writer_open(path, &o, &w, &s, &err), CC_ERR_USAGE);
+  assert_string_equal(strstr(err.msg, ": "), ": header strings too long (over 1048576 bytes): "
+                      "shorten the command line");
+  assert_null(w);
+  assert_true(dir_is_empty(dir));
+  free(text);
   assert_int_equal(rmdir(dir), 0);
 }
 
@@ -1142,6 +1350,7 @@ int main(void)
     cmocka_unit_test(test_wrong_magic_version_empty),
     cmocka_unit_test(test_trailing_data_and_lost_block),
     cmocka_unit_test(test_malformed_events),
+    cmocka_unit_test(test_malformed_blocks),
     cmocka_unit_test(test_every_flip_and_cut),
     cmocka_unit_test(test_decoder_fuzz),
     cmocka_unit_test(test_missing_file),
@@ -1150,6 +1359,7 @@ int main(void)
     cmocka_unit_test(test_writer_file_too_large),
     cmocka_unit_test(test_writer_unwritable_and_bad_opts),
     cmocka_unit_test(test_writer_protocol_errors),
+    cmocka_unit_test(test_writer_limits),
     cmocka_unit_test(test_writer_whole_or_nothing_and_stats),
     cmocka_unit_test(test_tee),
   };

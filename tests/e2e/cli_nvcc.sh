@@ -18,5 +18,15 @@ expect 0 "" "$COALCHECK" "$DATA/kernels.cu" --kernel oob --grid 1 --block 32 \
   --arg 'o=f32[33]:zero' --nvcc-flags '-DUNUSED=1 -O3' --dump "o=$TMP/o.bin" -q
 [ "$(stat -c %s "$TMP/o.bin")" = 132 ] || fail "dump of 33 floats is not 132 bytes"
 grep -q 'kernels.cu' "$TMP/out" || fail "the report does not name the .cu source lines"
+# kernel names: two instantiations of ns::tiled
+T=("$COALCHECK" "$DATA/templates.cu" --grid 1 --block 32 --arg 'a=f32[64]:zero' -q)
+expect 2 "kernel name 'tiled' is ambiguous" "${T[@]}" --kernel tiled
+grep -qF "ns::tiled<1> (_ZN2ns5tiledILi1EEEvPf), ns::tiled<2> (_ZN2ns5tiledILi2EEEvPf)" "$TMP/err" ||
+  fail "the ambiguity message does not list both: $(cat "$TMP/err")"
+expect 2 "no kernel called 'tilde'" "${T[@]}" --kernel tilde
+expect 0 "" "${T[@]}" --kernel 'tiled<2>'
+grep -qF "ns::tiled<2>" "$TMP/out" || fail "the report does not name ns::tiled<2>"
+expect 0 "" "${T[@]}" --kernel 'ns::tiled<1>'
+expect 0 "" "${T[@]}" --kernel _ZN2ns5tiledILi2EEEvPf
 ls "${TMPDIR:-/tmp}" | grep -q "^coalcheck-" && echo "note: coalcheck-* temporary folders exist (maybe other runs)"
 finish

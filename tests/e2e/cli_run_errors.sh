@@ -41,5 +41,15 @@ expect 7 "cannot write $TMP/nodir/r.json" "${GOOD[@]}" --json "$TMP/nodir/r.json
 [ -s "$TMP/out" ] && fail "a report was printed although --json could not be written"
 expect 7 "cannot dump buffer 'out'" "${GOOD[@]}" --dump "out=$TMP/nodir/out.bin"
 [ -e "$TMP/nodir" ] && fail "a dump folder appeared"
+# a path that is a folder: the JSON is written to a temporary file first and the final
+# rename fails; the temporary file must be gone and the report not printed
+mkdir "$TMP/isdir"
+expect 7 "cannot write $TMP/isdir" "${GOOD[@]}" --json "$TMP/isdir"
+[ -z "$(ls -A "$TMP/isdir")" ] || fail "the folder was written into"
+[ -s "$TMP/out" ] && fail "a text report was printed although --json failed"
+# a run that fails leaves no --json file either
+expect 5 "invalid global write" "$COALCHECK" "$K" --kernel oob --grid 1 --block 32 \
+  --arg 'out=f32[32]:zero' --json "$TMP/m.json"
+[ -e "$TMP/m.json" ] && fail "a JSON report was left by a failed run"
 ls "$TMP" | grep -q '\.tmp\.' && fail "temporary files left: $(ls "$TMP")"
 finish

@@ -24,6 +24,9 @@ struct rec_sink {
   int begun, ended;
   struct cc_kernel_info k;
   struct cc_insn_info insns[64];
+  char kname[128];
+  int same_names;
+  char texts[64][160]; /* the table's strings live only until end_kernel: copied */
   struct cc_warp_access *recs;
   size_t n, cap;
 };
@@ -34,7 +37,16 @@ static int rec_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *e
   (void)err;
   s->begun++;
   s->k = *k;
-  for (uint32_t j = 0; j < k->n_insns && j < 64; j++) s->insns[j] = k->insns[j];
+  for (uint32_t j = 0; j < k->n_insns && j < 64; j++) {
+    s->insns[j] = k->insns[j];
+    snprintf(s->texts[j], sizeof s->texts[j], "%s", k->insns[j].text);
+    s->insns[j].text = s->texts[j];
+    s->insns[j].file = s->insns[j].inlined_file = NULL;
+  }
+  s->k.insns = s->insns;
+  s->k.name = s->k.mangled = NULL;
+  snprintf(s->kname, sizeof s->kname, "%s", k->name);
+  s->same_names = strcmp(k->name, k->mangled) == 0;
   return 0;
 }
 

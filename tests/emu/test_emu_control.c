@@ -369,6 +369,215 @@ static void test_calls(void **state)
   cc_emu_free(emu);
   ptx_module_free(m);
 }
+
+/* histogram with atomics: 2 blocks x 96 threads (3 warps); bin = t % 8 in global memory
+ * (atom.global.add returns the old value), plus a per-block shared histogram reduced
+ * with red.global; and cas/exch/min/max/inc/dec/float add on single words */
+static const char *k_atom = PTX_HEADER
+    ".visible .entry hist(.param .u64 p_out, .param .u64 p_bins, .param .u64 p_misc)\n{\n"
+    ".reg .pred %p<4>; .reg .b32 %r<30>; .reg .b64 %rd<16>; .reg .f32 %f<4>;\n"
+    ".shared .align 4 .b8 sh[32];\n"
+    "ld.param.u64 %rd1, [p_out];\n"
+    "ld.param.u64 %rd2, [p_bins];\n"
+    "ld.param.u64 %rd3, [p_misc];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "cvta.to.global.u64 %rd2, %rd2;\n"
+    "cvta.to.global.u64 %rd3, %rd3;\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mov.u32 %r2, %ctaid.x;\n"
+    "mov.u32 %r3, %ntid.x;\n"
+    "mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+    "and.b32 %r5, %r4, 7;\n"
+    "mul.wide.u32 %rd4, %r5, 4;\n"
+    "add.s64 %rd5, %rd2, %rd4;\n"
+    "atom.global.add.u32 %r6, [%rd5], 1;\n"
+    "mul.wide.u32 %rd6, %r4, 4;\n"
+    "add.s64 %rd7, %rd1, %rd6;\n"
+    "st.global.u32 [%rd7], %r6;\n"
+    /* shared histogram of t % 4, then thread 0..3 red.global.add into bins[8..11] */
+    "and.b32 %r7, %r1, 3;\n"
+    "shl.b32 %r8, %r7, 2;\n"
+    "mov.u32 %r9, sh;\n"
+    "add.s32 %r10, %r9, %r8;\n"
+    "atom.shared.add.u32 %r11, [%r10], 1;\n"
+    "bar.sync 0;\n"
+    "setp.ge.u32 %p1, %r1, 4;\n"
+    "@%p1 bra $L_misc;\n"
+    "shl.b32 %r12, %r1, 2;\n"
+    "add.s32 %r13, %r9, %r12;\n"
+    "ld.shared.u32 %r14, [%r13];\n"
+    "red.global.add.u32 [%rd5+32], %r14;\n"
+    "$L_misc:\n"
+    /* misc[0]: max of t; misc[1]: min of 1000 - t; misc[2]: inc with limit 9;
+     * misc[3]: cas 0 -> t+1 (only the first lane in order wins); misc[4]: exch t;
+     * misc[5]: float add 0.5; misc[6]: dec with limit 5; misc[7]: or of 1 << (t%32) */
+    "atom.global.max.s32 %r15, [%rd3], %r4;\n"
+    "sub.s32 %r16, 1000, %r4;\n"
+    "atom.global.min.u32 %r17, [%rd3+4], %r16;\n"
+    "atom.global.inc.u32 %r18, [%rd3+8], 9;\n"
+    "add.s32 %r19, %r4, 1;\n"
+    "atom.global.cas.b32 %r20, [%rd3+12], 0, %r19;\n"
+    "atom.global.exch.b32 %r21, [%rd3+16], %r4;\n"
+    "mov.f32 %f1, 0f3F000000;\n"
+    "atom.global.add.f32 %f2, [%rd3+20], %f1;\n"
+    "atom.global.dec.u32 %r22, [%rd3+24], 5;\n"
+    "and.b32 %r23, %r4, 31;\n"
+    "shl.b32 %r24, 1, %r23;\n"
+    "atom.global.or.b32 %r25, [%rd3+28], %r24;\n"
+    "ret;\n}\n";
+
+static void test_atomics(void **state)
+{
+  struct ptx_module *m = parse_ok(k_atom);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  uint64_t dout, dbins, dmisc;
+  uint32_t *out = alloc_ok(emu, 192 * 4, "out", &dout);
+  uint32_t *bins = alloc_ok(emu, 16 * 4, "bins", &dbins);
+  uint32_t *misc = alloc_ok(emu, 8 * 4, "misc", &dmisc);
+  struct launch l = L1(2, 96);
+  float fsum;
+  (void)state;
+  misc[1] = 0xffffffffu;
+  arg64(&l, dout);
+  arg64(&l, dbins);
+  arg64(&l, dmisc);
+  launch_ok(emu, m, "hist", &l, NULL, NULL);
+  /* 192 threads, 8 bins: 24 each; lanes are serialised in order and warps run in order,
+   * so thread g saw g / 8 earlier increments of its bin */
+  for (int b = 0; b < 8; b++) assert_int_equal(bins[b], 24);
+  for (uint32_t g = 0; g < 192; g++) assert_int_equal(out[g], g / 8);
+  /* shared bins t % 4 over 96 threads: 24 each per block; two blocks: 48 */
+  for (int b = 8; b < 12; b++) assert_int_equal(bins[b], 48);
+  assert_int_equal(misc[0], 191);
+  assert_int_equal(misc[1], 1000 - 191);
+  /* inc: 0,1,...,9,0,... 192 increments: 192 % 10 = 2 */
+  assert_int_equal(misc[2], 192 % 10);
+  /* cas: thread 0 sees 0 and writes 1; later ones see 1 */
+  assert_int_equal(misc[3], 1);
+  /* exch: the last thread in execution order (block 1, lane 95) */
+  assert_int_equal(misc[4], 191);
+  fsum = 0.5f * 192;
+  assert_true(memcmp(&misc[5], &fsum, 4) == 0);
+  /* dec with limit 5 from 0: 0 -> 5 -> 4 ... -> 0 -> 5: period 6; 192 % 6 = 0 -> 0 */
+  assert_int_equal(misc[6], 0);
+  assert_int_equal(misc[7], 0xffffffffu);
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
+/* warp-wide: shfl.down reduction (lane 0 gets the sum), shfl.bfly (all get the sum),
+ * shfl.up by 1 and shfl.idx from lane 5; vote.ballot of odd lanes, vote.all/any;
+ * match.any on t % 3; in a block of 40 threads (second warp partial: 8 lanes) */
+static const char *k_warp = PTX_HEADER PROLOGUE("warpops", "")
+    "mov.u32 %r4, %r9;\n"
+    "shfl.sync.down.b32 %r5, %r4, 16, 31, -1;\n" "add.s32 %r4, %r4, %r5;\n"
+    "shfl.sync.down.b32 %r5, %r4, 8, 31, -1;\n" "add.s32 %r4, %r4, %r5;\n"
+    "shfl.sync.down.b32 %r5, %r4, 4, 31, -1;\n" "add.s32 %r4, %r4, %r5;\n"
+    "shfl.sync.down.b32 %r5, %r4, 2, 31, -1;\n" "add.s32 %r4, %r4, %r5;\n"
+    "shfl.sync.down.b32 %r5, %r4, 1, 31, -1;\n" "add.s32 %r4, %r4, %r5;\n"
+    "st.global.u32 [%rd3], %r4;\n"
+    "mov.u32 %r6, %r9;\n"
+    "shfl.sync.bfly.b32 %r7, %r6, 16, 31, -1;\n" "add.s32 %r6, %r6, %r7;\n"
+    "shfl.sync.bfly.b32 %r7, %r6, 8, 31, -1;\n" "add.s32 %r6, %r6, %r7;\n"
+    "shfl.sync.bfly.b32 %r7, %r6, 4, 31, -1;\n" "add.s32 %r6, %r6, %r7;\n"
+    "shfl.sync.bfly.b32 %r7, %r6, 2, 31, -1;\n" "add.s32 %r6, %r6, %r7;\n"
+    "shfl.sync.bfly.b32 %r7, %r6, 1, 31, -1;\n" "add.s32 %r6, %r6, %r7;\n"
+    "st.global.u32 [%rd3+160], %r6;\n"
+    "shfl.sync.up.b32 %r10|%p1, %r9, 1, 0, -1;\n"
+    "selp.u32 %r11, 1, 0, %p1;\n"
+    "shl.b32 %r11, %r11, 16;\n"
+    "or.b32 %r10, %r10, %r11;\n"
+    "st.global.u32 [%rd3+320], %r10;\n"
+    "shfl.sync.idx.b32 %r12, %r9, 5, 31, -1;\n"
+    "st.global.u32 [%rd3+480], %r12;\n"
+    "and.b32 %r13, %r9, 1;\n"
+    "setp.eq.u32 %p2, %r13, 1;\n"
+    "vote.sync.ballot.b32 %r14, %p2, -1;\n"
+    "st.global.u32 [%rd3+640], %r14;\n"
+    "vote.sync.any.pred %p3, %p2, -1;\n"
+    "vote.sync.all.pred %p4, !%p2, -1;\n"
+    "selp.u32 %r15, 1, 0, %p3;\n"
+    "selp.u32 %r16, 2, 0, %p4;\n"
+    "or.b32 %r15, %r15, %r16;\n"
+    "st.global.u32 [%rd3+800], %r15;\n"
+    "rem.u32 %r17, %r9, 3;\n"
+    "match.any.sync.b32 %r18, %r17, -1;\n"
+    "st.global.u32 [%rd3+960], %r18;\n"
+    "ret;\n}\n";
+
+static void test_warp_ops(void **state)
+{
+  struct ptx_module *m = parse_ok(k_warp);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  uint64_t d;
+  uint32_t *out = alloc_ok(emu, 7 * 160, "out", &d);
+  struct launch l = L1(1, 40);
+  (void)state;
+  arg64(&l, d);
+  launch_ok(emu, m, "warpops", &l, NULL, NULL);
+  /* warp 0: sum 0..31 = 496 at lane 0 (down); all lanes (bfly) */
+  assert_int_equal(out[0], 496);
+  for (uint32_t t = 0; t < 32; t++) assert_int_equal(out[40 + t], 496);
+  /* warp 1 has lanes 32..39 only; bfly partners of absent lanes read their (zero)
+   * registers: the xor-16 step adds 0 for lanes 32..39, then the 8 lanes sum
+   * 32+...+39 = 284 */
+  for (uint32_t t = 32; t < 40; t++) assert_int_equal(out[40 + t], 284);
+  for (uint32_t t = 0; t < 40; t++) {
+    uint32_t lane = t % 32;
+    /* up by 1, c = 0: lane 0 keeps its value with p = 0 */
+    assert_int_equal(out[80 + t], lane == 0 ? t : (t - 1) | (1u << 16));
+    assert_int_equal(out[120 + t], t - lane + 5);
+    /* ballot of odd lanes: 0xaaaaaaaa in warp 0; 8 lanes in warp 1: 0xaa */
+    assert_int_equal(out[160 + t], t < 32 ? 0xaaaaaaaau : 0xaau);
+    /* any odd: yes; all even: no */
+    assert_int_equal(out[200 + t], 1);
+  }
+  /* match.any on t % 3 within warp 0: lanes with equal residue */
+  for (uint32_t t = 0; t < 32; t++) {
+    uint32_t want = 0;
+    for (uint32_t u = 0; u < 32; u++) if (u % 3 == t % 3) want |= 1u << u;
+    assert_int_equal(out[240 + t], want);
+  }
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+/* bar.red (__syncthreads_count/_and/_or) over a block of 64: every thread gets the
+ * block-wide result */
+static const char *k_barred = PTX_HEADER PROLOGUE("barred", "")
+    "rem.u32 %r4, %r9, 3;\n"
+    "setp.eq.u32 %p1, %r4, 0;\n"
+    "bar.red.popc.u32 %r5, 0, %p1;\n"
+    "setp.lt.u32 %p2, %r9, 64;\n"
+    "bar.red.and.pred %p3, 1, %p2;\n"
+    "setp.lt.u32 %p4, %r9, 63;\n"
+    "bar.red.and.pred %p5, 1, %p4;\n"
+    "bar.red.or.pred %p6, 2, !%p4;\n"
+    "selp.u32 %r6, 100, 0, %p3;\n"
+    "selp.u32 %r7, 1000, 0, %p5;\n"
+    "selp.u32 %r8, 10000, 0, %p6;\n"
+    "add.s32 %r5, %r5, %r6;\n"
+    "add.s32 %r5, %r5, %r7;\n"
+    "add.s32 %r5, %r5, %r8;\n"
+    "st.global.u32 [%rd3], %r5;\n"
+    "ret;\n}\n";
+
+static void test_bar_red(void **state)
+{
+  struct ptx_module *m = parse_ok(k_barred);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  uint64_t d;
+  uint32_t *out = alloc_ok(emu, 64 * 4, "out", &d);
+  struct launch l = L1(1, 64);
+  (void)state;
+  arg64(&l, d);
+  launch_ok(emu, m, "barred", &l, NULL, NULL);
+  /* popc: t % 3 == 0 for t = 0, 3, ..., 63: 22 threads; and(t < 64) = 1 (+100);
+   * and(t < 63) = 0; or(t >= 63) = 1 (+10000) */
+  for (uint32_t t = 0; t < 64; t++) assert_int_equal(out[t], 22 + 100 + 10000);
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -378,6 +587,9 @@ int main(void)
       cmocka_unit_test(test_barrier_reduction),
       cmocka_unit_test(test_barrier_errors),
       cmocka_unit_test(test_calls),
+      cmocka_unit_test(test_atomics),
+      cmocka_unit_test(test_warp_ops),
+      cmocka_unit_test(test_bar_red),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,8 @@
 #define JS_REQUESTS "requests"
 #define JS_SECTORS "sectors"
 #define JS_IDEAL "ideal_sectors"
+#define JS_SPR "sectors_per_request"
+#define JS_EFFICIENCY "efficiency"
 #define JS_STRIDE "stride"
 #define JS_ALL_STRIDE "all_stride"
 #define JS_VERDICT "verdict"
@@ -52,7 +54,6 @@
 #define JS_IDEAL_WAVEFRONTS "ideal_wavefronts"
 #define JS_T2_TOTAL "thread_accesses"
 #define JS_T2_UNCOAL "uncoalesced_thread_accesses"
-#define JS_EMU "emulator"
 
 /* One kernel buffer: dumped after the run (data), optionally given as a file first
  * (init: the test's own contents, for buffers the kernel updates in place). */
@@ -223,6 +224,48 @@ static void ex_run(struct ex_run *r, const char *launch, struct ex_buffer *bufs,
     fail_msg("%s: %s is not JSON (near '%.40s')", launch, path,
              cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "?");
   free(json);
+}
+
+/* Runs `coalcheck --launch examples/LAUNCH -q` plus extra (already quoted) and returns
+ * its exit status (-1: it did not exit normally); *err receives its standard error (the
+ * caller frees it). For the error-path tests: nothing is dumped or parsed. */
+static int ex_run_status(const char *launch, const char *extra, char **err)
+{
+  char cmd[4096] = "", dir[64], path[128];
+  size_t len;
+  int status;
+  snprintf(dir, sizeof dir, "/tmp/cc-examples-XXXXXX");
+  if (!mkdtemp(dir))
+    fail_msg("mkdtemp: %s", strerror(errno));
+  snprintf(path, sizeof path, "%s/stderr.txt", dir);
+  ex_cat(cmd, sizeof cmd, "'%s' --launch '%s/examples/%s' -q %s >/dev/null 2>'%s'",
+         getenv("COALCHECK"), getenv("COALCHECK_SRC"), launch, extra ? extra : "", path);
+  status = system(cmd);
+  *err = ex_read_file(path, &len);
+  if (!*err)
+    *err = strdup("");
+  unlink(path);
+  rmdir(dir);
+  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The run of launch with extra exits with want and its standard error contains each of
+ * the NULL-terminated substrings. */
+static void ex_check_fails(const char *launch, const char *extra, int want, ...)
+{
+  char *err;
+  int got = ex_run_status(launch, extra, &err);
+  const char *sub;
+  va_list ap;
+  if (got != want)
+    fail_msg("%s %s: exit status %d, expected %d; stderr: %s", launch, extra ? extra : "", got,
+             want, err);
+  va_start(ap, want);
+  while ((sub = va_arg(ap, const char *)) != NULL)
+    if (!strstr(err, sub))
+      fail_msg("%s %s: stderr lacks '%s': %s", launch, extra ? extra : "", sub, err);
+  va_end(ap);
+  free(err);
 }
 
 /* Frees the run and the buffers; removes the temporary folder (only called on success,

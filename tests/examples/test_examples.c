@@ -63,6 +63,11 @@ static void test_transpose_naive(void **state)
    * -> 32 * 32768 = 1048576; the 128 requested bytes would fit in 4: ideal 131072. */
   ex_check_sum(&st, JS_SECTORS, 1048576);
   ex_check_sum(&st, JS_IDEAL, 131072);
+  /* per request: 32 sectors; efficiency = 128 requested / (32 * 32) transferred bytes */
+  ex_check_each(&ld, JS_SPR, 4);
+  ex_check_each(&st, JS_SPR, 32);
+  ex_check_each(&ld, JS_EFFICIENCY, 1.0);
+  ex_check_each(&st, JS_EFFICIENCY, 0.125);
   /* Algorithm 1: load lanes 4 bytes apart: min = max = 4 = access size: coalesced.
    * Store lanes 4096 apart: min = max = 4096 > 4: uncoalesced; the store's footprint over
    * all instances is the whole matrix, gaps of 4: all_stride 4 <= 4, so a thread-geometry
@@ -126,6 +131,8 @@ static void check_transpose_tiled(const char *launch, const char *kernel, int pa
   ex_check_each(&sld, JS_WAYS, padded ? 1 : 32);
   ex_check_sum(&sld, JS_WAVEFRONTS, padded ? 32768 : 1048576);
   ex_check_sum(&sld, JS_IDEAL_WAVEFRONTS, 32768);
+  /* a bank conflict (ways > 1) earns the "layout" (padding) suggestion, and only then */
+  ex_check_suggestion(&sld, "layout", !padded);
   /* Table 2 pair: n^2 global loads + n^2 global stores, none uncoalesced. */
   totals = cJSON_GetObjectItemCaseSensitive(k, JS_TOTALS);
   EX_EQ_U64(ex_u64(totals, JS_T2_TOTAL), 2097152, "%s Table 2 total", kernel);
@@ -183,6 +190,9 @@ static void check_strided(uint32_t stride)
   ex_check_sum(&ld, JS_SECTORS, 2048ull * sectors);
   ex_check_sum(&ld, JS_IDEAL, 2048ull * 4);
   ex_check_sum(&st, JS_SECTORS, 2048ull * 4);
+  ex_check_each(&ld, JS_SPR, sectors);
+  /* efficiency 128 / (32 * sectors): 1, 1/2, 1/4, 1/8, 1/8 (exact binary fractions) */
+  ex_check_each(&ld, JS_EFFICIENCY, 4.0 / sectors);
   /* Algorithm 1: every neighbour difference is 4*stride: min = max = avg = 4*stride;
    * coalesced iff 4*stride <= 4. The load's footprint is every stride-th float: all_stride
    * = 4*stride, so for stride > 1 no thread mapping helps: no thread-geometry suggestion. */
@@ -253,6 +263,10 @@ static void test_aos(void **state)
   ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
   ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
   ex_check_suggestion(&ld, "thread-geometry", 0);
+  /* Each field load shares its 12-byte stride with the loads of the other two fields,
+   * whose footprints start 4 and 8 bytes away (< 12): docs/json-schema.md's rule for the
+   * "layout" (AoS -> SoA) suggestion. */
+  ex_check_suggestion(&ld, "layout", 1);
   ex_release(&r, b, 2);
 }
 
@@ -743,6 +757,9 @@ static void test_divergent(void **state)
     ex_check_sum(&ld, JS_SECTORS, 4ull * 2048);
     ex_check_sum(&ld, JS_IDEAL, 2ull * 2048);
     ex_check_sum(&st, JS_SECTORS, 4ull * 2048);
+    /* 16 lanes x 4 bytes requested of 4 x 32 transferred: efficiency 1/2 */
+    ex_check_each(&ld, JS_EFFICIENCY, 0.5);
+    ex_check_each(&st, JS_EFFICIENCY, 0.5);
     /* Algorithm 1 over the active lanes: sorted addresses 8 bytes apart: uncoalesced;
      * footprint: every other float: all_stride 8 > 4. */
     ex_check_each(&ld, JS_STRIDE ".min", 8);
@@ -751,6 +768,144 @@ static void test_divergent(void **state)
     ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
   }
   ex_release(&r, b, 3);
+}
+
+/* ---- instruction counts and error paths --------------------------------------------- */
+
+/* The warp-instruction budget (--max-insns N) is exhausted (exit 6) exactly when a run
+ * needs more than N warp-level instructions. Counts by hand from nvcc 13's PTX
+ * (`nvcc -ptx -lineinfo -arch=sm_90`), every lane of every warp taking the same path:
+ *   transpose_naive: 22 straight-line instructions, 32*128*8 = 32768 warps: 720896;
+ *   transpose_tiled: 56 straight-line instructions (j loops unrolled, bar.sync counted),
+ *     32*32*8 = 8192 warps: 458752;
+ *   strided_copy: 10 up to the bounds branch, 9 for the copy, ret: 20; 2048 warps: 40960;
+ *   row_sums_thread: 29 before the 4-way unrolled loop, 13 per iteration x 1024/4, 2 to
+ *     skip the remainder loop, 5 after it: 3364; 32 warps: 107648.
+ * (bench/emu_speed.sh uses the same counts for its thread-instruction rates.) */
+static void check_budget(const char *launch, uint64_t warp_insns)
+{
+  char extra[64], *err;
+  int got;
+  snprintf(extra, sizeof extra, "--max-insns %" PRIu64, warp_insns);
+  got = ex_run_status(launch, extra, &err);
+  if (got != 0)
+    fail_msg("%s %s: exit status %d, expected 0: %s", launch, extra, got, err);
+  free(err);
+  snprintf(extra, sizeof extra, "--max-insns %" PRIu64, warp_insns - 1);
+  ex_check_fails(launch, extra, 6, "coalcheck: error: ", "budget", (const char *)NULL);
+}
+
+static void test_instruction_counts(void **state)
+{
+  (void)state;
+  check_budget("transpose/naive.launch", 720896);
+  check_budget("transpose/tiled.launch", 458752);
+  check_budget("strided_copy/stride1.launch", 40960);
+  check_budget("row_sums/thread_per_row.launch", 107648);
+}
+
+/* A buffer too small for the kernel: strided_copy with stride 2 reads in[2i] for i up to
+ * 65535, but 'in' holds 65536 floats: the first lane past the end is i = 32768, thread 0
+ * of block 32768/256 = 128 (CTAs run in order, so it is the first out-of-bounds access);
+ * the emulator stops with a memcheck error naming the buffer (exit 5). */
+static void test_error_out_of_bounds(void **state)
+{
+  (void)state;
+  ex_check_fails("strided_copy/stride2.launch", "--arg 'in=f32[n]:random:2'", 5,
+                 "coalcheck: error: ", "invalid global read of size 4",
+                 "by thread (0,0,0) in block (128,0,0)", "'in'", (const char *)NULL);
+}
+
+/* A file initializer of the wrong size is an input error (exit 3). */
+static void test_error_file_size(void **state)
+{
+  char path[] = "/tmp/cc-examples-short-XXXXXX", extra[128];
+  int fd = mkstemp(path);
+  (void)state;
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "\0\0\0\0", 4), 4); /* one float where 65536 are needed */
+  close(fd);
+  snprintf(extra, sizeof extra, "--arg 'in=f32[n]:file:%s'", path);
+  ex_check_fails("strided_copy/stride1.launch", extra, 3, "coalcheck: error: ", path,
+                 (const char *)NULL);
+  unlink(path);
+}
+
+/* nvcc rejecting the flags it is given: exit 8. */
+static void test_error_nvcc(void **state)
+{
+  (void)state;
+  ex_check_fails("strided_copy/stride1.launch", "--nvcc-flags --no-such-nvcc-flag", 8,
+                 "coalcheck: error: ", "nvcc", (const char *)NULL);
+}
+
+/* A kernel name the module does not have: an input or usage error naming it. */
+static void test_error_kernel_name(void **state)
+{
+  char *err;
+  int got;
+  (void)state;
+  got = ex_run_status("strided_copy/stride1.launch", "--kernel no_such_kernel", &err);
+  if ((got != 2 && got != 3) || !strstr(err, "no_such_kernel"))
+    fail_msg("--kernel no_such_kernel: exit %d (want 2 or 3), stderr: %s", got, err);
+  free(err);
+}
+
+/* Every examples/<name>/<variant>.launch has a test above: a new launch file without a
+ * reference fails here until one is written. */
+static const char *const tested_launches[] = {
+    "aos_soa/aos.launch",          "aos_soa/soa.launch",
+    "cell3d/xfast.launch",         "cell3d/zfast.launch",
+    "divergent/divergent.launch",  "gaussian/fan2.launch",
+    "gaussian/fan2_fixed.launch",  "gesummv/cols.launch",
+    "gesummv/rows.launch",         "histogram/global.launch",
+    "histogram/shared.launch",     "row_sums/thread_per_row.launch",
+    "row_sums/warp_per_row.launch", "strided_copy/stride1.launch",
+    "strided_copy/stride2.launch", "strided_copy/stride4.launch",
+    "strided_copy/stride8.launch", "strided_copy/stride32.launch",
+    "transpose/naive.launch",      "transpose/padded.launch",
+    "transpose/tiled.launch",
+};
+
+static int is_tested(const char *rel)
+{
+  size_t i;
+  for (i = 0; i < sizeof tested_launches / sizeof *tested_launches; i++)
+    if (strcmp(tested_launches[i], rel) == 0)
+      return 1;
+  return 0;
+}
+
+static void test_every_launch_is_tested(void **state)
+{
+  char path[1024], rel[512];
+  DIR *top, *sub;
+  struct dirent *e, *f;
+  size_t found = 0;
+  (void)state;
+  snprintf(path, sizeof path, "%s/examples", getenv("COALCHECK_SRC"));
+  top = opendir(path);
+  assert_non_null(top);
+  while ((e = readdir(top)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(path, sizeof path, "%s/examples/%s", getenv("COALCHECK_SRC"), e->d_name);
+    if ((sub = opendir(path)) == NULL)
+      continue; /* a file such as README.md */
+    while ((f = readdir(sub)) != NULL) {
+      size_t n = strlen(f->d_name);
+      if (n < 7 || strcmp(f->d_name + n - 7, ".launch") != 0)
+        continue;
+      snprintf(rel, sizeof rel, "%s/%s", e->d_name, f->d_name);
+      if (!is_tested(rel))
+        fail_msg("examples/%s has no test in tests/examples/test_examples.c", rel);
+      found++;
+    }
+    closedir(sub);
+  }
+  closedir(top);
+  EX_EQ_U64(found, sizeof tested_launches / sizeof *tested_launches,
+            "launch files found under examples/");
 }
 
 int main(void)
@@ -766,7 +921,10 @@ int main(void)
       cmocka_unit_test(test_gaussian_fan2),    cmocka_unit_test(test_gaussian_fan2_fixed),
       cmocka_unit_test(test_cell3d_zfast),     cmocka_unit_test(test_cell3d_xfast),
       cmocka_unit_test(test_histogram_global), cmocka_unit_test(test_histogram_shared),
-      cmocka_unit_test(test_divergent),
+      cmocka_unit_test(test_divergent),        cmocka_unit_test(test_instruction_counts),
+      cmocka_unit_test(test_error_out_of_bounds), cmocka_unit_test(test_error_file_size),
+      cmocka_unit_test(test_error_nvcc),       cmocka_unit_test(test_error_kernel_name),
+      cmocka_unit_test(test_every_launch_is_tested),
   };
   ex_skip_unless_ready();
   return cmocka_run_group_tests(tests, NULL, NULL);

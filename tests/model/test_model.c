@@ -73,9 +73,13 @@ static void test_unknown_arch(void **state)
   assert_non_null(strstr(err.msg, "unknown architecture 'sm_99'"));
   assert_non_null(strstr(err.msg, "sm_90"));
   assert_non_null(strstr(err.msg, "sm_50"));
-  /* not yet implemented older models are unknown too */
-  assert_int_equal(cc_model_get("cc1.3", NULL, &m, &err), CC_ERR_USAGE);
-  assert_int_equal(cc_model_get("cc2.0", NULL, &m, &err), CC_ERR_USAGE);
+  /* the older models are known now; names between the generations are not */
+  assert_non_null(strstr(err.msg, "cc1.0"));
+  assert_non_null(strstr(err.msg, "cc2.1"));
+  assert_int_equal(cc_model_get("cc4.0", NULL, &m, &err), CC_ERR_USAGE);
+  assert_null(m);
+  assert_int_equal(cc_model_get("cc1.4", NULL, &m, &err), CC_ERR_USAGE);
+  assert_int_equal(cc_model_get("sm_90,sm_80", NULL, &m, &err), CC_ERR_USAGE);
 }
 
 static void test_bad_bank_width(void **state)

@@ -1,0 +1,198 @@
+/* The comparison as JSON: document type "coalcheck-compare" (docs/json-schema.md,
+ * "Comparison document"), built with cJSON. See compare.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/compare.h"
+#include "report/report.h"
+#include "util/fileio.h"
+#include "util/mem.h"
+
+/* Counts are written as JSON numbers (doubles): exact up to 2^53. */
+static void num(cJSON *o, const char *key, double v)
+{
+  cJSON_AddItemToObject(o, key, cJSON_CreateNumber(v));
+}
+
+static cJSON *dim3(const uint32_t d[3])
+{
+  double v[3] = { d[0], d[1], d[2] };
+  return cJSON_CreateDoubleArray(v, 3);
+}
+
+/* As the report's "op": atom.* and red.* are both "atomic" (red.* flagged "reduction"). */
+static const char *op_name(enum cc_access_kind kind)
+{
+  switch (kind) {
+  case CC_ACCESS_LOAD: return "load";
+  case CC_ACCESS_STORE: return "store";
+  case CC_ACCESS_ATOMIC:
+  case CC_ACCESS_REDUCTION: return "atomic";
+  }
+  return "?";
+}
+
+static cJSON *source_json(const struct cc_insn_info *info)
+{
+  cJSON *src = cJSON_CreateObject();
+  cJSON_AddItemToObject(src, "file",
+                        info->file ? cJSON_CreateString(info->file) : cJSON_CreateNull());
+  num(src, "line", info->line);
+  num(src, "column", info->column);
+  if (info->inlined_file) {
+    cJSON *at = cJSON_CreateObject();
+    cJSON_AddStringToObject(at, "file", info->inlined_file);
+    num(at, "line", info->inlined_line);
+    cJSON_AddItemToObject(src, "inlined_at", at);
+  }
+  return src;
+}
+
+/* The figures of one instruction under one model (the "models" member). */
+static cJSON *model_json(const struct cc_insn_stats *s, uint32_t w)
+{
+  cJSON *o = cJSON_CreateObject();
+  double req = (double)s->requests;
+  num(o, "requests", req);
+  if (s->info.space == CC_SPACE_SHARED) {
+    num(o, "bank_conflict_ways", s->ways_max);
+    num(o, "wavefronts", (double)s->wavefronts);
+    num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
+    num(o, "wavefronts_per_request", req ? (double)s->wavefronts / req : 0.0);
+    num(o, "conflict_requests", (double)s->conflict_requests);
+  } else {
+    num(o, "transactions", (double)s->transactions);
+    num(o, "transactions_per_request", req ? (double)s->transactions / req : 0.0);
+    num(o, "bytes_transferred", (double)s->bytes_transferred);
+    num(o, "sectors", (double)s->sectors);
+    num(o, "lines", (double)s->lines);
+  }
+  num(o, "efficiency", cc_analysis_efficiency(s));
+  num(o, "group_lanes", w);
+  cJSON_AddStringToObject(o, "verdict", cc_verdict_name(s->verdict));
+  num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
+  return o;
+}
+
+static cJSON *insn_json(const struct cc_analysis *const *ans, size_t n, size_t ki, size_t slot)
+{
+  const struct cc_kernel_stats *k0 = &ans[0]->kernels[ki];
+  const struct cc_insn_stats *s0 = &k0->insns[k0->by_slot[slot]];
+  cJSON *o = cJSON_CreateObject(), *models = cJSON_CreateObject();
+  num(o, "ptx_index", s0->info.id);
+  cJSON_AddItemToObject(o, "source", source_json(&s0->info));
+  cJSON_AddItemToObject(o, "ptx",
+                        s0->info.text ? cJSON_CreateString(s0->info.text) : cJSON_CreateNull());
+  cJSON_AddStringToObject(o, "op", op_name(s0->info.kind));
+  if (s0->info.kind == CC_ACCESS_REDUCTION)
+    cJSON_AddTrueToObject(o, "reduction");
+  cJSON_AddStringToObject(o, "space", cc_space_name(s0->info.space));
+  num(o, "size_bytes", s0->info.size_bytes);
+  num(o, "executions", (double)s0->executions);
+  num(o, "thread_accesses", (double)s0->thread_accesses);
+  num(o, "bytes_requested", (double)s0->bytes_requested);
+  for (size_t m = 0; m < n; m++) {
+    const struct cc_kernel_stats *k = &ans[m]->kernels[ki];
+    cJSON_AddItemToObject(models, cc_model_name(ans[m]->model),
+                          model_json(&k->insns[k->by_slot[slot]], ans[m]->group_lanes));
+  }
+  cJSON_AddItemToObject(o, "models", models);
+  return o;
+}
+
+static cJSON *totals_json(const struct cc_kernel_stats *k)
+{
+  const struct cc_kernel_totals *t = &k->totals;
+  cJSON *o = cJSON_CreateObject();
+  uint64_t transactions = 0;
+  for (size_t i = 0; i < k->n_insns; i++)
+    if (k->insns[i].info.space != CC_SPACE_SHARED)
+      transactions += k->insns[i].transactions;
+  num(o, "requests", (double)t->requests);
+  num(o, "transactions", (double)transactions);
+  num(o, "bytes_requested", (double)t->bytes_requested);
+  num(o, "bytes_transferred", (double)t->bytes_transferred);
+  num(o, "efficiency", t->bytes_transferred
+                           ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
+  num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
+  num(o, "wavefronts", (double)t->wavefronts);
+  num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
+  num(o, "conflict_requests", (double)t->conflict_requests);
+  return o;
+}
+
+static cJSON *kernel_json(const struct cc_analysis *const *ans, size_t n, size_t ki)
+{
+  const struct cc_kernel_stats *k = &ans[0]->kernels[ki];
+  cJSON *o = cJSON_CreateObject(), *totals = cJSON_CreateObject();
+  cJSON *insns = cJSON_CreateArray();
+  cJSON_AddStringToObject(o, "name", k->name);
+  cJSON_AddStringToObject(o, "mangled_name", k->mangled);
+  cJSON_AddItemToObject(o, "grid", dim3(k->grid));
+  cJSON_AddItemToObject(o, "block", dim3(k->block));
+  num(o, "thread_accesses", (double)k->totals.thread_accesses);
+  for (size_t m = 0; m < n; m++)
+    cJSON_AddItemToObject(totals, cc_model_name(ans[m]->model),
+                          totals_json(&ans[m]->kernels[ki]));
+  cJSON_AddItemToObject(o, "totals", totals);
+  for (size_t slot = 0; slot < k->n_insns; slot++)
+    cJSON_AddItemToArray(insns, insn_json(ans, n, ki, slot));
+  cJSON_AddItemToObject(o, "instructions", insns);
+  return o;
+}
+
+int cc_report_compare_json_string(const struct cc_analysis *const *ans, size_t n,
+                                  const char *tool_version, char **out, struct cc_err *err)
+{
+  cJSON *root, *arch, *kernels;
+  char *text;
+  int rc;
+  *out = NULL;
+  if ((rc = cc_report_compare_check(ans, n, err)) != CC_OK)
+    return rc;
+  root = cJSON_CreateObject();
+  arch = cJSON_CreateArray();
+  kernels = cJSON_CreateArray();
+  cJSON_AddStringToObject(root, "document", CC_REPORT_COMPARE_DOCUMENT);
+  num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
+  cJSON_AddStringToObject(root, "tool_version", tool_version ? tool_version : "unknown");
+  for (size_t m = 0; m < n; m++)
+    cJSON_AddItemToArray(arch, cJSON_CreateString(cc_model_name(ans[m]->model)));
+  cJSON_AddItemToObject(root, "arch", arch);
+  for (size_t ki = 0; ki < ans[0]->n_kernels; ki++)
+    cJSON_AddItemToArray(kernels, kernel_json(ans, n, ki));
+  cJSON_AddItemToObject(root, "kernels", kernels);
+  text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text)
+    CC_BUG("cJSON_Print failed (out of memory)");
+  /* hand back memory the caller frees with free(), whatever cJSON's allocator is */
+  *out = cc_xstrdup(text);
+  cJSON_free(text);
+  return CC_OK;
+}
+
+int cc_report_compare_json_write(const char *path, const struct cc_analysis *const *ans,
+                                 size_t n, const char *tool_version, struct cc_err *err)
+{
+  struct cc_outfile f;
+  char *text = NULL;
+  int rc = cc_report_compare_json_string(ans, n, tool_version, &text, err);
+  if (rc != CC_OK)
+    return rc;
+  if ((rc = cc_outfile_open(&f, path, err)) != CC_OK) {
+    free(text);
+    return rc;
+  }
+  size_t len = strlen(text);
+  if (fwrite(text, 1, len, f.fp) != len || fputc('\n', f.fp) == EOF) {
+    free(text);
+    if (f.path)
+      cc_outfile_abort(&f);
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error", path);
+  }
+  free(text);
+  return cc_outfile_commit(&f, err);
+}
