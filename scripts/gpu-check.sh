@@ -3,7 +3,7 @@
 # compare coalcheck's GPU counts with Nsight Compute and time the overhead.
 # Runs on the GPU machine (through the device `run` tool): bash scripts/gpu-check.sh
 # Writes under $OUT (default ./build-gpu/out): gpu-check.md (the tables), coalcheck.json,
-# coalcheck.txt (stderr table), ncu.csv, overhead.txt, gpuapps.nvdisasm, log.
+# coalcheck.txt (stderr table), ncu.csv, overhead.txt, smoke.txt, log.
 # Needs: nvcc, gcc, ncu, compute-sanitizer, nvdisasm, python3 (all in the CUDA image).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -31,16 +31,23 @@ nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
   -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1
 nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
 nvcc -O3 -lineinfo -arch=sm_90 -cubin -o $B/gpuapps.cubin tests/gpu/apps/gpuapps.cu || exit 1
-nvdisasm -g -c $B/gpuapps.cubin > "$OUT/gpuapps.nvdisasm" || true
+nvdisasm -g -c $B/gpuapps.cubin > $B/gpuapps.nvdisasm || true
 APP=$B/gpuapps
 PRE="LD_PRELOAD=$PWD/$B/libcoalcheck_gpu.so"
 
+log "smoke: callbacks disabled (regex matches nothing), then one kernel, with event trace"
+timeout 60 env $PRE COALCHECK_GPU_DEBUG=1 COALCHECK_KERNEL_REGEX='^nothing$' $APP copy_4 1 > $B/smoke0.txt 2>&1
+echo "rc=$?"; tail -5 $B/smoke0.txt
+timeout 60 env $PRE COALCHECK_GPU_DEBUG=1 COALCHECK_KERNEL_REGEX='copy_t' $APP copy_4 1 > $B/smoke1.txt 2>&1
+echo "rc=$?"; tail -12 $B/smoke1.txt; cp $B/smoke1.txt "$OUT/smoke.txt"
+grep -q 'copy_4' $B/smoke1.txt || { echo "smoke failed: stopping"; exit 1; }
+
 log "coalcheck (in situ), every kernel, warm-up + 1 launch"
-env $PRE COALCHECK_GPU_JSON="$OUT/coalcheck.json" $APP all 1 2> "$OUT/coalcheck.txt"
-echo "rc=$?"; head -c 3000 "$OUT/coalcheck.txt"
+timeout 120 env $PRE COALCHECK_GPU_JSON="$OUT/coalcheck.json" $APP all 1 2> "$OUT/coalcheck.txt"
+echo "rc=$?"; head -c 6000 "$OUT/coalcheck.txt"
 
 log "filters: only transpose_naive, skip 1 launch, count 1"
-env $PRE COALCHECK_GPU_JSON=$B/filter.json COALCHECK_KERNEL_REGEX='^transpose_naive' \
+timeout 60 env $PRE COALCHECK_GPU_JSON=$B/filter.json COALCHECK_KERNEL_REGEX='^transpose_naive' \
   COALCHECK_LAUNCH_SKIP=1 COALCHECK_LAUNCH_COUNT=1 COALCHECK_GPU_QUIET=1 $APP all 1 >/dev/null
 python3 -c "import json;r=json.load(open('$B/filter.json'));print([(k['name'],k['launches']) for k in r['kernels']])"
 
@@ -52,17 +59,19 @@ done
 for op in ld st; do
   M="$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum,smsp__sass_inst_executed_op_shared_$op.sum"
 done
-timeout 300 ncu --csv --print-kernel-base mangled --metrics "${M#,}" $APP all 1 > "$OUT/ncu.csv" 2> $B/ncu.err
+timeout 200 ncu --csv --print-kernel-base mangled --metrics "${M#,}" $APP all 1 > "$OUT/ncu.csv" 2> $B/ncu.err
 echo "ncu rc=$?"; tail -3 $B/ncu.err
 
 log "overhead: $ITERS iterations, native / coalcheck / memcheck"
 : > "$OUT/overhead.txt"
-for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad shared_stride32; do
-  for mode in native coalcheck memcheck; do
+for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad copy_16; do
+  for mode in native off noatomics coalcheck memcheck; do
     case $mode in
-      native) cmd=(env $APP $k $ITERS) ;;
-      coalcheck) cmd=(env $PRE COALCHECK_GPU_QUIET=1 $APP $k $ITERS) ;;
-      memcheck) cmd=(compute-sanitizer --tool memcheck --print-limit 1 $APP $k $ITERS) ;;
+      native) cmd=(timeout 30 $APP $k $ITERS) ;;
+      off) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_KERNEL_REGEX='^nothing$' $APP $k $ITERS) ;;
+      noatomics) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_DIAG=noatomics $APP $k $ITERS) ;;
+      coalcheck) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 $APP $k $ITERS) ;;
+      memcheck) cmd=(timeout 60 compute-sanitizer --tool memcheck --print-limit 1 $APP $k $ITERS) ;;
     esac
     t0=$(date +%s.%N)
     ms=$("${cmd[@]}" 2>/dev/null | awk -v k=$k '$1==k {print $2}')

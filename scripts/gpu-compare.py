@@ -55,7 +55,7 @@ def main():
     ncu = load_ncu(sys.argv[2])
     print("| kernel | figure | coalcheck | ncu | match |")
     print("| --- | --- | ---: | ---: | --- |")
-    n_ok = n_bad = 0
+    n_ok = n_bad = n_close = 0
     for k in rep["kernels"]:
         m = k["mangled"]
         if m.startswith("_Z10init_bytes"):
@@ -67,26 +67,38 @@ def main():
             if cc == 0 and not nv:
                 continue
             ok = nv is not None and int(nv) == cc
+            # ncu's shared wavefront and bank-conflict counters carry a few per cent of
+            # extra wavefronts that no access pattern explains (conflict-free stores
+            # show conflicts): within 10% is reported as close, not as a match
+            wav = nk.get(metric.replace("data_bank_conflicts_pipe_lsu_mem_shared",
+                                        "data_pipe_lsu_wavefronts_mem_shared"), 0) if nk else 0
+            close = bool(not ok and nv is not None and label.startswith("shared") and
+                         ("wavefronts" in label or "conflicts" in label) and
+                         abs(nv - cc) <= 0.10 * wav)
             n_ok += ok
-            n_bad += not ok
+            n_close += bool(close)
+            n_bad += not ok and not close
             nvs = "n/a" if nv is None else f"{int(nv):,}"
-            print(f"| {k['name']} | {label} | {cc:,} | {nvs} | {'match' if ok else '**MISMATCH**'} |")
-    print(f"\n{n_ok} rows match, {n_bad} differ.\n")
+            verdict = "match" if ok else (f"close (ncu {nv - cc:+,.0f} = {(nv - cc) / max(wav, 1) * 100:+.1f}% of its wavefronts)" if close else "**MISMATCH**")
+            print(f"| {k['name']} | {label} | {cc:,} | {nvs} | {verdict} |")
+    print(f"\n{n_ok} rows match exactly, {n_close} are close (shared-memory counters, see note), {n_bad} differ.\n")
     if len(sys.argv) > 3:
         ov = defaultdict(dict)
         for line in open(sys.argv[3]):
             p = line.split()
             if len(p) == 4:
                 ov[p[0]][p[1]] = (float(p[2]), float(p[3]))
-        print("| kernel | native ms/iter | coalcheck ms/iter | slowdown | memcheck ms/iter | slowdown | wall s native / coalcheck / memcheck |")
+        print("| kernel | native ms/iter | patched, callbacks off | reduce, no counters | coalcheck | memcheck | wall s native / coalcheck / memcheck |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
         for k, d in ov.items():
             nat = d.get("native", (0, 0))
-            cc = d.get("coalcheck", (0, 0))
-            mc = d.get("memcheck", (0, 0))
-            sl = lambda x: f"{x[0] / nat[0]:.2f}x" if nat[0] > 0 else "n/a"
-            print(f"| {k} | {nat[0]:.4f} | {cc[0]:.4f} | {sl(cc)} | {mc[0]:.4f} | {sl(mc)} | "
-                  f"{nat[1]:.2f} / {cc[1]:.2f} / {mc[1]:.2f} |")
+            def cell(mode):
+                v = d.get(mode, (0, 0))
+                sl = f"{v[0] / nat[0]:.1f}x" if nat[0] > 0 else "n/a"
+                return f"{v[0]:.4f} ({sl})"
+            print(f"| {k} | {nat[0]:.4f} | {cell('off')} | {cell('noatomics')} | {cell('coalcheck')} | "
+                  f"{cell('memcheck')} | {nat[1]:.2f} / {d.get('coalcheck', (0, 0))[1]:.2f} / "
+                  f"{d.get('memcheck', (0, 0))[1]:.2f} |")
 
 
 if __name__ == "__main__":

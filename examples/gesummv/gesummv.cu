@@ -6,10 +6,14 @@
 //   32 sectors per request (ideal 4), Algorithm 1 max stride 4096 B: uncoalesced. x[j] is
 //   the same word for every lane: 1 sector per request (a broadcast, stride 0: coalesced).
 //   y[i] is one coalesced store per warp (4 sectors).
-//   Requests: 32 warps x n steps = 32768 for A and for B.
+//   Requests: 32 warps x n steps = 32768 for A and for B. nvcc 13 unrolls the j loop 4
+//   times, so each copy of the A load sees every 4th column: Algorithm 1's whole-footprint
+//   stride of one instruction is 16 bytes (all_stride 16), although the 4 copies together
+//   cover A densely. CGO 2015 Table 2 shape: 2 n^2 uncoalesced thread accesses (A and B).
 // gesummv_cols (the fix): A and B are stored column-major (At[j][i] = A[i][j]), so at each
 //   j the warp reads 32 consecutive floats of At: 4 sectors per request, coalesced.
-//   Same requests and the same arithmetic, so y is bit-for-bit the same as gesummv_rows'.
+//   Same requests and the same arithmetic: given At = A transposed, y is bit-for-bit
+//   gesummv_rows' y.
 __global__ void gesummv_rows(const float *A, const float *B, const float *x, float *y,
                              float alpha, float beta, int n)
 {

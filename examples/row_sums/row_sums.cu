@@ -4,10 +4,11 @@
 // row_sums_thread: one thread per row (128 threads per CTA, 8 CTAs). At each step the 32
 //   lanes of a warp read one column of 32 consecutive rows, 4*cols = 4096 bytes apart:
 //   32 sectors per request (ideal 4). Requests: 32 warps x 1024 columns = 32768. The
-//   store sums[r] is one coalesced request per warp (4 sectors, 32 requests).
+//   store sums[r] is one coalesced request per warp (4 sectors, 32 requests). nvcc 13
+//   unrolls the loop 4 times: each load instruction sees every 4th column (all_stride 16).
 // row_sums_warp: one warp per row; lane l adds a[r][l], a[r][l+32], ... (32 consecutive
 //   floats per step: 4 sectors per request), then the warp adds its 32 partial sums with
-//   shfl.sync (butterfly-free shift-down tree, offsets 16 8 4 2 1) and lane 0 stores.
+//   shfl.sync (a shift-down tree, offsets 16 8 4 2 1) and lane 0 stores.
 //   Requests: 1024 warps x 1024/32 steps = 32768 loads of 4 sectors; 1024 stores of one
 //   lane (1 sector).
 __global__ void row_sums_thread(float *sums, const float *a, int rows, int cols)

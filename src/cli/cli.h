@@ -57,8 +57,10 @@ void cc_cli_print_help(FILE *out);
 
 /* The main job: compile (.cu) or read (.ptx) INPUT, parse it, select the kernel, check
  * it, allocate and fill the arguments, run it in the emulator with the analysis as sink,
- * write the text report to report_out, the JSON report to --json, and the dumps. Progress
- * goes to stderr unless o->quiet. Errors: any enum cc_status (the exit code). */
+ * then write the JSON report to --json (opened before the run), the text report to
+ * report_out (not with --json -: standard output is the JSON's), and the dumps. Progress
+ * goes to stderr unless o->quiet. Errors: any enum cc_status (the exit code); on an
+ * error nothing more is written and no --json file is left. */
 int cc_cli_run(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
 /* The program: dispatches argv[1] through the command table (run is the default), prints
@@ -108,11 +110,14 @@ cc_give char *cc_cli_find_nvcc(void);
  * (an empty entry is "."), else fallback if it is executable, else NULL. Owned. */
 cc_give char *cc_cli_find_program(const char *name, const char *path, const char *fallback);
 
-/* Compiles cu_path with `nvcc -ptx -lineinfo -arch=sm_90 FLAGS -o TMP.ptx cu_path`
- * (posix_spawn, no shell; FLAGS split like a launch file's words) and returns the PTX
- * text (owned, NUL-terminated) in *ptx, *len bytes. Errors: CC_ERR_TOOL "nvcc failed
- * ..." with nvcc's standard error, or nvcc missing; CC_ERR_USAGE bad FLAGS quoting. */
-int cc_cli_nvcc_compile(const char *cu_path, const char *flags, cc_give char **ptx,
-                        size_t *len, struct cc_err *err);
+/* Compiles cu_path with `NVCC -ptx -lineinfo -arch=sm_90 FLAGS -o TMP.ptx cu_path`
+ * (posix_spawn, no shell; FLAGS split like a launch file's words; TMP a private folder
+ * under $TMPDIR or /tmp, removed afterwards) and returns the PTX text (owned,
+ * NUL-terminated) in *ptx, *len bytes. nvcc is the program to run, normally
+ * cc_cli_find_nvcc()'s answer; NULL means none was found. Errors: CC_ERR_TOOL (nvcc
+ * missing, not runnable, or failed: the message holds nvcc's output), CC_ERR_USAGE (bad
+ * quoting in FLAGS), CC_ERR_IO (no temporary folder). */
+int cc_cli_nvcc_compile(const char *nvcc, const char *cu_path, const char *flags,
+                        cc_give char **ptx, size_t *len, struct cc_err *err);
 
 #endif

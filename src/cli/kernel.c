@@ -121,7 +121,8 @@ int cc_cli_kernel_matches(const char *mangled, const char *name)
   return hit;
 }
 
-/* Appends "name (mangled)" of every kernel of m to buf (size bytes). */
+/* Writes "name (mangled)" of every kernel of m (those matching name, if not NULL) to
+ * buf (size bytes), comma-separated; a list that does not fit ends in ", ...". */
 static void list_kernels(const struct ptx_module *m, const char *name, char *buf, size_t size)
 {
   size_t used = 0;
@@ -138,8 +139,12 @@ static void list_kernels(const struct ptx_module *m, const char *name, char *buf
     else
       n = snprintf(buf + used, size - used, "%s%s (%s)", used ? ", " : "", src, f->name);
     free(src);
-    if (n > 0)
-      used += (size_t)n;
+    if (n < 0 || (size_t)n >= size - used) { /* full: end the list visibly */
+      if (size > 5)
+        strcpy(buf + (used < size - 5 ? used : size - 5), ", ...");
+      return;
+    }
+    used += (size_t)n;
   }
 }
 

@@ -121,10 +121,10 @@ static int nvcc_failed(const char *cu_path, int status, const char *log_path, st
   return CC_ERR_TOOL;
 }
 
-int cc_cli_nvcc_compile(const char *cu_path, const char *flags, char **ptx, size_t *len,
-                        struct cc_err *err)
+int cc_cli_nvcc_compile(const char *nvcc, const char *cu_path, const char *flags, char **ptx,
+                        size_t *len, struct cc_err *err)
 {
-  char *nvcc, *dir = NULL, *out_path = NULL, *log_path = NULL, **extra = NULL;
+  char *dir = NULL, *out_path = NULL, *log_path = NULL, **extra = NULL;
   size_t nextra = 0, argc = 0;
   char **argv = NULL;
   int rc, status = 0;
@@ -135,7 +135,6 @@ int cc_cli_nvcc_compile(const char *cu_path, const char *flags, char **ptx, size
       err->status = CC_ERR_USAGE;
     return CC_ERR_USAGE;
   }
-  nvcc = cc_cli_find_nvcc();
   if (!nvcc) {
     rc = cc_err_set(err, CC_ERR_TOOL, "cannot compile %s: nvcc is not on PATH nor at %s; "
                     "install the CUDA toolkit, add its bin folder to PATH, or pass a .ptx "
@@ -149,7 +148,7 @@ int cc_cli_nvcc_compile(const char *cu_path, const char *flags, char **ptx, size
   out_path = join(dir, "kernel.ptx");
   log_path = join(dir, "nvcc.log");
   argv = cc_xcalloc(NVCC_NFIXED + nextra + 5, sizeof *argv);
-  argv[argc++] = nvcc;
+  argv[argc++] = (char *)nvcc;
   for (size_t i = 0; i < NVCC_NFIXED; i++)
     argv[argc++] = (char *)nvcc_fixed[i];
   for (size_t i = 0; i < nextra; i++)
@@ -186,6 +185,5 @@ done:
   free(out_path);
   free(log_path);
   free(dir);
-  free(nvcc);
   return rc;
 }

@@ -111,8 +111,13 @@ static int load_module(const struct cc_run_opts *o, struct ptx_module **out, str
       return rc;
     free(probe);
   }
-  if ((rc = cc_cli_nvcc_compile(o->input, o->nvcc_flags, &text, &len, err)) != CC_OK)
-    return rc;
+  {
+    char *nvcc = cc_cli_find_nvcc();
+    rc = cc_cli_nvcc_compile(nvcc, o->input, o->nvcc_flags, &text, &len, err);
+    free(nvcc);
+    if (rc != CC_OK)
+      return rc;
+  }
   {
     /* messages about the PTX name "INPUT.ptx": the temporary file is gone by then */
     char *name = cc_xmalloc(strlen(o->input) + 5);

@@ -149,6 +149,7 @@ static uint64_t var_address(struct dec *d, const struct ptx_operand *o, enum ptx
     if (o->var < 0 || (uint32_t)o->var >= d->emu->m->nvars) { *ok = 0; return 0; }
     v = &d->emu->m->vars[o->var];
     a = d->c->mvar[o->var];
+    if (d->emu->mvar_bad[o->var]) *ok = 0; /* its initializer could not be evaluated */
   } else {
     if (o->var < 0 || (uint32_t)o->var >= d->f->nvars) { *ok = 0; return 0; }
     v = &d->f->vars[o->var];
@@ -689,6 +690,24 @@ static int dec_cp(struct dec *d, struct dinsn *i)
   return 1;
 }
 
+/* Modifiers that change results and that no handler implements (the parser keeps
+ * them only in opcode_text): an instruction carrying one is unsupported rather than
+ * silently run without it. */
+static int has_unknown_semantics(const char *text)
+{
+  static const char *const words[] = {".relu", ".NaN", ".xorsign", ".oob", ".satfinite",
+                                      ".abs.", ".f16x2", ".bf16", ".e4m3", ".e5m2", ".tf32",
+                                      ".b128", ".v8", ".multicast", ".mmio"};
+  if (!text) return 0;
+  for (size_t j = 0; j < sizeof words / sizeof words[0]; j++) {
+    const char *p = strstr(text, words[j]);
+    size_t n = strlen(words[j]);
+    /* whole modifier: followed by '.' or the end (".abs." is written with its dot) */
+    if (p && (words[j][n - 1] == '.' || p[n] == '.' || p[n] == 0)) return 1;
+  }
+  return 0;
+}
+
 /* Decodes d->pi into *i; returns 0 when unsupported. */
 static int dec_insn(struct dec *d, struct dinsn *i)
 {
@@ -716,6 +735,7 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   i->guard = pi->guard;
   i->guard_neg = pi->guard_neg;
   if (pi->guard >= 0 && (uint32_t)pi->guard >= d->f->nregs) return 0;
+  if (has_unknown_semantics(pi->opcode_text)) return 0;
   if (i->fam == F_LDU) i->fam = F_LD;
 
   switch ((enum family)i->fam) {

@@ -31,6 +31,62 @@ static uint64_t var_align(const struct ptx_var *v)
   return a ? a : 1;
 }
 
+static int find_mvar(const struct ptx_module *m, const char *name, size_t len)
+{
+  for (uint32_t j = 0; j < m->nvars; j++)
+    if (strlen(m->vars[j].name) == len && memcmp(m->vars[j].name, name, len) == 0)
+      return (int)j;
+  return -1;
+}
+
+/* Evaluates a symbolic initializer such as "{generic(a), b+8, 0}" into out (the
+ * variable's size_bytes): each element is a number, or NAME, NAME+N, generic(NAME)[+N]
+ * naming a module .global variable (its address; generic = global addresses) or .const
+ * variable (its offset). Returns 0 on anything else (the variable is then unusable). */
+static int eval_symbolic(struct cc_emu *emu, const struct ptx_var *v, uint8_t *out)
+{
+  const char *p = v->init_text;
+  unsigned es = ptx_type_size(v->type);
+  uint64_t off = 0;
+  if (!p || es == 0 || es > 8) return 0;
+  while (*p == ' ' || *p == '{') p++;
+  while (*p && *p != '}') {
+    uint64_t val = 0;
+    char *end;
+    int gen = 0;
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    if (strncmp(p, "generic(", 8) == 0) { gen = 1; p += 8; }
+    if ((*p >= '0' && *p <= '9') || *p == '-') {
+      val = strtoull(p, &end, 0);
+      p = end;
+    } else {
+      const char *n0 = p;
+      int j;
+      while (*p && *p != ')' && *p != '+' && *p != ',' && *p != '}' && *p != ' ') p++;
+      j = find_mvar(emu->m, n0, (size_t)(p - n0));
+      if (j < 0 || (emu->m->vars[j].space != PTX_SPACE_GLOBAL &&
+                    emu->m->vars[j].space != PTX_SPACE_CONST))
+        return 0;
+      val = emu->mvar_addr[j] + (emu->m->vars[j].space == PTX_SPACE_CONST && gen ? WIN_CONST : 0);
+    }
+    if (gen) {
+      if (*p != ')') return 0;
+      p++;
+    }
+    if (*p == '+') {
+      val += strtoull(p + 1, &end, 0);
+      p = end;
+    }
+    if (off + es > v->size_bytes) return 0;
+    memcpy(out + off, &val, es); /* little-endian host, as the GPU */
+    off += es;
+    while (*p == ' ') p++;
+    if (*p == ',') p++;
+    else if (*p && *p != '}') return 0;
+  }
+  return 1;
+}
+
 struct cc_emu *cc_emu_new(const struct ptx_module *m, const struct cc_emu_opts *opts)
 {
   struct cc_emu *emu = cc_xcalloc(1, sizeof *emu);
@@ -38,6 +94,7 @@ struct cc_emu *cc_emu_new(const struct ptx_module *m, const struct cc_emu_opts *
   if (opts) emu->opts = *opts;
   emu->next_global = GLOBAL_BASE;
   emu->mvar_addr = cc_xcalloc(m->nvars ? m->nvars : 1, sizeof *emu->mvar_addr);
+  emu->mvar_bad = cc_xcalloc(m->nvars ? m->nvars : 1, 1);
   /* .const variables: one bank, each at its alignment */
   for (uint32_t j = 0; j < m->nvars; j++) {
     const struct ptx_var *v = &m->vars[j];
@@ -57,6 +114,18 @@ struct cc_emu *cc_emu_new(const struct ptx_module *m, const struct cc_emu_opts *
       if (v->init) memcpy(g->host, v->init, v->size_bytes);
     }
   }
+  /* symbolic initializers, once every variable has its address */
+  for (uint32_t j = 0; j < m->nvars; j++) {
+    const struct ptx_var *v = &m->vars[j];
+    uint8_t *dst = NULL;
+    if (!v->init_is_symbolic) continue;
+    if (v->space == PTX_SPACE_CONST) dst = emu->constbank + emu->mvar_addr[j];
+    if (v->space == PTX_SPACE_GLOBAL) {
+      struct region *g = emu_find_region(emu, emu->mvar_addr[j], 1);
+      dst = g ? g->host : NULL;
+    }
+    if (!dst || !eval_symbolic(emu, v, dst)) emu->mvar_bad[j] = 1;
+  }
   return emu;
 }
 
@@ -69,6 +138,7 @@ void cc_emu_free(struct cc_emu *emu)
   }
   CC_VEC_FREE(&emu->regions);
   free(emu->mvar_addr);
+  free(emu->mvar_bad);
   free(emu->constbank);
   free(emu);
 }

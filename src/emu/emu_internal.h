@@ -24,6 +24,7 @@
 
 #define CALL_DEPTH_MAX 64
 #define LOCAL_MAX (512u * 1024u)  /* bytes of .local per thread and function (CUDA's limit) */
+#define LOCAL_STACK_MAX (1024u * 1024u) /* bytes of .local per thread over all frames */
 #define SHARED_MAX (227u * 1024u) /* bytes of shared memory per block (sm_90) */
 
 /* pseudo-registers holding special registers, after the function's real registers */
@@ -119,6 +120,7 @@ struct cc_emu {
   CC_VEC(struct region) regions; /* global allocations and module .global vars, by base */
   uint64_t next_global;
   uint64_t *mvar_addr;           /* module var -> address / offset in its space */
+  uint8_t *mvar_bad;             /* module var with an initializer we cannot evaluate */
   uint8_t *constbank;
   uint64_t const_size;
   uint64_t mshared_size;         /* module-scope .shared variables (static) */

@@ -66,6 +66,15 @@ static inline uint64_t B64(double f)
   return u;
 }
 
+/* population count without relying on the host's popcnt instruction (SWAR) */
+static inline unsigned popcount32(uint32_t x)
+{
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
+
 /* ---- run state ---------------------------------------------------------------------- */
 
 struct frame {
@@ -76,6 +85,7 @@ struct frame {
   uint32_t pc, active, live, returned, wait_min;
   uint32_t call_pc;       /* in the caller: index of the call */
   uint32_t pcs[32];       /* PCs of live lanes that wait (valid when not active) */
+  size_t rcap, pcap;      /* allocated elements of R, bytes of param (slot reuse) */
 };
 
 enum { W_READY, W_WAIT, W_DONE };
@@ -86,7 +96,7 @@ struct warp {
   uint32_t bar, bar_line;
   int32_t bar_dst;        /* bar.red: destination register in the top frame, or -1 */
   struct frame *fr;
-  uint32_t depth, cap;
+  uint32_t depth, cap, nslots; /* frames in use, allocated, initialised slots */
   uint8_t *local;         /* [32][lcap] */
   uint64_t lcap, lused;
   uint64_t *dyn;          /* per access slot */
@@ -121,43 +131,44 @@ static uint64_t *reg(const struct frame *fr, int32_t r)
 
 /* ---- frames ------------------------------------------------------------------------ */
 
+/* Fills the special-register rows and the constant rows of a new frame's registers. */
 static void fill_sregs(struct run *r, struct warp *w, struct frame *fr)
 {
   const struct dfunc *df = fr->df;
   uint64_t *base = fr->R + (size_t)df->nregs * 32;
   uint32_t bx = r->L->block[0], by = r->L->block[1];
+#define ROW(s) (base + (size_t)(s) * 32)
   for (unsigned l = 0; l < 32; l++) {
     uint32_t t = w->index * 32 + l;
-    uint64_t v[SR_COUNT];
-    memset(v, 0, sizeof v);
-    v[SR_TID] = t % bx;
-    v[SR_TID + 1] = (t / bx) % by;
-    v[SR_TID + 2] = t / (bx * by);
-    for (int c = 0; c < 3; c++) {
-      v[SR_NTID + c] = r->L->block[c];
-      v[SR_CTAID + c] = r->cta[c];
-      v[SR_NCTAID + c] = r->L->grid[c];
-    }
-    v[SR_LANEID] = l;
-    v[SR_WARPID] = w->index;
-    v[SR_NWARPID] = r->nwarps;
-    v[SR_SMID] = 0;
-    v[SR_NSMID] = 1;
-    v[SR_GRIDID] = 1;
-    v[SR_LANEMASK_EQ] = UINT32_C(1) << l;
-    v[SR_LANEMASK_LT] = (UINT32_C(1) << l) - 1;
-    v[SR_LANEMASK_LE] = (uint32_t)((UINT64_C(2) << l) - 1);
-    v[SR_LANEMASK_GT] = ~(uint32_t)((UINT64_C(2) << l) - 1);
-    v[SR_LANEMASK_GE] = ~((UINT32_C(1) << l) - 1);
-    v[SR_DSMEM] = r->L->dynamic_shared_bytes;
-    v[SR_TSMEM] = r->shared_size;
-    for (int s = 0; s < SR_COUNT; s++) base[(size_t)s * 32 + l] = v[s];
+    ROW(SR_TID)[l] = t % bx;
+    ROW(SR_TID + 1)[l] = (t / bx) % by;
+    ROW(SR_TID + 2)[l] = t / (bx * by);
+    ROW(SR_LANEID)[l] = l;
+    ROW(SR_LANEMASK_EQ)[l] = UINT32_C(1) << l;
+    ROW(SR_LANEMASK_LT)[l] = (UINT32_C(1) << l) - 1;
+    ROW(SR_LANEMASK_LE)[l] = (uint32_t)((UINT64_C(2) << l) - 1);
+    ROW(SR_LANEMASK_GT)[l] = ~(uint32_t)((UINT64_C(2) << l) - 1);
+    ROW(SR_LANEMASK_GE)[l] = ~((UINT32_C(1) << l) - 1);
+  }
+  {
+    /* rows with one value for the whole warp */
+    const struct { int row; uint64_t v; } u[] = {
+        {SR_NTID, r->L->block[0]}, {SR_NTID + 1, r->L->block[1]}, {SR_NTID + 2, r->L->block[2]},
+        {SR_CTAID, r->cta[0]},     {SR_CTAID + 1, r->cta[1]},     {SR_CTAID + 2, r->cta[2]},
+        {SR_NCTAID, r->L->grid[0]}, {SR_NCTAID + 1, r->L->grid[1]},
+        {SR_NCTAID + 2, r->L->grid[2]}, {SR_WARPID, w->index}, {SR_NWARPID, r->nwarps},
+        {SR_SMID, 0}, {SR_NSMID, 1}, {SR_GRIDID, 1}, {SR_CLOCK, 0}, {SR_CLOCK64, 0},
+        {SR_GTIMER, 0}, {SR_DSMEM, r->L->dynamic_shared_bytes}, {SR_TSMEM, r->shared_size},
+        {SR_CARRY, 0}};
+    for (size_t j = 0; j < sizeof u / sizeof u[0]; j++)
+      for (unsigned l = 0; l < 32; l++) ROW(u[j].row)[l] = u[j].v;
   }
   for (uint32_t j = 0; j < df->nconst; j++) {
     uint64_t v = df->consts[j].value + (df->consts[j].local ? fr->local_base : 0);
-    uint64_t *d = base + (size_t)(SR_COUNT + j) * 32;
+    uint64_t *d = ROW(SR_COUNT + j);
     for (unsigned l = 0; l < 32; l++) d[l] = v;
   }
+#undef ROW
 }
 
 /* Grows every lane's local window to at least need bytes (contents kept). */
@@ -183,11 +194,35 @@ static struct frame *push_frame(struct run *r, struct warp *w, const struct dfun
     w->cap = w->cap ? w->cap * 2 : 4;
     w->fr = cc_xrealloc(w->fr, w->cap * sizeof *w->fr);
   }
+  if (w->depth == w->nslots) { /* a new slot; slots keep their buffers for reuse */
+    memset(&w->fr[w->nslots], 0, sizeof w->fr[w->nslots]);
+    w->nslots++;
+  }
   fr = &w->fr[w->depth++];
-  memset(fr, 0, sizeof *fr);
+  {
+    /* registers need no zeroing (PTX leaves them undefined): reuse the slot's buffers */
+    uint64_t *R = fr->R;
+    uint8_t *param = fr->param;
+    size_t rcap = fr->rcap, pcap = fr->pcap;
+    memset(fr, 0, sizeof *fr);
+    if (rcap < (size_t)df->ntotal * 32) {
+      free(R);
+      rcap = (size_t)df->ntotal * 32;
+      R = cc_xcalloc(rcap, sizeof *R);
+    }
+    if (pcap < 32 * df->param_size) {
+      free(param);
+      pcap = 32 * df->param_size;
+      param = cc_xcalloc(pcap, 1);
+    } else if (df->param_size) {
+      memset(param, 0, 32 * df->param_size);
+    }
+    fr->R = R;
+    fr->param = param;
+    fr->rcap = rcap;
+    fr->pcap = pcap;
+  }
   fr->df = df;
-  fr->R = cc_xcalloc((size_t)df->ntotal * 32, sizeof *fr->R);
-  fr->param = df->param_size ? cc_xcalloc(32, df->param_size) : NULL;
   fr->local_base = w->lused;
   w->lused += df->local_size;
   grow_local(w, w->lused);
@@ -201,8 +236,6 @@ static void pop_frame(struct warp *w)
 {
   struct frame *fr = &w->fr[--w->depth];
   w->lused = fr->local_base;
-  free(fr->R);
-  free(fr->param);
 }
 
 /* Picks the lanes to run: the live lanes at the minimum PC (pcs[] valid for all). */
@@ -408,6 +441,15 @@ static int deliver_slot(struct run *r, struct warp *w, uint32_t slot, uint32_t s
   uint64_t dyn;
   if (slot == UINT32_MAX || mask == 0) return CC_OK;
   dyn = w->dyn[slot]++;
+  if (!r->sink || !r->sink->access) { /* only the count */
+    uint32_t seen = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      if (mss[l] <= MS_LOCAL) seen |= 1u << mss[l];
+    }
+    r->st->warp_accesses += (uint64_t)__builtin_popcount(seen);
+    return CC_OK;
+  }
   for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) {
     uint32_t sub = 0;
     for (uint32_t m = mask; m; m &= m - 1) {
@@ -446,22 +488,73 @@ static uint64_t lane_addr(const struct frame *fr, const struct dinsn *i, unsigne
   return a;
 }
 
+/* The common case of resolve() for all lanes at once: .global (the lanes hit the
+ * allocation of the first lane) or .shared, aligned and in bounds. Returns 0 when any
+ * lane needs the general path (which also reports the error). */
+static int fast_resolve(struct run *r, const struct frame *fr, const struct dinsn *i,
+                        uint32_t m, uint8_t **host, uint64_t *offs, uint8_t *mss)
+{
+  uint64_t size = i->size;
+  if (i->space == PTX_SPACE_GLOBAL) {
+    const struct region *g = NULL;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+      unsigned l = (unsigned)__builtin_ctz(mm);
+      uint64_t a = lane_addr(fr, i, l);
+      if (a % size) return 0;
+      if (!g || a - g->base >= g->size || size > g->size - (a - g->base)) {
+        g = emu_find_region(r->emu, a, size);
+        if (!g) return 0;
+      }
+      host[l] = g->host + (a - g->base);
+      offs[l] = a;
+      mss[l] = MS_GLOBAL;
+    }
+    return 1;
+  }
+  if (i->space == PTX_SPACE_PARAM && i->areg < 0 && (uint64_t)i->disp < FRAME_PARAM &&
+      i->fam == F_LD) { /* a kernel parameter: the same bytes for every lane */
+    uint64_t a = (uint64_t)i->disp;
+    if (a % size || a > r->c.kparam_size || size > r->c.kparam_size - a) return 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+      unsigned l = (unsigned)__builtin_ctz(mm);
+      host[l] = r->kparam + a;
+      offs[l] = a;
+      mss[l] = MS_PARAM;
+    }
+    return 1;
+  }
+  if (i->space == PTX_SPACE_SHARED) {
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+      unsigned l = (unsigned)__builtin_ctz(mm);
+      uint64_t a = lane_addr(fr, i, l);
+      if (a % size || a > r->shared_size || size > r->shared_size - a) return 0;
+      host[l] = r->shared + a;
+      offs[l] = a;
+      mss[l] = MS_SHARED;
+    }
+    return 1;
+  }
+  return 0;
+}
+
 /* ld / st: resolve every lane first (a fault stops the run before any effect), deliver
  * the record, then move the data. */
 static int do_ldst(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
                    uint32_t m)
 {
   uint8_t *host[32];
-  uint64_t offs[32];
-  uint8_t mss[32];
+  uint64_t offs[32] = {0};
+  uint8_t mss[32] = {0};
   unsigned es = i->w / 8, n = i->fam == F_LD ? i->nd : i->ns;
   int s;
-  for (uint32_t mm = m; mm; mm &= mm - 1) {
-    unsigned l = (unsigned)__builtin_ctz(mm);
-    int ms;
-    s = resolve(r, w, fr, i, l, lane_addr(fr, i, l), &host[l], &ms, &offs[l]);
-    if (s) return s;
-    mss[l] = (uint8_t)ms;
+  if (!fast_resolve(r, fr, i, m, host, offs, mss)) {
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+      unsigned l = (unsigned)__builtin_ctz(mm);
+      int ms;
+      s = resolve(r, w, fr, i, l, lane_addr(fr, i, l), &host[l], &ms, &offs[l]);
+      if (s) return s;
+      mss[l] = (uint8_t)ms;
+    }
   }
   if ((s = deliver(r, w, i, m, offs, mss))) return s;
   if (i->fam == F_LD) {
@@ -469,6 +562,15 @@ static int do_ldst(struct run *r, struct warp *w, struct frame *fr, const struct
       uint64_t *d;
       if (i->d[e] < 0) continue;
       d = reg(fr, i->d[e]);
+      if (es == 4 && i->k != K_S) { /* the common case, with a constant size */
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+          unsigned l = (unsigned)__builtin_ctz(mm);
+          uint32_t v;
+          memcpy(&v, host[l] + e * 4, 4);
+          d[l] = v;
+        }
+        continue;
+      }
       for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         d[l] = emu_norm(load_bytes(host[l] + e * es, es), i->w, i->k);
@@ -476,8 +578,17 @@ static int do_ldst(struct run *r, struct warp *w, struct frame *fr, const struct
     }
   } else {
     for (unsigned e = 0; e < n; e++) {
-      const uint64_t *a = reg(fr, i->s[e]);
+      const uint64_t *a;
       if (i->s[e] < 0) continue;
+      a = reg(fr, i->s[e]);
+      if (es == 4) {
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+          unsigned l = (unsigned)__builtin_ctz(mm);
+          uint32_t v = (uint32_t)a[l];
+          memcpy(host[l] + e * 4, &v, 4);
+        }
+        continue;
+      }
       for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         store_bytes(host[l] + e * es, a[l], es);
@@ -521,8 +632,8 @@ static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct
                    uint32_t m)
 {
   uint8_t *host[32];
-  uint64_t offs[32];
-  uint8_t mss[32];
+  uint64_t offs[32] = {0};
+  uint8_t mss[32] = {0};
   unsigned es = i->w / 8;
   const uint64_t *b = reg(fr, i->s[0]), *c = i->s[1] >= 0 ? reg(fr, i->s[1]) : NULL;
   uint64_t *d = i->d[0] >= 0 ? reg(fr, i->d[0]) : NULL;
@@ -554,8 +665,8 @@ static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct
 static int do_cpasync(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
                       uint32_t m)
 {
-  uint8_t *src[32], *dst[32], mss[32], msd[32];
-  uint64_t offs[32], offd[32];
+  uint8_t *src[32], *dst[32], mss[32] = {0}, msd[32] = {0};
+  uint64_t offs[32] = {0}, offd[32] = {0};
   const uint64_t *ss = i->s[0] >= 0 ? reg(fr, i->s[0]) : NULL;
   int s;
   for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -812,6 +923,13 @@ static int do_call(struct run *r, struct warp *w, const struct dinsn *i, uint32_
     snprintf(what, sizeof what, "call depth exceeds %d (unbounded recursion?)", CALL_DEPTH_MAX);
     return warp_error(r, w, caller, i, CC_ERR_KERNEL, what);
   }
+  if (w->lused + cd->local_size > LOCAL_STACK_MAX) {
+    char what[200];
+    snprintf(what, sizeof what, "local memory stack overflow: the call to %s needs %" PRIu64
+             " more bytes per thread on top of %" PRIu64 " (at most %u)",
+             cf->name, cd->local_size, w->lused, LOCAL_STACK_MAX);
+    return warp_error(r, w, caller, i, CC_ERR_KERNEL, what);
+  }
   save_active(caller, rest, caller->pc + 1);
   caller->live &= ~m;
   caller->active = 0;
@@ -919,7 +1037,7 @@ reload:
       for (unsigned l = 0; l < 32; l++) g |= (uint32_t)((p[l] & 1) ^ neg) << l;
       m &= g;
     }
-    lanes += (uint64_t)__builtin_popcount(m);
+    lanes += m == FULL_MASK ? 32 : (uint64_t)popcount32(m);
     if (i->reads_clock) {
       uint64_t *c = reg(fr, (int32_t)fr->df->nregs + SR_CLOCK);
       uint64_t now = r->st->warp_insns + executed;
@@ -1330,7 +1448,10 @@ static void release_run(struct run *r)
 {
   if (r->warps)
     for (uint32_t j = 0; j < r->nwarps; j++) {
-      while (r->warps[j].depth) pop_frame(&r->warps[j]);
+      for (uint32_t f = 0; f < r->warps[j].nslots; f++) {
+        free(r->warps[j].fr[f].R);
+        free(r->warps[j].fr[f].param);
+      }
       free(r->warps[j].fr);
       free(r->warps[j].local);
       free(r->warps[j].dyn);

@@ -22,8 +22,6 @@ void cc_gpu_stats_add_shards(struct cc_gpu_pc_stats *acc, const uint64_t *raw,
     acc->lanes += lo32(r[CC_GPU_F_REQ_LANES]);
     acc->sectors += hi32(r[CC_GPU_F_SECT_IDEAL]);
     acc->ideal += lo32(r[CC_GPU_F_SECT_IDEAL]);
-    acc->bytes += hi32(r[CC_GPU_F_BYTES_STRCNT]);
-    acc->stride_count += lo32(r[CC_GPU_F_BYTES_STRCNT]);
     acc->stride_sum += r[CC_GPU_F_STRSUM];
     /* the device stores UINT64_MAX - min so that zeroed memory means "none" */
     if (r[CC_GPU_F_STRMIN_INV] != 0 && UINT64_MAX - r[CC_GPU_F_STRMIN_INV] < acc->stride_min)
@@ -34,6 +32,9 @@ void cc_gpu_stats_add_shards(struct cc_gpu_pc_stats *acc, const uint64_t *raw,
       acc->ways = r[CC_GPU_F_WAYS];
     acc->flags |= (uint32_t)r[CC_GPU_F_FLAGS];
   }
+  /* one instruction has one access size; each request adds (its lanes - 1) strides */
+  acc->bytes = acc->lanes * cc_gpu_stats_size(acc);
+  acc->stride_count = acc->lanes - acc->requests;
 }
 
 enum cc_space cc_gpu_stats_space(const struct cc_gpu_pc_stats *s)

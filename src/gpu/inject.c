@@ -17,7 +17,8 @@
  * Environment: COALCHECK_GPU_JSON (report path; none: table only), COALCHECK_GPU_PATCH
  * (patch fatbin; default: coalcheck_gpu_patch.fatbin beside this library),
  * COALCHECK_GPU_SHARDS (counter copies, default 132), COALCHECK_KERNEL_REGEX,
- * COALCHECK_LAUNCH_SKIP, COALCHECK_LAUNCH_COUNT, COALCHECK_NVDISASM, COALCHECK_GPU_QUIET.
+ * COALCHECK_LAUNCH_SKIP, COALCHECK_LAUNCH_COUNT, COALCHECK_NVDISASM, COALCHECK_GPU_QUIET,
+ * COALCHECK_GPU_DIAG=noatomics (overhead analysis: reduce, count nothing).
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
@@ -64,11 +65,14 @@ struct ctx_rec {
 };
 
 struct state {
-  pthread_mutex_t lock;
+  pthread_mutex_t lock;   /* recursive: see callback() */
+  int depth;              /* callbacks of this thread in progress (under lock) */
+  int debug;              /* COALCHECK_GPU_DEBUG: trace events to stderr */
   Sanitizer_SubscriberHandle sub;
   char *patch_path, *json_path;
   struct cc_gpu_filter filter;
   uint32_t n_shards;
+  uint32_t mode;          /* CC_GPU_MODE_* from COALCHECK_GPU_DIAG */
   int quiet;
   struct cc_err err;      /* first error met inside a callback, reported at exit */
   struct mod_rec *mods;
@@ -108,6 +112,8 @@ static int check(struct state *s, SanitizerResult r, const char *what)
 {
   if (r == SANITIZER_SUCCESS)
     return 0;
+  if (s->debug)
+    fprintf(stderr, "coalcheck-gpu: %s failed: %d\n", what, (int)r);
   if (s->err.status == CC_OK) {
     const char *why = "unknown error";
     sanitizerGetResultString(r, &why);
@@ -219,6 +225,7 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
       .n_slots = f->n_slots,
       .n_shards = f->n_shards,
       .enabled = 1,
+      .mode = s->mode,
   };
   if (check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
       check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
@@ -241,6 +248,8 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
     f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
     f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
   }
+  if (s->debug)
+    fprintf(stderr, "coalcheck-gpu: launch %s %s\n", f->mangled, ud == c->disabled ? "off" : "on");
   check(s, sanitizerSetLaunchCallbackData(d->hLaunch, d->function, d->hStream, ud),
         "sanitizerSetLaunchCallbackData");
 }
@@ -249,6 +258,10 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
 static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st)
 {
   char *dev = f->dev;
+  /* at LAUNCH_END the grid may still run: wait for it (measured on the H200: copies
+   * without this wait read counters mid-kernel) */
+  if (check(s, sanitizerStreamSynchronize(st), "sanitizerStreamSynchronize") != 0)
+    return;
   if (check(s, sanitizerMemcpyDeviceToHost(f->touched, dev + f->touched_off,
                                            f->touched_bytes, st), "reading counters") != 0)
     return;
@@ -290,13 +303,24 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
                                   Sanitizer_CallbackId cbid, const void *cbdata)
 {
   struct state *s = userdata;
+  /* Sanitizer calls made inside a callback (sanitizerAlloc, sanitizerMemset, ...) may
+   * raise callbacks of their own on this thread: a plain mutex would deadlock there, so
+   * the lock is recursive and nested events (the tool's own work) are ignored. */
   pthread_mutex_lock(&s->lock);
+  if (s->depth > 0) {
+    pthread_mutex_unlock(&s->lock);
+    return;
+  }
+  s->depth++;
+  if (s->debug)
+    fprintf(stderr, "coalcheck-gpu: event domain %d cbid %d\n", (int)domain, (int)cbid);
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
     on_module_loaded(s, cbdata);
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
     on_launch_begin(s, cbdata);
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
     on_launch_end(s, cbdata);
+  s->depth--;
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -363,6 +387,7 @@ static void finish(void)
   if (s == NULL)
     return;
   pthread_mutex_lock(&s->lock);
+  s->depth++; /* callbacks raised from here on (teardown) are ignored */
   unsetenv("LD_PRELOAD"); /* nvdisasm must not load this library again */
   size_t nk = 0;
   struct cc_gpu_kernel_report *ks = calloc(s->n_funcs + 1, sizeof *ks);
@@ -447,12 +472,19 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   struct state *s = calloc(1, sizeof *s);
   if (s == NULL)
     return;
-  pthread_mutex_init(&s->lock, NULL);
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&s->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  s->debug = getenv("COALCHECK_GPU_DEBUG") != NULL;
   const char *patch = getenv("COALCHECK_GPU_PATCH");
   s->patch_path = patch && *patch ? xstrdup(patch) : default_patch_path();
   const char *json = getenv("COALCHECK_GPU_JSON");
   s->json_path = json && *json ? xstrdup(json) : NULL;
   s->quiet = getenv("COALCHECK_GPU_QUIET") != NULL;
+  const char *diag = getenv("COALCHECK_GPU_DIAG");
+  s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS : 0;
   const char *sh = getenv("COALCHECK_GPU_SHARDS");
   s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
   struct cc_err e = {0};

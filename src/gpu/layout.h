@@ -14,10 +14,10 @@
  * atomics of different SMs never meet on one address (GPU-NOTES.md: 58x with one shared
  * counter, 6.5x sharded by SM). The host sums the shards of the slots flagged in touched.
  *
- * Two counts share one 64-bit word where each per-request increment is tiny (<= 512):
- * hi 32 bits and lo 32 bits are added by one atomic. The lo half cannot carry into the
- * hi half while one shard of one slot sees fewer than 2^23 requests between two flushes
- * (2^23 x 512 = 2^32); the host flushes after every profiled launch. */
+ * Two counts share one 64-bit word where each per-request increment is tiny (<= 32):
+ * hi 32 bits and lo 32 bits are added by one atomic. The lo half (<= 32 per request)
+ * cannot carry into the hi half while one shard of one slot sees fewer than 2^27 requests
+ * between two flushes; the host flushes after every profiled launch. */
 #ifndef CC_GPU_LAYOUT_H
 #define CC_GPU_LAYOUT_H
 
@@ -26,12 +26,12 @@
 #define CC_GPU_INSN_BYTES 16u   /* SASS instruction size on sm_70 .. sm_90 */
 #define CC_GPU_DEFAULT_SHARDS 132u /* SMs of an H100 SXM / H200 */
 
-/* fields of one (slot, shard) record */
+/* fields of one (slot, shard) record; bytes requested (lanes x size) and the stride
+ * count (lanes - requests: each request adds lanes - 1 strides) follow on the host */
 enum cc_gpu_field {
   CC_GPU_F_REQ_LANES = 0,  /* hi: requests (warp-level executions), lo: active lanes */
   CC_GPU_F_SECT_IDEAL,     /* global: hi sectors, lo ideal sectors;
                               shared/local: hi wavefronts, lo ideal wavefronts */
-  CC_GPU_F_BYTES_STRCNT,   /* hi: bytes requested (lanes x size), lo: stride count */
   CC_GPU_F_STRSUM,         /* sum of neighbour strides (bytes) */
   CC_GPU_F_STRMIN_INV,     /* UINT64_MAX - min stride (atomicMax; 0 = none yet) */
   CC_GPU_F_STRMAX,         /* max stride (bytes) */
@@ -47,6 +47,10 @@ enum cc_gpu_field {
 #define CC_GPU_FL_SPACE_SHIFT 8    /* bit 8 + enum cc_space: space seen */
 #define CC_GPU_FL_SIZE_SHIFT 16    /* bit 16 + log2(size): access size seen (1..16 bytes) */
 
+/* mode bits: CC_GPU_MODE_NO_ATOMICS reduces each warp but updates no counter (to measure
+ * what the reduction alone costs; COALCHECK_GPU_DIAG=noatomics) */
+#define CC_GPU_MODE_NO_ATOMICS 0x1u
+
 /* The userdata the device callbacks receive (device memory). */
 struct cc_gpu_launch_hdr {
   uint64_t base_pc;  /* absolute pc of the kernel's first instruction */
@@ -55,7 +59,7 @@ struct cc_gpu_launch_hdr {
   uint32_t n_slots;  /* kernel size / 16 (the overflow slot n_slots comes on top) */
   uint32_t n_shards; /* >= 1 */
   uint32_t enabled;  /* 0: the callbacks return at once (launch filtered out) */
-  uint32_t pad;
+  uint32_t mode;     /* CC_GPU_MODE_* bits (diagnostics) */
 };
 
 #endif

@@ -157,6 +157,89 @@ static __device__ __forceinline__ void bank_conflicts(uint32_t mask, uint32_t la
   *ways = mx;
 }
 
+// Result of one warp's reduction, valid in the leader lane.
+struct warp_sum {
+  uint32_t cnt_hi, cnt_lo; // global: sectors, ideal sectors; shared: wavefronts, ideal
+  uint32_t ways;           // shared: worst ways (1 = no conflict)
+  uint32_t smin, smax;     // neighbour strides (bytes, saturated to 32 bits)
+  uint32_t span;           // largest - smallest address (= sum of neighbour strides)
+};
+
+static __device__ __forceinline__ uint32_t sat32(uint64_t v)
+{
+  return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+// Fast path: a full warp whose addresses do not decrease with the lane id (coalesced,
+// strided and transposed-store patterns). Sorted order = lane order, so neighbour strides
+// are addr[i] - addr[i-1], distinct sectors/addresses are counted by one ballot each, and
+// no match or sort is needed.
+static __device__ __forceinline__ void reduce_monotonic(uint32_t lane, uint64_t addr,
+                                                        uint64_t prev, uint32_t size,
+                                                        uint32_t space, struct warp_sum *w)
+{
+  bool first = lane == 0;
+  uint32_t d = first ? 0 : sat32(addr - prev);
+  uint32_t dmin = first ? UINT32_MAX : d, dmax = d;
+#pragma unroll
+  for (uint32_t j = 16; j > 0; j >>= 1) {
+    dmin = min(dmin, __shfl_xor_sync(FULL_MASK, dmin, j));
+    dmax = max(dmax, __shfl_xor_sync(FULL_MASK, dmax, j));
+  }
+  uint64_t last = __shfl_sync(FULL_MASK, addr, 31);
+  w->smin = dmin;
+  w->smax = dmax;
+  w->span = sat32(last - addr); // meaningful in lane 0, the leader
+  w->ways = 1;
+  if (space == 0) {
+    uint32_t sectors = 1 + __popc(__ballot_sync(FULL_MASK, !first && (addr >> 5) != (prev >> 5)));
+    uint32_t distinct = 1 + __popc(__ballot_sync(FULL_MASK, !first && addr != prev));
+    w->cnt_hi = sectors;
+    w->cnt_lo = (distinct * size + 31) / 32;
+    return;
+  }
+  // shared: a phase of L lanes whose bytes lie within 32 consecutive 4-byte words touches
+  // each bank at most once (multicast for equal words)
+  uint32_t nphase = size <= 4 ? 1 : size / 4;
+  uint32_t L = 32 / nphase;
+  uint64_t end = __shfl_down_sync(FULL_MASK, addr, L - 1);
+  bool ok = lane % L != 0 || ((end + size - 1) >> 2) - (addr >> 2) < 32;
+  if (__all_sync(FULL_MASK, ok)) {
+    w->cnt_hi = nphase;
+    w->cnt_lo = nphase;
+    return;
+  }
+  bank_conflicts(FULL_MASK, lane, addr, size, &w->cnt_hi, &w->cnt_lo, &w->ways);
+}
+
+// General path: partial warps or addresses in any order.
+static __device__ __forceinline__ void reduce_general(uint32_t mask, uint32_t lane,
+                                                      uint32_t leader, uint64_t addr,
+                                                      uint32_t size, uint32_t space,
+                                                      struct warp_sum *w)
+{
+  w->ways = 1;
+  if (space == 0) {
+    uint32_t sg = __match_any_sync(mask, addr >> 5);
+    uint32_t sectors = __popc(__ballot_sync(mask, (uint32_t)(__ffs(sg) - 1) == lane));
+    uint32_t ag = __match_any_sync(mask, addr);
+    uint32_t distinct = __popc(__ballot_sync(mask, (uint32_t)(__ffs(ag) - 1) == lane));
+    w->cnt_hi = sectors;
+    w->cnt_lo = (distinct * size + 31) / 32;
+  } else {
+    bank_conflicts(mask, lane, addr, size, &w->cnt_hi, &w->cnt_lo, &w->ways);
+  }
+  uint64_t base = __shfl_sync(mask, addr, leader);
+  uint32_t key = rel_key(addr, base);
+  bool has;
+  uint32_t s = sorted_stride(mask, lane, key, &has);
+  struct red4 r = {has ? s : UINT32_MAX, has ? s : 0, key, key};
+  r = warp_red4(mask, r);
+  w->smin = r.min_a;
+  w->smax = r.max_a;
+  w->span = r.max_b - r.min_b;
+}
+
 static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t addr,
                                               uint32_t size, uint32_t flags, uint32_t space)
 {
@@ -168,53 +251,39 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
   uint32_t leader = __ffs(mask) - 1;
   uint32_t nact = __popc(mask);
 
-  uint32_t cnt_hi, cnt_lo, ways = 0;
-  if (space == 0) { // global
-    uint32_t sg = __match_any_sync(mask, addr >> 5);
-    uint32_t sectors = __popc(__ballot_sync(mask, (uint32_t)(__ffs(sg) - 1) == lane));
-    uint32_t ag = __match_any_sync(mask, addr);
-    uint32_t distinct = __popc(__ballot_sync(mask, (uint32_t)(__ffs(ag) - 1) == lane));
-    cnt_hi = sectors;
-    cnt_lo = (distinct * size + 31) / 32;
-  } else {
-    bank_conflicts(mask, lane, addr, size, &cnt_hi, &cnt_lo, &ways);
+  struct warp_sum w;
+  bool mono = false;
+  uint64_t prev = 0;
+  if (mask == FULL_MASK) {
+    prev = __shfl_up_sync(FULL_MASK, addr, 1);
+    mono = __all_sync(FULL_MASK, lane == 0 || addr >= prev);
   }
+  if (mono)
+    reduce_monotonic(lane, addr, prev, size, space, &w);
+  else
+    reduce_general(mask, lane, leader, addr, size, space, &w);
 
-  uint64_t base = __shfl_sync(mask, addr, leader);
-  uint32_t key = rel_key(addr, base);
-  bool has;
-  uint32_t s = sorted_stride(mask, lane, key, &has);
-  struct red4 r = {has ? s : UINT32_MAX, has ? s : 0, key, key};
-  r = warp_red4(mask, r);
-  uint32_t smin = r.min_a, smax = r.max_a, kmin = r.min_b, kmax = r.max_b;
-
-  if (lane != leader)
+  if (lane != leader || (h->mode & CC_GPU_MODE_NO_ATOMICS))
     return;
   uint64_t off = pc - h->base_pc;
   uint32_t slot = off < (uint64_t)h->n_slots * CC_GPU_INSN_BYTES
                       ? (uint32_t)(off / CC_GPU_INSN_BYTES) : h->n_slots;
   unsigned long long *c = (unsigned long long *)h->counters +
       ((uint64_t)slot * h->n_shards + sm_id() % h->n_shards) * CC_GPU_FIELDS;
+  // non-returning atomics (RED): the warp does not wait for them
   atomicAdd(c + CC_GPU_F_REQ_LANES, (1ull << 32) | nact);
-  atomicAdd(c + CC_GPU_F_SECT_IDEAL, ((unsigned long long)cnt_hi << 32) | cnt_lo);
-  atomicAdd(c + CC_GPU_F_BYTES_STRCNT, ((unsigned long long)(nact * size) << 32) | (nact - 1));
+  atomicAdd(c + CC_GPU_F_SECT_IDEAL, ((unsigned long long)w.cnt_hi << 32) | w.cnt_lo);
   if (nact > 1) {
-    atomicAdd(c + CC_GPU_F_STRSUM, (unsigned long long)(kmax - kmin));
-    atomicMax(c + CC_GPU_F_STRMIN_INV, ~0ull - smin);
-    atomicMax(c + CC_GPU_F_STRMAX, (unsigned long long)smax);
+    atomicAdd(c + CC_GPU_F_STRSUM, (unsigned long long)w.span);
+    atomicMax(c + CC_GPU_F_STRMIN_INV, ~0ull - w.smin);
+    atomicMax(c + CC_GPU_F_STRMAX, (unsigned long long)w.smax);
   }
-  if (ways > 1)
-    atomicMax(c + CC_GPU_F_WAYS, (unsigned long long)ways);
-  unsigned long long fl = (unsigned long long)flags | (1ull << (CC_GPU_FL_SPACE_SHIFT + space)) |
-                          (1ull << (CC_GPU_FL_SIZE_SHIFT + __ffs(size) - 1));
-  // read first: after the first warp of an SM the bits are there, and a plain load that
-  // hits L1 is cheaper than an atomic
-  if ((*(volatile unsigned long long *)(c + CC_GPU_F_FLAGS) & fl) != fl)
-    atomicOr(c + CC_GPU_F_FLAGS, fl);
-  uint32_t *t = (uint32_t *)h->touched + slot / 32;
-  uint32_t bit = 1u << (slot % 32);
-  if ((*(volatile uint32_t *)t & bit) == 0)
-    atomicOr(t, bit);
+  if (w.ways > 1)
+    atomicMax(c + CC_GPU_F_WAYS, (unsigned long long)w.ways);
+  atomicOr(c + CC_GPU_F_FLAGS, (unsigned long long)flags |
+                                   (1ull << (CC_GPU_FL_SPACE_SHIFT + space)) |
+                                   (1ull << (CC_GPU_FL_SIZE_SHIFT + __ffs(size) - 1)));
+  atomicOr((uint32_t *)h->touched + slot / 32, 1u << (slot % 32));
 }
 
 static __device__ __forceinline__ uint32_t access_flags(uint32_t flags, const void *pData)

@@ -102,3 +102,13 @@ uint32_t cc_model_lane_mask(uint32_t first, uint32_t count)
   assert(first < CC_WARP_SIZE && count >= 1 && first + count <= CC_WARP_SIZE);
   return count == CC_WARP_SIZE ? 0xffffffffu : ((1u << count) - 1u) << first;
 }
+
+void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out)
+{
+  uint64_t size = a->size_bytes ? a->size_bytes : 1;
+  *out = *a;
+  for (uint64_t lane = 0; lane < CC_WARP_SIZE; lane++) {
+    uint64_t off = a->addr[lane];
+    out->addr[lane] = (off / size) * (size * CC_WARP_SIZE) + lane * size + off % size;
+  }
+}

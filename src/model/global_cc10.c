@@ -16,7 +16,8 @@
  * two 128-byte (16-byte words) transactions. Otherwise every active lane gets its own
  * 32-byte transaction (a lane whose bytes straddle 32-byte boundaries, which aligned
  * accesses never do, one per 32-byte segment touched). A permutation of the words, all
- * lanes on one address, 1- and 2-byte words: all one transaction per lane.
+ * lanes on one address, 1- and 2-byte words: all one transaction per lane. Atomics and
+ * reductions are costed like loads and stores (the guide gives them no rule of their own).
  *   requests          = half-warps with an active lane (1 when no lane is active, as on
  *                       every model: the instruction was issued)
  *   transactions      = sum over half-warps of the above

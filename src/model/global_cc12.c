@@ -15,7 +15,8 @@
  * Any permutation of the words within a segment, and any number of lanes on one word,
  * therefore costs what the contiguous access costs. Served bytes are [addr, addr + size)
  * of the served lanes, clipped to the segment (aligned accesses never cross it; the
- * emulator rejects misaligned ones).
+ * emulator rejects misaligned ones). Atomics and reductions are costed like loads and
+ * stores (the guide gives them no rule of their own).
  *   requests          = half-warps with an active lane (1 when no lane is active)
  *   transactions      = transactions issued, summed over half-warps
  *   transaction_bytes = sum of their final sizes

@@ -193,6 +193,13 @@ uint32_t cc_model_group_lanes(const struct cc_model *m)
 void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out)
 {
+  if (a->space == CC_SPACE_LOCAL) {
+    /* per-thread offsets -> the interleaved addresses the rules are written for */
+    struct cc_warp_access phys;
+    cc_model_local_layout(a, &phys);
+    m->global_rules->global(m, &phys, out);
+    return;
+  }
   m->global_rules->global(m, a, out);
 }
 

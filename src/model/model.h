@@ -91,7 +91,12 @@ struct cc_shared_cost {
 
 /* Computes the cost of a global/local access a under model m. Lanes not in a->active are
  * ignored. An access with no active lane costs 0 everywhere but requests (1). The rule of
- * each architecture and its source: the header comment of its file (global_*.c). */
+ * each architecture and its source: the header comment of its file (global_*.c).
+ * Local memory: a->addr holds each lane's offset in its own window (access.h); the
+ * offsets are first laid out as the hardware interleaves them, element e of lane l at
+ * e x 32 x size + l x size (CUDA C Programming Guide, "Local Memory": consecutive words
+ * belong to consecutive threads, so a warp reading one variable is fully coalesced), and
+ * all figures, unique_bytes included, are of those addresses. */
 void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out);
 

@@ -48,6 +48,16 @@ void cc_model_geometry(const struct cc_warp_access *a, struct cc_global_cost *ou
 /* Distinct aligned units of `unit` bytes (e.g. 32, 128) that hold the bytes
  * [addr, addr + size) of the lanes in mask & a->active; 0 when no such lane. */
 uint32_t cc_model_units(const struct cc_warp_access *a, uint32_t mask, uint64_t unit);
+/* Rewrites the per-thread local-memory offsets of a (a->space == CC_SPACE_LOCAL: the
+ * offset in each lane's own window) into the addresses the hardware's interleaved layout
+ * gives them, into *out: element e = off / size of lane l lies at
+ * e * (32 x size) + l x size (+ off % size). CUDA C Programming Guide, "Device Memory
+ * Accesses, Local Memory": "local memory is organized such that consecutive 32-bit words
+ * are accessed by consecutive thread IDs. Accesses are therefore fully coalesced as long
+ * as all threads in a warp access the same relative address"; we interleave in units of
+ * the access size, so that 8- and 16-byte accesses to one relative address are fully
+ * coalesced as well. */
+void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out);
 /* Mask of lanes [first, first + count); first + count <= 32, count >= 1. */
 uint32_t cc_model_lane_mask(uint32_t first, uint32_t count);
 

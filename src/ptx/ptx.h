@@ -194,6 +194,8 @@ struct ptx_reg {
   uint32_t vec;        /* .v2/.v4 register declarations: 2 or 4, else 1 */
   uint32_t instance;   /* 0 for the first declaration of this name in the function, k for the
                           (k+1)-th (nested scopes); the printer writes NAME$k when k > 0 */
+  int32_t scope;       /* the { } block declaring it (index into ptx_function.scopes), or
+                          -1 for the function body itself */
 };
 
 struct ptx_var {
@@ -209,11 +211,37 @@ struct ptx_var {
   int init_is_symbolic;   /* initializer names symbols (generic(...)); kept as init_text */
   char *init_text;        /* initializer text verbatim when it is symbolic, else NULL */
   uint32_t instance;      /* function scope: as ptx_reg.instance (callseq .param names) */
+  int32_t scope;          /* function scope: as ptx_reg.scope (-1: the body or a parameter;
+                             module variables: -1) */
 };
 
 struct ptx_label {
   char *name;
   uint32_t insn;          /* index of the first instruction after the label */
+};
+
+/* A nested { } block of a function body: instructions open_insn .. close_insn-1. */
+struct ptx_scope {
+  int32_t parent;         /* enclosing block, or -1 for the body */
+  uint32_t open_insn, close_insn;
+};
+
+/* What stands between instructions, in file order, for the printer: labels, .loc, .pragma
+ * and the braces of nested blocks. index: into labels, locs, pragmas or scopes. */
+enum ptx_mark_kind { PTX_MARK_LABEL, PTX_MARK_LOC, PTX_MARK_PRAGMA, PTX_MARK_OPEN,
+                     PTX_MARK_CLOSE };
+struct ptx_mark {
+  uint8_t kind;           /* enum ptx_mark_kind */
+  uint32_t insn;          /* index of the instruction that follows it */
+  uint32_t index;
+};
+
+/* A .pragma inside a body ("nounroll" steers ptxas's loop unrolling: kept so that the
+ * printed PTX assembles to the same machine code). */
+struct ptx_pragma {
+  char *text;             /* the string operand with its quotes, e.g. "\"nounroll\"" */
+  uint32_t insn;          /* index of the instruction that follows it */
+  uint32_t labels_before; /* labels defined before it (orders it among the labels at insn) */
 };
 
 struct ptx_insn {
@@ -225,7 +253,12 @@ struct ptx_insn {
   uint8_t boolop;         /* enum ptx_boolop */
   uint8_t mode;           /* enum ptx_mode */
   uint8_t type[3];        /* type[0]: the instruction type (cvt: destination),
-                             type[1]: cvt source / mul.wide etc., PTX_TYPE_NONE if unused */
+                             type[1]: cvt source / mul.wide etc., PTX_TYPE_NONE if unused.
+                             The parser fills them in the order written: cvt.rn.f32.f64
+                             and set.lt.u32.f32 -> {f32|u32, f64|f32}; tex.2d.v4.u32.f32 ->
+                             {u32 (texel), f32 (coordinates)}; mul.wide.s32 -> {s32} (the
+                             operand type; the result is twice as wide); setp.lt.s32 ->
+                             {s32} (the comparison type) */
   uint8_t cvta_space;     /* cvta: the space converted to/from (enum ptx_space) */
   uint32_t flags;         /* PTX_F_* bits */
   int32_t guard;          /* guard predicate register, or -1 */
@@ -260,6 +293,9 @@ struct ptx_function {
   char *directives;       /* performance directives (.maxntid, .reqntid, ...) verbatim, or NULL */
   char *protos;           /* "NAME: .callprototype ...;" declarations verbatim, one per line,
                              or NULL */
+  struct ptx_pragma *pragmas; uint32_t npragmas; /* in file order */
+  struct ptx_scope *scopes; uint32_t nscopes;    /* nested { } blocks, in opening order */
+  struct ptx_mark *marks; uint32_t nmarks;       /* labels, .loc, .pragma, braces in order */
   uint32_t line;          /* where the function starts in the .ptx file */
 };
 
@@ -274,9 +310,11 @@ struct ptx_module {
   char *sections;         /* trailing .section blocks (e.g. .debug_str) verbatim, or NULL */
   /* Module-scope declarations in file order, for the printer: */
   struct ptx_item { uint8_t kind; uint32_t index; } *items; uint32_t nitems;
+  char **pragmas; uint32_t npragmas; /* module-scope .pragma strings (with quotes) */
 };
-/* ptx_item.kind: a module variable, a function declaration (no body), a function body. */
-enum { PTX_ITEM_VAR, PTX_ITEM_FUNC_DECL, PTX_ITEM_FUNC_DEF };
+/* ptx_item.kind: a module variable, a function declaration (no body), a function body,
+ * a module-scope .pragma (index into ptx_module.pragmas). */
+enum { PTX_ITEM_VAR, PTX_ITEM_FUNC_DECL, PTX_ITEM_FUNC_DEF, PTX_ITEM_PRAGMA };
 
 /* ---- API -------------------------------------------------------------------------- */
 

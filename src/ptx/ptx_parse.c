@@ -135,16 +135,18 @@ struct parser {
   struct cc_err *err;
   jmp_buf jb;
   struct ptx_module *m;
-  size_t cap_files, cap_vars, cap_funcs, cap_items;
+  size_t cap_files, cap_vars, cap_funcs, cap_items, cap_mpragmas;
   struct map mvars, mfuncs;
   CC_VEC(struct fixup) sym_fix;  /* module-wide: symbols not yet declared */
   CC_VEC(struct fixup) call_fix; /* module-wide: callees not yet declared */
   /* the function being parsed */
   uint32_t fi;
-  size_t cap_fvars, cap_regs, cap_insns, cap_opnds, cap_labels, cap_locs;
+  size_t cap_fvars, cap_regs, cap_insns, cap_opnds, cap_labels, cap_locs, cap_pragmas;
+  size_t cap_scopes, cap_marks;
   struct map regs, fvars, labels, reg_count, var_count;
   CC_VEC(struct undo) undo;
-  CC_VEC(size_t) scopes;
+  CC_VEC(size_t) scopes;             /* undo-log marks of the open nested blocks */
+  int32_t cur_scope;                 /* the innermost open block, -1: the body */
   CC_VEC(struct ptx_tok) label_refs; /* LABEL operands hold an index here until resolved */
   int32_t cur_loc;
   /* the instruction being parsed */
@@ -434,9 +436,29 @@ static void decode_modifiers(struct ptx_insn *in, const char *text) {
 
 /* ---- scopes and declarations ------------------------------------------------------- */
 
-static void scope_push(struct parser *p) { CC_VEC_PUSH(&p->scopes, p->undo.len); }
+/* Records what stands before the next instruction, for the printer. */
+static void add_mark(struct parser *p, enum ptx_mark_kind kind, uint32_t index) {
+  struct ptx_function *f = cur_fn(p);
+  GROW(f->marks, f->nmarks, p->cap_marks);
+  f->marks[f->nmarks++] = (struct ptx_mark){(uint8_t)kind, f->ninsns, index};
+}
 
+/* Opens a nested { } block. */
+static void scope_push(struct parser *p) {
+  struct ptx_function *f = cur_fn(p);
+  CC_VEC_PUSH(&p->scopes, p->undo.len);
+  GROW(f->scopes, f->nscopes, p->cap_scopes);
+  f->scopes[f->nscopes] = (struct ptx_scope){p->cur_scope, f->ninsns, f->ninsns};
+  p->cur_scope = (int32_t)f->nscopes++;
+  add_mark(p, PTX_MARK_OPEN, (uint32_t)p->cur_scope);
+}
+
+/* Closes the innermost block: its names are unbound again. */
 static void scope_pop(struct parser *p) {
+  struct ptx_function *f = cur_fn(p);
+  f->scopes[p->cur_scope].close_insn = f->ninsns;
+  add_mark(p, PTX_MARK_CLOSE, (uint32_t)p->cur_scope);
+  p->cur_scope = f->scopes[p->cur_scope].parent;
   size_t mark = p->scopes.data[--p->scopes.len];
   while (p->undo.len > mark) {
     struct undo *u = &p->undo.data[--p->undo.len];
@@ -472,6 +494,7 @@ static void declare_reg(struct parser *p, const struct ptx_tok *at, const char *
   r->name = cc_xstrndup(name, len);
   r->type = t;
   r->vec = vec;
+  r->scope = p->cur_scope;
   f->nregs++;
   r->instance = next_instance(&p->reg_count, r->name);
   scoped_bind(p, &p->regs, r->name, (int32_t)(f->nregs - 1));
@@ -553,7 +576,7 @@ static void init_store(struct ptx_var *v, uint64_t idx, const struct ptx_tok *t,
 
 /* = value | = { ... } (nested braces flattened). Numeric initializers become bytes;
  * one naming a symbol (generic(x), x+8) is kept verbatim in init_text. */
-static void parse_init(struct parser *p, struct ptx_var *v) {
+static void parse_init(struct parser *p, struct ptx_var *v, const struct ptx_tok *name) {
   const char *start = p->tok.s, *end = start;
   p->ivals.len = p->inegs.len = 0;
   int depth = 0, symbolic = 0, neg = 0;
@@ -604,8 +627,7 @@ static void parse_init(struct parser *p, struct ptx_var *v) {
     fail_at(p, t.line, t.col, "too many initializers for '%s' (%llu elements)", v->name,
             (unsigned long long)nelem);
   } else if (v->size_bytes > MAX_INIT_BYTES) {
-    fail_at(p, p->ivals.len ? p->ivals.data[0].line : 0, p->ivals.len ? p->ivals.data[0].col : 0,
-            "initialized variable '%s' is too large (%llu bytes, at most %llu)", v->name,
+    fail_at(p, name->line, name->col, "initialized variable '%s' is too large (%llu bytes, at most %llu)", v->name,
             (unsigned long long)v->size_bytes, (unsigned long long)MAX_INIT_BYTES);
   } else if (v->size_bytes > 0) {
     v->init = cc_xcalloc(1, (size_t)v->size_bytes);
@@ -703,7 +725,8 @@ static void parse_var_decl(struct parser *p, int in_fn, int is_extern, int is_vi
     v->is_extern = is_extern;
     v->is_visible = is_visible;
     v->is_weak = is_weak;
-    if (accept_punct(p, '=')) parse_init(p, v);
+    if (accept_punct(p, '=')) parse_init(p, v, &name_tok);
+    v->scope = in_fn ? p->cur_scope : -1;
     if (in_fn) {
       struct ptx_function *f = cur_fn(p);
       v->instance = next_instance(&p->var_count, v->name);
@@ -730,6 +753,12 @@ static int32_t lookup_reg(struct parser *p, const struct ptx_tok *t) {
     fail_at(p, t->line, t->col, "undefined register %s", d);
   }
   return r;
+}
+
+/* Whether t names a register in scope: "%name", or a plain name that a .reg declared
+ * (inline asm writes "{ .reg .pred p; setp.ne.b32 p, %r1, 0; ... }"). */
+static int is_reg_name(const struct parser *p, const struct ptx_tok *t) {
+  return t->kind == PTX_TOK_IDENT && (t->s[0] == '%' || map_get(&p->regs, t->s, t->len) >= 0);
 }
 
 /* A special register ("%tid.x", "%laneid"); 0 when t is not one. */
@@ -819,7 +848,7 @@ static struct ptx_operand parse_imm(struct parser *p) {
 /* [reg], [reg+imm], [reg+-imm], [var], [var+imm], [imm] */
 static struct ptx_operand parse_addr_body(struct parser *p, int in_elems) {
   struct ptx_operand o = new_opnd(PTX_OPND_ADDR);
-  if (p->tok.kind == PTX_TOK_IDENT && p->tok.s[0] == '%') {
+  if (is_reg_name(p, &p->tok)) {
     o.reg = lookup_reg(p, &p->tok);
     next(p);
   } else if (p->tok.kind == PTX_TOK_IDENT) {
@@ -895,7 +924,7 @@ static void parse_operand_one(struct parser *p, int in_elems, int is_branch) {
     parse_bracket(p, in_elems);
   } else if (is_punct(p, '!')) {
     next(p);
-    if (p->tok.kind != PTX_TOK_IDENT || p->tok.s[0] != '%') expected(p, "a predicate register");
+    if (!is_reg_name(p, &p->tok)) expected(p, "a predicate register");
     struct ptx_operand o = new_opnd(PTX_OPND_REG);
     o.reg = lookup_reg(p, &p->tok);
     o.neg = 1;
@@ -910,6 +939,8 @@ static void parse_operand_one(struct parser *p, int in_elems, int is_branch) {
       o.kind = PTX_OPND_SINK;
     } else if (t.s[0] == '%') {
       if (!special_reg(&t, &o)) o.reg = lookup_reg(p, &t);
+    } else if (is_reg_name(p, &t)) {
+      o.reg = lookup_reg(p, &t);
     } else if (is_branch) {
       o.kind = PTX_OPND_LABEL;
       o.target = (int32_t)p->label_refs.len;
@@ -952,7 +983,7 @@ static void parse_call(struct parser *p, struct ptx_insn *in) {
     expect_punct(p, ',');
   }
   struct ptx_tok callee = expect_ident(p, "a function name");
-  if (callee.s[0] == '%') {
+  if (is_reg_name(p, &callee)) {
     struct ptx_operand o = new_opnd(PTX_OPND_REG);
     o.reg = lookup_reg(p, &callee);
     push_opnd(p, 0, o);
@@ -1019,7 +1050,7 @@ static void parse_insn(struct parser *p) {
   int guard_neg = 0;
   if (accept_punct(p, '@')) {
     guard_neg = accept_punct(p, '!');
-    if (p->tok.kind != PTX_TOK_IDENT || p->tok.s[0] != '%') expected(p, "a predicate register");
+    if (!is_reg_name(p, &p->tok)) expected(p, "a predicate register");
     guard = lookup_reg(p, &p->tok);
     next(p);
   }
@@ -1089,6 +1120,7 @@ static void parse_loc(struct parser *p) {
   if (fn.len) l.function_name = cc_xstrndup(fn.s, fn.len);
   f->locs[f->nlocs++] = l;
   p->cur_loc = (int32_t)(f->nlocs - 1);
+  add_mark(p, PTX_MARK_LOC, f->nlocs - 1);
 }
 
 /* NAME: .callprototype ... ;  kept verbatim */
@@ -1113,6 +1145,7 @@ static void define_label(struct parser *p, const struct ptx_tok *t) {
   f->labels[f->nlabels].name = cc_xstrndup(t->s, t->len);
   f->labels[f->nlabels].insn = f->ninsns;
   f->nlabels++;
+  add_mark(p, PTX_MARK_LABEL, f->nlabels - 1);
   *map_slot(&p->labels, f->labels[f->nlabels - 1].name, t->len) = (int32_t)(f->nlabels - 1);
 }
 
@@ -1132,6 +1165,21 @@ static void resolve_labels(struct parser *p) {
     o->var = l;
     o->target = (int32_t)f->labels[l].insn;
   }
+}
+
+/* .pragma "text"; inside a body, kept with its position. */
+static void parse_body_pragma(struct parser *p) {
+  next(p);
+  if (p->tok.kind != PTX_TOK_STRING) expected(p, "a string");
+  struct ptx_function *f = cur_fn(p);
+  GROW(f->pragmas, f->npragmas, p->cap_pragmas);
+  struct ptx_pragma *pr = &f->pragmas[f->npragmas++];
+  pr->text = cc_xstrndup(p->tok.s, p->tok.len);
+  pr->insn = f->ninsns;
+  pr->labels_before = f->nlabels;
+  add_mark(p, PTX_MARK_PRAGMA, f->npragmas - 1);
+  next(p);
+  expect_punct(p, ';');
 }
 
 /* { statements } of a function; the current token is '{'. */
@@ -1155,10 +1203,7 @@ static void parse_body(struct parser *p) {
     } else if (is_dir(p, ".loc")) {
       parse_loc(p);
     } else if (is_dir(p, ".pragma")) {
-      next(p); /* optimisation hints (nounroll): dropped, they do not change meaning */
-      if (p->tok.kind != PTX_TOK_STRING) expected(p, "a string");
-      next(p);
-      expect_punct(p, ';');
+      parse_body_pragma(p);
     } else if (p->tok.kind == PTX_TOK_IDENT && peek(p).kind == PTX_TOK_PUNCT &&
                peek(p).s[0] == ':') {
       struct ptx_tok label = p->tok;
@@ -1188,6 +1233,7 @@ static uint32_t parse_param(struct parser *p) {
   f->nvars++;
   int unsized;
   parse_var_name(p, &a, v, &unsized);
+  v->scope = -1;
   v->instance = next_instance(&p->var_count, v->name);
   scoped_bind(p, &p->fvars, v->name, (int32_t)(f->nvars - 1));
   return f->nvars - 1;
@@ -1215,6 +1261,8 @@ static void function_state_reset(struct parser *p) {
   map_clear(&p->var_count);
   p->undo.len = p->scopes.len = p->label_refs.len = 0;
   p->cap_fvars = p->cap_regs = p->cap_insns = p->cap_opnds = p->cap_labels = p->cap_locs = 0;
+  p->cap_pragmas = p->cap_scopes = p->cap_marks = 0;
+  p->cur_scope = -1;
   p->cur_loc = -1;
 }
 
@@ -1431,6 +1479,11 @@ static void parse_module(struct parser *p) {
     } else if (is_dir(p, ".pragma")) {
       next(p);
       if (p->tok.kind != PTX_TOK_STRING) expected(p, "a string");
+      struct ptx_module *m = p->m;
+      GROW(m->pragmas, m->npragmas, p->cap_mpragmas);
+      m->pragmas[m->npragmas++] = cc_xstrndup(p->tok.s, p->tok.len);
+      GROW(m->items, m->nitems, p->cap_items);
+      m->items[m->nitems++] = (struct ptx_item){PTX_ITEM_PRAGMA, m->npragmas - 1};
       next(p);
       expect_punct(p, ';');
     } else {

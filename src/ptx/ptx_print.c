@@ -344,17 +344,24 @@ static void put_function_body(struct sbuf *b, const struct ptx_module *m,
     sb_puts(b, ";\n");
   }
   if (f->protos) sb_printf(b, "\t%s", f->protos);
-  uint32_t l = 0, k = 0;
-  for (uint32_t i = 0; i < f->ninsns; i++) {
-    for (; l < f->nlabels && f->labels[l].insn <= i; l++)
-      sb_printf(b, "%s:\n", f->labels[l].name);
+  uint32_t l = 0, k = 0, g = 0;
+  for (uint32_t i = 0; i <= f->ninsns; i++) {
+    /* labels and pragmas before instruction i, in their file order */
+    for (;;) {
+      if (g < f->npragmas && f->pragmas[g].insn <= i && f->pragmas[g].labels_before <= l) {
+        sb_printf(b, "\t.pragma %s;\n", f->pragmas[g++].text);
+      } else if (l < f->nlabels && f->labels[l].insn <= i) {
+        sb_printf(b, "%s:\n", f->labels[l++].name);
+      } else {
+        break;
+      }
+    }
     for (; k < f->nlocs && f->locs[k].insn <= i; k++) put_loc(b, &f->locs[k]);
+    if (i == f->ninsns) break;
     sb_puts(b, "\t");
     put_insn(b, m, f, &f->insns[i]);
     sb_puts(b, "\n");
   }
-  for (; l < f->nlabels; l++) sb_printf(b, "%s:\n", f->labels[l].name);
-  for (; k < f->nlocs; k++) put_loc(b, &f->locs[k]);
   sb_puts(b, "}\n");
 }
 
@@ -365,6 +372,10 @@ int ptx_print_module(const struct ptx_module *m, FILE *out) {
             m->version ? m->version : "9.0", m->target ? m->target : "sm_90", m->address_size);
   for (uint32_t i = 0; i < m->nitems; i++) {
     const struct ptx_item *it = &m->items[i];
+    if (it->kind == PTX_ITEM_PRAGMA) {
+      sb_printf(&b, ".pragma %s;\n", m->pragmas[it->index]);
+      continue;
+    }
     if (it->kind == PTX_ITEM_VAR) {
       put_var_decl(&b, &m->vars[it->index], 0);
       put_init(&b, &m->vars[it->index]);

@@ -113,6 +113,10 @@ static void function_release(struct ptx_function *f) {
   free(f->locs);
   free(f->directives);
   free(f->protos);
+  for (uint32_t i = 0; i < f->npragmas; i++) free(f->pragmas[i].text);
+  free(f->pragmas);
+  free(f->scopes);
+  free(f->marks);
 }
 
 void ptx_module_free(struct ptx_module *m) {
@@ -131,6 +135,8 @@ void ptx_module_free(struct ptx_module *m) {
   free(m->funcs);
   free(m->sections);
   free(m->items);
+  for (uint32_t i = 0; i < m->npragmas; i++) free(m->pragmas[i]);
+  free(m->pragmas);
   free(m);
 }
 

@@ -46,6 +46,10 @@ static int check_kernel(const struct cc_kernel_stats *ref, const struct cc_kerne
                         "kernel %s, instruction slot %zu: ptx_index %" PRIu32 " under %s but %"
                         PRIu32 " under the first model: compare analyses of the same run",
                         k->name, slot, b->info.id, arch, a->info.id);
+  }
+  for (size_t slot = 0; slot < k->n_insns; slot++) { /* same instructions: same counts */
+    const struct cc_insn_stats *a = &ref->insns[ref->by_slot[slot]];
+    const struct cc_insn_stats *b = &k->insns[k->by_slot[slot]];
     if (a->executions != b->executions)
       return cc_err_set(err, CC_ERR_INPUT,
                         "kernel %s, ptx_index %" PRIu32 ": %" PRIu64 " executions under %s "
@@ -150,10 +154,10 @@ static void about_line(FILE *fp, const struct cc_insn_stats *s)
     snprintf(where, sizeof where, "%.60s:%" PRIu32 ", ", base, s->info.line);
   else
     where[0] = '\0';
-  fprintf(fp, "          %s%s %s, %" PRIu32 " bytes, %" PRIu64 " executions, %" PRIu64
+  fprintf(fp, "          %s%s %s, %" PRIu32 " bytes, %" PRIu64 " execution%s, %" PRIu64
               " thread accesses\n",
           where, kind_word(s->info.kind), cc_space_name(s->info.space), s->info.size_bytes,
-          s->executions, s->thread_accesses);
+          s->executions, s->executions == 1 ? "" : "s", s->thread_accesses);
 }
 
 static void global_row(FILE *fp, const char *arch, uint32_t w, const struct cc_insn_stats *s)

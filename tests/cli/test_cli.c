@@ -428,6 +428,40 @@ static void test_find_program(void **state)
   rmdir(d2);
 }
 
+/* No nvcc, or one that cannot be started (needs no CUDA toolkit). */
+static void test_nvcc_missing(void **state)
+{
+  char *ptx = NULL;
+  size_t len = 0;
+  struct cc_err err = {0};
+  assert_int_equal(cc_cli_nvcc_compile(NULL, "k.cu", NULL, &ptx, &len, &err), CC_ERR_TOOL);
+  assert_string_equal(err.msg, "cannot compile k.cu: nvcc is not on PATH nor at "
+                               "/usr/local/cuda/bin/nvcc; install the CUDA toolkit, add its "
+                               "bin folder to PATH, or pass a .ptx file");
+  assert_int_equal(cc_cli_nvcc_compile("/nonexistent/nvcc", "k.cu", NULL, &ptx, &len, &err),
+                   CC_ERR_TOOL);
+  assert_string_equal(err.msg, "cannot run /nonexistent/nvcc: No such file or directory");
+  assert_null(ptx);
+  /* a "compiler" that succeeds without writing the PTX: /bin/true */
+  if (access("/bin/true", X_OK) == 0) {
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    assert_int_equal(cc_cli_nvcc_compile("/bin/true", "k.cu", NULL, &ptx, &len, &err),
+                     CC_ERR_TOOL);
+    expect_msg(&err, "nvcc reported success on k.cu but wrote no PTX: cannot read ");
+    /* no temporary folder can be made */
+    setenv("TMPDIR", "/nonexistent", 1);
+    assert_int_equal(cc_cli_nvcc_compile("/bin/true", "k.cu", NULL, &ptx, &len, &err),
+                     CC_ERR_IO);
+    expect_msg(&err, "cannot create a temporary folder in /nonexistent");
+    if (saved)
+      setenv("TMPDIR", saved, 1);
+    else
+      unsetenv("TMPDIR");
+    free(saved);
+  }
+}
+
 static void test_nvcc_compile(void **state)
 {
   char dir[] = "/tmp/cc-test-nvcc-XXXXXX", *cu, *bad, *ptx = NULL, *nvcc = cc_cli_find_nvcc();
@@ -438,7 +472,8 @@ static void test_nvcc_compile(void **state)
   free(nvcc);
   assert_non_null(mkdtemp(dir));
   cu = write_file(dir, "k.cu", "__global__ void k(int *a) { a[threadIdx.x] = 1; }\n");
-  if (cc_cli_nvcc_compile(cu, "-DUNUSED=1", &ptx, &len, &err) != CC_OK)
+  nvcc = cc_cli_find_nvcc();
+  if (cc_cli_nvcc_compile(nvcc, cu, "-DUNUSED=1", &ptx, &len, &err) != CC_OK)
     fail_msg("%s", err.msg);
   /* -lineinfo puts .loc lines in; -arch=sm_90 the target */
   assert_non_null(strstr(ptx, ".target sm_90"));
@@ -447,18 +482,42 @@ static void test_nvcc_compile(void **state)
   assert_int_equal(strlen(ptx), len);
   free(ptx);
   bad = write_file(dir, "bad.cu", "__global__ void k(int *a) { a[0] = ; }\n");
-  assert_int_equal(cc_cli_nvcc_compile(bad, NULL, &ptx, &len, &err), CC_ERR_TOOL);
+  assert_int_equal(cc_cli_nvcc_compile(nvcc, bad, NULL, &ptx, &len, &err), CC_ERR_TOOL);
   expect_msg(&err, "nvcc failed on ");
   expect_msg(&err, "(exit status 1):\n");
   expect_msg(&err, "expected an expression"); /* nvcc's own words */
   assert_null(ptx);
-  assert_int_equal(cc_cli_nvcc_compile(cu, "'-O3", &ptx, &len, &err), CC_ERR_USAGE);
+  assert_int_equal(cc_cli_nvcc_compile(nvcc, cu, "'-O3", &ptx, &len, &err), CC_ERR_USAGE);
   expect_msg(&err, "--nvcc-flags:1:1: unterminated single quote");
+  free(nvcc);
   unlink(cu);
   unlink(bad);
   free(cu);
   free(bad);
   assert_int_equal(rmdir(dir), 0); /* nothing but our files was there */
+}
+
+/* A long kernel list is cut visibly: 60 names of 33 characters need about 2,100
+ * characters, more than the list's 1,200. */
+static void test_find_kernel_long_list(void **state)
+{
+  static struct ptx_function many[60];
+  static char names[60][40];
+  struct ptx_module m = {.path = "many.ptx", .funcs = many, .nfuncs = 60};
+  const struct ptx_function *k;
+  struct cc_err err = {0};
+  size_t len;
+  for (int i = 0; i < 60; i++) {
+    snprintf(names[i], sizeof names[i], "kernel_with_a_rather_long_name_%02d", i);
+    many[i].name = names[i];
+    many[i].is_entry = 1;
+  }
+  assert_int_equal(cc_cli_find_kernel(&m, "x", &k, &err), CC_ERR_USAGE);
+  expect_msg(&err, "no kernel called 'x' in many.ptx; its kernels: "
+                   "kernel_with_a_rather_long_name_00, kernel_with_a_rather_long_name_01");
+  len = strlen(err.msg);
+  assert_true(len > 5);
+  assert_string_equal(err.msg + len - 5, ", ...");
 }
 
 /* ---- cc_cli_run's checks before any input is read -------------------------------------- */
@@ -519,7 +578,9 @@ int main(void)
     cmocka_unit_test(test_demangle),
     cmocka_unit_test(test_kernel_matches),
     cmocka_unit_test_setup(test_find_kernel, setup_module),
+    cmocka_unit_test(test_find_kernel_long_list),
     cmocka_unit_test(test_find_program),
+    cmocka_unit_test(test_nvcc_missing),
     cmocka_unit_test(test_nvcc_compile),
     cmocka_unit_test(test_run_checks),
   };

@@ -51,5 +51,12 @@ expect 7 "cannot write $TMP/isdir" "${GOOD[@]}" --json "$TMP/isdir"
 expect 5 "invalid global write" "$COALCHECK" "$K" --kernel oob --grid 1 --block 32 \
   --arg 'out=f32[32]:zero' --json "$TMP/m.json"
 [ -e "$TMP/m.json" ] && fail "a JSON report was left by a failed run"
+# a full standard output (the report cannot be written) is an output failure too
+if [ -w /dev/full ]; then
+  "${GOOD[@]}" >/dev/full 2>"$TMP/err"
+  rc=$?
+  [ "$rc" = 7 ] || fail "a report into /dev/full exited $rc, expected 7"
+  grep -q '^coalcheck: error: cannot write' "$TMP/err" || fail "no write error: $(cat "$TMP/err")"
+fi
 ls "$TMP" | grep -q '\.tmp\.' && fail "temporary files left: $(ls "$TMP")"
 finish

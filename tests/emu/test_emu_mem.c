@@ -473,6 +473,41 @@ static void test_cp_async_redux(void **state)
   ptx_module_free(m);
 }
 
+/* symbolic initializers: a pointer table naming .global variables */
+static const char *k_symi = PTX_HEADER
+    ".global .align 4 .u32 gcount = 7;\n"
+    ".global .align 8 .u64 gptr[2] = {generic(gcount), gcount+4};\n"
+    ".visible .entry symi(.param .u64 p_out)\n{\n"
+    ".reg .b32 %r<4>; .reg .b64 %rd<8>;\n"
+    "ld.param.u64 %rd1, [p_out];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "ld.global.u64 %rd2, [gptr];\n"
+    "ld.u32 %r1, [%rd2];\n"
+    "ld.global.u64 %rd3, [gptr+8];\n"
+    "sub.s64 %rd4, %rd3, %rd2;\n"
+    "st.global.u32 [%rd1], %r1;\n"
+    "st.global.u64 [%rd1+8], %rd4;\n"
+    "ret;\n}\n";
+
+static void test_symbolic_initializer(void **state)
+{
+  struct ptx_module *m = parse_ok(k_symi);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  uint64_t dout;
+  uint32_t *out = alloc_ok(emu, 16, "out", &dout);
+  struct launch l = L1(1, 1);
+  uint64_t diff;
+  (void)state;
+  arg64(&l, dout);
+  launch_ok(emu, m, "symi", &l, NULL, NULL);
+  /* *gptr[0] = gcount = 7; gptr[1] - gptr[0] = 4 */
+  assert_int_equal(out[0], 7);
+  memcpy(&diff, &out[2], 8);
+  assert_int_equal(diff, 4);
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -484,6 +519,7 @@ int main(void)
       cmocka_unit_test(test_unsupported),
       cmocka_unit_test(test_trap_and_launch_errors),
       cmocka_unit_test(test_cp_async_redux),
+      cmocka_unit_test(test_symbolic_initializer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,8 @@
 #define JS_SECTORS "sectors"
 #define JS_IDEAL "ideal_sectors"
 #define JS_SPR "sectors_per_request"
+#define JS_TRANSACTIONS "transactions"
+#define JS_BYTES_TRANSFERRED "bytes_transferred"
 #define JS_EFFICIENCY "efficiency"
 #define JS_STRIDE "stride"
 #define JS_ALL_STRIDE "all_stride"
@@ -452,11 +454,13 @@ static int ex_has_suggestion(const cJSON *insn, const char *kind)
 static void ex_check_suggestion(const struct ex_pick *p, const char *kind, int want)
 {
   size_t i;
-  for (i = 0; i < p->n; i++)
+  for (i = 0; i < p->n; i++) {
+    const cJSON *all = cJSON_GetObjectItemCaseSensitive(p->insn[i], JS_SUGGESTIONS);
     if (ex_has_suggestion(p->insn[i], kind) != want)
       fail_msg("%s: '%s' %s suggestion '%s' (suggestions: %s)", p->what,
                ex_str(p->insn[i], JS_PTX), want ? "lacks" : "has", kind,
-               cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(p->insn[i], JS_SUGGESTIONS)));
+               cJSON_PrintUnformatted(all));
+  }
 }
 
 /* ---- comparing outputs ------------------------------------------------------------ */

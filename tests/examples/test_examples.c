@@ -89,6 +89,30 @@ static void test_transpose_naive(void **state)
   ex_release(&r, b, 2);
 }
 
+/* The naive transpose at 4096 x 4096 (bench/transpose_naive_4096.launch, grid 128 x 512
+ * of 32x8) against hardware: ../shared/DESIGN.md records Nsight Compute on an H200 for
+ * this kernel and input: 524,288 load requests with 2,097,152 sectors, 524,288 store
+ * requests with 16,777,216 sectors (l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_
+ * {ld,st}.sum). By hand: 128*512*8 warps = 524288; 4 and 32 sectors per request. */
+static void test_transpose_naive_4096_h200(void **state)
+{
+  char extra[1024];
+  struct ex_run r;
+  const cJSON *k;
+  struct ex_pick ld, st;
+  (void)state;
+  snprintf(extra, sizeof extra, "'%s/examples/transpose/transpose.cu'", getenv("COALCHECK_SRC"));
+  ex_run(&r, "../bench/transpose_naive_4096.launch", NULL, 0, extra);
+  k = ex_kernel(&r, "transpose_naive");
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  ex_check_sum(&ld, JS_REQUESTS, 524288);
+  ex_check_sum(&ld, JS_SECTORS, 2097152);
+  ex_check_sum(&st, JS_REQUESTS, 524288);
+  ex_check_sum(&st, JS_SECTORS, 16777216);
+  ex_release(&r, NULL, 0);
+}
+
 /* The tiled versions: padded = 0 (tile[32][32]) or 1 (tile[32][33]). */
 static void check_transpose_tiled(const char *launch, const char *kernel, int padded)
 {
@@ -167,7 +191,8 @@ static void check_strided(uint32_t stride)
   float *want = malloc(SC_N * sizeof *want);
   const float *in;
   uint32_t i, sectors;
-  int line = ex_source_line("strided_copy/strided_copy.cu", NULL, "out[i] = in[(size_t)i * stride];");
+  int line =
+      ex_source_line("strided_copy/strided_copy.cu", NULL, "out[i] = in[(size_t)i * stride];");
   assert_non_null(want);
   snprintf(launch, sizeof launch, "strided_copy/stride%u.launch", stride);
   ex_run(&r, launch, b, 2, NULL);
@@ -213,6 +238,46 @@ static void test_strided_copy_2(void **state) { (void)state; check_strided(2); }
 static void test_strided_copy_4(void **state) { (void)state; check_strided(4); }
 static void test_strided_copy_8(void **state) { (void)state; check_strided(8); }
 static void test_strided_copy_32(void **state) { (void)state; check_strided(32); }
+
+/* The stride-2 copy under the older models of ../shared/MODELS.md (--arch), per warp
+ * (2048 warps): the load covers 256 bytes (lanes 8 bytes apart, 256-byte aligned), the
+ * store 128 contiguous aligned bytes.
+ *   cc2.0 (L1-cached loads: one transaction per 128-byte line; stores per 32-byte
+ *     segment): load 2 x 128 B, store 4 x 32 B.
+ *   cc1.3 (per half-warp, segment protocol, 4-byte words: 128-byte segments shrunk to
+ *     the half the lanes use): load: each half-warp spans a whole 128-byte segment,
+ *     2 x 128 B; store: each half-warp uses 64 bytes, one half of its segment: 2 x 64 B.
+ *   cc1.0 (strict): the load's k-th lane does not read the k-th word: one 32-byte
+ *     transaction per lane, 32 x 32 B; the store coalesces: one 64-byte transaction per
+ *     half-warp, 2 x 64 B. */
+static void check_strided_arch(const char *arch, uint64_t ld_tx, uint64_t ld_bytes,
+                               uint64_t st_tx, uint64_t st_bytes)
+{
+  char extra[32];
+  struct ex_buffer b[] = {{"out", 4, SC_N, NULL, NULL, NULL},
+                          {"in", 4, (size_t)SC_N * 2, NULL, NULL, NULL}};
+  struct ex_run r;
+  const cJSON *k;
+  struct ex_pick ld, st;
+  snprintf(extra, sizeof extra, "--arch %s", arch);
+  ex_run(&r, "strided_copy/stride2.launch", b, 2, extra);
+  k = ex_kernel(&r, "strided_copy");
+  ld = ex_pick(k, "ld.global", 0, NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  EX_EQ_U64(ex_sum(&ld, JS_TRANSACTIONS), 2048 * ld_tx, "%s load transactions", arch);
+  EX_EQ_U64(ex_sum(&ld, JS_BYTES_TRANSFERRED), 2048 * ld_bytes, "%s load bytes", arch);
+  EX_EQ_U64(ex_sum(&st, JS_TRANSACTIONS), 2048 * st_tx, "%s store transactions", arch);
+  EX_EQ_U64(ex_sum(&st, JS_BYTES_TRANSFERRED), 2048 * st_bytes, "%s store bytes", arch);
+  ex_release(&r, b, 2);
+}
+
+static void test_strided_copy_archs(void **state)
+{
+  (void)state;
+  check_strided_arch("cc2.0", 2, 256, 4, 128);
+  check_strided_arch("cc1.3", 2, 256, 2, 128);
+  check_strided_arch("cc1.0", 32, 1024, 2, 128);
+}
 
 /* ---- AoS vs SoA (examples/aos_soa) ------------------------------------------------- */
 
@@ -348,7 +413,8 @@ static void test_row_sums_thread(void **state)
 
   k = ex_kernel(&r, "row_sums_thread");
   check_row_sums_thread_figures(
-      k, ex_source_line("row_sums/row_sums.cu", "void row_sums_thread(", "s += a[(size_t)r * cols + c];"));
+      k, ex_source_line("row_sums/row_sums.cu", "void row_sums_thread(",
+                        "s += a[(size_t)r * cols + c];"));
   st = ex_pick(k, "st.global", 0, NULL);
   /* 32 warps store 32 consecutive sums: 32 requests of 4 sectors. */
   ex_check_sum(&st, JS_REQUESTS, 32);
@@ -911,10 +977,12 @@ static void test_every_launch_is_tested(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_transpose_naive),  cmocka_unit_test(test_transpose_tiled),
+      cmocka_unit_test(test_transpose_naive),  cmocka_unit_test(test_transpose_naive_4096_h200),
+      cmocka_unit_test(test_transpose_tiled),
       cmocka_unit_test(test_transpose_padded), cmocka_unit_test(test_strided_copy_1),
       cmocka_unit_test(test_strided_copy_2),   cmocka_unit_test(test_strided_copy_4),
       cmocka_unit_test(test_strided_copy_8),   cmocka_unit_test(test_strided_copy_32),
+      cmocka_unit_test(test_strided_copy_archs),
       cmocka_unit_test(test_aos),              cmocka_unit_test(test_soa),
       cmocka_unit_test(test_row_sums_thread),  cmocka_unit_test(test_row_sums_warp),
       cmocka_unit_test(test_gesummv_rows),     cmocka_unit_test(test_gesummv_cols),

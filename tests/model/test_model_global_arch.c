@@ -149,8 +149,28 @@ static const struct row rows[] = {
   /* atomics are performed in L2 on cc2.0: 32-byte segments, like stores */
   { "atomic coalesced", CC_ACCESS_ATOMIC, CC_SPACE_GLOBAL, B, 4, 4, ALL, 0,
     { { 2, 2, 128 }, { 2, 2, 128 }, { 1, 4, 128 }, { 1, 4, 128 }, { 1, 4, 128 } } },
-  /* local memory is always cached in L1 on cc2.0: 128-byte lines even with L1 off */
+  /* Local memory: addresses are offsets in each lane's own window, laid out by the model
+   * as the hardware interleaves them: element e of lane l at e * 32 * size + l * size.
+   * On cc2.0 local memory is always cached in L1: 128-byte lines even with L1 off.
+   * Offset B + 128 i of lane i: element 1024 + 32 i at (1024 + 32 i) * 128 + 4 i, lanes
+   * 4096 + 4 bytes apart: each lane alone in its sector, line and cc1.2 segment (32 B). */
   { "local stride 32 words", CC_ACCESS_LOAD, CC_SPACE_LOCAL, B, 128, 4, ALL, 0,
+    { { 2, 32, 1024 }, { 2, 32, 1024 }, { 1, 32, 4096 }, { 1, 32, 4096 }, { 1, 32, 1024 } } },
+  /* every lane reads its own variable at offset 8: element 2 -> 256 + 4 l, 128 contiguous
+   * bytes at 256: coalesced on every model (the guide: "fully coalesced as long as all
+   * threads in a warp access the same relative address"). cc1.0: hw at 256 and 320,
+   * 64-aligned -> 2 x 64. cc1.2: segment 256, halves -> 2 x 64. cc2.0: 1 line. 4 sectors. */
+  { "local one variable", CC_ACCESS_LOAD, CC_SPACE_LOCAL, 8, 0, 4, ALL, 0,
+    { { 2, 2, 128 }, { 2, 2, 128 }, { 1, 1, 128 }, { 1, 1, 128 }, { 1, 4, 128 } } },
+  /* 8-byte variable at offset 16: element 2 -> 512 + 8 l, 256 bytes at 512. cc1.0: hw at
+   * 512 and 640, 128-aligned -> 2 x 128. cc1.2: 2 x 128. cc2.0: 2 requests (hw), 1 line
+   * each. 8 sectors. */
+  { "local 8-byte variable", CC_ACCESS_STORE, CC_SPACE_LOCAL, 16, 0, 8, ALL, 0,
+    { { 2, 2, 256 }, { 2, 2, 256 }, { 2, 2, 256 }, { 2, 2, 256 }, { 1, 8, 256 } } },
+  /* local float a[32] indexed by the lane: offset 4 l = element l -> l * 128 + 4 l = 132 l:
+   * cc1.0 out of sequence -> 32 x 32; cc1.2: 132 > 128, each lane alone in its segment,
+   * 4 bytes used -> 32 x 32; cc2.0: 32 lines; 32 sectors. */
+  { "local array by lane", CC_ACCESS_LOAD, CC_SPACE_LOCAL, 0, 4, 4, ALL, 0,
     { { 2, 32, 1024 }, { 2, 32, 1024 }, { 1, 32, 4096 }, { 1, 32, 4096 }, { 1, 32, 1024 } } },
 };
 /* clang-format on */

@@ -78,14 +78,16 @@ static inline const char *find_tool(const char *name) {
   return NULL;
 }
 
-/* A fresh scratch directory under TMPDIR (caller frees the string). */
-static inline char *scratch_dir(void) {
+/* A fresh scratch directory under TMPDIR (caller frees the string); the test program
+ * stops when none can be made (a broken machine, not a finding of the test). */
+static inline __attribute__((returns_nonnull)) char *scratch_dir(void) {
   const char *tmp = getenv("TMPDIR");
   char *p = malloc(4096);
+  if (!p) abort();
   snprintf(p, 4096, "%s/cc_ptx_test_XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(p)) {
-    free(p);
-    return NULL;
+    perror("mkdtemp");
+    exit(1);
   }
   return p;
 }
@@ -121,6 +123,18 @@ static inline int run_ptxas(const char *ptxas, const char *file, const char *dir
   char cmd[12288];
   snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 '%s' -o '%s/out.o'", ptxas, file, dir);
   return system(cmd);
+}
+
+/* Assembles PTX text with ptxas in a scratch directory; returns ptxas's status (0 =
+ * accepted) or -1 when the file cannot be written. */
+static inline int ptxas_text(const char *ptxas, const char *text, const char *name) {
+  char *dir = scratch_dir();
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  int rc = write_file(path, text) == 0 ? run_ptxas(ptxas, path, dir) : -1;
+  scratch_remove(dir);
+  free(dir);
+  return rc;
 }
 
 #endif

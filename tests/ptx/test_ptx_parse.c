@@ -586,13 +586,67 @@ static void test_indirect_call(void **state) {
   assert_non_null(text);
   const char *ptxas = find_tool("ptxas");
   if (ptxas) {
-    char *dir = scratch_dir();
-    char path[4200];
-    snprintf(path, sizeof path, "%s/indirect.ptx", dir);
-    assert_int_equal(write_file(path, text), 0);
-    assert_int_equal(run_ptxas(ptxas, path, dir), 0);
-    scratch_remove(dir);
-    free(dir);
+    assert_int_equal(ptxas_text(ptxas, text, "indirect.ptx"), 0);
+  } else {
+    printf("ptxas not found: the printed text is not assembled\n");
+  }
+  free(text);
+  ptx_module_free(m);
+}
+
+/* Inline asm names registers without '%' ("{ .reg .pred p; ... @p ...; }") and sm_90
+ * code reaches elect/mbarrier/ldmatrix/mma; all of it parses, prints and assembles. */
+static const char inline_asm_ptx[] =
+    HDR ".visible .entry k(.param .u64 k_p)\n"
+        "{\n"
+        "\t.reg .pred %p<2>;\n\t.reg .b32 %r<12>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n"
+        "\t.shared .align 8 .b8 sbuf[1024];\n"
+        "\tld.param.u64 %rd1, [k_p];\n"                                           /* 0 */
+        "\tmov.u32 %r1, %tid.x;\n"                                                /* 1 */
+        "\t{ .reg .pred p; setp.ne.b32 p, %r1, 0; @p add.s32 %r2, %r1, 1; "       /* 2, 3 */
+        "selp.b32 %r3, 1, 0, p; }\n"                                               /* 4 */
+        "\t{ .reg .pred p; .reg .b64 addr; setp.eq.b32 p, %r3, 0; "               /* 5 */
+        "cvta.to.global.u64 addr, %rd1; @!p st.global.u32 [addr], %r2; }\n"       /* 6, 7 */
+        "\telect.sync %r4|%p1, -1;\n"                                             /* 8 */
+        "\tmbarrier.init.shared.b64 [sbuf], 1;\n"
+        "\tmbarrier.arrive.shared.b64 %rd2, [sbuf];\n"
+        "\tbar.warp.sync -1;\n"
+        "\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r5, %r6, %r7, %r8}, [sbuf+64];\n"
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, "
+        "{%r5, %r6, %r7, %r8}, {%r9, %r10}, {%f5, %f6, %f7, %f4};\n"
+        "\tbmsk.clamp.b32 %r11, %r1, 5;\n"
+        "\tszext.wrap.s32 %r11, %r11, 8;\n"
+        "\tfence.proxy.async.shared::cta;\n"
+        "\tst.global.f32 [%rd1+4], %f1;\n"
+        "\tgriddepcontrol.launch_dependents;\n"
+        "\tret;\n"
+        "}\n";
+
+static void test_inline_asm_names(void **state) {
+  (void)state;
+  struct ptx_module *m = parse_ok(inline_asm_ptx);
+  assert_non_null(m);
+  const struct ptx_function *f = &m->funcs[0];
+  /* registers: %p0-1 (0-1), %r0-11 (2-13), %f0-7 (14-21), %rd0-3 (22-25), p (26),
+   * p again (27, instance 1), addr (28) */
+  assert_int_equal(f->nregs, 29);
+  assert_string_equal(f->regs[27].name, "p");
+  assert_int_equal(f->regs[27].instance, 1);
+  assert_int_equal(f->insns[3].guard, 26);                      /* @p add.s32 */
+  assert_int_equal(f->opnds[f->insns[4].opnd + 3].reg, 26);     /* selp ..., p */
+  assert_int_equal(f->insns[7].guard, 27);                      /* @!p st.global */
+  assert_int_equal(f->insns[7].guard_neg, 1);
+  assert_int_equal(f->opnds[f->insns[7].opnd].reg, 28);         /* [addr] */
+  assert_int_equal(f->insns[8].op, PTX_OP_ELECT);
+  assert_int_equal(f->opnds[f->insns[8].opnd + 1].pipe, 1);
+  char buf[128];
+  ptx_print_insn(m, f, 7, buf, sizeof buf);
+  assert_string_equal(buf, "@!p$1 st.global.u32 \t[addr], %r2;");
+  char *text = print_to_string(m);
+  assert_non_null(text);
+  const char *ptxas = find_tool("ptxas");
+  if (ptxas) {
+    assert_int_equal(ptxas_text(ptxas, text, "inline.ptx"), 0);
   } else {
     printf("ptxas not found: the printed text is not assembled\n");
   }
@@ -842,6 +896,31 @@ static void test_more_errors(void **state) {
   for (int i = 0; i < 300; i++) big[n++] = 'a';
   snprintf(big + n, sizeof big - (size_t)n, "<2>;\n}\n");
   assert_string_equal(parse_err(big), "t.ptx:6:12: register name too long");
+  /* bounds on memory: an initialized image above 64 MiB (named at the variable, col 13) */
+  assert_string_equal(parse_err(HDR ".global .b8 x[100000000] = {1};\n"),
+                      "t.ptx:4:13: initialized variable 'x' is too large (100000000 bytes, "
+                      "at most 67108864)");
+  /* and more than 2^22 registers in one function: five ranges of 2^20 pass 4,194,304
+   * in the fifth ("\t.reg .b32 %e<1048576>;" on line 10, the name at column 12) */
+  assert_string_equal(parse_err(K("\t.reg .b32 %a<1048576>;\n\t.reg .b32 %b<1048576>;\n"
+                                  "\t.reg .b32 %c<1048576>;\n\t.reg .b32 %d<1048576>;\n"
+                                  "\t.reg .b32 %e<1048576>;\n")),
+                      "t.ptx:10:12: too many registers in function 'k' (at most 4194304)");
+  /* a long chain of '|' is parsed by a loop, not by recursion: no stack overflow */
+  {
+    size_t cap = 64u << 20, len = 0;
+    char *chain = malloc(cap);
+    len += (size_t)snprintf(chain, cap, HDR ".entry k()\n{\n\t.reg .pred %%p;\n\tsetp.eq.s32 %%p");
+    for (int i = 0; i < 1000000; i++) {
+      memcpy(chain + len, "|%p", 3);
+      len += 3;
+    }
+    snprintf(chain + len, cap - len, ", 1, 1\n}\n"); /* no ';': an error after the chain */
+    /* line 7 is the setp line: 15 bytes before the chain, 3,000,000 in it, then
+     * ", 1, 1"; the '}' on line 8 stands where the ';' should */
+    assert_string_equal(parse_err(chain), "t.ptx:8:1: expected ';', found '}'");
+    free(chain);
+  }
 #undef K
 }
 
@@ -1020,6 +1099,7 @@ int main(void) {
       cmocka_unit_test(test_scoped_registers),
       cmocka_unit_test(test_calls),
       cmocka_unit_test(test_indirect_call),
+      cmocka_unit_test(test_inline_asm_names),
       cmocka_unit_test(test_variables),
       cmocka_unit_test(test_line_table),
       cmocka_unit_test(test_errors),

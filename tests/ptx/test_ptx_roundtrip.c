@@ -1,7 +1,8 @@
 /* Round trip over real nvcc output: every .cu under tests/ptx/data/ (small realistic
  * kernels: shared-memory transpose, shfl/atomic reduction, __noinline__ calls, local
  * arrays, texture objects, inlined helpers) and every examples/ .cu of the repository is
- * compiled with `nvcc -ptx -lineinfo -arch=sm_90 -O3`, parsed, printed, fed to
+ * compiled with `nvcc -ptx -lineinfo -arch=sm_90 -O3` (the data files also with -G),
+ * parsed, printed, fed to
  * `ptxas -arch=sm_90`, and parsed again: instruction counts and every opcode_text must
  * survive, and printing the second parse gives the same text. Skipped (with a message)
  * when nvcc is not installed. */
@@ -74,8 +75,10 @@ static int module_has_inlined_loc(const struct ptx_module *m) {
   return 0;
 }
 
-static void check_features(const char *src, const struct ptx_module *m) {
-  if (ends_with(src, "/tests/ptx/data/reduce.cu")) {
+static void check_features(const char *src, const char *flags, const struct ptx_module *m) {
+  if (strstr(flags, "-G")) {
+    assert_non_null(m->sections); /* debug builds: .debug_info, .debug_abbrev, ... */
+  } else if (ends_with(src, "/tests/ptx/data/reduce.cu")) {
     assert_true(module_has(m, "shfl.sync.down"));
     assert_true(module_has(m, "atom.global.add.f32"));
     assert_true(module_has(m, "atom.shared.add"));
@@ -121,11 +124,11 @@ static void assert_same_program(const struct ptx_module *a, const struct ptx_mod
 /* One source: returns 1 when it was checked, 0 when nvcc could not compile it (an
  * example being written by someone else: reported, not failed). */
 static int round_trip(const char *nvcc, const char *ptxas, const char *src, const char *dir,
-                      int must_compile) {
+                      int must_compile, const char *flags) {
   char ptx[4200], printed[4200], cmd[16384];
   snprintf(ptx, sizeof ptx, "%s/in.ptx", dir);
   snprintf(printed, sizeof printed, "%s/printed.ptx", dir);
-  snprintf(cmd, sizeof cmd, "'%s' -ptx -lineinfo -arch=sm_90 -O3 '%s' -o '%s'", nvcc, src, ptx);
+  snprintf(cmd, sizeof cmd, "'%s' -ptx %s -arch=sm_90 '%s' -o '%s'", nvcc, flags, src, ptx);
   if (system(cmd) != 0) {
     fprintf(stderr, "nvcc could not compile %s\n", src);
     assert_false(must_compile);
@@ -137,7 +140,7 @@ static int round_trip(const char *nvcc, const char *ptxas, const char *src, cons
   if (rc) fprintf(stderr, "%s: %s\n", src, err.msg);
   assert_int_equal(rc, CC_OK);
   assert_true(m->nfuncs > 0);
-  check_features(src, m);
+  check_features(src, flags, m);
   char *text = print_to_string(m);
   assert_non_null(text);
   assert_int_equal(write_file(printed, text), 0);
@@ -180,9 +183,14 @@ static void test_round_trip(void **state) {
   char *dir = scratch_dir();
   assert_non_null(dir);
   size_t checked = 0;
-  for (size_t i = 0; i < data.n; i++) checked += (size_t)round_trip(nvcc, ptxas, data.paths[i], dir, 1);
+  static const char opt[] = "-lineinfo -O3", dbg[] = "-G";
+  for (size_t i = 0; i < data.n; i++) {
+    checked += (size_t)round_trip(nvcc, ptxas, data.paths[i], dir, 1, opt);
+    /* debug builds too: .debug_* sections, $L__func_begin labels, .loc everywhere */
+    round_trip(nvcc, ptxas, data.paths[i], dir, 1, dbg);
+  }
   for (size_t i = 0; i < examples.n; i++)
-    checked += (size_t)round_trip(nvcc, ptxas, examples.paths[i], dir, 0);
+    checked += (size_t)round_trip(nvcc, ptxas, examples.paths[i], dir, 0, opt);
   printf("round trip: %zu of %zu sources (%zu data, %zu examples)\n", checked,
          data.n + examples.n, data.n, examples.n);
   scratch_remove(dir);

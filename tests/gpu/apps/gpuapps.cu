@@ -124,6 +124,23 @@ template <typename T> __global__ void shared_wide(T *out, const T *in, int c)
   out[i] = s[255 - threadIdx.x];
 }
 
+// Shared memory only, no global traffic in flight during the loop: 1 st + 32 ld requests
+// per warp; word tid ^ k stays inside the warp's 32 words (a permutation): conflict-free,
+// wavefronts = requests. C threads -> st 131,072, ld 4,194,304 requests.
+__global__ void shared_only(float *out, int c)
+{
+  __shared__ float s[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = (float)threadIdx.x;
+  __syncthreads();
+  float acc = 0.0f;
+#pragma unroll 1
+  for (int k = 0; k < 32; k++)
+    acc += s[threadIdx.x ^ k];
+  if (i < c)
+    out[i] = acc;
+}
+
 struct bufs {
   float *a, *b;     // 2 x 128 MiB
   int *ctr;
@@ -156,6 +173,8 @@ template <typename T> static void k_swide(const bufs &m)
   shared_wide<T><<<C / 256, 256>>>((T *)m.b, (const T *)m.a, C);
 }
 
+static void k_sonly(const bufs &m) { shared_only<<<C / 256, 256>>>(m.b, C); }
+
 static const struct {
   const char *name;
   launch_fn fn;
@@ -176,6 +195,7 @@ static const struct {
     {"shared_stride32", k_sstride<32>},
     {"shared_wide8", k_swide<double>},
     {"shared_wide16", k_swide<float4>},
+    {"shared_only", k_sonly},
 };
 
 int main(int argc, char **argv)

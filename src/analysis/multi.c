@@ -1,0 +1,65 @@
+/* Several analyses of one stream: see multi.h. */
+#include "analysis/multi.h"
+
+#include <stdlib.h>
+
+#include "access/trace.h"
+#include "util/mem.h"
+
+struct cc_analysis_multi {
+  size_t n;
+  struct cc_model **models;      /* owned, n */
+  struct cc_analysis **ans;      /* owned, n; analysis i uses models[i] */
+  struct cc_access_sink *sinks;  /* n: the analyses' sinks */
+  struct cc_access_tee tee;      /* fan-out over sinks */
+};
+
+int cc_analysis_multi_new(const char *arch_list, const struct cc_model_opts *opts,
+                          struct cc_analysis_multi **out, struct cc_err *err)
+{
+  struct cc_model **models;
+  size_t n;
+  int rc;
+  *out = NULL;
+  if ((rc = cc_model_get_list(arch_list, opts, &models, &n, err)) != CC_OK)
+    return rc;
+  struct cc_analysis_multi *mu = cc_xcalloc(1, sizeof *mu);
+  mu->n = n;
+  mu->models = models;
+  mu->ans = cc_xcalloc(n, sizeof *mu->ans);
+  mu->sinks = cc_xcalloc(n, sizeof *mu->sinks);
+  for (size_t i = 0; i < n; i++) {
+    mu->ans[i] = cc_analysis_new(models[i]);
+    mu->sinks[i] = cc_analysis_sink(mu->ans[i]);
+  }
+  mu->tee = (struct cc_access_tee){ .sinks = mu->sinks, .n = n };
+  *out = mu;
+  return CC_OK;
+}
+
+void cc_analysis_multi_free(struct cc_analysis_multi *mu)
+{
+  if (!mu)
+    return;
+  for (size_t i = 0; i < mu->n; i++)
+    cc_analysis_free(mu->ans[i]); /* before the models they borrow */
+  free(mu->ans);
+  free(mu->sinks);
+  cc_model_free_list(mu->models, mu->n);
+  free(mu);
+}
+
+struct cc_access_sink cc_analysis_multi_sink(struct cc_analysis_multi *mu)
+{
+  return cc_access_tee(&mu->tee);
+}
+
+size_t cc_analysis_multi_count(const struct cc_analysis_multi *mu)
+{
+  return mu->n;
+}
+
+const struct cc_analysis *const *cc_analysis_multi_results(const struct cc_analysis_multi *mu)
+{
+  return (const struct cc_analysis *const *)mu->ans;
+}

@@ -1,0 +1,40 @@
+/* coalcheck analysis: one access stream analysed under several memory models at once.
+ *
+ * For `--arch cc1.0,cc1.2,sm_90`: one struct cc_analysis per model, all fed the same
+ * stream through one fan-out sink (access/trace.h's cc_access_tee), so that the run (or
+ * the trace replay) happens once and report/compare.h can print the models side by side
+ * (Rosen, EuroVis 2013, 6.2.2: one trace, transactions simulated per architecture). */
+#ifndef CC_ANALYSIS_MULTI_H
+#define CC_ANALYSIS_MULTI_H
+
+#include <stddef.h>
+
+#include "access/access.h"
+#include "analysis/analysis.h"
+#include "model/model.h"
+#include "util/err.h"
+
+struct cc_analysis_multi; /* opaque: the models, their analyses and the fan-out */
+
+/* Makes one model (cc_model_get_list: comma-separated names, in order, all with opts,
+ * which may be NULL) and one empty analysis per name. Errors: those of cc_model_get_list
+ * (CC_ERR_USAGE: empty list or name, unknown or repeated architecture, bad option); *out
+ * is NULL then. */
+int cc_analysis_multi_new(const char *arch_list, const struct cc_model_opts *opts,
+                          cc_give struct cc_analysis_multi **out, struct cc_err *err);
+
+/* Frees mu, its analyses and models; NULL is allowed. */
+void cc_analysis_multi_free(cc_take struct cc_analysis_multi *mu);
+
+/* The sink feeding every analysis of mu, in list order (ctx points into mu: valid while mu
+ * lives). A callback's first failure stops the fan-out and is returned (the analyses'
+ * errors: analysis.h). */
+struct cc_access_sink cc_analysis_multi_sink(cc_keep struct cc_analysis_multi *mu);
+
+/* Number of models (>= 1). */
+size_t cc_analysis_multi_count(const struct cc_analysis_multi *mu);
+
+/* The analyses, in list order, as report/compare.h takes them (borrowed from mu). */
+const struct cc_analysis *const *cc_analysis_multi_results(const struct cc_analysis_multi *mu);
+
+#endif
