@@ -137,6 +137,11 @@ void cc_emu_free(struct cc_emu *emu)
     free(emu->regions.data[j].name);
   }
   CC_VEC_FREE(&emu->regions);
+  for (uint32_t j = 0; j < emu->ncodes; j++) {
+    emu_code_release(emu->codes[j]);
+    free(emu->codes[j]);
+  }
+  free(emu->codes);
   free(emu->mvar_addr);
   free(emu->mvar_bad);
   free(emu->constbank);
@@ -213,10 +218,29 @@ void emu_describe_global(struct cc_emu *emu, uint64_t addr, char *buf, size_t si
              best->size);
 }
 
+int emu_code_get(struct cc_emu *emu, const struct ptx_function *k, const struct code **out,
+                 struct cc_err *err)
+{
+  struct code *c;
+  int s;
+  for (uint32_t j = 0; j < emu->ncodes; j++)
+    if (emu->codes[j]->funcs[0].f == k) {
+      *out = emu->codes[j];
+      return CC_OK;
+    }
+  c = cc_xmalloc(sizeof *c);
+  if ((s = emu_decode(emu, k, c, err))) {
+    free(c);
+    return s;
+  }
+  emu->codes = cc_xrealloc(emu->codes, (emu->ncodes + 1) * sizeof *emu->codes);
+  emu->codes[emu->ncodes++] = c;
+  *out = c;
+  return CC_OK;
+}
+
 int cc_emu_check(struct cc_emu *emu, const struct ptx_function *k, struct cc_err *err)
 {
-  struct code c;
-  int s = emu_decode(emu, k, &c, err);
-  if (s == CC_OK) emu_code_release(&c);
-  return s;
+  const struct code *c;
+  return emu_code_get(emu, k, &c, err);
 }

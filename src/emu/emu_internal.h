@@ -124,7 +124,8 @@ struct cc_emu {
   uint8_t *constbank;
   uint64_t const_size;
   uint64_t mshared_size;         /* module-scope .shared variables (static) */
-  uint64_t clock;
+  struct code **codes;           /* decoded kernels (cache), ncodes of them */
+  uint32_t ncodes;
 };
 
 /* The decoded code of one run: the kernel (funcs[0]) and the .func it reaches. */
@@ -145,6 +146,10 @@ struct code {
 int emu_decode(struct cc_emu *emu, const struct ptx_function *k, struct code *c,
                struct cc_err *err);
 void emu_code_release(struct code *c);
+/* The decoded code of kernel k, decoded on first use and kept until cc_emu_free
+ * (emu.c). Errors: as emu_decode (not cached). */
+int emu_code_get(struct cc_emu *emu, const struct ptx_function *k, const struct code **out,
+                 struct cc_err *err);
 
 /* Global memory: the region holding [addr, addr+size), or NULL (emu.c). */
 struct region *emu_find_region(struct cc_emu *emu, uint64_t addr, uint64_t size);

@@ -106,7 +106,7 @@ struct run {
   struct cc_emu *emu;
   const struct ptx_function *k;
   const struct cc_emu_launch *L;
-  struct code c;
+  const struct code *c;   /* decoded once per kernel, cached in the emulator */
   struct cc_access_sink *sink;
   struct cc_emu_stats *st;
   struct cc_err *err;
@@ -349,7 +349,7 @@ static int resolve_as(struct run *r, struct warp *w, struct frame *fr, const str
     else if (addr - WIN_CONST < WIN_SIZE) { *ms = MS_CONST; *off = addr - WIN_CONST; }
     else *ms = MS_GLOBAL;
   }
-  if (size > 1 && addr % size) {
+  if (addr & (size - 1)) { /* sizes are powers of two: 1..32 */
     snprintf(what, sizeof what, "misaligned address: %s %s of size %u at 0x%" PRIx64,
              ms_name(*ms), kind_word(fam), size, addr);
     return lane_error(r, w, fr, i, l, CC_ERR_KERNEL, what);
@@ -395,7 +395,7 @@ static int resolve_as(struct run *r, struct warp *w, struct frame *fr, const str
     if (addr >= FRAME_PARAM) {
       uint64_t o = addr - FRAME_PARAM, ps = fr->df->param_size;
       if (o <= ps && size <= ps - o) { *host = fr->param + l * ps + o; return CC_OK; }
-    } else if (addr <= r->c.kparam_size && size <= r->c.kparam_size - addr) {
+    } else if (addr <= r->c->kparam_size && size <= r->c->kparam_size - addr) {
       if (fam == F_LD) { *host = r->kparam + addr; return CC_OK; }
     }
     snprintf(desc, sizeof desc, "outside the parameters");
@@ -434,43 +434,38 @@ static void store_bytes(uint8_t *p, uint64_t v, unsigned n)
 }
 
 /* Delivers the access records of one instruction (one per resolved space present). */
+/* Delivers the records of one execution of slot by lanes mask: one per resolved space
+ * present (generic accesses may touch several); counts them in the stats. */
 static int deliver_slot(struct run *r, struct warp *w, uint32_t slot, uint32_t size,
                         uint32_t mask, const uint64_t *offs, const uint8_t *mss)
 {
   static const enum cc_space map[] = {CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL};
+  uint32_t sub[MS_LOCAL + 1] = {0}, seen = 0;
   uint64_t dyn;
   if (slot == UINT32_MAX || mask == 0) return CC_OK;
   dyn = w->dyn[slot]++;
-  if (!r->sink || !r->sink->access) { /* only the count */
-    uint32_t seen = 0;
-    for (uint32_t m = mask; m; m &= m - 1) {
-      unsigned l = (unsigned)__builtin_ctz(m);
-      if (mss[l] <= MS_LOCAL) seen |= 1u << mss[l];
-    }
-    r->st->warp_accesses += (uint64_t)__builtin_popcount(seen);
-    return CC_OK;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    if (mss[l] <= MS_LOCAL) sub[mss[l]] |= UINT32_C(1) << l;
   }
+  for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) seen += sub[ms] != 0;
+  r->st->warp_accesses += seen;
+  if (!r->sink || !r->sink->access) return CC_OK;
   for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) {
-    uint32_t sub = 0;
-    for (uint32_t m = mask; m; m &= m - 1) {
-      unsigned l = (unsigned)__builtin_ctz(m);
-      if (mss[l] == ms) sub |= UINT32_C(1) << l;
-    }
-    if (!sub) continue;
+    uint32_t act = sub[ms];
+    int s;
+    if (!act) continue;
     r->rec.insn_slot = slot;
     memcpy(r->rec.cta, r->cta, sizeof r->rec.cta);
     r->rec.warp = w->index;
     r->rec.dyn = dyn;
-    r->rec.kind = r->c.insns.data[slot].kind;
+    r->rec.kind = r->c->insns.data[slot].kind;
     r->rec.space = map[ms];
     r->rec.size_bytes = size;
-    r->rec.active = sub;
-    for (unsigned l = 0; l < 32; l++) r->rec.addr[l] = (sub >> l & 1) ? offs[l] : 0;
-    r->st->warp_accesses++;
-    if (r->sink && r->sink->access) {
-      int s = r->sink->access(r->sink->ctx, &r->rec, r->err);
-      if (s) return s;
-    }
+    r->rec.active = act;
+    if (act == FULL_MASK) memcpy(r->rec.addr, offs, sizeof r->rec.addr);
+    else for (unsigned l = 0; l < 32; l++) r->rec.addr[l] = (act >> l & 1) ? offs[l] : 0;
+    if ((s = r->sink->access(r->sink->ctx, &r->rec, r->err))) return s;
   }
   return CC_OK;
 }
@@ -500,7 +495,7 @@ static int fast_resolve(struct run *r, const struct frame *fr, const struct dins
     for (uint32_t mm = m; mm; mm &= mm - 1) {
       unsigned l = (unsigned)__builtin_ctz(mm);
       uint64_t a = lane_addr(fr, i, l);
-      if (a % size) return 0;
+      if (a & (size - 1)) return 0; /* sizes are powers of two */
       if (!g || a - g->base >= g->size || size > g->size - (a - g->base)) {
         g = emu_find_region(r->emu, a, size);
         if (!g) return 0;
@@ -514,7 +509,7 @@ static int fast_resolve(struct run *r, const struct frame *fr, const struct dins
   if (i->space == PTX_SPACE_PARAM && i->areg < 0 && (uint64_t)i->disp < FRAME_PARAM &&
       i->fam == F_LD) { /* a kernel parameter: the same bytes for every lane */
     uint64_t a = (uint64_t)i->disp;
-    if (a % size || a > r->c.kparam_size || size > r->c.kparam_size - a) return 0;
+    if ((a & (size - 1)) || a > r->c->kparam_size || size > r->c->kparam_size - a) return 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
       unsigned l = (unsigned)__builtin_ctz(mm);
       host[l] = r->kparam + a;
@@ -527,7 +522,7 @@ static int fast_resolve(struct run *r, const struct frame *fr, const struct dins
     for (uint32_t mm = m; mm; mm &= mm - 1) {
       unsigned l = (unsigned)__builtin_ctz(mm);
       uint64_t a = lane_addr(fr, i, l);
-      if (a % size || a > r->shared_size || size > r->shared_size - a) return 0;
+      if ((a & (size - 1)) || a > r->shared_size || size > r->shared_size - a) return 0;
       host[l] = r->shared + a;
       offs[l] = a;
       mss[l] = MS_SHARED;
@@ -915,7 +910,7 @@ static const struct ptx_operand *call_opnd(const struct frame *fr, const struct 
 static int do_call(struct run *r, struct warp *w, const struct dinsn *i, uint32_t m)
 {
   struct frame *caller = &w->fr[w->depth - 1], *callee;
-  const struct dfunc *cd = &r->c.funcs[i->callee];
+  const struct dfunc *cd = &r->c->funcs[i->callee];
   const struct ptx_function *cf = cd->f;
   uint32_t rest = caller->active & ~m, nargs = i->call_nargs;
   if (w->depth >= CALL_DEPTH_MAX) {
@@ -1346,8 +1341,8 @@ static void init_warps(struct run *r)
     w->state = W_READY;
     w->lused = 0;
     if (w->local) memset(w->local, 0, 32 * w->lcap);
-    memset(w->dyn, 0, (r->c.insns.len ? r->c.insns.len : 1) * sizeof *w->dyn);
-    push_frame(r, w, &r->c.funcs[0], w->present);
+    memset(w->dyn, 0, (r->c->insns.len ? r->c->insns.len : 1) * sizeof *w->dyn);
+    push_frame(r, w, &r->c->funcs[0], w->present);
   }
 }
 
@@ -1404,13 +1399,13 @@ static void progress(struct run *r, uint64_t done, uint64_t total)
 static int pack_params(struct run *r)
 {
   const struct ptx_function *k = r->k;
-  const struct dfunc *df = &r->c.funcs[0];
+  const struct dfunc *df = &r->c->funcs[0];
   if (r->L->nparams != k->nparams)
     return cc_err_set(r->err, CC_ERR_INPUT,
                       "kernel %s takes %u parameters but the launch gives %u; pass one "
                       "--arg per parameter",
                       k->name, k->nparams, r->L->nparams);
-  r->kparam = cc_xcalloc(r->c.kparam_size ? r->c.kparam_size : 1, 1);
+  r->kparam = cc_xcalloc(r->c->kparam_size ? r->c->kparam_size : 1, 1);
   for (uint32_t j = 0; j < k->nparams; j++) {
     const struct ptx_var *v = &k->vars[k->param_vars[j]];
     uint32_t n = r->L->param_bytes ? r->L->param_bytes[j] : 0;
@@ -1459,7 +1454,6 @@ static void release_run(struct run *r)
   free(r->warps);
   free(r->shared);
   free(r->kparam);
-  emu_code_release(&r->c);
 }
 
 int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
@@ -1481,28 +1475,28 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   r.st = stats;
   r.err = err;
   r.budget = emu->opts.max_warp_insns ? emu->opts.max_warp_insns : CC_EMU_DEFAULT_BUDGET;
-  if ((s = emu_decode(emu, k, &r.c, err))) return s;
+  if ((s = emu_code_get(emu, k, &r.c, err))) return s;
   if ((s = check_launch(&r)) || (s = pack_params(&r))) goto done;
-  r.shared_size = r.c.shared_dyn_base + launch->dynamic_shared_bytes;
-  if (r.c.shared_static > r.shared_size) r.shared_size = r.c.shared_static;
+  r.shared_size = r.c->shared_dyn_base + launch->dynamic_shared_bytes;
+  if (r.c->shared_static > r.shared_size) r.shared_size = r.c->shared_static;
   if (r.shared_size > SHARED_MAX) {
     s = cc_err_set(err, CC_ERR_INPUT,
                    "kernel %s needs %" PRIu64 " bytes of shared memory per block (%" PRIu64
                    " static, %u dynamic); at most %u on sm_90: lower the dynamic size",
-                   k->name, r.shared_size, r.c.shared_static, launch->dynamic_shared_bytes,
+                   k->name, r.shared_size, r.c->shared_static, launch->dynamic_shared_bytes,
                    SHARED_MAX);
     goto done;
   }
   r.shared = cc_xcalloc(r.shared_size ? r.shared_size : 1, 1);
   r.warps = cc_xcalloc(r.nwarps, sizeof *r.warps);
   for (uint32_t j = 0; j < r.nwarps; j++)
-    r.warps[j].dyn = cc_xcalloc(r.c.insns.len ? r.c.insns.len : 1, sizeof *r.warps[j].dyn);
+    r.warps[j].dyn = cc_xcalloc(r.c->insns.len ? r.c->insns.len : 1, sizeof *r.warps[j].dyn);
   memset(&ki, 0, sizeof ki);
   ki.name = ki.mangled = k->name;
   memcpy(ki.grid, launch->grid, sizeof ki.grid);
   memcpy(ki.block, launch->block, sizeof ki.block);
-  ki.n_insns = (uint32_t)r.c.insns.len;
-  ki.insns = r.c.insns.data;
+  ki.n_insns = (uint32_t)r.c->insns.len;
+  ki.insns = r.c->insns.data;
   if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) goto done;
   begun = 1;
   clock_gettime(CLOCK_MONOTONIC, &r.last_progress);

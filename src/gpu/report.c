@@ -146,7 +146,7 @@ int cc_gpu_report_write_json(FILE *fp, const char *device,
     fputc('}', fp);
   }
   fputs("]}\n", fp);
-  if (ferror(fp))
+  if (fflush(fp) != 0 || ferror(fp))
     return cc_err_set(err, CC_ERR_IO, "cannot write the gpu json report; check the disk");
   return CC_OK;
 }

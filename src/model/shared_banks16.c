@@ -8,7 +8,7 @@
  *     half-warps without an active lane issue nothing;
  *   - accesses wider than 32 bits are compiled into separate 32-bit requests: a 64-bit
  *     access into two (word 0, then word 1 of every lane: a stride of two words), a
- *     128-bit access into four (the guide, G.3.3.3 "Larger Than 32-Bit Access": shared
+ *     128-bit access into four (the guide, G.3.3, "Larger Than 32-Bit Access": shared
  *     double arrays have 2-way conflicts);
  *   - a request is served in steps, one conflict-free subset of its addresses per step.
  *     For a read, each step selects a broadcast word and serves every lane whose address

@@ -161,6 +161,8 @@ struct ptx_operand {
   uint8_t brk;      /* texture-style bracket groups "[h, {c}]" (tex, tld4, txq): bit 0 on the
                        first operand inside the brackets, bit 1 on the last; plain [addr]
                        operands are PTX_OPND_ADDR and have brk 0 */
+  uint8_t has_offset; /* ADDR written with an offset, even "+0" (nvcc writes [param0+0];
+                         ptxas -O0 code differs without it, so the printer keeps it) */
   int32_t reg;      /* REG, ADDR base register or -1 */
   int32_t var;      /* SYM/ADDR variable or function index, or -1 */
   int32_t first, count; /* VEC */

@@ -870,6 +870,7 @@ static struct ptx_operand parse_addr_body(struct parser *p, int in_elems) {
     uint64_t v = expect_uint(p, "an offset");
     if (v > INT64_MAX) fail_at(p, t.line, t.col, "offset out of range");
     o.imm = neg ? -(int64_t)v : (int64_t)v;
+    o.has_offset = 1;
   }
   return o;
 }

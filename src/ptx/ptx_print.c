@@ -110,10 +110,10 @@ static void put_operand(struct sbuf *b, const struct ptx_module *m,
     sb_puts(b, "[");
     if (o->reg >= 0 && (uint32_t)o->reg < f->nregs) {
       put_scoped_name(b, f->regs[o->reg].name, f->regs[o->reg].instance);
-      if (o->imm) sb_printf(b, "+%" PRId64, o->imm);
+      if (o->imm || o->has_offset) sb_printf(b, "+%" PRId64, o->imm);
     } else if (o->var >= 0) {
       put_symbol(b, m, f, o);
-      if (o->imm) sb_printf(b, "+%" PRId64, o->imm);
+      if (o->imm || o->has_offset) sb_printf(b, "+%" PRId64, o->imm);
     } else {
       sb_printf(b, "%" PRId64, o->imm);
     }
@@ -318,6 +318,38 @@ static void put_loc(struct sbuf *b, const struct ptx_loc *l) {
   sb_puts(b, "\n");
 }
 
+static void put_local_var(struct sbuf *b, const struct ptx_var *v) {
+  sb_puts(b, "\t");
+  put_var_decl(b, v, v->instance);
+  put_init(b, v);
+  sb_puts(b, ";\n");
+}
+
+/* A label, .loc, .pragma or brace of a nested block (whose variables, e.g. the .param
+ * of a call sequence, are declared inside it as in the input; its registers are
+ * declared at function scope). */
+static void put_mark(struct sbuf *b, const struct ptx_function *f, const struct ptx_mark *mk) {
+  switch (mk->kind) {
+  case PTX_MARK_LABEL:
+    if (mk->index < f->nlabels) sb_printf(b, "%s:\n", f->labels[mk->index].name);
+    break;
+  case PTX_MARK_LOC:
+    if (mk->index < f->nlocs) put_loc(b, &f->locs[mk->index]);
+    break;
+  case PTX_MARK_PRAGMA:
+    if (mk->index < f->npragmas) sb_printf(b, "\t.pragma %s;\n", f->pragmas[mk->index].text);
+    break;
+  case PTX_MARK_OPEN:
+    sb_puts(b, "\t{\n");
+    for (uint32_t v = 0; v < f->nvars; v++)
+      if (f->vars[v].scope == (int32_t)mk->index) put_local_var(b, &f->vars[v]);
+    break;
+  case PTX_MARK_CLOSE:
+    sb_puts(b, "\t}\n");
+    break;
+  }
+}
+
 static void put_function_body(struct sbuf *b, const struct ptx_module *m,
                               const struct ptx_function *f) {
   sb_puts(b, "{\n");
@@ -337,26 +369,13 @@ static void put_function_body(struct sbuf *b, const struct ptx_module *m,
     }
   }
   for (uint32_t i = 0; i < f->nvars; i++) {
-    if (var_is_param(f, i)) continue;
-    sb_puts(b, "\t");
-    put_var_decl(b, &f->vars[i], f->vars[i].instance);
-    put_init(b, &f->vars[i]);
-    sb_puts(b, ";\n");
+    if (var_is_param(f, i) || f->vars[i].scope >= 0) continue; /* blocks declare their own */
+    put_local_var(b, &f->vars[i]);
   }
   if (f->protos) sb_printf(b, "\t%s", f->protos);
-  uint32_t l = 0, k = 0, g = 0;
+  uint32_t k = 0;
   for (uint32_t i = 0; i <= f->ninsns; i++) {
-    /* labels and pragmas before instruction i, in their file order */
-    for (;;) {
-      if (g < f->npragmas && f->pragmas[g].insn <= i && f->pragmas[g].labels_before <= l) {
-        sb_printf(b, "\t.pragma %s;\n", f->pragmas[g++].text);
-      } else if (l < f->nlabels && f->labels[l].insn <= i) {
-        sb_printf(b, "%s:\n", f->labels[l++].name);
-      } else {
-        break;
-      }
-    }
-    for (; k < f->nlocs && f->locs[k].insn <= i; k++) put_loc(b, &f->locs[k]);
+    for (; k < f->nmarks && f->marks[k].insn <= i; k++) put_mark(b, f, &f->marks[k]);
     if (i == f->ninsns) break;
     sb_puts(b, "\t");
     put_insn(b, m, f, &f->insns[i]);

@@ -208,8 +208,9 @@ static void check_column(const char *arch, int l1, int col)
     struct cc_warp_access a = make(&rows[i]);
     struct cc_global_cost c;
     cc_model_global(m, &a, &c);
-    if (c.requests != rows[i].f[col].requests || c.transactions != rows[i].f[col].transactions ||
-        c.transaction_bytes != rows[i].f[col].bytes || c.sectors != rows[i].f[M_SECTOR].transactions)
+    const struct fig *f = &rows[i].f[col];
+    if (c.requests != f->requests || c.transactions != f->transactions ||
+        c.transaction_bytes != f->bytes || c.sectors != rows[i].f[M_SECTOR].transactions)
       print_error("%s, row '%s': got %u requests, %u transactions, %u bytes, %u sectors\n",
                   arch, rows[i].what, c.requests, c.transactions, c.transaction_bytes,
                   c.sectors);

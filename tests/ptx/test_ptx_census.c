@@ -243,8 +243,14 @@ static void test_print_ptxas_reparse(void **state) {
   rc = run_ptxas(ptxas, path, dir);
   if (rc != 0) fprintf(stderr, "ptxas rejected %s (kept for inspection)\n", path);
   assert_int_equal(rc, 0);
-  /* the original is accepted too (the file itself is valid PTX) */
-  assert_int_equal(run_ptxas(ptxas, CENSUS_PTX, dir), 0);
+  /* the original is accepted too (the file itself is valid PTX), and both assemble to
+   * the same machine code */
+  char obj_in[4300], obj_out[4300];
+  snprintf(obj_in, sizeof obj_in, "%s/census.cubin", dir);
+  snprintf(obj_out, sizeof obj_out, "%s/printed.cubin", dir);
+  assert_int_equal(run_ptxas_o(ptxas, CENSUS_PTX, obj_in), 0);
+  assert_int_equal(run_ptxas_o(ptxas, path, obj_out), 0);
+  assert_int_equal(cubin_same_code(obj_in, obj_out), 0);
   scratch_remove(dir);
   free(dir);
   free(text);

@@ -754,13 +754,23 @@ static void test_line_table(void **state) {
   assert_string_equal(m->files[0].rest, "1700000000, 1234");
   assert_null(m->files[1].rest);
   assert_string_equal(f->directives, ".maxntid 256, 1, 1\n.minnctapersm 2\n");
+  assert_int_equal(f->npragmas, 1);
+  assert_string_equal(f->pragmas[0].text, "\"nounroll\"");
+  assert_int_equal(f->pragmas[0].insn, 2);
+  /* marks in file order: .loc (before insn 1), .loc and .pragma (before insn 2) */
+  assert_int_equal(f->nmarks, 3);
+  assert_int_equal(f->marks[0].kind, PTX_MARK_LOC);
+  assert_int_equal(f->marks[0].insn, 1);
+  assert_int_equal(f->marks[2].kind, PTX_MARK_PRAGMA);
+  assert_int_equal(f->marks[2].insn, 2);
   assert_string_equal(m->sections, ".section\t.debug_str\n\t{\n$L__info_string0:\n.b8 102,0\n\t}\n");
   assert_string_equal(m->version, "9.0");
   assert_string_equal(m->target, "sm_90");
   assert_int_equal(m->address_size, 64);
   char *text = print_to_string(m);
   assert_non_null(text);
-  assert_non_null(strstr(text, "\t.loc\t2 7 3, function_name $L__info_string0, inlined_at 1 9 4\n\texit;\n"));
+  assert_non_null(strstr(text, "\t.loc\t2 7 3, function_name $L__info_string0, inlined_at 1 9 4\n"
+                               "\t.pragma \"nounroll\";\n\texit;\n"));
   assert_non_null(strstr(text, "\t.file\t1 \"a.cu\", 1700000000, 1234\n"));
   assert_non_null(strstr(text, ".maxntid 256, 1, 1\n.minnctapersm 2\n{\n"));
   free(text);

@@ -3,8 +3,9 @@
  * arrays, texture objects, inlined helpers) and every examples/ .cu of the repository is
  * compiled with `nvcc -ptx -lineinfo -arch=sm_90 -O3` (the data files also with -G),
  * parsed, printed, fed to
- * `ptxas -arch=sm_90`, and parsed again: instruction counts and every opcode_text must
- * survive, and printing the second parse gives the same text. Skipped (with a message)
+ * `ptxas -arch=sm_90` (the machine code of every function must be byte-identical to that
+ * of nvcc's PTX: the printed text means the same), and parsed again: instruction counts
+ * and every opcode_text must survive, and printing the second parse gives the same text. Skipped (with a message)
  * when nvcc is not installed. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,8 +146,17 @@ static int round_trip(const char *nvcc, const char *ptxas, const char *src, cons
   assert_non_null(text);
   assert_int_equal(write_file(printed, text), 0);
   if (ptxas) {
-    rc = run_ptxas(ptxas, printed, dir);
+    /* ptxas accepts the printed text, and it means the same: the machine code of every
+     * function is identical to that of nvcc's own PTX */
+    char obj_in[4300], obj_out[4300];
+    snprintf(obj_in, sizeof obj_in, "%s/in.cubin", dir);
+    snprintf(obj_out, sizeof obj_out, "%s/printed.cubin", dir);
+    assert_int_equal(run_ptxas_o(ptxas, ptx, obj_in), 0);
+    rc = run_ptxas_o(ptxas, printed, obj_out);
     if (rc) fprintf(stderr, "ptxas rejected the printed PTX of %s\n", src);
+    assert_int_equal(rc, 0);
+    rc = cubin_same_code(obj_in, obj_out);
+    if (rc) fprintf(stderr, "%s (%s): printed PTX assembles to other machine code\n", src, flags);
     assert_int_equal(rc, 0);
   }
   struct ptx_module *m2 = NULL;
