@@ -3,7 +3,8 @@
 # compare coalcheck's GPU counts with Nsight Compute and time the overhead.
 # Runs on the GPU machine (through the device `run` tool): bash scripts/gpu-check.sh
 # Writes under $OUT (default ./build-gpu/out): gpu-check.md (the tables), coalcheck.json,
-# coalcheck.txt (stderr table), ncu.csv, overhead.txt, smoke.txt, log.
+# coalcheck.txt (stderr table), ncu.csv, overhead.txt, smoke.txt; keep the log with
+# `bash scripts/gpu-check.sh 2>&1 | tee $OUT/log`. Every step has a timeout.
 # Needs: nvcc, gcc, ncu, compute-sanitizer, nvdisasm, python3 (all in the CUDA image).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -65,11 +66,12 @@ echo "ncu rc=$?"; tail -3 $B/ncu.err
 log "overhead: $ITERS iterations, native / coalcheck / memcheck"
 : > "$OUT/overhead.txt"
 for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad copy_16; do
-  for mode in native off noatomics coalcheck memcheck; do
+  for mode in native off noatomics nobits coalcheck memcheck; do
     case $mode in
       native) cmd=(timeout 30 $APP $k $ITERS) ;;
       off) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_KERNEL_REGEX='^nothing$' $APP $k $ITERS) ;;
       noatomics) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_DIAG=noatomics $APP $k $ITERS) ;;
+      nobits) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_DIAG=nobits $APP $k $ITERS) ;;
       coalcheck) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 $APP $k $ITERS) ;;
       memcheck) cmd=(timeout 60 compute-sanitizer --tool memcheck --print-limit 1 $APP $k $ITERS) ;;
     esac

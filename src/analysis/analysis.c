@@ -35,6 +35,7 @@ void cc_analysis_kernel_release(struct cc_kernel_stats *k)
   }
   free(k->insns);
   free(k->by_slot);
+  free(k->lines);
   free(k->name);
   free(k->mangled);
 }
@@ -160,6 +161,38 @@ static void add_shared(struct cc_insn_stats *s, const struct cc_shared_cost *c)
     s->conflict_requests++;
 }
 
+/* The lane stride of one record (see analysis.h): the stride per lane index between
+ * neighbouring active lanes, if one positive value; NONE with fewer than two active
+ * lanes; MIXED otherwise. */
+static uint64_t record_lane_stride(const struct cc_warp_access *a)
+{
+  uint64_t stride = CC_LANE_STRIDE_NONE;
+  int prev = -1;
+  for (int lane = 0; lane < CC_WARP_SIZE; lane++) {
+    if (!(a->active & (1u << lane)))
+      continue;
+    if (prev >= 0) {
+      uint64_t d = a->addr[lane] - a->addr[prev], dl = (uint64_t)(lane - prev);
+      if (a->addr[lane] <= a->addr[prev] || d % dl != 0)
+        return CC_LANE_STRIDE_MIXED;
+      if (stride != CC_LANE_STRIDE_NONE && stride != d / dl)
+        return CC_LANE_STRIDE_MIXED;
+      stride = d / dl;
+    }
+    prev = lane;
+  }
+  return stride;
+}
+
+uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b)
+{
+  if (a == CC_LANE_STRIDE_NONE)
+    return b;
+  if (b == CC_LANE_STRIDE_NONE || a == b)
+    return a;
+  return CC_LANE_STRIDE_MIXED;
+}
+
 static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
@@ -185,6 +218,9 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
   s->bytes_requested += (uint64_t)lanes * a->size_bytes;
   if (algorithm1(s, a, an->group_lanes))
     s->uncoalesced_requests++;
+  s->lanes_seen |= a->active;
+  if (s->lane_stride != CC_LANE_STRIDE_MIXED)
+    s->lane_stride = cc_analysis_lane_stride_combine(s->lane_stride, record_lane_stride(a));
   for (int lane = 0; lane < CC_WARP_SIZE; lane++)
     if (a->active & (1u << lane))
       cc_analysis_fp_add(s->footprint, a->addr[lane]);
@@ -216,6 +252,14 @@ struct cc_access_sink cc_analysis_sink(struct cc_analysis *an)
   return (struct cc_access_sink){
     .ctx = an, .begin_kernel = begin_kernel, .access = access_cb, .end_kernel = end_kernel
   };
+}
+
+void cc_analysis_set_run_stats(struct cc_analysis *an, const struct cc_kernel_run_stats *run)
+{
+  if (an->n_kernels == 0)
+    return;
+  an->kernels[an->n_kernels - 1].run = *run;
+  an->kernels[an->n_kernels - 1].run.present = 1;
 }
 
 double cc_analysis_stride_avg(const struct cc_insn_stats *s)

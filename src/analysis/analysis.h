@@ -48,6 +48,16 @@ struct cc_suggestion {
 
 struct cc_footprint;          /* analysis/footprint.h */
 
+/* A source location; file NULL: none (borrowed from the instruction's info strings). */
+struct cc_source_loc {
+  const char *file;
+  uint32_t line, column;      /* 0: unknown */
+};
+
+/* lane_stride values that are not a stride */
+#define CC_LANE_STRIDE_NONE 0u            /* no record had two active lanes */
+#define CC_LANE_STRIDE_MIXED UINT64_MAX   /* not one uniform positive stride */
+
 /* Everything known about one static memory instruction of one kernel. */
 struct cc_insn_stats {
   /* the instruction (strings owned, copied from the stream's cc_insn_info) */
@@ -85,6 +95,54 @@ struct cc_insn_stats {
   int all_coalescable;        /* allStr <= size_bytes */
   size_t n_suggestions;
   struct cc_suggestion suggestions[CC_ANALYSIS_MAX_SUGGESTIONS];
+
+  /* The source-level reference (the CGO paper's static_id names a reference of the
+   * source; a loop unrolled N times makes N instructions of one reference): the
+   * instructions of the kernel with the same source (below, inlined_from included),
+   * kind, space and access size. line_all_stride is allStr over the union of their
+   * footprints; the "none" / "thread-geometry" advice follows line_all_coalescable.
+   * Instructions without a source file are a reference of their own. Set at end_kernel. */
+  uint64_t line_all_stride;
+  int line_all_coalescable;   /* line_all_stride <= size_bytes */
+  uint32_t line_insns;        /* instructions of the reference, this one included */
+
+  /* Lane stride, for the layout (AoS) rule: the address difference per lane index
+   * between active lanes of one record, (addr[l2] - addr[l1]) / (l2 - l1), when it is
+   * one positive value for every pair of neighbouring active lanes of every record
+   * (CC_LANE_STRIDE_NONE / _MIXED otherwise). Unlike the sorted-neighbour strides of
+   * Algorithm 1 it does not count inactive lanes: every other lane of a float array has
+   * lane stride 4, not 8. lanes_seen: OR of the records' active masks. */
+  uint64_t lane_stride;
+  uint32_t lanes_seen;
+
+  /* Where the report places the instruction (set at end_kernel), from the .loc and its
+   * inlined_at: the innermost location in the kernel's own source file (the file of
+   * the kernel's .loc lines without inlined_at), else the outermost one. inlined_from:
+   * the .loc's own location when it is not `source` (e.g. a CUDA header's atomicAdd),
+   * else file NULL. The emulator gives one level of inlined_at (cc_insn_info). */
+  struct cc_source_loc source, inlined_from;
+};
+
+/* One source line of a kernel: the sums over the instructions whose `source` is that
+ * line (for comparisons per source line, e.g. with a GPU backend). */
+struct cc_line_stats {
+  const char *file;           /* borrowed from an instruction's info; NULL: no line info */
+  uint32_t line;
+  uint32_t n_insns;           /* instructions summed */
+  uint64_t executions, requests, thread_accesses, bytes_requested, bytes_transferred;
+  uint64_t sectors, ideal_sectors, excess_sectors;
+  uint64_t wavefronts, ideal_wavefronts;
+  uint64_t uncoalesced_thread_accesses;
+};
+
+/* What the producer reported about the run of a kernel (the emulator's struct
+ * cc_emu_stats and its wall time); present 0 when nobody filled it. */
+struct cc_kernel_run_stats {
+  int present;
+  uint64_t warp_insns;        /* warp-level instructions executed */
+  uint64_t thread_insns;      /* active lanes summed over them */
+  uint64_t warp_accesses;     /* warp access records delivered */
+  double seconds;             /* wall time of the emulation */
 };
 
 /* Kernel totals. Global figures cover global and local instructions; shared ones shared
@@ -108,6 +166,9 @@ struct cc_kernel_stats {
                                   excess wavefronts; ties by ptx_index) */
   size_t *by_slot;            /* owned: insns index of each slot */
   int finished;               /* end_kernel seen */
+  size_t n_lines;             /* after end_kernel: per source line sums, ordered by file */
+  struct cc_line_stats *lines; /* owned; then line; file NULL last */
+  struct cc_kernel_run_stats run; /* filled by the caller after the run (cli), or 0 */
 };
 
 struct cc_analysis {
@@ -149,6 +210,11 @@ double cc_analysis_efficiency(const struct cc_insn_stats *s);
 
 /* Bytes the footprint structure of s holds now (for memory tests and diagnostics). */
 size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
+
+/* Records the producer's counters for the last kernel of an (the one just run): what
+ * the report prints as "emulated N thread-instructions in S s". No-op without kernels. */
+void cc_analysis_set_run_stats(cc_keep struct cc_analysis *an,
+                               const struct cc_kernel_run_stats *run);
 
 /* "thread-geometry", "shared-memory", "layout", "none" */
 const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind);

@@ -9,6 +9,9 @@
  * first and rebuilds by_slot. Idempotent: frees earlier suggestions first. */
 void cc_analysis_finalize_kernel(struct cc_kernel_stats *k);
 
+/* Combines two lane strides (analysis.h): NONE is neutral, equal ones stay, others MIXED. */
+uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b);
+
 /* Frees what k owns (not k itself). */
 void cc_analysis_kernel_release(struct cc_kernel_stats *k);
 

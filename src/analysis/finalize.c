@@ -1,5 +1,6 @@
-/* End of a kernel: allStr, verdict, suggestions (CGO 2015 Algorithm 1, lines 28-44, plus
- * the layout and bank-conflict advice), totals and the worst-first order. */
+/* End of a kernel: allStr (per instruction and per source-level reference), verdict,
+ * suggestions (CGO 2015 Algorithm 1, lines 28-44, plus the layout and bank-conflict
+ * advice), source locations, totals, the worst-first order and the per-line sums. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,29 +86,36 @@ static int is_global(const struct cc_insn_stats *s)
   return s->wavefronts == 0 && s->info.space != CC_SPACE_SHARED;
 }
 
-/* A uniform stride (every neighbour difference equal) that could be a structure size. */
-static int struct_stride(const struct cc_insn_stats *s)
+/* The structure size S of s if it reads one field of an array of structures: a uniform
+ * lane stride S with size < S <= LAYOUT_MAX_STRUCT, and every address at one offset
+ * modulo S (S divides the footprint's granularity, the gcd of its differences); else 0. */
+static uint64_t struct_size(const struct cc_insn_stats *s)
 {
-  return s->stride_count > 0 && s->stride_min == s->stride_max &&
-         s->stride_max > s->info.size_bytes && s->stride_max <= LAYOUT_MAX_STRUCT;
+  uint64_t S = s->lane_stride, g = cc_analysis_fp_granularity(s->footprint);
+  if (!is_global(s) || S == CC_LANE_STRIDE_NONE || S == CC_LANE_STRIDE_MIXED ||
+      S <= s->info.size_bytes || S > LAYOUT_MAX_STRUCT || g % S != 0)
+    return 0;
+  return S;
 }
 
-/* How many other global instructions of k have the same structure stride as s and start
- * less than one structure away from it at a different address: neighbouring fields of
- * one array of structures (the base register is not in the record, so the footprints'
- * lowest addresses stand in for it). */
+/* How many other global instructions of k read other fields of the same array of
+ * structures as s: the same structure size S, a different offset modulo S, some lanes
+ * in common (the same threads read the fields: K fields at distinct offsets), and
+ * footprints that overlap (one array: the base register is not in the record). Branches
+ * that split one array between different lanes (even lanes here, odd lanes there) have a
+ * lane stride of one element, or no lane in common, and are not fields. */
 static size_t neighbour_fields(const struct cc_kernel_stats *k, const struct cc_insn_stats *s)
 {
-  uint64_t lo, olo;
+  uint64_t S = struct_size(s), lo, hi, olo, ohi;
   size_t n = 0;
-  if (!struct_stride(s) || !cc_analysis_fp_min(s->footprint, &lo))
+  if (!S || !cc_analysis_fp_min(s->footprint, &lo) || !cc_analysis_fp_max(s->footprint, &hi))
     return 0;
   for (size_t i = 0; i < k->n_insns; i++) {
     const struct cc_insn_stats *o = &k->insns[i];
-    if (o == s || !is_global(o) || !struct_stride(o) || o->stride_max != s->stride_max ||
-        !cc_analysis_fp_min(o->footprint, &olo) || olo == lo)
+    if (o == s || struct_size(o) != S || !(o->lanes_seen & s->lanes_seen) ||
+        !cc_analysis_fp_min(o->footprint, &olo) || !cc_analysis_fp_max(o->footprint, &ohi))
       continue;
-    if ((olo > lo ? olo - lo : lo - olo) < s->stride_max)
+    if (olo % S != lo % S && olo <= hi && lo <= ohi)
       n++;
   }
   return n;
@@ -119,25 +127,31 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
   size_t fields;
   if (s->verdict == CC_VERDICT_COALESCED)
     return;
-  in_elements(&s->info, s->stride_max, elems, sizeof elems);
   fields = neighbour_fields(k, s);
   if (fields > 0) {
+    uint64_t S = s->lane_stride;
+    in_elements(&s->info, S, elems, sizeof elems);
     snprintf(text, sizeof text,
              "lanes of a warp are %" PRIu64 " bytes (%s) apart and %zu other instruction%s "
              "%s neighbouring fields of the same %" PRIu64 "-byte elements: store each "
              "field in its own array (AoS -> SoA) so that consecutive threads %s "
              "consecutive elements",
-             s->stride_max, elems, fields, fields == 1 ? "" : "s",
-             fields == 1 ? "accesses" : "access", s->stride_max, verb(s->info.kind));
+             S, elems, fields, fields == 1 ? "" : "s",
+             fields == 1 ? "accesses" : "access", S, verb(s->info.kind));
     suggest(s, CC_SUGGEST_LAYOUT, text);
   }
-  if (!s->all_coalescable) {
-    in_elements(&s->info, s->all_stride, all, sizeof all);
+  in_elements(&s->info, s->stride_max, elems, sizeof elems);
+  if (!s->line_all_coalescable) {
+    char copies[96] = "";
+    in_elements(&s->info, s->line_all_stride, all, sizeof all);
+    if (s->line_insns > 1)
+      snprintf(copies, sizeof copies, " of the %" PRIu32 " instructions of this source line",
+               s->line_insns);
     snprintf(text, sizeof text,
              "cannot be all coalesced: lanes of a warp are %" PRIu64 " bytes (%s) apart and "
-             "even all executions together leave gaps of %" PRIu64 " bytes (%s), so no "
+             "even all executions%s together leave gaps of %" PRIu64 " bytes (%s), so no "
              "remapping of threads makes the accesses contiguous",
-             s->stride_max, elems, s->all_stride, all);
+             s->stride_max, elems, copies, s->line_all_stride, all);
     suggest(s, CC_SUGGEST_NONE, text);
     return;
   }
@@ -180,6 +194,130 @@ static void verdict(struct cc_insn_stats *s)
                                                     : CC_VERDICT_UNCOALESCED;
   s->all_coalescable = s->all_stride <= s->info.size_bytes;
   s->excess_sectors = s->sectors - s->ideal_sectors;
+}
+
+static int same_str(const char *a, const char *b)
+{
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The kernel's own source file: that of its lowest-id instruction whose .loc is not
+ * inlined (the kernel body), or NULL. */
+static const char *kernel_file(const struct cc_kernel_stats *k)
+{
+  const struct cc_insn_stats *best = NULL;
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *s = &k->insns[i];
+    if (s->info.file && !s->info.inlined_file && (!best || s->info.id < best->info.id))
+      best = s;
+  }
+  return best ? best->info.file : NULL;
+}
+
+/* source / inlined_from of every instruction (analysis.h): the chain is [the .loc, its
+ * inlined_at]; the innermost one in the kernel's file, else the outermost. */
+static void resolve_sources(struct cc_kernel_stats *k)
+{
+  const char *own = kernel_file(k);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    const struct cc_insn_info *in = &s->info;
+    s->source = (struct cc_source_loc){ in->file, in->line, in->column };
+    s->inlined_from = (struct cc_source_loc){ NULL, 0, 0 };
+    if (in->inlined_file && !(own && same_str(in->file, own))) {
+      s->source = (struct cc_source_loc){ in->inlined_file, in->inlined_line, 0 };
+      s->inlined_from = (struct cc_source_loc){ in->file, in->line, in->column };
+    }
+  }
+}
+
+/* Whether a and b are copies of one source-level reference (analysis.h). */
+static int same_reference(const struct cc_insn_stats *a, const struct cc_insn_stats *b)
+{
+  return a->source.file && b->source.file && a->source.line == b->source.line &&
+         same_str(a->source.file, b->source.file) &&
+         a->inlined_from.line == b->inlined_from.line &&
+         same_str(a->inlined_from.file, b->inlined_from.file) &&
+         a->info.kind == b->info.kind && a->info.space == b->info.space &&
+         a->info.size_bytes == b->info.size_bytes;
+}
+
+/* line_all_stride of every instruction: allStr over the union of its reference's
+ * footprints, one merge per reference. */
+static void reference_strides(struct cc_kernel_stats *k)
+{
+  const struct cc_footprint **fps = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *fps);
+  char *done = cc_xcalloc(k->n_insns ? k->n_insns : 1, 1);
+  size_t *members = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *members);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    size_t n = 0;
+    uint64_t gap;
+    if (done[i])
+      continue;
+    for (size_t j = i; j < k->n_insns; j++)
+      if (j == i || (!done[j] && same_reference(&k->insns[i], &k->insns[j]))) {
+        members[n] = j;
+        fps[n++] = k->insns[j].footprint;
+        done[j] = 1;
+      }
+    gap = n == 1 ? k->insns[i].all_stride : cc_analysis_fp_max_gap_union(fps, n);
+    for (size_t m = 0; m < n; m++) {
+      struct cc_insn_stats *s = &k->insns[members[m]];
+      s->line_all_stride = gap;
+      s->line_all_coalescable = gap <= s->info.size_bytes;
+      s->line_insns = (uint32_t)n;
+    }
+  }
+  free(members);
+  free(done);
+  free(fps);
+}
+
+static int cmp_line(const void *pa, const void *pb)
+{
+  const struct cc_line_stats *a = pa, *b = pb;
+  if (!a->file || !b->file) {
+    if (a->file != b->file)
+      return a->file ? -1 : 1;
+  } else {
+    int c = strcmp(a->file, b->file);
+    if (c)
+      return c;
+  }
+  return (a->line > b->line) - (a->line < b->line);
+}
+
+/* k->lines: the instructions summed per source line. */
+static void line_summary(struct cc_kernel_stats *k)
+{
+  free(k->lines);
+  k->lines = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *k->lines);
+  k->n_lines = 0;
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *s = &k->insns[i];
+    struct cc_line_stats *l = NULL;
+    for (size_t j = 0; j < k->n_lines && !l; j++)
+      if (same_str(k->lines[j].file, s->source.file) && k->lines[j].line == s->source.line)
+        l = &k->lines[j];
+    if (!l) {
+      l = &k->lines[k->n_lines++];
+      l->file = s->source.file;
+      l->line = s->source.line;
+    }
+    l->n_insns++;
+    l->executions += s->executions;
+    l->requests += s->requests;
+    l->thread_accesses += s->thread_accesses;
+    l->bytes_requested += s->bytes_requested;
+    l->bytes_transferred += s->bytes_transferred;
+    l->sectors += s->sectors;
+    l->ideal_sectors += s->ideal_sectors;
+    l->excess_sectors += s->excess_sectors;
+    l->wavefronts += s->wavefronts;
+    l->ideal_wavefronts += s->ideal_wavefronts;
+    l->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
+  }
+  qsort(k->lines, k->n_lines, sizeof *k->lines, cmp_line);
 }
 
 static void add_totals(struct cc_kernel_totals *t, const struct cc_insn_stats *s)
@@ -225,6 +363,8 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
     s->n_suggestions = 0;
     verdict(s);
   }
+  resolve_sources(k);
+  reference_strides(k);
   /* suggestions look at other instructions' verdicts and footprints: a second pass */
   for (size_t i = 0; i < k->n_insns; i++) {
     struct cc_insn_stats *s = &k->insns[i];
@@ -237,5 +377,6 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
   qsort(k->insns, k->n_insns, sizeof *k->insns, cmp_worst_first);
   for (size_t i = 0; i < k->n_insns; i++)
     k->by_slot[k->insns[i].slot] = i;
+  line_summary(k);
   k->finished = 1;
 }

@@ -1,4 +1,4 @@
-/* Sparse address bitmap: see footprint.h. */
+/* Sparse address set at the granularity of the gcd of its differences: see footprint.h. */
 #include "analysis/footprint.h"
 
 #include <stdlib.h>
@@ -6,22 +6,25 @@
 
 #include "util/mem.h"
 
-#define CHUNK_SHIFT 9u /* 512 addresses per chunk */
+#define CHUNK_SHIFT 9u /* 512 units per chunk */
 #define CHUNK_WORDS ((1u << CHUNK_SHIFT) / 64u)
 #define EMPTY SIZE_MAX
+#define BIAS (1ull << 63) /* unit u (signed) is stored as key u + BIAS: order kept */
 
 struct chunk {
-  uint64_t key; /* address >> CHUNK_SHIFT */
+  uint64_t key; /* (u + BIAS) >> CHUNK_SHIFT */
   uint64_t bits[CHUNK_WORDS];
 };
 
 struct cc_footprint {
   struct chunk *chunks;
   size_t n, cap;
-  size_t *table;  /* chunk index or EMPTY; size table_cap, a power of two */
+  size_t *table;   /* chunk index or EMPTY; size table_cap, a power of two */
   size_t table_cap;
-  size_t last;    /* chunk of the previous add: loops touch the same chunk again */
-  uint64_t count; /* distinct addresses */
+  size_t last;     /* chunk of the previous add: loops touch the same chunk again */
+  uint64_t count;  /* distinct addresses */
+  uint64_t origin; /* first address added */
+  uint64_t gran;   /* g: gcd of the differences to origin; 0 while there are none */
 };
 
 static uint64_t mix(uint64_t x) /* splitmix64 finaliser */
@@ -31,6 +34,16 @@ static uint64_t mix(uint64_t x) /* splitmix64 finaliser */
   x ^= x >> 27;
   x *= 0x94d049bb133111ebull;
   return x ^ (x >> 31);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
 
 struct cc_footprint *cc_analysis_fp_new(void)
@@ -64,8 +77,8 @@ static void rehash(struct cc_footprint *fp, size_t cap)
   }
 }
 
-/* Index of the chunk for key; a new zeroed one if absent and create is set, else EMPTY. */
-static size_t find_chunk(struct cc_footprint *fp, uint64_t key, int create)
+/* Index of the chunk for key; a new zeroed one if absent. */
+static size_t find_chunk(struct cc_footprint *fp, uint64_t key)
 {
   if (fp->last != EMPTY && fp->chunks[fp->last].key == key)
     return fp->last;
@@ -77,8 +90,6 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key, int create)
       h = (h + 1) & (fp->table_cap - 1);
     }
   }
-  if (!create)
-    return EMPTY;
   if (fp->n == fp->cap) {
     fp->cap = fp->cap ? fp->cap * 2 : 4;
     fp->chunks = cc_xrealloc(fp->chunks, fp->cap * sizeof *fp->chunks);
@@ -97,10 +108,11 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key, int create)
   return fp->last = fp->n - 1;
 }
 
-void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
+/* Sets the bit of biased unit key ukey. */
+static void set_unit(struct cc_footprint *fp, uint64_t ukey)
 {
-  size_t c = find_chunk(fp, addr >> CHUNK_SHIFT, 1);
-  uint32_t bit = (uint32_t)(addr & ((1u << CHUNK_SHIFT) - 1));
+  size_t c = find_chunk(fp, ukey >> CHUNK_SHIFT);
+  uint32_t bit = (uint32_t)(ukey & ((1u << CHUNK_SHIFT) - 1));
   uint64_t mask = 1ull << (bit % 64);
   uint64_t *w = &fp->chunks[c].bits[bit / 64];
   if (!(*w & mask)) {
@@ -109,51 +121,168 @@ void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
   }
 }
 
+/* Address of biased unit key ukey (arithmetic mod 2^64, exact for real addresses). */
+static uint64_t unit_addr(const struct cc_footprint *fp, uint64_t ukey)
+{
+  return fp->origin + (ukey - BIAS) * fp->gran;
+}
+
+/* Rebuilds fp with every unit multiplied by factor (the granularity became g / factor). */
+static void refine(struct cc_footprint *fp, uint64_t factor)
+{
+  struct chunk *old = fp->chunks;
+  size_t n = fp->n;
+  fp->chunks = NULL;
+  fp->n = fp->cap = 0;
+  fp->count = 0;
+  fp->last = EMPTY;
+  free(fp->table);
+  fp->table = NULL;
+  fp->table_cap = 0;
+  for (size_t c = 0; c < n; c++)
+    for (unsigned w = 0; w < CHUNK_WORDS; w++)
+      for (uint64_t bits = old[c].bits[w]; bits; bits &= bits - 1) {
+        uint64_t ukey = (old[c].key << CHUNK_SHIFT) + w * 64u + (unsigned)__builtin_ctzll(bits);
+        set_unit(fp, (ukey - BIAS) * factor + BIAS);
+      }
+  free(old);
+}
+
+void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
+{
+  uint64_t dist, g;
+  if (fp->n == 0) {
+    fp->origin = addr;
+    set_unit(fp, BIAS);
+    return;
+  }
+  dist = addr >= fp->origin ? addr - fp->origin : fp->origin - addr;
+  if (dist == 0)
+    return;
+  g = gcd(fp->gran, dist);
+  if (g != fp->gran) {
+    if (fp->gran)
+      refine(fp, fp->gran / g);
+    fp->gran = g;
+  }
+  set_unit(fp, addr >= fp->origin ? BIAS + dist / g : BIAS - dist / g);
+}
+
 void cc_analysis_fp_union(struct cc_footprint *into, const struct cc_footprint *from)
 {
-  for (size_t c = 0; c < from->n; c++) {
-    size_t d = find_chunk(into, from->chunks[c].key, 1);
-    for (unsigned w = 0; w < CHUNK_WORDS; w++) {
-      uint64_t add = from->chunks[c].bits[w] & ~into->chunks[d].bits[w];
-      into->chunks[d].bits[w] |= add;
-      into->count += (uint64_t)__builtin_popcountll(add);
+  for (size_t c = 0; c < from->n; c++)
+    for (unsigned w = 0; w < CHUNK_WORDS; w++)
+      for (uint64_t bits = from->chunks[c].bits[w]; bits; bits &= bits - 1)
+        cc_analysis_fp_add(into, unit_addr(from, (from->chunks[c].key << CHUNK_SHIFT) +
+                                                     w * 64u +
+                                                     (unsigned)__builtin_ctzll(bits)));
+}
+
+/* ---- increasing iteration ------------------------------------------------------------ */
+
+struct cursor {
+  const struct cc_footprint *fp;
+  size_t *order;  /* chunk indices by increasing key */
+  size_t pos;     /* into order */
+  unsigned word;
+  uint64_t bits;  /* what is left of the current word */
+  uint64_t addr;  /* current address, valid while !done */
+  int done;
+};
+
+struct keyed {
+  uint64_t key;
+  size_t index;
+};
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+  uint64_t a = ((const struct keyed *)pa)->key, b = ((const struct keyed *)pb)->key;
+  return (a > b) - (a < b);
+}
+
+/* Moves c to its next address (the first one after cursor_start). */
+static void cursor_next(struct cursor *c)
+{
+  for (;;) {
+    if (c->bits) {
+      const struct chunk *ch = &c->fp->chunks[c->order[c->pos]];
+      uint64_t ukey = (ch->key << CHUNK_SHIFT) + c->word * 64u +
+                      (unsigned)__builtin_ctzll(c->bits);
+      c->bits &= c->bits - 1;
+      c->addr = unit_addr(c->fp, ukey);
+      return;
     }
+    if (++c->word >= CHUNK_WORDS) {
+      c->word = 0;
+      if (++c->pos >= c->fp->n) {
+        c->done = 1;
+        return;
+      }
+    }
+    c->bits = c->fp->chunks[c->order[c->pos]].bits[c->word];
   }
 }
 
-static int cmp_key(const void *pa, const void *pb)
+static void cursor_start(struct cursor *c, const struct cc_footprint *fp)
 {
-  uint64_t a = ((const struct chunk *)pa)->key, b = ((const struct chunk *)pb)->key;
-  return (a > b) - (a < b);
+  memset(c, 0, sizeof *c);
+  c->fp = fp;
+  if (fp->n == 0) {
+    c->done = 1;
+    return;
+  }
+  {
+    /* sorted (key, index) pairs: the table indexes the chunks in insertion order */
+    struct keyed *k = cc_xmalloc(fp->n * sizeof *k);
+    for (size_t i = 0; i < fp->n; i++)
+      k[i] = (struct keyed){ fp->chunks[i].key, i };
+    qsort(k, fp->n, sizeof *k, cmp_keyed);
+    c->order = cc_xmalloc(fp->n * sizeof *c->order);
+    for (size_t i = 0; i < fp->n; i++)
+      c->order[i] = k[i].index;
+    free(k);
+  }
+  c->bits = fp->chunks[c->order[0]].bits[0];
+  cursor_next(c);
+}
+
+uint64_t cc_analysis_fp_max_gap_union(const struct cc_footprint *const *fps, size_t n)
+{
+  struct cursor *cur;
+  uint64_t gap = 0, prev = 0;
+  int have = 0;
+  if (n == 0)
+    return 0;
+  cur = cc_xcalloc(n, sizeof *cur);
+  for (size_t i = 0; i < n; i++)
+    cursor_start(&cur[i], fps[i]);
+  for (;;) {
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+      if (!cur[i].done && (best == SIZE_MAX || cur[i].addr < cur[best].addr))
+        best = i;
+    if (best == SIZE_MAX)
+      break;
+    if (!have || cur[best].addr != prev) {
+      if (have && cur[best].addr - prev > gap)
+        gap = cur[best].addr - prev;
+      prev = cur[best].addr;
+      have = 1;
+    }
+    cursor_next(&cur[best]);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(cur[i].order);
+  free(cur);
+  return gap;
 }
 
 uint64_t cc_analysis_fp_max_gap(const struct cc_footprint *fp)
 {
-  uint64_t gap = 0, prev = 0;
-  int have = 0;
-  struct chunk *sorted;
   if (fp->count < 2)
     return 0;
-  /* a sorted copy: the table indexes the original order */
-  sorted = cc_xmalloc(fp->n * sizeof *sorted);
-  memcpy(sorted, fp->chunks, fp->n * sizeof *sorted);
-  qsort(sorted, fp->n, sizeof *sorted, cmp_key);
-  for (size_t c = 0; c < fp->n; c++) {
-    for (unsigned w = 0; w < CHUNK_WORDS; w++) {
-      uint64_t bits = sorted[c].bits[w];
-      while (bits) {
-        unsigned b = (unsigned)__builtin_ctzll(bits);
-        uint64_t addr = (sorted[c].key << CHUNK_SHIFT) + w * 64u + b;
-        if (have && addr - prev > gap)
-          gap = addr - prev;
-        prev = addr;
-        have = 1;
-        bits &= bits - 1;
-      }
-    }
-  }
-  free(sorted);
-  return gap;
+  return cc_analysis_fp_max_gap_union(&fp, 1);
 }
 
 int cc_analysis_fp_min(const struct cc_footprint *fp, uint64_t *min)
@@ -166,7 +295,26 @@ int cc_analysis_fp_min(const struct cc_footprint *fp, uint64_t *min)
     return 0;
   for (unsigned w = 0; w < CHUNK_WORDS; w++) {
     if (best->bits[w]) {
-      *min = (best->key << CHUNK_SHIFT) + w * 64u + (unsigned)__builtin_ctzll(best->bits[w]);
+      *min = unit_addr(fp, (best->key << CHUNK_SHIFT) + w * 64u +
+                               (unsigned)__builtin_ctzll(best->bits[w]));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int cc_analysis_fp_max(const struct cc_footprint *fp, uint64_t *max)
+{
+  const struct chunk *best = NULL;
+  for (size_t c = 0; c < fp->n; c++)
+    if (!best || fp->chunks[c].key > best->key)
+      best = &fp->chunks[c];
+  if (!best)
+    return 0;
+  for (unsigned w = CHUNK_WORDS; w-- > 0;) {
+    if (best->bits[w]) {
+      *max = unit_addr(fp, (best->key << CHUNK_SHIFT) + w * 64u + 63u -
+                               (unsigned)__builtin_clzll(best->bits[w]));
       return 1;
     }
   }
@@ -176,6 +324,11 @@ int cc_analysis_fp_min(const struct cc_footprint *fp, uint64_t *min)
 uint64_t cc_analysis_fp_count(const struct cc_footprint *fp)
 {
   return fp->count;
+}
+
+uint64_t cc_analysis_fp_granularity(const struct cc_footprint *fp)
+{
+  return fp->gran;
 }
 
 size_t cc_analysis_fp_bytes(const struct cc_footprint *fp)

@@ -2,11 +2,21 @@
  * distinct byte addresses its lanes accessed over all its executions (Algorithm 1's
  * AllAddr, without the duplicates that make the paper's vector grow with run length).
  *
- * A sparse bitmap: chunks of 512 consecutive addresses (a 64-byte bitmap each), found
- * through an open-addressing hash table keyed by address / 512. Memory is proportional to
- * the chunks touched, i.e. to the footprint, and does not grow when the same addresses are
- * accessed again (a loop, the next CTA of a repeating pattern). Dense footprints cost one
- * bit per address; sparse ones up to ~80 bytes per isolated address. */
+ * Representation: every address is origin + u x g, where origin is the first address
+ * added and g (the granularity) is the greatest common divisor of all differences
+ * addr - origin seen so far; a sparse bitmap holds the units u (signed), in chunks of 512
+ * consecutive units (a 64-byte bitmap each) found through an open-addressing hash table
+ * keyed by u / 512. When a new address makes g smaller, the set is rebuilt at the finer
+ * granularity (g only shrinks, by a factor >= 2 each time: at most 64 rebuilds). The set
+ * is exact: the addresses, gaps and counts are those of the addresses added.
+ *
+ * Memory bound: for a footprint spanning B bytes (largest - smallest address) with
+ * granularity g, at most (B / g / 512 + 1) chunks of 72 bytes, doubled by the growth of
+ * the arrays, plus 16 bytes of table per chunk: about 2 x 88 / 512 = 0.35 bytes per unit
+ * of g bytes, and never more than 2 x 88 bytes per distinct address. A float array
+ * read with a stride of 16 bytes (a loop unrolled 4 times) spanning 256 MiB costs 16 Mi
+ * units -> at most ~5.5 MiB (it cost 1 bit per byte, ~36-72 MiB, at byte granularity).
+ * Repeated addresses (a loop, the next CTA of a repeating pattern) cost nothing more. */
 #ifndef CC_ANALYSIS_FOOTPRINT_H
 #define CC_ANALYSIS_FOOTPRINT_H
 
@@ -27,10 +37,18 @@ void cc_analysis_fp_union(cc_keep struct cc_footprint *into, cc_keep const struc
 /* Largest difference between neighbouring distinct addresses in increasing order, in
  * bytes; 0 for fewer than two addresses. (Algorithm 1, lines 29-31.) */
 uint64_t cc_analysis_fp_max_gap(cc_keep const struct cc_footprint *fp);
+/* The same over the union of the n footprints fps[0..n) (duplicates across them count
+ * once), without building the union: a merge of the sorted sets. n = 0: 0. Used for the
+ * footprint of a source-level reference whose instructions are unrolled copies. */
+uint64_t cc_analysis_fp_max_gap_union(cc_keep const struct cc_footprint *const *fps, size_t n);
 /* Smallest address; returns 0 (and leaves *min) when the footprint is empty, else 1. */
 int cc_analysis_fp_min(cc_keep const struct cc_footprint *fp, uint64_t *min);
+/* Largest address; as cc_analysis_fp_min. */
+int cc_analysis_fp_max(cc_keep const struct cc_footprint *fp, uint64_t *max);
 /* Distinct addresses held. */
 uint64_t cc_analysis_fp_count(cc_keep const struct cc_footprint *fp);
+/* The granularity g in bytes (0 while fewer than two distinct addresses). */
+uint64_t cc_analysis_fp_granularity(cc_keep const struct cc_footprint *fp);
 /* Heap bytes the structure holds (chunks + table), for memory checks. */
 size_t cc_analysis_fp_bytes(cc_keep const struct cc_footprint *fp);
 

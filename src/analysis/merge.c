@@ -34,6 +34,20 @@ static void merge_insn(struct cc_insn_stats *d, const struct cc_insn_stats *s)
   d->uncoalesced_requests += s->uncoalesced_requests;
   d->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
   cc_analysis_fp_union(d->footprint, s->footprint);
+  d->lane_stride = cc_analysis_lane_stride_combine(d->lane_stride, s->lane_stride);
+  d->lanes_seen |= s->lanes_seen;
+}
+
+/* Run counters of shards add up (seconds too: the work of all shards). */
+static void merge_run(struct cc_kernel_run_stats *d, const struct cc_kernel_run_stats *s)
+{
+  if (!s->present)
+    return;
+  d->present = 1;
+  d->warp_insns += s->warp_insns;
+  d->thread_insns += s->thread_insns;
+  d->warp_accesses += s->warp_accesses;
+  d->seconds += s->seconds;
 }
 
 static int check_kernel(const struct cc_kernel_stats *d, const struct cc_kernel_stats *s,
@@ -80,6 +94,7 @@ int cc_analysis_merge(struct cc_analysis *into, const struct cc_analysis *from,
     const struct cc_kernel_stats *s = &from->kernels[k];
     for (size_t slot = 0; slot < s->n_insns; slot++)
       merge_insn(&d->insns[d->by_slot[slot]], &s->insns[s->by_slot[slot]]);
+    merge_run(&d->run, &s->run);
     cc_analysis_finalize_kernel(d);
   }
   return CC_OK;

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* record, report, annotate and fix join here, one file each. */
+/* annotate and fix join here, one file each. */
 const struct cc_cli_command cc_cli_commands[] = {
   {"run", cc_cli_cmd_run, "record one launch in the emulator, report it (default)"},
+  {"record", cc_cli_cmd_record, "run one launch, save its accesses as a .cctrace"},
+  {"report", cc_cli_cmd_report, "report a .cctrace under one or several --arch"},
   {"help", cc_cli_cmd_help, "show this help"},
 };
 const size_t cc_cli_ncommands = sizeof cc_cli_commands / sizeof cc_cli_commands[0];
@@ -38,7 +40,9 @@ int cc_cli_main(int argc, char **argv)
     rc = cc_err_set(&err, CC_ERR_IO, "cannot write to standard output");
   if (rc != CC_OK) {
     fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
-    if (rc == CC_ERR_USAGE)
+    if (rc == CC_ERR_USAGE && cmd && (cmd->fn == cc_cli_cmd_record || cmd->fn == cc_cli_cmd_report))
+      fprintf(stderr, "hint: run 'coalcheck %s --help' for the options\n", cmd->name);
+    else if (rc == CC_ERR_USAGE)
       fprintf(stderr, "hint: run 'coalcheck --help' for the options\n");
   }
   return rc;

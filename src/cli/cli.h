@@ -40,7 +40,15 @@ struct cc_run_opts {
   uint32_t top;                  /* --top: instructions shown per kernel; 0 = all */
   int quiet;                     /* -q, --quiet */
   int help, version;             /* --help, --version */
+  char *trace_path;              /* --trace (main job) or -o (record): the .cctrace to write,
+                                    or NULL (record: "<kernel>.cctrace") */
+  int l1_cache;                  /* --l1-cache: CC_MODEL_L1_ON / _OFF; 0 = the default */
+  uint32_t smem_bank_width;      /* --smem-bank-width: 4 or 8 bytes; 0 = the default */
+  int record_only;               /* set by `record`: write the trace, no analysis, no report */
 };
+
+/* The commands that share the option table (each option says which take it). */
+enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT };
 
 void cc_cli_opts_release(struct cc_run_opts *o);
 
@@ -51,6 +59,34 @@ void cc_cli_opts_release(struct cc_run_opts *o);
  * others are appended). Errors: CC_ERR_USAGE (unknown option, missing or bad value, two
  * INPUTs), CC_ERR_INPUT (unreadable or malformed launch file, "FILE:LINE:COL: ..."). */
 int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err *err);
+
+/* Parses the command line of command cmd like cc_cli_parse_run (which is the same for
+ * CC_CLI_CMD_RUN): only the options the command takes are accepted (an option of another
+ * command is CC_ERR_USAGE on the command line; in a launch file read by `record`, the
+ * report options --json, --arch, --top, --l1-cache, --smem-bank-width and --trace are
+ * ignored, so that one launch file serves `run` and `record`). `report` takes no launch
+ * file; its INPUT is the .cctrace. A repeated --arch adds to the list ("--arch cc1.0
+ * --arch sm_90" = "--arch cc1.0,sm_90"); a command-line --arch replaces a launch file's. */
+int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_opts *o,
+                     struct cc_err *err);
+
+/* `coalcheck record`: runs the launch like cc_cli_run but streams the accesses into the
+ * trace file o->trace_path (NULL: "<kernel>.cctrace" in the current folder, the kernel's
+ * source name with every character other than [A-Za-z0-9_.-] made '_'), written whole
+ * or not at all (access/trace.h), and writes one summary line (records, bytes,
+ * bytes/record) to summary_out. No model is made and no report written. Errors: those of
+ * cc_cli_run; CC_ERR_IO when the trace cannot be written (nothing is left). */
+int cc_cli_record(const struct cc_run_opts *o, FILE *summary_out, struct cc_err *err);
+
+/* `coalcheck report`: replays the trace o->input into one analysis per --arch model
+ * (o->arch, default sm_90; with o->l1_cache, o->smem_bank_width) and writes, for one model,
+ * the report the main job writes (text with --top, JSON to --json), for several, the
+ * side-by-side comparison (report/compare.h; --json gets the comparison document, --top
+ * does not apply). Nothing is written to report_out, and no --json file is left, unless
+ * the whole trace replayed. Errors: CC_ERR_USAGE (no INPUT, bad --arch or model option),
+ * CC_ERR_INPUT (unreadable, foreign, corrupt or truncated trace: the message has the
+ * path, block and offset), CC_ERR_IO (--json or report_out not writable). */
+int cc_cli_report(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
 /* Writes the generated --help of the main job (option table) to out. */
 void cc_cli_print_help(FILE *out);

@@ -4,12 +4,15 @@
 
 #include <stdio.h>
 
+#include "access/access.h"
 #include "cli/cli.h"
 
 #define CC_CLI_VERSION "0.1.0"
 
 /* Writes the option table of the main job as help lines (generated from the table). */
 void cc_cli_print_options(FILE *out);
+/* The same for one command: only the options it takes (options.c's table). */
+void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd);
 
 /* One command of the command table: argv[0] is the command's name (or the program's,
  * for the default command). Returns the exit status; errors fill err. */
@@ -22,6 +25,38 @@ struct cc_cli_command {
 /* The commands (one file each: cmd_run.c, cmd_help.c). */
 int cc_cli_cmd_run(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
+
+int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
+int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
+
+/* ---- the consumers of a run's access stream (outputs.c) ------------------------------ */
+
+/* Everything downstream of the producer (emulator or trace replay): the analyses (one per
+ * model of o->arch, default sm_90, with o->l1_cache and o->smem_bank_width; none when
+ * o->record_only), the --json file and the trace file (o->trace_path; for record_only,
+ * "<kernel>.cctrace" when NULL). o is borrowed for the life of the object. */
+struct cc_cli_outputs;
+
+/* Makes the models and analyses and opens --json, before any long work: a bad --arch or
+ * an unwritable --json fails at once. *out is set even on failure (free it). Errors:
+ * CC_ERR_USAGE (bad --arch list or model option), CC_ERR_IO (--json). */
+int cc_cli_outputs_open(cc_keep const struct cc_run_opts *o, cc_give struct cc_cli_outputs **out,
+                        struct cc_err *err);
+
+/* Opens the trace file if there is one (its default name from kernel, the source name)
+ * and gives the sink to stream into: the analyses, the trace writer, or both through a
+ * fan-out (valid while s lives). Errors: CC_ERR_IO (the trace file cannot be created). */
+int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
+                        struct cc_access_sink *sink, struct cc_err *err);
+
+/* After the stream ended: closes the trace (record: writes the summary line to out, or to
+ * stderr when the trace itself went to standard output), then writes the JSON to --json
+ * and the text report to out (unless --json -): one model, the usual report with --top;
+ * several, the side-by-side comparison. Errors: CC_ERR_IO; those of report/compare.h. */
+int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err);
+
+/* Frees s, removing an unfinished trace and --json file; NULL is allowed. */
+void cc_cli_outputs_free(cc_take struct cc_cli_outputs *s);
 
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];

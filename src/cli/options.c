@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "util/fileio.h"
 #include "util/mem.h"
 
@@ -18,7 +19,15 @@ struct source {
   const uint32_t *lines;   /* line of each word (launch file) */
   const char *base_dir;    /* folder relative paths in the file are taken from, or NULL */
   size_t file_args, file_dumps; /* --arg/--dump entries that came from the launch file */
+  enum cc_cli_cmd cmd;     /* the command being parsed */
 };
+
+/* Which commands take an option: bits (1u << enum cc_cli_cmd). The launch options are
+ * taken by run and record, the report options by run and report. */
+#define CMD_BIT(c) (1u << (c))
+#define FOR_LAUNCH (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD))
+#define FOR_REPORT (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_REPORT))
+#define FOR_ALL (FOR_LAUNCH | FOR_REPORT)
 
 struct option {
   const char *name;  /* long name without "--" */
@@ -27,7 +36,13 @@ struct option {
   const char *help;  /* lines separated by '\n' */
   int (*set)(struct cc_run_opts *o, const char *value, const struct source *src,
              struct cc_err *err);
+  unsigned cmds;     /* FOR_* or CMD_BIT(cmd): the commands that take it */
 };
+
+static int takes(const struct option *op, enum cc_cli_cmd cmd)
+{
+  return ((op->cmds ? op->cmds : FOR_LAUNCH) & CMD_BIT(cmd)) != 0;
+}
 
 static void replace_str(char **dst, const char *value)
 {
@@ -185,10 +200,51 @@ static int set_json(struct cc_run_opts *o, const char *v, const struct source *s
   return CC_OK;
 }
 
+/* A repeated --arch adds to the list: "--arch cc1.0 --arch sm_90" = "cc1.0,sm_90" (the
+ * names are checked by the models, model.h's cc_model_get_list). */
 static int set_arch(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
-  replace_str(&o->arch, v);
+  char *list;
+  if (!o->arch) {
+    replace_str(&o->arch, v);
+    return CC_OK;
+  }
+  list = cc_xmalloc(strlen(o->arch) + strlen(v) + 2);
+  sprintf(list, "%s,%s", o->arch, v);
+  free(o->arch);
+  o->arch = list;
+  return CC_OK;
+}
+
+static int set_trace(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  free(o->trace_path);
+  o->trace_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
+  return CC_OK;
+}
+
+static int set_l1_cache(struct cc_run_opts *o, const char *v, const struct source *s,
+                        struct cc_err *err)
+{
+  if (strcmp(v, "on") == 0)
+    o->l1_cache = CC_MODEL_L1_ON;
+  else if (strcmp(v, "off") == 0)
+    o->l1_cache = CC_MODEL_L1_OFF;
+  else
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --l1-cache: expected on or off",
+                      v);
+  return CC_OK;
+}
+
+static int set_smem_bank_width(struct cc_run_opts *o, const char *v, const struct source *s,
+                               struct cc_err *err)
+{
+  if (strcmp(v, "4") != 0 && strcmp(v, "8") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --smem-bank-width: expected 4 "
+                      "or 8 (bytes; 8 on cc3.x only)", v);
+  o->smem_bank_width = (uint32_t)(v[0] - '0');
   return CC_OK;
 }
 
@@ -240,9 +296,9 @@ static const struct option options[] = {
   {"kernel", 0, "NAME",
    "kernel to run: its source name (\"transpose\",\n"
    "\"ns::tiled<32>\") or its PTX name; optional when\n"
-   "the module has one .entry", set_kernel},
-  {"grid", 0, "X[,Y[,Z]]", "grid dimensions in CTAs (required)", set_grid},
-  {"block", 0, "X[,Y[,Z]]", "CTA dimensions in threads (required)", set_block},
+   "the module has one .entry", set_kernel, FOR_LAUNCH},
+  {"grid", 0, "X[,Y[,Z]]", "grid dimensions in CTAs (required)", set_grid, FOR_LAUNCH},
+  {"block", 0, "X[,Y[,Z]]", "CTA dimensions in threads (required)", set_block, FOR_LAUNCH},
   {"arg", 0, "SPEC",
    "kernel parameter, in order, repeated:\n"
    "  scalar NAME=VALUE or VALUE   n=4096, 1.5, 0x10\n"
@@ -250,29 +306,49 @@ static const struct option options[] = {
    "TYPE u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64;\n"
    "SIZE elements: integers, scalar names, + - * / % ( );\n"
    "INIT zero | iota | random[:SEED] | file:PATH |\n"
-   "const:VALUE; the buffer's device pointer is passed", set_arg},
-  {"shared", 0, "BYTES", "dynamic shared memory per CTA", set_shared},
+   "const:VALUE; the buffer's device pointer is passed", set_arg, FOR_LAUNCH},
+  {"shared", 0, "BYTES", "dynamic shared memory per CTA", set_shared, FOR_LAUNCH},
   {"dump", 0, "NAME=PATH", "after the run, write buffer NAME to PATH\n"
-   "(raw little-endian elements)", set_dump},
+   "(raw little-endian elements)", set_dump, FOR_LAUNCH},
   {"launch", 0, "FILE",
    "read options (and INPUT) from FILE: shell-like\n"
    "words, '#' comments; its relative paths are taken\n"
-   "from its folder; the command line wins", set_launch},
-  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json},
-  {"arch", 0, "ARCH", "memory model (default sm_90)", set_arch},
-  {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags},
-  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns},
-  {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top},
-  {"quiet", 'q', NULL, "no progress messages", set_quiet},
-  {"help", 'h', NULL, "show this help", set_help},
-  {"version", 0, NULL, "show the version", set_version},
+   "from its folder; the command line wins", set_launch, FOR_LAUNCH},
+  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json, FOR_REPORT},
+  {"arch", 0, "ARCH",
+   "memory model (default sm_90); several, comma-\n"
+   "separated or repeated (cc1.0,cc1.2,sm_90): the\n"
+   "models side by side", set_arch, FOR_REPORT},
+  {"l1-cache", 0, "on|off", "cc2.x global loads cached in L1 or not\n"
+   "(default on, as -Xptxas -dlcm=ca)", set_l1_cache, FOR_REPORT},
+  {"smem-bank-width", 0, "4|8", "shared memory bank width in bytes (8: cc3.x\n"
+   "8-byte bank mode; default 4)", set_smem_bank_width, FOR_REPORT},
+  {"trace", 0, "FILE", "also save the access trace (.cctrace) for\n"
+   "`coalcheck report`", set_trace, CMD_BIT(CC_CLI_CMD_RUN)},
+  {"output", 'o', "FILE", "the trace file (default KERNEL.cctrace)", set_trace,
+   CMD_BIT(CC_CLI_CMD_RECORD)},
+  {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
+  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns,
+   FOR_LAUNCH},
+  {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
+   FOR_REPORT},
+  {"quiet", 'q', NULL, "no progress messages", set_quiet, FOR_ALL},
+  {"help", 'h', NULL, "show this help", set_help, FOR_ALL},
+  {"version", 0, NULL, "show the version", set_version, FOR_ALL},
 };
 
 void cc_cli_print_options(FILE *out)
 {
+  cc_cli_print_options_cmd(out, CC_CLI_CMD_RUN);
+}
+
+void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
+{
   for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
     const struct option *op = &options[i];
     char head[64];
+    if (!takes(op, cmd))
+      continue;
     const char *h = op->help;
     int n = snprintf(head, sizeof head, "  %s%c%s--%s%s%s", op->short_name ? "-" : "",
                      op->short_name ? op->short_name : ' ', op->short_name ? ", " : "  ",
@@ -300,6 +376,11 @@ static const struct option *find_long(const char *name, size_t len)
     if (strlen(options[i].name) == len && memcmp(options[i].name, name, len) == 0)
       return &options[i];
   return NULL;
+}
+
+static const char *cmd_name(enum cc_cli_cmd cmd)
+{
+  return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report" : "run";
 }
 
 static const struct option *find_short(char c)
@@ -334,6 +415,10 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   snprintf(shown, sizeof shown, "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
   if (!op)
     return cc_err_set(err, CC_ERR_USAGE, "unknown option '%s'; see 'coalcheck --help'", shown);
+  if (!takes(op, src->cmd) && !(src->file && src->cmd == CC_CLI_CMD_RECORD &&
+                                takes(op, CC_CLI_CMD_RUN)))
+    return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not an option of 'coalcheck %s'",
+                      shown, cmd_name(src->cmd));
   if (op->arg) {
     if (eq) {
       value = eq + 1;
@@ -346,6 +431,8 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   } else if (eq) {
     return cc_err_set(err, CC_ERR_USAGE, "option '%s' takes no value", shown);
   }
+  if (!takes(op, src->cmd)) /* a report option in a launch file read by record: ignored */
+    return CC_OK;
   return op->set(o, value, src, err);
 }
 
@@ -395,6 +482,7 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->json_path);
   free(o->arch);
   free(o->nvcc_flags);
+  free(o->trace_path);
   memset(o, 0, sizeof *o);
 }
 
@@ -423,12 +511,13 @@ static int find_launch(int argc, char **argv, const char **out, struct cc_err *e
 }
 
 /* Reads launch file path into o. */
-static int read_launch_file(struct cc_run_opts *o, const char *path, struct cc_err *err)
+static int read_launch_file(struct cc_run_opts *o, const char *path, enum cc_cli_cmd cmd,
+                            struct cc_err *err)
 {
   char *text, **words = NULL, *dir_copy = cc_xstrdup(path);
   uint32_t *lines = NULL;
   size_t n = 0;
-  struct source src = {path, NULL, NULL, 0, 0};
+  struct source src = {path, NULL, NULL, 0, 0, cmd};
   int rc = cc_file_read(path, &text, NULL, err);
   if (rc != CC_OK) {
     free(dir_copy);
@@ -452,16 +541,32 @@ static int read_launch_file(struct cc_run_opts *o, const char *path, struct cc_e
 
 int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err *err)
 {
-  const char *launch;
-  struct source cmdline = {NULL, NULL, NULL, 0, 0};
+  return cc_cli_parse_cmd(CC_CLI_CMD_RUN, argc, argv, o, err);
+}
+
+int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_opts *o,
+                     struct cc_err *err)
+{
+  const char *launch = NULL;
+  struct source cmdline = {NULL, NULL, NULL, 0, 0, cmd};
+  char *file_arch;
   int rc;
   memset(o, 0, sizeof *o);
-  if ((rc = find_launch(argc, argv, &launch, err)) != CC_OK)
+  /* report takes no launch file: its --launch is refused by parse_words */
+  if (cmd != CC_CLI_CMD_REPORT && (rc = find_launch(argc, argv, &launch, err)) != CC_OK)
     return rc;
-  if (launch && (rc = read_launch_file(o, launch, err)) != CC_OK)
+  if (launch && (rc = read_launch_file(o, launch, cmd, err)) != CC_OK)
     return rc;
   cmdline.file_args = o->nargs;
   cmdline.file_dumps = o->ndumps;
-  return parse_words(o, argc > 1 ? argv + 1 : argv, argc > 1 ? (size_t)argc - 1 : 0,
-                     &cmdline, err);
+  /* --arch adds to the list, but the command line's list replaces the file's */
+  file_arch = o->arch;
+  o->arch = NULL;
+  rc = parse_words(o, argc > 1 ? argv + 1 : argv, argc > 1 ? (size_t)argc - 1 : 0,
+                   &cmdline, err);
+  if (!o->arch)
+    o->arch = file_arch;
+  else
+    free(file_arch);
+  return rc;
 }

@@ -22,13 +22,10 @@ static const uint32_t max_grid[3] = {INT32_MAX, 65535, 65535};
 
 /* Everything a run holds, released in one place. */
 struct run {
-  struct cc_model *model;
+  struct cc_cli_outputs *outs; /* analyses, --json, trace (outputs.c) */
   struct ptx_module *module;
   struct cc_emu *emu;
   struct cc_launch_bound bound;
-  struct cc_analysis *analysis;
-  struct cc_outfile json;
-  int json_open;
   char *source_name;
 };
 
@@ -171,8 +168,8 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
     return rc;
   if ((rc = check_dumps(o, &r->bound, err)) != CC_OK)
     return rc;
-  r->analysis = cc_analysis_new(r->model);
-  named.inner = cc_analysis_sink(r->analysis);
+  if ((rc = cc_cli_outputs_sink(r->outs, r->source_name, &named.inner, err)) != CC_OK)
+    return rc;
   named.name = r->source_name;
   sink = (struct cc_access_sink){&named, named_begin, named_access, named_end};
   memset(&launch, 0, sizeof launch);
@@ -187,81 +184,27 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
 
 static void release(struct run *r)
 {
-  if (r->json_open)
-    cc_outfile_abort(&r->json);
-  if (r->analysis)
-    cc_analysis_free(r->analysis);
+  cc_cli_outputs_free(r->outs);
   cc_launch_bound_release(&r->bound);
   if (r->emu)
     cc_emu_free(r->emu);
   if (r->module)
     ptx_module_free(r->module);
-  if (r->model)
-    cc_model_free(r->model);
   free(r->source_name);
-}
-
-/* Writes the text report of an to out, keeping the top worst instructions per kernel
- * (0: all). The analysis orders them worst first; a shallow copy with shorter
- * instruction lists is what the report writer sees. */
-static int text_report(FILE *out, const struct cc_analysis *an, uint32_t top,
-                       struct cc_err *err)
-{
-  struct cc_analysis view = *an;
-  int rc;
-  if (top == 0)
-    return cc_report_text(out, an, err);
-  view.kernels = cc_xcalloc(an->n_kernels ? an->n_kernels : 1, sizeof *view.kernels);
-  for (size_t i = 0; i < an->n_kernels; i++) {
-    view.kernels[i] = an->kernels[i];
-    if (view.kernels[i].n_insns > top)
-      view.kernels[i].n_insns = top;
-  }
-  rc = cc_report_text(out, &view, err);
-  free(view.kernels);
-  return rc;
-}
-
-/* Writes the reports: the JSON to the --json file opened before the run (first: when it
- * cannot be written, the run fails with no report at all), then the text to out (unless
- * --json - owns standard output). */
-static int write_reports(const struct cc_run_opts *o, struct run *r, FILE *out,
-                         struct cc_err *err)
-{
-  int rc;
-  int text = !(o->json_path && strcmp(o->json_path, "-") == 0);
-  if (r->json_open) {
-    char *json = cc_report_json_string(r->analysis, CC_CLI_VERSION);
-    int ok = fputs(json, r->json.fp) >= 0 && fputc('\n', r->json.fp) != EOF;
-    free(json);
-    if (!ok)
-      return cc_err_set(err, CC_ERR_IO, "cannot write %s", o->json_path);
-    r->json_open = 0;
-    if ((rc = cc_outfile_commit(&r->json, err)) != CC_OK)
-      return rc;
-  }
-  if (text && (rc = text_report(out, r->analysis, o->top, err)) != CC_OK)
-    return rc;
-  return CC_OK;
 }
 
 int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
 {
   struct run r;
   const struct ptx_function *k;
-  struct cc_model_opts mopts = {0, 4};
   int rc;
   memset(&r, 0, sizeof r);
   if ((rc = check_opts(o, err)) != CC_OK)
     return rc;
-  if ((rc = cc_model_get(o->arch ? o->arch : "sm_90", &mopts, &r.model, err)) != CC_OK)
+  /* models and --json first: a bad --arch or an unwritable path fails before a long run,
+   * and leaves nothing */
+  if ((rc = cc_cli_outputs_open(o, &r.outs, err)) != CC_OK)
     goto done;
-  /* open --json first: an unwritable path fails before a long run, and leaves nothing */
-  if (o->json_path) {
-    if ((rc = cc_outfile_open(&r.json, o->json_path, err)) != CC_OK)
-      goto done;
-    r.json_open = 1;
-  }
   if ((rc = load_module(o, &r.module, err)) != CC_OK)
     goto done;
   if ((rc = cc_cli_find_kernel(r.module, o->kernel, &k, err)) != CC_OK)
@@ -269,7 +212,7 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   r.source_name = cc_cli_source_name(k->name);
   if ((rc = emulate(o, &r, k, err)) != CC_OK)
     goto done;
-  if ((rc = write_reports(o, &r, out, err)) != CC_OK)
+  if ((rc = cc_cli_outputs_finish(r.outs, out, err)) != CC_OK)
     goto done;
   rc = write_dumps(o, &r.bound, err);
 done:

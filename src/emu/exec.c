@@ -1414,6 +1414,9 @@ static int pack_params(struct run *r)
                         "parameter %u (%s) of kernel %s is %" PRIu64 " bytes but the launch "
                         "gives %u bytes; check the argument's type",
                         j, v->name, k->name, v->size_bytes, n);
+    if (n && (!r->L->params || !r->L->params[j]))
+      return cc_err_set(r->err, CC_ERR_INTERNAL, "parameter %u of kernel %s has no value",
+                        j, k->name);
     if (n) memcpy(r->kparam + df->var_off[k->param_vars[j]], r->L->params[j], n);
   }
   return CC_OK;
@@ -1436,6 +1439,12 @@ static int check_launch(struct run *r)
                       r->k->name, threads);
   r->nthreads = (uint32_t)threads;
   r->nwarps = (r->nthreads + 31) / 32;
+  /* the kernel frames' register files: refuse what would exhaust the host */
+  if ((uint64_t)r->c->funcs[0].ntotal * 32 * 8 * r->nwarps > (UINT64_C(1) << 31))
+    return cc_err_set(r->err, CC_ERR_INPUT,
+                      "kernel %s declares %u registers: %u warps of them need more than 2 GiB "
+                      "of host memory; use fewer threads per block",
+                      r->k->name, r->c->funcs[0].nregs, r->nwarps);
   return CC_OK;
 }
 

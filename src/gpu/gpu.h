@@ -121,6 +121,7 @@ int cc_gpu_filter_init(struct cc_gpu_filter *f, const char *regex, const char *s
  * equal; either may be NULL. */
 int cc_gpu_filter_select(struct cc_gpu_filter *f, const char *name, const char *mangled);
 
+/* Frees the compiled regex; f may come from a failed cc_gpu_filter_init. */
 void cc_gpu_filter_release(struct cc_gpu_filter *f);
 
 /* ---- report ---- */

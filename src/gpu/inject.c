@@ -18,7 +18,8 @@
  * (patch fatbin; default: coalcheck_gpu_patch.fatbin beside this library),
  * COALCHECK_GPU_SHARDS (counter copies, default 132), COALCHECK_KERNEL_REGEX,
  * COALCHECK_LAUNCH_SKIP, COALCHECK_LAUNCH_COUNT, COALCHECK_NVDISASM, COALCHECK_GPU_QUIET,
- * COALCHECK_GPU_DIAG=noatomics (overhead analysis: reduce, count nothing).
+ * COALCHECK_GPU_DIAG=noatomics|nobits (overhead analysis: reduce and count nothing, or
+ * count but skip the flag/touched bits; both break the report).
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
@@ -230,6 +231,7 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
   if (check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
       check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
             "sanitizerMemcpyHostToDeviceAsync") != 0) {
+    f->dev = NULL; /* never hand out a table whose header was not written */
     return -1;
   }
   return 0;
@@ -435,6 +437,11 @@ static void finish(void)
             "with -lineinfo; reporting sass offsets\n");
   if (s->err.status != CC_OK)
     fprintf(stderr, "coalcheck-gpu: error: %s\n", s->err.msg);
+  if (s->n_mods == 0) { /* no CUDA module in this process (a helper child): no report */
+    free(ks);
+    pthread_mutex_unlock(&s->lock);
+    return;
+  }
   if (!s->quiet && ks)
     cc_gpu_report_write_text(stderr, ks, nk);
   if (s->json_path && ks) {
@@ -486,7 +493,9 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   s->json_path = json && *json ? xstrdup(json) : NULL;
   s->quiet = getenv("COALCHECK_GPU_QUIET") != NULL;
   const char *diag = getenv("COALCHECK_GPU_DIAG");
-  s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS : 0;
+  s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS
+           : diag && strcmp(diag, "nobits") == 0  ? CC_GPU_MODE_NO_BITS
+                                                  : 0;
   const char *sh = getenv("COALCHECK_GPU_SHARDS");
   s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
   struct cc_err e = {0};

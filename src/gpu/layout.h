@@ -50,6 +50,9 @@ enum cc_gpu_field {
 /* mode bits: CC_GPU_MODE_NO_ATOMICS reduces each warp but updates no counter (to measure
  * what the reduction alone costs; COALCHECK_GPU_DIAG=noatomics) */
 #define CC_GPU_MODE_NO_ATOMICS 0x1u
+/* CC_GPU_MODE_NO_BITS skips the flag and touched-bit updates (COALCHECK_GPU_DIAG=nobits;
+ * timing only: the report then misses those slots) */
+#define CC_GPU_MODE_NO_BITS 0x2u
 
 /* The userdata the device callbacks receive (device memory). */
 struct cc_gpu_launch_hdr {

@@ -280,10 +280,20 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
   }
   if (w.ways > 1)
     atomicMax(c + CC_GPU_F_WAYS, (unsigned long long)w.ways);
-  atomicOr(c + CC_GPU_F_FLAGS, (unsigned long long)flags |
-                                   (1ull << (CC_GPU_FL_SPACE_SHIFT + space)) |
-                                   (1ull << (CC_GPU_FL_SIZE_SHIFT + __ffs(size) - 1)));
-  atomicOr((uint32_t *)h->touched + slot / 32, 1u << (slot % 32));
+  if (h->mode & CC_GPU_MODE_NO_BITS)
+    return;
+  // The flag bits and the touched bit are set by the first warps; later warps see them in
+  // their L1 (a cached load; L1 holds no global data across launches, so a stale "set"
+  // cannot outlive the flush, and a stale "unset" only costs one more atomic). The touched
+  // word is shared by every SM: without this check it is the one hot address.
+  unsigned long long fl = (unsigned long long)flags | (1ull << (CC_GPU_FL_SPACE_SHIFT + space)) |
+                          (1ull << (CC_GPU_FL_SIZE_SHIFT + __ffs(size) - 1));
+  if ((__ldca(c + CC_GPU_F_FLAGS) & fl) != fl)
+    atomicOr(c + CC_GPU_F_FLAGS, fl);
+  unsigned int *t = (unsigned int *)h->touched + slot / 32;
+  unsigned int bit = 1u << (slot % 32);
+  if ((__ldca(t) & bit) == 0)
+    atomicOr(t, bit);
 }
 
 static __device__ __forceinline__ uint32_t access_flags(uint32_t flags, const void *pData)

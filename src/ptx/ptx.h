@@ -163,6 +163,8 @@ struct ptx_operand {
                        operands are PTX_OPND_ADDR and have brk 0 */
   uint8_t has_offset; /* ADDR written with an offset, even "+0" (nvcc writes [param0+0];
                          ptxas -O0 code differs without it, so the printer keeps it) */
+  uint8_t regcomp;  /* REG: element of a vector register (.reg .v4 .f32 %v; ... %v.y):
+                       1..4 for .x .y .z .w (or .r .g .b .a); 0 for the whole register */
   int32_t reg;      /* REG, ADDR base register or -1 */
   int32_t var;      /* SYM/ADDR variable or function index, or -1 */
   int32_t first, count; /* VEC */

@@ -386,7 +386,10 @@ static int decode_family(struct ptx_insn *in, const char *s, size_t n) {
   case PTX_OP_BAR:
   case PTX_OP_BARRIER:
     if ((v = word_find(bar_words, s, n)) >= 0) { in->mode = (uint8_t)v; return 1; }
-    if (n == 4 && memcmp(s, "popc", 4) == 0) { in->boolop = PTX_BOOL_NONE; in->mode = PTX_MODE_POPC; return 1; }
+    if (n == 4 && memcmp(s, "popc", 4) == 0) {
+      in->mode = PTX_MODE_POPC; /* bar.red.popc */
+      return 1;
+    }
     if ((v = word_find(bool_words, s, n)) >= 0) { in->boolop = (uint8_t)v; return 1; }
     return 0;
   case PTX_OP_CVTA:
@@ -627,7 +630,8 @@ static void parse_init(struct parser *p, struct ptx_var *v, const struct ptx_tok
     fail_at(p, t.line, t.col, "too many initializers for '%s' (%llu elements)", v->name,
             (unsigned long long)nelem);
   } else if (v->size_bytes > MAX_INIT_BYTES) {
-    fail_at(p, name->line, name->col, "initialized variable '%s' is too large (%llu bytes, at most %llu)", v->name,
+    fail_at(p, name->line, name->col,
+            "initialized variable '%s' is too large (%llu bytes, at most %llu)", v->name,
             (unsigned long long)v->size_bytes, (unsigned long long)MAX_INIT_BYTES);
   } else if (v->size_bytes > 0) {
     v->init = cc_xcalloc(1, (size_t)v->size_bytes);
@@ -753,6 +757,25 @@ static int32_t lookup_reg(struct parser *p, const struct ptx_tok *t) {
     fail_at(p, t->line, t->col, "undefined register %s", d);
   }
   return r;
+}
+
+/* An element "%v.y" of a vector register (.reg .v4 .f32 %v); 0 when t is not one. */
+static int vector_elem(struct parser *p, const struct ptx_tok *t, struct ptx_operand *o) {
+  if (t->len < 3 || t->s[t->len - 2] != '.' || map_get(&p->regs, t->s, t->len) >= 0) return 0;
+  const char *c = strchr("xyzwrgba", t->s[t->len - 1]);
+  if (!c || !t->s[t->len - 1]) return 0;
+  int32_t r = map_get(&p->regs, t->s, t->len - 2);
+  if (r < 0) return 0;
+  unsigned k = (unsigned)(c - "xyzwrgba") % 4;
+  if (k >= cur_fn(p)->regs[r].vec) {
+    char d[64];
+    tok_desc(t, d, sizeof d);
+    fail_at(p, t->line, t->col, "register %s has no such element (a .v%u register)", d,
+            cur_fn(p)->regs[r].vec);
+  }
+  o->reg = r;
+  o->regcomp = (uint8_t)(k + 1);
+  return 1;
 }
 
 /* Whether t names a register in scope: "%name", or a plain name that a .reg declared
@@ -939,7 +962,7 @@ static void parse_operand_one(struct parser *p, int in_elems, int is_branch) {
     if (t.len == 1 && t.s[0] == '_') {
       o.kind = PTX_OPND_SINK;
     } else if (t.s[0] == '%') {
-      if (!special_reg(&t, &o)) o.reg = lookup_reg(p, &t);
+      if (!special_reg(&t, &o) && !vector_elem(p, &t, &o)) o.reg = lookup_reg(p, &t);
     } else if (is_reg_name(p, &t)) {
       o.reg = lookup_reg(p, &t);
     } else if (is_branch) {
@@ -1396,7 +1419,8 @@ static void parse_section(struct parser *p) {
   const char *start = p->tok.s;
   struct ptx_tok at = p->tok;
   size_t end = ptx_lex_skip_block(&p->lx);
-  if (end == (size_t)-1) fail_at(p, at.line, at.col, "unterminated .section block (no closing '}')");
+  if (end == (size_t)-1)
+    fail_at(p, at.line, at.col, "unterminated .section block (no closing '}')");
   str_append(&p->m->sections, start, (size_t)(p->lx.text + end - start), "\n");
   next(p);
 }
@@ -1422,7 +1446,8 @@ static void resolve_module(struct parser *p) {
     struct fixup *fx = &p->call_fix.data[i];
     int32_t fn = map_get(&p->mfuncs, fx->name, fx->len);
     if (fn < 0)
-      fail_at(p, fx->line, fx->col, "undefined function '%.*s'", (int)(fx->len > 200 ? 200 : fx->len), fx->name);
+      fail_at(p, fx->line, fx->col, "undefined function '%.*s'",
+              (int)(fx->len > 200 ? 200 : fx->len), fx->name);
     m->funcs[fx->func].insns[fx->index].callee = fn;
   }
   for (size_t i = 0; i < p->sym_fix.len; i++) {
@@ -1436,7 +1461,8 @@ static void resolve_module(struct parser *p) {
       o->var = k;
       o->is_func = 1;
     } else {
-      fail_at(p, fx->line, fx->col, "undefined symbol '%.*s'", (int)(fx->len > 200 ? 200 : fx->len), fx->name);
+      fail_at(p, fx->line, fx->col, "undefined symbol '%.*s'",
+              (int)(fx->len > 200 ? 200 : fx->len), fx->name);
     }
   }
 }

@@ -1,9 +1,12 @@
 /* coalcheck PTX front end: the printer (module IR -> PTX text that ptxas accepts).
  *
- * Registers and function-scope variables of nested { } scopes are declared once at
- * function scope, renamed apart as NAME$k (k = ptx_reg.instance); everything else is
- * written as nvcc writes it: opcode_text verbatim, .loc only where it changes, labels
- * before their instruction, module items in file order, .file and .section at the end. */
+ * Registers of nested { } blocks are declared once at function scope, renamed apart as
+ * NAME$k (k = ptx_reg.instance); the blocks stay, declaring their own variables (the
+ * .param of call sequences: ptxas lays out -O0 code differently when they move).
+ * Everything else is written as nvcc writes it, because ptxas's output depends on it:
+ * opcode_text verbatim, every .loc, .pragma and label where it stood (ptxas requires an
+ * inlined_at location to appear in an earlier .loc; "nounroll" changes the code), "+0"
+ * offsets, module items in file order, .file and .section at the end. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -90,6 +93,7 @@ static void put_operand(struct sbuf *b, const struct ptx_module *m,
       put_scoped_name(b, f->regs[o->reg].name, f->regs[o->reg].instance);
     else
       sb_puts(b, "?");
+    if (o->regcomp >= 1 && o->regcomp <= 4) sb_printf(b, ".%c", "xyzw"[o->regcomp - 1]);
     break;
   case PTX_OPND_SREG:
     sb_puts(b, ptx_sreg_name((enum ptx_special_reg)o->sreg));

@@ -578,6 +578,153 @@ static void test_bar_red(void **state)
   ptx_module_free(m);
 }
 
+/* 3-D block (4 x 3 x 4 = 48 threads): linear id x + 4y + 12z decides warp and lane;
+ * %laneid, %warpid, %nwarpid, %lanemask_lt; %clock64 increases; exit by a subset of the
+ * lanes while the others go on */
+static const char *k_ids = PTX_HEADER
+    ".visible .entry ids(.param .u64 p_out)\n{\n"
+    ".reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<12>;\n"
+    "ld.param.u64 %rd1, [p_out];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mov.u32 %r2, %tid.y;\n"
+    "mov.u32 %r3, %tid.z;\n"
+    "mad.lo.s32 %r4, %r2, 4, %r1;\n"
+    "mad.lo.s32 %r4, %r3, 12, %r4;\n"
+    "mul.wide.u32 %rd2, %r4, 4;\n"
+    "add.s64 %rd3, %rd1, %rd2;\n"
+    "mov.u32 %r5, %laneid;\n"
+    "mov.u32 %r6, %warpid;\n"
+    "mov.u32 %r7, %nwarpid;\n"
+    "mov.u32 %r8, %lanemask_lt;\n"
+    "shl.b32 %r6, %r6, 8;\n"
+    "shl.b32 %r7, %r7, 16;\n"
+    "or.b32 %r5, %r5, %r6;\n"
+    "or.b32 %r5, %r5, %r7;\n"
+    "st.global.u32 [%rd3], %r5;\n"
+    "st.global.u32 [%rd3+192], %r8;\n"
+    "mov.u64 %rd4, %clock64;\n"
+    "mov.u64 %rd5, %clock64;\n"
+    "setp.gt.u64 %p1, %rd5, %rd4;\n"
+    "selp.u32 %r9, 1, 0, %p1;\n"
+    "st.global.u32 [%rd3+384], %r9;\n"
+    "setp.eq.u32 %p2, %r1, 0;\n"
+    "@%p2 exit;\n"
+    "activemask.b32 %r10;\n"
+    "st.global.u32 [%rd3+576], %r10;\n"
+    "ret;\n}\n";
+
+static void test_ids_clock_exit(void **state)
+{
+  struct ptx_module *m = parse_ok(k_ids);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  uint64_t d;
+  uint32_t *out = alloc_ok(emu, 4 * 192, "out", &d);
+  struct launch l = L1(1, 4);
+  (void)state;
+  l.block[1] = 3;
+  l.block[2] = 4;
+  arg64(&l, d);
+  launch_ok(emu, m, "ids", &l, NULL, NULL);
+  for (uint32_t t = 0; t < 48; t++) {
+    uint32_t lane = t % 32, warp = t / 32, exitmask = 0;
+    assert_int_equal(out[t], lane | warp << 8 | 2u << 16);
+    assert_int_equal(out[48 + t], (1u << lane) - 1);
+    assert_int_equal(out[96 + t], 1);
+    /* threads with x == 0 (t % 4 == 0) exited; the rest of the warp's present lanes
+     * (32 in warp 0, 16 in warp 1) run on */
+    for (uint32_t u = 32 * warp; u < 32 * warp + 32 && u < 48; u++)
+      if (u % 4) exitmask |= 1u << (u % 32);
+    assert_int_equal(out[144 + t], t % 4 ? exitmask : 0);
+  }
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
+/* vector loads and stores (with an immediate element), mov pack/unpack, generic
+ * atomics on shared memory, vote.uni, match.all with its predicate */
+static const char *k_vec = PTX_HEADER
+    ".visible .entry vec(.param .u64 p_in, .param .u64 p_out)\n{\n"
+    ".reg .pred %p<6>; .reg .b32 %r<24>; .reg .b64 %rd<12>; .reg .b16 %h<4>; .reg .f32 %f<6>;\n"
+    ".shared .align 4 .b8 cnt[4];\n"
+    "ld.param.u64 %rd1, [p_in];\n"
+    "ld.param.u64 %rd2, [p_out];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "cvta.to.global.u64 %rd2, %rd2;\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mul.wide.u32 %rd3, %r1, 16;\n"
+    "add.s64 %rd4, %rd1, %rd3;\n"
+    "add.s64 %rd5, %rd2, %rd3;\n"
+    "ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];\n"
+    "add.s32 %r6, %r2, %r5;\n"
+    "st.global.v4.u32 [%rd5], {%r6, %r4, 77, %r3};\n"
+    /* pack r3 (low) and r4 (high) into a b64; unpack a b32 into two b16 */
+    "mov.b64 %rd6, {%r3, %r4};\n"
+    "st.global.u64 [%rd5+512], %rd6;\n"
+    "mov.b32 {%h1, %h2}, %r2;\n"
+    "cvt.u32.u16 %r7, %h2;\n"
+    "st.global.u32 [%rd5+1024], %r7;\n"
+    "ld.global.v2.f32 {%f1, %f2}, [%rd4+8];\n"
+    "mov.b64 {%r8, _}, %rd6;\n"
+    "st.global.u32 [%rd5+1028], %r8;\n"
+    /* generic atomics on shared */
+    "mov.u64 %rd7, cnt;\n"
+    "cvta.shared.u64 %rd8, %rd7;\n"
+    "atom.add.u32 %r9, [%rd8], 2;\n"
+    "bar.sync 0;\n"
+    "ld.shared.u32 %r10, [cnt];\n"
+    "st.global.u32 [%rd5+1032], %r10;\n"
+    "setp.lt.u32 %p1, %r1, 100;\n"
+    "vote.sync.uni.pred %p2, %p1, -1;\n"
+    "setp.lt.u32 %p3, %r1, 5;\n"
+    "vote.sync.uni.pred %p4, %p3, -1;\n"
+    "selp.u32 %r11, 1, 0, %p2;\n"
+    "selp.u32 %r12, 2, 0, %p4;\n"
+    "or.b32 %r11, %r11, %r12;\n"
+    "match.all.sync.b32 %r13|%p5, %r11, -1;\n"
+    "selp.u32 %r14, 4, 0, %p5;\n"
+    "or.b32 %r11, %r11, %r14;\n"
+    "st.global.u32 [%rd5+1036], %r11;\n"
+    "st.global.u32 [%rd5+1540], %r13;\n"
+    "ret;\n}\n";
+
+static void test_vectors_pack_shared_atomics(void **state)
+{
+  struct ptx_module *m = parse_ok(k_vec);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  uint64_t din, dout;
+  uint32_t *in = alloc_ok(emu, 32 * 16, "in", &din);
+  uint32_t *out = alloc_ok(emu, 32 * 16 * 4, "out", &dout);
+  struct launch l = L1(1, 32);
+  (void)state;
+  for (uint32_t j = 0; j < 128; j++) in[j] = 0x10000 * j + j;
+  arg64(&l, din);
+  arg64(&l, dout);
+  launch_ok(emu, m, "vec", &l, NULL, NULL);
+  for (uint32_t t = 0; t < 32; t++) {
+    const uint32_t *v = &in[4 * t];
+    uint32_t *o = &out[4 * t];
+    assert_int_equal(o[0], v[0] + v[3]);
+    assert_int_equal(o[1], v[2]);
+    assert_int_equal(o[2], 77);
+    assert_int_equal(o[3], v[1]);
+    /* {r3, r4}: r3 in the low word */
+    assert_int_equal(o[128], v[1]);
+    assert_int_equal(o[129], v[2]);
+    /* high half of r2 */
+    assert_int_equal(o[256], v[0] >> 16);
+    assert_int_equal(o[257], v[1]);
+    /* 32 lanes added 2 each */
+    assert_int_equal(o[258], 64);
+    /* uni(t < 100) = 1; uni(t < 5) = 0 (mixed); the value 1 is the same for all: +4 */
+    assert_int_equal(o[259], 1 | 4);
+    /* match.all: every lane's value equal: the mask of all lanes */
+    assert_int_equal(o[385], 0xffffffffu);
+  }
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -590,6 +737,8 @@ int main(void)
       cmocka_unit_test(test_atomics),
       cmocka_unit_test(test_warp_ops),
       cmocka_unit_test(test_bar_red),
+      cmocka_unit_test(test_ids_clock_exit),
+      cmocka_unit_test(test_vectors_pack_shared_atomics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

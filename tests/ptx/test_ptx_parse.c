@@ -514,6 +514,21 @@ static void test_calls(void **state) {
   assert_int_equal(k->opnds[call->opnd].var, 1); /* retval0 */
   assert_int_equal(k->opnds[call->opnd].var_scope, PTX_SCOPE_FUNCTION);
   assert_int_equal(k->opnds[call->opnd + 1].var, 0); /* param0 */
+  /* the call sequence block: opened before insn 0, closed before insn 3; its .param
+   * variables belong to it, and the printer declares them inside it */
+  assert_int_equal(k->nscopes, 1);
+  assert_int_equal(k->scopes[0].parent, -1);
+  assert_int_equal(k->scopes[0].open_insn, 0);
+  assert_int_equal(k->scopes[0].close_insn, 3);
+  assert_int_equal(k->vars[0].scope, 0);
+  assert_int_equal(k->vars[1].scope, 0);
+  assert_int_equal(k->regs[0].scope, -1);
+  char *text = print_to_string(m);
+  assert_non_null(text);
+  assert_non_null(strstr(text, "\t{\n\t.param .b32 param0;\n\t.param .b32 retval0;\n"
+                               "\tst.param.b32 \t[param0+0], %r1;\n"));
+  assert_non_null(strstr(text, "\tld.param.b32 \t%r2, [retval0+0];\n\t}\n"));
+  free(text);
   assert_int_equal(k->insns[3].callee, 2);
   assert_int_equal(k->insns[3].call_nret, 0);
   assert_int_equal(k->insns[3].nopnds, 1);
@@ -652,6 +667,42 @@ static void test_inline_asm_names(void **state) {
   }
   free(text);
   ptx_module_free(m);
+}
+
+/* Vector registers: declared with .v2/.v4, used whole or by element (%v.y). */
+static void test_vector_registers(void **state) {
+  (void)state;
+  struct ptx_module *m = parse_ok(
+      HDR ".visible .entry k(.param .u64 k_p)\n{\n"
+          "\t.reg .v4 .f32 %v;\n\t.reg .v2 .b32 %w;\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<3>;\n"
+          "\tld.param.u64 %rd1, [k_p];\n"             /* 0 */
+          "\tld.global.v4.f32 %v, [%rd1];\n"          /* 1 */
+          "\tadd.f32 %f1, %v.x, %v.w;\n"              /* 2 */
+          "\tmov.b32 %w.g, 3;\n"                      /* 3: .r .g .b .a name elements too */
+          "\tret;\n}\n");
+  assert_non_null(m);
+  const struct ptx_function *f = &m->funcs[0];
+  assert_int_equal(f->regs[0].vec, 4);
+  assert_int_equal(f->regs[1].vec, 2);
+  const struct ptx_operand *o = &f->opnds[f->insns[1].opnd];
+  assert_int_equal(o->reg, 0);
+  assert_int_equal(o->regcomp, 0); /* the whole vector */
+  o = &f->opnds[f->insns[2].opnd + 2];
+  assert_int_equal(o->reg, 0);
+  assert_int_equal(o->regcomp, 4); /* .w */
+  o = &f->opnds[f->insns[3].opnd];
+  assert_int_equal(o->reg, 1);
+  assert_int_equal(o->regcomp, 2); /* .g = .y */
+  char buf[64];
+  ptx_print_insn(m, f, 3, buf, sizeof buf);
+  assert_string_equal(buf, "mov.b32 \t%w.y, 3;");
+  char *text = print_to_string(m);
+  assert_non_null(strstr(text, "\t.reg .v4 .f32 \t%v;\n"));
+  free(text);
+  ptx_module_free(m);
+  /* "\tmov.b32 %w.z, 1;": a .v2 register has no .z (column 10) */
+  assert_string_equal(parse_err(HDR ".entry k()\n{\n\t.reg .v2 .b32 %w;\n\tmov.b32 %w.z, 1;\n}\n"),
+                      "t.ptx:7:10: register '%w.z' has no such element (a .v2 register)");
 }
 
 /* ---- variables and initializers ----------------------------------------------------- */
@@ -1110,6 +1161,7 @@ int main(void) {
       cmocka_unit_test(test_calls),
       cmocka_unit_test(test_indirect_call),
       cmocka_unit_test(test_inline_asm_names),
+      cmocka_unit_test(test_vector_registers),
       cmocka_unit_test(test_variables),
       cmocka_unit_test(test_line_table),
       cmocka_unit_test(test_errors),

@@ -2,11 +2,11 @@
  * kernels: shared-memory transpose, shfl/atomic reduction, __noinline__ calls, local
  * arrays, texture objects, inlined helpers) and every examples/ .cu of the repository is
  * compiled with `nvcc -ptx -lineinfo -arch=sm_90 -O3` (the data files also with -G),
- * parsed, printed, fed to
- * `ptxas -arch=sm_90` (the machine code of every function must be byte-identical to that
- * of nvcc's PTX: the printed text means the same), and parsed again: instruction counts
- * and every opcode_text must survive, and printing the second parse gives the same text. Skipped (with a message)
- * when nvcc is not installed. */
+ * parsed, printed and fed to `ptxas -arch=sm_90`: the machine code of every function must
+ * be byte-identical to that of nvcc's own PTX (the printed text means the same). The
+ * printed text is parsed again: instruction counts and every opcode_text survive, and
+ * printing the second parse gives the same text. Skipped (with a message) when nvcc is
+ * not installed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,0 +1,187 @@
+/* What a run's access stream feeds, and what is written from it: the analyses (one per
+ * --arch model, analysis/multi.h), the trace file (--trace, `record -o`; access/trace.h)
+ * and the reports (one model: report.h's text and JSON; several: report/compare.h side
+ * by side). Shared by the main job (run.c), `record` and `report`. See cli_impl.h. */
+#include "cli/cli.h"
+#include "cli/cli_impl.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "access/trace.h"
+#include "analysis/multi.h"
+#include "model/model.h"
+#include "report/compare.h"
+#include "report/report.h"
+#include "util/fileio.h"
+#include "util/mem.h"
+
+struct cc_cli_outputs {
+  const struct cc_run_opts *o;       /* borrowed */
+  struct cc_analysis_multi *multi;   /* NULL for record */
+  struct cc_outfile json;            /* --json, opened by cc_cli_outputs_open */
+  int json_open;
+  struct cc_trace_writer *trace;     /* NULL until cc_cli_outputs_sink, or without a trace */
+  char *trace_path;                  /* the trace's path (owned) */
+  struct cc_access_sink sinks[2];    /* analyses, trace */
+  struct cc_access_tee tee;
+};
+
+int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out,
+                        struct cc_err *err)
+{
+  struct cc_cli_outputs *s = cc_xcalloc(1, sizeof *s);
+  struct cc_model_opts mopts = {o->l1_cache, (int)o->smem_bank_width};
+  int rc = CC_OK;
+  s->o = o;
+  *out = s;
+  if (!o->record_only &&
+      (rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) != CC_OK)
+    return rc;
+  if (!o->record_only && o->json_path) {
+    if ((rc = cc_outfile_open(&s->json, o->json_path, err)) != CC_OK)
+      return rc;
+    s->json_open = 1;
+  }
+  return CC_OK;
+}
+
+void cc_cli_outputs_free(struct cc_cli_outputs *s)
+{
+  if (!s)
+    return;
+  if (s->json_open)
+    cc_outfile_abort(&s->json);
+  cc_trace_writer_abort(s->trace);
+  cc_analysis_multi_free(s->multi);
+  free(s->trace_path);
+  free(s);
+}
+
+/* "<kernel>.cctrace", the kernel's source name made a safe file name: every character
+ * other than [A-Za-z0-9_.-] becomes '_' ("ns::tiled<32>" -> "ns__tiled_32_.cctrace"). */
+static char *default_trace_path(const char *kernel)
+{
+  size_t n = strlen(kernel);
+  char *p = cc_xmalloc(n + sizeof ".cctrace");
+  for (size_t i = 0; i < n; i++) {
+    char c = kernel[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_' || c == '.' || c == '-';
+    p[i] = ok ? c : '_';
+  }
+  memcpy(p + n, ".cctrace", sizeof ".cctrace");
+  return p;
+}
+
+int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
+                        struct cc_access_sink *sink, struct cc_err *err)
+{
+  size_t n = 0;
+  int rc;
+  if (s->multi)
+    s->sinks[n++] = cc_analysis_multi_sink(s->multi);
+  if (s->o->trace_path || s->o->record_only) {
+    struct cc_trace_writer_opts topts = {"coalcheck " CC_CLI_VERSION, NULL, NULL, 0, 0};
+    s->trace_path = s->o->trace_path ? cc_xstrdup(s->o->trace_path) : default_trace_path(kernel);
+    if ((rc = cc_trace_writer_open(s->trace_path, &topts, &s->trace, &s->sinks[n], err)) !=
+        CC_OK)
+      return rc;
+    n++;
+  }
+  assert(n > 0);
+  s->tee = (struct cc_access_tee){s->sinks, n};
+  *sink = n == 1 ? s->sinks[0] : cc_access_tee(&s->tee);
+  return CC_OK;
+}
+
+/* Closes the trace (whole or not at all) and, for record, writes the summary line:
+ * records, bytes of the file, bytes per record. The trace's totals are taken before the
+ * close (which frees the writer); its size after it, from the file (a trace written to
+ * a pipe or standard output has no size to show). */
+static int close_trace(struct cc_cli_outputs *s, FILE *out, struct cc_err *err)
+{
+  struct cc_trace_stats st;
+  struct stat sb;
+  int rc;
+  FILE *summary = strcmp(s->trace_path, "-") == 0 ? stderr : out;
+  cc_trace_writer_stats(s->trace, &st);
+  rc = cc_trace_writer_close(s->trace, err);
+  s->trace = NULL;
+  if (rc != CC_OK || !s->o->record_only)
+    return rc;
+  if (stat(s->trace_path, &sb) == 0 && S_ISREG(sb.st_mode))
+    fprintf(summary, "recorded %s: %llu records, %llu bytes, %.2f bytes/record\n",
+            s->trace_path, (unsigned long long)st.records, (unsigned long long)sb.st_size,
+            st.records ? (double)sb.st_size / (double)st.records : 0.0);
+  else
+    fprintf(summary, "recorded %s: %llu records\n", s->trace_path,
+            (unsigned long long)st.records);
+  return CC_OK;
+}
+
+/* The text report of an with the top worst instructions per kernel (0: all). The analysis
+ * orders them worst first; a shallow copy with shorter instruction lists is what the
+ * report writer sees. */
+static int text_report(FILE *out, const struct cc_analysis *an, uint32_t top,
+                       struct cc_err *err)
+{
+  struct cc_analysis view = *an;
+  int rc;
+  if (top == 0)
+    return cc_report_text(out, an, err);
+  view.kernels = cc_xcalloc(an->n_kernels ? an->n_kernels : 1, sizeof *view.kernels);
+  for (size_t i = 0; i < an->n_kernels; i++) {
+    view.kernels[i] = an->kernels[i];
+    if (view.kernels[i].n_insns > top)
+      view.kernels[i].n_insns = top;
+  }
+  rc = cc_report_text(out, &view, err);
+  free(view.kernels);
+  return rc;
+}
+
+/* Writes the JSON (one model: the report; several: the comparison) into the --json file
+ * opened by cc_cli_outputs_open, and commits it. */
+static int write_json(struct cc_cli_outputs *s, const struct cc_analysis *const *ans, size_t n,
+                      struct cc_err *err)
+{
+  char *json;
+  int ok, rc;
+  if (n == 1) {
+    json = cc_report_json_string(ans[0], CC_CLI_VERSION);
+  } else if ((rc = cc_report_compare_json_string(ans, n, CC_CLI_VERSION, &json, err)) !=
+             CC_OK) {
+    return rc;
+  }
+  ok = fputs(json, s->json.fp) >= 0 && fputc('\n', s->json.fp) != EOF;
+  free(json);
+  if (!ok)
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s", s->o->json_path);
+  s->json_open = 0;
+  return cc_outfile_commit(&s->json, err);
+}
+
+int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err)
+{
+  const struct cc_analysis *const *ans;
+  size_t n;
+  int rc;
+  int text = !(s->o->json_path && strcmp(s->o->json_path, "-") == 0);
+  if (s->trace && (rc = close_trace(s, out, err)) != CC_OK)
+    return rc;
+  if (!s->multi)
+    return CC_OK;
+  ans = cc_analysis_multi_results(s->multi);
+  n = cc_analysis_multi_count(s->multi);
+  /* the JSON first: when it cannot be written, there is no report at all */
+  if (s->json_open && (rc = write_json(s, ans, n, err)) != CC_OK)
+    return rc;
+  if (!text)
+    return CC_OK;
+  if (n == 1)
+    return text_report(out, ans[0], s->o->top, err);
+  return cc_report_compare_text(out, ans, n, err); /* --top: single-model reports only */
+}
