@@ -221,4 +221,37 @@ const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind);
 /* "coalesced", "uncoalesced" */
 const char *cc_verdict_name(enum cc_verdict v);
 
+/* ---- results measured elsewhere (the GPU backend, src/gpu) ---------------------------- */
+
+/* What another backend measured for one static memory instruction, summed over its
+ * executions: the figures the sink otherwise accumulates from warp records. The GPU
+ * backend measures per SASS instruction on the device (src/gpu/README.md); it sees no
+ * lane addresses after the fact, so no footprint: allStr (all_stride, line_all_stride)
+ * comes out 0 and the "none" advice is never given. */
+struct cc_insn_counts {
+  uint64_t executions;        /* warp-level executions (requests on sm_90) */
+  uint64_t thread_accesses;   /* active lanes summed */
+  uint64_t bytes_requested;   /* active lanes x size summed */
+  uint64_t sectors, ideal_sectors;        /* global: 32-byte sectors (0 for shared) */
+  uint64_t wavefronts, ideal_wavefronts;  /* shared (and local): wavefronts */
+  uint32_t ways_max;          /* shared: worst conflict ways of one request (1: none) */
+  uint64_t conflict_requests; /* shared: requests with ways > 1, when known (else 0) */
+  uint64_t stride_count;      /* Algorithm 1 neighbour strides seen; 0: none */
+  uint64_t stride_min, stride_max; /* bytes, when stride_count > 0 */
+  double stride_sum;          /* bytes */
+  uint64_t uncoalesced_thread_accesses; /* when known (else 0) */
+};
+
+/* Appends kernel ki to an as a finished kernel whose instruction ki->insns[i] has the
+ * figures counts[i] (ki->n_insns of them), then computes what end_kernel computes:
+ * verdicts, suggestions, source locations, totals, worst-first order, per-line sums
+ * (global: bytes transferred = 32 x sectors, requests = executions; sector-based
+ * architectures). Strings of ki are copied. Errors: CC_ERR_INPUT naming the instruction
+ * when its figures contradict each other (ideal above actual, more lanes than 32 per
+ * execution, stride min above max, size 0); CC_ERR_INTERNAL when a kernel is open. On
+ * error an is unchanged. */
+int cc_analysis_import_kernel(cc_keep struct cc_analysis *an,
+                              cc_keep const struct cc_kernel_info *ki,
+                              cc_keep const struct cc_insn_counts *counts, struct cc_err *err);
+
 #endif

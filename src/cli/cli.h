@@ -130,9 +130,10 @@ cc_give char *cc_cli_source_name(const char *mangled);
  * arguments ("ns::tiled"), or the unqualified forms ("tiled<32>", "tiled"). */
 int cc_cli_kernel_matches(const char *mangled, const char *name);
 
-/* Selects the .entry of m named name (NULL: the only .entry). Errors (CC_ERR_USAGE): no
- * match (the message lists the module's kernels), several matches (lists them), no name
- * and several kernels; CC_ERR_INPUT: a module without kernels. */
+/* Selects the .entry of m named name (NULL: the only .entry). Errors, all CC_ERR_INPUT
+ * (the launch spec does not fit the input: only the module can tell, docs/exit-codes.md):
+ * no match (the message lists the module's kernels), several matches (lists them), no
+ * name and several kernels, a module without kernels. */
 int cc_cli_find_kernel(cc_keep const struct ptx_module *m, const char *name,
                        const struct ptx_function **out, struct cc_err *err);
 

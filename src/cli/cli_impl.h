@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "access/access.h"
+#include "analysis/analysis.h"
 #include "cli/cli.h"
 
 #define CC_CLI_VERSION "0.1.0"
@@ -48,6 +49,10 @@ int cc_cli_outputs_open(cc_keep const struct cc_run_opts *o, cc_give struct cc_c
  * fan-out (valid while s lives). Errors: CC_ERR_IO (the trace file cannot be created). */
 int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
                         struct cc_access_sink *sink, struct cc_err *err);
+
+/* Hands the producer's counters for the kernel just run to every analysis (the report
+ * prints them; analysis.h's cc_analysis_set_run_stats). No-op for record. */
+void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kernel_run_stats *run);
 
 /* After the stream ended: closes the trace (record: writes the summary line to out, or to
  * stderr when the trace itself went to standard output), then writes the JSON to --json

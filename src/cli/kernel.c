@@ -177,12 +177,12 @@ int cc_cli_find_kernel(const struct ptx_module *m, const char *name,
   }
   list_kernels(m, matches ? name : NULL, list, sizeof list);
   if (!name)
-    return cc_err_set(err, CC_ERR_USAGE,
+    return cc_err_set(err, CC_ERR_INPUT,
                       "%s has %u kernels; choose one with --kernel: %s", m->path, entries, list);
   if (matches == 0)
-    return cc_err_set(err, CC_ERR_USAGE, "no kernel called '%s' in %s; its kernels: %s", name,
+    return cc_err_set(err, CC_ERR_INPUT, "no kernel called '%s' in %s; its kernels: %s", name,
                       m->path, list);
-  return cc_err_set(err, CC_ERR_USAGE,
+  return cc_err_set(err, CC_ERR_INPUT,
                     "kernel name '%s' is ambiguous in %s, it matches: %s; pass a qualified "
                     "name with template arguments, or the PTX name", name, m->path, list);
 }

@@ -217,9 +217,14 @@ static int set_arch(struct cc_run_opts *o, const char *v, const struct source *s
   return CC_OK;
 }
 
+/* --trace (run) and -o (record): the trace file; "-" is standard output, which the main
+ * job's report already holds. */
 static int set_trace(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
+  if (s->cmd == CC_CLI_CMD_RUN && strcmp(v, "-") == 0)
+    return cc_err_set(err, CC_ERR_USAGE, "--trace -: standard output holds the report; "
+                      "pass a file name, or use 'coalcheck record -o -'");
   free(o->trace_path);
   o->trace_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
   return CC_OK;

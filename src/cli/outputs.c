@@ -60,6 +60,17 @@ void cc_cli_outputs_free(struct cc_cli_outputs *s)
   free(s);
 }
 
+void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kernel_run_stats *run)
+{
+  const struct cc_analysis *const *ans;
+  if (!s->multi)
+    return;
+  ans = cc_analysis_multi_results(s->multi);
+  /* the analyses are mu's own, mutable objects; multi.h only hands them out read-only */
+  for (size_t i = 0; i < cc_analysis_multi_count(s->multi); i++)
+    cc_analysis_set_run_stats((struct cc_analysis *)ans[i], run);
+}
+
 /* "<kernel>.cctrace", the kernel's source name made a safe file name: every character
  * other than [A-Za-z0-9_.-] becomes '_' ("ns::tiled<32>" -> "ns__tiled_32_.cctrace"). */
 static char *default_trace_path(const char *kernel)

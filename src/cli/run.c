@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -149,7 +150,8 @@ static int write_dumps(const struct cc_run_opts *o, const struct cc_launch_bound
   return CC_OK;
 }
 
-/* Runs the selected kernel with the analysis as sink. */
+/* Runs the selected kernel with the analysis as sink, and hands the emulator's counters
+ * and the wall time of the run to the analysis (the report prints them). */
 static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_function *k,
                    struct cc_err *err)
 {
@@ -159,6 +161,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   struct cc_emu_stats stats;
   struct named_sink named;
   struct cc_access_sink sink;
+  struct timespec t0, t1;
   int rc;
   r->emu = cc_emu_new(r->module, &eopts);
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
@@ -179,7 +182,20 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   launch.nparams = r->bound.nparams;
   launch.params = (const void *const *)r->bound.params;
   launch.param_bytes = r->bound.param_bytes;
-  return cc_emu_run(r->emu, k, &launch, &sink, &stats, err);
+  memset(&stats, 0, sizeof stats);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  rc = cc_emu_run(r->emu, k, &launch, &sink, &stats, err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (rc == CC_OK) {
+    /* the report's "emulator" counters (docs/json-schema.md) */
+    struct cc_kernel_run_stats run = {
+      .present = 1, .warp_insns = stats.warp_insns, .thread_insns = stats.thread_insns,
+      .warp_accesses = stats.warp_accesses,
+      .seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)
+    };
+    cc_cli_outputs_set_run_stats(r->outs, &run);
+  }
+  return rc;
 }
 
 static void release(struct run *r)

@@ -8,16 +8,19 @@
 
 #include "emu/emu_internal.h"
 
+/* all ones in the low w bits */
 static uint64_t wmask(unsigned w)
 {
   return w >= 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
 }
 
+/* the low w bits of v, sign-extended */
 static int64_t sx(uint64_t v, unsigned w)
 {
   return (int64_t)emu_norm(v, w, K_S);
 }
 
+/* the low w bits of v, zero-extended */
 static uint64_t zx(uint64_t v, unsigned w)
 {
   return v & wmask(w);
@@ -30,6 +33,7 @@ static unsigned __int128 product(uint64_t a, uint64_t b, unsigned w, int sg)
   return (unsigned __int128)zx(a, w) * zx(b, w);
 }
 
+/* mul.lo/.hi/.wide of a and b at the instruction width (.wide: 2w bits) */
 static uint64_t mul_mode(const struct dinsn *i, uint64_t a, uint64_t b)
 {
   unsigned __int128 p = product(a, b, i->w, i->k == K_S);
@@ -40,6 +44,7 @@ static uint64_t mul_mode(const struct dinsn *i, uint64_t a, uint64_t b)
   }
 }
 
+/* v clamped to the s32 range, as 32 bits */
 static uint64_t sat_s32(int64_t v)
 {
   if (v > INT32_MAX) v = INT32_MAX;
@@ -47,6 +52,7 @@ static uint64_t sat_s32(int64_t v)
   return (uint32_t)(int32_t)v;
 }
 
+/* a / b or a % b at width w (by zero: all ones; MIN / -1 wraps) */
 static uint64_t divrem(const struct dinsn *i, uint64_t a, uint64_t b, int is_rem)
 {
   unsigned w = i->w;
@@ -60,12 +66,14 @@ static uint64_t divrem(const struct dinsn *i, uint64_t a, uint64_t b, int is_rem
   return is_rem ? zx(a, w) % zx(b, w) : zx(a, w) / zx(b, w);
 }
 
+/* min or max of a and b, signed or unsigned per the type */
 static uint64_t minmax(const struct dinsn *i, uint64_t a, uint64_t b, int is_max)
 {
   int lt = i->k == K_S ? sx(a, i->w) < sx(b, i->w) : zx(a, i->w) < zx(b, i->w);
   return zx(lt != is_max ? a : b, i->w);
 }
 
+/* a shifted by b (a u32 amount) at width w; amounts >= w clamp */
 static uint64_t shift(const struct dinsn *i, uint64_t a, uint64_t b, int left)
 {
   uint32_t n = (uint32_t)b;
@@ -75,6 +83,7 @@ static uint64_t shift(const struct dinsn *i, uint64_t a, uint64_t b, int left)
   return n >= w ? 0 : zx(a, w) >> n;
 }
 
+/* bfe: len c bits of a from position b, sign-filled for signed types (ISA pseudo-code) */
 static uint64_t bfe(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c)
 {
   unsigned w = i->w, msb = w - 1, pos = (unsigned)(b & 0xff), len = (unsigned)(c & 0xff);
@@ -90,6 +99,7 @@ static uint64_t bfe(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c)
   return d;
 }
 
+/* bfi: b with the low e bits of a inserted at position c */
 static uint64_t bfi(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
 {
   unsigned w = i->w, pos = (unsigned)(c & 0xff), len = (unsigned)(e & 0xff);
@@ -115,6 +125,7 @@ static uint64_t prmt(uint64_t a, uint64_t b, uint64_t c)
   return d;
 }
 
+/* the low w bits of a reversed */
 static uint64_t brev(uint64_t a, unsigned w)
 {
   uint64_t d = 0;
@@ -122,6 +133,7 @@ static uint64_t brev(uint64_t a, unsigned w)
   return d;
 }
 
+/* bfind: position of the most significant non-sign bit (0xffffffff if none) */
 static uint64_t bfind(const struct dinsn *i, uint64_t a)
 {
   unsigned w = i->w;
@@ -193,6 +205,20 @@ uint64_t emu_iop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c, uint
     uint32_t n = (uint32_t)c;
     n = (i->flags & PTX_F_CLAMP) ? (n > 32 ? 32 : n) : n & 31;
     return i->mode == PTX_MODE_SHF_L ? zx((v << n) >> 32, 32) : zx(v >> n, 32);
+  }
+  case F_BMSK: { /* len bits from pos: .clamp limits both to 32, .wrap takes them mod 32 */
+    uint32_t pos = (uint32_t)a, len = (uint32_t)b;
+    if (i->flags & PTX_F_WRAP) { pos &= 31; len &= 31; }
+    else { pos = pos > 32 ? 32 : pos; len = len > 32 ? 32 : len; }
+    if (pos >= 32 || len == 0) return 0;
+    return zx(((len >= 32 ? UINT64_C(0xffffffff) : (UINT64_C(1) << len) - 1)) << pos, 32);
+  }
+  case F_SZEXT: { /* extend the low b bits of a (.s32: sign, .u32: zero) */
+    uint32_t n = (uint32_t)b;
+    if (i->flags & PTX_F_WRAP) n &= 31;
+    else n = n > 32 ? 32 : n;
+    if (n == 0) return 0;
+    return zx(emu_norm(a, n, i->k), 32);
   }
   case F_ISSPACEP: {
     int sh = a - WIN_SHARED < WIN_SIZE, lo = a - WIN_LOCAL < WIN_SIZE;

@@ -48,8 +48,12 @@ static const struct {
     {"madc", F_MADC},     {"lop3", F_LOP3},       {"shf", F_SHF},
     {"isspacep", F_ISSPACEP}, {"redux", F_REDUX},  {"prefetch", F_PREFETCH},
     {"prefetchu", F_PREFETCH}, {"cp", F_CP},  {"tanh", F_TANH},    {"set", F_SET},
+    {"bmsk", F_BMSK},     {"szext", F_SZEXT},     {"elect", F_ELECT},
+    {"griddepcontrol", F_HINT}, {"discard", F_HINT}, {"applypriority", F_HINT},
+    {"setmaxnreg", F_HINT}, {"createpolicy", F_CREATEPOLICY},
 };
 
+/* the family of a table opcode, by its name (F_NONE when the emulator has none) */
 static enum family family_of(unsigned op)
 {
   if (op >= PTX_OP_COUNT) return F_NONE;
@@ -108,6 +112,7 @@ static int32_t const_reg(struct dfunc *df, uint64_t value, int local)
   return (int32_t)(df->nregs + SR_COUNT + df->nconst++);
 }
 
+/* the pseudo-register slot of a special-register operand, or -1 */
 static int sreg_slot(const struct ptx_operand *o)
 {
   unsigned c = o->comp < 3 ? o->comp : 0;
@@ -194,6 +199,7 @@ static uint64_t imm_value(const struct ptx_operand *o, uint8_t w, uint8_t k)
   return v;
 }
 
+/* operand j of the instruction being decoded */
 static const struct ptx_operand *opnd(struct dec *d, unsigned j)
 {
   assert(j < d->pi->nopnds);
@@ -228,6 +234,7 @@ static int32_t src(struct dec *d, struct dinsn *i, unsigned j, uint8_t w, uint8_
   }
 }
 
+/* destination operand j as a register index, -1 for "_", -2 when unusable */
 static int32_t dst(struct dec *d, unsigned j)
 {
   const struct ptx_operand *o = opnd(d, j);
@@ -286,6 +293,7 @@ static int dec_alu(struct dec *d, struct dinsn *i, unsigned ns)
   return 1;
 }
 
+/* an integer instruction with ns sources of its type, to the generic handler */
 static int dec_int(struct dec *d, struct dinsn *i, unsigned ns)
 {
   if (!dec_alu(d, i, ns)) return 0;
@@ -294,20 +302,32 @@ static int dec_int(struct dec *d, struct dinsn *i, unsigned ns)
   return 1;
 }
 
+/* a float instruction with ns sources of its type (f32, f64, basic f16) */
 static int dec_float(struct dec *d, struct dinsn *i, unsigned ns)
 {
   if (!dec_alu(d, i, ns)) return 0;
-  if (i->k != K_F || (i->w != 32 && i->w != 64)) return 0;
+  if (i->k != K_F) return 0;
+  if (i->w == 16) { /* scalar .f16: the basic arithmetic only (no bf16, no f16x2) */
+    if (i->t != PTX_TYPE_F16) return 0;
+    switch (i->fam) {
+    case F_ADD: case F_SUB: case F_MUL: case F_FMA: case F_NEG: case F_ABS: case F_MIN:
+    case F_MAX: break;
+    default: return 0;
+    }
+  } else if (i->w != 32 && i->w != 64) {
+    return 0;
+  }
   i->h = H_FOP;
   return 1;
 }
 
+/* add/sub/mul/mad/fma: a fixed-type handler when one applies, else generic */
 static int dec_arith(struct dec *d, struct dinsn *i, unsigned ns)
 {
   int fl = i->k == K_F;
   if (fl) {
     if (!dec_float(d, i, ns)) return 0;
-    if (!is_simple_f(i)) return 1;
+    if (!is_simple_f(i) || i->w == 16) return 1;
     if (i->w == 32) {
       if (i->fam == F_ADD) i->h = H_ADD_F32;
       if (i->fam == F_SUB) i->h = H_SUB_F32;
@@ -342,6 +362,7 @@ static int dec_arith(struct dec *d, struct dinsn *i, unsigned ns)
   return 1;
 }
 
+/* and/or/xor/not/shl/shr, on predicates or integers */
 static int dec_logic(struct dec *d, struct dinsn *i, unsigned ns)
 {
   if (!dec_alu(d, i, ns)) return 0;
@@ -384,10 +405,11 @@ static int dec_setp(struct dec *d, struct dinsn *i)
   i->h = H_SETP;
   if (!hasq && !hasc && i->k != K_F && i->w == 32 && (i->flags & PTX_F_FTZ) == 0)
     i->h = i->k == K_S ? H_SETP_S32 : H_SETP_U32;
-  if (i->k == K_F && i->w != 32 && i->w != 64) return 0;
+  if (i->k == K_F && i->w != 32 && i->w != 64 && i->t != PTX_TYPE_F16) return 0;
   return 1;
 }
 
+/* mov: plain, vector pack {a, b} -> d, or unpack d -> {a, b} */
 static int dec_mov(struct dec *d, struct dinsn *i)
 {
   const struct ptx_operand *o0, *o1;
@@ -439,6 +461,7 @@ static int dec_addr(struct dec *d, struct dinsn *i, unsigned j, enum ptx_space s
   return 1;
 }
 
+/* whether ld/st may name space sp */
 static int mem_space_ok(enum ptx_space sp, int param_ok)
 {
   return sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_SHARED || sp == PTX_SPACE_LOCAL ||
@@ -446,6 +469,7 @@ static int mem_space_ok(enum ptx_space sp, int param_ok)
          (param_ok && sp == PTX_SPACE_PARAM);
 }
 
+/* ld/st/ldu: scalar or vector, any space but tex */
 static int dec_ldst(struct dec *d, struct dinsn *i)
 {
   int is_ld = i->fam == F_LD || i->fam == F_LDU;
@@ -475,6 +499,7 @@ static int dec_ldst(struct dec *d, struct dinsn *i)
   return 1;
 }
 
+/* atom/red on global, shared or generic memory, 32 or 64 bits */
 static int dec_atom(struct dec *d, struct dinsn *i)
 {
   int is_red = i->fam == F_RED;
@@ -504,6 +529,7 @@ static int dec_atom(struct dec *d, struct dinsn *i)
   return 1;
 }
 
+/* cvt between integer and float types (no packed or bf16 forms) */
 static int dec_cvt(struct dec *d, struct dinsn *i)
 {
   if (d->pi->nopnds != 2 || i->t2 == PTX_TYPE_NONE) return 0;
@@ -519,6 +545,7 @@ static int dec_cvt(struct dec *d, struct dinsn *i)
   return 1;
 }
 
+/* cvta[.to].{global,shared,local,const} */
 static int dec_cvta(struct dec *d, struct dinsn *i)
 {
   enum ptx_space s = (enum ptx_space)i->cvta_space;
@@ -558,6 +585,7 @@ static int dec_call(struct dec *d, struct dinsn *i)
   return 1;
 }
 
+/* bar/barrier: sync, arrive, red.{popc,and,or}, warp.sync */
 static int dec_bar(struct dec *d, struct dinsn *i)
 {
   unsigned n = d->pi->nopnds;
@@ -767,6 +795,27 @@ static int dec_insn(struct dec *d, struct dinsn *i)
     i->h = H_REDUX;
     return 1;
   case F_PREFETCH: i->h = H_NOP; return 1;
+  case F_HINT: /* scheduling, cache and register-allocation hints: no effect here */
+    i->h = H_NOP;
+    return 1;
+  case F_CREATEPOLICY: /* an opaque cache policy: 0 (no policy) */
+    if (pi->nopnds < 1 || (i->d[0] = dst(d, 0)) == -2) return 0;
+    i->nd = i->ns = 1;
+    i->w = 64;
+    i->s[0] = const_reg(d->df, 0, 0);
+    i->h = H_MOV;
+    return 1;
+  case F_BMSK: case F_SZEXT:
+    if (i->w != 32 || !(i->flags & (PTX_F_CLAMP | PTX_F_WRAP))) return 0;
+    return dec_int(d, i, 2);
+  case F_ELECT: /* elect.sync d|p, membermask */
+    if (pi->nopnds != 3) return 0;
+    if ((i->d[0] = dst(d, 0)) == -2 || (i->d[1] = dst(d, 1)) == -2) return 0;
+    if ((i->s[0] = src(d, i, 2, 32, K_U)) == -2) return 0;
+    i->nd = 2;
+    i->ns = 1;
+    i->h = H_ELECT;
+    return 1;
   case F_CP: return dec_cp(d, i);
   case F_MAD24: case F_SAD: case F_BFE: return dec_int(d, i, 3);
   case F_PRMT: /* only the default (byte-select) mode */
@@ -859,18 +908,21 @@ static uint64_t align_up(uint64_t x, uint64_t a)
   return a > 1 ? (x + a - 1) / a * a : x;
 }
 
+/* the alignment of a variable: declared, else natural */
 static uint64_t var_align(const struct ptx_var *v)
 {
   uint64_t a = v->align ? v->align : ptx_type_size(v->type) * (v->vec ? v->vec : 1);
   return a ? a : 1;
 }
 
+/* appends "PATH:LINE: unsupported instruction 'TEXT' in kernel K" to the report */
 static void bad(struct dec *d, const struct ptx_function *f, const struct ptx_insn *pi)
 {
   char line[400];
   int n = snprintf(line, sizeof line, "%s%s:%u: unsupported instruction '%s' in kernel %s",
                    d->nbad ? "\n" : "", d->emu->m->path ? d->emu->m->path : "<ptx>",
-                   pi->line, pi->opcode_text ? pi->opcode_text : op_names[pi->op < PTX_OP_COUNT ? pi->op : 0],
+                   pi->line,
+                   pi->opcode_text ? pi->opcode_text : op_names[pi->op < PTX_OP_COUNT ? pi->op : 0],
                    d->kernel->name);
   (void)f;
   if (n < 0) return;
@@ -929,6 +981,7 @@ static void layout_vars(struct dec *d, struct dfunc *df, int is_kernel)
   df->param_size = align_up(df->param_size, 16);
 }
 
+/* the index of function findex in the run's table, added when new */
 static int32_t add_func(struct dec *d, uint32_t findex)
 {
   struct code *c = d->c;
@@ -941,6 +994,7 @@ static int32_t add_func(struct dec *d, uint32_t findex)
   return (int32_t)c->nfuncs++;
 }
 
+/* whether an instruction produces access records */
 static int is_access(const struct dinsn *i)
 {
   if (i->h == H_ATOM || i->h == H_CPASYNC) return 1;
@@ -949,6 +1003,7 @@ static int is_access(const struct dinsn *i)
          i->space == PTX_SPACE_LOCAL || i->space == PTX_SPACE_GENERIC;
 }
 
+/* adds the static table entry (entries) of a memory instruction */
 static void add_slot(struct dec *d, struct dinsn *i)
 {
   struct cc_insn_info info;
@@ -984,6 +1039,7 @@ static void add_slot(struct dec *d, struct dinsn *i)
   }
 }
 
+/* decodes every instruction of funcs[fi]; the unsupported ones are reported */
 static void decode_func(struct dec *d, uint32_t fi)
 {
   struct dfunc *df = &d->c->funcs[fi];
@@ -1112,6 +1168,7 @@ int emu_decode(struct cc_emu *emu, const struct ptx_function *k, struct code *c,
   return CC_OK;
 }
 
+/* frees what emu_decode allocated */
 void emu_code_release(struct code *c)
 {
   for (uint32_t j = 0; j < c->nfuncs; j++) {

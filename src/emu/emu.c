@@ -6,6 +6,7 @@
 
 #include "emu/emu_internal.h"
 
+/* x rounded up to a multiple of a */
 static uint64_t round_up(uint64_t x, uint64_t a)
 {
   return (x + a - 1) / a * a;
@@ -25,12 +26,14 @@ static struct region *add_region(struct cc_emu *emu, uint64_t bytes, const char 
   return &emu->regions.data[emu->regions.len - 1];
 }
 
+/* the alignment of a variable: declared, else natural */
 static uint64_t var_align(const struct ptx_var *v)
 {
   uint64_t a = v->align ? v->align : ptx_type_size(v->type) * (v->vec ? v->vec : 1);
   return a ? a : 1;
 }
 
+/* the index of the module variable named name[0..len), or -1 */
 static int find_mvar(const struct ptx_module *m, const char *name, size_t len)
 {
   for (uint32_t j = 0; j < m->nvars; j++)
@@ -218,6 +221,7 @@ void emu_describe_global(struct cc_emu *emu, uint64_t addr, char *buf, size_t si
              best->size);
 }
 
+/* see emu_internal.h */
 int emu_code_get(struct cc_emu *emu, const struct ptx_function *k, const struct code **out,
                  struct cc_err *err)
 {

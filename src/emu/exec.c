@@ -35,6 +35,7 @@
     }                                                                                   \
   } while (0)
 
+/* bit conversions between register values and host floats */
 static inline float F32(uint64_t v)
 {
   uint32_t u = (uint32_t)v;
@@ -124,6 +125,7 @@ struct run {
   int progressed;
 };
 
+/* the 32 lanes of register r of a frame */
 static uint64_t *reg(const struct frame *fr, int32_t r)
 {
   return fr->R + (size_t)r * 32;
@@ -186,6 +188,8 @@ static void grow_local(struct warp *w, uint64_t need)
   w->lcap = cap;
 }
 
+/* pushes a frame of df for the lanes of mask: registers, special registers, constants,
+ * .param and .local */
 static struct frame *push_frame(struct run *r, struct warp *w, const struct dfunc *df,
                                 uint32_t mask)
 {
@@ -232,6 +236,7 @@ static struct frame *push_frame(struct run *r, struct warp *w, const struct dfun
   return fr;
 }
 
+/* pops the top frame (its buffers stay in the slot for reuse) */
 static void pop_frame(struct warp *w)
 {
   struct frame *fr = &w->fr[--w->depth];
@@ -256,6 +261,7 @@ static void resched(struct frame *fr)
   fr->wait_min = next;
 }
 
+/* records pc as the PC of the lanes of mask */
 static void save_active(struct frame *fr, uint32_t mask, uint32_t pc)
 {
   for (uint32_t m = mask; m; m &= m - 1) fr->pcs[__builtin_ctz(m)] = pc;
@@ -291,6 +297,7 @@ static void where(const struct run *r, const struct frame *fr, const struct dins
              f != r->k ? " in " : "", f != r->k ? f->name : "");
 }
 
+/* an error of one thread: "WHAT by thread (x,y,z) in block (x,y,z): WHERE" */
 static int lane_error(struct run *r, struct warp *w, const struct frame *fr,
                       const struct dinsn *i, unsigned lane, enum cc_status st,
                       const char *what)
@@ -303,6 +310,7 @@ static int lane_error(struct run *r, struct warp *w, const struct frame *fr,
                     t[0], t[1], t[2], r->cta[0], r->cta[1], r->cta[2], loc);
 }
 
+/* an error of a whole warp: "WHAT in warp W of block (x,y,z): WHERE" */
 static int warp_error(struct run *r, struct warp *w, const struct frame *fr,
                       const struct dinsn *i, enum cc_status st, const char *what)
 {
@@ -746,8 +754,12 @@ static void do_redux(struct frame *fr, const struct dinsn *i, uint32_t m)
     if (first) { acc = v; first = 0; continue; }
     switch (i->mode) {
     case PTX_MODE_ADD: acc += v; break;
-    case PTX_MODE_MIN: acc = i->k == K_S ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
-    case PTX_MODE_MAX: acc = i->k == K_S ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
+    case PTX_MODE_MIN:
+      acc = i->k == K_S ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc);
+      break;
+    case PTX_MODE_MAX:
+      acc = i->k == K_S ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc);
+      break;
     case PTX_MODE_AND: acc &= v; break;
     case PTX_MODE_OR: acc |= v; break;
     default: acc ^= v; break;
@@ -1059,7 +1071,8 @@ reload:
       BIN(SHL_32, (uint32_t)b[l] > 31 ? 0 : (uint32_t)((uint32_t)a[l] << (uint32_t)b[l]))
       BIN(SHL_64, (uint32_t)b[l] > 63 ? 0 : a[l] << (uint32_t)b[l])
       BIN(SHR_U32, (uint32_t)b[l] > 31 ? 0 : (uint32_t)a[l] >> (uint32_t)b[l])
-      BIN(SHR_S32, (uint32_t)(int32_t)((int32_t)a[l] >> ((uint32_t)b[l] > 31 ? 31 : (uint32_t)b[l])))
+      BIN(SHR_S32,
+          (uint32_t)(int32_t)((int32_t)a[l] >> ((uint32_t)b[l] > 31 ? 31 : (uint32_t)b[l])))
       BIN(AND_32, (uint32_t)(a[l] & b[l]))
       BIN(OR_32, (uint32_t)(a[l] | b[l]))
       BIN(XOR_32, (uint32_t)(a[l] ^ b[l]))
@@ -1095,7 +1108,8 @@ reload:
         uint64_t *d = reg(fr, i->d[0]);
         const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);
         int sg = i->h == H_SETP_S32;
-#define CMPS(op) LANES(m, d[l] = sg ? (int32_t)a[l] op (int32_t)b[l] : (uint32_t)a[l] op (uint32_t)b[l])
+#define CMPS(op)                                                                        \
+  LANES(m, d[l] = sg ? (int32_t)a[l] op (int32_t)b[l] : (uint32_t)a[l] op (uint32_t)b[l])
         switch (i->cmp) {
         case PTX_CMP_EQ: CMPS(==); break;
         case PTX_CMP_NE: CMPS(!=); break;
@@ -1240,6 +1254,15 @@ reload:
       vmcase(SHFL) do_shfl(fr, i, m); vmbreak;
       vmcase(CARRY) do_carry(fr, i, m); vmbreak;
       vmcase(REDUX) do_redux(fr, i, m); vmbreak;
+      vmcase(ELECT) { /* the leader: the lowest executing lane in the member mask */
+        uint32_t mem = m & (uint32_t)reg(fr, i->s[0])[m ? __builtin_ctz(m) : 0];
+        uint32_t lead = mem ? (uint32_t)__builtin_ctz(mem) : 0;
+        uint64_t *d = i->d[0] >= 0 ? reg(fr, i->d[0]) : NULL;
+        uint64_t *p = i->d[1] >= 0 ? reg(fr, i->d[1]) : NULL;
+        if (d) LANES(m, d[l] = lead);
+        if (p) LANES(m, p[l] = mem && l == lead);
+      }
+      vmbreak;
       vmcase(CPASYNC) {
         if (m && (s = do_cpasync(r, w, fr, i, m))) goto fail;
       }

@@ -199,8 +199,64 @@ static uint64_t fop64(const struct dinsn *i, double a, double b, double c)
   return B64(r);
 }
 
+/* double -> binary16, round to nearest even (x is the exact value to round) */
+static uint32_t f64_to_f16(double x)
+{
+  uint32_t sign = signbit(x) ? 0x8000u : 0;
+  double a = fabs(x), m;
+  int e, he;
+  if (isnan(x)) return 0x7fffu; /* the GPU's canonical f16 NaN */
+  if (a >= 65520.0) return sign | 0x7c00u;
+  if (a < 0x1p-14) return sign | (uint32_t)nearbyint(a * 0x1p24); /* units of 2^-24 */
+  frexp(a, &e); /* a in [2^(e-1), 2^e) */
+  m = nearbyint(ldexp(a, 11 - e)); /* 11 significant bits: [1024, 2048] */
+  if (m == 2048.0) {
+    m = 1024.0;
+    e++;
+  }
+  he = e - 1 + 15;
+  if (he >= 31) return sign | 0x7c00u;
+  return sign | (uint32_t)he << 10 | ((uint32_t)m - 1024u);
+}
+
+/* .f16 arithmetic: operands widened to double (exact); add, sub and mul of two halves
+ * are exact in double, so one rounding to half follows; fma is computed rounding toward
+ * zero with a sticky last bit (round to odd), which makes the final rounding exact too */
+static uint64_t fop16(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c)
+{
+  double x = emu_f16_to_f32((uint32_t)a), y = emu_f16_to_f32((uint32_t)b);
+  double z = emu_f16_to_f32((uint32_t)c), r;
+  switch (i->fam) {
+  case F_NEG: return (a ^ 0x8000u) & 0xffffu;
+  case F_ABS: return a & 0x7fffu;
+  case F_ADD: r = x + y; break;
+  case F_SUB: r = x - y; break;
+  case F_MUL: r = x * y; break;
+  case F_MIN: r = fminmax(x, y, 0); break;
+  case F_MAX: r = fminmax(x, y, 1); break;
+  default: { /* fma */
+    volatile double vx = x, vy = y, vz = z, vr;
+    uint64_t bits;
+    int old = fegetround();
+    feclearexcept(FE_INEXACT);
+    fesetround(FE_TOWARDZERO);
+    vr = fma(vx, vy, vz);
+    fesetround(old);
+    r = vr;
+    if (fetestexcept(FE_INEXACT) && isfinite(r)) {
+      bits = B64(r) | 1;
+      r = F64(bits);
+    }
+    break;
+  }
+  }
+  if (i->flags & PTX_F_SAT) r = sat64(r);
+  return f64_to_f16(r);
+}
+
 uint64_t emu_fop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c)
 {
+  if (i->w == 16) return fop16(i, a, b, c);
   if (i->w == 32) return fop32(i, F32(a), F32(b), F32(c));
   return fop64(i, F64(a), F64(b), F64(c));
 }
@@ -209,7 +265,10 @@ int emu_setp_f(const struct dinsn *i, uint64_t a, uint64_t b)
 {
   double x, y;
   int un;
-  if (i->w == 32) {
+  if (i->w == 16) {
+    x = emu_f16_to_f32((uint32_t)a);
+    y = emu_f16_to_f32((uint32_t)b);
+  } else if (i->w == 32) {
     float fa = F32(a), fb = F32(b);
     if (i->flags & PTX_F_FTZ) { fa = ftz(fa); fb = ftz(fb); }
     x = fa;
@@ -303,7 +362,8 @@ static uint64_t f_to_int(const struct dinsn *i, double x)
     lo = -ldexp(1.0, i->w - 1);
     hi = ldexp(1.0, i->w - 1) - 1;
     if (x <= lo) return emu_norm((uint64_t)(int64_t)lo, i->w, K_U);
-    if (x >= hi) return i->w == 64 ? (uint64_t)INT64_MAX : emu_norm((uint64_t)(int64_t)hi, i->w, K_U);
+    if (x >= hi)
+      return i->w == 64 ? (uint64_t)INT64_MAX : emu_norm((uint64_t)(int64_t)hi, i->w, K_U);
     return emu_norm((uint64_t)(int64_t)x, i->w, K_U);
   }
   hi = ldexp(1.0, i->w) - 1;
@@ -390,16 +450,15 @@ static uint64_t f_to_f(const struct dinsn *i, uint64_t a)
     if (i->flags & PTX_F_SAT) r = sat32(r);
     return B32(r);
   }
-  /* f16 destination: through f32 (exact for f32 sources) */
+  /* f16 destination: from the exact source value */
   {
-    float r = (float)x;
-    if (i->flags & PTX_F_SAT) r = sat32(r);
-    if (i->rnd == PTX_RND_RZ) {
-      uint32_t h = emu_f32_to_f16(r);
-      if (fabsf(emu_f16_to_f32(h)) > fabsf(r) && (h & 0x7fff) != 0) h--;
-      return h;
-    }
-    return emu_f32_to_f16(r);
+    uint32_t h;
+    if (i->flags & PTX_F_SAT) x = sat64(x);
+    h = f64_to_f16(x);
+    if (i->rnd == PTX_RND_RZ && !isnan(x) && (h & 0x7fffu) != 0 &&
+        fabs((double)emu_f16_to_f32(h)) > fabs(x))
+      h--; /* nearest was away from zero: the next one toward zero */
+    return h;
   }
 }
 

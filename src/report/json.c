@@ -36,12 +36,23 @@ static const char *op_name(enum cc_access_kind kind)
   return "?";
 }
 
-static cJSON *source_json(const struct cc_insn_info *info)
+static cJSON *loc_json(const struct cc_source_loc *loc)
 {
-  cJSON *src = cJSON_CreateObject();
-  str_or_null(src, "file", info->file);
-  num(src, "line", info->line);
-  num(src, "column", info->column);
+  cJSON *o = cJSON_CreateObject();
+  str_or_null(o, "file", loc->file);
+  num(o, "line", loc->line);
+  num(o, "column", loc->column);
+  return o;
+}
+
+/* source: the user's line (analysis.h); inlined_from: the header location it came from;
+ * inlined_at: the .loc's own call site, as the PTX says. */
+static cJSON *source_json(const struct cc_insn_stats *s)
+{
+  const struct cc_insn_info *info = &s->info;
+  cJSON *src = loc_json(&s->source);
+  if (s->inlined_from.file)
+    cJSON_AddItemToObject(src, "inlined_from", loc_json(&s->inlined_from));
   if (info->inlined_file) {
     cJSON *at = cJSON_CreateObject();
     cJSON_AddStringToObject(at, "file", info->inlined_file);
@@ -56,7 +67,7 @@ static cJSON *insn_json(const struct cc_insn_stats *s)
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
   cJSON *hist = cJSON_CreateArray(), *sugg = cJSON_CreateArray();
   num(o, "ptx_index", s->info.id);
-  cJSON_AddItemToObject(o, "source", source_json(&s->info));
+  cJSON_AddItemToObject(o, "source", source_json(s));
   str_or_null(o, "ptx", s->info.text);
   cJSON_AddStringToObject(o, "op", op_name(s->info.kind));
   if (s->info.kind == CC_ACCESS_REDUCTION)
@@ -89,6 +100,9 @@ static cJSON *insn_json(const struct cc_insn_stats *s)
   num(o, "all_stride", (double)s->all_stride);
   cJSON_AddStringToObject(o, "verdict", cc_verdict_name(s->verdict));
   cJSON_AddBoolToObject(o, "all_coalescable", s->all_coalescable);
+  num(o, "line_all_stride", (double)s->line_all_stride);
+  cJSON_AddBoolToObject(o, "line_all_coalescable", s->line_all_coalescable);
+  num(o, "line_instructions", s->line_insns);
   num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
   num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
   for (size_t j = 0; j < s->n_suggestions; j++) {
@@ -126,17 +140,52 @@ static cJSON *totals_json(const struct cc_kernel_totals *t)
   return o;
 }
 
+static cJSON *line_json(const struct cc_line_stats *l)
+{
+  cJSON *o = cJSON_CreateObject();
+  str_or_null(o, "file", l->file);
+  num(o, "line", l->line);
+  num(o, "instructions", l->n_insns);
+  num(o, "executions", (double)l->executions);
+  num(o, "requests", (double)l->requests);
+  num(o, "thread_accesses", (double)l->thread_accesses);
+  num(o, "bytes_requested", (double)l->bytes_requested);
+  num(o, "bytes_transferred", (double)l->bytes_transferred);
+  num(o, "sectors", (double)l->sectors);
+  num(o, "ideal_sectors", (double)l->ideal_sectors);
+  num(o, "excess_sectors", (double)l->excess_sectors);
+  num(o, "wavefronts", (double)l->wavefronts);
+  num(o, "ideal_wavefronts", (double)l->ideal_wavefronts);
+  num(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses);
+  return o;
+}
+
+static cJSON *run_json(const struct cc_kernel_run_stats *r)
+{
+  cJSON *o = cJSON_CreateObject();
+  num(o, "warp_insns", (double)r->warp_insns);
+  num(o, "thread_insns", (double)r->thread_insns);
+  num(o, "warp_accesses", (double)r->warp_accesses);
+  num(o, "seconds", r->seconds);
+  return o;
+}
+
 static cJSON *kernel_json(const struct cc_kernel_stats *k)
 {
-  cJSON *o = cJSON_CreateObject(), *insns = cJSON_CreateArray();
+  cJSON *o = cJSON_CreateObject(), *insns = cJSON_CreateArray(), *lines = cJSON_CreateArray();
   cJSON_AddStringToObject(o, "name", k->name);
   cJSON_AddStringToObject(o, "mangled_name", k->mangled);
   cJSON_AddItemToObject(o, "grid", dim3(k->grid));
   cJSON_AddItemToObject(o, "block", dim3(k->block));
+  if (k->run.present)
+    cJSON_AddItemToObject(o, "emulator", run_json(&k->run));
   cJSON_AddItemToObject(o, "totals", totals_json(&k->totals));
   for (size_t i = 0; i < k->n_insns; i++)
     cJSON_AddItemToArray(insns, insn_json(&k->insns[i]));
   cJSON_AddItemToObject(o, "instructions", insns);
+  for (size_t i = 0; i < k->n_lines; i++)
+    cJSON_AddItemToArray(lines, line_json(&k->lines[i]));
+  cJSON_AddItemToObject(o, "lines", lines);
   return o;
 }
 

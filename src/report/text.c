@@ -2,6 +2,7 @@
  *
  *   kernel NAME  (MANGLED)
  *     grid X x Y x Z, block X x Y x Z, arch ARCH
+ *     emulated N thread-instructions in S s (R M warp records/s)
  *     global: ... ; shared: ... ; thread accesses ... (CGO 2015 Table 2)
  *
  *     #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict
@@ -10,7 +11,9 @@
  *        ptx     the PTX text
  *        stride  min, max, avg bytes; whole footprint
  *        advice  kind: text (wrapped)
- *        source  LINE | the CUDA line
+ *        source  LINE | the CUDA line (the user's line when inlined from a header)
+ *        via     header.hpp:112 (inlined)
+ *   Counts carry thousands separators (1,179,648); PTX whitespace is one space.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,19 +42,57 @@ static double pct(uint64_t part, uint64_t whole)
   return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* v with thousands separators: 1179648 -> "1,179,648". buf holds >= 27 bytes. */
+static const char *grouped(uint64_t v, char *buf, size_t cap)
+{
+  char digits[24];
+  int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
+  size_t o = 0;
+  for (int i = 0; i < n && o + 2 < cap; i++) {
+    if (i > 0 && (n - i) % 3 == 0)
+      buf[o++] = ',';
+    buf[o++] = digits[i];
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
+/* s with every run of blanks (spaces, tabs, newlines) made one space, and none at either
+ * end, into buf: PTX text keeps nvcc's tabs ("st.global.f32 \t[%rd8], %f1;"). */
+static const char *squeeze(const char *s, char *buf, size_t cap)
+{
+  size_t o = 0;
+  int blank = 0;
+  for (; *s && o + 1 < cap; s++) {
+    if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+      blank = o > 0;
+      continue;
+    }
+    if (blank && o + 2 < cap)
+      buf[o++] = ' ';
+    blank = 0;
+    buf[o++] = *s;
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
+static const char *basename_of(const char *path)
+{
+  const char *base = strrchr(path, '/');
+  return base ? base + 1 : path;
+}
+
 /* "file.cu:5" from the last path component, cut from the left to LOC_WIDTH. */
-static void location(const struct cc_insn_info *info, char *buf, size_t cap)
+static void location(const struct cc_source_loc *loc, char *buf, size_t cap)
 {
   char full[512];
-  const char *base;
   size_t n;
-  if (!info->file) {
+  if (!loc->file) {
     snprintf(buf, cap, "?");
     return;
   }
-  base = strrchr(info->file, '/');
-  base = base ? base + 1 : info->file;
-  snprintf(full, sizeof full, "%s:%" PRIu32, base, info->line);
+  snprintf(full, sizeof full, "%s:%" PRIu32, basename_of(loc->file), loc->line);
   n = strlen(full);
   if (n <= LOC_WIDTH)
     snprintf(buf, cap, "%s", full);
@@ -96,83 +137,112 @@ static void detail_wrap(FILE *fp, const char *label, const char *text)
   }
 }
 
+/* "emulated N thread-instructions in S s (R M warp records/s)" when the run's counters
+ * are known. */
+static void run_line(FILE *fp, const struct cc_kernel_run_stats *run)
+{
+  char a[32];
+  if (!run->present)
+    return;
+  fprintf(fp, "  emulated %s thread-instructions in %.2f s", grouped(run->thread_insns, a,
+          sizeof a), run->seconds);
+  if (run->seconds > 0)
+    fprintf(fp, " (%.1f M warp records/s)", (double)run->warp_accesses / run->seconds / 1e6);
+  fputc('\n', fp);
+}
+
 static void kernel_header(FILE *fp, const struct cc_kernel_stats *k)
 {
   const struct cc_kernel_totals *t = &k->totals;
+  char a[32], b[32], c[32], d[32];
   fprintf(fp, "kernel %s  (%s)\n", k->name, k->mangled);
   fprintf(fp, "  grid %" PRIu32 " x %" PRIu32 " x %" PRIu32 ", block %" PRIu32 " x %" PRIu32
               " x %" PRIu32 ", arch %s\n",
           k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->arch);
+  run_line(fp, &k->run);
   if (t->requests == 0) {
     fprintf(fp, "  global: no requests\n");
   } else {
-    fprintf(fp, "  global: %" PRIu64 " requests, %" PRIu64 " sectors, ideal %" PRIu64
-                ", excess %" PRIu64 "\n",
-            t->requests, t->sectors, t->ideal_sectors, t->excess_sectors);
-    fprintf(fp, "          %" PRIu64 " bytes requested of %" PRIu64
-                " transferred: efficiency %.1f%%\n",
-            t->bytes_requested, t->bytes_transferred,
+    fprintf(fp, "  global: %s requests, %s sectors, ideal %s, excess %s\n",
+            grouped(t->requests, a, sizeof a), grouped(t->sectors, b, sizeof b),
+            grouped(t->ideal_sectors, c, sizeof c), grouped(t->excess_sectors, d, sizeof d));
+    fprintf(fp, "          %s bytes requested of %s transferred: efficiency %.1f%%\n",
+            grouped(t->bytes_requested, a, sizeof a), grouped(t->bytes_transferred, b, sizeof b),
             t->bytes_transferred ? pct(t->bytes_requested, t->bytes_transferred) : 100.0);
   }
   if (t->wavefronts)
-    fprintf(fp, "  shared: %" PRIu64 " wavefronts, ideal %" PRIu64 ", bank conflicts in %"
-                PRIu64 " request%s\n",
-            t->wavefronts, t->ideal_wavefronts, t->conflict_requests,
-            t->conflict_requests == 1 ? "" : "s");
-  fprintf(fp, "  thread accesses %" PRIu64 ", in uncoalesced requests %" PRIu64
-              " (%.1f%%)  [CGO 2015 Table 2]\n",
-          t->thread_accesses, t->uncoalesced_thread_accesses,
+    fprintf(fp, "  shared: %s wavefronts, ideal %s, bank conflicts in %s request%s\n",
+            grouped(t->wavefronts, a, sizeof a), grouped(t->ideal_wavefronts, b, sizeof b),
+            grouped(t->conflict_requests, c, sizeof c), t->conflict_requests == 1 ? "" : "s");
+  fprintf(fp, "  thread accesses %s, in uncoalesced requests %s (%.1f%%)  [CGO 2015 Table 2]\n",
+          grouped(t->thread_accesses, a, sizeof a),
+          grouped(t->uncoalesced_thread_accesses, b, sizeof b),
           pct(t->uncoalesced_thread_accesses, t->thread_accesses));
 }
 
+static const char *coalescable(int yes)
+{
+  return yes ? "all coalescable" : "cannot be all coalesced";
+}
+
+/* Strides, allStr, and, for unrolled copies, allStr of the whole source line. */
 static void stride_line(FILE *fp, const struct cc_insn_stats *s)
 {
-  char buf[256];
-  const char *all = s->all_coalescable ? "all coalescable" : "cannot be all coalesced";
+  char buf[384], lane[64];
+  int n;
   if (s->stride_count == 0)
-    snprintf(buf, sizeof buf, "none (no two active lanes in one group); whole footprint %"
-             PRIu64 " bytes (%s)", s->all_stride, all);
+    snprintf(lane, sizeof lane, "none (no two active lanes in one group)");
   else
-    snprintf(buf, sizeof buf, "min %" PRIu64 ", max %" PRIu64 ", avg %.1f bytes; whole "
-             "footprint %" PRIu64 " bytes (%s)", s->stride_min, s->stride_max,
-             cc_analysis_stride_avg(s), s->all_stride, all);
+    snprintf(lane, sizeof lane, "min %" PRIu64 ", max %" PRIu64 ", avg %.1f bytes",
+             s->stride_min, s->stride_max, cc_analysis_stride_avg(s));
+  n = snprintf(buf, sizeof buf, "%s; whole footprint %" PRIu64 " bytes", lane, s->all_stride);
+  if (s->line_insns > 1)
+    snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu64 " bytes with the %" PRIu32
+             " instructions of this source line (%s)", s->line_all_stride, s->line_insns,
+             coalescable(s->line_all_coalescable));
+  else
+    snprintf(buf + n, sizeof buf - (size_t)n, " (%s)", coalescable(s->all_coalescable));
   detail_wrap(fp, "stride", buf);
 }
 
-static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc_insn_info *info)
+/* The CUDA line of the instruction's source (analysis.h: the user's line), and "via" the
+ * header location it was inlined from. */
+static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc_insn_stats *s)
 {
   char buf[CC_REPORT_WIDTH * 2];
   size_t len = 0;
-  const char *line = cc_report_source_line(cache, info->file, info->line, &len);
+  const struct cc_source_loc *src = &s->source;
+  const char *line = cc_report_source_line(cache, src->file, src->line, &len);
   if (!line) {
     detail_cut(fp, "source", "(source not available)", strlen("(source not available)"));
   } else {
     while (len > 0 && (*line == ' ' || *line == '\t'))
       line++, len--;
-    int n = snprintf(buf, sizeof buf, "%" PRIu32 " | %.*s", info->line,
+    int n = snprintf(buf, sizeof buf, "%" PRIu32 " | %.*s", src->line,
                      (int)(len < CC_REPORT_WIDTH ? len : CC_REPORT_WIDTH), line);
     for (char *p = buf; *p; p++)
       if (*p == '\t')
         *p = ' ';
     detail_cut(fp, "source", buf, n < 0 ? 0 : strlen(buf));
   }
-  if (info->inlined_file) {
-    snprintf(buf, sizeof buf, "%s:%" PRIu32, info->inlined_file, info->inlined_line);
-    detail_cut(fp, "inlined", buf, strlen(buf));
+  if (s->inlined_from.file) {
+    snprintf(buf, sizeof buf, "%s:%" PRIu32 " (inlined)", basename_of(s->inlined_from.file),
+             s->inlined_from.line);
+    detail_cut(fp, "via", buf, strlen(buf));
   }
 }
 
 static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
                      const struct cc_insn_stats *s)
 {
-  char loc[LOC_WIDTH + 8], buf[160];
+  char loc[LOC_WIDTH + 8], buf[160], ptx[512], req[32];
   int shared = s->wavefronts > 0;
   uint64_t cost = shared ? s->wavefronts : s->sectors;
   uint64_t ideal = shared ? s->ideal_wavefronts : s->ideal_sectors;
-  location(&s->info, loc, sizeof loc);
-  fprintf(fp, "  %3zu  %-18s  %-4s  %-6s  %4" PRIu32 "  %10" PRIu64, rank, loc,
+  location(&s->source, loc, sizeof loc);
+  fprintf(fp, "  %3zu  %-18s  %-4s  %-6s  %4" PRIu32 "  %10s", rank, loc,
           op_name(s->info.kind), cc_space_name(s->info.space), s->info.size_bytes,
-          s->requests);
+          grouped(s->requests, req, sizeof req));
   if (s->requests)
     fprintf(fp, "  %8.2f  %9.2f", (double)cost / (double)s->requests,
             (double)ideal / (double)s->requests);
@@ -184,11 +254,13 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
   else
     snprintf(buf, sizeof buf, "%s", shared ? "no conflict" : cc_verdict_name(s->verdict));
   fprintf(fp, "  %5.1f%%  %s\n", 100.0 * cc_analysis_efficiency(s), buf);
-  detail_cut(fp, "ptx", s->info.text ? s->info.text : "?", strlen(s->info.text ? s->info.text : "?"));
+  squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
+  detail_cut(fp, "ptx", ptx, strlen(ptx));
   stride_line(fp, s);
   if (shared) {
-    snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst; conflicts in %" PRIu64 " of %" PRIu64
-             " requests", s->ways_max, s->conflict_requests, s->requests);
+    char cr[32];
+    snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst; conflicts in %s of %s requests",
+             s->ways_max, grouped(s->conflict_requests, cr, sizeof cr), req);
     detail_wrap(fp, "banks", buf);
   }
   for (size_t j = 0; j < s->n_suggestions; j++) {
@@ -197,7 +269,7 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
              s->suggestions[j].text);
     detail_wrap(fp, "advice", text);
   }
-  source_line(fp, cache, &s->info);
+  source_line(fp, cache, s);
 }
 
 static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct cc_kernel_stats *k)

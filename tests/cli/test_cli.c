@@ -378,19 +378,19 @@ static void test_find_kernel(void **state)
   assert_string_equal(find("add", CC_OK, &err), "_Z3addIjEvPT_");
   assert_string_equal(find("anon", CC_OK, &err), ANON);
   /* three kernels are called tiled: the message lists them */
-  assert_null(find("tiled", CC_ERR_USAGE, &err));
+  assert_null(find("tiled", CC_ERR_INPUT, &err));
   assert_string_equal(err.msg,
                       "kernel name 'tiled' is ambiguous in k.ptx, it matches: ns::tiled<32> "
                       "(_ZN2ns5tiledILi32EEEvPf), ns::tiled<64> (_ZN2ns5tiledILi64EEEvPf), "
                       "ns::tiled (_ZN2ns5tiledEPi); pass a qualified name with template "
                       "arguments, or the PTX name");
   /* no match: the kernels are listed (not the .func) */
-  assert_null(find("helper", CC_ERR_USAGE, &err));
+  assert_null(find("helper", CC_ERR_INPUT, &err));
   expect_msg(&err, "no kernel called 'helper' in k.ptx; its kernels: transpose "
                    "(_Z9transposePfPKfi), ns::tiled<32>");
   expect_msg(&err, "plain, (anonymous namespace)::anon (" ANON ")");
   /* no --kernel: fine with one kernel, an error with several */
-  assert_null(find(NULL, CC_ERR_USAGE, &err));
+  assert_null(find(NULL, CC_ERR_INPUT, &err));
   expect_msg(&err, "k.ptx has 7 kernels; choose one with --kernel: transpose");
   assert_int_equal(cc_cli_find_kernel(&one, NULL, &k, &err), CC_OK);
   assert_string_equal(k->name, "plain");
@@ -512,7 +512,7 @@ static void test_find_kernel_long_list(void **state)
     many[i].name = names[i];
     many[i].is_entry = 1;
   }
-  assert_int_equal(cc_cli_find_kernel(&m, "x", &k, &err), CC_ERR_USAGE);
+  assert_int_equal(cc_cli_find_kernel(&m, "x", &k, &err), CC_ERR_INPUT);
   expect_msg(&err, "no kernel called 'x' in many.ptx; its kernels: "
                    "kernel_with_a_rather_long_name_00, kernel_with_a_rather_long_name_01");
   len = strlen(err.msg);

@@ -18,6 +18,14 @@ expect 3 "q.launch:3:7: unterminated single quote" "$COALCHECK" --launch "$TMP/q
 printf 'kernels.ptx --kernel oob --blok 32\n' > "$TMP/o.launch"
 expect 2 "o.launch:1: unknown option '--blok'" "$COALCHECK" --launch "$TMP/o.launch"
 
+# kernel selection does not fit the module (docs/exit-codes.md: input, 3, not usage):
+# three kernels and no --kernel; a name that is none of them
+RUN=(--grid 1 --block 32 --arg 'out=f32[32]:zero')
+expect 3 "has 3 kernels; choose one with --kernel: scale, spin, oob" "$COALCHECK" "$K" "${RUN[@]}"
+if grep -q "^hint:" "$TMP/err"; then fail "an input error printed the usage hint"; fi
+expect 3 "no kernel called 'transpose' in $K; its kernels: scale, spin, oob" \
+  "$COALCHECK" "$K" --kernel transpose "${RUN[@]}"
+
 # launch specs that do not fit the kernel scale(float *out, const float *in, int n, float a)
 S=("$COALCHECK" "$K" --kernel scale --grid 1 --block 32 -q)
 expect 3 "kernel scale has 4 parameters but 3 --arg were given" \

@@ -20,10 +20,10 @@ expect 0 "" "$COALCHECK" "$DATA/kernels.cu" --kernel oob --grid 1 --block 32 \
 grep -q 'kernels.cu' "$TMP/out" || fail "the report does not name the .cu source lines"
 # kernel names: two instantiations of ns::tiled
 T=("$COALCHECK" "$DATA/templates.cu" --grid 1 --block 32 --arg 'a=f32[64]:zero' -q)
-expect 2 "kernel name 'tiled' is ambiguous" "${T[@]}" --kernel tiled
+expect 3 "kernel name 'tiled' is ambiguous" "${T[@]}" --kernel tiled
 grep -qF "ns::tiled<1> (_ZN2ns5tiledILi1EEEvPf), ns::tiled<2> (_ZN2ns5tiledILi2EEEvPf)" "$TMP/err" ||
   fail "the ambiguity message does not list both: $(cat "$TMP/err")"
-expect 2 "no kernel called 'tilde'" "${T[@]}" --kernel tilde
+expect 3 "no kernel called 'tilde'" "${T[@]}" --kernel tilde
 expect 0 "" "${T[@]}" --kernel 'tiled<2>'
 grep -qF "ns::tiled<2>" "$TMP/out" || fail "the report does not name ns::tiled<2>"
 expect 0 "" "${T[@]}" --kernel 'ns::tiled<1>'

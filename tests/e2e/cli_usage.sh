@@ -22,10 +22,6 @@ expect 2 "bad value '0,1' for --grid" "$COALCHECK" "$K" --grid 0,1 --block 1
 expect 2 "has 2048 threads; CUDA allows at most 1024" "$COALCHECK" "$K" --kernel oob --grid 1 --block 64,32
 expect 2 "two inputs given" "$COALCHECK" "$K" "$K" "${RUN[@]}"
 expect 2 "cannot tell what" "$COALCHECK" "$DATA/common.bash" "${RUN[@]}"
-# kernel selection: three kernels and no --kernel; a name that is none of them
-expect 2 "has 3 kernels; choose one with --kernel: scale, spin, oob" "$COALCHECK" "$K" "${RUN[@]}"
-expect 2 "no kernel called 'transpose' in $K; its kernels: scale, spin, oob" \
-  "$COALCHECK" "$K" --kernel transpose "${RUN[@]}"
 # --dump must name a buffer argument
 expect 2 "--dump in=x.bin: no buffer argument is called 'in'" \
   "$COALCHECK" "$K" --kernel oob "${RUN[@]}" --dump in=x.bin

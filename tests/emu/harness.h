@@ -26,7 +26,8 @@ struct rec_sink {
   struct cc_insn_info insns[64];
   char kname[128];
   int same_names;
-  char texts[64][160]; /* the table's strings live only until end_kernel: copied */
+  char texts[64][160];
+  char files[64][256]; /* the table's strings live only until end_kernel: copied */
   struct cc_warp_access *recs;
   size_t n, cap;
 };
@@ -41,7 +42,9 @@ static int rec_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *e
     s->insns[j] = k->insns[j];
     snprintf(s->texts[j], sizeof s->texts[j], "%s", k->insns[j].text);
     s->insns[j].text = s->texts[j];
-    s->insns[j].file = s->insns[j].inlined_file = NULL;
+    snprintf(s->files[j], sizeof s->files[j], "%s", k->insns[j].file ? k->insns[j].file : "");
+    s->insns[j].file = k->insns[j].file ? s->files[j] : NULL;
+    s->insns[j].inlined_file = NULL;
   }
   s->k.insns = s->insns;
   s->k.name = s->k.mangled = NULL;

@@ -172,6 +172,12 @@ static void test_bits(void **state)
       {"shf.l.wrap.b32 %d, %a, %b, %c", "b32", "b32", 0x80000000, 1, 36, 0x18, "36 mod 32 = 4"},
       {"shf.r.clamp.b32 %d, %a, %b, %c", "b32", "b32", 0xf0, 1, 4, 0x1000000f, "a>>4 | b<<28"},
       {"shf.r.clamp.b32 %d, %a, %b, %c", "b32", "b32", 0xf0, 1, 40, 1, "clamped to 32: b"},
+      /* bmsk: len b bits from position a; szext: extend the low b bits of a */
+      {"bmsk.clamp.b32 %d, %a, %b", "b32", "b32", 4, 8, 0, 0xff0, "8 bits at 4"},
+      {"bmsk.wrap.b32 %d, %a, %b", "b32", "b32", 36, 4, 0, 0xf0, "36 mod 32 = 4"},
+      {"bmsk.clamp.b32 %d, %a, %b", "b32", "b32", 30, 8, 0, 0xc0000000, "cut at bit 31"},
+      {"szext.clamp.s32 %d, %a, %b", "s32", "s32", 0x80, 8, 0, 0xffffff80, "sign of bit 7"},
+      {"szext.wrap.u32 %d, %a, %b", "u32", "u32", 0x1ff, 40, 0, 0xff, "40 mod 32 = 8 bits"},
       /* carry chains: the second instruction reads the carry left by the first */
       {"add.cc.u32 %d, %a, %b;\naddc.u32 %d, 0, 0", "u32", "u32", 0xffffffff, 1, 0, 1,
        "carry out of 2^32"},
@@ -248,6 +254,28 @@ static void test_float(void **state)
       {"set.lt.u32.f32 %d, %a, %b", "f32", "u32", F1, 0x40000000, 0, 0xffffffff, "1 < 2"},
       {"set.gt.f32.s32 %d, %a, %b", "s32", "f32", 3, 2, 0, F1, "3 > 2: 1.0f"},
       {"set.gt.f32.s32 %d, %a, %b", "s32", "f32", 2, 3, 0, 0, "2 > 3: 0.0f"},
+  };
+  (void)state;
+  check_rows(rows, N(rows));
+}
+
+static void test_half(void **state)
+{
+  /* f16: 1.0 = 0x3c00, ulp(1) = 2^-10; 2^-11 = 0x1000; 1.5 * 2^-11 = 0x1200 */
+  static const struct row rows[] = {
+      {"add.f16 %d, %a, %b", "f16", "f16", 0x3c00, 0x1000, 0, 0x3c00, "half ulp: tie to even"},
+      {"add.f16 %d, %a, %b", "f16", "f16", 0x3c00, 0x1200, 0, 0x3c01, "0.75 ulp: up"},
+      {"sub.f16 %d, %a, %b", "f16", "f16", 0x3c00, 0x3c00, 0, 0x0000, "x - x = +0"},
+      {"mul.f16 %d, %a, %b", "f16", "f16", 0x3c01, 0x3c01, 0, 0x3c02,
+       "(1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 -> 1 + 2^-9"},
+      {"fma.rn.f16 %d, %a, %b, %c", "f16", "f16", 0x3c01, 0x3c01, 0xbc02, 0x0010,
+       "2^-20 exactly: 16 subnormal units"},
+      {"mul.f16 %d, %a, %b", "f16", "f16", 0x7bff, 0x4000, 0, 0x7c00, "65504 * 2 = inf"},
+      {"max.f16 %d, %a, %b", "f16", "f16", 0x7e00, 0x3c00, 0, 0x3c00, "NaN ignored"},
+      {"neg.f16 %d, %a", "f16", "f16", 0x3c00, 0, 0, 0xbc00, "-1"},
+      {"abs.f16 %d, %a", "f16", "f16", 0xbc00, 0, 0, 0x3c00, "|-1|"},
+      {"setp.gt.f16 %d, %a, %b", "f16", "pred", 0x3c01, 0x3c00, 0, 1, "1 + ulp > 1"},
+      {"setp.gtu.f16 %d, %a, %b", "f16", "pred", 0x7e00, 0x3c00, 0, 1, "unordered"},
   };
   (void)state;
   check_rows(rows, N(rows));
@@ -330,6 +358,12 @@ static void test_cvt(void **state)
       {"cvt.f32.f16 %d, %a", "b16", "f32", 0x0001, 0, 0, 0x33800000, "2^-24"},
       {"cvt.f32.f16 %d, %a", "b16", "f32", 0xfc00, 0, 0, 0xff800000, "-inf"},
       {"cvt.f32.f16 %d, %a", "b16", "f32", 0x3555, 0, 0, 0x3eaaa000, "0.333 exactly"},
+      /* 1 + 2^-11 + 2^-40 is just above the tie between 1 and 1 + 2^-10: up. (Through
+       * f32 the 2^-40 would be lost and the tie would go to even, 1.0) */
+      {"cvt.rn.f16.f64 %d, %a", "f64", "b16", 0x3ff0020000001000ull, 0, 0, 0x3c01,
+       "one rounding"},
+      {"cvt.rz.f16.f32 %d, %a", "f32", "b16", 0x3f801800, 0, 0, 0x3c00, "1 + 0.75 ulp -> 1"},
+      {"cvt.rz.f16.f32 %d, %a", "f32", "b16", 0x47800000, 0, 0, 0x7bff, "65536 -> 65504"},
   };
   (void)state;
   check_rows(rows, N(rows));
@@ -340,7 +374,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integer), cmocka_unit_test(test_bits),
       cmocka_unit_test(test_float),   cmocka_unit_test(test_setp),
-      cmocka_unit_test(test_cvt),
+      cmocka_unit_test(test_cvt),     cmocka_unit_test(test_half),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

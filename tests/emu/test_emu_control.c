@@ -608,6 +608,15 @@ static const char *k_ids = PTX_HEADER
     "setp.gt.u64 %p1, %rd5, %rd4;\n"
     "selp.u32 %r9, 1, 0, %p1;\n"
     "st.global.u32 [%rd3+384], %r9;\n"
+    /* elect among lanes with x != 0 (t % 4 != 0): the lowest such lane of each warp */
+    "setp.ne.u32 %p3, %r1, 0;\n"
+    "mov.u32 %r11, 0;\n"
+    "@!%p3 bra $L_skip;\n"
+    "elect.sync %r12|%p1, -1;\n"
+    "selp.u32 %r13, 64, 0, %p1;\n"
+    "or.b32 %r11, %r12, %r13;\n"
+    "$L_skip:\n"
+    "st.global.u32 [%rd3+768], %r11;\n"
     "setp.eq.u32 %p2, %r1, 0;\n"
     "@%p2 exit;\n"
     "activemask.b32 %r10;\n"
@@ -619,7 +628,7 @@ static void test_ids_clock_exit(void **state)
   struct ptx_module *m = parse_ok(k_ids);
   struct cc_emu *emu = cc_emu_new(m, NULL);
   uint64_t d;
-  uint32_t *out = alloc_ok(emu, 4 * 192, "out", &d);
+  uint32_t *out = alloc_ok(emu, 4 * 240, "out", &d);
   struct launch l = L1(1, 4);
   (void)state;
   l.block[1] = 3;
@@ -636,6 +645,10 @@ static void test_ids_clock_exit(void **state)
     for (uint32_t u = 32 * warp; u < 32 * warp + 32 && u < 48; u++)
       if (u % 4) exitmask |= 1u << (u % 32);
     assert_int_equal(out[144 + t], t % 4 ? exitmask : 0);
+    /* elect: lanes with t % 4 != 0; the leader is lane 1 of each warp (t = 1, 33): every
+     * electing lane gets 1, the leader is flagged with 64 */
+    if (t % 4 == 0) assert_int_equal(out[192 + t], 0);
+    else assert_int_equal(out[192 + t], 1 | (lane == 1 ? 64 : 0));
   }
   cc_emu_free(emu);
   ptx_module_free(m);

@@ -97,7 +97,8 @@ static void test_not_a_kernel_and_alloc(void **state)
   assert_true(contains(err.msg, "function f is not a kernel"));
   assert_int_equal(cc_emu_check(emu, ptx_module_find(m, "k"), &err), CC_OK);
   assert_int_equal(cc_emu_alloc(emu, UINT64_C(1) << 41, "huge", &dev, &host, &err), CC_ERR_INPUT);
-  assert_true(contains(err.msg, "cannot allocate 2199023255552 bytes of emulated global memory for buffer 'huge'"));
+  assert_true(contains(err.msg, "cannot allocate 2199023255552 bytes of emulated global "
+                                "memory for buffer 'huge'"));
   cc_emu_free(emu);
   ptx_module_free(m);
 }

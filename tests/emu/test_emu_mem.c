@@ -346,7 +346,8 @@ static void test_unsupported(void **state)
   (void)state;
   memset(&err, 0, sizeof err);
   assert_int_equal(cc_emu_check(emu, ptx_module_find(m, "uns"), &err), CC_ERR_UNSUPPORTED);
-  assert_true(contains(err.msg, "test.ptx:13: unsupported instruction 'dp4a.u32.u32' in kernel uns"));
+  assert_true(
+      contains(err.msg, "test.ptx:13: unsupported instruction 'dp4a.u32.u32' in kernel uns"));
   assert_true(contains(err.msg, "test.ptx:7: unsupported instruction 'fns.b32' in kernel uns"));
   rec_init(&rs);
   assert_int_equal(launch_run(emu, m, "uns", &l, &rs.sink, &st, &err), CC_ERR_UNSUPPORTED);
@@ -386,7 +387,8 @@ static void test_trap_and_launch_errors(void **state)
   assert_true(contains(err.msg, "kernel trapk takes 1 parameters but the launch gives 0"));
   arg64(&l, 1);
   assert_int_equal(launch_run(emu, m, "trapk", &l, NULL, NULL, &err), CC_ERR_INPUT);
-  assert_true(contains(err.msg, "parameter 0 (p_n) of kernel trapk is 4 bytes but the launch gives 8 bytes"));
+  assert_true(contains(err.msg, "parameter 0 (p_n) of kernel trapk is 4 bytes but the launch "
+                                "gives 8 bytes"));
   l.sizes[0] = 4;
   l.grid[1] = 0;
   assert_int_equal(launch_run(emu, m, "trapk", &l, NULL, NULL, &err), CC_ERR_INPUT);

@@ -166,8 +166,16 @@ static void test_transpose(void **state)
   launch_ok(emu, m, "transpose", &l, &rs.sink, NULL);
   for (int y = 0; y < hh; y++)
     for (int x = 0; x < w; x++) assert_true(out[x * hh + y] == in[y * w + x]);
-  /* the records carry source lines from .loc */
+  /* the table carries source lines from .loc: kernels.cu lines 62 (global load, shared
+   * store) and 67 (shared load, global store) hold every memory access of the kernel */
   assert_true(rs.k.n_insns >= 4);
+  for (uint32_t j = 0; j < rs.k.n_insns && j < 64; j++) {
+    const struct cc_insn_info *ii = &rs.insns[j];
+    int is62 = (ii->kind == CC_ACCESS_LOAD) == (ii->space == CC_SPACE_GLOBAL);
+    assert_non_null(ii->file);
+    assert_true(contains(ii->file, "kernels.cu"));
+    assert_int_equal(ii->line, is62 ? 62 : 67);
+  }
   assert_true(rs.n > 0);
   rec_release(&rs);
   cc_emu_free(emu);

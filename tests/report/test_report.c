@@ -64,8 +64,9 @@ static int build(void **state)
     .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "ld.global.f32 %f1, [%rd7];",
     .file = f->src, .line = 4, .column = 20 };
   f->insns[1] = (struct cc_insn_info){ .id = 14, .kind = CC_ACCESS_STORE,
-    .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "st.global.f32 [%rd9], %f1;",
-    .file = f->src, .line = 4, .column = 18, .inlined_file = "main.cu", .inlined_line = 80 };
+    .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "st.global.f32 \t[%rd9], %f1;",
+    .file = "/usr/include/hdr.hpp", .line = 112, .column = 3, .inlined_file = f->src,
+    .inlined_line = 4 };
   f->insns[2] = (struct cc_insn_info){ .id = 20, .kind = CC_ACCESS_LOAD,
     .space = CC_SPACE_SHARED, .size_bytes = 4, .text = "ld.shared.f32 %f2, [%r5];",
     .file = "/nonexistent/dir/k.cu", .line = 9, .column = 3 };
@@ -97,6 +98,10 @@ static int build(void **state)
     a.addr[l] = 128u * l;
   assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
   assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  /* the emulator's counters as run.c hands them over */
+  struct cc_kernel_run_stats run = { .warp_insns = 40000, .thread_insns = 1234567,
+                                     .warp_accesses = 2900000, .seconds = 0.5 };
+  cc_analysis_set_run_stats(f->an, &run);
   *state = f;
   return 0;
 }
@@ -115,10 +120,11 @@ static int teardown(void **state)
 static const char *const golden =
 "kernel transpose  (_Z9transposePfPKfi)\n"
 "  grid 1 x 4 x 1, block 32 x 8 x 1, arch sm_90\n"
-"  global: 64 requests, 1152 sectors, ideal 256, excess 896\n"
-"          8192 bytes requested of 36864 transferred: efficiency 22.2%\n"
+"  emulated 1,234,567 thread-instructions in 0.50 s (5.8 M warp records/s)\n"
+"  global: 64 requests, 1,152 sectors, ideal 256, excess 896\n"
+"          8,192 bytes requested of 36,864 transferred: efficiency 22.2%\n"
 "  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
-"  thread accesses 2048, in uncoalesced requests 1024 (50.0%)  [CGO 2015 Table 2]\n"
+"  thread accesses 2,048, in uncoalesced requests 1,024 (50.0%)  [CGO 2015 Table 2]\n"
 "\n"
 "    #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict\n"
 "    1  transpose.cu:4      st    global     4          32     32.00       4.00   12.5%  uncoalesced\n"
@@ -128,7 +134,7 @@ static const char *const golden =
 "             threadIdx.x should write consecutive elements; swap the roles of threadIdx.x and\n"
 "             threadIdx.y (thread-geometry transformation)\n"
 "     source  4 | out[x * n + y] = in[y * n + x];\n"
-"     inlined main.cu:80\n"
+"     via     hdr.hpp:112 (inlined)\n"
 "    2  k.cu:9              ld    shared     4           1     32.00       1.00    3.1%  32-way\n"
 "     ptx     ld.shared.f32 %f2, [%r5];\n"
 "     stride  min 128, max 128, avg 128.0 bytes; whole footprint 128 bytes (cannot be all coalesced)\n"
@@ -218,7 +224,7 @@ static void test_json(void **state)
   assert_true(get_num(st, "ptx_index") == 14);
   assert_string_equal(get_str(st, "op"), "store");
   assert_string_equal(get_str(st, "space"), "global");
-  assert_string_equal(get_str(st, "ptx"), "st.global.f32 [%rd9], %f1;");
+  assert_string_equal(get_str(st, "ptx"), "st.global.f32 \t[%rd9], %f1;"); /* as in the PTX */
   assert_true(get_num(st, "size_bytes") == 4);
   assert_true(get_num(st, "requests") == 32);
   assert_true(get_num(st, "thread_accesses") == 1024);
@@ -237,12 +243,51 @@ static void test_json(void **state)
   const cJSON *stride = cJSON_GetObjectItemCaseSensitive(st, "stride");
   assert_true(get_num(stride, "min") == 128 && get_num(stride, "max") == 128);
   assert_true(get_num(stride, "avg") == 128);
+  /* the store's .loc is hdr.hpp:112:3 inlined at the kernel's file, line 4 (the kernel's
+   * file: that of the load, whose .loc is not inlined): source = the user's line 4
+   * (column unknown: 0), inlined_from = the header location, inlined_at as in the PTX */
   const cJSON *src = cJSON_GetObjectItemCaseSensitive(st, "source");
   assert_string_equal(get_str(src, "file"), f->src);
-  assert_true(get_num(src, "line") == 4 && get_num(src, "column") == 18);
+  assert_true(get_num(src, "line") == 4 && get_num(src, "column") == 0);
+  const cJSON *from = cJSON_GetObjectItemCaseSensitive(src, "inlined_from");
+  assert_string_equal(get_str(from, "file"), "/usr/include/hdr.hpp");
+  assert_true(get_num(from, "line") == 112 && get_num(from, "column") == 3);
   const cJSON *at = cJSON_GetObjectItemCaseSensitive(src, "inlined_at");
-  assert_string_equal(get_str(at, "file"), "main.cu");
-  assert_true(get_num(at, "line") == 80);
+  assert_string_equal(get_str(at, "file"), f->src);
+  assert_true(get_num(at, "line") == 4);
+  /* the load is in the kernel's file: no inlined_from */
+  assert_null(cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(insns, 2), "source"), "inlined_from"));
+  /* line-level allStr: the store is its line's only store, so it is its own allStr 4 */
+  assert_true(get_num(st, "line_all_stride") == 4);
+  assert_true(get_num(st, "line_instructions") == 1);
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "line_all_coalescable")));
+  /* the emulator's counters, as handed over */
+  const cJSON *emu = cJSON_GetObjectItemCaseSensitive(k, "emulator");
+  assert_true(get_num(emu, "warp_insns") == 40000);
+  assert_true(get_num(emu, "thread_insns") == 1234567);
+  assert_true(get_num(emu, "warp_accesses") == 2900000);
+  assert_true(get_num(emu, "seconds") == 0.5);
+  /* per source line, by file name ("/nonexistent/..." < "/tmp/..."), no file last:
+   * k.cu:9: the shared load, 1 request, 32 wavefronts, ideal 1;
+   * transpose.cu:4: load (32 requests x 4 sectors) + store (32 x 32): 64 requests, 1152
+   * sectors, ideal 128 + 128 = 256, excess 896, 2048 thread accesses, 1024 of them
+   * uncoalesced (the store's); no file: the reduction, never executed */
+  const cJSON *lines = cJSON_GetObjectItemCaseSensitive(k, "lines");
+  assert_int_equal(cJSON_GetArraySize(lines), 3);
+  const cJSON *l0 = cJSON_GetArrayItem(lines, 0), *l1 = cJSON_GetArrayItem(lines, 1);
+  const cJSON *l2 = cJSON_GetArrayItem(lines, 2);
+  assert_string_equal(get_str(l0, "file"), "/nonexistent/dir/k.cu");
+  assert_true(get_num(l0, "line") == 9 && get_num(l0, "requests") == 1);
+  assert_true(get_num(l0, "wavefronts") == 32 && get_num(l0, "ideal_wavefronts") == 1);
+  assert_string_equal(get_str(l1, "file"), f->src);
+  assert_true(get_num(l1, "line") == 4 && get_num(l1, "instructions") == 2);
+  assert_true(get_num(l1, "requests") == 64 && get_num(l1, "sectors") == 1152);
+  assert_true(get_num(l1, "ideal_sectors") == 256 && get_num(l1, "excess_sectors") == 896);
+  assert_true(get_num(l1, "thread_accesses") == 2048);
+  assert_true(get_num(l1, "uncoalesced_thread_accesses") == 1024);
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(l2, "file")));
+  assert_true(get_num(l2, "instructions") == 1 && get_num(l2, "requests") == 0);
   const cJSON *sugg = cJSON_GetObjectItemCaseSensitive(st, "suggestions");
   assert_int_equal(cJSON_GetArraySize(sugg), 1);
   assert_string_equal(get_str(cJSON_GetArrayItem(sugg, 0), "kind"), "thread-geometry");

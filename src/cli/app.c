@@ -1,0 +1,322 @@
+/* `coalcheck [options] EXECUTABLE [ARGS...]` (the executable mode) and `coalcheck import
+ * GPU.json`: run an unmodified CUDA application under the GPU backend's injection library
+ * (LD_PRELOAD of libcoalcheck_gpu.so), then import its JSON and print the usual report.
+ * Options come before the EXECUTABLE; everything after it is the application's. See
+ * gpu.h and docs/usage.md ("GPU backend"). */
+#include "cli/gpu.h"
+#include "cli/cli_impl.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/mem.h"
+
+extern char **environ;
+
+/* What the executable mode and `import` take. Strings borrowed from argv. */
+struct app_opts {
+  const char *backend;      /* "gpu" (default) or "emu" */
+  const char *regex, *skip, *count; /* ncu-style launch filter */
+  const char *json;         /* --json: coalcheck's report (schema of docs/json-schema.md) */
+  const char *gpu_json;     /* --gpu-json: keep the library's own JSON here */
+  uint32_t top;
+  int quiet, help;
+  int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
+};
+
+/* Options with a value; -q / --quiet / --help are flags. */
+static const char *const valued[] = {"--backend", "--kernel-name", "--launch-skip",
+                                     "--launch-count", "--json", "--gpu-json", "--top"};
+
+static const char **slot(struct app_opts *o, const char *name)
+{
+  const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
+                          &o->gpu_json, NULL};
+  for (size_t i = 0; i < 6; i++)
+    if (strcmp(name, valued[i]) == 0)
+      return slots[i];
+  return NULL;
+}
+
+/* A non-negative decimal integer (what ncu's --launch-skip takes). */
+static int is_count(const char *s)
+{
+  if (!*s)
+    return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9')
+      return 0;
+  return 1;
+}
+
+/* Reads options up to the first word that is not one (the INPUT). Errors: CC_ERR_USAGE
+ * for an option this mode does not take, one without its value, or a bad value. */
+static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
+{
+  memset(o, 0, sizeof *o);
+  o->backend = "gpu";
+  for (int i = 1; i < argc; i++) {
+    char name[32];
+    const char *a = argv[i], *value = NULL, *eq;
+    size_t n;
+    if (strcmp(a, "--") == 0) {
+      o->input = i + 1 < argc ? i + 1 : 0;
+      break;
+    }
+    if (a[0] != '-' || a[1] == '\0') {
+      o->input = i;
+      break;
+    }
+    if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+      continue;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      o->help = 1;
+      continue;
+    }
+    eq = strchr(a, '=');
+    n = eq ? (size_t)(eq - a) : strlen(a);
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), a);
+    if (n >= sizeof name || !(strcmp(name, "--top") == 0 || slot(o, name)))
+      return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not taken with an executable INPUT; "
+                        "put coalcheck's options (--backend, --kernel-name, --launch-skip, "
+                        "--launch-count, --json, --gpu-json, --top, -q) before the "
+                        "executable", a);
+    if (eq)
+      value = eq + 1;
+    else if (i + 1 < argc)
+      value = argv[++i];
+    else
+      return cc_err_set(err, CC_ERR_USAGE, "option %s needs a value", name);
+    if (strcmp(name, "--top") == 0) {
+      if (!is_count(value) || strlen(value) > 9)
+        return cc_err_set(err, CC_ERR_USAGE, "--top %s: not a count; give the number of "
+                          "instructions to show per kernel (0: all)", value);
+      o->top = (uint32_t)strtoul(value, NULL, 10);
+    } else {
+      *slot(o, name) = value;
+    }
+  }
+  if (strcmp(o->backend, "gpu") != 0 && strcmp(o->backend, "emu") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "--backend %s: unknown backend; use emu or gpu",
+                      o->backend);
+  if (o->skip && !is_count(o->skip))
+    return cc_err_set(err, CC_ERR_USAGE, "--launch-skip %s: not a non-negative integer",
+                      o->skip);
+  if (o->count && !is_count(o->count))
+    return cc_err_set(err, CC_ERR_USAGE, "--launch-count %s: not a non-negative integer",
+                      o->count);
+  if (o->regex) {
+    regex_t re;
+    int r = regcomp(&re, o->regex, REG_EXTENDED | REG_NOSUB);
+    if (r != 0) {
+      char why[128];
+      regerror(r, &re, why, sizeof why);
+      return cc_err_set(err, CC_ERR_USAGE, "--kernel-name '%s' does not compile: %s; use a "
+                        "POSIX extended regular expression", o->regex, why);
+    }
+    regfree(&re);
+  }
+  return CC_OK;
+}
+
+/* The executable named by INPUT: as given when it has a '/', else looked up in PATH
+ * (like a shell); owned, or NULL when there is no such file. */
+static char *resolve(const char *input)
+{
+  if (strchr(input, '/'))
+    return access(input, F_OK) == 0 ? cc_xstrdup(input) : NULL;
+  if (access(input, F_OK) == 0 && cc_cli_is_elf(input)) { /* ./app given as app */
+    char *p = cc_xmalloc(strlen(input) + 3);
+    sprintf(p, "./%s", input);
+    return p;
+  }
+  return cc_cli_find_program(input, getenv("PATH"), NULL);
+}
+
+int cc_cli_app_wanted(int argc, char **argv)
+{
+  struct app_opts o;
+  struct cc_err err = {CC_OK, ""};
+  char *exe;
+  int yes;
+  if (parse(argc, argv, &o, &err) != CC_OK && !o.input)
+    return 0;
+  if (!o.input)
+    return 0;
+  exe = resolve(argv[o.input]);
+  yes = exe && cc_cli_is_elf(exe);
+  free(exe);
+  return yes;
+}
+
+static void print_help(void)
+{
+  printf("usage: coalcheck [options] EXECUTABLE [ARGS...]\n"
+         "       coalcheck import GPU.json [--json PATH] [--top N]\n\n"
+         "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
+         "reports its global and shared memory accesses per SASS instruction and source line\n"
+         "(build the application with -lineinfo). Options (before the EXECUTABLE):\n"
+         "  --backend gpu|emu        gpu (the only backend for executables)\n"
+         "  --kernel-name REGEX      profile kernels whose name matches (POSIX ERE)\n"
+         "  --launch-skip N          skip the first N matching launches\n"
+         "  --launch-count N         profile N matching launches (default: all)\n"
+         "  --json PATH              write the JSON report (docs/json-schema.md); - = stdout\n"
+         "  --gpu-json PATH          keep the injection library's own JSON\n"
+         "  --top N                  show the N worst instructions per kernel\n"
+         "  -q, --quiet              no progress messages\n"
+         "Exit status: the application's; 10 when no CUDA GPU is usable.\n");
+}
+
+/* Runs exe with args under the library; *status: the wait status. */
+static int spawn_app(char **argv, int *status, struct cc_err *err)
+{
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+  if (rc != 0)
+    return cc_err_set(err, CC_ERR_TOOL, "cannot run %s: %s; check that it is executable",
+                      argv[0], strerror(rc));
+  while (waitpid(pid, status, 0) < 0)
+    if (errno != EINTR)
+      return cc_err_set(err, CC_ERR_INTERNAL, "waitpid failed: %s", strerror(errno));
+  return CC_OK;
+}
+
+/* Sets the library's environment for the child: LD_PRELOAD first in the list, the report
+ * path, the filter, quiet. */
+static void set_env(const char *lib, const char *json, const struct app_opts *o)
+{
+  const char *old = getenv("LD_PRELOAD");
+  char *pre = cc_xmalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+  sprintf(pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+  setenv("LD_PRELOAD", pre, 1);
+  free(pre);
+  setenv("COALCHECK_GPU_JSON", json, 1);
+  setenv("COALCHECK_GPU_QUIET", "1", 1);
+  if (o->regex)
+    setenv("COALCHECK_KERNEL_REGEX", o->regex, 1);
+  if (o->skip)
+    setenv("COALCHECK_LAUNCH_SKIP", o->skip, 1);
+  if (o->count)
+    setenv("COALCHECK_LAUNCH_COUNT", o->count, 1);
+}
+
+/* The application's exit status as a shell gives it: the code, or 128 + signal. */
+static int exit_status(int ws)
+{
+  if (WIFEXITED(ws))
+    return WEXITSTATUS(ws);
+  if (WIFSIGNALED(ws))
+    return 128 + WTERMSIG(ws);
+  return 1;
+}
+
+int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
+{
+  struct app_opts o;
+  char *exe = NULL, *lib = NULL, *dir = NULL, *json = NULL;
+  int rc, ws = 0, app_rc;
+  if ((rc = parse(argc, argv, &o, err)) != CC_OK)
+    return rc;
+  if (o.help) {
+    print_help();
+    return CC_OK;
+  }
+  if (!o.input || !(exe = resolve(argv[o.input])))
+    return cc_err_set(err, CC_ERR_USAGE, "no executable given, or '%s' not found",
+                      o.input ? argv[o.input] : "");
+  if (strcmp(o.backend, "emu") == 0) {
+    rc = cc_err_set(err, CC_ERR_USAGE, "%s is an executable: the emulator cannot run "
+                    "executables yet; use --backend gpu on a machine with a CUDA GPU, or "
+                    "pass the kernel (KERNEL.cu or .ptx) with a launch spec", exe);
+    goto done;
+  }
+  if ((rc = cc_cli_gpu_probe(err)) != CC_OK) {
+    cc_err_prefix(err, "%s is an executable, which only the gpu backend runs (the emulator "
+                  "cannot run executables yet)", exe);
+    goto done;
+  }
+  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err))) {
+    rc = err->status;
+    goto done;
+  }
+  if (o.gpu_json) {
+    json = cc_xstrdup(o.gpu_json);
+  } else {
+    const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
+    sprintf(dir, "%s/coalcheck-XXXXXX", base);
+    if (!mkdtemp(dir)) {
+      rc = cc_err_set(err, CC_ERR_IO, "cannot create a temporary folder in %s: %s; set "
+                      "TMPDIR to a writable folder", base, strerror(errno));
+      free(dir);
+      dir = NULL;
+      goto done;
+    }
+    json = cc_xmalloc(strlen(dir) + sizeof "/gpu.json");
+    sprintf(json, "%s/gpu.json", dir);
+  }
+  if (!o.quiet)
+    fprintf(stderr, "coalcheck: running %s on the GPU under %s\n", exe, lib);
+  set_env(lib, json, &o);
+  {
+    char **child = argv + o.input;
+    char *saved = child[0];
+    child[0] = exe; /* the resolved path; argv[0] of the app as given otherwise */
+    rc = spawn_app(child, &ws, err);
+    child[0] = saved;
+  }
+  unsetenv("LD_PRELOAD"); /* nothing else this process starts is traced */
+  if (rc != CC_OK)
+    goto done;
+  app_rc = exit_status(ws);
+  if (access(json, R_OK) != 0) {
+    rc = cc_err_set(err, CC_ERR_TOOL, "%s exited with status %d and wrote no GPU report: it "
+                    "ran no CUDA kernel, or died before its exit handlers ran", exe, app_rc);
+    goto done;
+  }
+  if ((rc = cc_cli_gpu_report(json, o.json, o.top, stdout, err)) != CC_OK)
+    goto done;
+  if (app_rc != 0)
+    rc = cc_err_set(err, (enum cc_status)app_rc, "%s exited with status %d (the report "
+                    "covers the kernels that completed)", exe, app_rc);
+done:
+  if (dir) {
+    unlink(json);
+    rmdir(dir);
+  }
+  free(dir);
+  free(json);
+  free(lib);
+  free(exe);
+  return rc;
+}
+
+int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err)
+{
+  struct app_opts o;
+  int rc = parse(argc, argv, &o, err);
+  if (rc != CC_OK)
+    return rc;
+  if (o.help) {
+    print_help();
+    return CC_OK;
+  }
+  if (!o.input)
+    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass the JSON that "
+                      "libcoalcheck_gpu.so wrote to $COALCHECK_GPU_JSON");
+  if (o.input + 1 < argc)
+    return cc_err_set(err, CC_ERR_USAGE, "'%s' after the input: import takes one file, "
+                      "options first", argv[o.input + 1]);
+  if (o.regex || o.skip || o.count || o.gpu_json || strcmp(o.backend, "gpu") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
+                      "launch filter applies when the application runs");
+  return cc_cli_gpu_report(argv[o.input], o.json, o.top, stdout, err);
+}

@@ -1,0 +1,84 @@
+/* coalcheck command line, the GPU backend's side (issue 3): what `coalcheck ./app`,
+ * `coalcheck --backend gpu ...` and `coalcheck import` need. Shared by the src/cli files
+ * app.c, gpu_import.c, gpu_probe.c and gpu_kernel.c only.
+ *
+ * The measuring is done by the injection library libcoalcheck_gpu.so (src/gpu), loaded
+ * into the application with LD_PRELOAD; it writes per-SASS-instruction counters as JSON
+ * ($COALCHECK_GPU_JSON, src/gpu/README.md), which is imported here into a struct
+ * cc_analysis and printed by src/report like an emulator run. */
+#ifndef CC_CLI_GPU_H
+#define CC_CLI_GPU_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+#include "cli/cli.h"
+#include "util/err.h"
+
+/* Exit status of `--backend gpu` (and of an executable INPUT) where no CUDA GPU can be
+ * used: the emulator's codes end at 9 (util/err.h), 10 is this one (docs/exit-codes.md).
+ * CI scripts may treat it as "skipped". */
+#define CC_CLI_EXIT_NO_GPU 10
+
+/* Imports the GPU backend's JSON report (text, NUL-terminated; origin names it in
+ * messages) into a new analysis over model m (borrowed; "sm_90" for the GPU backend):
+ * one kernel per entry of "kernels" (the library aggregates the profiled launches of
+ * each kernel: its figures are sums over them, grid and block those of the last), one
+ * instruction per SASS instruction, the SASS text standing in for the PTX text and
+ * sass_offset / 16 for ptx_index; the kernel's name is its source name (as the emulator
+ * reports it). Per instruction: executions = requests, thread_accesses = lanes; global:
+ * sectors, ideal_sectors; shared and local: wavefronts, ideal_wavefronts, ways; the
+ * stride count is lanes - requests (each request of n lanes has n - 1 neighbours), its
+ * sum avg x count. Not measured by the GPU (0): uncoalesced thread accesses, conflicting
+ * requests, footprints (allStr). Errors: CC_ERR_INPUT "ORIGIN: ..." when the text is not
+ * JSON or not a GPU report (a missing or mistyped field is named with its kernel and
+ * instruction), or the analysis refuses the figures. */
+int cc_cli_gpu_import(const char *text, const char *origin, cc_keep const struct cc_model *m,
+                      cc_give struct cc_analysis **out, struct cc_err *err);
+
+/* Whether a usable CUDA GPU is here, without linking libcuda: dlopen("libcuda.so.1"),
+ * cuInit(0), cuDeviceGetCount >= 1. Returns CC_OK, or CC_CLI_EXIT_NO_GPU with a message
+ * "no usable CUDA GPU: WHY" in err (driver library missing, cuInit failed with its
+ * code, no device). $COALCHECK_GPU_PROBE=none pretends none (tests). */
+int cc_cli_gpu_probe(struct cc_err *err);
+
+/* Whether path is an ELF file (its first 4 bytes are 0x7f 'E' 'L' 'F'). */
+int cc_cli_is_elf(const char *path);
+
+/* Finds a file of the GPU backend's build: $ENV if set (must exist), else NAME in the
+ * folders beside the running coalcheck (/proc/self/exe): DIR/src/gpu/NAME (the build
+ * tree), DIR/NAME, DIR/../lib/coalcheck/NAME. Returns an owned path, or NULL with
+ * CC_ERR_TOOL in err naming the places tried and the variable to set. */
+cc_give char *cc_cli_gpu_find_file(const char *env, const char *name, struct cc_err *err);
+
+/* `coalcheck [options] EXECUTABLE [ARGS...]`: the command line of the executable mode.
+ * Returns 1 if argv (argv[0] the program) has, after options this mode knows, an INPUT
+ * that is an ELF file; the caller then runs cc_cli_cmd_app. */
+int cc_cli_app_wanted(int argc, char **argv);
+
+/* Runs the executable mode: options (--backend gpu|emu, --kernel-name REGEX,
+ * --launch-skip N, --launch-count N, --json PATH, --top N, -q) before the EXECUTABLE,
+ * everything after it passed to the application. See docs/usage.md "GPU backend".
+ * Returns the application's exit status when the report was written, else a status. */
+int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err);
+
+/* `coalcheck import GPU.json [--json PATH] [--top N]`: the report of a saved GPU backend
+ * JSON (what the library wrote to $COALCHECK_GPU_JSON). */
+int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err);
+
+/* `--backend gpu` in kernel mode (.cu/.ptx + launch spec): binds the arguments into host
+ * buffers, writes a launch plan (gpu_kernel.c) and runs coalcheck-gpu-launch on it under
+ * the injection library, then reports like cc_cli_run. With $COALCHECK_GPU_PLAN=DIR the
+ * plan is written to DIR and nothing is run (for running it on another machine). Errors:
+ * those of cc_cli_run before the run; CC_CLI_EXIT_NO_GPU; CC_ERR_TOOL when the launcher
+ * or the library is missing or the launch failed. */
+int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
+
+/* Reads the GPU report at json_path, imports it, writes --json (json_out, or NULL) and
+ * the text report (to out, top instructions per kernel; not when json_out is "-").
+ * Errors: those of cc_cli_gpu_import, CC_ERR_IO. */
+int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top, FILE *out,
+                      struct cc_err *err);
+
+#endif
