@@ -98,10 +98,12 @@ struct cc_insn_stats {
 
   /* The source-level reference (the CGO paper's static_id names a reference of the
    * source; a loop unrolled N times makes N instructions of one reference): the
-   * instructions of the kernel with the same source (below, inlined_from included),
-   * kind, space and access size. line_all_stride is allStr over the union of their
-   * footprints; the "none" / "thread-geometry" advice follows line_all_coalescable.
-   * Instructions without a source file are a reference of their own. Set at end_kernel. */
+   * executed instructions of the kernel with the same source (below, inlined_from
+   * included), kind, space and access size, whose footprint ranges overlap (transitively:
+   * one array; a line reading two arrays has two references). line_all_stride is allStr
+   * over the union of their footprints; the advice is "thread-geometry" when
+   * all_coalescable or line_all_coalescable, "none" when neither. Instructions without a
+   * source file are a reference of their own. Set at end_kernel. */
   uint64_t line_all_stride;
   int line_all_coalescable;   /* line_all_stride <= size_bytes */
   uint32_t line_insns;        /* instructions of the reference, this one included */

@@ -141,17 +141,22 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
     suggest(s, CC_SUGGEST_LAYOUT, text);
   }
   in_elements(&s->info, s->stride_max, elems, sizeof elems);
-  if (!s->line_all_coalescable) {
+  /* the instruction alone or its whole reference: either being contiguous is enough for
+   * a thread remapping to help */
+  if (!s->all_coalescable && !s->line_all_coalescable) {
     char copies[96] = "";
-    in_elements(&s->info, s->line_all_stride, all, sizeof all);
-    if (s->line_insns > 1)
+    /* name the smaller of the two gaps, and where it comes from */
+    int line = s->line_insns > 1 && s->line_all_stride < s->all_stride;
+    uint64_t gap = line ? s->line_all_stride : s->all_stride;
+    in_elements(&s->info, gap, all, sizeof all);
+    if (line)
       snprintf(copies, sizeof copies, " of the %" PRIu32 " instructions of this source line",
                s->line_insns);
     snprintf(text, sizeof text,
              "cannot be all coalesced: lanes of a warp are %" PRIu64 " bytes (%s) apart and "
              "even all executions%s together leave gaps of %" PRIu64 " bytes (%s), so no "
              "remapping of threads makes the accesses contiguous",
-             s->stride_max, elems, copies, s->line_all_stride, all);
+             s->stride_max, elems, copies, gap, all);
     suggest(s, CC_SUGGEST_NONE, text);
     return;
   }
@@ -231,10 +236,12 @@ static void resolve_sources(struct cc_kernel_stats *k)
   }
 }
 
-/* Whether a and b are copies of one source-level reference (analysis.h). */
+/* Whether a and b are copies of one source-level reference (analysis.h); instructions
+ * that never ran (an unrolled loop's remainder) have no footprint and join none. */
 static int same_reference(const struct cc_insn_stats *a, const struct cc_insn_stats *b)
 {
-  return a->source.file && b->source.file && a->source.line == b->source.line &&
+  return a->executions && b->executions && a->source.file && b->source.file &&
+         a->source.line == b->source.line &&
          same_str(a->source.file, b->source.file) &&
          a->inlined_from.line == b->inlined_from.line &&
          same_str(a->inlined_from.file, b->inlined_from.file) &&
@@ -242,24 +249,47 @@ static int same_reference(const struct cc_insn_stats *a, const struct cc_insn_st
          a->info.size_bytes == b->info.size_bytes;
 }
 
-/* line_all_stride of every instruction: allStr over the union of its reference's
- * footprints, one merge per reference. */
+/* Footprint range of s; 0 when it is empty. */
+static int fp_range(const struct cc_insn_stats *s, uint64_t *lo, uint64_t *hi)
+{
+  return cc_analysis_fp_min(s->footprint, lo) && cc_analysis_fp_max(s->footprint, hi);
+}
+
+/* line_all_stride of every instruction: allStr over the union of the footprints of its
+ * reference's copies (same_reference) whose address ranges overlap, transitively: the
+ * copies of an unrolled loop read one array, while one source line that reads two arrays
+ * (a[i] + b[i], each unrolled) has two references, whose union would only measure the
+ * distance between the arrays. One merge per group. */
 static void reference_strides(struct cc_kernel_stats *k)
 {
-  const struct cc_footprint **fps = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *fps);
-  char *done = cc_xcalloc(k->n_insns ? k->n_insns : 1, 1);
-  size_t *members = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *members);
+  size_t n_insns = k->n_insns ? k->n_insns : 1;
+  const struct cc_footprint **fps = cc_xcalloc(n_insns, sizeof *fps);
+  char *done = cc_xcalloc(n_insns, 1);
+  size_t *members = cc_xcalloc(n_insns, sizeof *members);
   for (size_t i = 0; i < k->n_insns; i++) {
-    size_t n = 0;
-    uint64_t gap;
+    size_t n = 1;
+    uint64_t gap, lo = 0, hi = 0;
+    int grew = fp_range(&k->insns[i], &lo, &hi);
     if (done[i])
       continue;
-    for (size_t j = i; j < k->n_insns; j++)
-      if (j == i || (!done[j] && same_reference(&k->insns[i], &k->insns[j]))) {
-        members[n] = j;
-        fps[n++] = k->insns[j].footprint;
+    members[0] = i;
+    done[i] = 1;
+    while (grew) { /* add overlapping copies until the group's range stops growing */
+      grew = 0;
+      for (size_t j = i + 1; j < k->n_insns; j++) {
+        uint64_t jlo, jhi;
+        if (done[j] || !same_reference(&k->insns[i], &k->insns[j]) ||
+            !fp_range(&k->insns[j], &jlo, &jhi) || jlo > hi || jhi < lo)
+          continue;
+        members[n++] = j;
         done[j] = 1;
+        lo = jlo < lo ? jlo : lo;
+        hi = jhi > hi ? jhi : hi;
+        grew = 1;
       }
+    }
+    for (size_t m = 0; m < n; m++)
+      fps[m] = k->insns[members[m]].footprint;
     gap = n == 1 ? k->insns[i].all_stride : cc_analysis_fp_max_gap_union(fps, n);
     for (size_t m = 0; m < n; m++) {
       struct cc_insn_stats *s = &k->insns[members[m]];

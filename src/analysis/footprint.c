@@ -25,6 +25,8 @@ struct cc_footprint {
   uint64_t count;  /* distinct addresses */
   uint64_t origin; /* first address added */
   uint64_t gran;   /* g: gcd of the differences to origin; 0 while there are none */
+  uint64_t mask;   /* g - 1 when g is a power of two (the common case: no division), else 0 */
+  unsigned shift;  /* log2 g when mask is set */
 };
 
 static uint64_t mix(uint64_t x) /* splitmix64 finaliser */
@@ -148,9 +150,19 @@ static void refine(struct cc_footprint *fp, uint64_t factor)
   free(old);
 }
 
+/* Makes g the granularity (rebuilding the set when there was a coarser one). */
+static void set_granularity(struct cc_footprint *fp, uint64_t g)
+{
+  if (fp->gran)
+    refine(fp, fp->gran / g);
+  fp->gran = g;
+  fp->mask = (g & (g - 1)) == 0 ? g - 1 : 0;
+  fp->shift = (unsigned)__builtin_ctzll(g);
+}
+
 void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
 {
-  uint64_t dist, g;
+  uint64_t dist, units, g;
   if (fp->n == 0) {
     fp->origin = addr;
     set_unit(fp, BIAS);
@@ -159,13 +171,15 @@ void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
   dist = addr >= fp->origin ? addr - fp->origin : fp->origin - addr;
   if (dist == 0)
     return;
-  g = gcd(fp->gran, dist);
-  if (g != fp->gran) {
-    if (fp->gran)
-      refine(fp, fp->gran / g);
-    fp->gran = g;
+  if (fp->gran && fp->mask == fp->gran - 1 && (dist & fp->mask) == 0) {
+    units = dist >> fp->shift; /* fast path: g a power of two that divides dist */
+  } else {
+    g = gcd(fp->gran, dist);
+    if (g != fp->gran)
+      set_granularity(fp, g);
+    units = dist / g;
   }
-  set_unit(fp, addr >= fp->origin ? BIAS + dist / g : BIAS - dist / g);
+  set_unit(fp, addr >= fp->origin ? BIAS + units : BIAS - units);
 }
 
 void cc_analysis_fp_union(struct cc_footprint *into, const struct cc_footprint *from)
@@ -280,9 +294,37 @@ uint64_t cc_analysis_fp_max_gap_union(const struct cc_footprint *const *fps, siz
 
 uint64_t cc_analysis_fp_max_gap(const struct cc_footprint *fp)
 {
+  struct cursor c;
+  uint64_t gap = 0, prev;
   if (fp->count < 2)
     return 0;
-  return cc_analysis_fp_max_gap_union(&fp, 1);
+  /* word by word: a full word (64 neighbouring units, the dense case) has gaps of g
+   * inside and costs one step */
+  cursor_start(&c, fp);
+  prev = c.addr;
+  for (size_t pos = 0; pos < fp->n; pos++) {
+    const struct chunk *ch = &fp->chunks[c.order[pos]];
+    for (unsigned w = 0; w < CHUNK_WORDS; w++) {
+      uint64_t bits = ch->bits[w], base = (ch->key << CHUNK_SHIFT) + w * 64u;
+      if (bits == ~0ull) {
+        uint64_t first = unit_addr(fp, base);
+        if (first - prev > gap)
+          gap = first - prev;
+        if (fp->gran > gap)
+          gap = fp->gran;
+        prev = unit_addr(fp, base + 63u);
+        continue;
+      }
+      for (; bits; bits &= bits - 1) {
+        uint64_t addr = unit_addr(fp, base + (unsigned)__builtin_ctzll(bits));
+        if (addr - prev > gap)
+          gap = addr - prev;
+        prev = addr;
+      }
+    }
+  }
+  free(c.order);
+  return gap;
 }
 
 int cc_analysis_fp_min(const struct cc_footprint *fp, uint64_t *min)

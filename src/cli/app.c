@@ -189,27 +189,37 @@ static int spawn_app(char **argv, int *status, struct cc_err *err)
   return CC_OK;
 }
 
-/* Sets the library's environment for the child: LD_PRELOAD first in the list, the report
- * path, the filter, quiet. */
-static void set_env(const char *lib, const char *json, const struct app_opts *o)
+int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
+                     const char *skip, const char *count, int *status, struct cc_err *err)
 {
   const char *old = getenv("LD_PRELOAD");
+  char *saved = old ? cc_xstrdup(old) : NULL;
   char *pre = cc_xmalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+  int rc;
+  /* the library first in the list (one Sanitizer subscriber per process) */
   sprintf(pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
   setenv("LD_PRELOAD", pre, 1);
   free(pre);
   setenv("COALCHECK_GPU_JSON", json, 1);
   setenv("COALCHECK_GPU_QUIET", "1", 1);
-  if (o->regex)
-    setenv("COALCHECK_KERNEL_REGEX", o->regex, 1);
-  if (o->skip)
-    setenv("COALCHECK_LAUNCH_SKIP", o->skip, 1);
-  if (o->count)
-    setenv("COALCHECK_LAUNCH_COUNT", o->count, 1);
+  if (regex)
+    setenv("COALCHECK_KERNEL_REGEX", regex, 1);
+  if (skip)
+    setenv("COALCHECK_LAUNCH_SKIP", skip, 1);
+  if (count)
+    setenv("COALCHECK_LAUNCH_COUNT", count, 1);
+  rc = spawn_app(child, status, err);
+  /* nothing else this process starts is traced */
+  if (saved)
+    setenv("LD_PRELOAD", saved, 1);
+  else
+    unsetenv("LD_PRELOAD");
+  free(saved);
+  return rc;
 }
 
 /* The application's exit status as a shell gives it: the code, or 128 + signal. */
-static int exit_status(int ws)
+int cc_cli_gpu_exit_status(int ws)
 {
   if (WIFEXITED(ws))
     return WEXITSTATUS(ws);
@@ -265,18 +275,16 @@ int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
   }
   if (!o.quiet)
     fprintf(stderr, "coalcheck: running %s on the GPU under %s\n", exe, lib);
-  set_env(lib, json, &o);
   {
     char **child = argv + o.input;
     char *saved = child[0];
     child[0] = exe; /* the resolved path; argv[0] of the app as given otherwise */
-    rc = spawn_app(child, &ws, err);
+    rc = cc_cli_gpu_spawn(child, lib, json, o.regex, o.skip, o.count, &ws, err);
     child[0] = saved;
   }
-  unsetenv("LD_PRELOAD"); /* nothing else this process starts is traced */
   if (rc != CC_OK)
     goto done;
-  app_rc = exit_status(ws);
+  app_rc = cc_cli_gpu_exit_status(ws);
   if (access(json, R_OK) != 0) {
     rc = cc_err_set(err, CC_ERR_TOOL, "%s exited with status %d and wrote no GPU report: it "
                     "ran no CUDA kernel, or died before its exit handlers ran", exe, app_rc);

@@ -23,7 +23,7 @@ struct cc_cli_command {
   const char *summary;
 };
 
-/* The commands (one file each: cmd_run.c, cmd_help.c). */
+/* The commands (one file each: run.c, help.c, cmd_record.c, cmd_report.c). */
 int cc_cli_cmd_run(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 

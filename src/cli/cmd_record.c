@@ -6,6 +6,9 @@
 #include "cli/cli_impl.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "util/mem.h"
 
 static void print_help(FILE *out)
 {
@@ -24,6 +27,35 @@ static void print_help(FILE *out)
   cc_cli_print_options_cmd(out, CC_CLI_CMD_RECORD);
 }
 
+/* "coalcheck record ARGS" as one string for the trace's header, each word in single
+ * quotes when it holds anything but [A-Za-z0-9_./=,:+-] (a quote as '\'' ), so that it
+ * can be pasted into a POSIX shell. Owned. */
+static char *join_words(int argc, char **argv)
+{
+  size_t cap = 32;
+  char *out, *p;
+  for (int i = 1; i < argc; i++)
+    cap += 4 * strlen(argv[i]) + 3;
+  out = p = cc_xmalloc(cap);
+  p += sprintf(p, "coalcheck record");
+  for (int i = 1; i < argc; i++) {
+    const char *w = argv[i];
+    int plain = *w != '\0' && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_./=,:+-") == strlen(w);
+    *p++ = ' ';
+    if (plain) {
+      p += sprintf(p, "%s", w);
+      continue;
+    }
+    *p++ = '\'';
+    for (; *w; w++)
+      p += *w == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *w);
+    *p++ = '\'';
+    *p = '\0';
+  }
+  return out;
+}
+
 int cc_cli_record(const struct cc_run_opts *o, FILE *summary_out, struct cc_err *err)
 {
   struct cc_run_opts rec = *o; /* a shallow copy: o keeps ownership of the strings */
@@ -39,8 +71,10 @@ int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err)
     print_help(stdout);
   else if (rc == CC_OK && o.version)
     printf("coalcheck %s\n", CC_CLI_VERSION);
-  else if (rc == CC_OK)
+  else if (rc == CC_OK) {
+    o.command_line = join_words(argc, argv);
     rc = cc_cli_record(&o, stdout, err);
+  }
   cc_cli_opts_release(&o);
   return rc;
 }

@@ -30,10 +30,12 @@
  * reports it). Per instruction: executions = requests, thread_accesses = lanes; global:
  * sectors, ideal_sectors; shared and local: wavefronts, ideal_wavefronts, ways; the
  * stride count is lanes - requests (each request of n lanes has n - 1 neighbours), its
- * sum avg x count. Not measured by the GPU (0): uncoalesced thread accesses, conflicting
- * requests, footprints (allStr). Errors: CC_ERR_INPUT "ORIGIN: ..." when the text is not
- * JSON or not a GPU report (a missing or mistyped field is named with its kernel and
- * instruction), or the analysis refuses the figures. */
+ * sum avg x count. Uncoalesced thread accesses (CGO Table 2) where the sums fix them:
+ * 0 when no stride exceeds the size, all lanes when every stride does and every request
+ * was a full warp, else 0 (unknown). Not measured by the GPU (0): conflicting requests,
+ * footprints (allStr: the report shows "whole footprint 0 bytes"). Errors: CC_ERR_INPUT
+ * "ORIGIN: ..." when the text is not JSON or not a GPU report (a missing or mistyped
+ * field is named with its kernel and instruction), or the analysis refuses the figures. */
 int cc_cli_gpu_import(const char *text, const char *origin, cc_keep const struct cc_model *m,
                       cc_give struct cc_analysis **out, struct cc_err *err);
 
@@ -80,5 +82,15 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *report_out, struct cc_err 
  * Errors: those of cc_cli_gpu_import, CC_ERR_IO. */
 int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top, FILE *out,
                       struct cc_err *err);
+
+/* Runs child (child[0] the program's path, NULL-terminated) under the injection library
+ * lib: LD_PRELOAD (lib first), COALCHECK_GPU_JSON=json, COALCHECK_GPU_QUIET=1 and the
+ * filter variables (each NULL: not set) in the child's environment; waits for it
+ * (*status: the wait status). Errors: CC_ERR_TOOL when it cannot be started. */
+int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
+                     const char *skip, const char *count, int *status, struct cc_err *err);
+
+/* A wait status as a shell gives it: the exit code, or 128 + the signal. */
+int cc_cli_gpu_exit_status(int ws);
 
 #endif

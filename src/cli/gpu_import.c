@@ -163,6 +163,11 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
   } else if (stride && !cJSON_IsNull(stride)) {
     return bad(w, "stride", "is neither {min, max, avg} nor null", err);
   }
+  /* CGO Table 2's uncoalesced thread accesses, where the sums determine them (W = 32 on
+   * sm_90: a group is a warp): none when no stride exceeds the size; all lanes when every
+   * stride does and every request was a full warp. Otherwise unknown: 0 (gpu.h). */
+  if (c->stride_count && c->stride_min > size && lanes == (uint64_t)CC_WARP_SIZE * requests)
+    c->uncoalesced_thread_accesses = lanes;
   return CC_OK;
 }
 

@@ -488,6 +488,7 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->arch);
   free(o->nvcc_flags);
   free(o->trace_path);
+  free(o->command_line);
   memset(o, 0, sizeof *o);
 }
 

@@ -95,7 +95,8 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
   if (s->multi)
     s->sinks[n++] = cc_analysis_multi_sink(s->multi);
   if (s->o->trace_path || s->o->record_only) {
-    struct cc_trace_writer_opts topts = {"coalcheck " CC_CLI_VERSION, NULL, NULL, 0, 0};
+    struct cc_trace_writer_opts topts = {"coalcheck " CC_CLI_VERSION, s->o->command_line,
+                                         NULL, 0, 0};
     s->trace_path = s->o->trace_path ? cc_xstrdup(s->o->trace_path) : default_trace_path(kernel);
     if ((rc = cc_trace_writer_open(s->trace_path, &topts, &s->trace, &s->sinks[n], err)) !=
         CC_OK)

@@ -562,30 +562,36 @@ static int dec_cvta(struct dec *d, struct dinsn *i)
 
 /* call[.uni] (rets), f, (args): a direct call's operands are the return parameters then
  * the arguments, each a .param variable of the caller's call sequence (the function is
- * ptx_insn.callee). Indirect calls (through a register) are not implemented. */
+ * ptx_insn.callee). An indirect call has the target register between them (its value a
+ * function's address, taken with mov). */
 static int dec_call(struct dec *d, struct dinsn *i)
 {
   const struct ptx_insn *pi = d->pi;
-  unsigned nret = pi->call_nret, j;
-  if (pi->callee < 0 || (uint32_t)pi->callee >= d->emu->m->nfuncs) return 0;
-  if (!d->emu->m->funcs[pi->callee].has_body) return 0;
-  if (nret > pi->nopnds) return 0;
+  unsigned nret = pi->call_nret, j, indirect = pi->callee < 0;
+  if (!indirect && ((uint32_t)pi->callee >= d->emu->m->nfuncs ||
+                    !d->emu->m->funcs[pi->callee].has_body))
+    return 0;
+  if (nret + indirect > pi->nopnds) return 0;
   for (j = 0; j < pi->nopnds; j++) {
     const struct ptx_operand *o = opnd(d, j);
+    if (indirect && j == nret) {
+      if ((i->s[0] = src(d, i, j, 64, K_U)) < 0) return 0;
+      continue;
+    }
     if ((o->kind != PTX_OPND_SYM && o->kind != PTX_OPND_ADDR) || o->var < 0 ||
         o->var_scope != PTX_SCOPE_FUNCTION || (uint32_t)o->var >= d->f->nvars ||
         d->f->vars[o->var].space != PTX_SPACE_PARAM)
       return 0;
   }
-  i->callee = pi->callee; /* module index; mapped to the dfunc after decoding */
+  i->callee = pi->callee; /* module index (mapped to the run's table later), or -1 */
   i->call_first = pi->opnd;
   i->call_nret = nret;
-  i->call_nargs = pi->nopnds - nret;
+  i->call_args_at = nret + indirect;
+  i->call_nargs = pi->nopnds - nret - indirect;
   i->h = H_CALL;
   return 1;
 }
 
-/* bar/barrier: sync, arrive, red.{popc,and,or}, warp.sync */
 static int dec_bar(struct dec *d, struct dinsn *i)
 {
   unsigned n = d->pi->nopnds;
@@ -1057,7 +1063,7 @@ static void decode_func(struct dec *d, uint32_t fi)
       i->h = H_TRAP;
       continue;
     }
-    if (i->h == H_CALL) i->callee = d->c->func_map[i->callee];
+    if (i->h == H_CALL && i->callee >= 0) i->callee = d->c->func_map[i->callee];
     if (is_access(i)) add_slot(d, i);
   }
   /* falling off the end of the body returns */
@@ -1116,6 +1122,14 @@ static void find_callees(struct dec *d)
       if (family_of(pi->op) == F_CALL && pi->callee >= 0 && (uint32_t)pi->callee < m->nfuncs &&
           m->funcs[pi->callee].has_body)
         add_func(d, (uint32_t)pi->callee);
+      /* functions whose address is taken may be called indirectly */
+      for (uint32_t k = 0; k < pi->nopnds; k++) {
+        const struct ptx_operand *o = &f->opnds[pi->opnd + k];
+        if (o->kind == PTX_OPND_SYM && o->is_func && o->var >= 0 &&
+            (uint32_t)o->var < m->nfuncs && m->funcs[o->var].has_body &&
+            !m->funcs[o->var].is_entry)
+          add_func(d, (uint32_t)o->var);
+      }
     }
   }
 }

@@ -86,6 +86,7 @@ struct dinsn {
   uint32_t index;      /* index of the PTX instruction */
   int32_t callee;      /* call: index of the dfunc in the run, -1 none */
   uint32_t call_first, call_nargs, call_nret; /* call: operands in ptx_function.opnds */
+  uint32_t call_args_at; /* operand index of the first argument (after an indirect target) */
 };
 
 struct dconst {

@@ -173,6 +173,15 @@ static void fill_sregs(struct run *r, struct warp *w, struct frame *fr)
 #undef ROW
 }
 
+/* The rows of fill_sregs that change from one CTA to the next of the same warp slot. */
+static void refresh_sregs(struct run *r, struct frame *fr)
+{
+  uint64_t *base = fr->R + (size_t)fr->df->nregs * 32;
+  for (int c = 0; c < 3; c++)
+    for (unsigned l = 0; l < 32; l++) base[(size_t)(SR_CTAID + c) * 32 + l] = r->cta[c];
+  for (unsigned l = 0; l < 32; l++) base[(size_t)SR_CARRY * 32 + l] = 0;
+}
+
 /* Grows every lane's local window to at least need bytes (contents kept). */
 static void grow_local(struct warp *w, uint64_t need)
 {
@@ -194,6 +203,7 @@ static struct frame *push_frame(struct run *r, struct warp *w, const struct dfun
                                 uint32_t mask)
 {
   struct frame *fr;
+  int same;
   if (w->depth == w->cap) {
     w->cap = w->cap ? w->cap * 2 : 4;
     w->fr = cc_xrealloc(w->fr, w->cap * sizeof *w->fr);
@@ -208,8 +218,12 @@ static struct frame *push_frame(struct run *r, struct warp *w, const struct dfun
     uint64_t *R = fr->R;
     uint8_t *param = fr->param;
     size_t rcap = fr->rcap, pcap = fr->pcap;
+    /* the slot last held df at the same local base: the rows that depend only on the
+     * warp and the run are still in place (the next CTA's warps reuse them) */
+    same = fr->df == df && fr->local_base == w->lused && fr->R;
     memset(fr, 0, sizeof *fr);
     if (rcap < (size_t)df->ntotal * 32) {
+      same = 0;
       free(R);
       rcap = (size_t)df->ntotal * 32;
       R = cc_xcalloc(rcap, sizeof *R);
@@ -232,7 +246,8 @@ static struct frame *push_frame(struct run *r, struct warp *w, const struct dfun
   grow_local(w, w->lused);
   fr->active = fr->live = mask;
   fr->wait_min = UINT32_MAX;
-  fill_sregs(r, w, fr);
+  if (same) refresh_sregs(r, fr);
+  else fill_sregs(r, w, fr);
   return fr;
 }
 
@@ -919,12 +934,38 @@ static const struct ptx_operand *call_opnd(const struct frame *fr, const struct 
   return &fr->df->f->opnds[i->call_first + j];
 }
 
+/* *out: the function (index in the run's table) that an indirect call of lanes m goes
+ * to; one target per warp. Errors: CC_ERR_KERNEL. */
+static int indirect_target(struct run *r, struct warp *w, const struct frame *caller,
+                           const struct dinsn *i, uint32_t m, int32_t *out)
+{
+  const uint64_t *t = reg(caller, i->s[0]);
+  uint64_t v = t[__builtin_ctz(m)];
+  char what[200];
+  for (uint32_t mm = m; mm; mm &= mm - 1)
+    if (t[__builtin_ctz(mm)] != v)
+      return warp_error(r, w, caller, i, CC_ERR_KERNEL,
+                        "indirect call with different targets in one warp (not emulated)");
+  if (v < r->emu->m->nfuncs && r->c->func_map[v] >= 0) {
+    *out = r->c->func_map[v];
+    return CC_OK;
+  }
+  snprintf(what, sizeof what, "indirect call to 0x%" PRIx64 ", which is no function's address",
+           v);
+  return warp_error(r, w, caller, i, CC_ERR_KERNEL, what);
+}
+
 static int do_call(struct run *r, struct warp *w, const struct dinsn *i, uint32_t m)
 {
   struct frame *caller = &w->fr[w->depth - 1], *callee;
-  const struct dfunc *cd = &r->c->funcs[i->callee];
-  const struct ptx_function *cf = cd->f;
+  int32_t ci = i->callee;
+  const struct dfunc *cd;
+  const struct ptx_function *cf;
   uint32_t rest = caller->active & ~m, nargs = i->call_nargs;
+  int s;
+  if (ci < 0 && (s = indirect_target(r, w, caller, i, m, &ci))) return s;
+  cd = &r->c->funcs[ci];
+  cf = cd->f;
   if (w->depth >= CALL_DEPTH_MAX) {
     char what[160];
     snprintf(what, sizeof what, "call depth exceeds %d (unbounded recursion?)", CALL_DEPTH_MAX);
@@ -945,7 +986,7 @@ static int do_call(struct run *r, struct warp *w, const struct dinsn *i, uint32_
   callee->call_pc = caller->pc;
   if (nargs > cf->nparams) nargs = cf->nparams;
   for (uint32_t j = 0; j < nargs; j++) {
-    const struct ptx_operand *o = call_opnd(caller, i, i->call_nret + j);
+    const struct ptx_operand *o = call_opnd(caller, i, i->call_args_at + j);
     const struct ptx_var *pv = &cf->vars[cf->param_vars[j]];
     uint64_t n = pv->size_bytes, n2 = caller->df->f->vars[o->var].size_bytes;
     copy_params(caller, caller->df->var_off[o->var], callee, cd->var_off[cf->param_vars[j]],

@@ -26,6 +26,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_impl.h"
+#include "access/trace.h"
 #include "model/model.h"
 #include "util/fileio.h"
 
@@ -427,6 +428,46 @@ static void test_record_errors(void **state)
   expect_msg(&err, "no input given");
 }
 
+static int null_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *err)
+{
+  return CC_OK;
+}
+
+static int null_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  return CC_OK;
+}
+
+static int null_end(void *ctx, struct cc_err *err)
+{
+  return CC_OK;
+}
+
+/* `coalcheck record ...` stores its command line in the trace header, words that a shell
+ * would split or expand in single quotes (a quote itself as '\'') */
+static void test_record_command_line(void **state)
+{
+  struct cc_err err = {0};
+  struct cc_trace_info info;
+  struct cc_access_sink sink = {NULL, null_begin, null_access, null_end};
+  const char *trace = tmp_path("cmd.cctrace");
+  const char *argv[] = {"record", KERNELS, "--kernel", "scale", "--grid", "1", "--block",
+                        "32", "--arg", "out=f32[n]:zero", "--arg", "in=f32[n]:iota", "--arg",
+                        "n=32", "--arg", "a=2", "--nvcc-flags", "-O3 it's", "-q", "-o", trace};
+  char want[1024];
+  if (cc_cli_cmd_record((int)(sizeof argv / sizeof argv[0]), (char **)argv, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  if (cc_trace_replay(trace, &sink, &info, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  snprintf(want, sizeof want, "coalcheck record %s --kernel scale --grid 1 --block 32 --arg "
+           "'out=f32[n]:zero' --arg 'in=f32[n]:iota' --arg n=32 --arg a=2 --nvcc-flags "
+           "'-O3 it'\\''s' -q -o %s", KERNELS, trace);
+  assert_string_equal(info.command_line, want);
+  assert_string_equal(info.tool_version, "coalcheck 0.1.0");
+  assert_int_equal(info.stats.records, 2);
+  cc_trace_info_release(&info);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -437,6 +478,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_record_report_round_trip, setup_tmp, teardown_tmp),
     cmocka_unit_test_setup_teardown(test_report_errors, setup_tmp, teardown_tmp),
     cmocka_unit_test_setup_teardown(test_record_errors, setup_tmp, teardown_tmp),
+    cmocka_unit_test_setup_teardown(test_record_command_line, setup_tmp, teardown_tmp),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

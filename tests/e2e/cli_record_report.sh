@@ -41,6 +41,16 @@ grep -qxF "recorded $T: 65536 records, $size bytes, $bpr bytes/record" "$TMP/out
   fail "record's summary: '$(cat "$TMP/out")', expected 65536 records, $size bytes, $bpr"
 [ "$(head -c4 "$T" | od -An -tx1 | tr -d ' ')" = 89434354 ] || fail "no trace magic"
 
+# -o -: the trace on standard output, the summary on standard error; it reports as the
+# file does
+"$COALCHECK" record --launch "$LAUNCH" -o - -q > "$TMP/stdout.cctrace" 2> "$TMP/err" ||
+  fail "record -o - failed: $(cat "$TMP/err")"
+grep -qxF "recorded -: 65536 records" "$TMP/err" || fail "record -o - summary: $(cat "$TMP/err")"
+expect 0 "" "$COALCHECK" report "$TMP/stdout.cctrace" --arch cc1.0,sm_90
+cp "$TMP/out" "$TMP/stdout-report.txt"
+expect 0 "" "$COALCHECK" report "$T" --arch cc1.0,sm_90
+cmp -s "$TMP/out" "$TMP/stdout-report.txt" || fail "the trace of record -o - reports otherwise"
+
 # default name: <kernel>.cctrace in the current folder
 mkdir "$TMP/d"
 (cd "$TMP/d" && "$COALCHECK" record --launch "$LAUNCH" -q >/dev/null 2>&1) ||
@@ -82,8 +92,8 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in a['kernels']: k.pop('emulator', None)
 sys.exit(a != b)" "$TMP/main.json" "$TMP/rep.json" ||
   fail "report's JSON differs from the main command's"
-jcheck "$TMP/rep.json" "[(i['op'], i['requests'], i['sectors']) for i in d['kernels'][0]['instructions']] \
-  == [('store', 32768, 1048576), ('load', 32768, 131072)]"
+jcheck "$TMP/rep.json" "[(i['op'], i['requests'], i['sectors']) \
+  for i in d['kernels'][0]['instructions']] == [('store', 32768, 1048576), ('load', 32768, 131072)]"
 expect 0 "" "$COALCHECK" report "$T" --top 1
 grep -q 'st.global' "$TMP/out" || fail "--top 1 lost the worst instruction (the store)"
 grep -q 'ld.global' "$TMP/out" && fail "--top 1 kept the load"
@@ -97,14 +107,16 @@ grep -qE '^  cc1\.2 +65536 +1\.00 +4194304 ' "$TMP/out" || fail "cc1.2 load row"
 grep -qE '^  sm_90 +32768 +4\.00 +4194304 ' "$TMP/out" || fail "sm_90 load row"
 grep -qE '^  cc1\.0 +65536 +16\.00 +33554432 ' "$TMP/out" || fail "cc1.0 store row"
 grep -qE '^  sm_90 +32768 +32\.00 +33554432 ' "$TMP/out" || fail "sm_90 store row"
-jcheck "$TMP/cmp.json" "d['document'] == 'coalcheck-compare' and d['arch'] == ['cc1.0', 'cc1.2', 'sm_90']"
+jcheck "$TMP/cmp.json" \
+  "d['document'] == 'coalcheck-compare' and d['arch'] == ['cc1.0', 'cc1.2', 'sm_90']"
 LD="[i for i in d['kernels'][0]['instructions'] if i['op'] == 'load'][0]['models']"
 ST="[i for i in d['kernels'][0]['instructions'] if i['op'] == 'store'][0]['models']"
 jcheck "$TMP/cmp.json" "$LD['sm_90']['transactions_per_request'] == 4"
 jcheck "$TMP/cmp.json" "all($LD[a]['requests'] == 65536 and $LD[a]['transactions'] == 65536 \
   and $LD[a]['bytes_transferred'] == 4194304 for a in ('cc1.0', 'cc1.2'))"
 jcheck "$TMP/cmp.json" "$ST['cc1.0']['transactions'] == 1048576 and \
-  $ST['cc1.0']['bytes_transferred'] == 1048576 * 32 and $ST['cc1.0']['transactions_per_request'] == 16"
+  $ST['cc1.0']['bytes_transferred'] == 1048576 * 32 and \
+  $ST['cc1.0']['transactions_per_request'] == 16"
 jcheck "$TMP/cmp.json" "$ST['sm_90']['transactions'] == 1048576"
 # --top does not shorten a comparison; a repeated --arch is the same list
 expect 0 "" "$COALCHECK" report "$T" --arch cc1.0 --arch cc1.2 --arch sm_90 --top 1
@@ -140,8 +152,9 @@ expect 3 "cut2.cctrace" "$COALCHECK" report "$TMP/cut2.cctrace"
 expect 3 "cannot read $TMP/missing.cctrace" "$COALCHECK" report "$TMP/missing.cctrace"
 expect 3 "not a coalcheck trace" "$COALCHECK" report "$LAUNCH"
 expect 2 "no trace given" "$COALCHECK" report
-expect 2 "unknown" "$COALCHECK" report "$T" --arch cc1.0,sm_99
-expect 2 "" "$COALCHECK" report "$T" --arch sm_90,sm_90
+expect 2 "unknown architecture 'sm_99'" "$COALCHECK" report "$T" --arch cc1.0,sm_99
+expect 2 "architecture sm_90 is named twice" "$COALCHECK" report "$T" --arch sm_90 --arch sm_90
+expect 2 "empty name in architecture list" "$COALCHECK" report "$T" --arch cc1.0,,sm_90
 expect 2 "bad value 'maybe' for --l1-cache" "$COALCHECK" report "$T" --l1-cache maybe
 expect 2 "bad value '2' for --smem-bank-width" "$COALCHECK" report "$T" --smem-bank-width 2
 expect 2 "8 is not available on sm_90" "$COALCHECK" report "$T" --smem-bank-width 8
@@ -162,7 +175,9 @@ cmp -s "$TMP/out" "$TMP/main-cmp.txt" || fail "report of --trace differs from th
 expect 0 "" "$COALCHECK" --launch "$LAUNCH" -q --arch cc1.0 --arch sm_90 --json "$TMP/m.json"
 cmp -s "$TMP/out" "$TMP/main-cmp.txt" || fail "a repeated --arch differs from the list"
 jcheck "$TMP/m.json" "d['document'] == 'coalcheck-compare' and d['arch'] == ['cc1.0', 'sm_90']"
-expect 2 "unknown" "$COALCHECK" --launch "$LAUNCH" -q --arch cc1.0,bogus
+expect 2 "unknown architecture 'bogus'" "$COALCHECK" --launch "$LAUNCH" -q --arch cc1.0,bogus
+expect 2 "--trace -: standard output holds the report" \
+  "$COALCHECK" --launch "$LAUNCH" -q --trace -
 expect 7 "/nonexistent/dir/m.cctrace" \
   "$COALCHECK" --launch "$LAUNCH" -q --trace /nonexistent/dir/m.cctrace
 [ -s "$TMP/out" ] && fail "an unwritable --trace still printed a report"

@@ -13,6 +13,10 @@ expect 0 "" "$COALCHECK" "$K" --kernel scale --grid 2 --block 64 --arg 'out=f32[
   --arg 'in=f32[n]:iota' --arg n=100 --arg a=2 --dump "out=$TMP/out.bin" --dump "in=$TMP/in.bin"
 [ -s "$TMP/err" ] && fail "a short run printed on stderr: $(cat "$TMP/err")"
 grep -q "scale" "$TMP/out" || fail "the report does not name the kernel"
+# the emulator's counters in the header; no tab from the PTX text in the report
+grep -Eq '^  emulated [0-9][0-9,]* thread-instructions in [0-9]+\.[0-9]{2} s' "$TMP/out" ||
+  fail "no 'emulated N thread-instructions in S s' line: $(head -n4 "$TMP/out")"
+if grep -q "$(printf '\t')" "$TMP/out"; then fail "the text report holds a tab"; fi
 [ "$(stat -c %s "$TMP/out.bin")" = 512 ] || fail "out.bin is not 128 floats"
 [ "$(word "$TMP/out.bin" 1)" = 40000000 ] || fail "out[1] = $(word "$TMP/out.bin" 1)"
 [ "$(word "$TMP/out.bin" 99)" = 43460000 ] || fail "out[99] = $(word "$TMP/out.bin" 99)"

@@ -738,6 +738,82 @@ static void test_vectors_pack_shared_atomics(void **state)
   ptx_module_free(m);
 }
 
+/* indirect calls through function addresses taken with mov (C++ virtual calls, function
+ * pointers): p_sel = 0: block 0 calls inc1 (t + 1), block 1 dbl (2t); p_sel = 1: the
+ * target differs within a warp (odd lanes), which is reported */
+static const char *k_ind = PTX_HEADER
+    ".func (.param .b32 r) inc1(.param .b32 x)\n"
+    "{\n"
+    ".reg .b32 %r<3>;\n"
+    "ld.param.b32 %r1, [x];\n"
+    "add.s32 %r2, %r1, 1;\n"
+    "st.param.b32 [r], %r2;\n"
+    "ret;\n"
+    "}\n"
+    ".func (.param .b32 r) dbl(.param .b32 x)\n"
+    "{\n"
+    ".reg .b32 %r<3>;\n"
+    "ld.param.b32 %r1, [x];\n"
+    "shl.b32 %r2, %r1, 1;\n"
+    "st.param.b32 [r], %r2;\n"
+    "ret;\n"
+    "}\n"
+    ".visible .entry ind(.param .u64 p_out, .param .u32 p_sel)\n"
+    "{\n"
+    ".reg .pred %p<2>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+    "ld.param.u64 %rd1, [p_out];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mov.u32 %r2, %ctaid.x;\n"
+    /* key = p_sel ? tid & 1 : ctaid; key == 0 calls inc1 */
+    "ld.param.u32 %r7, [p_sel];\n"
+    "and.b32 %r6, %r1, 1;\n"
+    "setp.ne.u32 %p1, %r7, 0;\n"
+    "selp.u32 %r6, %r6, %r2, %p1;\n"
+    "setp.eq.u32 %p1, %r6, 0;\n"
+    "mov.u64 %rd2, inc1;\n"
+    "mov.u64 %rd3, dbl;\n"
+    "selp.b64 %rd4, %rd2, %rd3, %p1;\n"
+    "{\n"
+    ".param .b32 a0;\n"
+    "st.param.b32 [a0], %r1;\n"
+    ".param .b32 rv;\n"
+    "prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+    "call (rv), %rd4, (a0), prototype_0;\n"
+    "ld.param.b32 %r3, [rv];\n"
+    "}\n"
+    "mov.u32 %r4, %ntid.x;\n"
+    "mad.lo.s32 %r5, %r2, %r4, %r1;\n"
+    "mul.wide.u32 %rd5, %r5, 4;\n"
+    "add.s64 %rd6, %rd1, %rd5;\n"
+    "st.global.u32 [%rd6], %r3;\n"
+    "ret;\n"
+    "}\n"
+    ;
+
+static void test_indirect_call(void **state)
+{
+  struct ptx_module *m = parse_ok(k_ind);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  struct cc_err err;
+  uint64_t d;
+  uint32_t *out = alloc_ok(emu, 64 * 4, "out", &d);
+  struct launch l = L1(2, 32);
+  (void)state;
+  arg64(&l, d);
+  arg32(&l, 0);
+  launch_ok(emu, m, "ind", &l, NULL, NULL);
+  for (uint32_t t = 0; t < 32; t++) {
+    assert_int_equal(out[t], t + 1);
+    assert_int_equal(out[32 + t], 2 * t);
+  }
+  l.vals[1] = 1;
+  assert_int_equal(launch_run(emu, m, "ind", &l, NULL, NULL, &err), CC_ERR_KERNEL);
+  assert_true(contains(err.msg, "indirect call with different targets in one warp"));
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -752,6 +828,7 @@ int main(void)
       cmocka_unit_test(test_bar_red),
       cmocka_unit_test(test_ids_clock_exit),
       cmocka_unit_test(test_vectors_pack_shared_atomics),
+      cmocka_unit_test(test_indirect_call),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

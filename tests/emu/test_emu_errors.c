@@ -83,6 +83,20 @@ static void test_resources(void **state)
          "k", &l, CC_ERR_KERNEL, "local memory stack overflow: the call to deep");
 }
 
+static void test_bad_indirect_call(void **state)
+{
+  struct launch l = L1(1, 32);
+  (void)state;
+  arg32(&l, 0);
+  /* a target that is no function's address (functions' addresses are small indices) */
+  expect(K1("mov.u64 %rd1, 999;\n"
+            "{\n"
+            "proto : .callprototype _ ();\n"
+            "call %rd1, (), proto;\n"
+            "}\n"),
+         "k", &l, CC_ERR_KERNEL, "indirect call to 0x3e7, which is no function's address");
+}
+
 static void test_not_a_kernel_and_alloc(void **state)
 {
   struct ptx_module *m = parse_ok(PTX_HEADER ".func f()\n{\nret;\n}\n"
@@ -161,6 +175,7 @@ int main(void)
       cmocka_unit_test(test_space_bounds),
       cmocka_unit_test(test_barrier_operands),
       cmocka_unit_test(test_resources),
+      cmocka_unit_test(test_bad_indirect_call),
       cmocka_unit_test(test_not_a_kernel_and_alloc),
       cmocka_unit_test(test_sink_failure),
   };

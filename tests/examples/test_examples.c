@@ -387,6 +387,15 @@ static void check_row_sums_thread_figures(const cJSON *k, int line)
   /* Unrolled u times, copy c of the load reads columns c, c+u, c+2u ... of every row:
    * its footprint has gaps of 4u bytes (4 when not unrolled). */
   ex_check_each(&ld, JS_ALL_STRIDE, 4.0 * (double)unroll);
+  /* The u copies are one source-level reference (same line, load, global, 4 bytes; the
+   * remainder loop's copy never runs, 1024 % u == 0, and joins none):
+   * together they read every column of every row, the whole matrix: line_all_stride 4
+   * <= 4, so the advice is the thread-geometry change (one thread per column), and not
+   * "cannot be all coalesced". */
+  ex_check_each(&ld, JS_LINE_ALL_STRIDE, 4);
+  ex_check_each(&ld, JS_LINE_INSNS, (double)unroll);
+  ex_check_suggestion(&ld, "thread-geometry", 1);
+  ex_check_suggestion(&ld, "none", 0);
 }
 
 static void test_row_sums_thread(void **state)
@@ -419,6 +428,17 @@ static void test_row_sums_thread(void **state)
   /* 32 warps store 32 consecutive sums: 32 requests of 4 sectors. */
   ex_check_sum(&st, JS_REQUESTS, 32);
   ex_check_sum(&st, JS_SECTORS, 128);
+  /* the emulator's counters: 3364 warp instructions per warp, 32 warps: 107648 (counted
+   * by hand from the PTX: see test_instruction_counts). Thread instructions count the
+   * lanes whose guard is true: 4 guarded branches per warp are not taken by any lane
+   * (@%p1 r >= rows, @%p2 cols < 1, @%p3 fewer than 4 columns, and the last test of the
+   * unrolled loop's back edge @%p4), so 32 x (3364 - 4) x 32 = 3440640. */
+  EX_EQ_U64(ex_u64(k, JS_EMULATOR ".warp_insns"), 107648, "row_sums_thread warp_insns");
+  EX_EQ_U64(ex_u64(k, JS_EMULATOR ".thread_insns"), 32ull * 32 * (3364 - 4),
+            "row_sums_thread thread_insns");
+  /* warp access records: 256 iterations x 4 loads + 1 store, per warp: 32 x 1025 */
+  EX_EQ_U64(ex_u64(k, JS_EMULATOR ".warp_accesses"), 32ull * 1025,
+            "row_sums_thread warp_accesses");
   ex_release(&r, b, 2);
 }
 
@@ -539,8 +559,14 @@ static void check_gesummv(const char *launch, const char *kernel, const char *a_
     ex_check_each(&lda, JS_STRIDE ".max", 4096);
     ex_check_each_str(&lda, JS_VERDICT, "uncoalesced");
     ex_check_each_str(&ldb, JS_VERDICT, "uncoalesced");
-    /* each unrolled copy reads every u-th column: footprint gaps 4u (see row sums) */
+    /* each unrolled copy reads every u-th column: footprint gaps 4u (see row sums); the
+     * copies together read all of A: line_all_stride 4: thread-geometry (one thread per
+     * column, i.e. gesummv_cols), not "cannot be all coalesced" */
     ex_check_each(&lda, JS_ALL_STRIDE, 4.0 * (double)lda.n);
+    ex_check_each(&lda, JS_LINE_ALL_STRIDE, 4);
+    ex_check_each(&ldb, JS_LINE_ALL_STRIDE, 4);
+    ex_check_suggestion(&lda, "thread-geometry", 1);
+    ex_check_suggestion(&lda, "none", 0);
     EX_EQ_U64(ex_u64(totals, JS_T2_UNCOAL), 2ull * GS_N * GS_N, "%s Table 2 uncoalesced", kernel);
   } else {
     /* At[j][i] for 32 consecutive i: 128 aligned bytes: 4 sectors, coalesced. */
@@ -769,6 +795,18 @@ static void check_histogram(const char *launch, const char *kernel, int shared)
     ex_check_sum(&sst, JS_WAVEFRONTS, 2048);
     /* the shared atomics: one per warp (data-dependent conflicts: not derived) */
     ex_check_sum(&sat, JS_REQUESTS, 2048);
+    /* atomicAdd is inlined from a CUDA header: the source is the user's line, the header
+     * is inlined_from */
+    sat = ex_pick(k, "atom.shared",
+                  ex_source_line("histogram/histogram.cu", "void histogram_shared(",
+                                 "atomicAdd(&local[data[i]], 1u);"), NULL);
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(sat.insn[0], JS_SOURCE), JS_INLINED_FROM);
+    if (!from || !strstr(ex_str(from, "file"), "atomic_functions"))
+      fail_msg("histogram_shared: atom.shared is not inlined_from a CUDA atomics header");
+    if (!strstr(ex_str(cJSON_GetObjectItemCaseSensitive(sat.insn[0], JS_SOURCE), "file"),
+                "histogram.cu"))
+      fail_msg("histogram_shared: atom.shared's source is not histogram.cu");
   }
   ex_release(&r, b, 2);
 }
@@ -832,6 +870,10 @@ static void test_divergent(void **state)
     ex_check_each(&ld, JS_STRIDE ".max", 8);
     ex_check_each(&ld, JS_ALL_STRIDE, 8);
     ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
+    /* no AoS -> SoA advice: the two stores split one array between even and odd lanes
+     * (lane stride 4 = the access size: no structure), they are not two fields */
+    ex_check_suggestion(&ld, "layout", 0);
+    ex_check_suggestion(&st, "layout", 0);
   }
   ex_release(&r, b, 3);
 }
@@ -905,15 +947,16 @@ static void test_error_nvcc(void **state)
                  "coalcheck: error: ", "nvcc", (const char *)NULL);
 }
 
-/* A kernel name the module does not have: an input or usage error naming it. */
+/* A kernel name the module does not have: an input error (the launch spec does not fit
+ * the module, docs/exit-codes.md) naming it. */
 static void test_error_kernel_name(void **state)
 {
   char *err;
   int got;
   (void)state;
   got = ex_run_status("strided_copy/stride1.launch", "--kernel no_such_kernel", &err);
-  if ((got != 2 && got != 3) || !strstr(err, "no_such_kernel"))
-    fail_msg("--kernel no_such_kernel: exit %d (want 2 or 3), stderr: %s", got, err);
+  if (got != 3 || !strstr(err, "no_such_kernel"))
+    fail_msg("--kernel no_such_kernel: exit %d (want 3), stderr: %s", got, err);
   free(err);
 }
 

@@ -1,0 +1,297 @@
+/* `coalcheck --backend gpu KERNEL.cu|.ptx --grid ... --arg ...`: one launch of one kernel
+ * on the GPU. The arguments are bound exactly as for the emulator (src/launch, into host
+ * buffers here), written as a launch plan (the PTX, the packed scalars, each buffer's
+ * spec and the FNV-1a hash of its initial bytes), and coalcheck-gpu-launch (src/gpu/
+ * launch.c) runs the plan under libcoalcheck_gpu.so: it refills the buffers with the same
+ * src/launch code, checks the hashes, launches. The library's JSON is then imported and
+ * reported like an emulator run. See gpu.h. */
+#include "cli/gpu.h"
+#include "cli/cli_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launch/launch.h"
+#include "util/fileio.h"
+#include "util/mem.h"
+
+/* Host buffers for cc_launch_bind; the "device address" is a tag (the buffers never meet
+ * a device here: the launcher allocates its own). */
+struct host_alloc {
+  void **blocks;
+  size_t n;
+};
+
+static int host_alloc_fn(void *ctx, uint64_t bytes, const char *name, uint64_t *dev_addr,
+                         void **host, struct cc_err *err)
+{
+  struct host_alloc *h = ctx;
+  (void)name;
+  (void)err;
+  h->blocks = cc_xrealloc(h->blocks, (h->n + 1) * sizeof *h->blocks);
+  h->blocks[h->n] = cc_xcalloc(bytes ? bytes : 1, 1);
+  *host = h->blocks[h->n++];
+  *dev_addr = (uint64_t)h->n << 40; /* distinct and never 0 */
+  return CC_OK;
+}
+
+static void host_free(struct host_alloc *h)
+{
+  for (size_t i = 0; i < h->n; i++)
+    free(h->blocks[i]);
+  free(h->blocks);
+}
+
+/* FNV-1a 64 (the launcher checks the same hash, src/gpu/launch.c) */
+static uint64_t fnv1a(const uint8_t *p, uint64_t n)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static const char *type_name(enum ptx_type t)
+{
+  static const struct { enum ptx_type t; const char *name; } names[] = {
+    {PTX_TYPE_U8, "u8"}, {PTX_TYPE_U16, "u16"}, {PTX_TYPE_U32, "u32"}, {PTX_TYPE_U64, "u64"},
+    {PTX_TYPE_S8, "s8"}, {PTX_TYPE_S16, "s16"}, {PTX_TYPE_S32, "s32"}, {PTX_TYPE_S64, "s64"},
+    {PTX_TYPE_F16, "f16"}, {PTX_TYPE_F32, "f32"}, {PTX_TYPE_F64, "f64"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (names[i].t == t)
+      return names[i].name;
+  return NULL;
+}
+
+/* The buffer spec with a literal count and an absolute file path: the launcher needs
+ * neither the other arguments nor the launch file's folder. */
+static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf, size_t cap,
+                       struct cc_err *err)
+{
+  char init[PATH_MAX + 16];
+  switch (a->init) {
+  case CC_INIT_ZERO: snprintf(init, sizeof init, "zero"); break;
+  case CC_INIT_IOTA: snprintf(init, sizeof init, "iota"); break;
+  case CC_INIT_RANDOM:
+    snprintf(init, sizeof init, "random:%llu", (unsigned long long)a->seed);
+    break;
+  case CC_INIT_CONST: snprintf(init, sizeof init, "const:%s", a->init_text); break;
+  case CC_INIT_FILE: {
+    char abs[PATH_MAX];
+    if (!realpath(a->init_text, abs))
+      return cc_err_set(err, CC_ERR_INPUT, "cannot resolve %s: %s", a->init_text,
+                        strerror(errno));
+    snprintf(init, sizeof init, "file:%s", abs);
+    break;
+  }
+  }
+  if (!type_name(a->type) || strchr(init, '\n'))
+    return cc_err_set(err, CC_ERR_INPUT, "argument '%s' cannot be written into a launch "
+                      "plan; use another initialiser", a->name);
+  snprintf(buf, cap, "%s=%s[%llu]:%s", a->name, type_name(a->type), (unsigned long long)count,
+           init);
+  return CC_OK;
+}
+
+/* Writes DIR/kernel.ptx and DIR/plan (format: src/gpu/launch.c). */
+static int write_plan(const char *dir, const struct cc_run_opts *o, const char *ptx, size_t len,
+                      const char *mangled, const struct cc_launch_bound *b, struct cc_err *err)
+{
+  char *path = cc_xmalloc(strlen(dir) + 16);
+  struct cc_outfile f;
+  int rc;
+  sprintf(path, "%s/kernel.ptx", dir);
+  if ((rc = cc_outfile_open(&f, path, err)) == CC_OK) {
+    if (fwrite(ptx, 1, len, f.fp) != len) {
+      cc_outfile_abort(&f);
+      rc = cc_err_set(err, CC_ERR_IO, "cannot write %s", path);
+    } else {
+      rc = cc_outfile_commit(&f, err);
+    }
+  }
+  sprintf(path, "%s/plan", dir);
+  if (rc == CC_OK && (rc = cc_outfile_open(&f, path, err)) == CC_OK) {
+    fprintf(f.fp, "coalcheck-gpu-plan 1\nmodule kernel.ptx\nkernel %s\n", mangled);
+    fprintf(f.fp, "grid %u %u %u\nblock %u %u %u\nshared %u\n", o->grid[0],
+            o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1, o->block[0],
+            o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1, o->shared_bytes);
+    for (uint32_t i = 0; i < b->nparams && rc == CC_OK; i++) {
+      const struct cc_launch_arg *a = &o->args[i];
+      fprintf(f.fp, "param %u ", i);
+      if (a->is_buffer) {
+        const struct cc_launch_buffer *buf = cc_launch_find_buffer(b, a->name);
+        char spec[PATH_MAX + 128];
+        if ((rc = buffer_spec(a, buf->count, spec, sizeof spec, err)) == CC_OK)
+          fprintf(f.fp, "buffer %016llx %s\n",
+                  (unsigned long long)fnv1a(buf->host, buf->bytes), spec);
+      } else {
+        fputs("scalar ", f.fp);
+        for (uint32_t j = 0; j < b->param_bytes[i]; j++)
+          fprintf(f.fp, "%02x", ((const uint8_t *)b->params[i])[j]);
+        fputc('\n', f.fp);
+      }
+    }
+    for (size_t i = 0; i < o->ndumps && rc == CC_OK; i++) {
+      char abs[PATH_MAX];
+      /* relative to coalcheck's folder, where the emulator's run would write it */
+      if (o->dumps[i].path[0] == '/' || !getcwd(abs, sizeof abs))
+        snprintf(abs, sizeof abs, "%s", o->dumps[i].path);
+      else
+        snprintf(abs + strlen(abs), sizeof abs - strlen(abs), "/%s", o->dumps[i].path);
+      fprintf(f.fp, "dump %s %s\n", o->dumps[i].name, abs);
+    }
+    if (rc != CC_OK)
+      cc_outfile_abort(&f);
+    else
+      rc = cc_outfile_commit(&f, err);
+  }
+  free(path);
+  return rc;
+}
+
+/* PTX text of INPUT: .ptx as is, .cu through nvcc (as the emulator's run). */
+static int ptx_text(const struct cc_run_opts *o, char **text, size_t *len, struct cc_err *err)
+{
+  size_t n = strlen(o->input);
+  if (n > 4 && strcmp(o->input + n - 4, ".ptx") == 0)
+    return cc_file_read(o->input, text, len, err);
+  if (n > 3 && strcmp(o->input + n - 3, ".cu") == 0) {
+    char *nvcc = cc_cli_find_nvcc();
+    int rc;
+    if (access(o->input, R_OK) != 0) {
+      free(nvcc);
+      return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", o->input, strerror(errno));
+    }
+    rc = cc_cli_nvcc_compile(nvcc, o->input, o->nvcc_flags, text, len, err);
+    free(nvcc);
+    return rc;
+  }
+  return cc_err_set(err, CC_ERR_USAGE, "cannot tell what '%s' is; INPUT must be a CUDA "
+                    "source (.cu), PTX (.ptx) or, for the gpu backend, an executable",
+                    o->input);
+}
+
+static int check(const struct cc_run_opts *o, struct cc_err *err)
+{
+  if (!o->input)
+    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
+                      "--launch FILE that names one");
+  if (!o->grid[0] || !o->block[0])
+    return cc_err_set(err, CC_ERR_USAGE, "missing --grid or --block: the launch needs both");
+  if (o->arch && strcmp(o->arch, "sm_90") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "--arch %s: the gpu backend measures the GPU it runs "
+                      "on (sm_90 rules); drop --arch or use --backend emu", o->arch);
+  if (o->trace_path)
+    return cc_err_set(err, CC_ERR_USAGE, "--trace: the gpu backend keeps no access trace; use "
+                      "--backend emu");
+  return CC_OK;
+}
+
+/* Runs the plan in dir under the library and reports. */
+static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, struct cc_err *err)
+{
+  char *lib = NULL, *launcher = NULL, *plan, *json;
+  int rc, ws = 0, st;
+  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err)) ||
+      !(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err))) {
+    free(lib);
+    return err->status;
+  }
+  plan = cc_xmalloc(strlen(dir) + 16);
+  json = cc_xmalloc(strlen(dir) + 16);
+  sprintf(plan, "%s/plan", dir);
+  sprintf(json, "%s/gpu.json", dir);
+  {
+    char *child[] = {launcher, plan, NULL};
+    rc = cc_cli_gpu_spawn(child, lib, json, NULL, NULL, NULL, &ws, err);
+  }
+  if (rc == CC_OK && (st = cc_cli_gpu_exit_status(ws)) != 0)
+    rc = cc_err_set(err, st == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU : CC_ERR_TOOL,
+                    "the gpu launch failed (coalcheck-gpu-launch exit status %d, its message "
+                    "above)", st);
+  if (rc == CC_OK)
+    rc = cc_cli_gpu_report(json, o->json_path, o->top, out, err);
+  unlink(json);
+  free(plan);
+  free(json);
+  free(launcher);
+  free(lib);
+  return rc;
+}
+
+int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
+{
+  struct ptx_module *m = NULL;
+  const struct ptx_function *k;
+  struct host_alloc h = {NULL, 0};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn};
+  struct cc_launch_bound b;
+  const char *keep = getenv("COALCHECK_GPU_PLAN");
+  char *text = NULL, *dir = NULL;
+  size_t len = 0;
+  int rc;
+  memset(&b, 0, sizeof b);
+  /* the GPU first (cheap), before nvcc and the buffers; a plan to keep needs none */
+  if ((rc = check(o, err)) != CC_OK ||
+      (!(keep && *keep) && (rc = cc_cli_gpu_probe(err)) != CC_OK) ||
+      (rc = ptx_text(o, &text, &len, err)) != CC_OK ||
+      (rc = ptx_parse(text, len, o->input, &m, err)) != CC_OK ||
+      (rc = cc_cli_find_kernel(m, o->kernel, &k, err)) != CC_OK ||
+      (rc = cc_launch_bind(o->args, o->nargs, k, &alloc, &b, err)) != CC_OK)
+    goto done;
+  for (size_t i = 0; i < o->ndumps; i++)
+    if (!cc_launch_find_buffer(&b, o->dumps[i].name)) {
+      rc = cc_err_set(err, CC_ERR_USAGE, "--dump %s=%s: no buffer argument is called '%s'",
+                      o->dumps[i].name, o->dumps[i].path, o->dumps[i].name);
+      goto done;
+    }
+  if (keep && *keep) {
+    if (mkdir(keep, 0777) != 0 && errno != EEXIST) {
+      rc = cc_err_set(err, CC_ERR_IO, "cannot create %s: %s", keep, strerror(errno));
+      goto done;
+    }
+    dir = cc_xstrdup(keep);
+  } else {
+    const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
+    sprintf(dir, "%s/coalcheck-XXXXXX", base);
+    if (!mkdtemp(dir)) {
+      rc = cc_err_set(err, CC_ERR_IO, "cannot create a temporary folder in %s: %s; set "
+                      "TMPDIR to a writable folder", base, strerror(errno));
+      free(dir);
+      dir = NULL;
+      goto done;
+    }
+  }
+  if ((rc = write_plan(dir, o, text, len, k->name, &b, err)) != CC_OK)
+    goto done;
+  if (keep && *keep) { /* COALCHECK_GPU_PLAN: prepare only, run elsewhere */
+    if (!o->quiet)
+      fprintf(stderr, "coalcheck: wrote the launch plan %s/plan; run coalcheck-gpu-launch on "
+              "it under libcoalcheck_gpu.so\n", dir);
+    goto done;
+  }
+  rc = run_plan(dir, o, out, err);
+done:
+  if (dir && !(keep && *keep)) {
+    char *p = cc_xmalloc(strlen(dir) + 16);
+    sprintf(p, "%s/plan", dir);
+    unlink(p);
+    sprintf(p, "%s/kernel.ptx", dir);
+    unlink(p);
+    free(p);
+    rmdir(dir);
+  }
+  free(dir);
+  cc_launch_bound_release(&b);
+  host_free(&h);
+  if (m)
+    ptx_module_free(m);
+  free(text);
+  return rc;
+}
