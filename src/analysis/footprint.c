@@ -201,6 +201,7 @@ struct cursor {
   unsigned word;
   uint64_t bits;  /* what is left of the current word */
   uint64_t addr;  /* current address, valid while !done */
+  int64_t unit;   /* its unit: addr = origin + unit x g */
   int done;
 };
 
@@ -225,6 +226,7 @@ static void cursor_next(struct cursor *c)
                       (unsigned)__builtin_ctzll(c->bits);
       c->bits &= c->bits - 1;
       c->addr = unit_addr(c->fp, ukey);
+      c->unit = (int64_t)(ukey - BIAS);
       return;
     }
     if (++c->word >= CHUNK_WORDS) {
@@ -261,35 +263,102 @@ static void cursor_start(struct cursor *c, const struct cc_footprint *fp)
   cursor_next(c);
 }
 
+#define WINDOW_SHIFT 16u /* units per window of the union sweep: 2^16 (an 8 KiB bitmap) */
+#define WINDOW_WORDS ((1u << WINDOW_SHIFT) / 64u)
+
+/* Largest gap, in units, of the set bits of one window (first unit wstart), continuing
+ * from *prev (the last unit seen; *have: one was seen). Full words: one step. */
+static uint64_t window_gap(const uint64_t *win, uint64_t wstart, uint64_t *prev, int *have)
+{
+  uint64_t gap = 0;
+  for (unsigned w = 0; w < WINDOW_WORDS; w++) {
+    uint64_t bits = win[w], base = wstart + w * 64u;
+    if (bits == ~0ull) {
+      if (*have && base - *prev > gap)
+        gap = base - *prev;
+      if (gap < 1)
+        gap = 1;
+      *prev = base + 63u;
+      *have = 1;
+      continue;
+    }
+    for (; bits; bits &= bits - 1) {
+      uint64_t u = base + (unsigned)__builtin_ctzll(bits);
+      if (*have && u - *prev > gap)
+        gap = u - *prev;
+      *prev = u;
+      *have = 1;
+    }
+  }
+  return gap;
+}
+
+/* The union is swept in windows of 2^16 units of the common granularity G (the gcd of
+ * the members' granularities and of the differences of their origins), units counted
+ * from the smallest address: every member's sorted units are dropped into the window's
+ * bitmap (unit = offset of its origin + its own unit x its g / G: no division), then the
+ * window is scanned. Windows without addresses are skipped; memory: one 8 KiB window and
+ * the sorted chunk orders. */
 uint64_t cc_analysis_fp_max_gap_union(const struct cc_footprint *const *fps, size_t n)
 {
   struct cursor *cur;
-  uint64_t gap = 0, prev = 0;
-  int have = 0;
+  uint64_t *win, *off, *ratio, G = 0, lo = 0, o0 = 0, gap = 0, prev = 0;
+  int have = 0, any = 0;
   if (n == 0)
     return 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t m;
+    if (!cc_analysis_fp_min(fps[i], &m))
+      continue;
+    if (!any)
+      o0 = fps[i]->origin, lo = m;
+    any = 1;
+    lo = m < lo ? m : lo;
+    G = gcd(G, fps[i]->gran);
+    G = gcd(G, fps[i]->origin >= o0 ? fps[i]->origin - o0 : o0 - fps[i]->origin);
+  }
+  if (G == 0) /* nothing, or one address */
+    return 0;
   cur = cc_xcalloc(n, sizeof *cur);
-  for (size_t i = 0; i < n; i++)
+  off = cc_xcalloc(n, sizeof *off);
+  ratio = cc_xcalloc(n, sizeof *ratio);
+  win = cc_xmalloc(WINDOW_WORDS * sizeof *win);
+  for (size_t i = 0; i < n; i++) {
     cursor_start(&cur[i], fps[i]);
+    off[i] = (fps[i]->origin - lo) / G;
+    ratio[i] = fps[i]->gran / G;
+  }
   for (;;) {
-    size_t best = SIZE_MAX;
+    uint64_t wstart = UINT64_MAX;
     for (size_t i = 0; i < n; i++)
-      if (!cur[i].done && (best == SIZE_MAX || cur[i].addr < cur[best].addr))
-        best = i;
-    if (best == SIZE_MAX)
+      if (!cur[i].done) {
+        uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i];
+        if (u < wstart)
+          wstart = u;
+      }
+    if (wstart == UINT64_MAX)
       break;
-    if (!have || cur[best].addr != prev) {
-      if (have && cur[best].addr - prev > gap)
-        gap = cur[best].addr - prev;
-      prev = cur[best].addr;
-      have = 1;
+    wstart &= ~(uint64_t)((1u << WINDOW_SHIFT) - 1);
+    memset(win, 0, WINDOW_WORDS * sizeof *win);
+    for (size_t i = 0; i < n; i++)
+      for (; !cur[i].done; cursor_next(&cur[i])) {
+        uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i] - wstart;
+        if (u >> WINDOW_SHIFT)
+          break;
+        win[u / 64] |= 1ull << (u % 64);
+      }
+    {
+      uint64_t g = window_gap(win, wstart, &prev, &have);
+      gap = g > gap ? g : gap;
     }
-    cursor_next(&cur[best]);
   }
   for (size_t i = 0; i < n; i++)
     free(cur[i].order);
   free(cur);
-  return gap;
+  free(off);
+  free(ratio);
+  free(win);
+  return gap * G;
 }
 
 uint64_t cc_analysis_fp_max_gap(const struct cc_footprint *fp)
