@@ -14,7 +14,7 @@
 #       runs each plan twice under the library: as `coalcheck --backend gpu` does (the PTX
 #       JIT-compiled by the driver with line info) and as nvcc builds an application
 #       (ptxas -lineinfo -arch=sm_90, a cubin); writes DIR/res/L.{jit,cubin}.json,
-#       L.sass (nvdisasm -g of the cubin) and a log, packed into $OUT/gpu-examples.tgz.
+#       L.sass (nvdisasm -gi of the cubin, as the library runs it) and a log, packed into $OUT/gpu-examples.tgz.
 #       With DIR/carry/coalcheck present (a coalcheck binary, its libcjson), also runs
 #       the command itself: `coalcheck ./gpuapps ...` and `coalcheck --backend gpu`.
 # Then, here: python3 scripts/gpu-compare-examples.py DIR > bench/results/gpu-vs-emu-DATE.md
@@ -62,7 +62,7 @@ device() {
       $B/coalcheck-gpu-launch "$d/plan"
     rc=$?
     ptxas -lineinfo -arch=sm_90 -o "$d/kernel.cubin" "$d/kernel.ptx" &&
-      nvdisasm -g -c "$d/kernel.cubin" > "$DIR/res/$n.sass" &&
+      nvdisasm -gi -c "$d/kernel.cubin" > "$DIR/res/$n.sass" &&
       sed 's/^module kernel.ptx$/module kernel.cubin/' "$d/plan" > "$d/plan.cubin" &&
       timeout 120 env $PRE COALCHECK_GPU_JSON="$DIR/res/$n.cubin.json" COALCHECK_GPU_QUIET=1 \
         $B/coalcheck-gpu-launch "$d/plan.cubin"
@@ -82,6 +82,12 @@ device() {
     echo "rc=$?"
     echo "\$ coalcheck --backend gpu --launch examples/transpose/naive.launch --top 3"
     timeout 120 $CC --backend gpu --launch examples/transpose/naive.launch --top 3
+    echo "rc=$?"
+    echo "\$ coalcheck --backend gpu --launch examples/histogram/shared.launch --top 4"
+    timeout 120 $CC --backend gpu --launch examples/histogram/shared.launch --top 4
+    echo "rc=$?"
+    echo "\$ coalcheck import $DIR/res/histogram_global.jit.json --top 2"
+    timeout 60 $CC import "$DIR/res/histogram_global.jit.json" --top 2
     echo "rc=$?"
   fi
   tar czf "$OUT/gpu-examples.tgz" -C "$DIR" res

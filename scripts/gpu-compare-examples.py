@@ -10,7 +10,9 @@ Per line, both sides sum over their instructions: requests (warp-level execution
 spaces), thread accesses (active lanes), global sectors and ideal sectors, shared
 wavefronts and ideal wavefronts; local memory counts on the emulator as sectors and on
 the GPU as wavefronts, so it is shown apart (none of the examples uses it). Lines are
-matched by file base name and line number (the PTX's .file paths travel in the line info).
+matched by file base name and line number (the PTX's .file paths travel in the line info);
+a GPU instruction inlined from a header counts on its call site ("inlined_at", from
+nvdisasm -gi), as the emulator places it.
 Every row is printed; "=" when all figures agree, else the figures that differ.
 """
 import json
@@ -39,7 +41,9 @@ def gpu_lines(path):
     out, ninsn, local = {}, {}, 0
     for k in doc["kernels"]:
         for i in k["instructions"]:
-            src = i["source"]
+            # code inlined from a header: its call site, as the emulator places it (the
+            # library's nvdisasm -gi gives "inlined_at"; older reports have none)
+            src = i.get("inlined_at") or i["source"]
             key = (os.path.basename(src["file"]), src["line"]) if src else ("?", 0)
             row = out.setdefault(key, dict.fromkeys(FIELDS, 0))
             row["requests"] += i["requests"]

@@ -121,7 +121,9 @@ struct cc_insn_stats {
    * inlined_at: the innermost location in the kernel's own source file (the file of
    * the kernel's .loc lines without inlined_at), else the outermost one. inlined_from:
    * the .loc's own location when it is not `source` (e.g. a CUDA header's atomicAdd),
-   * else file NULL. The emulator gives one level of inlined_at (cc_insn_info). */
+   * else file NULL. cc_insn_info has one inlined_at level: the main command puts there
+   * the innermost call site in the kernel's file, walking the whole chain
+   * (cli/inline.c), so that two levels are enough here. */
   struct cc_source_loc source, inlined_from;
 };
 

@@ -228,11 +228,37 @@ int cc_cli_gpu_exit_status(int ws)
   return 1;
 }
 
+/* cc_cli_cmd_app; *passthrough set when the status is the application's own. */
+static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough);
+
 int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
+{
+  int passthrough;
+  return run_app(argc, argv, err, &passthrough);
+}
+
+int cc_cli_app_main(int argc, char **argv)
+{
+  struct cc_err err = {CC_OK, ""};
+  int passthrough = 0;
+  int rc = run_app(argc, argv, &err, &passthrough);
+  if (fflush(stdout) != 0 && rc == CC_OK)
+    rc = cc_err_set(&err, CC_ERR_IO, "cannot write to standard output");
+  if (rc != CC_OK) {
+    fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
+    if (rc == CC_ERR_USAGE && !passthrough)
+      fputs("hint: coalcheck's options come before the executable; 'coalcheck --help "
+            "./app' lists them\n", stderr);
+  }
+  return rc;
+}
+
+static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
 {
   struct app_opts o;
   char *exe = NULL, *lib = NULL, *dir = NULL, *json = NULL;
   int rc, ws = 0, app_rc;
+  *passthrough = 0;
   if ((rc = parse(argc, argv, &o, err)) != CC_OK)
     return rc;
   if (o.help) {
@@ -259,6 +285,7 @@ int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
   }
   if (o.gpu_json) {
     json = cc_xstrdup(o.gpu_json);
+    unlink(json); /* a report left from an earlier run must not pass for this one */
   } else {
     const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
@@ -292,6 +319,7 @@ int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
   }
   if ((rc = cc_cli_gpu_report(json, o.json, o.top, stdout, err)) != CC_OK)
     goto done;
+  *passthrough = 1;
   if (app_rc != 0)
     rc = cc_err_set(err, (enum cc_status)app_rc, "%s exited with status %d (the report "
                     "covers the kernels that completed)", exe, app_rc);
@@ -307,12 +335,46 @@ done:
   return rc;
 }
 
+static int import_run(int argc, char **argv, const struct app_opts *o, struct cc_err *err);
+
+/* Whether word a is an option of this mode that takes its value from the next word. */
+static int takes_next(const char *a)
+{
+  for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
+    if (strcmp(a, valued[i]) == 0)
+      return 1;
+  return 0;
+}
+
 int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err)
 {
   struct app_opts o;
-  int rc = parse(argc, argv, &o, err);
-  if (rc != CC_OK)
-    return rc;
+  /* import takes options before and after its one INPUT: the words are reordered,
+   * options first, INPUTs last, for the one parser */
+  char **words = cc_xcalloc((size_t)argc + 1, sizeof *words);
+  int n = 0, rc;
+  words[n++] = argv[0];
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 1; i < argc; i++) {
+      int is_opt = argv[i][0] == '-' && argv[i][1] != '\0';
+      int with_value = is_opt && takes_next(argv[i]) && i + 1 < argc;
+      if (is_opt == (pass == 0)) {
+        words[n++] = argv[i];
+        if (with_value)
+          words[n++] = argv[i + 1];
+      }
+      i += with_value;
+    }
+  rc = parse(n, words, &o, err);
+  if (rc == CC_OK)
+    rc = import_run(n, words, &o, err);
+  free(words);
+  return rc;
+}
+
+static int import_run(int argc, char **argv, const struct app_opts *op, struct cc_err *err)
+{
+  struct app_opts o = *op;
   if (o.help) {
     print_help();
     return CC_OK;
@@ -321,8 +383,8 @@ int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err)
     return cc_err_set(err, CC_ERR_USAGE, "no input given; pass the JSON that "
                       "libcoalcheck_gpu.so wrote to $COALCHECK_GPU_JSON");
   if (o.input + 1 < argc)
-    return cc_err_set(err, CC_ERR_USAGE, "'%s' after the input: import takes one file, "
-                      "options first", argv[o.input + 1]);
+    return cc_err_set(err, CC_ERR_USAGE, "import takes one file; '%s' is a second one",
+                      argv[o.input + 1]);
   if (o.regex || o.skip || o.count || o.gpu_json || strcmp(o.backend, "gpu") != 0)
     return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
                       "launch filter applies when the application runs");

@@ -30,6 +30,20 @@ int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
 
+/* ---- inlining chains (inline.c) -------------------------------------------------------- */
+
+/* For each instruction of insns[0..n) (the memory instructions of kernel f of module m, as
+ * the emulator describes them: id = index in f's body) whose .loc is inlined from another
+ * file, replaces inlined_file / inlined_line (one level of inlined_at: the header's own
+ * caller, maybe another header) by the innermost call site in the kernel's own file (the
+ * file of f's .loc lines without inlined_at), following the inlined_at chain through the
+ * earlier .loc lines that name each call site (PTX ISA, ".loc": an inlined_at location
+ * appeared in an earlier .loc); the outermost known call site when the chain never
+ * reaches the kernel's file. Strings are m's. Instructions whose .loc does not match f's
+ * (of a called .func) are left as they are. */
+void cc_cli_resolve_inlined(cc_keep const struct ptx_module *m, cc_keep const struct ptx_function *f,
+                            struct cc_insn_info *insns, uint32_t n);
+
 /* ---- the consumers of a run's access stream (outputs.c) ------------------------------ */
 
 /* Everything downstream of the producer (emulator or trace replay): the analyses (one per

@@ -32,8 +32,9 @@
  * stride count is lanes - requests (each request of n lanes has n - 1 neighbours), its
  * sum avg x count. Uncoalesced thread accesses (CGO Table 2) where the sums fix them:
  * 0 when no stride exceeds the size, all lanes when every stride does and every request
- * was a full warp, else 0 (unknown). Not measured by the GPU (0): conflicting requests,
- * footprints (allStr: the report shows "whole footprint 0 bytes"). Errors: CC_ERR_INPUT
+ * was a full warp, else 0 (unknown). Shared requests with a conflict likewise: 0 when
+ * ways is 1, all when wavefronts = ways x ideal wavefronts, else 0 (unknown). Not
+ * measured by the GPU: footprints (allStr: the report shows "whole footprint 0 bytes"). Errors: CC_ERR_INPUT
  * "ORIGIN: ..." when the text is not JSON or not a GPU report (a missing or mistyped
  * field is named with its kernel and instruction), or the analysis refuses the figures. */
 int cc_cli_gpu_import(const char *text, const char *origin, cc_keep const struct cc_model *m,
@@ -64,6 +65,12 @@ int cc_cli_app_wanted(int argc, char **argv);
  * everything after it passed to the application. See docs/usage.md "GPU backend".
  * Returns the application's exit status when the report was written, else a status. */
 int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err);
+
+/* The program for an executable INPUT (cli.c hands argv over when cc_cli_app_wanted):
+ * cc_cli_cmd_app, then prints an error as cc_cli_main does ("coalcheck: error: ...",
+ * a --help hint for coalcheck's own usage errors only, not for an application's status
+ * that happens to be 2); returns the exit status. */
+int cc_cli_app_main(int argc, char **argv);
 
 /* `coalcheck import GPU.json [--json PATH] [--top N]`: the report of a saved GPU backend
  * JSON (what the library wrote to $COALCHECK_GPU_JSON). */

@@ -133,6 +133,17 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
   } else if (src && !cJSON_IsNull(src)) {
     return bad(w, "source", "is neither {file, line} nor null", err);
   }
+  /* code inlined from a header: the call site (the analysis reports it there, as the
+   * emulator does with the PTX's .loc inlined_at) */
+  src = cJSON_GetObjectItemCaseSensitive(j, "inlined_at");
+  if (cJSON_IsObject(src)) {
+    if ((rc = get_str(src, "file", w, 0, &info->inlined_file, err)) != CC_OK ||
+        (rc = get_u64(src, "line", w, &u, err)) != CC_OK)
+      return rc;
+    info->inlined_line = (uint32_t)u;
+  } else if (src && !cJSON_IsNull(src)) {
+    return bad(w, "inlined_at", "is neither {file, line} nor null", err);
+  }
   c->executions = requests;
   c->thread_accesses = lanes;
   c->bytes_requested = bytes;
@@ -146,6 +157,10 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
         (rc = get_u64(j, "ways", w, &u, err)) != CC_OK)
       return rc;
     c->ways_max = (uint32_t)(u ? u : 1);
+    /* requests with a conflict, where the sums fix them: none without one; all when
+     * every phase of every request had the worst ways (wavefronts = ways x ideal) */
+    if (c->ways_max > 1 && c->wavefronts == (uint64_t)c->ways_max * c->ideal_wavefronts)
+      c->conflict_requests = requests;
   }
   stride = cJSON_GetObjectItemCaseSensitive(j, "stride");
   if (cJSON_IsObject(stride)) {

@@ -30,11 +30,16 @@ struct run {
   char *source_name;
 };
 
-/* A sink that renames the kernel to its source name and passes everything on. */
+/* A sink that renames the kernel to its source name, places inlined instructions on the
+ * user's call site (cc_cli_resolve_inlined: the whole inlined_at chain) and passes
+ * everything on. */
 struct named_sink {
   struct cc_access_sink inner;
   const char *name;
+  const struct ptx_module *module;  /* borrowed */
+  const struct ptx_function *kernel;
   struct cc_kernel_info info; /* the renamed copy; lives as long as the stream */
+  struct cc_insn_info *insns; /* owned copy of the table (strings borrowed), or NULL */
 };
 
 static int named_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *err)
@@ -42,6 +47,12 @@ static int named_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err 
   struct named_sink *s = ctx;
   s->info = *k;
   s->info.name = s->name;
+  free(s->insns);
+  s->insns = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *s->insns);
+  if (k->n_insns)
+    memcpy(s->insns, k->insns, k->n_insns * sizeof *s->insns);
+  cc_cli_resolve_inlined(s->module, s->kernel, s->insns, k->n_insns);
+  s->info.insns = s->insns;
   return s->inner.begin_kernel(s->inner.ctx, &s->info, err);
 }
 
@@ -174,6 +185,9 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   if ((rc = cc_cli_outputs_sink(r->outs, r->source_name, &named.inner, err)) != CC_OK)
     return rc;
   named.name = r->source_name;
+  named.module = r->module;
+  named.kernel = k;
+  named.insns = NULL;
   sink = (struct cc_access_sink){&named, named_begin, named_access, named_end};
   memset(&launch, 0, sizeof launch);
   memcpy(launch.grid, o->grid, sizeof launch.grid);
@@ -186,6 +200,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   clock_gettime(CLOCK_MONOTONIC, &t0);
   rc = cc_emu_run(r->emu, k, &launch, &sink, &stats, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  free(named.insns);
   if (rc == CC_OK) {
     /* the report's "emulator" counters (docs/json-schema.md) */
     struct cc_kernel_run_stats run = {

@@ -91,10 +91,21 @@ struct frame {
 
 enum { W_READY, W_WAIT, W_DONE };
 
+/* A warp's barrier arrival. The ISA's barrier waits "for all non-exited threads from its
+ * warp" before it "marks warps' arrival", so the lanes that reach a barrier while others
+ * of the warp are elsewhere are parked (taken out of their frame's live mask, their PC
+ * set past the barrier) until the rest either exit or arrive at the same instruction;
+ * only then does the warp count as arrived (see do_bar, finish_park). */
 struct warp {
   uint32_t index, present, exited;
   int state;
-  uint32_t bar, bar_line;
+  uint32_t bar, bar_line;  /* barrier id and PTX line of the arrival under way / waited at */
+  uint32_t bar_cnt;        /* its thread count b, 0 = all threads of the CTA */
+  uint32_t bar_lanes;      /* lanes that arrived (parked, or the whole warp at once) */
+  uint32_t bar_yes;        /* bar.red: lanes of bar_lanes whose predicate is true */
+  uint32_t parked;         /* lanes parked at the barrier (0: none) */
+  uint32_t park_pc, park_depth; /* where they are parked: instruction index, frame depth */
+  uint8_t bar_sync, bar_op; /* waits (bar.sync/red, not arrive); bar.red op (setout) */
   int32_t bar_dst;        /* bar.red: destination register in the top frame, or -1 */
   struct frame *fr;
   uint32_t depth, cap, nslots; /* frames in use, allocated, initialised slots */
@@ -117,8 +128,10 @@ struct run {
   uint32_t cta[3];
   uint32_t nthreads, nwarps;
   struct warp *warps;
-  uint32_t bar_arrived[16], bar_expected[16];
+  uint32_t bar_arrived[16];   /* warps arrived at each barrier since its last release */
+  uint32_t bar_count[16];     /* thread count b of the last arrival, 0 = all threads */
   uint64_t bar_red[16];       /* bar.red: popc sum, or and/or flag */
+  uint32_t live_warps;        /* warps of the CTA not yet done (some lane not exited) */
   uint64_t budget;
   struct cc_warp_access rec;
   struct timespec last_progress;
@@ -852,64 +865,183 @@ static void do_match(struct frame *fr, const struct dinsn *i, uint32_t m)
 
 /* ---- barriers and calls ------------------------------------------------------------ */
 
-/* bar.sync / barrier.sync / bar.arrive: warp-granular counting. Returns 1 when the warp
- * must wait, 0 to go on, or an error status (negated is not used: errors > 1). */
-static int do_bar(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                  uint32_t m, int *wait)
+/* Barriers (PTX ISA 9.0, "bar, barrier" and "exit"). Arrivals are counted per warp: the
+ * ISA's barrier "causes executing thread to wait for all non-exited threads from its warp
+ * and marks warps' arrival at barrier", and a thread count b (a multiple of 32) means b/32
+ * warp arrivals. The barrier completes when its expected number of warps has arrived:
+ * - without b ("all threads in the CTA participate"): every warp of the CTA that still
+ *   has a non-exited thread (r->live_warps). "As threads exit, barriers waiting on all
+ *   threads are checked ... If the exiting threads are holding up the barrier, the
+ *   barrier is released": warp_done re-checks these barriers when a warp's last thread
+ *   exits, so a warp that returns early does not hold the others up;
+ * - with b: b/32 arrivals, whatever exited. The exit rule names only barriers "for all
+ *   threads in the CTA", and a warp that exited can never mark an arrival, so a counted
+ *   barrier that too few warps can still reach stays closed (run_cta reports the
+ *   deadlock). A warp some of whose threads exited arrives as one warp when its
+ *   non-exited threads do, as for the all-threads barrier. */
+
+/* Every waiting warp at barrier id may go on; bar.red's result goes to the lanes of each
+ * that arrived. */
+static void bar_release(struct run *r, uint32_t id)
 {
-  uint32_t alive = w->present & ~w->exited, id = 0, count = 0, exp;
+  r->bar_arrived[id] = 0;
+  for (uint32_t j = 0; j < r->nwarps; j++) {
+    struct warp *o = &r->warps[j];
+    if (o->state != W_WAIT || o->bar != id) continue;
+    o->state = W_READY;
+    if (o->bar_dst >= 0) { /* the top frame is the one that arrived (it waited since) */
+      uint64_t *d = reg(&o->fr[o->depth - 1], o->bar_dst);
+      LANES(o->bar_lanes, d[l] = r->bar_red[id]);
+    }
+  }
+}
+
+/* warp arrivals that complete barrier id now */
+static uint32_t bar_expected(const struct run *r, uint32_t id)
+{
+  return r->bar_count[id] ? r->bar_count[id] / 32 : r->live_warps;
+}
+
+/* The arrival of warp w (all its non-exited lanes, w->bar_lanes) at the barrier in
+ * w->bar...: bar.red's contribution, the count, the wait (bar.sync, bar.red), the
+ * release when the warp is the last one expected. */
+static void bar_arrive(struct run *r, struct warp *w)
+{
+  uint32_t id = w->bar;
+  if (w->bar_op) {
+    if (r->bar_arrived[id] == 0) r->bar_red[id] = w->bar_op == 2 ? 1 : 0;
+    if (w->bar_op == 1) r->bar_red[id] += popcount32(w->bar_yes);
+    else if (w->bar_op == 2) r->bar_red[id] &= w->bar_yes == w->bar_lanes;
+    else r->bar_red[id] |= w->bar_yes != 0;
+  }
+  r->bar_count[id] = w->bar_cnt;
+  r->bar_arrived[id]++;
+  if (w->bar_sync) w->state = W_WAIT;
+  if (r->bar_arrived[id] >= bar_expected(r, id)) bar_release(r, id);
+}
+
+/* The last thread of warp w exited: the barriers for all threads that only w held up
+ * open (the exit rule above). */
+static void warp_done(struct run *r, struct warp *w)
+{
+  w->state = W_DONE;
+  assert(r->live_warps > 0);
+  r->live_warps--;
+  for (uint32_t id = 0; id < 16; id++)
+    if (r->bar_arrived[id] && !r->bar_count[id] && r->bar_arrived[id] >= r->live_warps)
+      bar_release(r, id);
+}
+
+/* Barrier id and thread count of a bar instruction executed by lanes m (the first lane's
+ * values). Errors: CC_ERR_KERNEL for an id above 15 or a count that is not a multiple of
+ * 32 up to the block's threads (ISA: "the value must be a multiple of the warp size"). */
+static int bar_operands(struct run *r, struct warp *w, const struct frame *fr,
+                        const struct dinsn *i, uint32_t m, uint32_t *id, uint32_t *count)
+{
   unsigned l0 = (unsigned)__builtin_ctz(m);
   char what[200];
-  *wait = 0;
-  if (m != alive)
-    return warp_error(r, w, fr, i, CC_ERR_KERNEL,
-                      "barrier reached by a divergent warp (some of its threads are "
-                      "elsewhere); every thread of the warp must reach the same barrier");
-  if (i->s[0] >= 0) id = (uint32_t)reg(fr, i->s[0])[l0];
-  if (i->s[1] >= 0) count = (uint32_t)reg(fr, i->s[1])[l0];
-  if (id >= 16) {
-    snprintf(what, sizeof what, "barrier id %u out of range (0..15)", id);
+  *id = i->s[0] >= 0 ? (uint32_t)reg(fr, i->s[0])[l0] : 0;
+  *count = i->s[1] >= 0 ? (uint32_t)reg(fr, i->s[1])[l0] : 0;
+  if (*id >= 16) {
+    snprintf(what, sizeof what, "barrier id %u out of range (0..15)", *id);
     return warp_error(r, w, fr, i, CC_ERR_KERNEL, what);
   }
-  exp = count ? (count + 31) / 32 : r->nwarps;
-  if (count && (count % 32 || exp > r->nwarps)) {
+  if (*count && (*count % 32 || *count / 32 > r->nwarps)) {
     snprintf(what, sizeof what, "barrier thread count %u is not a multiple of 32 up to the "
-             "block's %u threads", count, r->nthreads);
+             "block's %u threads", *count, r->nthreads);
     return warp_error(r, w, fr, i, CC_ERR_KERNEL, what);
   }
-  if (i->setout) { /* bar.red: this warp's contribution */
+  return CC_OK;
+}
+
+/* bar.sync / barrier.sync / bar.red / bar.arrive at instruction pc of the top frame fr,
+ * executed by lanes m (non-zero). Either the warp arrives at once (m are all its
+ * non-exited lanes, and none is parked: the fast path; *parked = 0; the caller moves the
+ * lanes past it) or the lanes m are parked (*parked = 1: out of fr's live and active
+ * masks, their PC past the barrier); the lanes of an arrival already under way join it,
+ * and when that completes it the parked lanes are back in fr, all at pc + 1, rescheduled.
+ * Errors (CC_ERR_KERNEL): bar_operands'; lanes of one warp at two different barrier
+ * instructions (or at one in two different calls). */
+static int do_bar(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
+                  uint32_t pc, uint32_t m, int *parked)
+{
+  uint32_t alive = w->present & ~w->exited, id, count, yes = 0;
+  int s;
+  *parked = 0;
+  if ((s = bar_operands(r, w, fr, i, m, &id, &count))) return s;
+  if (i->setout) {
     const uint64_t *c = reg(fr, i->s[2]);
-    uint32_t yes = 0, neg = i->sneg >> 2 & 1;
+    uint32_t neg = i->sneg >> 2 & 1;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
       unsigned l = (unsigned)__builtin_ctz(mm);
       if ((c[l] & 1) ^ neg) yes |= UINT32_C(1) << l;
     }
-    if (r->bar_arrived[id] == 0) r->bar_red[id] = i->setout == 2 ? 1 : 0;
-    if (i->setout == 1) r->bar_red[id] += (uint64_t)__builtin_popcount(yes);
-    else if (i->setout == 2) r->bar_red[id] &= yes == m;
-    else r->bar_red[id] |= yes != 0;
   }
-  w->bar_dst = i->setout ? i->d[0] : -1;
-  r->bar_expected[id] = exp;
-  r->bar_arrived[id]++;
-  if (!i->cmp) {
-    *wait = 1;
-    w->state = W_WAIT;
-    w->bar = id;
-    w->bar_line = fr->df->f->insns[i->index].line;
-  }
-  if (r->bar_arrived[id] >= exp) {
-    r->bar_arrived[id] = 0;
-    for (uint32_t j = 0; j < r->nwarps; j++) {
-      struct warp *o = &r->warps[j];
-      if (o->state != W_WAIT || o->bar != id) continue;
-      o->state = W_READY;
-      if (o->bar_dst >= 0) { /* bar.red's result to every thread that waited */
-        uint64_t *d = reg(&o->fr[o->depth - 1], o->bar_dst);
-        for (unsigned l = 0; l < 32; l++) d[l] = r->bar_red[id];
-      }
+  if (w->parked) { /* an arrival under way: the same instruction in the same frame only */
+    char what[300];
+    if (w->park_depth == w->depth && w->park_pc == pc) {
+      w->bar_lanes |= m;
+      w->bar_yes |= yes;
+      if (w->bar_lanes != alive) goto park;
+      save_active(fr, m, pc + 1); /* the last lanes: the whole warp goes on at pc + 1 */
+      fr->live |= w->parked;
+      w->parked = 0;
+      resched(fr);
+      bar_arrive(r, w);
+      return CC_OK;
     }
+    snprintf(what, sizeof what, "threads of one warp wait at different barriers: lanes "
+             "0x%08x at PTX line %u (barrier %u%s), lanes 0x%08x here; every non-exited "
+             "thread of a warp must reach the same barrier",
+             w->parked, w->bar_line, w->bar,
+             w->park_depth != w->depth ? ", in another call frame" : "", m);
+    return warp_error(r, w, fr, i, CC_ERR_KERNEL, what);
   }
+  w->bar = id;
+  w->bar_cnt = count;
+  w->bar_line = fr->df->f->insns[i->index].line;
+  w->bar_sync = !i->cmp;
+  w->bar_op = i->setout;
+  w->bar_dst = i->setout ? i->d[0] : -1;
+  w->bar_lanes = m;
+  w->bar_yes = yes;
+  if (m == alive) { /* the fast path: the whole warp at once */
+    bar_arrive(r, w);
+    return CC_OK;
+  }
+  w->park_pc = pc;
+  w->park_depth = w->depth;
+park:
+  w->parked |= m;
+  save_active(fr, m, pc + 1);
+  fr->live &= ~m;
+  fr->active &= ~m;
+  *parked = 1;
+  return CC_OK;
+}
+
+/* The top frame of w has no runnable lane left but lanes parked at a barrier: when they
+ * are all of the warp's non-exited lanes (the others exited), the warp arrives and the
+ * parked lanes go on at the barrier's next instruction. Errors (CC_ERR_KERNEL): other
+ * non-exited lanes of the warp are outside this frame (they wait in a calling function
+ * or returned from this one) and so can never reach the barrier. */
+static int finish_park(struct run *r, struct warp *w)
+{
+  struct frame *fr = &w->fr[w->depth - 1];
+  uint32_t alive = w->present & ~w->exited;
+  assert(w->park_depth == w->depth && fr->live == 0);
+  if (w->parked != alive) {
+    char what[300];
+    snprintf(what, sizeof what, "lanes 0x%08x of a warp wait at a barrier in %s while its "
+             "other non-exited lanes 0x%08x are outside that call and cannot reach it; "
+             "every non-exited thread of a warp must reach the same barrier",
+             w->parked, fr->df->f->name, alive & ~w->parked);
+    return warp_error(r, w, fr, &fr->df->code[w->park_pc], CC_ERR_KERNEL, what);
+  }
+  fr->live = w->parked;
+  w->parked = 0;
+  resched(fr);
+  bar_arrive(r, w);
   return CC_OK;
 }
 
@@ -998,7 +1130,9 @@ static int do_call(struct run *r, struct warp *w, const struct dinsn *i, uint32_
 /* Pops finished frames (no live lane) and resumes the returned lanes in the caller. */
 static void finish_frames(struct warp *w)
 {
-  while (w->depth > 1 && w->fr[w->depth - 1].live == 0) {
+  /* a frame with parked lanes stays (finish_park decides once its others are gone) */
+  while (w->depth > 1 && w->fr[w->depth - 1].live == 0 &&
+         !(w->parked && w->park_depth == w->depth)) {
     struct frame *callee = &w->fr[w->depth - 1], *caller = &w->fr[w->depth - 2];
     const struct ptx_function *cf = callee->df->f;
     const struct dinsn *ci = &caller->df->code[callee->call_pc];
@@ -1058,8 +1192,12 @@ static int run_warp(struct run *r, struct warp *w)
   int s = CC_OK;
 
 reload:
+  if (w->parked && w->fr[w->depth - 1].live == 0) { /* the others exited or left */
+    /* a warp that arrives at bar.sync/bar.red yields, as on the fast path */
+    if ((s = finish_park(r, w)) || w->bar_sync) goto out;
+  }
   if (w->depth == 0 || w->fr[w->depth - 1].live == 0) {
-    w->state = W_DONE;
+    warp_done(r, w);
     goto out;
   }
   fr = &w->fr[w->depth - 1];
@@ -1356,11 +1494,23 @@ reload:
         goto reload;
       }
       vmcase(BAR) {
-        int wait;
+        int parked;
         if (!m) vmbreak;
         fr->pc = pc;
-        if ((s = do_bar(r, w, fr, i, m, &wait))) goto fail;
-        if (!wait) vmbreak;
+        if ((s = do_bar(r, w, fr, i, pc, m, &parked))) goto fail;
+        if (parked) { /* the warp's other lanes run on until they exit or arrive too */
+          if (fr->active) vmbreak; /* lanes whose guard was false go past the barrier */
+          if (fr->live) {
+            resched(fr);
+            pc = fr->pc;
+            continue;
+          }
+          r->st->warp_insns += executed; /* no lane of the frame left to run here */
+          r->st->thread_insns += lanes;
+          executed = lanes = 0;
+          goto reload;
+        }
+        if (i->cmp) vmbreak; /* bar.arrive: the warp does not wait */
         fr->pc = pc + 1;
         if (fr->pc == fr->wait_min) { save_active(fr, fr->active, fr->pc); resched(fr); }
         goto out;
@@ -1402,6 +1552,7 @@ static void init_warps(struct run *r)
     w->index = j;
     w->present = n >= 32 ? FULL_MASK : (UINT32_C(1) << n) - 1;
     w->exited = 0;
+    w->parked = 0;
     w->state = W_READY;
     w->lused = 0;
     if (w->local) memset(w->local, 0, 32 * w->lcap);
@@ -1410,11 +1561,44 @@ static void init_warps(struct run *r)
   }
 }
 
+/* After the CTA's scheduling loop: warps still waiting at a barrier can never go on.
+ * Errors: CC_ERR_KERNEL naming each barrier waited at (id, PTX line of the first warp
+ * there, warps waiting, warps it expects, the thread count if any) and the exited warps. */
+static int deadlock_check(struct run *r)
+{
+  char msg[900];
+  size_t n = 0;
+  uint32_t done = 0, groups = 0, seen = 0; /* seen: bit id = barrier already listed */
+  for (uint32_t j = 0; j < r->nwarps; j++) done += r->warps[j].state == W_DONE;
+  for (uint32_t j = 0; j < r->nwarps; j++) {
+    const struct warp *w = &r->warps[j];
+    uint32_t waiting = 0, id = w->bar;
+    if (w->state != W_WAIT || (seen >> id & 1)) continue;
+    seen |= UINT32_C(1) << id;
+    for (uint32_t k = j; k < r->nwarps; k++)
+      waiting += r->warps[k].state == W_WAIT && r->warps[k].bar == id;
+    if (n < sizeof msg)
+      n += (size_t)snprintf(msg + n, sizeof msg - n,
+                            "%s%u warps wait at barrier %u (PTX line %u), which expects %u "
+                            "warps%s",
+                            groups++ ? "; " : "", waiting, id, w->bar_line,
+                            bar_expected(r, id), r->bar_count[id] ? " (a thread count)" : "");
+  }
+  if (!groups) return CC_OK;
+  return cc_err_set(r->err, CC_ERR_KERNEL,
+                    "barrier deadlock in kernel %s, block (%u,%u,%u): %s; %u warps exited; "
+                    "every non-exited thread of the block must reach each barrier (exited "
+                    "threads release only barriers without a thread count)",
+                    r->k->name, r->cta[0], r->cta[1], r->cta[2], msg, done);
+}
+
 static int run_cta(struct run *r)
 {
   int any_ready = 1;
   memset(r->shared, 0, r->shared_size);
   memset(r->bar_arrived, 0, sizeof r->bar_arrived);
+  memset(r->bar_count, 0, sizeof r->bar_count);
+  r->live_warps = r->nwarps;
   init_warps(r);
   while (any_ready) {
     any_ready = 0;
@@ -1426,25 +1610,7 @@ static int run_cta(struct run *r)
       if ((s = run_warp(r, w))) return s;
     }
   }
-  {
-    uint32_t waiting = 0, done = 0, bar = 0, line = 0;
-    for (uint32_t j = 0; j < r->nwarps; j++) {
-      if (r->warps[j].state == W_WAIT) {
-        if (!waiting) { bar = r->warps[j].bar; line = r->warps[j].bar_line; }
-        waiting++;
-      }
-      if (r->warps[j].state == W_DONE) done++;
-    }
-    if (waiting)
-      return cc_err_set(r->err, CC_ERR_KERNEL,
-                        "barrier deadlock in kernel %s, block (%u,%u,%u): %u warps wait at "
-                        "barrier %u (PTX line %u) that expects %u warps, but %u warps "
-                        "exited without reaching it; every thread of the block must reach "
-                        "each barrier",
-                        r->k->name, r->cta[0], r->cta[1], r->cta[2], waiting, bar, line,
-                        r->bar_expected[bar], done);
-  }
-  return CC_OK;
+  return deadlock_check(r);
 }
 
 static void progress(struct run *r, uint64_t done, uint64_t total)

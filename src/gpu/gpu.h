@@ -66,6 +66,9 @@ struct cc_gpu_sass_insn {
   char *text;             /* "LDG.E R5, desc[UR4][R2.64]" (no trailing ';'), owned */
   const char *file;       /* source file from the last //## line, or NULL (owned by map) */
   uint32_t line;          /* 0 when none */
+  const char *inl_file;   /* nvdisasm -gi: the outermost "inlined at" call site of that
+                             line, or NULL (owned by map) */
+  uint32_t inl_line;
 };
 
 struct cc_gpu_sass_func {
@@ -85,7 +88,9 @@ struct cc_gpu_sassmap {
 /* Parses the output of `nvdisasm -g` (or -gi) into *map (zeroed first by the caller or
  * fresh). Functions start at `.section .text.NAME,` lines; instructions are lines
  * `/<star>OFFS<star>/ TEXT ;` (hex offset); `//## File "F", line N` sets the source of
- * the instructions that follow. origin names the text in messages. Errors: CC_ERR_INPUT
+ * the instructions that follow, and a tail `inlined at "G", line M` (-gi; repeated for
+ * deeper inlining, innermost first) their call site: the last one is kept (inl_file,
+ * inl_line); a tail that does not parse is ignored. origin names the text in messages. Errors: CC_ERR_INPUT
  * with origin:line when an offset or a //## line is malformed or an instruction comes
  * before any function. On error *map holds what was parsed so far: release it. */
 int cc_gpu_sassmap_parse(struct cc_gpu_sassmap *map, cc_keep const char *text,
@@ -131,6 +136,8 @@ struct cc_gpu_insn_report {
   const char *sass;       /* NULL when nvdisasm was not available */
   const char *file;       /* NULL without -lineinfo */
   uint32_t line;
+  const char *inl_file;   /* the call site when the line was inlined, else NULL */
+  uint32_t inl_line;
   struct cc_gpu_pc_stats st;
 };
 
@@ -149,7 +156,8 @@ struct cc_gpu_kernel_report {
  * lanes, sectors, ideal_sectors (global) or wavefronts, ideal_wavefronts, bank_conflicts,
  * ways (shared/local), bytes_requested, efficiency, stride {min,max,avg} or null,
  * verdict (Algorithm 1: "coalesced" when max stride <= size, else "uncoalesced"), source
- * {file,line} or null, sass, sass_offset. Errors: CC_ERR_IO when writing fails. */
+ * {file,line} or null, inlined_at {file,line} (only for inlined code: the outermost call
+ * site, nvdisasm -gi), sass, sass_offset. Errors: CC_ERR_IO when writing fails. */
 int cc_gpu_report_write_json(FILE *fp, const char *device,
                              cc_keep const struct cc_gpu_kernel_report *k, size_t nk,
                              struct cc_err *err);

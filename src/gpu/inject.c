@@ -10,7 +10,7 @@
  *                   (allocated and zeroed at the function's first profiled launch);
  *   LAUNCH_END      copy the touched slots back (stream-ordered, so after the grid), sum
  *                   the SM shards into host statistics, zero them on the device;
- *   exit            disassemble the cubins with `nvdisasm -g`, write the JSON report to
+ *   exit            disassemble the cubins with `nvdisasm -gi`, write the JSON report to
  *                   $COALCHECK_GPU_JSON and a short table to stderr.
  * No CUDA API call happens inside a callback: only the Sanitizer memory API.
  *
@@ -343,7 +343,7 @@ static const char *nvdisasm_path(void)
   return "nvdisasm";
 }
 
-/* Runs nvdisasm -g on the module's cubin and parses it; on failure m->sass stays empty. */
+/* Runs nvdisasm -gi on the module's cubin and parses it; on failure m->sass stays empty. */
 static void disassemble(struct state *s, struct mod_rec *m)
 {
   m->sass_done = 1;
@@ -356,7 +356,9 @@ static void disassemble(struct state *s, struct mod_rec *m)
   int ok = write(fd, m->cubin, m->cubin_size) == (ssize_t)m->cubin_size;
   close(fd);
   char cmd[8192];
-  snprintf(cmd, sizeof cmd, "'%s' -g -c '%s' 2>/dev/null", nvdisasm_path(), tmp);
+  /* -gi: line information with the call sites of inlined code (an atomicAdd of a CUDA
+   * header is reported on the user's line that called it, as the emulator does) */
+  snprintf(cmd, sizeof cmd, "'%s' -gi -c '%s' 2>/dev/null", nvdisasm_path(), tmp);
   FILE *p = ok ? popen(cmd, "r") : NULL;
   if (p != NULL) {
     size_t len = 0, cap = 1 << 16;
@@ -423,6 +425,8 @@ static void finish(void)
         in->sass = si->text;
         in->file = si->file;
         in->line = si->line;
+        in->inl_file = si->inl_file;
+        in->inl_line = si->inl_line;
       }
       no_sass |= si == NULL;
       no_lines |= m && m->sass.n > 0 && !m->sass.has_lines;

@@ -69,6 +69,11 @@ static void write_insn(FILE *fp, const struct cc_gpu_insn_report *in)
   } else {
     fputs("null", fp);
   }
+  if (in->inl_file != NULL && in->inl_line != 0) {
+    fputs(",\"inlined_at\":{\"file\":", fp);
+    cc_gpu_json_string(fp, in->inl_file);
+    fprintf(fp, ",\"line\":%" PRIu32 "}", in->inl_line);
+  }
   fprintf(fp, ",\"requests\":%" PRIu64 ",\"lanes\":%" PRIu64 ",\"bytes_requested\":%" PRIu64,
           s->requests, s->lanes, s->bytes);
   if (sp == CC_SPACE_GLOBAL) {

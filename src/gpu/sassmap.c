@@ -75,10 +75,11 @@ static void parse_section(struct cc_gpu_sassmap *m, const char *p, const char *e
   f->name = dup_n(p, (size_t)(e - p));
 }
 
-/* '//## File "F", line N ...' -> *file, *line */
+/* '//## File "F", line N [inlined at "G", line M]...' -> *file, *line, *inl_file, *inl_line */
 static int parse_file_line(struct cc_gpu_sassmap *m, const char *p, const char *end,
-                           const char **file, uint32_t *line, const char *origin,
-                           size_t lineno, struct cc_err *err)
+                           const char **file, uint32_t *line, const char **inl_file,
+                           uint32_t *inl_line, const char *origin, size_t lineno,
+                           struct cc_err *err)
 {
   p = skip_ws(p + strlen("//##"), end);
   if (!starts(p, end, "File \""))
@@ -100,12 +101,32 @@ static int parse_file_line(struct cc_gpu_sassmap *m, const char *p, const char *
   *file = intern(m, p, (size_t)(q - p));
   *line = (uint32_t)v;
   m->has_lines = 1;
+  *inl_file = NULL;
+  *inl_line = 0;
+  /* -gi: ' inlined at "G", line M', repeated outwards; keep the last that parses */
+  for (const char *t = e; (t = memmem(t, (size_t)(end - t), "inlined at \"",
+                                      strlen("inlined at \""))) != NULL;) {
+    const char *g = t + strlen("inlined at \"");
+    const char *gq = memchr(g, '"', (size_t)(end - g));
+    char *ge;
+    unsigned long m2;
+    if (gq == NULL || !starts(gq, end, "\", line "))
+      break;
+    errno = 0;
+    m2 = strtoul(gq + strlen("\", line "), &ge, 10);
+    if (ge == gq + strlen("\", line ") || errno != 0 || m2 > UINT32_MAX)
+      break;
+    *inl_file = intern(m, g, (size_t)(gq - g));
+    *inl_line = (uint32_t)m2;
+    t = ge;
+  }
   return CC_OK;
 }
 
 /* '/<star>0070<star>/  TEXT ;' -> an instruction of the current function */
 static int parse_insn(struct cc_gpu_sassmap *m, const char *p, const char *end,
-                      const char *file, uint32_t line, const char *origin, size_t lineno,
+                      const char *file, uint32_t line, const char *inl_file,
+                      uint32_t inl_line, const char *origin, size_t lineno,
                       struct cc_err *err)
 {
   const char *num = p + 2;
@@ -141,14 +162,16 @@ static int parse_insn(struct cc_gpu_sassmap *m, const char *p, const char *end,
   in->text = dup_n(t, (size_t)(te - t));
   in->file = file;
   in->line = line;
+  in->inl_file = inl_file;
+  in->inl_line = inl_line;
   return CC_OK;
 }
 
 int cc_gpu_sassmap_parse(struct cc_gpu_sassmap *map, const char *text, const char *origin,
                          struct cc_err *err)
 {
-  const char *file = NULL;
-  uint32_t line = 0;
+  const char *file = NULL, *inl_file = NULL;
+  uint32_t line = 0, inl_line = 0;
   size_t lineno = 0;
   for (const char *p = text; *p != '\0';) {
     const char *end = strchr(p, '\n');
@@ -159,12 +182,13 @@ int cc_gpu_sassmap_parse(struct cc_gpu_sassmap *map, const char *text, const cha
     int st = CC_OK;
     if (starts(s, end, ".section")) {
       parse_section(map, s, end);
-      file = NULL;
-      line = 0;
+      file = inl_file = NULL;
+      line = inl_line = 0;
     } else if (starts(s, end, "//##")) {
-      st = parse_file_line(map, s, end, &file, &line, origin, lineno, err);
+      st = parse_file_line(map, s, end, &file, &line, &inl_file, &inl_line, origin, lineno,
+                           err);
     } else if (starts(s, end, "/*")) {
-      st = parse_insn(map, s, end, file, line, origin, lineno, err);
+      st = parse_insn(map, s, end, file, line, inl_file, inl_line, origin, lineno, err);
     }
     if (st != CC_OK)
       return st;

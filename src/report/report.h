@@ -14,10 +14,14 @@
 #define CC_REPORT_SCHEMA_VERSION 1
 #define CC_REPORT_WIDTH 100 /* text columns */
 
-/* Writes the text report to fp: per kernel a header (name, grid, block, arch, totals, the
- * CGO 2015 Table 2 pair) and a table, worst first, each row followed by the PTX text,
- * strides, advice and the CUDA source line (read from the .loc file; "(source not
- * available)" when it cannot be read). The verdict column holds Algorithm 1's verdict for
+/* Writes the text report to fp: per kernel a header (name, grid, block, arch, the
+ * emulator's counters when known: "emulated N thread-instructions in S s (R M warp
+ * records/s)", totals, the CGO 2015 Table 2 pair) and a table, worst first, each row
+ * followed by the PTX text (blanks made single spaces), strides (with the source line's
+ * allStr for unrolled copies), advice and the CUDA source line of the instruction's
+ * `source` (analysis.h: the user's line for code inlined from a header, then "via
+ * HEADER:LINE"; read from the file; "(source not available)" when it cannot be read).
+ * Counts carry thousands separators (1,179,648). The verdict column holds Algorithm 1's verdict for
  * global and local rows, "N-way" or "no conflict" for shared ones. Lines fit in CC_REPORT_WIDTH columns, except PTX
  * and source text, which are cut with "...". Errors: CC_ERR_IO when fp reports a write
  * error (checked with fflush and ferror; fp stays open). */
@@ -29,7 +33,8 @@ int cc_report_text_write(const char *path, cc_keep const struct cc_analysis *an,
                          struct cc_err *err);
 
 /* The JSON document of docs/json-schema.md as a string (indented); the caller frees it
- * with free(). tool_version is written as given (e.g. "0.1.0"). */
+ * with free(). tool_version is written as given (e.g. "0.1.0"). Per kernel: "emulator"
+ * (when the run's counters are known), "totals", "instructions", "lines". */
 cc_give char *cc_report_json_string(cc_keep const struct cc_analysis *an,
                                     const char *tool_version);
 

@@ -11,7 +11,8 @@
  *          lanes 128, bytes 512, sectors 4 x 32 = 128, ideal 16, excess 112, stride 4096
  *          (uncoalesced); efficiency 512 / (128 x 32) = 12.5%
  *   0x0180 LDS    t.cu:7   2 requests of 32 lanes, 2-way conflicts: wavefronts 4,
- *          ideal 2, ways 2, strides 8 bytes
+ *          ideal 2, ways 2, strides 8 bytes; wavefronts = ways x ideal: both requests
+ *          had the conflict in their one phase, so 2 conflicting requests
  * Worst first (excess: sectors - ideal, plus wavefronts - ideal): STG (112), LDS (2),
  * LDG (0). Totals: global requests 8, sectors 144, ideal 32, excess 112, bytes
  * requested 1024, transferred 144 x 32 = 4608, thread accesses 256; shared wavefronts 4,
@@ -113,6 +114,8 @@ static void test_import_figures(void **state)
   assert_int_equal(sh->ideal_wavefronts, 2);
   assert_int_equal(sh->ways_max, 2);
   assert_int_equal(sh->sectors, 0);
+  assert_int_equal(sh->conflict_requests, 2);
+  assert_int_equal(k->totals.conflict_requests, 2);
   /* totals */
   assert_int_equal(k->totals.requests, 8);
   assert_int_equal(k->totals.sectors, 144);
@@ -153,6 +156,48 @@ static void test_import_without_sass(void **state)
   assert_null(s->source.file);
   assert_int_equal(s->stride_count, 0);
   assert_int_equal(s->verdict, CC_VERDICT_COALESCED);
+  cc_analysis_free(an);
+  /* 3 requests, 5 wavefronts for 3 ideal, worst 2-way: 5 != 2 x 3, so which requests
+   * conflicted is not fixed by the sums: 0 (unknown) */
+  assert_int_equal(cc_cli_gpu_import(DOC("{\"sass_offset\":0,\"sass\":\"LDS R1, [R2]\","
+                   "\"space\":\"shared\",\"kind\":\"load\",\"size_bytes\":4,\"source\":null,"
+                   "\"requests\":3,\"lanes\":96,\"bytes_requested\":384,\"wavefronts\":5,"
+                   "\"ideal_wavefronts\":3,\"ways\":2,\"stride\":null}"), "g.json", m, &an,
+                   &err), CC_OK);
+  assert_int_equal(an->kernels[0].insns[0].conflict_requests, 0);
+  assert_int_equal(an->kernels[0].insns[0].ways_max, 2);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
+/* nvdisasm -gi's call site: the atomic inlined from the CUDA header is placed on the
+ * user's line h.cu:15 that called it, the header's line kept as inlined_from (the
+ * analysis' rule, as for the emulator's .loc inlined_at); the kernel's own file is h.cu,
+ * that of its instruction that is not inlined (h.cu:14). */
+static void test_import_inlined(void **state)
+{
+  struct cc_model *m = sm90();
+  struct cc_analysis *an = NULL;
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  assert_int_equal(cc_cli_gpu_import(DOC(
+      "{\"sass_offset\":16,\"sass\":\"LDG.E.U8 R2, desc[UR4][R2.64]\",\"space\":\"global\","
+      "\"kind\":\"load\",\"size_bytes\":1,\"source\":{\"file\":\"h.cu\",\"line\":14},"
+      "\"requests\":1,\"lanes\":1,\"bytes_requested\":1,\"sectors\":1,"
+      "\"ideal_sectors\":1,\"stride\":null},"
+      "{\"sass_offset\":32,\"sass\":\"REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R5\","
+      "\"space\":\"global\",\"kind\":\"reduction\",\"size_bytes\":4,\"source\":{\"file\":"
+      "\"/cuda/device_atomic_functions.hpp\",\"line\":112},\"inlined_at\":{\"file\":"
+      "\"h.cu\",\"line\":15},\"requests\":1,\"lanes\":1,\"bytes_requested\":4,"
+      "\"sectors\":1,\"ideal_sectors\":1,\"stride\":null}"), "g.json", m, &an, &err), CC_OK);
+  const struct cc_kernel_stats *k = &an->kernels[0];
+  const struct cc_insn_stats *red = by_id(k, 2);
+  assert_string_equal(red->source.file, "h.cu");
+  assert_int_equal(red->source.line, 15);
+  assert_string_equal(red->inlined_from.file, "/cuda/device_atomic_functions.hpp");
+  assert_int_equal(red->inlined_from.line, 112);
+  assert_int_equal(k->n_lines, 2); /* h.cu:14 and h.cu:15 */
+  assert_int_equal(k->lines[1].line, 15);
   cc_analysis_free(an);
   cc_model_free(m);
 }
@@ -219,6 +264,12 @@ static void test_import_errors(void **state)
                       "\"load\",\"size_bytes\":4,\"requests\":1,\"lanes\":2,"
                       "\"bytes_requested\":8,\"sectors\":1,\"ideal_sectors\":1,\"stride\":"
                       "3}"), "'stride'");
+  expect_import_error(DOC("{\"sass_offset\":0,\"sass\":\"X\",\"space\":\"global\",\"kind\":"
+                      "\"load\",\"size_bytes\":4,\"requests\":1,\"lanes\":1,"
+                      "\"bytes_requested\":4,\"inlined_at\":[]}"), "'inlined_at'");
+  expect_import_error(DOC("{\"sass_offset\":0,\"sass\":\"X\",\"space\":\"global\",\"kind\":"
+                      "\"load\",\"size_bytes\":4,\"requests\":1,\"lanes\":1,"
+                      "\"bytes_requested\":4,\"inlined_at\":{\"file\":\"a.cu\"}}"), "'line'");
   /* figures the analysis refuses (cc_analysis_import_kernel) */
   expect_import_error(DOC("{\"sass_offset\":0,\"sass\":\"X\",\"space\":\"global\",\"kind\":"
                       "\"load\",\"size_bytes\":4,\"requests\":1,\"lanes\":1,"
@@ -261,6 +312,23 @@ static void test_report_text(void **state)
   assert_non_null(strstr(buf, "LDS R5, [R6]"));
   assert_null(strstr(buf, "LDG.E")); /* --top 2: the coalesced load is third */
   free(buf);
+  /* the import command: options before and after its one file */
+  {
+    char json_out[64];
+    snprintf(json_out, sizeof json_out, "%s.out.json", path);
+    char *ok[] = {"import", "--top", "1", path, "--json", json_out, NULL};
+    char *none[] = {"import", "-q", NULL};
+    char *two[] = {"import", path, path, NULL};
+    char *filter[] = {"import", "--launch-count", "1", path, NULL};
+    assert_int_equal(cc_cli_cmd_import(6, ok, &err), CC_OK);
+    assert_int_equal(access(json_out, R_OK), 0);
+    unlink(json_out);
+    assert_int_equal(cc_cli_cmd_import(2, none, &err), CC_ERR_USAGE);
+    assert_int_equal(cc_cli_cmd_import(3, two, &err), CC_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "is a second one"));
+    assert_int_equal(cc_cli_cmd_import(4, filter, &err), CC_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "import takes only"));
+  }
   /* unreadable file: CC_ERR_INPUT naming it */
   out = open_memstream(&buf, &len);
   assert_int_equal(cc_cli_gpu_report("/nonexistent/g.json", NULL, 0, out, &err), CC_ERR_INPUT);
@@ -448,6 +516,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_import_figures),     cmocka_unit_test(test_import_without_sass),
     cmocka_unit_test(test_import_errors),      cmocka_unit_test(test_report_text),
+    cmocka_unit_test(test_import_inlined),
     cmocka_unit_test(test_probe_forced_none),  cmocka_unit_test(test_is_elf_and_find),
     cmocka_unit_test(test_app_wanted),         cmocka_unit_test(test_app_errors),
     cmocka_unit_test(test_plan_written),       cmocka_unit_test(test_run_gpu_errors),

@@ -219,6 +219,43 @@ static void test_mixed(void **state)
   ptx_module_free(m);
 }
 
+/* `if (i >= n) return; ... __syncthreads();` (kernels.cu early_return_sync): blocks of
+ * 64, n = 100: block 1's warp 1 keeps lanes 0..3 (i = 96..99) at the barrier while its
+ * lanes 4..31 return; n = 70: block 1's warp 1 returns whole and warp 0 keeps lanes 0..5.
+ * out[i] = 10 in[i] + (t + 1 < 64 && i + 1 < n ? 10 in[i + 1] : -1) for i < n (the
+ * neighbour of t = 31 is written by the other warp before the barrier); the rest of out
+ * keeps the 12345 written here. */
+static void test_early_return_sync(void **state)
+{
+  struct ptx_module *m = load();
+  struct cc_emu *emu;
+  uint64_t din, dout;
+  int32_t *in, *out;
+  static const int ns[] = {100, 70};
+  (void)state;
+  NEED_PTX(m);
+  emu = cc_emu_new(m, NULL);
+  in = alloc_ok(emu, 128 * 4, "in", &din);
+  out = alloc_ok(emu, 128 * 4, "out", &dout);
+  for (int j = 0; j < 128; j++) in[j] = 7 * j - 300;
+  for (int c = 0; c < 2; c++) {
+    int n = ns[c];
+    struct launch l = L1(2, 64);
+    for (int j = 0; j < 128; j++) out[j] = 12345;
+    arg64(&l, din);
+    arg64(&l, dout);
+    arg32(&l, (uint32_t)n);
+    launch_ok(emu, m, "early_return_sync", &l, NULL, NULL);
+    for (int i = 0; i < 128; i++) {
+      int t = i % 64;
+      int want = i >= n ? 12345 : 10 * in[i] + (t + 1 < 64 && i + 1 < n ? 10 * in[i + 1] : -1);
+      assert_int_equal(out[i], want);
+    }
+  }
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -227,6 +264,7 @@ int main(void)
       cmocka_unit_test(test_steps_divergent_call),
       cmocka_unit_test(test_transpose),
       cmocka_unit_test(test_mixed),
+      cmocka_unit_test(test_early_return_sync),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

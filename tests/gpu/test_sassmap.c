@@ -52,6 +52,11 @@ static void parses_snippet(void **state)
   assert_string_equal(in->text, "@P0 STG.E desc[UR4][R2.64], R5");
   assert_string_equal(in->file, "/src/b.cuh"); /* the innermost location of an inline */
   assert_int_equal(in->line, 12);
+  assert_string_equal(in->inl_file, "/src/a.cu"); /* its call site (-gi) */
+  assert_int_equal(in->inl_line, 9);
+  in = cc_gpu_sassmap_find(&m, "_Z1fPf", 0x10); /* not inlined: no call site */
+  assert_null(in->inl_file);
+  assert_int_equal(in->inl_line, 0);
 
   /* a new section forgets the previous file/line: _Z1gv has no //## line */
   in = cc_gpu_sassmap_find(&m, "_Z1gv", 0x0);
@@ -66,6 +71,38 @@ static void parses_snippet(void **state)
   assert_null(cc_gpu_sassmap_find(&m, "_Z1hv", 0x0));    /* unknown function */
   cc_gpu_sassmap_release(&m);
   assert_int_equal(m.n, 0);
+}
+
+/* -gi chains: "inlined at" repeated outwards (innermost first): the last call site is
+ * kept; a tail that does not parse leaves no call site; a new //## line without a tail
+ * forgets the previous one. */
+static void inline_chains(void **state)
+{
+  struct cc_gpu_sassmap m = {0};
+  struct cc_err err = {0};
+  const char *text =
+      "\t.section\t.text.k,\"ax\",@progbits\n"
+      "\t//## File \"/i/c.h\", line 3 inlined at \"/i/b.h\", line 20 inlined at "
+      "\"/src/k.cu\", line 41\n"
+      "        /*0000*/  LDG.E R1, desc[UR4][R2.64] ;\n"
+      "\t//## File \"/i/c.h\", line 4 inlined at \"/src/k.cu\n"
+      "        /*0010*/  STG.E desc[UR4][R2.64], R1 ;\n"
+      "\t//## File \"/src/k.cu\", line 42\n"
+      "        /*0020*/  EXIT ;\n";
+  (void)state;
+  assert_int_equal(cc_gpu_sassmap_parse(&m, text, "chain", &err), CC_OK);
+  const struct cc_gpu_sass_insn *in = cc_gpu_sassmap_find(&m, "k", 0x0);
+  assert_string_equal(in->file, "/i/c.h");
+  assert_int_equal(in->line, 3);
+  assert_string_equal(in->inl_file, "/src/k.cu");
+  assert_int_equal(in->inl_line, 41);
+  in = cc_gpu_sassmap_find(&m, "k", 0x10);
+  assert_int_equal(in->line, 4);
+  assert_null(in->inl_file);
+  in = cc_gpu_sassmap_find(&m, "k", 0x20);
+  assert_int_equal(in->line, 42);
+  assert_null(in->inl_file);
+  cc_gpu_sassmap_release(&m);
 }
 
 static void no_line_info(void **state)
@@ -149,6 +186,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parses_snippet),
+      cmocka_unit_test(inline_chains),
       cmocka_unit_test(no_line_info),
       cmocka_unit_test(errors),
       cmocka_unit_test(real_nvdisasm_output),

@@ -78,3 +78,17 @@ extern "C" __global__ void mixed(const float *a, const float *b, float *out, uns
   unsigned m = __ballot_sync(0xffffffffu, (threadIdx.x % 3) == 0);
   if ((threadIdx.x & 31) == 0) ball[i / 32] = m;
 }
+
+// early return before __syncthreads: with n not a multiple of 32 a warp splits there (its
+// lanes i >= n return, the others reach the barrier); the barrier orders the shared-memory
+// writes of one warp before the neighbour reads of the other
+extern "C" __global__ void early_return_sync(const int *in, int *out, int n)
+{
+  __shared__ int s[256];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  if (i >= n) return;
+  s[t] = in[i] * 10;
+  __syncthreads();
+  int nb = (t + 1 < blockDim.x && i + 1 < n) ? s[t + 1] : -1;
+  out[i] = s[t] + nb;
+}
