@@ -71,7 +71,8 @@ struct cc_emu_stats {
  * CC_ERR_MEMCHECK ("invalid global read of size 4 at 0x... by thread (x,y,z) in block
  * (x,y,z): kernel K, PTX line L 'ld.global.f32 ...', source file:line; address is N bytes
  * after the end of buffer B (0x..., S bytes)" or "not in any allocation"), CC_ERR_LIMIT,
- * CC_ERR_KERNEL (trap, misaligned address, barrier divergence), or a sink's status. The
+ * CC_ERR_KERNEL (trap, misaligned address, barrier deadlock, lanes of a warp at
+ * different barriers: README.md, Barriers), or a sink's status. The
  * stats are filled in every case. */
 int cc_emu_run(struct cc_emu *emu, cc_keep const struct ptx_function *k,
                const struct cc_emu_launch *launch, struct cc_access_sink *sink,

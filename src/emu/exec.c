@@ -1192,7 +1192,7 @@ static int run_warp(struct run *r, struct warp *w)
   int s = CC_OK;
 
 reload:
-  if (w->parked && w->fr[w->depth - 1].live == 0) { /* the others exited or left */
+  if (w->parked && w->depth && w->fr[w->depth - 1].live == 0) { /* others exited/left */
     /* a warp that arrives at bar.sync/bar.red yields, as on the fast path */
     if ((s = finish_park(r, w)) || w->bar_sync) goto out;
   }

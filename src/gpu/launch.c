@@ -340,6 +340,21 @@ static int run(const struct driver *d, struct plan *p)
   return dump_buffers(d, p);
 }
 
+/* Frees what the plan holds on the host (device memory goes with the process). */
+static void plan_release(struct plan *p)
+{
+  for (unsigned i = 0; i < p->nparams; i++) {
+    cc_launch_arg_release(&p->params[i].arg);
+    free(p->params[i].host);
+  }
+  for (unsigned k = 0; k < p->ndumps; k++) {
+    free(p->dump_name[k]);
+    free(p->dump_path[k]);
+  }
+  free(p->module);
+  free(p->kernel);
+}
+
 int main(int argc, char **argv)
 {
   struct plan p;
@@ -349,12 +364,11 @@ int main(int argc, char **argv)
     return fail(2, "usage: coalcheck-gpu-launch PLAN (written by coalcheck --backend gpu)");
   memset(&p, 0, sizeof p);
   memset(&d, 0, sizeof d);
-  if ((rc = read_plan(argv[1], &p)) != 0 || (rc = fill_buffers(&p)) != 0)
-    return rc;
-  if ((rc = load_driver(&d)) != 0)
-    return rc;
-  rc = run(&d, &p);
-  /* no frees: the process ends, the driver tears the context down at exit, and the
-   * injection library's exit handler writes the report after this */
+  if ((rc = read_plan(argv[1], &p)) == 0 && (rc = fill_buffers(&p)) == 0 &&
+      (rc = load_driver(&d)) == 0)
+    rc = run(&d, &p);
+  /* the driver tears the context down at exit, and the injection library's exit
+   * handler writes the report after this; the driver library stays loaded for it */
+  plan_release(&p);
   return rc;
 }

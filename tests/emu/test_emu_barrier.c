@@ -269,6 +269,76 @@ static void test_late_lanes_join(void **state)
   ptx_module_free(m);
 }
 
+/* ---- a guarded barrier; bar.arrive by part of a warp -------------------------------- */
+
+/* @%p1 bar.sync 0 with p1 = (t < 8): lanes 8..31 do not execute it and go on to exit;
+ * every lane stores its activemask after the barrier */
+static const char *k_guarded = PRO("guarded")
+    "setp.lt.u32 %p1, %r9, 8;\n"
+    "@%p1 bar.sync 0;\n"
+    "activemask.b32 %r10;\n"
+    "st.global.u32 [%rd3], %r10;\n"
+    "ret;\n}\n";
+
+/* warp 0 consumes: bar.sync 1, 64, then out[t] = s[t] for t < 20; warp 1 produces:
+ * its lanes 20..31 (t >= 52) return, lanes 0..19 store s[t - 32] = t + 500 and
+ * bar.arrive 1, 64 (no wait), then return */
+static const char *k_arrive = PRO("arrive")
+    "setp.lt.u32 %p1, %r9, 32;\n"
+    "@%p1 bra $L_cons;\n"
+    "setp.ge.u32 %p2, %r9, 52;\n"
+    "@%p2 bra $L_end;\n"
+    "sub.u32 %r10, %r9, 32;\n"
+    "shl.b32 %r12, %r10, 2;\n"
+    "add.s32 %r14, %r13, %r12;\n"
+    "add.u32 %r11, %r9, 500;\n"
+    "st.shared.u32 [%r14], %r11;\n"
+    "bar.arrive 1, 64;\n"
+    "bra.uni $L_end;\n"
+    "$L_cons:\n"
+    "bar.sync 1, 64;\n"
+    "setp.ge.u32 %p3, %r9, 20;\n"
+    "@%p3 bra $L_end;\n"
+    "shl.b32 %r12, %r9, 2;\n"
+    "add.s32 %r14, %r13, %r12;\n"
+    "ld.shared.u32 %r18, [%r14];\n"
+    "st.global.u32 [%rd3], %r18;\n"
+    "$L_end:\n"
+    "ret;\n}\n";
+
+static void test_guard_and_arrive(void **state)
+{
+  struct ptx_module *m = parse_ok(k_guarded), *m2 = parse_ok(k_arrive);
+  struct cc_emu *emu = cc_emu_new(m, NULL), *emu2 = cc_emu_new(m2, NULL);
+  struct rec_sink rs;
+  uint64_t d, d2;
+  uint32_t *out = alloc_ok(emu, 32 * 4, "out", &d);
+  uint32_t *out2 = alloc_ok(emu2, 64 * 4, "out", &d2);
+  struct launch l = L4(32, d, 0, 0, 0), l2 = L4(64, d2, 0, 0, 0);
+  (void)state;
+  rec_init(&rs);
+  launch_ok(emu, m, "guarded", &l, &rs.sink, NULL);
+  /* lanes 0..7 are parked; lanes 8..31 store with activemask 0xffffff00 and exit; the
+   * warp's non-exited lanes are then all parked: it arrives (1 of 1 warp), yields, and
+   * lanes 0..7 store with activemask 0x000000ff */
+  for (uint32_t t = 0; t < 32; t++) assert_int_equal(out[t], t < 8 ? 0xffu : 0xffffff00u);
+  assert_int_equal(rs.n, 2);
+  assert_int_equal(rs.recs[0].active, 0xffffff00u);
+  assert_int_equal(rs.recs[1].active, 0x000000ffu);
+  rec_release(&rs);
+  /* warp 0 waits at barrier 1 (1 of 64/32 = 2 arrivals); warp 1's lanes 0..19 park at
+   * bar.arrive, its lanes 20..31 exit, the warp arrives (2 of 2: warp 0 released) and
+   * goes on without waiting; warp 0 then reads warp 1's words: out[t] = t + 32 + 500 for
+   * t < 20, 9 elsewhere */
+  for (uint32_t t = 0; t < 64; t++) out2[t] = 9;
+  launch_ok(emu2, m2, "arrive", &l2, NULL, NULL);
+  for (uint32_t t = 0; t < 64; t++) assert_int_equal(out2[t], t < 20 ? t + 532 : 9);
+  cc_emu_free(emu);
+  cc_emu_free(emu2);
+  ptx_module_free(m);
+  ptx_module_free(m2);
+}
+
 /* ---- a barrier with a thread count ------------------------------------------------- */
 
 /* threads t >= p_n return; the others: bar.sync 1, 64 (line 16), out[t] = t + 1 */
@@ -379,6 +449,36 @@ static void test_barrier_in_divergent_call(void **state)
   ptx_module_free(m);
 }
 
+/* lanes t < 16 reach bar.sync 0 (line 16) and are parked; lanes 16..31 spin at line 19
+ * for ever: the instruction budget stops the run (no hang) */
+static const char *k_spin = PRO("spin")
+    "setp.ge.u32 %p1, %r9, 16;\n"    /* 14 */
+    "@%p1 bra $L_spin;\n"            /* 15 */
+    "bar.sync 0;\n"                  /* 16 */
+    "bra.uni $L_end;\n"              /* 17 */
+    "$L_spin:\n"                     /* 18 */
+    "bra.uni $L_spin;\n"             /* 19 */
+    "$L_end:\n"
+    "ret;\n}\n";
+
+static void test_parked_lanes_budget(void **state)
+{
+  struct ptx_module *m = parse_ok(k_spin);
+  struct cc_emu_opts o = {1000, 0};
+  struct cc_emu *emu = cc_emu_new(m, &o);
+  struct cc_err err;
+  struct launch l = L4(32, 0, 0, 0, 0);
+  (void)state;
+  /* 1000 warp instructions run (8 of the prologue, setp, bra, bar.sync, then the spin);
+   * the 1001st, a bra.uni of the spinning lanes, hits the budget */
+  assert_int_equal(launch_run(emu, m, "spin", &l, NULL, NULL, &err), CC_ERR_LIMIT);
+  assert_true(contains(err.msg, "instruction budget exhausted after 1000 warp instructions in "
+                                "warp 0 of block (0,0,0) at kernel spin, PTX line 19 "
+                                "'bra.uni"));
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -386,9 +486,11 @@ int main(void)
       cmocka_unit_test(test_partial_warp_return),
       cmocka_unit_test(test_bar_red_exited_lanes),
       cmocka_unit_test(test_late_lanes_join),
+      cmocka_unit_test(test_guard_and_arrive),
       cmocka_unit_test(test_counted_barrier),
       cmocka_unit_test(test_deadlock_halves),
       cmocka_unit_test(test_barrier_in_divergent_call),
+      cmocka_unit_test(test_parked_lanes_budget),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
