@@ -95,17 +95,6 @@ static double pct(uint64_t part, uint64_t whole)
   return whole ? 100.0 * (double)part / (double)whole : 100.0;
 }
 
-static const char *kind_word(enum cc_access_kind kind)
-{
-  switch (kind) {
-  case CC_ACCESS_LOAD: return "load";
-  case CC_ACCESS_STORE: return "store";
-  case CC_ACCESS_ATOMIC: return "atomic";
-  case CC_ACCESS_REDUCTION: return "reduction";
-  }
-  return "?";
-}
-
 /* Global transactions of kernel k: the totals hold sectors, not transactions. */
 static uint64_t global_transactions(const struct cc_kernel_stats *k)
 {
@@ -156,7 +145,7 @@ static void about_line(FILE *fp, const struct cc_insn_stats *s)
     where[0] = '\0';
   fprintf(fp, "          %s%s %s, %" PRIu32 " bytes, %" PRIu64 " execution%s, %" PRIu64
               " thread accesses\n",
-          where, kind_word(s->info.kind), cc_space_name(s->info.space), s->info.size_bytes,
+          where, cc_access_kind_name(s->info.kind), cc_space_name(s->info.space), s->info.size_bytes,
           s->executions, s->executions == 1 ? "" : "s", s->thread_accesses);
 }
 

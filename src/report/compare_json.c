@@ -6,73 +6,35 @@
 #include <cjson/cJSON.h>
 
 #include "report/compare.h"
+#include "report/json_impl.h"
 #include "report/report.h"
 #include "util/fileio.h"
 #include "util/mem.h"
 
-/* Counts are written as JSON numbers (doubles): exact up to 2^53. */
-static void num(cJSON *o, const char *key, double v)
-{
-  cJSON_AddItemToObject(o, key, cJSON_CreateNumber(v));
-}
-
-static cJSON *dim3(const uint32_t d[3])
-{
-  double v[3] = { d[0], d[1], d[2] };
-  return cJSON_CreateDoubleArray(v, 3);
-}
-
-/* As the report's "op": atom.* and red.* are both "atomic" (red.* flagged "reduction"). */
-static const char *op_name(enum cc_access_kind kind)
-{
-  switch (kind) {
-  case CC_ACCESS_LOAD: return "load";
-  case CC_ACCESS_STORE: return "store";
-  case CC_ACCESS_ATOMIC:
-  case CC_ACCESS_REDUCTION: return "atomic";
-  }
-  return "?";
-}
-
-static cJSON *source_json(const struct cc_insn_info *info)
-{
-  cJSON *src = cJSON_CreateObject();
-  cJSON_AddItemToObject(src, "file",
-                        info->file ? cJSON_CreateString(info->file) : cJSON_CreateNull());
-  num(src, "line", info->line);
-  num(src, "column", info->column);
-  if (info->inlined_file) {
-    cJSON *at = cJSON_CreateObject();
-    cJSON_AddStringToObject(at, "file", info->inlined_file);
-    num(at, "line", info->inlined_line);
-    cJSON_AddItemToObject(src, "inlined_at", at);
-  }
-  return src;
-}
 
 /* The figures of one instruction under one model (the "models" member). */
 static cJSON *model_json(const struct cc_insn_stats *s, uint32_t w)
 {
   cJSON *o = cJSON_CreateObject();
   double req = (double)s->requests;
-  num(o, "requests", req);
+  cc_report_json_num(o, "requests", req);
   if (s->info.space == CC_SPACE_SHARED) {
-    num(o, "bank_conflict_ways", s->ways_max);
-    num(o, "wavefronts", (double)s->wavefronts);
-    num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
-    num(o, "wavefronts_per_request", req ? (double)s->wavefronts / req : 0.0);
-    num(o, "conflict_requests", (double)s->conflict_requests);
+    cc_report_json_num(o, "bank_conflict_ways", s->ways_max);
+    cc_report_json_num(o, "wavefronts", (double)s->wavefronts);
+    cc_report_json_num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
+    cc_report_json_num(o, "wavefronts_per_request", req ? (double)s->wavefronts / req : 0.0);
+    cc_report_json_num(o, "conflict_requests", (double)s->conflict_requests);
   } else {
-    num(o, "transactions", (double)s->transactions);
-    num(o, "transactions_per_request", req ? (double)s->transactions / req : 0.0);
-    num(o, "bytes_transferred", (double)s->bytes_transferred);
-    num(o, "sectors", (double)s->sectors);
-    num(o, "lines", (double)s->lines);
+    cc_report_json_num(o, "transactions", (double)s->transactions);
+    cc_report_json_num(o, "transactions_per_request", req ? (double)s->transactions / req : 0.0);
+    cc_report_json_num(o, "bytes_transferred", (double)s->bytes_transferred);
+    cc_report_json_num(o, "sectors", (double)s->sectors);
+    cc_report_json_num(o, "lines", (double)s->lines);
   }
-  num(o, "efficiency", cc_analysis_efficiency(s));
-  num(o, "group_lanes", w);
+  cc_report_json_num(o, "efficiency", cc_analysis_efficiency(s));
+  cc_report_json_num(o, "group_lanes", w);
   cJSON_AddStringToObject(o, "verdict", cc_verdict_name(s->verdict));
-  num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
+  cc_report_json_num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
   return o;
 }
 
@@ -81,18 +43,18 @@ static cJSON *insn_json(const struct cc_analysis *const *ans, size_t n, size_t k
   const struct cc_kernel_stats *k0 = &ans[0]->kernels[ki];
   const struct cc_insn_stats *s0 = &k0->insns[k0->by_slot[slot]];
   cJSON *o = cJSON_CreateObject(), *models = cJSON_CreateObject();
-  num(o, "ptx_index", s0->info.id);
-  cJSON_AddItemToObject(o, "source", source_json(&s0->info));
+  cc_report_json_num(o, "ptx_index", s0->info.id);
+  cJSON_AddItemToObject(o, "source", cc_report_json_source(s0));
   cJSON_AddItemToObject(o, "ptx",
                         s0->info.text ? cJSON_CreateString(s0->info.text) : cJSON_CreateNull());
-  cJSON_AddStringToObject(o, "op", op_name(s0->info.kind));
+  cJSON_AddStringToObject(o, "op", cc_report_json_op(s0->info.kind));
   if (s0->info.kind == CC_ACCESS_REDUCTION)
     cJSON_AddTrueToObject(o, "reduction");
   cJSON_AddStringToObject(o, "space", cc_space_name(s0->info.space));
-  num(o, "size_bytes", s0->info.size_bytes);
-  num(o, "executions", (double)s0->executions);
-  num(o, "thread_accesses", (double)s0->thread_accesses);
-  num(o, "bytes_requested", (double)s0->bytes_requested);
+  cc_report_json_num(o, "size_bytes", s0->info.size_bytes);
+  cc_report_json_num(o, "executions", (double)s0->executions);
+  cc_report_json_num(o, "thread_accesses", (double)s0->thread_accesses);
+  cc_report_json_num(o, "bytes_requested", (double)s0->bytes_requested);
   for (size_t m = 0; m < n; m++) {
     const struct cc_kernel_stats *k = &ans[m]->kernels[ki];
     cJSON_AddItemToObject(models, cc_model_name(ans[m]->model),
@@ -110,16 +72,16 @@ static cJSON *totals_json(const struct cc_kernel_stats *k)
   for (size_t i = 0; i < k->n_insns; i++)
     if (k->insns[i].info.space != CC_SPACE_SHARED)
       transactions += k->insns[i].transactions;
-  num(o, "requests", (double)t->requests);
-  num(o, "transactions", (double)transactions);
-  num(o, "bytes_requested", (double)t->bytes_requested);
-  num(o, "bytes_transferred", (double)t->bytes_transferred);
-  num(o, "efficiency", t->bytes_transferred
+  cc_report_json_num(o, "requests", (double)t->requests);
+  cc_report_json_num(o, "transactions", (double)transactions);
+  cc_report_json_num(o, "bytes_requested", (double)t->bytes_requested);
+  cc_report_json_num(o, "bytes_transferred", (double)t->bytes_transferred);
+  cc_report_json_num(o, "efficiency", t->bytes_transferred
                            ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
-  num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
-  num(o, "wavefronts", (double)t->wavefronts);
-  num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
-  num(o, "conflict_requests", (double)t->conflict_requests);
+  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
+  cc_report_json_num(o, "wavefronts", (double)t->wavefronts);
+  cc_report_json_num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
+  cc_report_json_num(o, "conflict_requests", (double)t->conflict_requests);
   return o;
 }
 
@@ -130,9 +92,9 @@ static cJSON *kernel_json(const struct cc_analysis *const *ans, size_t n, size_t
   cJSON *insns = cJSON_CreateArray();
   cJSON_AddStringToObject(o, "name", k->name);
   cJSON_AddStringToObject(o, "mangled_name", k->mangled);
-  cJSON_AddItemToObject(o, "grid", dim3(k->grid));
-  cJSON_AddItemToObject(o, "block", dim3(k->block));
-  num(o, "thread_accesses", (double)k->totals.thread_accesses);
+  cJSON_AddItemToObject(o, "grid", cc_report_json_dim3(k->grid));
+  cJSON_AddItemToObject(o, "block", cc_report_json_dim3(k->block));
+  cc_report_json_num(o, "thread_accesses", (double)k->totals.thread_accesses);
   for (size_t m = 0; m < n; m++)
     cJSON_AddItemToObject(totals, cc_model_name(ans[m]->model),
                           totals_json(&ans[m]->kernels[ki]));
@@ -156,7 +118,7 @@ int cc_report_compare_json_string(const struct cc_analysis *const *ans, size_t n
   arch = cJSON_CreateArray();
   kernels = cJSON_CreateArray();
   cJSON_AddStringToObject(root, "document", CC_REPORT_COMPARE_DOCUMENT);
-  num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
+  cc_report_json_num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
   cJSON_AddStringToObject(root, "tool_version", tool_version ? tool_version : "unknown");
   for (size_t m = 0; m < n; m++)
     cJSON_AddItemToArray(arch, cJSON_CreateString(cc_model_name(ans[m]->model)));

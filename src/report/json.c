@@ -4,12 +4,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "report/json_impl.h"
 #include "report/report.h"
 #include "util/fileio.h"
 #include "util/mem.h"
 
-/* Counts are written as JSON numbers (doubles): exact up to 2^53. */
-static void num(cJSON *o, const char *key, double v)
+
+void cc_report_json_num(cJSON *o, const char *key, double v)
 {
   cJSON_AddItemToObject(o, key, cJSON_CreateNumber(v));
 }
@@ -19,13 +20,13 @@ static void str_or_null(cJSON *o, const char *key, const char *s)
   cJSON_AddItemToObject(o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
 }
 
-static cJSON *dim3(const uint32_t d[3])
+cJSON *cc_report_json_dim3(const uint32_t d[3])
 {
   double v[3] = { d[0], d[1], d[2] };
   return cJSON_CreateDoubleArray(v, 3);
 }
 
-static const char *op_name(enum cc_access_kind kind)
+const char *cc_report_json_op(enum cc_access_kind kind)
 {
   switch (kind) {
   case CC_ACCESS_LOAD: return "load";
@@ -40,14 +41,12 @@ static cJSON *loc_json(const struct cc_source_loc *loc)
 {
   cJSON *o = cJSON_CreateObject();
   str_or_null(o, "file", loc->file);
-  num(o, "line", loc->line);
-  num(o, "column", loc->column);
+  cc_report_json_num(o, "line", loc->line);
+  cc_report_json_num(o, "column", loc->column);
   return o;
 }
 
-/* source: the user's line (analysis.h); inlined_from: the header location it came from;
- * inlined_at: the .loc's own call site, as the PTX says. */
-static cJSON *source_json(const struct cc_insn_stats *s)
+cJSON *cc_report_json_source(const struct cc_insn_stats *s)
 {
   const struct cc_insn_info *info = &s->info;
   cJSON *src = loc_json(&s->source);
@@ -56,7 +55,7 @@ static cJSON *source_json(const struct cc_insn_stats *s)
   if (info->inlined_file) {
     cJSON *at = cJSON_CreateObject();
     cJSON_AddStringToObject(at, "file", info->inlined_file);
-    num(at, "line", info->inlined_line);
+    cc_report_json_num(at, "line", info->inlined_line);
     cJSON_AddItemToObject(src, "inlined_at", at);
   }
   return src;
@@ -66,45 +65,45 @@ static cJSON *insn_json(const struct cc_insn_stats *s)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
   cJSON *hist = cJSON_CreateArray(), *sugg = cJSON_CreateArray();
-  num(o, "ptx_index", s->info.id);
-  cJSON_AddItemToObject(o, "source", source_json(s));
+  cc_report_json_num(o, "ptx_index", s->info.id);
+  cJSON_AddItemToObject(o, "source", cc_report_json_source(s));
   str_or_null(o, "ptx", s->info.text);
-  cJSON_AddStringToObject(o, "op", op_name(s->info.kind));
+  cJSON_AddStringToObject(o, "op", cc_report_json_op(s->info.kind));
   if (s->info.kind == CC_ACCESS_REDUCTION)
     cJSON_AddTrueToObject(o, "reduction");
   cJSON_AddStringToObject(o, "space", cc_space_name(s->info.space));
-  num(o, "size_bytes", s->info.size_bytes);
-  num(o, "executions", (double)s->executions);
-  num(o, "requests", (double)s->requests);
-  num(o, "thread_accesses", (double)s->thread_accesses);
-  num(o, "bytes_requested", (double)s->bytes_requested);
-  num(o, "sectors", (double)s->sectors);
-  num(o, "ideal_sectors", (double)s->ideal_sectors);
-  num(o, "excess_sectors", (double)s->excess_sectors);
-  num(o, "transactions", (double)s->transactions);
-  num(o, "bytes_transferred", (double)s->bytes_transferred);
-  num(o, "lines", (double)s->lines);
-  num(o, "sectors_per_request", s->requests ? (double)s->sectors / (double)s->requests : 0.0);
-  num(o, "efficiency", cc_analysis_efficiency(s));
+  cc_report_json_num(o, "size_bytes", s->info.size_bytes);
+  cc_report_json_num(o, "executions", (double)s->executions);
+  cc_report_json_num(o, "requests", (double)s->requests);
+  cc_report_json_num(o, "thread_accesses", (double)s->thread_accesses);
+  cc_report_json_num(o, "bytes_requested", (double)s->bytes_requested);
+  cc_report_json_num(o, "sectors", (double)s->sectors);
+  cc_report_json_num(o, "ideal_sectors", (double)s->ideal_sectors);
+  cc_report_json_num(o, "excess_sectors", (double)s->excess_sectors);
+  cc_report_json_num(o, "transactions", (double)s->transactions);
+  cc_report_json_num(o, "bytes_transferred", (double)s->bytes_transferred);
+  cc_report_json_num(o, "lines", (double)s->lines);
+  cc_report_json_num(o, "sectors_per_request", s->requests ? (double)s->sectors / (double)s->requests : 0.0);
+  cc_report_json_num(o, "efficiency", cc_analysis_efficiency(s));
   /* CGO 2015 Table 1 "bandwidth": transactions relative to the coalesced case */
-  num(o, "bandwidth_factor",
+  cc_report_json_num(o, "bandwidth_factor",
       s->ideal_sectors ? (double)s->sectors / (double)s->ideal_sectors : 1.0);
   for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
     cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s->sector_hist[b]));
   cJSON_AddItemToObject(o, "sector_histogram", hist);
-  num(stride, "min", (double)s->stride_min);
-  num(stride, "max", (double)s->stride_max);
-  num(stride, "avg", cc_analysis_stride_avg(s));
-  num(stride, "count", (double)s->stride_count);
+  cc_report_json_num(stride, "min", (double)s->stride_min);
+  cc_report_json_num(stride, "max", (double)s->stride_max);
+  cc_report_json_num(stride, "avg", cc_analysis_stride_avg(s));
+  cc_report_json_num(stride, "count", (double)s->stride_count);
   cJSON_AddItemToObject(o, "stride", stride);
-  num(o, "all_stride", (double)s->all_stride);
+  cc_report_json_num(o, "all_stride", (double)s->all_stride);
   cJSON_AddStringToObject(o, "verdict", cc_verdict_name(s->verdict));
   cJSON_AddBoolToObject(o, "all_coalescable", s->all_coalescable);
-  num(o, "line_all_stride", (double)s->line_all_stride);
+  cc_report_json_num(o, "line_all_stride", (double)s->line_all_stride);
   cJSON_AddBoolToObject(o, "line_all_coalescable", s->line_all_coalescable);
-  num(o, "line_instructions", s->line_insns);
-  num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
-  num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
+  cc_report_json_num(o, "line_instructions", s->line_insns);
+  cc_report_json_num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
+  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
   for (size_t j = 0; j < s->n_suggestions; j++) {
     cJSON *g = cJSON_CreateObject();
     cJSON_AddStringToObject(g, "kind", cc_suggestion_kind_name(s->suggestions[j].kind));
@@ -113,10 +112,10 @@ static cJSON *insn_json(const struct cc_insn_stats *s)
   }
   cJSON_AddItemToObject(o, "suggestions", sugg);
   if (s->info.space == CC_SPACE_SHARED || s->wavefronts) {
-    num(o, "bank_conflict_ways", s->ways_max);
-    num(o, "wavefronts", (double)s->wavefronts);
-    num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
-    num(o, "conflict_requests", (double)s->conflict_requests);
+    cc_report_json_num(o, "bank_conflict_ways", s->ways_max);
+    cc_report_json_num(o, "wavefronts", (double)s->wavefronts);
+    cc_report_json_num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
+    cc_report_json_num(o, "conflict_requests", (double)s->conflict_requests);
   }
   return o;
 }
@@ -124,19 +123,19 @@ static cJSON *insn_json(const struct cc_insn_stats *s)
 static cJSON *totals_json(const struct cc_kernel_totals *t)
 {
   cJSON *o = cJSON_CreateObject();
-  num(o, "requests", (double)t->requests);
-  num(o, "sectors", (double)t->sectors);
-  num(o, "ideal_sectors", (double)t->ideal_sectors);
-  num(o, "excess_sectors", (double)t->excess_sectors);
-  num(o, "bytes_requested", (double)t->bytes_requested);
-  num(o, "bytes_transferred", (double)t->bytes_transferred);
-  num(o, "efficiency", t->bytes_transferred
+  cc_report_json_num(o, "requests", (double)t->requests);
+  cc_report_json_num(o, "sectors", (double)t->sectors);
+  cc_report_json_num(o, "ideal_sectors", (double)t->ideal_sectors);
+  cc_report_json_num(o, "excess_sectors", (double)t->excess_sectors);
+  cc_report_json_num(o, "bytes_requested", (double)t->bytes_requested);
+  cc_report_json_num(o, "bytes_transferred", (double)t->bytes_transferred);
+  cc_report_json_num(o, "efficiency", t->bytes_transferred
                            ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
-  num(o, "thread_accesses", (double)t->thread_accesses);
-  num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
-  num(o, "wavefronts", (double)t->wavefronts);
-  num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
-  num(o, "conflict_requests", (double)t->conflict_requests);
+  cc_report_json_num(o, "thread_accesses", (double)t->thread_accesses);
+  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
+  cc_report_json_num(o, "wavefronts", (double)t->wavefronts);
+  cc_report_json_num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
+  cc_report_json_num(o, "conflict_requests", (double)t->conflict_requests);
   return o;
 }
 
@@ -144,29 +143,29 @@ static cJSON *line_json(const struct cc_line_stats *l)
 {
   cJSON *o = cJSON_CreateObject();
   str_or_null(o, "file", l->file);
-  num(o, "line", l->line);
-  num(o, "instructions", l->n_insns);
-  num(o, "executions", (double)l->executions);
-  num(o, "requests", (double)l->requests);
-  num(o, "thread_accesses", (double)l->thread_accesses);
-  num(o, "bytes_requested", (double)l->bytes_requested);
-  num(o, "bytes_transferred", (double)l->bytes_transferred);
-  num(o, "sectors", (double)l->sectors);
-  num(o, "ideal_sectors", (double)l->ideal_sectors);
-  num(o, "excess_sectors", (double)l->excess_sectors);
-  num(o, "wavefronts", (double)l->wavefronts);
-  num(o, "ideal_wavefronts", (double)l->ideal_wavefronts);
-  num(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses);
+  cc_report_json_num(o, "line", l->line);
+  cc_report_json_num(o, "instructions", l->n_insns);
+  cc_report_json_num(o, "executions", (double)l->executions);
+  cc_report_json_num(o, "requests", (double)l->requests);
+  cc_report_json_num(o, "thread_accesses", (double)l->thread_accesses);
+  cc_report_json_num(o, "bytes_requested", (double)l->bytes_requested);
+  cc_report_json_num(o, "bytes_transferred", (double)l->bytes_transferred);
+  cc_report_json_num(o, "sectors", (double)l->sectors);
+  cc_report_json_num(o, "ideal_sectors", (double)l->ideal_sectors);
+  cc_report_json_num(o, "excess_sectors", (double)l->excess_sectors);
+  cc_report_json_num(o, "wavefronts", (double)l->wavefronts);
+  cc_report_json_num(o, "ideal_wavefronts", (double)l->ideal_wavefronts);
+  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses);
   return o;
 }
 
 static cJSON *run_json(const struct cc_kernel_run_stats *r)
 {
   cJSON *o = cJSON_CreateObject();
-  num(o, "warp_insns", (double)r->warp_insns);
-  num(o, "thread_insns", (double)r->thread_insns);
-  num(o, "warp_accesses", (double)r->warp_accesses);
-  num(o, "seconds", r->seconds);
+  cc_report_json_num(o, "warp_insns", (double)r->warp_insns);
+  cc_report_json_num(o, "thread_insns", (double)r->thread_insns);
+  cc_report_json_num(o, "warp_accesses", (double)r->warp_accesses);
+  cc_report_json_num(o, "seconds", r->seconds);
   return o;
 }
 
@@ -175,8 +174,8 @@ static cJSON *kernel_json(const struct cc_kernel_stats *k)
   cJSON *o = cJSON_CreateObject(), *insns = cJSON_CreateArray(), *lines = cJSON_CreateArray();
   cJSON_AddStringToObject(o, "name", k->name);
   cJSON_AddStringToObject(o, "mangled_name", k->mangled);
-  cJSON_AddItemToObject(o, "grid", dim3(k->grid));
-  cJSON_AddItemToObject(o, "block", dim3(k->block));
+  cJSON_AddItemToObject(o, "grid", cc_report_json_dim3(k->grid));
+  cJSON_AddItemToObject(o, "block", cc_report_json_dim3(k->block));
   if (k->run.present)
     cJSON_AddItemToObject(o, "emulator", run_json(&k->run));
   cJSON_AddItemToObject(o, "totals", totals_json(&k->totals));
@@ -193,7 +192,7 @@ char *cc_report_json_string(const struct cc_analysis *an, const char *tool_versi
 {
   cJSON *root = cJSON_CreateObject(), *kernels = cJSON_CreateArray();
   char *text, *out;
-  num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
+  cc_report_json_num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
   cJSON_AddStringToObject(root, "tool_version", tool_version ? tool_version : "unknown");
   cJSON_AddStringToObject(root, "arch", cc_model_name(an->model));
   for (size_t i = 0; i < an->n_kernels; i++)
