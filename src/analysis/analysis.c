@@ -101,39 +101,107 @@ static void sort_small(uint64_t *v, uint32_t n)
   }
 }
 
+/* sort_small, with one pass for the common orders: lane order already increasing
+ * (unit-stride and strided accesses) or decreasing (negative strides). Sorting numbers
+ * has one result, so both give the same v. */
+static void sort_small_fast(uint64_t *v, uint32_t n)
+{
+  uint32_t up = 1, down = 1;
+  for (uint32_t i = 1; i < n; i++) {
+    up += v[i - 1] <= v[i];
+    down += v[i - 1] >= v[i];
+  }
+  if (up >= n)
+    return;
+  if (down == n) {
+    for (uint32_t i = 0, j = n - 1; i < j; i++, j--) {
+      uint64_t t = v[i];
+      v[i] = v[j];
+      v[j] = t;
+    }
+    return;
+  }
+  sort_small(v, n);
+}
+
+/* Adds the strides of one group (n >= 2 sorted addresses, lo the smallest, hi the
+ * largest, gmin / gmax its smallest / largest neighbour difference) to s; returns 1 if
+ * the group is uncoalesced (gmax > size). */
+static int add_group(struct cc_insn_stats *s, uint32_t n, uint64_t lo, uint64_t hi,
+                     uint64_t gmin, uint64_t gmax, uint32_t size)
+{
+  if (gmin < s->stride_min)
+    s->stride_min = gmin;
+  if (gmax > s->stride_max)
+    s->stride_max = gmax;
+  s->stride_sum += (double)(hi - lo);
+  s->stride_count += n - 1;
+  if (gmax > size) {
+    s->uncoalesced_thread_accesses += n;
+    return 1;
+  }
+  return 0;
+}
+
 /* Algorithm 1, lines 10-26, for one record: lanes in linear thread order (lane i of warp w
  * is linear thread 32w + i), cut into groups of W lanes; each group's active addresses
- * sorted; neighbour differences feed min / max / sum. Unlike the paper's V, which packs
- * only the threads that executed, a group is a fixed range of lanes (the hardware's
- * view: inactive lanes do not shift their neighbours into another group); the paper's
- * line 20 also reads one element past the group, which we do not. Returns 1 if some group
- * was uncoalesced (its max stride > size). */
-static int algorithm1(struct cc_insn_stats *s, const struct cc_warp_access *a, uint32_t w)
+ * sorted; neighbour differences feed min / max / count, and the sum of a group's
+ * differences (= its largest minus its smallest address, exact in 64 bits) is added to
+ * stride_sum once per group. Unlike the paper's V, which packs only the threads that
+ * executed, a group is a fixed range of lanes (the hardware's view: inactive lanes do
+ * not shift their neighbours into another group); the paper's line 20 also reads one
+ * element past the group, which we do not. Returns 1 if some group was uncoalesced (its
+ * max stride > size). fast: sort_small_fast instead of the reference sort_small. */
+static int algorithm1(struct cc_insn_stats *s, const struct cc_warp_access *a, uint32_t w,
+                      int fast)
 {
   int uncoalesced = 0;
   for (uint32_t g = 0; g < CC_WARP_SIZE; g += w) {
     uint64_t v[CC_WARP_SIZE];
     uint32_t n = 0;
-    uint64_t gmax = 0;
-    for (uint32_t lane = g; lane < g + w && lane < CC_WARP_SIZE; lane++)
-      if (a->active & (1u << lane))
-        v[n++] = a->addr[lane];
-    sort_small(v, n);
+    uint64_t gmax = 0, gmin = UINT64_MAX;
+    uint32_t gmask = a->active & (w >= CC_WARP_SIZE ? 0xffffffffu : ((1u << w) - 1u) << g);
+    if (fast) {
+      /* one pass while the lanes come in address order (their own sorted order); the
+       * first lane below its predecessor sends the group to the sort below */
+      uint64_t lo = 0, prev = 0;
+      int sorted = 1;
+      for (uint32_t m = gmask; m; m &= m - 1, n++) {
+        uint64_t x = a->addr[__builtin_ctz(m)];
+        if (n == 0) {
+          lo = x;
+        } else if (x < prev) {
+          sorted = 0;
+          break;
+        } else {
+          gmin = x - prev < gmin ? x - prev : gmin;
+          gmax = x - prev > gmax ? x - prev : gmax;
+        }
+        prev = x;
+      }
+      if (sorted) {
+        if (n >= 2)
+          uncoalesced |= add_group(s, n, lo, prev, gmin, gmax, a->size_bytes);
+        continue;
+      }
+      n = 0;
+      gmax = 0;
+      gmin = UINT64_MAX;
+    }
+    for (uint32_t m = gmask; m; m &= m - 1)
+      v[n++] = a->addr[__builtin_ctz(m)];
+    if (n < 2)
+      continue;
+    if (fast)
+      sort_small_fast(v, n);
+    else
+      sort_small(v, n);
     for (uint32_t j = 0; j + 1 < n; j++) {
       uint64_t stride = v[j + 1] - v[j];
-      if (stride < s->stride_min)
-        s->stride_min = stride;
-      if (stride > s->stride_max)
-        s->stride_max = stride;
-      if (stride > gmax)
-        gmax = stride;
-      s->stride_sum += (double)stride;
-      s->stride_count++;
+      gmin = stride < gmin ? stride : gmin;
+      gmax = stride > gmax ? stride : gmax;
     }
-    if (gmax > a->size_bytes) {
-      s->uncoalesced_thread_accesses += n;
-      uncoalesced = 1;
-    }
+    uncoalesced |= add_group(s, n, v[0], v[n - 1], gmin, gmax, a->size_bytes);
   }
   return uncoalesced;
 }
@@ -163,7 +231,7 @@ static void add_shared(struct cc_insn_stats *s, const struct cc_shared_cost *c)
 
 /* The lane stride of one record (see analysis.h): the stride per lane index between
  * neighbouring active lanes, if one positive value; NONE with fewer than two active
- * lanes; MIXED otherwise. */
+ * lanes; MIXED otherwise. Reference form: a division per pair of lanes. */
 static uint64_t record_lane_stride(const struct cc_warp_access *a)
 {
   uint64_t stride = CC_LANE_STRIDE_NONE;
@@ -184,6 +252,37 @@ static uint64_t record_lane_stride(const struct cc_warp_access *a)
   return stride;
 }
 
+/* record_lane_stride with one division: the first pair of active lanes gives the
+ * candidate stride s = d / dl; every later pair must be increasing with difference
+ * exactly s x dl (the product checked for overflow, so that it is the true product, as
+ * the reference's d % dl == 0 and d / dl == s say). */
+static uint64_t record_lane_stride_fast(const struct cc_warp_access *a)
+{
+  uint32_t m = a->active;
+  uint64_t stride;
+  unsigned prev, lane;
+  if (!m || !(m & (m - 1)))
+    return CC_LANE_STRIDE_NONE;
+  prev = (unsigned)__builtin_ctz(m);
+  m &= m - 1;
+  lane = (unsigned)__builtin_ctz(m);
+  {
+    uint64_t d = a->addr[lane] - a->addr[prev], dl = lane - prev;
+    if (a->addr[lane] <= a->addr[prev] || (dl > 1 && d % dl != 0))
+      return CC_LANE_STRIDE_MIXED;
+    stride = dl > 1 ? d / dl : d;
+  }
+  for (prev = lane, m &= m - 1; m; prev = lane, m &= m - 1) {
+    uint64_t want;
+    lane = (unsigned)__builtin_ctz(m);
+    if (a->addr[lane] <= a->addr[prev] ||
+        __builtin_mul_overflow(stride, (uint64_t)(lane - prev), &want) ||
+        a->addr[lane] - a->addr[prev] != want)
+      return CC_LANE_STRIDE_MIXED;
+  }
+  return stride;
+}
+
 uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b)
 {
   if (a == CC_LANE_STRIDE_NONE)
@@ -193,12 +292,60 @@ uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b)
   return CC_LANE_STRIDE_MIXED;
 }
 
+/* The per-record work of the sink, see analysis_impl.h; fast 0: the reference path. */
+static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
+                       const struct cc_warp_access *a, int fast)
+{
+  uint32_t lanes = cc_access_lanes(a);
+  s->executions++;
+  s->thread_accesses += lanes;
+  s->bytes_requested += (uint64_t)lanes * a->size_bytes;
+  if (algorithm1(s, a, w, fast))
+    s->uncoalesced_requests++;
+  s->lanes_seen |= a->active;
+  if (s->lane_stride != CC_LANE_STRIDE_MIXED)
+    s->lane_stride = cc_analysis_lane_stride_combine(
+        s->lane_stride, fast ? record_lane_stride_fast(a) : record_lane_stride(a));
+  if (fast) {
+    cc_analysis_fp_add_lanes(s->footprint, a->addr, a->active);
+  } else {
+    for (int lane = 0; lane < CC_WARP_SIZE; lane++)
+      if (a->active & (1u << lane))
+        cc_analysis_fp_add(s->footprint, a->addr[lane]);
+  }
+  if (a->space == CC_SPACE_SHARED) {
+    struct cc_shared_cost c;
+    cc_model_shared(m, a, &c);
+    add_shared(s, &c);
+  } else {
+    struct cc_global_cost c;
+    cc_model_global(m, a, &c);
+    add_global(s, &c);
+  }
+}
+
+void cc_analysis_accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
+                            const struct cc_warp_access *a)
+{
+  accumulate(s, m, w, a, 1);
+}
+
+void cc_analysis_accumulate_ref(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
+                                const struct cc_warp_access *a)
+{
+  accumulate(s, m, w, a, 0);
+}
+
+void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *info,
+                           uint32_t slot)
+{
+  init_insn(s, info, slot);
+}
+
 static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
   struct cc_kernel_stats *k;
-  struct cc_insn_stats *s;
-  uint32_t lanes = cc_access_lanes(a);
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access record outside a kernel (no begin_kernel): report this bug");
@@ -212,27 +359,7 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
     return cc_err_set(err, CC_ERR_INPUT,
                       "access record of kernel %s, instruction slot %u, has size 0: "
                       "regenerate the trace", k->name, a->insn_slot);
-  s = &k->insns[k->by_slot[a->insn_slot]];
-  s->executions++;
-  s->thread_accesses += lanes;
-  s->bytes_requested += (uint64_t)lanes * a->size_bytes;
-  if (algorithm1(s, a, an->group_lanes))
-    s->uncoalesced_requests++;
-  s->lanes_seen |= a->active;
-  if (s->lane_stride != CC_LANE_STRIDE_MIXED)
-    s->lane_stride = cc_analysis_lane_stride_combine(s->lane_stride, record_lane_stride(a));
-  for (int lane = 0; lane < CC_WARP_SIZE; lane++)
-    if (a->active & (1u << lane))
-      cc_analysis_fp_add(s->footprint, a->addr[lane]);
-  if (a->space == CC_SPACE_SHARED) {
-    struct cc_shared_cost c;
-    cc_model_shared(an->model, a, &c);
-    add_shared(s, &c);
-  } else {
-    struct cc_global_cost c;
-    cc_model_global(an->model, a, &c);
-    add_global(s, &c);
-  }
+  cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
   return CC_OK;
 }
 

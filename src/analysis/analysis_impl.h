@@ -12,6 +12,22 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k);
 /* Combines two lane strides (analysis.h): NONE is neutral, equal ones stay, others MIXED. */
 uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b);
 
+/* Adds one warp record a to the figures of its instruction s (counts, Algorithm 1 with
+ * groups of w lanes, lane stride, footprint, model m's costs): what the sink does per
+ * record once the record is checked (slot in range, size > 0). The fast form sorts
+ * without a library call, skips sorting lanes already in order, finds the lane stride
+ * with one division and sets runs of footprint bits a word at a time. */
+void cc_analysis_accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
+                            const struct cc_warp_access *a);
+/* The reference (general) form of cc_analysis_accumulate: the same figures, computed
+ * lane by lane; for the tests that compare the two (tests/analysis/test_analysis_fast.c). */
+void cc_analysis_accumulate_ref(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
+                                const struct cc_warp_access *a);
+/* Initialises s for instruction info at slot (strings copied, empty footprint); free its
+ * strings and footprint as cc_analysis_kernel_release does. For the tests. */
+void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *info,
+                           uint32_t slot);
+
 /* Frees what k owns (not k itself). */
 void cc_analysis_kernel_release(struct cc_kernel_stats *k);
 

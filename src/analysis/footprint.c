@@ -22,6 +22,11 @@ struct cc_footprint {
   size_t *table;   /* chunk index or EMPTY; size table_cap, a power of two */
   size_t table_cap;
   size_t last;     /* chunk of the previous add: loops touch the same chunk again */
+  /* the chunk each lane of a warp access used last (cc_analysis_fp_add_lanes): a
+   * scattered access (a column of a matrix) touches 32 chunks, and the next warp the
+   * same ones again, lane for lane; a hit costs no hash and no probe of the table */
+  uint64_t lane_key[32];
+  size_t lane_index[32]; /* EMPTY: none */
   uint64_t count;  /* distinct addresses */
   uint64_t origin; /* first address added */
   uint64_t gran;   /* g: gcd of the differences to origin; 0 while there are none */
@@ -48,10 +53,18 @@ static uint64_t gcd(uint64_t a, uint64_t b)
   return a;
 }
 
+/* Forgets the cached chunk indices (the chunks are being rebuilt). */
+static void forget_cached(struct cc_footprint *fp)
+{
+  for (unsigned i = 0; i < 32; i++)
+    fp->lane_index[i] = EMPTY;
+  fp->last = EMPTY;
+}
+
 struct cc_footprint *cc_analysis_fp_new(void)
 {
   struct cc_footprint *fp = cc_xcalloc(1, sizeof *fp);
-  fp->last = EMPTY;
+  forget_cached(fp);
   return fp;
 }
 
@@ -110,6 +123,30 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key)
   return fp->last = fp->n - 1;
 }
 
+/* Sets the bit of biased unit key ukey for lane `lane` (0..31: its cached chunk is tried
+ * first; 32: no lane cache). */
+static inline void set_unit_lane(struct cc_footprint *fp, uint64_t ukey, unsigned lane)
+{
+  uint64_t key = ukey >> CHUNK_SHIFT;
+  size_t c;
+  if (lane < 32 && fp->lane_index[lane] != EMPTY && fp->lane_key[lane] == key) {
+    c = fp->lane_index[lane];
+  } else {
+    c = find_chunk(fp, key);
+    if (lane < 32) {
+      fp->lane_key[lane] = key;
+      fp->lane_index[lane] = c;
+    }
+  }
+  uint32_t bit = (uint32_t)(ukey & ((1u << CHUNK_SHIFT) - 1));
+  uint64_t mask = 1ull << (bit % 64);
+  uint64_t *w = &fp->chunks[c].bits[bit / 64];
+  if (!(*w & mask)) {
+    *w |= mask;
+    fp->count++;
+  }
+}
+
 /* Sets the bit of biased unit key ukey. */
 static void set_unit(struct cc_footprint *fp, uint64_t ukey)
 {
@@ -137,7 +174,7 @@ static void refine(struct cc_footprint *fp, uint64_t factor)
   fp->chunks = NULL;
   fp->n = fp->cap = 0;
   fp->count = 0;
-  fp->last = EMPTY;
+  forget_cached(fp);
   free(fp->table);
   fp->table = NULL;
   fp->table_cap = 0;
@@ -160,7 +197,9 @@ static void set_granularity(struct cc_footprint *fp, uint64_t g)
   fp->shift = (unsigned)__builtin_ctzll(g);
 }
 
-void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
+/* cc_analysis_fp_add of lane `lane`'s address (32: not a lane), inlined into the batch
+ * form below. */
+static inline void add_one(struct cc_footprint *fp, uint64_t addr, unsigned lane)
 {
   uint64_t dist, units, g;
   if (fp->n == 0) {
@@ -179,7 +218,78 @@ void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
       set_granularity(fp, g);
     units = dist / g;
   }
-  set_unit(fp, addr >= fp->origin ? BIAS + units : BIAS - units);
+  set_unit_lane(fp, addr >= fp->origin ? BIAS + units : BIAS - units, lane);
+}
+
+void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
+{
+  add_one(fp, addr, 32);
+}
+
+/* The affine case of cc_analysis_fp_add_lanes: the granularity g is a power of two and
+ * the active lanes l (first..last) hold addr[first] + (l - first) x step, step > 0 a
+ * multiple of g, without passing the top of memory, and addr[first] lies on the grid
+ * (origin + j x g). Then lane l's unit key is the first one's plus (l - first) x k,
+ * k = step / g: no per-lane distance, sign or gcd. With k = 1 (a unit-stride warp
+ * access) the lane mask itself, shifted, is the bit pattern to OR in: at most two 64-bit
+ * words, at most two chunks. Returns 0, having changed nothing, for other lanes. Exact:
+ * add_one computes the key BIAS + (addr - origin) / g (as a signed number), the same. */
+static int add_affine(struct cc_footprint *fp, const uint64_t *addr, uint32_t mask)
+{
+  unsigned first = (unsigned)__builtin_ctz(mask), last = 31u - (unsigned)__builtin_clz(mask);
+  unsigned second = (unsigned)__builtin_ctz(mask & (mask - 1));
+  uint64_t a0 = addr[first], g = fp->gran, p, step, span, k;
+  if (!g || fp->mask != g - 1 || ((a0 - fp->origin) & fp->mask) != 0)
+    return 0;
+  step = addr[second] - a0;
+  if (addr[second] <= a0)
+    return 0;
+  if (second - first > 1) {
+    if (step % (second - first) != 0)
+      return 0;
+    step /= second - first;
+  }
+  if ((step & fp->mask) != 0)
+    return 0;
+  if (__builtin_mul_overflow((uint64_t)(last - first), step, &span) || span > UINT64_MAX - a0)
+    return 0; /* the lanes would pass the top of memory */
+  for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    if (addr[l] != a0 + (uint64_t)(l - first) * step)
+      return 0;
+  }
+  p = a0 >= fp->origin ? BIAS + ((a0 - fp->origin) >> fp->shift)
+                       : BIAS - ((fp->origin - a0) >> fp->shift);
+  k = step >> fp->shift;
+  if (k != 1) {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      set_unit_lane(fp, p + (uint64_t)(l - first) * k, l);
+    }
+    return 1;
+  }
+  for (uint64_t pat = (uint64_t)(mask >> first); pat;) {
+    size_t c = find_chunk(fp, p >> CHUNK_SHIFT);
+    unsigned off = (unsigned)(p & ((1u << CHUNK_SHIFT) - 1)), b = off % 64u, took = 64u - b;
+    uint64_t part = pat << b, *w = &fp->chunks[c].bits[off / 64u];
+    fp->count += (uint64_t)__builtin_popcountll(part & ~*w);
+    *w |= part;
+    pat = took >= 64u ? 0 : pat >> took;
+    p += took;
+  }
+  return 1;
+}
+
+void cc_analysis_fp_add_lanes(struct cc_footprint *fp, const uint64_t *addr, uint32_t mask)
+{
+  if (!mask)
+    return;
+  if (fp->n && (mask & (mask - 1)) && add_affine(fp, addr, mask))
+    return;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    unsigned lane = (unsigned)__builtin_ctz(m);
+    add_one(fp, addr[lane], lane);
+  }
 }
 
 void cc_analysis_fp_union(struct cc_footprint *into, const struct cc_footprint *from)
@@ -217,7 +327,7 @@ static int cmp_keyed(const void *pa, const void *pb)
 }
 
 /* Moves c to its next address (the first one after cursor_start). */
-static void cursor_next(struct cursor *c)
+static inline void cursor_next(struct cursor *c)
 {
   for (;;) {
     if (c->bits) {
@@ -299,7 +409,49 @@ static uint64_t window_gap(const uint64_t *win, uint64_t wstart, uint64_t *prev,
  * bitmap (unit = offset of its origin + its own unit x its g / G: no division), then the
  * window is scanned. Windows without addresses are skipped; memory: one 8 KiB window and
  * the sorted chunk orders. */
+/* Drops the units of member cursor c (ratio 1 to the union's granularity: its units map
+ * to consecutive window bits) into the window win starting at window unit wstart, a
+ * 64-bit word at a time: the rest of the cursor's current word, shifted to its window
+ * position pos = off + unit - wstart, is ORed into one or two window words. Bits past the
+ * window's end stay in the cursor for the next window. The same bits as the bit-by-bit
+ * loop of union_gap sets. */
+static void drop_words(struct cursor *c, uint64_t off, uint64_t wstart, uint64_t *win)
+{
+  while (!c->done) {
+    uint64_t pos = off + (uint64_t)c->unit - wstart, limit, bits;
+    unsigned at = (unsigned)((uint64_t)c->unit & 63u); /* bit of the unit in its word */
+    if (pos >> WINDOW_SHIFT)
+      return;
+    bits = (c->bits | (1ull << at)) >> at; /* the unit and the rest of its word, from bit 0 */
+    limit = (1u << WINDOW_SHIFT) - pos;    /* window bits left from pos */
+    if (limit < 64u - at) {                /* the word runs past the window's end */
+      uint64_t keep = bits & ~((1ull << limit) - 1);
+      bits &= (1ull << limit) - 1;
+      c->bits = keep << at;                /* back in word coordinates; next: lowest */
+    } else {
+      c->bits = 0;                         /* the whole rest of the word fits */
+    }
+    win[pos / 64] |= bits << (pos % 64);
+    if (pos % 64 && pos / 64 + 1 < WINDOW_WORDS)
+      win[pos / 64 + 1] |= bits >> (64 - pos % 64);
+    cursor_next(c); /* the lowest bit kept, or the next word */
+  }
+}
+
+/* cc_analysis_fp_max_gap_union; words: members with ratio 1 go through drop_words. */
+static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int words);
+
 uint64_t cc_analysis_fp_max_gap_union(const struct cc_footprint *const *fps, size_t n)
+{
+  return union_gap(fps, n, 1);
+}
+
+uint64_t cc_analysis_fp_max_gap_union_ref(const struct cc_footprint *const *fps, size_t n)
+{
+  return union_gap(fps, n, 0);
+}
+
+static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int words)
 {
   struct cursor *cur;
   uint64_t *win, *off, *ratio, G = 0, lo = 0, o0 = 0, gap = 0, prev = 0;
@@ -340,13 +492,18 @@ uint64_t cc_analysis_fp_max_gap_union(const struct cc_footprint *const *fps, siz
       break;
     wstart &= ~(uint64_t)((1u << WINDOW_SHIFT) - 1);
     memset(win, 0, WINDOW_WORDS * sizeof *win);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+      if (words && ratio[i] == 1) {
+        drop_words(&cur[i], off[i], wstart, win);
+        continue;
+      }
       for (; !cur[i].done; cursor_next(&cur[i])) {
         uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i] - wstart;
         if (u >> WINDOW_SHIFT)
           break;
         win[u / 64] |= 1ull << (u % 64);
       }
+    }
     {
       uint64_t g = window_gap(win, wstart, &prev, &have);
       gap = g > gap ? g : gap;

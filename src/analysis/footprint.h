@@ -16,7 +16,9 @@
  * of g bytes, and never more than 2 x 88 bytes per distinct address. A float array
  * read with a stride of 16 bytes (a loop unrolled 4 times) spanning 256 MiB costs 16 Mi
  * units -> at most ~5.5 MiB (it cost 1 bit per byte, ~36-72 MiB, at byte granularity).
- * Repeated addresses (a loop, the next CTA of a repeating pattern) cost nothing more. */
+ * Repeated addresses (a loop, the next CTA of a repeating pattern) cost nothing more.
+ * Fixed part: the struct itself, about 0.7 KiB (a chunk index cached per lane, so that a
+ * column access, 32 chunks per warp, finds its chunks again without hashing). */
 #ifndef CC_ANALYSIS_FOOTPRINT_H
 #define CC_ANALYSIS_FOOTPRINT_H
 
@@ -32,6 +34,12 @@ cc_give struct cc_footprint *cc_analysis_fp_new(void);
 void cc_analysis_fp_free(cc_take struct cc_footprint *fp);
 /* Adds one address (idempotent). */
 void cc_analysis_fp_add(cc_keep struct cc_footprint *fp, uint64_t addr);
+/* Adds addr[l] for every lane l whose bit is set in mask (addr has 32 entries; the
+ * others are not read); the same set as cc_analysis_fp_add of each in lane order, but a
+ * run of lanes on consecutive units of the granularity (a unit-stride warp access) sets
+ * its bits a word at a time, and the chunk of the previous lane is reused. */
+void cc_analysis_fp_add_lanes(cc_keep struct cc_footprint *fp, const uint64_t *addr,
+                              uint32_t mask);
 /* Adds every address of from to into. */
 void cc_analysis_fp_union(cc_keep struct cc_footprint *into, cc_keep const struct cc_footprint *from);
 /* Largest difference between neighbouring distinct addresses in increasing order, in
@@ -41,6 +49,11 @@ uint64_t cc_analysis_fp_max_gap(cc_keep const struct cc_footprint *fp);
  * once), without building the union: a merge of the sorted sets. n = 0: 0. Used for the
  * footprint of a source-level reference whose instructions are unrolled copies. */
 uint64_t cc_analysis_fp_max_gap_union(cc_keep const struct cc_footprint *const *fps, size_t n);
+/* The same, dropping every address into the sweep's window one bit at a time (the
+ * general path); cc_analysis_fp_max_gap_union moves members of the union's granularity
+ * a 64-bit word at a time. For the tests that compare the two. */
+uint64_t cc_analysis_fp_max_gap_union_ref(cc_keep const struct cc_footprint *const *fps,
+                                          size_t n);
 /* Smallest address; returns 0 (and leaves *min) when the footprint is empty, else 1. */
 int cc_analysis_fp_min(cc_keep const struct cc_footprint *fp, uint64_t *min);
 /* Largest address; as cc_analysis_fp_min. */

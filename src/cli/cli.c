@@ -2,6 +2,7 @@
  * [ARGS], with `run` the default when argv[1] is not a command. See cli.h. */
 #include "cli/cli.h"
 #include "cli/cli_impl.h"
+#include "cli/gpu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@ const struct cc_cli_command cc_cli_commands[] = {
   {"run", cc_cli_cmd_run, "record one launch in the emulator, report it (default)"},
   {"record", cc_cli_cmd_record, "run one launch, save its accesses as a .cctrace"},
   {"report", cc_cli_cmd_report, "report a .cctrace under one or several --arch"},
+  {"import", cc_cli_cmd_import, "report a GPU backend JSON (libcoalcheck_gpu.so)"},
   {"help", cc_cli_cmd_help, "show this help"},
 };
 const size_t cc_cli_ncommands = sizeof cc_cli_commands / sizeof cc_cli_commands[0];
@@ -31,6 +33,8 @@ int cc_cli_main(int argc, char **argv)
   if (argc <= 1) {
     rc = cc_err_set(&err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx with "
                     "--grid, --block and --arg");
+  } else if (!cmd && cc_cli_app_wanted(argc, argv)) {
+    return cc_cli_app_main(argc, argv); /* an executable INPUT: the GPU backend (app.c) */
   } else if (cmd) {
     rc = cmd->fn(argc - 1, argv + 1, &err);
   } else {

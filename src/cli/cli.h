@@ -45,6 +45,7 @@ struct cc_run_opts {
   int l1_cache;                  /* --l1-cache: CC_MODEL_L1_ON / _OFF; 0 = the default */
   uint32_t smem_bank_width;      /* --smem-bank-width: 4 or 8 bytes; 0 = the default */
   int record_only;               /* set by `record`: write the trace, no analysis, no report */
+  int gpu_backend;               /* --backend gpu: run on the GPU (cli/gpu.h), not emulate */
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
 };
 

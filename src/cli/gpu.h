@@ -34,9 +34,11 @@
  * 0 when no stride exceeds the size, all lanes when every stride does and every request
  * was a full warp, else 0 (unknown). Shared requests with a conflict likewise: 0 when
  * ways is 1, all when wavefronts = ways x ideal wavefronts, else 0 (unknown). Not
- * measured by the GPU: footprints (allStr: the report shows "whole footprint 0 bytes"). Errors: CC_ERR_INPUT
- * "ORIGIN: ..." when the text is not JSON or not a GPU report (a missing or mistyped
- * field is named with its kernel and instruction), or the analysis refuses the figures. */
+ * measured by the GPU: footprints (allStr: the report shows "whole footprint 0 bytes").
+ * An "inlined_at" {file, line} becomes the instruction's inlined_file/inlined_line.
+ * Errors: CC_ERR_INPUT "ORIGIN: ..." when the text is not JSON or not a GPU report (a
+ * missing or mistyped field is named with its kernel and instruction), or the analysis
+ * refuses the figures. */
 int cc_cli_gpu_import(const char *text, const char *origin, cc_keep const struct cc_model *m,
                       cc_give struct cc_analysis **out, struct cc_err *err);
 

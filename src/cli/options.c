@@ -275,6 +275,17 @@ static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
   return rc;
 }
 
+/* --backend emu|gpu (docs/usage.md, "GPU backend") */
+static int set_backend(struct cc_run_opts *o, const char *v, const struct source *s,
+                       struct cc_err *err)
+{
+  if (strcmp(v, "emu") != 0 && strcmp(v, "gpu") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --backend: expected emu or gpu",
+                      v);
+  o->gpu_backend = strcmp(v, "gpu") == 0;
+  return CC_OK;
+}
+
 static int set_quiet(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
@@ -337,6 +348,9 @@ static const struct option options[] = {
    FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
    FOR_REPORT},
+  {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"
+   "the GPU under libcoalcheck_gpu.so (exit 10 when\n"
+   "there is none)", set_backend, CMD_BIT(CC_CLI_CMD_RUN)},
   {"quiet", 'q', NULL, "no progress messages", set_quiet, FOR_ALL},
   {"help", 'h', NULL, "show this help", set_help, FOR_ALL},
   {"version", 0, NULL, "show the version", set_version, FOR_ALL},

@@ -2,6 +2,7 @@
  * it. Parsing (cc_cli_cmd_run) is separate from the work (cc_cli_run). See cli.h. */
 #include "cli/cli.h"
 #include "cli/cli_impl.h"
+#include "cli/gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,8 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   const struct ptx_function *k;
   int rc;
   memset(&r, 0, sizeof r);
+  if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
+    return cc_cli_run_gpu(o, out, err);
   if ((rc = check_opts(o, err)) != CC_OK)
     return rc;
   /* models and --json first: a bad --arch or an unwritable path fails before a long run,

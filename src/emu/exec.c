@@ -478,11 +478,20 @@ static int deliver_slot(struct run *r, struct warp *w, uint32_t slot, uint32_t s
   static const enum cc_space map[] = {CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL};
   uint32_t sub[MS_LOCAL + 1] = {0}, seen = 0;
   uint64_t dyn;
+  uint8_t ms0, diff = 0;
   if (slot == UINT32_MAX || mask == 0) return CC_OK;
   dyn = w->dyn[slot]++;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    unsigned l = (unsigned)__builtin_ctz(m);
-    if (mss[l] <= MS_LOCAL) sub[mss[l]] |= UINT32_C(1) << l;
+  /* the common case: every lane in one space (a .global or .shared instruction), found
+   * without the per-lane updates of sub[] through memory */
+  ms0 = mss[__builtin_ctz(mask)];
+  for (uint32_t m = mask; m; m &= m - 1) diff |= (uint8_t)(mss[__builtin_ctz(m)] ^ ms0);
+  if (!diff) {
+    if (ms0 <= MS_LOCAL) sub[ms0] = mask;
+  } else {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      if (mss[l] <= MS_LOCAL) sub[mss[l]] |= UINT32_C(1) << l;
+    }
   }
   for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) seen += sub[ms] != 0;
   r->st->warp_accesses += seen;

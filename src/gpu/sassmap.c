@@ -5,6 +5,8 @@
  *     //## File "/src/k.cu", line 4
  *     //## File "/src/k.cu", line 4 inlined at "/src/k.cu", line 9
  *     /<star>0070<star>/  @P0 LDG.E R5, desc[UR4][R2.64] ;
+ * With -gi an "inlined at" line is followed by a plain line for its call site; the pair
+ * gives the instruction the inlined location and the call site (see the parse loop).
  * Everything else (directives, labels, blank lines, other comments) is skipped. */
 #include <errno.h>
 #include <stdlib.h>
@@ -173,6 +175,7 @@ int cc_gpu_sassmap_parse(struct cc_gpu_sassmap *map, const char *text, const cha
   const char *file = NULL, *inl_file = NULL;
   uint32_t line = 0, inl_line = 0;
   size_t lineno = 0;
+  int fresh = 0; /* a //## line was read and no instruction line since */
   for (const char *p = text; *p != '\0';) {
     const char *end = strchr(p, '\n');
     if (end == NULL)
@@ -185,10 +188,20 @@ int cc_gpu_sassmap_parse(struct cc_gpu_sassmap *map, const char *text, const cha
       file = inl_file = NULL;
       line = inl_line = 0;
     } else if (starts(s, end, "//##")) {
+      const char *pf = file, *pif = inl_file;
+      uint32_t pl = line, pil = inl_line;
       st = parse_file_line(map, s, end, &file, &line, &inl_file, &inl_line, origin, lineno,
                            err);
+      /* -gi (nvdisasm 13) follows 'H, line 112 inlined at "k.cu", line 15' with 'k.cu,
+       * line 15' itself: that second line is the call site already known, so the inlined
+       * location stays (file names are interned: pointers compare) */
+      if (st == CC_OK && fresh && pif && !inl_file && file == pif && line == pil) {
+        file = pf, line = pl, inl_file = pif, inl_line = pil;
+      }
+      fresh = 1;
     } else if (starts(s, end, "/*")) {
       st = parse_insn(map, s, end, file, line, inl_file, inl_line, origin, lineno, err);
+      fresh = 0;
     }
     if (st != CC_OK)
       return st;

@@ -24,26 +24,91 @@ static int cmp_range(const void *pa, const void *pb)
   return (a->last > b->last) - (a->last < b->last);
 }
 
+/* Sorts the n <= 32 ranges of r by (first, last) without a library sort: the common
+ * records arrive already in order (lane order = address order: unit-stride and strided
+ * accesses) or in reverse order (negative strides), which cost one pass; anything else
+ * takes an insertion sort. The order by (first, last) is total on the values, so the
+ * result is the one qsort gives (cc_model_geometry_ref, the reference the tests compare
+ * with). */
+static void sort_ranges(struct range *r, size_t n)
+{
+  size_t up = 1, down = 1;
+  for (size_t i = 1; i < n; i++) {
+    int c = cmp_range(&r[i - 1], &r[i]);
+    up += c <= 0;
+    down += c >= 0;
+  }
+  if (up == n)
+    return;
+  if (down == n) {
+    for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+      struct range t = r[i];
+      r[i] = r[j];
+      r[j] = t;
+    }
+    return;
+  }
+  for (size_t i = 1; i < n; i++) {
+    struct range x = r[i];
+    size_t j = i;
+    for (; j > 0 && cmp_range(&r[j - 1], &x) > 0; j--)
+      r[j] = r[j - 1];
+    r[j] = x;
+  }
+}
+
 /* Fills r with the byte ranges of the lanes in (mask & a->active), sorted and merged where
- * they overlap or touch; returns how many there are (0..32). *lanes = lanes counted. */
+ * they overlap or touch; returns how many there are (0..32). *lanes = lanes counted.
+ * by_qsort selects the reference sort (qsort) instead of sort_ranges. */
 static size_t merged_ranges(const struct cc_warp_access *a, uint32_t mask,
-                            struct range r[CC_WARP_SIZE], uint32_t *lanes)
+                            struct range r[CC_WARP_SIZE], uint32_t *lanes, int by_qsort)
 {
   size_t n = 0, merged = 0;
   *lanes = 0;
   if (a->size_bytes == 0)
     return 0;
-  for (int lane = 0; lane < CC_WARP_SIZE; lane++) {
-    if (mask & a->active & (1u << lane)) {
-      r[n].first = a->addr[lane];
-      r[n].last = a->addr[lane] + (a->size_bytes - 1);
-      n++;
+  if (!by_qsort) {
+    /* One pass for lanes already in address order (the common case): merge as they
+     * come, as the loop below does after its sort (a sorted input is its own sort); the
+     * first lane out of order (pf, pl: the previous lane's range) sends the record to
+     * the general path. */
+    uint32_t act = mask & a->active;
+    uint64_t pf = 0, pl = 0;
+    int sorted = 1;
+    for (uint32_t m = act; m; m &= m - 1) {
+      uint64_t first = a->addr[__builtin_ctz(m)], last = first + (a->size_bytes - 1);
+      if (n > 0 && (first < pf || (first == pf && last < pl))) {
+        sorted = 0;
+        break;
+      }
+      pf = first;
+      pl = last;
+      if (n > 0 && first <= r[n - 1].last + 1) {
+        if (last > r[n - 1].last)
+          r[n - 1].last = last;
+      } else {
+        r[n++] = (struct range){ first, last };
+      }
     }
+    if (sorted) {
+      *lanes = (uint32_t)__builtin_popcount(act);
+      return n;
+    }
+    n = 0;
+  }
+  for (uint32_t m = mask & a->active; m; m &= m - 1) {
+    int lane = __builtin_ctz(m);
+    r[n].first = a->addr[lane];
+    r[n].last = a->addr[lane] + (a->size_bytes - 1);
+    n++;
   }
   *lanes = (uint32_t)n;
   if (n == 0)
     return 0;
-  qsort(r, n, sizeof r[0], cmp_range);
+  if (by_qsort)
+    qsort(r, n, sizeof r[0], cmp_range);
+  else
+    sort_ranges(r, n);
   for (size_t i = 1; i < n; i++) {
     if (r[i].first <= r[merged].last + 1) {
       if (r[i].last > r[merged].last)
@@ -55,8 +120,9 @@ static size_t merged_ranges(const struct cc_warp_access *a, uint32_t mask,
   return merged + 1;
 }
 
-/* Counts the distinct units of `unit` bytes covering the sorted, merged ranges r[0..n). */
-static uint32_t count_units(const struct range *r, size_t n, uint64_t unit)
+/* Counts the distinct units of `unit` bytes covering the sorted, merged ranges r[0..n).
+ * Reference form: a division per range end. */
+static uint32_t count_units_div(const struct range *r, size_t n, uint64_t unit)
 {
   uint32_t count = 0;
   uint64_t last_unit = 0;
@@ -74,27 +140,155 @@ static uint32_t count_units(const struct range *r, size_t n, uint64_t unit)
   return count;
 }
 
+/* count_units_div for unit = 2^shift: shifts instead of divisions (a 64-bit division
+ * costs tens of cycles, and a scattered warp has 32 ranges). */
+static uint32_t count_units_shift(const struct range *r, size_t n, unsigned shift)
+{
+  uint32_t count = 0;
+  uint64_t last_unit = 0;
+  int have = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u0 = r[i].first >> shift, u1 = r[i].last >> shift;
+    if (have && u0 <= last_unit)
+      u0 = last_unit + 1;
+    if (u0 <= u1 && (!have || u1 > last_unit)) {
+      count += (uint32_t)(u1 - u0 + 1);
+      last_unit = u1;
+      have = 1;
+    }
+  }
+  return count;
+}
+
+static uint32_t count_units(const struct range *r, size_t n, uint64_t unit)
+{
+  if (unit && (unit & (unit - 1)) == 0)
+    return count_units_shift(r, n, (unsigned)__builtin_ctzll(unit));
+  return count_units_div(r, n, unit);
+}
+
 uint32_t cc_model_units(const struct cc_warp_access *a, uint32_t mask, uint64_t unit)
 {
   struct range r[CC_WARP_SIZE];
   uint32_t lanes;
-  size_t n = merged_ranges(a, mask, r, &lanes);
+  size_t n = merged_ranges(a, mask, r, &lanes, 0);
   return count_units(r, n, unit);
+}
+
+uint32_t cc_model_units_ref(const struct cc_warp_access *a, uint32_t mask, uint64_t unit)
+{
+  struct range r[CC_WARP_SIZE];
+  uint32_t lanes;
+  size_t n = merged_ranges(a, mask, r, &lanes, 1);
+  return count_units_div(r, n, unit);
+}
+
+/* Sectors and lines of the merged ranges r[0..n) in one branch-free pass, or 0 when the
+ * ranges are not plain (a range ending at the top of memory or wrapping past it: the
+ * merge in merged_ranges leaves those as they are, and count_units_shift treats them).
+ * Plain merged ranges ascend and are disjoint, so a range's first unit is either the
+ * previous range's last unit (shared: counted once) or above it; the count is then
+ * sum (u1 - u0 + 1) less one per range starting in its predecessor's last unit, which is
+ * what count_units_shift's steps add up to. */
+static int count_sectors_lines(const struct range *r, size_t n, uint32_t *sectors,
+                               uint32_t *lines)
+{
+  uint64_t s = 0, l = 0, odd = 0, prev_s = UINT64_MAX, prev_l = UINT64_MAX;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s0 = r[i].first >> 5, s1 = r[i].last >> 5;
+    uint64_t l0 = r[i].first >> 7, l1 = r[i].last >> 7;
+    odd |= (uint64_t)(r[i].last < r[i].first) | (uint64_t)(r[i].last == UINT64_MAX);
+    s += s1 - s0 + 1 - (uint64_t)(s0 == prev_s);
+    l += l1 - l0 + 1 - (uint64_t)(l0 == prev_l);
+    prev_s = s1;
+    prev_l = l1;
+  }
+  if (odd)
+    return 0;
+  *sectors = (uint32_t)s;
+  *lines = (uint32_t)l;
+  return 1;
+}
+
+/* Fills the geometry of out from the merged ranges r[0..n) of `lanes` lanes. */
+static void geometry_of(const struct range *r, size_t n, uint32_t lanes, uint32_t size,
+                        struct cc_global_cost *out, int reference)
+{
+  uint64_t unique = 0;
+  for (size_t i = 0; i < n; i++)
+    unique += r[i].last - r[i].first + 1;
+  if (reference) {
+    out->sectors = count_units_div(r, n, SECTOR_BYTES);
+    out->lines = count_units_div(r, n, LINE_BYTES);
+  } else if (!count_sectors_lines(r, n, &out->sectors, &out->lines)) {
+    out->sectors = count_units_shift(r, n, 5);
+    out->lines = count_units_shift(r, n, 7);
+  }
+  out->bytes_requested = lanes * size;
+  out->unique_bytes = (uint32_t)unique;
+  out->ideal_sectors = (uint32_t)((unique + SECTOR_BYTES - 1) / SECTOR_BYTES);
+}
+
+/* The scattered affine case in O(1) after one check per lane: active lanes l at
+ * addr[first] + (l - first) x step with step a multiple of 32 above the size, the first
+ * lane's bytes inside one sector ((addr mod 32) + size <= 32), no lane past the top of
+ * memory (a column of a matrix, a row per thread). Every lane's bytes then lie in one
+ * sector of their own, at the same offset, and no two lanes' ranges touch (step > size),
+ * so the merge keeps n ranges: sectors = n, unique = requested = n x size; lines = n as
+ * well when step is a multiple of 128 and the bytes sit inside one line. Returns 0,
+ * leaving out alone, for any other record. */
+static int geometry_scattered(const struct cc_warp_access *a, struct cc_global_cost *out)
+{
+  uint32_t m = a->active, n = (uint32_t)__builtin_popcount(m), size = a->size_bytes;
+  unsigned first, second, last;
+  uint64_t a0, step, span;
+  if (n < 2 || size == 0)
+    return 0;
+  first = (unsigned)__builtin_ctz(m);
+  second = (unsigned)__builtin_ctz(m & (m - 1));
+  last = 31u - (unsigned)__builtin_clz(m);
+  a0 = a->addr[first];
+  if (a->addr[second] <= a0 || (a0 & 31u) + size > 32u)
+    return 0;
+  step = a->addr[second] - a0;
+  if (second - first > 1) /* a division only when the first lanes are not neighbours */
+    step /= second - first;
+  if ((step & 31u) != 0 || step <= size || step * (second - first) != a->addr[second] - a0)
+    return 0;
+  if (__builtin_mul_overflow((uint64_t)(last - first), step, &span) ||
+      span > UINT64_MAX - a0 - (size - 1))
+    return 0;
+  for (uint32_t mm = m & (m - 1); mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    if (a->addr[l] != a0 + (uint64_t)(l - first) * step)
+      return 0;
+  }
+  if ((step & 127u) != 0 || (a0 & 127u) + size > 128u)
+    return 0; /* lines would need the walk: leave it to the general path */
+  out->sectors = n;
+  out->lines = n;
+  out->bytes_requested = n * size;
+  out->unique_bytes = n * size;
+  out->ideal_sectors = (n * size + SECTOR_BYTES - 1) / SECTOR_BYTES;
+  return 1;
 }
 
 void cc_model_geometry(const struct cc_warp_access *a, struct cc_global_cost *out)
 {
   struct range r[CC_WARP_SIZE];
   uint32_t lanes;
-  uint64_t unique = 0;
-  size_t n = merged_ranges(a, 0xffffffffu, r, &lanes);
-  for (size_t i = 0; i < n; i++)
-    unique += r[i].last - r[i].first + 1;
-  out->sectors = count_units(r, n, SECTOR_BYTES);
-  out->lines = count_units(r, n, LINE_BYTES);
-  out->bytes_requested = lanes * a->size_bytes;
-  out->unique_bytes = (uint32_t)unique;
-  out->ideal_sectors = (uint32_t)((unique + SECTOR_BYTES - 1) / SECTOR_BYTES);
+  if (geometry_scattered(a, out))
+    return;
+  size_t n = merged_ranges(a, 0xffffffffu, r, &lanes, 0);
+  geometry_of(r, n, lanes, a->size_bytes, out, 0);
+}
+
+void cc_model_geometry_ref(const struct cc_warp_access *a, struct cc_global_cost *out)
+{
+  struct range r[CC_WARP_SIZE];
+  uint32_t lanes;
+  size_t n = merged_ranges(a, 0xffffffffu, r, &lanes, 1);
+  geometry_of(r, n, lanes, a->size_bytes, out, 1);
 }
 
 uint32_t cc_model_lane_mask(uint32_t first, uint32_t count)

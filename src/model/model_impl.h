@@ -58,6 +58,14 @@ uint32_t cc_model_units(const struct cc_warp_access *a, uint32_t mask, uint64_t 
  * the access size, so that 8- and 16-byte accesses to one relative address are fully
  * coalesced as well. */
 void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out);
+/* Reference forms of the two functions above and of the banks32 shared rule, for the
+ * tests only (tests/model/test_model_fastpath.c): the general path they were first
+ * written as (a library sort of the lanes' ranges, a division per unit). The fast forms
+ * must give exactly their figures. */
+void cc_model_geometry_ref(const struct cc_warp_access *a, struct cc_global_cost *out);
+uint32_t cc_model_units_ref(const struct cc_warp_access *a, uint32_t mask, uint64_t unit);
+void cc_model_shared_banks32_ref(const struct cc_model *m, const struct cc_warp_access *a,
+                                 struct cc_shared_cost *out);
 /* Mask of lanes [first, first + count); first + count <= 32, count >= 1. */
 uint32_t cc_model_lane_mask(uint32_t first, uint32_t count);
 

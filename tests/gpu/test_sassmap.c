@@ -105,6 +105,55 @@ static void inline_chains(void **state)
   cc_gpu_sassmap_release(&m);
 }
 
+/* tests/gpu/data/histogram.nvdisasm-gi: real `nvdisasm -gi -c` output of
+ * examples/histogram/histogram.cu (ptxas -lineinfo -arch=sm_90, on the H200, 2026-11-22
+ * 01:31). Each inlined atomicAdd has two //## lines, the header's with its call site, then
+ * the call site's own (file lines 52-53, 64-65, 116-117): the instruction keeps the
+ * header's line and gets the call site. */
+static void real_nvdisasm_gi_output(void **state)
+{
+  struct cc_gpu_sassmap m = {0};
+  struct cc_err err = {0};
+  char *text = NULL;
+  const char *hdr = "/usr/local/cuda/bin/../targets/x86_64-linux/include/"
+                    "device_atomic_functions.hpp";
+  const char *cu = "/work/main/examples/histogram/histogram.cu";
+  (void)state;
+  assert_int_equal(cc_file_read(CC_SOURCE_DIR "/tests/gpu/data/histogram.nvdisasm-gi", &text,
+                                NULL, &err), CC_OK);
+  assert_int_equal(cc_gpu_sassmap_parse(&m, text, "histogram.nvdisasm-gi", &err), CC_OK);
+  /* file line 54: ATOMS after lines 52-53 (header 112 inlined at line 27; line 27) */
+  const struct cc_gpu_sass_insn *in = cc_gpu_sassmap_find(&m, "_Z16histogram_sharedPjPKhi",
+                                                          0x150);
+  assert_string_equal(in->text, "ATOMS.POPC.INC.32 RZ, [R0+URZ]");
+  assert_string_equal(in->file, hdr);
+  assert_int_equal(in->line, 112);
+  assert_string_equal(in->inl_file, cu);
+  assert_int_equal(in->inl_line, 27);
+  /* file line 62: LDS after line 60 (line 29 alone): not inlined */
+  in = cc_gpu_sassmap_find(&m, "_Z16histogram_sharedPjPKhi", 0x190);
+  assert_string_equal(in->file, cu);
+  assert_int_equal(in->line, 29);
+  assert_null(in->inl_file);
+  /* file line 66: REDG after lines 64-65 (inlined at line 29) */
+  in = cc_gpu_sassmap_find(&m, "_Z16histogram_sharedPjPKhi", 0x1b0);
+  assert_string_equal(in->file, hdr);
+  assert_int_equal(in->inl_line, 29);
+  /* file line 118: REDG of histogram_global after lines 116-117 (inlined at line 15) */
+  in = cc_gpu_sassmap_find(&m, "_Z16histogram_globalPjPKhi", 0x100);
+  assert_string_equal(in->text, "REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R7");
+  assert_string_equal(in->file, hdr);
+  assert_string_equal(in->inl_file, cu);
+  assert_int_equal(in->inl_line, 15);
+  /* file line 110: the LDG under line 15 (line 104) */
+  in = cc_gpu_sassmap_find(&m, "_Z16histogram_globalPjPKhi", 0xd0);
+  assert_string_equal(in->file, cu);
+  assert_int_equal(in->line, 15);
+  assert_null(in->inl_file);
+  cc_gpu_sassmap_release(&m);
+  free(text);
+}
+
 static void no_line_info(void **state)
 {
   struct cc_gpu_sassmap m = {0};
@@ -187,6 +236,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parses_snippet),
       cmocka_unit_test(inline_chains),
+      cmocka_unit_test(real_nvdisasm_gi_output),
       cmocka_unit_test(no_line_info),
       cmocka_unit_test(errors),
       cmocka_unit_test(real_nvdisasm_output),
