@@ -173,6 +173,10 @@ struct cc_kernel_stats {
   size_t n_lines;             /* after end_kernel: per source line sums, ordered by file */
   struct cc_line_stats *lines; /* owned; then line; file NULL last */
   struct cc_kernel_run_stats run; /* filled by the caller after the run (cli), or 0 */
+  int imported;               /* figures handed in by cc_analysis_import_kernel (the GPU
+                                 backend): no footprint was measured, so all_stride and
+                                 line_all_stride are unknown (reported as such), and
+                                 conflict_requests is a lower bound */
 };
 
 struct cc_analysis {

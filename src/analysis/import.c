@@ -69,6 +69,7 @@ int cc_analysis_import_kernel(struct cc_analysis *an, const struct cc_kernel_inf
   if ((rc = sink.begin_kernel(sink.ctx, ki, err)) != CC_OK)
     return rc;
   k = &an->kernels[an->n_kernels - 1];
+  k->imported = 1;
   /* before end_kernel the instructions are in slot order (insns[i].slot == i) */
   for (uint32_t i = 0; i < ki->n_insns; i++)
     fill(&k->insns[i], &counts[i]);

@@ -61,7 +61,7 @@ cJSON *cc_report_json_source(const struct cc_insn_stats *s)
   return src;
 }
 
-static cJSON *insn_json(const struct cc_insn_stats *s)
+static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
   cJSON *hist = cJSON_CreateArray(), *sugg = cJSON_CreateArray();
@@ -96,11 +96,18 @@ static cJSON *insn_json(const struct cc_insn_stats *s)
   cc_report_json_num(stride, "avg", cc_analysis_stride_avg(s));
   cc_report_json_num(stride, "count", (double)s->stride_count);
   cJSON_AddItemToObject(o, "stride", stride);
-  cc_report_json_num(o, "all_stride", (double)s->all_stride);
   cJSON_AddStringToObject(o, "verdict", cc_verdict_name(s->verdict));
-  cJSON_AddBoolToObject(o, "all_coalescable", s->all_coalescable);
-  cc_report_json_num(o, "line_all_stride", (double)s->line_all_stride);
-  cJSON_AddBoolToObject(o, "line_all_coalescable", s->line_all_coalescable);
+  if (imported) { /* the GPU backend measures no footprint: unknown, not 0 */
+    cJSON_AddNullToObject(o, "all_stride");
+    cJSON_AddNullToObject(o, "all_coalescable");
+    cJSON_AddNullToObject(o, "line_all_stride");
+    cJSON_AddNullToObject(o, "line_all_coalescable");
+  } else {
+    cc_report_json_num(o, "all_stride", (double)s->all_stride);
+    cJSON_AddBoolToObject(o, "all_coalescable", s->all_coalescable);
+    cc_report_json_num(o, "line_all_stride", (double)s->line_all_stride);
+    cJSON_AddBoolToObject(o, "line_all_coalescable", s->line_all_coalescable);
+  }
   cc_report_json_num(o, "line_instructions", s->line_insns);
   cc_report_json_num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
   cc_report_json_num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
@@ -180,7 +187,7 @@ static cJSON *kernel_json(const struct cc_kernel_stats *k)
     cJSON_AddItemToObject(o, "emulator", run_json(&k->run));
   cJSON_AddItemToObject(o, "totals", totals_json(&k->totals));
   for (size_t i = 0; i < k->n_insns; i++)
-    cJSON_AddItemToArray(insns, insn_json(&k->insns[i]));
+    cJSON_AddItemToArray(insns, insn_json(&k->insns[i], k->imported));
   cJSON_AddItemToObject(o, "instructions", insns);
   for (size_t i = 0; i < k->n_lines; i++)
     cJSON_AddItemToArray(lines, line_json(&k->lines[i]));

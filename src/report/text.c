@@ -185,8 +185,9 @@ static const char *coalescable(int yes)
   return yes ? "all coalescable" : "cannot be all coalesced";
 }
 
-/* Strides, allStr, and, for unrolled copies, allStr of the whole source line. */
-static void stride_line(FILE *fp, const struct cc_insn_stats *s)
+/* Strides, allStr, and, for unrolled copies, allStr of the whole source line; imported:
+ * the figures came from the GPU backend, which measures no footprint (no allStr). */
+static void stride_line(FILE *fp, const struct cc_insn_stats *s, int imported)
 {
   char buf[384], lane[64];
   int n;
@@ -195,6 +196,11 @@ static void stride_line(FILE *fp, const struct cc_insn_stats *s)
   else
     snprintf(lane, sizeof lane, "min %" PRIu64 ", max %" PRIu64 ", avg %.1f bytes",
              s->stride_min, s->stride_max, cc_analysis_stride_avg(s));
+  if (imported) {
+    snprintf(buf, sizeof buf, "%s; whole footprint not measured on the GPU", lane);
+    detail_wrap(fp, "stride", buf);
+    return;
+  }
   n = snprintf(buf, sizeof buf, "%s; whole footprint %" PRIu64 " bytes", lane, s->all_stride);
   if (s->line_insns > 1)
     snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu64 " bytes with the %" PRIu32
@@ -233,7 +239,7 @@ static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc
 }
 
 static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
-                     const struct cc_insn_stats *s)
+                     const struct cc_insn_stats *s, int imported)
 {
   char loc[LOC_WIDTH + 8], buf[160], ptx[512], req[32];
   int shared = s->wavefronts > 0;
@@ -256,8 +262,11 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
   fprintf(fp, "  %5.1f%%  %s\n", 100.0 * cc_analysis_efficiency(s), buf);
   squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
   detail_cut(fp, "ptx", ptx, strlen(ptx));
-  stride_line(fp, s);
-  if (shared) {
+  stride_line(fp, s, imported);
+  if (shared && imported) {
+    snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst", s->ways_max);
+    detail_wrap(fp, "banks", buf);
+  } else if (shared) {
     char cr[32];
     snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst; conflicts in %s of %s requests",
              s->ways_max, grouped(s->conflict_requests, cr, sizeof cr), req);
@@ -283,7 +292,7 @@ static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct 
       idle++;
       continue;
     }
-    insn_row(fp, cache, ++rank, &k->insns[i]);
+    insn_row(fp, cache, ++rank, &k->insns[i], k->imported);
   }
   if (rank == 0)
     fprintf(fp, "  (no memory instruction was executed)\n");

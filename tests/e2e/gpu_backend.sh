@@ -84,11 +84,15 @@ grep -qF "1,024 bytes requested of 4,608 transferred" "$TMP/out" || fail "import
 grep -m1 '^     ptx ' "$TMP/out" | grep -qF "STG.E desc[UR4][R4.64], R2" ||
   fail "import: the store is not the worst row"
 grep -q '^  emulated ' "$TMP/out" && fail "import: an 'emulated' line for a GPU run"
+# the GPU keeps no footprint: allStr is unknown, not 0 ("all coalescable" would be a guess)
+grep -qF "whole footprint not measured on the GPU" "$TMP/out" || fail "import: footprint line"
+grep -q "whole footprint [0-9]" "$TMP/out" && fail "import: a measured footprint for a GPU run"
 expect 0 "" "$COALCHECK" import --top 1 "$TMP/g.json" --json "$TMP/r.json"
 [ "$(grep -c '^     ptx ' "$TMP/out")" = 1 ] || fail "import --top 1: not 1 row"
 grep -Eq '"ptx":[[:space:]]*"STG\.E desc\[UR4\]\[R4\.64\], R2"' "$TMP/r.json" ||
   fail "import --json: the SASS text is not the ptx field"
 grep -Eq '"sectors":[[:space:]]*144,' "$TMP/r.json" || fail "import --json: total sectors"
+grep -Eq '"all_stride":[[:space:]]*null' "$TMP/r.json" || fail "import --json: all_stride not null"
 
 # the report saved on the H200 (bench/results/gpu-check-2026-11-22.md: 2 launches of each
 # kernel of tests/gpu/apps/gpuapps.cu). transpose_naive, 4096x4096 floats: per launch
