@@ -74,6 +74,7 @@ struct cc_trace_stats {
   uint64_t raw_bytes;   /* uncompressed encoded bytes of all data blocks */
   uint64_t file_bytes;  /* bytes of the file: header, blocks and end marker once closed */
 };
+/* Copies w's totals so far into *out (w borrowed, not NULL); never fails. */
 void cc_trace_writer_stats(const struct cc_trace_writer *w, struct cc_trace_stats *out);
 
 /* The header and totals of a trace file, as cc_trace_replay found them. Strings are owned
@@ -85,6 +86,7 @@ struct cc_trace_info {
   char *command_line;
   struct cc_trace_stats stats; /* as recorded in the end marker (equal to what was read) */
 };
+/* Frees info's strings and zeroes it (the struct itself is the caller's). */
 void cc_trace_info_release(struct cc_trace_info *info);
 
 /* Streams the trace file at path into sink: begin_kernel, access..., end_kernel, per
@@ -108,6 +110,7 @@ struct cc_access_tee {
   const struct cc_access_sink *sinks;
   size_t n;
 };
+/* A sink whose callbacks fan each event out to tee->sinks[0..n-1]; never fails. */
 struct cc_access_sink cc_access_tee(cc_keep const struct cc_access_tee *tee);
 
 /* CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320, as zlib's crc32) of n bytes,

@@ -4,6 +4,7 @@
 #include "cli/cli_impl.h"
 #include "cli/gpu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,8 +41,12 @@ int cc_cli_main(int argc, char **argv)
   } else {
     rc = cc_cli_cmd_run(argc, argv, &err);
   }
-  if (fflush(stdout) != 0 && rc == CC_OK)
-    rc = cc_err_set(&err, CC_ERR_IO, "cannot write to standard output");
+  /* ferror too: a write that failed before the flush (output larger than the buffer)
+   * leaves the flag set while the flush itself may succeed (errno then says nothing) */
+  errno = 0;
+  if ((fflush(stdout) != 0 || ferror(stdout)) && rc == CC_OK)
+    rc = cc_err_set(&err, CC_ERR_IO, "cannot write to standard output: %s; check the disk "
+                    "or the pipe it goes to", errno ? strerror(errno) : "write error");
   if (rc != CC_OK) {
     fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
     if (rc == CC_ERR_USAGE && cmd && (cmd->fn == cc_cli_cmd_record || cmd->fn == cc_cli_cmd_report))

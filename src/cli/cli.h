@@ -52,6 +52,8 @@ struct cc_run_opts {
 /* The commands that share the option table (each option says which take it). */
 enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT };
 
+/* Frees everything *o owns (strings, --arg and --dump lists) and zeroes it; safe on a
+ * zeroed struct. */
 void cc_cli_opts_release(struct cc_run_opts *o);
 
 /* Parses the main job's command line (argv[0] is the program or command name, skipped)

@@ -477,7 +477,8 @@ static int parse_words(struct cc_run_opts *o, char **w, size_t n, const struct s
     if (input)
       return at_word(src, at,
                      cc_err_set(err, CC_ERR_USAGE, "two inputs given: '%s' and '%s'; pass one "
-                                "KERNEL.cu or KERNEL.ptx", input, w[i]), err);
+                                "%s", input, w[i], src->cmd == CC_CLI_CMD_REPORT ?
+                                "FILE.cctrace" : "KERNEL.cu or KERNEL.ptx"), err);
     input = w[i];
     free(o->input);
     o->input = from_base(src, w[i]);

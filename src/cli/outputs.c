@@ -171,7 +171,8 @@ static int write_json(struct cc_cli_outputs *s, const struct cc_analysis *const 
   ok = fputs(json, s->json.fp) >= 0 && fputc('\n', s->json.fp) != EOF;
   free(json);
   if (!ok)
-    return cc_err_set(err, CC_ERR_IO, "cannot write %s", s->o->json_path);
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error (disk full?)",
+                      s->o->json_path);
   s->json_open = 0;
   return cc_outfile_commit(&s->json, err);
 }

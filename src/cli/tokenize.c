@@ -57,6 +57,8 @@ static int read_word(struct lexer *lx, const char *path, char **out, struct cc_e
       } else if (*lx->p) {
         CC_VEC_PUSH(&w, *lx->p);
         advance(lx);
+      } else { /* a backslash ending the text escapes nothing: kept, as sh keeps it */
+        CC_VEC_PUSH(&w, '\\');
       }
     } else {
       CC_VEC_PUSH(&w, c);

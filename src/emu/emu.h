@@ -35,6 +35,8 @@ struct cc_emu_opts {
 
 /* Creates an emulator for module m (borrowed). Never fails (allocation aborts). */
 cc_give struct cc_emu *cc_emu_new(cc_keep const struct ptx_module *m, const struct cc_emu_opts *opts);
+/* Frees emu and its emulated memories (host copies included); the module stays the
+ * caller's. NULL is allowed. */
 void cc_emu_free(cc_take struct cc_emu *emu);
 
 /* Allocates bytes of emulated global memory, zero-filled, 256-byte aligned. *dev_addr

@@ -47,6 +47,7 @@ struct cc_launch_arg {
  * data beside them. Errors: CC_ERR_USAGE "bad --arg 'SPEC': what is wrong". */
 int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch_arg *out,
                         struct cc_err *err);
+/* Frees a's strings and zeroes it (a itself is the caller's); safe on a zeroed arg. */
 void cc_launch_arg_release(struct cc_launch_arg *a);
 
 /* Parses an element type name ("f32"); returns PTX_TYPE_NONE when it is not one of the
@@ -117,6 +118,8 @@ struct cc_launch_bound {
 int cc_launch_bind(const struct cc_launch_arg *args, size_t nargs,
                    cc_keep const struct ptx_function *k, const struct cc_launch_allocator *alloc,
                    struct cc_launch_bound *out, struct cc_err *err);
+/* Frees b's parameter images and buffer table and zeroes it; the emulated buffers
+ * themselves belong to the allocator (the emulator). Safe on a zeroed struct. */
 void cc_launch_bound_release(struct cc_launch_bound *b);
 
 /* The buffer called name, or NULL. */

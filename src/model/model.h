@@ -61,6 +61,7 @@ void cc_model_free_list(cc_take struct cc_model **ms, size_t n);
 const char *cc_model_name(const struct cc_model *m);
 /* The rule families serving m, for messages and docs: e.g. "half-warps, segment protocol
  * with shrinking (cc1.2, cc1.3)" (global) and "16 banks, ..." (shared). */
+/* Both strings are static (never freed). */
 const char *cc_model_global_family(const struct cc_model *m);
 const char *cc_model_shared_family(const struct cc_model *m);
 /* Lanes per Algorithm 1 group: 16 below cc2.0, else 32 (CGO 2015, Algorithm 1's W). */

@@ -75,6 +75,7 @@ struct ptx_op_info {
   const char *shape;     /* operand shape, e.g. "d,a" */
   const char *semantics; /* one line, for --help and docs */
 };
+/* The table row of op (static storage, never freed); NULL when op >= PTX_OP_COUNT. */
 const struct ptx_op_info *ptx_op_info(enum ptx_opcode op);
 /* Looks a base opcode up by name ("ld", "setp"); returns PTX_OP_COUNT when unknown. */
 enum ptx_opcode ptx_op_lookup(const char *name, size_t len);
@@ -337,6 +338,7 @@ int ptx_parse(const char *text, size_t len, const char *path,
 /* Reads and parses the file at path (CC_ERR_INPUT if unreadable). */
 int ptx_parse_file(const char *path, cc_give struct ptx_module **out, struct cc_err *err);
 
+/* Frees m and everything it owns (functions, strings, line table); NULL is allowed. */
 void ptx_module_free(cc_take struct ptx_module *m);
 
 /* Finds a function by its PTX (mangled) name; NULL when absent. */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/source.h"
 #include "util/fileio.h"
 
 /* ---- the check ---- */
@@ -123,8 +124,8 @@ static void kernel_totals(FILE *fp, const struct cc_analysis *const *ans, size_t
 /* The PTX line "  ptx N  TEXT", cut with "..." at the width. */
 static void ptx_line(FILE *fp, const struct cc_insn_stats *s)
 {
-  char head[32];
-  const char *text = s->info.text ? s->info.text : "?";
+  char head[32], buf[CC_REPORT_WIDTH + 1];
+  const char *text = cc_report_squeeze(s->info.text ? s->info.text : "?", buf, sizeof buf);
   int used = snprintf(head, sizeof head, "  ptx %" PRIu32 "  ", s->info.id);
   size_t room = CC_REPORT_WIDTH - (size_t)(used > 0 ? used : 0), len = strlen(text);
   if (len <= room)

@@ -139,22 +139,9 @@ int cc_report_compare_json_string(const struct cc_analysis *const *ans, size_t n
 int cc_report_compare_json_write(const char *path, const struct cc_analysis *const *ans,
                                  size_t n, const char *tool_version, struct cc_err *err)
 {
-  struct cc_outfile f;
   char *text = NULL;
   int rc = cc_report_compare_json_string(ans, n, tool_version, &text, err);
   if (rc != CC_OK)
     return rc;
-  if ((rc = cc_outfile_open(&f, path, err)) != CC_OK) {
-    free(text);
-    return rc;
-  }
-  size_t len = strlen(text);
-  if (fwrite(text, 1, len, f.fp) != len || fputc('\n', f.fp) == EOF) {
-    free(text);
-    if (f.path)
-      cc_outfile_abort(&f);
-    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error", path);
-  }
-  free(text);
-  return cc_outfile_commit(&f, err);
+  return cc_report_json_write_text(path, text, err);
 }

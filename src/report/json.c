@@ -218,19 +218,24 @@ char *cc_report_json_string(const struct cc_analysis *an, const char *tool_versi
 int cc_report_json_write(const char *path, const struct cc_analysis *an,
                          const char *tool_version, struct cc_err *err)
 {
+  return cc_report_json_write_text(path, cc_report_json_string(an, tool_version), err);
+}
+
+int cc_report_json_write_text(const char *path, char *text, struct cc_err *err)
+{
   struct cc_outfile f;
-  char *text = cc_report_json_string(an, tool_version);
   int rc = cc_outfile_open(&f, path, err);
+  size_t len;
   if (rc != CC_OK) {
     free(text);
     return rc;
   }
-  size_t len = strlen(text);
+  len = strlen(text);
   if (fwrite(text, 1, len, f.fp) != len || fputc('\n', f.fp) == EOF) {
     free(text);
     if (f.path)
       cc_outfile_abort(&f);
-    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error", path);
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error (disk full?)", path);
   }
   free(text);
   return cc_outfile_commit(&f, err);

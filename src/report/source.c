@@ -76,3 +76,21 @@ const char *cc_report_source_line(struct cc_source_cache *c, const char *path, u
     (*len)--;
   return p;
 }
+
+const char *cc_report_squeeze(const char *s, char *buf, size_t cap)
+{
+  size_t o = 0;
+  int blank = 0;
+  for (; *s && o + 1 < cap; s++) {
+    if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+      blank = o > 0;
+      continue;
+    }
+    if (blank && o + 2 < cap)
+      buf[o++] = ' ';
+    blank = 0;
+    buf[o++] = *s;
+  }
+  buf[o] = '\0';
+  return buf;
+}

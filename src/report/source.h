@@ -18,4 +18,10 @@ void cc_report_source_free(cc_take struct cc_source_cache *c);
 const char *cc_report_source_line(struct cc_source_cache *c, const char *path, uint32_t line,
                                   size_t *len);
 
+/* s with every run of blanks (spaces, tabs, newlines) made one space, and none at either
+ * end, into buf (cap bytes, cap >= 1; cut to fit, always NUL-terminated); returns buf.
+ * PTX text keeps nvcc's tabs ("st.global.f32 \t[%rd8], %f1;"): both text writers show it
+ * squeezed, so that columns line up and widths count what is seen. */
+const char *cc_report_squeeze(const char *s, char *buf, size_t cap);
+
 #endif

@@ -57,26 +57,6 @@ static const char *grouped(uint64_t v, char *buf, size_t cap)
   return buf;
 }
 
-/* s with every run of blanks (spaces, tabs, newlines) made one space, and none at either
- * end, into buf: PTX text keeps nvcc's tabs ("st.global.f32 \t[%rd8], %f1;"). */
-static const char *squeeze(const char *s, char *buf, size_t cap)
-{
-  size_t o = 0;
-  int blank = 0;
-  for (; *s && o + 1 < cap; s++) {
-    if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
-      blank = o > 0;
-      continue;
-    }
-    if (blank && o + 2 < cap)
-      buf[o++] = ' ';
-    blank = 0;
-    buf[o++] = *s;
-  }
-  buf[o] = '\0';
-  return buf;
-}
-
 static const char *basename_of(const char *path)
 {
   const char *base = strrchr(path, '/');
@@ -260,7 +240,7 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
   else
     snprintf(buf, sizeof buf, "%s", shared ? "no conflict" : cc_verdict_name(s->verdict));
   fprintf(fp, "  %5.1f%%  %s\n", 100.0 * cc_analysis_efficiency(s), buf);
-  squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
+  cc_report_squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
   detail_cut(fp, "ptx", ptx, strlen(ptx));
   stride_line(fp, s, imported);
   if (shared && imported) {

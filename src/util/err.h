@@ -53,6 +53,8 @@ const char *cc_status_name(enum cc_status status);
 
 /* Programmer error: prints file:line and the message to stderr and aborts. */
 #define CC_BUG(...) cc_bug(__FILE__, __LINE__, __VA_ARGS__)
+/* What CC_BUG expands to: "coalcheck: BUG at FILE:LINE: message" on stderr, then abort();
+ * never returns, survives NDEBUG. Call it through CC_BUG. */
 _Noreturn void cc_bug(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -65,12 +65,18 @@ int cc_outfile_commit(struct cc_outfile *f, struct cc_err *err)
 {
   int rc = CC_OK;
   if (!f->path) { /* stdout */
+    errno = 0; /* as below: an earlier failed fwrite leaves errno unrelated */
     if (fflush(stdout) != 0 || ferror(stdout))
-      rc = cc_err_set(err, CC_ERR_IO, "cannot write to standard output: %s", strerror(errno));
+      rc = cc_err_set(err, CC_ERR_IO, "cannot write to standard output: %s",
+                      errno ? strerror(errno) : "write error (disk full?)");
     return rc;
   }
+  /* an error flag set by an earlier fwrite leaves errno unrelated (or 0, "Success"):
+   * name the failure without it then */
+  errno = 0;
   if (fflush(f->fp) != 0 || ferror(f->fp) || fsync(fileno(f->fp)) != 0)
-    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", f->path, strerror(errno));
+    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", f->path,
+                    errno ? strerror(errno) : "write error (disk full?)");
   if (fclose(f->fp) != 0 && rc == CC_OK)
     rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", f->path, strerror(errno));
   if (rc == CC_OK && rename(f->tmp_path, f->path) != 0)

@@ -7,12 +7,21 @@
 
 #include <stddef.h>
 
-/* malloc/calloc/realloc/strdup that never return NULL (abort on exhaustion). */
-void *cc_xmalloc(size_t bytes);
-void *cc_xcalloc(size_t count, size_t bytes);
-void *cc_xrealloc(void *ptr, size_t bytes);
-char *cc_xstrdup(const char *s);
-char *cc_xstrndup(const char *s, size_t n);
+#include "util/err.h" /* cc_give, cc_take, cc_keep */
+
+/* malloc/calloc/realloc/strdup that never return NULL (abort on exhaustion through
+ * CC_BUG). Sizes are in bytes; a request of 0 bytes still returns a unique pointer. The
+ * caller owns the result and releases it with free(). */
+cc_give void *cc_xmalloc(size_t bytes);
+/* count elements of bytes each, zero-filled. */
+cc_give void *cc_xcalloc(size_t count, size_t bytes);
+/* Resizes ptr (taken; NULL allowed) to bytes; the old pointer is invalid afterwards. */
+cc_give void *cc_xrealloc(cc_take void *ptr, size_t bytes);
+/* A copy of the NUL-terminated string s. */
+cc_give char *cc_xstrdup(cc_keep const char *s);
+/* A NUL-terminated copy of exactly the n bytes at s (unlike strndup it does not stop at
+ * a NUL: s must hold n readable bytes). Used for tokens given as pointer and length. */
+cc_give char *cc_xstrndup(cc_keep const char *s, size_t n);
 
 /* Growable array of T: `CC_VEC(int) v = {0}; CC_VEC_PUSH(&v, 3); free(v.data);`. */
 #define CC_VEC(T) struct { T *data; size_t len, cap; }

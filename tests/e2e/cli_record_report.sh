@@ -152,6 +152,7 @@ expect 3 "cut2.cctrace" "$COALCHECK" report "$TMP/cut2.cctrace"
 expect 3 "cannot read $TMP/missing.cctrace" "$COALCHECK" report "$TMP/missing.cctrace"
 expect 3 "not a coalcheck trace" "$COALCHECK" report "$LAUNCH"
 expect 2 "no trace given" "$COALCHECK" report
+expect 2 "two inputs given: '$T' and '$T'; pass one FILE.cctrace" "$COALCHECK" report "$T" "$T"
 expect 2 "unknown architecture 'sm_99'" "$COALCHECK" report "$T" --arch cc1.0,sm_99
 expect 2 "architecture sm_90 is named twice" "$COALCHECK" report "$T" --arch sm_90 --arch sm_90
 expect 2 "empty name in architecture list" "$COALCHECK" report "$T" --arch cc1.0,,sm_90

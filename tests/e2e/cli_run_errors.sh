@@ -57,6 +57,12 @@ if [ -w /dev/full ]; then
   rc=$?
   [ "$rc" = 7 ] || fail "a report into /dev/full exited $rc, expected 7"
   grep -q '^coalcheck: error: cannot write' "$TMP/err" || fail "no write error: $(cat "$TMP/err")"
+  # --version's one line is caught by the dispatcher's final flush (src/cli/cli.c)
+  "$COALCHECK" --version >/dev/full 2>"$TMP/err"
+  rc=$?
+  [ "$rc" = 7 ] || fail "--version into /dev/full exited $rc, expected 7"
+  grep -q '^coalcheck: error: cannot write to standard output: No space left on device' \
+    "$TMP/err" || fail "no write error for --version: $(cat "$TMP/err")"
 fi
 ls "$TMP" | grep -q '\.tmp\.' && fail "temporary files left: $(ls "$TMP")"
 finish

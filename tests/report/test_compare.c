@@ -142,7 +142,8 @@ struct fixture {
 
 static const struct cc_insn_info insns[5] = {
   { .id = 5, .kind = CC_ACCESS_LOAD, .space = CC_SPACE_GLOBAL, .size_bytes = 4,
-    .text = "ld.global.f32 %f1, [%rd1];", .file = "/src/k.cu", .line = 7, .column = 3 },
+    /* nvcc's tab, which the text shows as one space (golden above) */
+    .text = "ld.global.f32 \t%f1, [%rd1];", .file = "/src/k.cu", .line = 7, .column = 3 },
   { .id = 9, .kind = CC_ACCESS_STORE, .space = CC_SPACE_GLOBAL, .size_bytes = 4,
     .text = "st.global.f32 [%rd2], %f1;", .file = "/src/k.cu", .line = 8, .column = 3 },
   { .id = 12, .kind = CC_ACCESS_LOAD, .space = CC_SPACE_SHARED, .size_bytes = 4,

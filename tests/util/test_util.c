@@ -113,6 +113,70 @@ static void test_outfile_unwritable(void **state)
   assert_non_null(strstr(err.msg, "cannot write /nonexistent/dir/out.json"));
 }
 
+/* A directory opens for reading on Linux but read(2) fails with EISDIR: the read error
+ * path, not the open one. */
+static void test_file_read_directory(void **state)
+{
+  char dir[] = "/tmp/cc_util_XXXXXX";
+  struct cc_err err = {0};
+  char *buf = NULL;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  assert_int_equal(cc_file_read(dir, &buf, NULL, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "cannot read"));
+  assert_non_null(strstr(err.msg, "Is a directory"));
+  assert_null(buf);
+  rmdir(dir);
+}
+
+/* The commit's last step fails: rename(2) of a file over a non-empty directory is
+ * refused (EISDIR/ENOTEMPTY, even for root), so the commit must return CC_ERR_IO, name
+ * the path, and leave no temporary file beside it. */
+static void test_outfile_commit_rename_fails(void **state)
+{
+  char dir[] = "/tmp/cc_util_XXXXXX", path[256], inner[300];
+  struct cc_outfile f;
+  struct cc_err err = {0};
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.json", dir);
+  snprintf(inner, sizeof inner, "%s/keep", path);
+  assert_int_equal(mkdir(path, 0700), 0);
+  assert_int_equal(mkdir(inner, 0700), 0);
+  assert_int_equal(cc_outfile_open(&f, path, &err), CC_OK);
+  fputs("{}\n", f.fp);
+  assert_int_equal(cc_outfile_commit(&f, &err), CC_ERR_IO);
+  assert_non_null(strstr(err.msg, "cannot write"));
+  assert_non_null(strstr(err.msg, path));
+  assert_null(f.path);
+  assert_null(f.tmp_path);
+  assert_int_equal(rmdir(inner), 0);
+  assert_int_equal(rmdir(path), 0);
+  assert_int_equal(rmdir(dir), 0); /* empty: the temporary file was removed */
+}
+
+/* "-" is standard output: no file, commit only flushes. */
+static void test_outfile_stdout(void **state)
+{
+  struct cc_outfile f;
+  struct cc_err err = {0};
+  (void)state;
+  assert_int_equal(cc_outfile_open(&f, "-", &err), CC_OK);
+  assert_ptr_equal(f.fp, stdout);
+  assert_null(f.path);
+  assert_int_equal(cc_outfile_commit(&f, &err), CC_OK);
+}
+
+/* Names of the documented codes (docs/exit-codes.md's "name" column), and the fallback. */
+static void test_status_names(void **state)
+{
+  (void)state;
+  assert_string_equal(cc_status_name(CC_ERR_USAGE), "usage");
+  assert_string_equal(cc_status_name(CC_ERR_MEMCHECK), "memcheck");
+  assert_string_equal(cc_status_name(CC_ERR_INTERNAL), "internal");
+  assert_string_equal(cc_status_name((enum cc_status)42), "unknown");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -123,6 +187,10 @@ int main(void)
     cmocka_unit_test(test_outfile_commit_and_read),
     cmocka_unit_test(test_outfile_abort_leaves_nothing),
     cmocka_unit_test(test_outfile_unwritable),
+    cmocka_unit_test(test_file_read_directory),
+    cmocka_unit_test(test_outfile_commit_rename_fails),
+    cmocka_unit_test(test_outfile_stdout),
+    cmocka_unit_test(test_status_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
