@@ -10,6 +10,10 @@
  *                   (allocated and zeroed at the function's first profiled launch);
  *   LAUNCH_END      copy the touched slots back (stream-ordered, so after the grid), sum
  *                   the SM shards into host statistics, zero them on the device;
+ *   GRAPHS_*        cudaGraphLaunch: kernel nodes arrive as GRAPHS_NODE_LAUNCH_BEGIN (not
+ *                   as LAUNCH_BEGIN, measured on the H200) and get their function's table
+ *                   as per-function callback data; at GRAPHS_LAUNCH_END the library waits
+ *                   for the graph and flushes the functions that ran as nodes;
  *   exit            disassemble the cubins with `nvdisasm -gi`, write the JSON report to
  *                   $COALCHECK_GPU_JSON and a short table to stderr.
  * No CUDA API call happens inside a callback: only the Sanitizer memory API.
@@ -19,7 +23,9 @@
  * COALCHECK_GPU_SHARDS (counter copies, default 132), COALCHECK_KERNEL_REGEX,
  * COALCHECK_LAUNCH_SKIP, COALCHECK_LAUNCH_COUNT, COALCHECK_NVDISASM, COALCHECK_GPU_QUIET,
  * COALCHECK_GPU_DIAG=noatomics|nobits (overhead analysis: reduce and count nothing, or
- * count but skip the flag/touched bits; both break the report).
+ * count but skip the flag/touched bits; both break the report), and
+ * COALCHECK_GPU_DIAG=graph-launch-data|graph-both|graph-api-stream (graph nodes, see
+ * GRAPH_DATA_*).
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
@@ -57,6 +63,7 @@ struct func_rec {
   uint64_t *raw;          /* host scratch: (n_slots + 1) x n_shards x fields */
   struct cc_gpu_pc_stats *stats; /* n_slots + 1 */
   uint64_t launches, pending;
+  int graph;              /* has run as a graph kernel node: flushed at graph launch end */
   uint32_t grid[3], block[3];
 };
 
@@ -82,7 +89,33 @@ struct state {
   size_t n_funcs, cap_funcs;
   struct ctx_rec *ctxs;
   size_t n_ctxs, cap_ctxs;
+  /* graph launch in progress (between GRAPHS_LAUNCH_BEGIN and _END on graph_thread): its
+   * kernel nodes are not flushed one by one (no stream wait in the middle of the graph's
+   * submission) but all at once after the graph, at GRAPHS_LAUNCH_END */
+  int graph_depth, graph_upload;
+  pthread_t graph_thread;
+  struct graph_node *seen; /* node launches already handled in this graph launch */
+  size_t n_seen, cap_seen;
+  int graph_data;         /* GRAPH_DATA_* bits: how kernel nodes get their table */
 };
+
+/* A kernel node of the graph launch in progress: its launch handle (a node announced by
+ * both the launch and the graphs domain is handled once) and its stream (synchronized at
+ * the graph's end, with the graph's own stream). */
+struct graph_node {
+  Sanitizer_LaunchHandle h;
+  Sanitizer_StreamHandle st;
+};
+
+/* How a graph's kernel nodes get their table. Measured on the H200 (driver 580, 2026-11-22,
+ * bench/results/gpu-workloads-2026-11-22.md): per function (sanitizerSetCallbackData) at
+ * GRAPHS_NODE_LAUNCH_BEGIN gives every node its counts (equal to ncu); per launch
+ * (sanitizerSetLaunchCallbackData with the node's launch handle and stream) returns
+ * success but the nodes of the forked branches count nothing, with or without the
+ * per-function data, and with the graph launch's stream (graph-api-stream) only the
+ * direct launches count. Default: per function only; COALCHECK_GPU_DIAG=
+ * graph-launch-data | graph-both | graph-api-stream reproduce the others (diagnostics). */
+enum { GRAPH_DATA_LAUNCH = 1, GRAPH_DATA_FUNCTION = 2, GRAPH_DATA_API_STREAM = 4 };
 
 static struct state *g_state;
 
@@ -237,23 +270,61 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
   return 0;
 }
 
+/* Inside a graph launch of this thread: node launches are deferred to its end. */
+static int in_graph(const struct state *s)
+{
+  return s->graph_depth > 0 && pthread_equal(s->graph_thread, pthread_self());
+}
+
+/* A graph's kernel node may be announced twice (launch domain and graphs domain, the
+ * documentation names both): the first announcement of a launch handle wins. */
+static int graph_node_seen(struct state *s, const Sanitizer_LaunchData *d)
+{
+  for (size_t i = 0; i < s->n_seen; i++)
+    if (s->seen[i].h == d->hLaunch)
+      return 1;
+  s->seen = grow(s->seen, &s->cap_seen, s->n_seen + 1, sizeof *s->seen);
+  s->seen[s->n_seen].h = d->hLaunch;
+  s->seen[s->n_seen++].st = d->hStream;
+  return 0;
+}
+
 static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
 {
+  int graph = in_graph(s);
+  if (graph && graph_node_seen(s, d))
+    return;
   struct ctx_rec *c = ctx_get(s, d->context, d->hStream);
   struct func_rec *f = func_get(s, d);
   void *ud = c->disabled;
-  if (cc_gpu_filter_select(&s->filter, f->name, f->mangled) &&
+  /* a graph upload sets up the nodes without running them: not a launch (the filter's
+   * skip/count see only launches that run) */
+  if (!(graph && s->graph_upload) && cc_gpu_filter_select(&s->filter, f->name, f->mangled) &&
       (f->dev != NULL || func_alloc(s, f, d) == 0)) {
     ud = f->dev;
     f->launches++;
-    f->pending++;
+    if (graph)
+      f->graph = 1;
+    else
+      f->pending++;
     f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
     f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
   }
   if (s->debug)
-    fprintf(stderr, "coalcheck-gpu: launch %s %s\n", f->mangled, ud == c->disabled ? "off" : "on");
-  check(s, sanitizerSetLaunchCallbackData(d->hLaunch, d->function, d->hStream, ud),
-        "sanitizerSetLaunchCallbackData");
+    fprintf(stderr, "coalcheck-gpu: launch %s %s%s launch %p stream %p\n", f->mangled,
+            ud == c->disabled ? "off" : "on", graph ? " (graph node)" : "",
+            (void *)d->hLaunch, (void *)d->hStream);
+  if (!graph || (s->graph_data & GRAPH_DATA_LAUNCH))
+    check(s, sanitizerSetLaunchCallbackData(d->hLaunch, d->function,
+                                            graph && (s->graph_data & GRAPH_DATA_API_STREAM)
+                                                ? d->hApiStream : d->hStream, ud),
+          "sanitizerSetLaunchCallbackData");
+  /* per-function data outlives the graph: a later direct launch of a function that ran
+   * as a node sets it too, so both kinds of data agree whichever one the driver uses.
+   * Within one graph launch the last node of a function sets its table for all of its
+   * nodes: a launch filter that cuts through a graph's nodes of one function is coarse. */
+  if ((graph || f->graph) && (s->graph_data & GRAPH_DATA_FUNCTION))
+    check(s, sanitizerSetCallbackData(d->function, ud), "sanitizerSetCallbackData");
 }
 
 /* Copies back the slots the launch touched, adds them up, zeroes them on the device. */
@@ -276,6 +347,8 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
       lo = slot < lo ? slot : lo;
       hi = slot;
     }
+  if (s->debug)
+    fprintf(stderr, "coalcheck-gpu: flush %s slots %u..%u\n", f->mangled, lo, hi);
   if (lo == UINT32_MAX)
     return;
   size_t rec = (size_t)f->n_shards * CC_GPU_FIELDS * sizeof(uint64_t);
@@ -294,6 +367,8 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
 
 static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
 {
+  if (in_graph(s))
+    return; /* flushed after the whole graph: on_graph_launch */
   for (size_t i = 0; i < s->n_funcs; i++) {
     struct func_rec *f = &s->funcs[i];
     if (f->fn == d->function && f->pending > 0) {
@@ -301,6 +376,44 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
       flush(s, f, d->hStream);
     }
   }
+}
+
+/* GRAPHS_LAUNCH_BEGIN / _END (cudaGraphLaunch, cudaGraphUpload). At the end of a launch
+ * that runs (not an upload), wait for the graph's stream and flush every function that
+ * has run as a kernel node: their counters hold the sums over the graph's nodes. */
+static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d, int begin)
+{
+  if (s->debug)
+    fprintf(stderr, "coalcheck-gpu: graph launch %s%s depth %d stream %p\n",
+            begin ? "begin" : "end", d->isGraphUpload ? " (upload)" : "", s->graph_depth,
+            (void *)d->hStream);
+  if (begin) {
+    if (s->graph_depth++ == 0) {
+      s->graph_thread = pthread_self();
+      s->graph_upload = d->isGraphUpload != 0;
+      s->n_seen = 0;
+    }
+    return;
+  }
+  if (s->graph_depth == 0 || --s->graph_depth > 0 || s->graph_upload)
+    return;
+  /* the graph's stream, then each node's (a branch may run on a stream of its own) */
+  if (check(s, sanitizerStreamSynchronize(d->hStream), "sanitizerStreamSynchronize") != 0)
+    return;
+  for (size_t i = 0; i < s->n_seen; i++)
+    if (check(s, sanitizerStreamSynchronize(s->seen[i].st), "sanitizerStreamSynchronize"))
+      return;
+  for (size_t i = 0; i < s->n_funcs; i++)
+    if (s->funcs[i].graph && s->funcs[i].dev != NULL)
+      flush(s, &s->funcs[i], d->hStream);
+}
+
+/* GRAPHS_NODE_LAUNCH_BEGIN of a kernel node: the same work as a launch (deduplicated by
+ * launch handle against the launch domain's callback for the same node). */
+static void on_graph_node(struct state *s, const Sanitizer_GraphNodeLaunchData *d)
+{
+  if (d->nodeType == CU_GRAPH_NODE_TYPE_KERNEL && in_graph(s))
+    on_launch_begin(s, &d->launchData);
 }
 
 static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domain,
@@ -324,6 +437,11 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
     on_launch_begin(s, cbdata);
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
     on_launch_end(s, cbdata);
+  else if (domain == SANITIZER_CB_DOMAIN_GRAPHS &&
+           (cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN || cbid == SANITIZER_CBID_GRAPHS_LAUNCH_END))
+    on_graph_launch(s, cbdata, cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN);
+  else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
+    on_graph_node(s, cbdata);
   s->depth--;
   pthread_mutex_unlock(&s->lock);
 }
@@ -500,6 +618,13 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS
            : diag && strcmp(diag, "nobits") == 0  ? CC_GPU_MODE_NO_BITS
                                                   : 0;
+  s->graph_data = GRAPH_DATA_FUNCTION;
+  if (diag && strcmp(diag, "graph-launch-data") == 0)
+    s->graph_data = GRAPH_DATA_LAUNCH;
+  else if (diag && strcmp(diag, "graph-both") == 0)
+    s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_FUNCTION;
+  else if (diag && strcmp(diag, "graph-api-stream") == 0)
+    s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_API_STREAM;
   const char *sh = getenv("COALCHECK_GPU_SHARDS");
   s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
   struct cc_err e = {0};
@@ -518,6 +643,7 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   }
   sanitizerEnableDomain(1, s->sub, SANITIZER_CB_DOMAIN_RESOURCE);
   sanitizerEnableDomain(1, s->sub, SANITIZER_CB_DOMAIN_LAUNCH);
+  sanitizerEnableDomain(1, s->sub, SANITIZER_CB_DOMAIN_GRAPHS);
   g_state = s;
   atexit(finish);
 }

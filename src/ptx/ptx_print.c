@@ -186,11 +186,12 @@ static void put_insn(struct sbuf *b, const struct ptx_module *m, const struct pt
     sb_puts(b, " ");
   }
   sb_puts(b, in->opcode_text);
+  /* one space, not nvcc's tab: this text also goes into messages and reports */
   if (in->op == PTX_OP_CALL) {
-    sb_puts(b, " \t");
+    sb_puts(b, " ");
     put_call(b, m, f, in);
   } else if (in->nopnds) {
-    sb_puts(b, " \t");
+    sb_puts(b, " ");
     put_operand_list(b, m, f, in, 0, in->nopnds);
   }
   sb_puts(b, ";");

@@ -396,18 +396,18 @@ static void test_operands(void **state) {
 
   char buf[128];
   size_t n = ptx_print_insn(m, f, 1, buf, sizeof buf);
-  assert_string_equal(buf, "ld.global.v2.f32 \t{%f1, %f2}, [%rd1+-8];");
+  assert_string_equal(buf, "ld.global.v2.f32 {%f1, %f2}, [%rd1+-8];");
   assert_int_equal(n, strlen(buf));
   ptx_print_insn(m, f, 9, buf, sizeof buf);
-  assert_string_equal(buf, "@!%p1 bra \t$L_end;");
+  assert_string_equal(buf, "@!%p1 bra $L_end;");
   ptx_print_insn(m, f, 8, buf, sizeof buf);
-  assert_string_equal(buf, "setp.lt.s32 \t%p1|%p2, %r1, %r2;");
+  assert_string_equal(buf, "setp.lt.s32 %p1|%p2, %r1, %r2;");
   ptx_print_insn(m, f, 4, buf, sizeof buf);
-  assert_string_equal(buf, "mov.f32 \t%f3, 0f3F800000;");
+  assert_string_equal(buf, "mov.f32 %f3, 0f3F800000;");
   ptx_print_insn(m, f, 2, buf, sizeof buf);
-  assert_string_equal(buf, "ld.global.u32 \t%r1, [buf+40];");
+  assert_string_equal(buf, "ld.global.u32 %r1, [buf+40];");
   ptx_print_insn(m, f, 7, buf, sizeof buf);
-  assert_string_equal(buf, "mov.u32 \t%r4, %ctaid.y;");
+  assert_string_equal(buf, "mov.u32 %r4, %ctaid.y;");
   /* truncation: "ret;" into 3 bytes keeps "re", returns the full length 4 */
   n = ptx_print_insn(m, f, 11, buf, 3);
   assert_string_equal(buf, "re");
@@ -454,8 +454,8 @@ static void test_scoped_registers(void **state) {
   assert_non_null(text);
   assert_non_null(strstr(text, "\t.reg .b32 \t%r<3>;\n"));
   assert_non_null(strstr(text, "\t.reg .b32 \t%t$1;\n"));
-  assert_non_null(strstr(text, "\tmov.u32 \t%t$1, %r2;\n"));
-  assert_non_null(strstr(text, "\tmov.u32 \t%r1$1, 7;\n"));
+  assert_non_null(strstr(text, "\tmov.u32 %t$1, %r2;\n"));
+  assert_non_null(strstr(text, "\tmov.u32 %r1$1, 7;\n"));
   /* the printed text parses again to the same number of registers and instructions */
   struct ptx_module *m2 = parse_ok(text);
   assert_non_null(m2);
@@ -526,8 +526,8 @@ static void test_calls(void **state) {
   char *text = print_to_string(m);
   assert_non_null(text);
   assert_non_null(strstr(text, "\t{\n\t.param .b32 param0;\n\t.param .b32 retval0;\n"
-                               "\tst.param.b32 \t[param0+0], %r1;\n"));
-  assert_non_null(strstr(text, "\tld.param.b32 \t%r2, [retval0+0];\n\t}\n"));
+                               "\tst.param.b32 [param0+0], %r1;\n"));
+  assert_non_null(strstr(text, "\tld.param.b32 %r2, [retval0+0];\n\t}\n"));
   free(text);
   assert_int_equal(k->insns[3].callee, 2);
   assert_int_equal(k->insns[3].call_nret, 0);
@@ -540,9 +540,9 @@ static void test_calls(void **state) {
   assert_int_equal(m->items[2].index, 0);
   char buf[128];
   ptx_print_insn(m, k, 1, buf, sizeof buf);
-  assert_string_equal(buf, "call.uni \t(retval0), f, (param0);");
+  assert_string_equal(buf, "call.uni (retval0), f, (param0);");
   ptx_print_insn(m, k, 3, buf, sizeof buf);
-  assert_string_equal(buf, "call.uni \tg, (%r1);");
+  assert_string_equal(buf, "call.uni g, (%r1);");
   ptx_module_free(m);
 }
 
@@ -596,7 +596,7 @@ static void test_indirect_call(void **state) {
   assert_string_equal(k->protos, "prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n");
   char buf[128];
   ptx_print_insn(m, k, 6, buf, sizeof buf);
-  assert_string_equal(buf, "call \t(retval0), %rd3, (param0), prototype_0;");
+  assert_string_equal(buf, "call (retval0), %rd3, (param0), prototype_0;");
   char *text = print_to_string(m);
   assert_non_null(text);
   const char *ptxas = find_tool("ptxas");
@@ -656,7 +656,7 @@ static void test_inline_asm_names(void **state) {
   assert_int_equal(f->opnds[f->insns[8].opnd + 1].pipe, 1);
   char buf[128];
   ptx_print_insn(m, f, 7, buf, sizeof buf);
-  assert_string_equal(buf, "@!p$1 st.global.u32 \t[addr], %r2;");
+  assert_string_equal(buf, "@!p$1 st.global.u32 [addr], %r2;");
   char *text = print_to_string(m);
   assert_non_null(text);
   const char *ptxas = find_tool("ptxas");
@@ -695,7 +695,7 @@ static void test_vector_registers(void **state) {
   assert_int_equal(o->regcomp, 2); /* .g = .y */
   char buf[64];
   ptx_print_insn(m, f, 3, buf, sizeof buf);
-  assert_string_equal(buf, "mov.b32 \t%w.y, 3;");
+  assert_string_equal(buf, "mov.b32 %w.y, 3;");
   char *text = print_to_string(m);
   assert_non_null(strstr(text, "\t.reg .v4 .f32 \t%v;\n"));
   free(text);
@@ -1096,7 +1096,7 @@ static void test_speed(void **state) {
                           "$L__BB0_%d:\n\t.loc\t1 %d 3\n"
                           "\tld.global.nc.f32 \t%%f%d, [%%rd%d+%d];\n"
                           "\tfma.rn.f32 \t%%f%d, %%f%d, 0f3F800000, %%f%d;\n"
-                          "\tsetp.lt.s32 \t%%p1, %%r%d, %%r%d;\n"
+                          "\tsetp.lt.s32 %%p1, %%r%d, %%r%d;\n"
                           "\t@%%p1 bra \t$L__BB0_%d;\n",
                           i, i + 1, i % 100, i % 100, 4 * (i % 64), (i + 1) % 100, i % 100,
                           (i + 2) % 100, i % 100, (i + 3) % 100, (i + 1) % 5000);
