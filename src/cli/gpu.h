@@ -17,9 +17,8 @@
 #include "util/err.h"
 
 /* Exit status of `--backend gpu` (and of an executable INPUT) where no CUDA GPU can be
- * used: the emulator's codes end at 9 (util/err.h), 10 is this one (docs/exit-codes.md).
- * CI scripts may treat it as "skipped". */
-#define CC_CLI_EXIT_NO_GPU 10
+ * used (docs/exit-codes.md); CI scripts may treat it as "skipped". */
+#define CC_CLI_EXIT_NO_GPU CC_ERR_NO_GPU
 
 /* Imports the GPU backend's JSON report (text, NUL-terminated; origin names it in
  * messages) into a new analysis over model m (borrowed; "sm_90" for the GPU backend):

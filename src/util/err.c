@@ -46,6 +46,7 @@ const char *cc_status_name(enum cc_status status)
   case CC_ERR_IO: return "io";
   case CC_ERR_TOOL: return "tool";
   case CC_ERR_KERNEL: return "kernel";
+  case CC_ERR_NO_GPU: return "no-gpu";
   case CC_ERR_INTERNAL: return "internal";
   }
   return "unknown";

@@ -27,6 +27,7 @@ static void test_err_set_and_prefix(void **state)
   /* NULL err is allowed: the status still comes back */
   assert_int_equal(cc_err_set(NULL, CC_ERR_IO, "x"), CC_ERR_IO);
   assert_string_equal(cc_status_name(CC_ERR_MEMCHECK), "memcheck");
+  assert_string_equal(cc_status_name((enum cc_status)10), "no-gpu"); /* docs/exit-codes.md */
 }
 
 static void test_err_truncates(void **state)
