@@ -72,7 +72,7 @@ enum ptx_opcode {
 /* Entry of the instruction table: see ptx_ops.def for the meaning of shape. */
 struct ptx_op_info {
   const char *name;      /* base opcode, e.g. "ld" */
-  const char *shape;     /* operand shape, e.g. "d,a" */
+  const char *shape;     /* operand grammar, e.g. "d, a" (see ptx_ops.def) */
   const char *semantics; /* one line, for --help and docs */
 };
 /* The table row of op (static storage, never freed); NULL when op >= PTX_OP_COUNT. */
@@ -329,6 +329,9 @@ enum { PTX_ITEM_VAR, PTX_ITEM_FUNC_DECL, PTX_ITEM_FUNC_DEF, PTX_ITEM_PRAGMA };
  *   "PATH:LINE:COL: unknown instruction 'foo.bar'"
  *   "PATH:LINE:COL: undefined register '%r9'"       (also out of its { } scope)
  *   "PATH:LINE:COL: undefined label '$L__BB0_9'"   (also: undefined symbol, function)
+ *   "PATH:LINE:COL: 'add.s32' takes 3 operands (d, a, b), found 2"  (the shape column of
+ *     ptx_ops.def; at the opcode) and "operand 2 of 'ld.global.f32' (m) must be an address
+ *     '[..]', found a register" (at the operand); "label 'L' used as an operand value"
  *   lexical errors ("malformed float constant ...", "unterminated comment ...") and
  *   limits (register ranges above 2^20, arrays above 4 GiB, 255 operands).
  * On failure *out is NULL and nothing leaks. Grammar coverage: src/ptx/README.md. */

@@ -11,6 +11,14 @@ expect 3 "cannot read $TMP/missing.cu" "$COALCHECK" "$TMP/missing.cu" "${ONE[@]}
 expect 3 "malformed.ptx:11:16: expected an operand" "$COALCHECK" "$DATA/malformed.ptx" "${ONE[@]}"
 expect 3 "unknown_insn.ptx:11:2: unknown instruction 'frobnicate.u32'" \
   "$COALCHECK" "$DATA/unknown_insn.ptx" "${ONE[@]}"
+# operands that do not fit the instruction's shape (src/ptx/ptx_ops.def): the parser
+# reports them as malformed input, not the emulator as unsupported (exit 4)
+sed 's/mov.u32 \t%r1, ;/add.s32 %r1, %r1;/' "$DATA/malformed.ptx" > "$TMP/count.ptx"
+expect 3 "count.ptx:11:2: 'add.s32' takes 3 operands (d, a, b), found 2" \
+  "$COALCHECK" "$TMP/count.ptx" "${ONE[@]}"
+sed 's/mov.u32 \t%r1, ;/ld.global.u32 %r1, %r1;/' "$DATA/malformed.ptx" > "$TMP/kind.ptx"
+expect 3 "kind.ptx:11:21: operand 2 of 'ld.global.u32' (m) must be an address '[..]'" \
+  "$COALCHECK" "$TMP/kind.ptx" "${ONE[@]}"
 # launch files
 expect 3 "cannot read launch file" "$COALCHECK" --launch "$TMP/none.launch"
 printf 'kernels.ptx --kernel oob\n--grid 1 --block 32\n--arg '"'"'out=f32[32]:zero\n' > "$TMP/q.launch"

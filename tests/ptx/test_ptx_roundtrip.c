@@ -103,6 +103,15 @@ static void check_features(const char *src, const char *flags, const struct ptx_
     assert_true(module_has_inlined_loc(m));
     assert_true(module_has(m, "ld.global.nc"));
     assert_true(m->sections != NULL);
+  } else if (ends_with(src, "/tests/ptx/data/forms.cu")) {
+    /* rows whose shape has forms chosen by modifiers (ptx_ops.def) */
+    assert_true(module_has(m, "atom.global.cas.b32"));
+    assert_true(module_has(m, "bar.red.popc.u32"));
+    assert_true(module_has(m, "cp.async.commit_group"));
+    assert_true(module_has(m, "mbarrier.test_wait"));
+    assert_true(module_has(m, "wmma.store.d"));
+    assert_true(module_has(m, "tld4.g.2d"));
+    assert_true(module_has(m, "sust.b.2d"));
   } else if (ends_with(src, "/tests/ptx/data/transpose.cu")) {
     assert_true(module_has(m, "bar.sync"));
     assert_true(module_has(m, "st.shared.f32"));
