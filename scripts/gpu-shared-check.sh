@@ -24,7 +24,7 @@ export COALCHECK_GPU_DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 
 log "build"
 gcc -std=c11 -O2 -fPIC -D_GNU_SOURCE -Isrc -I$SAN/include -I$CUDA/include -shared \
   -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c src/gpu/sassmap.c \
-  src/gpu/filter.c src/gpu/report.c src/util/err.c src/util/fileio.c src/util/mem.c \
+  src/gpu/filter.c src/gpu/report.c src/gpu/trace.c src/util/err.c src/util/fileio.c src/util/mem.c \
   -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl -lpthread || exit 1
 nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
   -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "access/trace.h"
+#include "gpu/gpu.h"
 #include "util/mem.h"
 
 extern char **environ;
@@ -25,6 +27,8 @@ struct app_opts {
   const char *regex, *skip, *count; /* ncu-style launch filter */
   const char *json;         /* --json: coalcheck's report (schema of docs/json-schema.md) */
   const char *gpu_json;     /* --gpu-json: keep the library's own JSON here */
+  const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
+  const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
   uint32_t top;
   int quiet, help;
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
@@ -32,13 +36,14 @@ struct app_opts {
 
 /* Options with a value; -q / --quiet / --help are flags. */
 static const char *const valued[] = {"--backend", "--kernel-name", "--launch-skip",
-                                     "--launch-count", "--json", "--gpu-json", "--top"};
+                                     "--launch-count", "--json", "--gpu-json", "--trace",
+                                     "--sample-ctas", "--top"};
 
 static const char **slot(struct app_opts *o, const char *name)
 {
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
-                          &o->gpu_json, NULL};
-  for (size_t i = 0; i < 6; i++)
+                          &o->gpu_json, &o->trace, &o->sample, NULL};
+  for (size_t i = 0; i < 8; i++)
     if (strcmp(name, valued[i]) == 0)
       return slots[i];
   return NULL;
@@ -87,7 +92,8 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
     if (n >= sizeof name || !(strcmp(name, "--top") == 0 || slot(o, name)))
       return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not taken with an executable INPUT; "
                         "put coalcheck's options (--backend, --kernel-name, --launch-skip, "
-                        "--launch-count, --json, --gpu-json, --top, -q) before the "
+                        "--launch-count, --json, --gpu-json, --trace, --sample-ctas, --top, -q) "
+                        "before the "
                         "executable", a);
     if (eq)
       value = eq + 1;
@@ -113,6 +119,10 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
   if (o->count && !is_count(o->count))
     return cc_err_set(err, CC_ERR_USAGE, "--launch-count %s: not a non-negative integer",
                       o->count);
+  if (o->sample && (!is_count(o->sample) || strlen(o->sample) > 9 ||
+                    strtoul(o->sample, NULL, 10) == 0))
+    return cc_err_set(err, CC_ERR_USAGE, "--sample-ctas %s: not a positive integer; give N "
+                      "to count and trace 1 CTA in N (linear CTA id %% N == 0)", o->sample);
   if (o->regex) {
     regex_t re;
     int r = regcomp(&re, o->regex, REG_EXTENDED | REG_NOSUB);
@@ -160,7 +170,8 @@ int cc_cli_app_wanted(int argc, char **argv)
 static void print_help(void)
 {
   printf("usage: coalcheck [options] EXECUTABLE [ARGS...]\n"
-         "       coalcheck import GPU.json [--json PATH] [--top N]\n\n"
+         "       coalcheck import GPU.json [--json PATH] [--top N]\n"
+         "       coalcheck import RUN.ccgpu --trace FILE.cctrace\n\n"
          "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
          "reports its global and shared memory accesses per SASS instruction and source line\n"
          "(build the application with -lineinfo). Options (before the EXECUTABLE):\n"
@@ -170,6 +181,9 @@ static void print_help(void)
          "  --launch-count N         profile N matching launches (default: all)\n"
          "  --json PATH              write the JSON report (docs/json-schema.md); - = stdout\n"
          "  --gpu-json PATH          keep the injection library's own JSON\n"
+         "  --trace FILE.cctrace     also record every warp access (GPU trace mode) for\n"
+         "                           `coalcheck report FILE --arch ...`\n"
+         "  --sample-ctas N          count and trace only CTAs whose linear id %% N == 0\n"
          "  --top N                  show the N worst instructions per kernel\n"
          "  -q, --quiet              no progress messages\n"
          "Exit status: the application's; 10 when no CUDA GPU is usable.\n");
@@ -228,6 +242,36 @@ int cc_cli_gpu_exit_status(int ws)
   return 1;
 }
 
+/* Converts the library's GPU trace raw (.ccgpu, gpu.h) into the .cctrace out, whole or
+ * not at all; says on stderr how much and whether CTAs were sampled. */
+static int convert_trace(const char *raw, const char *out, const char *origin, int quiet,
+                         struct cc_err *err)
+{
+  struct cc_trace_writer *w;
+  struct cc_access_sink sink;
+  struct cc_gpu_raw_summary sum;
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
+  struct cc_trace_writer_opts opts = {.command_line = cmd};
+  int rc = cc_trace_writer_open(out, &opts, &w, &sink, err);
+  if (rc != CC_OK)
+    return rc;
+  if ((rc = cc_gpu_raw_convert(raw, &sink, &sum, err)) != CC_OK) {
+    cc_trace_writer_abort(w);
+    return rc;
+  }
+  if ((rc = cc_trace_writer_close(w, err)) != CC_OK)
+    return rc;
+  if (sum.sample > 1)
+    fprintf(stderr, "coalcheck: note: CTA sampling: the trace holds only CTAs whose linear "
+            "id %% %u == 0 (1 in %u); its figures cover that sample\n", sum.sample,
+            sum.sample);
+  if (!quiet)
+    fprintf(stderr, "coalcheck: trace: %llu warp records of %llu launches in %s\n",
+            (unsigned long long)sum.records, (unsigned long long)sum.kernels, out);
+  return CC_OK;
+}
+
 /* cc_cli_cmd_app; *passthrough set when the status is the application's own. */
 static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough);
 
@@ -256,7 +300,7 @@ int cc_cli_app_main(int argc, char **argv)
 static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
 {
   struct app_opts o;
-  char *exe = NULL, *lib = NULL, *dir = NULL, *json = NULL;
+  char *exe = NULL, *lib = NULL, *dir = NULL, *json = NULL, *raw = NULL;
   int rc, ws = 0, app_rc;
   *passthrough = 0;
   if ((rc = parse(argc, argv, &o, err)) != CC_OK)
@@ -283,7 +327,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     rc = err->status;
     goto done;
   }
-  if (o.gpu_json) {
+  if (o.gpu_json && !o.trace) {
     json = cc_xstrdup(o.gpu_json);
     unlink(json); /* a report left from an earlier run must not pass for this one */
   } else {
@@ -299,6 +343,15 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     }
     json = cc_xmalloc(strlen(dir) + sizeof "/gpu.json");
     sprintf(json, "%s/gpu.json", dir);
+    if (o.gpu_json) { /* the temporary folder holds the trace; the JSON goes where asked */
+      free(json);
+      json = cc_xstrdup(o.gpu_json);
+      unlink(json);
+    }
+    if (o.trace) {
+      raw = cc_xmalloc(strlen(dir) + sizeof "/gpu.ccgpu");
+      sprintf(raw, "%s/gpu.ccgpu", dir);
+    }
   }
   if (!o.quiet)
     fprintf(stderr, "coalcheck: running %s on the GPU under %s\n", exe, lib);
@@ -306,7 +359,15 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     char **child = argv + o.input;
     char *saved = child[0];
     child[0] = exe; /* the resolved path; argv[0] of the app as given otherwise */
+    /* trace mode and sampling reach the library through its environment, for this child
+     * only */
+    if (raw)
+      setenv("COALCHECK_GPU_TRACE", raw, 1);
+    if (o.sample)
+      setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
     rc = cc_cli_gpu_spawn(child, lib, json, o.regex, o.skip, o.count, &ws, err);
+    unsetenv("COALCHECK_GPU_TRACE");
+    unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
     child[0] = saved;
   }
   if (rc != CC_OK)
@@ -317,6 +378,16 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                     "ran no CUDA kernel, or died before its exit handlers ran", exe, app_rc);
     goto done;
   }
+  if (raw && access(raw, R_OK) != 0) {
+    rc = cc_err_set(err, CC_ERR_TOOL, "%s exited with status %d and wrote no GPU trace: "
+                    "see the library's error above", exe, app_rc);
+    goto done;
+  }
+  if (raw && (rc = convert_trace(raw, o.trace, exe, o.quiet, err)) != CC_OK)
+    goto done;
+  if (o.sample)
+    fprintf(stderr, "coalcheck: note: CTA sampling: only CTAs whose linear id %% %s == 0 "
+            "were counted; the figures below cover that sample\n", o.sample);
   if ((rc = cc_cli_gpu_report(json, o.json, o.top, stdout, err)) != CC_OK)
     goto done;
   *passthrough = 1;
@@ -325,9 +396,13 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                     "covers the kernels that completed)", exe, app_rc);
 done:
   if (dir) {
-    unlink(json);
+    if (!o.gpu_json)
+      unlink(json);
+    if (raw)
+      unlink(raw);
     rmdir(dir);
   }
+  free(raw);
   free(dir);
   free(json);
   free(lib);
@@ -385,7 +460,20 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
   if (o.input + 1 < argc)
     return cc_err_set(err, CC_ERR_USAGE, "import takes one file; '%s' is a second one",
                       argv[o.input + 1]);
-  if (o.regex || o.skip || o.count || o.gpu_json || strcmp(o.backend, "gpu") != 0)
+  size_t len = strlen(argv[o.input]);
+  int is_raw = len > 6 && strcmp(argv[o.input] + len - 6, ".ccgpu") == 0;
+  if (is_raw != (o.trace != NULL))
+    return cc_err_set(err, CC_ERR_USAGE, is_raw ? "%s is a GPU trace: give --trace "
+                      "FILE.cctrace to convert it" : "--trace goes with a GPU trace "
+                      "(.ccgpu, from COALCHECK_GPU_TRACE), not with %s", argv[o.input]);
+  if (is_raw) {
+    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json)
+      return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace and -q; "
+                        "report the converted trace with `coalcheck report FILE.cctrace`");
+    return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, err);
+  }
+  if (o.regex || o.skip || o.count || o.gpu_json || o.sample ||
+      strcmp(o.backend, "gpu") != 0)
     return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
                       "launch filter applies when the application runs");
   return cc_cli_gpu_report(argv[o.input], o.json, o.top, stdout, err);

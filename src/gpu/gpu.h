@@ -169,4 +169,68 @@ void cc_gpu_report_write_text(FILE *fp, cc_keep const struct cc_gpu_kernel_repor
 /* Writes s as a JSON string literal (quotes and escapes included); NULL as null. */
 void cc_gpu_json_string(FILE *fp, const char *s);
 
+/* ---- trace (trace.c): ring draining and the GPU trace file (.ccgpu) ---- */
+
+/* Copies up to max complete records from the ring (layout.h protocol: a record is
+ * complete once its seq equals its index + 1) into out, in order, and publishes the new
+ * tail to the device. cap is the ring's record count (a power of two). Returns the number
+ * copied (0: the next record is not complete yet). Never blocks. */
+size_t cc_gpu_ring_drain(struct cc_gpu_ring_host *ring, uint32_t cap,
+                         struct cc_gpu_trace_rec *out, size_t max);
+
+/* A static memory instruction of a kernel, as the trace file stores it: SASS slot
+ * (offset / 16) and what the in-situ counters learnt about it. Strings borrowed. */
+struct cc_gpu_raw_insn {
+  uint32_t slot;
+  enum cc_access_kind kind;
+  enum cc_space space;
+  uint32_t size;
+  const char *sass, *file, *inl_file; /* each may be NULL */
+  uint32_t line, inl_line;
+};
+
+struct cc_gpu_raw_func {
+  const char *name, *mangled;
+  uint32_t n_slots;       /* kernel size / 16; slot n_slots: pcs outside the kernel */
+  size_t n;
+  const struct cc_gpu_raw_insn *insns; /* distinct slots */
+};
+
+struct cc_gpu_raw_launch {
+  uint32_t func;          /* index into the functions */
+  uint32_t grid[3], block[3];
+  uint32_t sample;        /* CTA sampling: 1 CTA in `sample` traced (0, 1: all) */
+};
+
+/* Writes a GPU trace to fp (the layout in trace.c's comment): the function tables, the
+ * launches, then n_recs records copied from spool (rewound first; may be NULL when n_recs
+ * is 0). path names fp in messages. Errors: CC_ERR_IO when the spool is short or fp
+ * cannot be written. */
+int cc_gpu_raw_write(FILE *fp, cc_keep const struct cc_gpu_raw_func *funcs, size_t nf,
+                     cc_keep const struct cc_gpu_raw_launch *launches, size_t nl,
+                     FILE *spool, uint64_t n_recs, const char *path, struct cc_err *err);
+
+/* Decodes one device record into *a against kernel k, whose instruction for slot s is
+ * k->insns[index[s]] (index has n_slots + 1 entries, UINT32_MAX: none): CTA, warp, active
+ * mask, addresses (0 in inactive lanes), space and size from the record, kind from the
+ * table; dyn is 0 (the device does not count instances). Returns -1 when the slot has no
+ * instruction. */
+int cc_gpu_rec_decode(const struct cc_gpu_trace_rec *rec, const struct cc_kernel_info *k,
+                      const uint32_t *index, uint32_t n_slots, struct cc_warp_access *a);
+
+/* What cc_gpu_raw_convert streamed. */
+struct cc_gpu_raw_summary {
+  uint64_t kernels;       /* begin_kernel events (one per launch that left records) */
+  uint64_t records;
+  uint32_t sample;        /* largest CTA sampling factor of those launches (0/1: none) */
+};
+
+/* Streams the GPU trace at path into sink: per launch (in record order; a new kernel
+ * whenever the launch number changes) begin_kernel with the function's table (SASS text
+ * as the instruction text, slot as id), the records, end_kernel. sum may be NULL.
+ * Errors: CC_ERR_INPUT for an unreadable, foreign, truncated or inconsistent file (path,
+ * offset or record number in the message); a sink's status as it returned it. */
+int cc_gpu_raw_convert(const char *path, const struct cc_access_sink *sink,
+                       struct cc_gpu_raw_summary *sum, struct cc_err *err);
+
 #endif

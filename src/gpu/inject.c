@@ -25,11 +25,16 @@
  * COALCHECK_GPU_DIAG=noatomics|nobits (overhead analysis: reduce and count nothing, or
  * count but skip the flag/touched bits; both break the report), and
  * COALCHECK_GPU_DIAG=graph-launch-data|graph-both|graph-api-stream (graph nodes, see
- * GRAPH_DATA_*).
+ * GRAPH_DATA_*), COALCHECK_GPU_TRACE (trace mode: every warp access through a ring in
+ * pinned host memory, drained by a thread while the kernel runs, written at exit as a GPU
+ * trace, trace.c), COALCHECK_GPU_TRACE_RING (ring records) and COALCHECK_GPU_SAMPLE_CTAS
+ * (count and trace only CTAs whose linear id % N == 0). README.md, "Trace mode".
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,6 +102,23 @@ struct state {
   struct graph_node *seen; /* node launches already handled in this graph launch */
   size_t n_seen, cap_seen;
   int graph_data;         /* GRAPH_DATA_* bits: how kernel nodes get their table */
+  /* CTA sampling (COALCHECK_GPU_SAMPLE_CTAS): 1 CTA in `sample` counted and traced */
+  uint32_t sample;
+  /* trace mode (COALCHECK_GPU_TRACE): the ring, its drain thread, the record spool */
+  char *trace_path;
+  uint32_t ring_cap;      /* records (power of two; COALCHECK_GPU_TRACE_RING) */
+  struct cc_gpu_ring_host *ring; /* pinned host memory, device-visible (one context) */
+  void *ring_ctl;         /* device: struct cc_gpu_ring_ctl */
+  CUcontext ring_ctx;
+  pthread_t drainer;
+  int drainer_started;
+  FILE *spool;            /* records drained so far (the drain thread writes it) */
+  uint64_t drained;       /* records spooled (atomic: drain thread writes, others read) */
+  uint64_t reserved;      /* ctl.head at the last traced launch's end */
+  int stop;               /* atomic: the drain thread ends once the ring is empty */
+  int spool_failed;       /* atomic: a spool write failed (records lost: reported) */
+  struct cc_gpu_raw_launch *launches; /* traced launches; .func indexes funcs */
+  size_t n_launches, cap_launches;
 };
 
 /* A kernel node of the graph launch in progress: its launch handle (a node announced by
@@ -229,16 +251,79 @@ static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
   return f;
 }
 
+/* The drain thread: copies complete records from the ring into the spool while kernels
+ * run (the device waits while the ring is full, so the host must keep up without the
+ * state lock, which the LAUNCH_END wait holds). Ends when asked and the ring is empty. */
+static void *drain_main(void *arg)
+{
+  struct state *s = arg;
+  enum { BATCH = 256 };
+  struct cc_gpu_trace_rec *buf = malloc(BATCH * sizeof *buf);
+  if (buf == NULL)
+    CC_BUG("out of memory");
+  for (;;) {
+    size_t n = cc_gpu_ring_drain(s->ring, s->ring_cap, buf, BATCH);
+    if (n > 0) {
+      if (fwrite(buf, sizeof *buf, n, s->spool) != n)
+        __atomic_store_n(&s->spool_failed, 1, __ATOMIC_RELEASE);
+      __atomic_add_fetch(&s->drained, n, __ATOMIC_RELEASE);
+      continue;
+    }
+    if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+      break;
+    usleep(20);
+  }
+  free(buf);
+  return NULL;
+}
+
+/* Sets up the trace ring in ctx at the first traced launch: host ring, device control
+ * block (head 0, limit cap), spool, drain thread. One context only. */
+static int ring_setup(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
+{
+  if (s->ring != NULL)
+    return s->ring_ctx == ctx ? 0 : -1;
+  size_t bytes = sizeof(struct cc_gpu_ring_host) +
+                 (size_t)s->ring_cap * sizeof(struct cc_gpu_trace_rec);
+  void *host = NULL;
+  if (check(s, sanitizerAllocHost(ctx, &host, bytes), "sanitizerAllocHost (trace ring)") != 0)
+    return -1;
+  memset(host, 0, bytes);
+  struct cc_gpu_ring_ctl ctl = {.head = 0, .limit = s->ring_cap};
+  if (check(s, sanitizerAlloc(ctx, &s->ring_ctl, sizeof ctl), "sanitizerAlloc (trace)") != 0 ||
+      check(s, sanitizerMemcpyHostToDeviceAsync(s->ring_ctl, &ctl, sizeof ctl, st),
+            "sanitizerMemcpyHostToDeviceAsync (trace)") != 0)
+    return -1;
+  s->spool = tmpfile();
+  if (s->spool == NULL) {
+    cc_err_set(&s->err, CC_ERR_IO, "cannot create the trace spool in /tmp: %s; no trace "
+               "written", strerror(errno));
+    return -1;
+  }
+  s->ring = host;
+  s->ring_ctx = ctx;
+  if (pthread_create(&s->drainer, NULL, drain_main, s) != 0)
+    CC_BUG("cannot start the trace drain thread");
+  s->drainer_started = 1;
+  return 0;
+}
+
 /* Allocates the function's counter table (layout.h) at its first profiled launch. */
 static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_LaunchData *d)
 {
+  if (s->trace_path && ring_setup(s, d->context, d->hStream) != 0) {
+    if (s->err.status == CC_OK)
+      cc_err_set(&s->err, CC_ERR_TOOL, "trace mode: a second CUDA context; only the first "
+                 "context's kernels are traced");
+    return -1;
+  }
   if (check(s, sanitizerGetFunctionPcAndSize(d->module, f->mangled, &f->base_pc, &f->size),
             "sanitizerGetFunctionPcAndSize") != 0)
     return -1;
   f->n_slots = (uint32_t)(f->size / CC_GPU_INSN_BYTES);
   f->n_shards = s->n_shards;
   size_t rec = (size_t)f->n_shards * CC_GPU_FIELDS * sizeof(uint64_t);
-  f->counters_off = 64;
+  f->counters_off = CC_GPU_HDR_BYTES;
   f->touched_off = f->counters_off + (f->n_slots + 1) * rec;
   f->touched_bytes = ((f->n_slots + 1 + 31) / 32) * sizeof(uint32_t);
   size_t total = f->touched_off + f->touched_bytes;
@@ -260,6 +345,10 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
       .n_shards = f->n_shards,
       .enabled = 1,
       .mode = s->mode,
+      .ring = (uint64_t)(uintptr_t)s->ring,
+      .ring_ctl = (uint64_t)(uintptr_t)s->ring_ctl,
+      .ring_cap = s->ring_cap,
+      .sample = s->sample,
   };
   if (check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
       check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
@@ -289,6 +378,24 @@ static int graph_node_seen(struct state *s, const Sanitizer_LaunchData *d)
   return 0;
 }
 
+/* A traced direct launch: a launch entry, and its number into the header (stream-ordered
+ * before the grid; the copy stages the source before it returns). Graph nodes keep the
+ * number of their function's last direct launch (not separated in the trace). */
+static void trace_launch(struct state *s, struct func_rec *f, const Sanitizer_LaunchData *d)
+{
+  s->launches = grow(s->launches, &s->cap_launches, s->n_launches + 1, sizeof *s->launches);
+  struct cc_gpu_raw_launch *l = &s->launches[s->n_launches];
+  l->func = (uint32_t)(f - s->funcs);
+  memcpy(l->grid, f->grid, sizeof l->grid);
+  memcpy(l->block, f->block, sizeof l->block);
+  l->sample = s->sample;
+  uint32_t id = (uint32_t)s->n_launches++;
+  check(s, sanitizerMemcpyHostToDeviceAsync((char *)f->dev +
+                                                offsetof(struct cc_gpu_launch_hdr, launch),
+                                            &id, sizeof id, d->hStream),
+        "sanitizerMemcpyHostToDeviceAsync (launch number)");
+}
+
 static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
 {
   int graph = in_graph(s);
@@ -309,6 +416,8 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
       f->pending++;
     f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
     f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
+    if (s->ring != NULL && !graph)
+      trace_launch(s, f, d);
   }
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: launch %s %s%s launch %p stream %p\n", f->mangled,
@@ -365,6 +474,21 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
   check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st), "zeroing counters");
 }
 
+/* After a traced launch (the stream is synchronized by flush): wait until the drain
+ * thread has spooled every record reserved so far, so launches stay apart in the spool. */
+static void trace_wait(struct state *s, Sanitizer_StreamHandle st)
+{
+  if (s->ring == NULL)
+    return;
+  uint64_t head = 0;
+  if (check(s, sanitizerMemcpyDeviceToHost(&head, s->ring_ctl, sizeof head, st),
+            "reading the trace head") != 0)
+    return;
+  s->reserved = head;
+  while (__atomic_load_n(&s->drained, __ATOMIC_ACQUIRE) < head)
+    usleep(20);
+}
+
 static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
 {
   if (in_graph(s))
@@ -374,6 +498,7 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
     if (f->fn == d->function && f->pending > 0) {
       f->pending--;
       flush(s, f, d->hStream);
+      trace_wait(s, d->hStream);
     }
   }
 }
@@ -406,6 +531,7 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
   for (size_t i = 0; i < s->n_funcs; i++)
     if (s->funcs[i].graph && s->funcs[i].dev != NULL)
       flush(s, &s->funcs[i], d->hStream);
+  trace_wait(s, d->hStream);
 }
 
 /* GRAPHS_NODE_LAUNCH_BEGIN of a kernel node: the same work as a launch (deduplicated by
@@ -505,6 +631,90 @@ static void disassemble(struct state *s, struct mod_rec *m)
   unlink(tmp);
 }
 
+/* The instruction table of one function for the trace: every slot the in-situ counters
+ * saw (the same table as the JSON report), with its SASS text and line. */
+static void trace_func(const struct func_rec *f, const struct mod_rec *m,
+                       struct cc_gpu_raw_func *rf)
+{
+  struct cc_gpu_raw_insn *ins = calloc(f->n_slots + 1, sizeof *ins);
+  if (ins == NULL)
+    CC_BUG("out of memory");
+  size_t n = 0;
+  for (uint32_t slot = 0; slot <= f->n_slots; slot++) {
+    const struct cc_gpu_pc_stats *st = &f->stats[slot];
+    if (st->requests == 0)
+      continue;
+    const struct cc_gpu_sass_insn *si =
+        m && slot < f->n_slots ? cc_gpu_sassmap_find(&m->sass, f->mangled,
+                                                     slot * CC_GPU_INSN_BYTES) : NULL;
+    struct cc_gpu_raw_insn *in = &ins[n++];
+    in->slot = slot;
+    in->sass = si ? si->text : slot == f->n_slots ? "(outside the kernel)" : NULL;
+    in->kind = cc_gpu_stats_kind(st, in->sass);
+    in->space = cc_gpu_stats_space(st);
+    in->size = cc_gpu_stats_size(st);
+    if (si) {
+      in->file = si->file, in->line = si->line;
+      in->inl_file = si->inl_file, in->inl_line = si->inl_line;
+    }
+  }
+  *rf = (struct cc_gpu_raw_func){.name = f->name, .mangled = f->mangled,
+                                 .n_slots = f->n_slots, .n = n, .insns = ins};
+}
+
+/* Ends the drain thread (once every reserved record is spooled) and writes the GPU trace
+ * (trace.c) to $COALCHECK_GPU_TRACE, whole or not at all. Disassembly is done. */
+static void trace_finish(struct state *s)
+{
+  if (s->drainer_started) {
+    while (__atomic_load_n(&s->drained, __ATOMIC_ACQUIRE) < s->reserved)
+      usleep(20);
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+    pthread_join(s->drainer, NULL);
+    s->drainer_started = 0;
+  }
+  if (s->trace_path == NULL || s->n_mods == 0)
+    return;
+  struct cc_gpu_raw_func *rf = calloc(s->n_funcs + 1, sizeof *rf);
+  uint32_t *map = calloc(s->n_funcs + 1, sizeof *map);
+  if (rf == NULL || map == NULL)
+    CC_BUG("out of memory");
+  size_t nf = 0;
+  for (size_t i = 0; i < s->n_funcs; i++) {
+    const struct func_rec *f = &s->funcs[i];
+    if (f->launches == 0 || f->stats == NULL)
+      continue;
+    map[i] = (uint32_t)nf;
+    trace_func(f, f->mod < s->n_mods ? &s->mods[f->mod] : NULL, &rf[nf++]);
+  }
+  for (size_t i = 0; i < s->n_launches; i++)
+    s->launches[i].func = map[s->launches[i].func];
+  struct cc_outfile out;
+  struct cc_err e = {0};
+  uint64_t n = __atomic_load_n(&s->drained, __ATOMIC_ACQUIRE);
+  if (s->spool)
+    fflush(s->spool);
+  if (__atomic_load_n(&s->spool_failed, __ATOMIC_ACQUIRE))
+    cc_err_set(&e, CC_ERR_IO, "the trace spool in /tmp could not be written (disk full?); "
+               "no trace written");
+  else if (cc_outfile_open(&out, s->trace_path, &e) == CC_OK) {
+    if (cc_gpu_raw_write(out.fp, rf, nf, s->launches, s->n_launches, s->spool, n,
+                         s->trace_path, &e) != CC_OK)
+      cc_outfile_abort(&out);
+    else
+      cc_outfile_commit(&out, &e);
+  }
+  if (e.status != CC_OK)
+    fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
+  else if (!s->quiet)
+    fprintf(stderr, "coalcheck-gpu: trace: %llu warp records of %zu launches in %s\n",
+            (unsigned long long)n, s->n_launches, s->trace_path);
+  for (size_t i = 0; i < nf; i++)
+    free((void *)rf[i].insns);
+  free(rf);
+  free(map);
+}
+
 static void finish(void)
 {
   struct state *s = g_state;
@@ -559,6 +769,11 @@ static void finish(void)
             "with -lineinfo; reporting sass offsets\n");
   if (s->err.status != CC_OK)
     fprintf(stderr, "coalcheck-gpu: error: %s\n", s->err.msg);
+  trace_finish(s);
+  if (s->sample > 1 && !s->quiet)
+    fprintf(stderr, "coalcheck-gpu: CTA sampling: only CTAs whose linear id %% %u == 0 "
+            "were counted%s; figures cover that sample\n", s->sample,
+            s->trace_path ? " and traced" : "");
   if (s->n_mods == 0) { /* no CUDA module in this process (a helper child): no report */
     free(ks);
     pthread_mutex_unlock(&s->lock);
@@ -625,6 +840,31 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
     s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_FUNCTION;
   else if (diag && strcmp(diag, "graph-api-stream") == 0)
     s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_API_STREAM;
+  const char *tr = getenv("COALCHECK_GPU_TRACE");
+  s->trace_path = tr && *tr ? xstrdup(tr) : NULL;
+  const char *ring = getenv("COALCHECK_GPU_TRACE_RING");
+  s->ring_cap = 1u << 16; /* 65536 records x 320 B = 20 MiB pinned */
+  if (ring && *ring) {
+    long v = atol(ring);
+    if (v < 2 || v > (1l << 24) || (v & (v - 1)) != 0) {
+      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_TRACE_RING=%s: not a power of two "
+              "in 2..16777216; give the ring's size in records, e.g. 65536\n", ring);
+      exit(CC_ERR_USAGE);
+    }
+    s->ring_cap = (uint32_t)v;
+  }
+  const char *smp = getenv("COALCHECK_GPU_SAMPLE_CTAS");
+  s->sample = 1;
+  if (smp && *smp) {
+    char *end;
+    unsigned long v = strtoul(smp, &end, 10);
+    if (*end != '\0' || v == 0 || v > UINT32_MAX || smp[0] == '-') {
+      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_SAMPLE_CTAS=%s: not a positive "
+              "integer; give N to keep 1 CTA in N\n", smp);
+      exit(CC_ERR_USAGE);
+    }
+    s->sample = (uint32_t)v;
+  }
   const char *sh = getenv("COALCHECK_GPU_SHARDS");
   s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
   struct cc_err e = {0};

@@ -4,7 +4,7 @@
  * One table per kernel function (CUfunction), allocated with sanitizerAlloc at its first
  * profiled launch and zeroed after every flush:
  *
- *   struct cc_gpu_launch_hdr  (the callback's userdata)
+ *   struct cc_gpu_launch_hdr  (the callback's userdata; CC_GPU_HDR_BYTES reserved)
  *   uint64_t counters[n_slots + 1][n_shards][CC_GPU_FIELDS]
  *   uint32_t touched[(n_slots + 1 + 31) / 32]
  *
@@ -63,6 +63,59 @@ struct cc_gpu_launch_hdr {
   uint32_t n_shards; /* >= 1 */
   uint32_t enabled;  /* 0: the callbacks return at once (launch filtered out) */
   uint32_t mode;     /* CC_GPU_MODE_* bits (diagnostics) */
+  /* trace mode (COALCHECK_GPU_TRACE) and CTA sampling; zero: in-situ counters only */
+  uint64_t ring;     /* host-mapped pinned ring (struct cc_gpu_ring_host), 0: no trace */
+  uint64_t ring_ctl; /* device address of struct cc_gpu_ring_ctl */
+  uint32_t ring_cap; /* records in the ring, a power of two */
+  uint32_t launch;   /* launch number of the launch in progress (rewritten per launch) */
+  uint32_t sample;   /* CTA sampling: only CTAs whose linear id % sample == 0 (0, 1: all) */
+  uint32_t pad_;
+};
+
+/* Bytes reserved for the header before the counters (sizeof(cc_gpu_launch_hdr) <= this). */
+#define CC_GPU_HDR_BYTES 128u
+
+/* ---- trace mode: ring of warp records ----
+ * The ring lives in pinned host memory (sanitizerAllocHost; with unified addressing the
+ * same pointer is valid on the device), so a host thread reads it while the kernel runs
+ * without any stream operation (a device-to-host copy on the kernel's stream would wait
+ * for the kernel: a full ring would deadlock). Only the reservation counter is in device
+ * memory: device-scope atomics, never a PCIe atomic.
+ * Protocol: the warp's leader reserves index i = atomicAdd(ctl.head, 1); while i >=
+ * ctl.limit it re-reads the host's tail (ld.acquire.sys) and raises ctl.limit to
+ * tail + cap (spinning with __nanosleep while the ring is full: never a drop); each active
+ * lane stores its address into recs[i % cap].addr[lane], fences (system), the leader
+ * fills the rest and stores seq = (uint32_t)(i + 1) last. The host consumes recs[tail %
+ * cap] once its seq equals (uint32_t)(tail + 1), then publishes tail + 1. */
+struct cc_gpu_ring_ctl {
+  uint64_t head;     /* records reserved so far (device atomics) */
+  uint64_t limit;    /* reservations below this index may write without reading tail */
+};
+
+/* One warp access as the device writes it (320 bytes: 64 of header, 256 of addresses). */
+struct cc_gpu_trace_rec {
+  uint32_t seq;      /* (ring index + 1) mod 2^32, stored last: the record is complete */
+  uint32_t launch;   /* cc_gpu_launch_hdr.launch of the launch that made it */
+  uint32_t slot;     /* (pc - base_pc) / 16; n_slots for a pc outside the kernel */
+  uint32_t warp;     /* warp index in the CTA: linear thread id / 32 */
+  uint32_t cta[3];   /* blockIdx */
+  uint32_t active;   /* __activemask() of the access */
+  uint32_t info;     /* bits 0-7 size in bytes, 8-9 space (enum cc_space), 16-23 flags
+                        (CC_GPU_FL_READ / _WRITE / _ATOMIC) */
+  uint32_t pad_[7];
+  uint64_t addr[32]; /* per lane, valid where active; shared: offset in the window */
+};
+
+#define CC_GPU_REC_SIZE(i) ((i) & 0xffu)
+#define CC_GPU_REC_SPACE(i) (((i) >> 8) & 0x3u)
+#define CC_GPU_REC_FLAGS(i) (((i) >> 16) & 0xffu)
+
+/* The host side of the ring (pinned host memory): tail first, alone in its 128 bytes
+ * (the device reads it when the ring looks full), then cap records. */
+struct cc_gpu_ring_host {
+  uint64_t tail;     /* records consumed by the host */
+  uint64_t pad_[15];
+  struct cc_gpu_trace_rec recs[]; /* ring_cap records */
 };
 
 #endif

@@ -240,11 +240,84 @@ static __device__ __forceinline__ void reduce_general(uint32_t mask, uint32_t la
   w->span = r.max_b - r.min_b;
 }
 
+// ---- trace mode (layout.h, "ring of warp records") ----
+
+static __device__ __forceinline__ uint64_t ld_acquire_sys(const uint64_t *p)
+{
+  uint64_t v;
+  asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Reserves a ring index (leader), waits while the ring is full (the host thread drains it
+// while the kernel runs: never a drop), then every active lane stores its own address and
+// the leader the rest, seq last behind a system fence.
+static __device__ __noinline__ void trace_write(const struct cc_gpu_launch_hdr *h,
+                                                uint32_t mask, uint32_t lane,
+                                                uint32_t leader, uint64_t pc, uint64_t addr,
+                                                uint32_t size, uint32_t flags,
+                                                uint32_t space)
+{
+  struct cc_gpu_ring_ctl *ctl = (struct cc_gpu_ring_ctl *)h->ring_ctl;
+  struct cc_gpu_ring_host *ring = (struct cc_gpu_ring_host *)h->ring;
+  uint64_t cap = h->ring_cap, idx = 0;
+  if (lane == leader) {
+    idx = atomicAdd((unsigned long long *)&ctl->head, 1ull);
+    // Full: only the 32 reservations next in line read the host's tail (over the bus);
+    // the others poll the limit in device memory. The holder of index `limit` is always
+    // among the pollers, so the limit keeps moving (measured on the H200: with every
+    // waiter polling the host, a 64-record ring made no progress in 90 s).
+    uint32_t ns = 256;
+    for (;;) {
+      uint64_t lim = *(volatile uint64_t *)&ctl->limit;
+      if (idx < lim)
+        break;
+      if (idx - lim < 32) {
+        uint64_t tail = ld_acquire_sys(&ring->tail);
+        if (idx < tail + cap) {
+          atomicMax((unsigned long long *)&ctl->limit, (unsigned long long)(tail + cap));
+          break;
+        }
+      }
+      __nanosleep(ns);
+      ns = ns < 8192 ? ns * 2 : ns;
+    }
+  }
+  idx = __shfl_sync(mask, idx, leader);
+  struct cc_gpu_trace_rec *r = &ring->recs[idx & (cap - 1)];
+  // shared/local: the offset in the window, as the emulator records it
+  if (space == 1 && __isShared((const void *)addr))
+    addr = (uint64_t)__cvta_generic_to_shared((const void *)addr);
+  else if (space == 2 && __isLocal((const void *)addr))
+    addr = (uint64_t)__cvta_generic_to_local((const void *)addr);
+  r->addr[lane] = addr;
+  __threadfence_system();
+  __syncwarp(mask);
+  if (lane != leader)
+    return;
+  uint64_t off = pc - h->base_pc;
+  r->launch = h->launch;
+  r->slot = off < (uint64_t)h->n_slots * CC_GPU_INSN_BYTES ? (uint32_t)(off / CC_GPU_INSN_BYTES)
+                                                           : h->n_slots;
+  r->warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
+  r->cta[0] = blockIdx.x;
+  r->cta[1] = blockIdx.y;
+  r->cta[2] = blockIdx.z;
+  r->active = mask;
+  r->info = size | (space << 8) | (flags << 16);
+  __threadfence_system();
+  *(volatile uint32_t *)&r->seq = (uint32_t)(idx + 1);
+}
+
 static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t addr,
                                               uint32_t size, uint32_t flags, uint32_t space)
 {
   const struct cc_gpu_launch_hdr *h = (const struct cc_gpu_launch_hdr *)ud;
   if (h == 0 || !h->enabled)
+    return;
+  // CTA sampling: the whole warp belongs to one CTA, so it leaves together
+  if (h->sample > 1 &&
+      (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) % h->sample != 0)
     return;
   uint32_t mask = __activemask();
   uint32_t lane = lane_id();
@@ -263,6 +336,8 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
   else
     reduce_general(mask, lane, leader, addr, size, space, &w);
 
+  if (h->ring != 0)
+    trace_write(h, mask, lane, leader, pc, addr, size, flags, space);
   if (lane != leader || (h->mode & CC_GPU_MODE_NO_ATOMICS))
     return;
   uint64_t off = pc - h->base_pc;

@@ -1,0 +1,363 @@
+/* coalcheck gpu: the host side of the trace mode (gpu.h, "trace").
+ *
+ * The device writes one struct cc_gpu_trace_rec per warp access into a ring in pinned
+ * host memory (layout.h); a host thread of the injection library drains it with
+ * cc_gpu_ring_drain into a spool file while the kernel runs; at exit the library writes
+ * the GPU trace (.ccgpu: the kernels' SASS instruction tables, the launches, the records)
+ * with cc_gpu_raw_write, and cc_gpu_raw_convert streams such a file into any access sink
+ * (the .cctrace writer: `coalcheck report FILE --arch ...` then works on GPU runs). The
+ * library itself links no zstd: the conversion happens in coalcheck (or a test).
+ *
+ * File layout (host byte order, little-endian on every CUDA host):
+ *   "CCGPUTR1"
+ *   u32 n_funcs, per function: str name, str mangled, u32 n_slots, u32 n_insns, per insn:
+ *     u32 slot, kind, space, size, line, inl_line, str sass, str file, str inl_file
+ *   u32 n_launches, per launch: u32 func, grid[3], block[3], sample
+ *   u64 n_recs, then n_recs raw struct cc_gpu_trace_rec (layout.h)
+ * str = u32 length (0xffffffff: NULL) + bytes (no terminator). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "util/mem.h"
+
+#define MAGIC "CCGPUTR1"
+#define NO_STR 0xffffffffu
+#define MAX_ITEMS (1u << 24) /* sanity bound on counts read from a file */
+
+size_t cc_gpu_ring_drain(struct cc_gpu_ring_host *ring, uint32_t cap,
+                         struct cc_gpu_trace_rec *out, size_t max)
+{
+  uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
+  size_t n = 0;
+  while (n < max) {
+    struct cc_gpu_trace_rec *r = &ring->recs[tail & (cap - 1)];
+    /* acquire: the addresses and fields, stored before seq on the device (behind a
+     * system fence), are visible once seq is */
+    if (__atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) != (uint32_t)(tail + 1))
+      break;
+    memcpy(&out[n++], r, sizeof *r);
+    tail++;
+  }
+  /* release: the copies are done before the device may overwrite the slots */
+  if (n > 0)
+    __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
+  return n;
+}
+
+/* ---- writing ---- */
+
+static void put_u32(FILE *fp, uint32_t v) { fwrite(&v, sizeof v, 1, fp); }
+
+static void put_str(FILE *fp, const char *s)
+{
+  if (s == NULL) {
+    put_u32(fp, NO_STR);
+    return;
+  }
+  uint32_t n = (uint32_t)strlen(s);
+  put_u32(fp, n);
+  fwrite(s, 1, n, fp);
+}
+
+int cc_gpu_raw_write(FILE *fp, cc_keep const struct cc_gpu_raw_func *funcs, size_t nf,
+                     cc_keep const struct cc_gpu_raw_launch *launches, size_t nl,
+                     FILE *spool, uint64_t n_recs, const char *path, struct cc_err *err)
+{
+  fwrite(MAGIC, 1, 8, fp);
+  put_u32(fp, (uint32_t)nf);
+  for (size_t i = 0; i < nf; i++) {
+    const struct cc_gpu_raw_func *f = &funcs[i];
+    put_str(fp, f->name);
+    put_str(fp, f->mangled);
+    put_u32(fp, f->n_slots);
+    put_u32(fp, (uint32_t)f->n);
+    for (size_t j = 0; j < f->n; j++) {
+      const struct cc_gpu_raw_insn *in = &f->insns[j];
+      put_u32(fp, in->slot);
+      put_u32(fp, (uint32_t)in->kind);
+      put_u32(fp, (uint32_t)in->space);
+      put_u32(fp, in->size);
+      put_u32(fp, in->line);
+      put_u32(fp, in->inl_line);
+      put_str(fp, in->sass);
+      put_str(fp, in->file);
+      put_str(fp, in->inl_file);
+    }
+  }
+  put_u32(fp, (uint32_t)nl);
+  for (size_t i = 0; i < nl; i++) {
+    const struct cc_gpu_raw_launch *l = &launches[i];
+    put_u32(fp, l->func);
+    for (int d = 0; d < 3; d++)
+      put_u32(fp, l->grid[d]);
+    for (int d = 0; d < 3; d++)
+      put_u32(fp, l->block[d]);
+    put_u32(fp, l->sample);
+  }
+  fwrite(&n_recs, sizeof n_recs, 1, fp);
+  if (spool != NULL && n_recs > 0) {
+    struct cc_gpu_trace_rec buf[64];
+    uint64_t left = n_recs;
+    rewind(spool);
+    while (left > 0) {
+      size_t want = left < 64 ? (size_t)left : 64;
+      size_t got = fread(buf, sizeof buf[0], want, spool);
+      if (got != want)
+        return cc_err_set(err, CC_ERR_IO, "%s: the record spool ended after %llu of %llu "
+                          "records; check the space in TMPDIR", path,
+                          (unsigned long long)(n_recs - left + got),
+                          (unsigned long long)n_recs);
+      fwrite(buf, sizeof buf[0], got, fp);
+      left -= got;
+    }
+  }
+  if (ferror(fp))
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s; check the disk space and the "
+                      "folder's permissions", path);
+  return CC_OK;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+  FILE *fp;
+  const char *path;
+  struct cc_err *err;
+};
+
+static int get(struct reader *r, void *p, size_t n, const char *what)
+{
+  if (fread(p, 1, n, r->fp) == n)
+    return CC_OK;
+  return cc_err_set(r->err, CC_ERR_INPUT, "%s: truncated at offset %ld (reading %s); "
+                    "record the run again", r->path, ftell(r->fp), what);
+}
+
+static int get_u32(struct reader *r, uint32_t *v, const char *what)
+{
+  return get(r, v, sizeof *v, what);
+}
+
+static int get_str(struct reader *r, char **out, const char *what)
+{
+  uint32_t n;
+  int rc;
+  *out = NULL;
+  if ((rc = get_u32(r, &n, what)) != CC_OK || n == NO_STR)
+    return rc;
+  if (n > (1u << 20))
+    return cc_err_set(r->err, CC_ERR_INPUT, "%s: %s of %u bytes at offset %ld: not a GPU "
+                      "trace, or a corrupt one", r->path, what, n, ftell(r->fp));
+  *out = cc_xmalloc((size_t)n + 1);
+  (*out)[n] = '\0';
+  return get(r, *out, n, what);
+}
+
+static int get_count(struct reader *r, uint32_t *n, const char *what)
+{
+  int rc = get_u32(r, n, what);
+  if (rc == CC_OK && *n > MAX_ITEMS)
+    return cc_err_set(r->err, CC_ERR_INPUT, "%s: %u %s at offset %ld: not a GPU trace, "
+                      "or a corrupt one", r->path, *n, what, ftell(r->fp));
+  return rc;
+}
+
+/* A function as read back: its table and the slot -> table index map. */
+struct rfunc {
+  char *name, *mangled;
+  uint32_t n_slots, n;
+  struct cc_insn_info *insns;
+  char **strs;            /* 3 per insn: sass, file, inl_file (owned) */
+  uint32_t *index;        /* n_slots + 1 entries; UINT32_MAX: no instruction */
+};
+
+struct rtrace {
+  uint32_t nf, nl;
+  struct rfunc *funcs;
+  struct cc_gpu_raw_launch *launches;
+};
+
+static void rtrace_free(struct rtrace *t)
+{
+  for (uint32_t i = 0; t->funcs && i < t->nf; i++) {
+    struct rfunc *f = &t->funcs[i];
+    for (uint32_t j = 0; f->strs && j < 3 * f->n; j++)
+      free(f->strs[j]);
+    free(f->strs);
+    free(f->insns);
+    free(f->index);
+    free(f->name);
+    free(f->mangled);
+  }
+  free(t->funcs);
+  free(t->launches);
+}
+
+static int read_insn(struct reader *r, struct rfunc *f, uint32_t j)
+{
+  uint32_t v[6];
+  int rc;
+  for (int k = 0; k < 6; k++)
+    if ((rc = get_u32(r, &v[k], "an instruction")) != CC_OK)
+      return rc;
+  if ((rc = get_str(r, &f->strs[3 * j], "sass text")) != CC_OK ||
+      (rc = get_str(r, &f->strs[3 * j + 1], "a file name")) != CC_OK ||
+      (rc = get_str(r, &f->strs[3 * j + 2], "a file name")) != CC_OK)
+    return rc;
+  if (v[0] > f->n_slots || v[1] > CC_ACCESS_REDUCTION || v[2] >= CC_SPACE_COUNT ||
+      f->index[v[0]] != UINT32_MAX)
+    return cc_err_set(r->err, CC_ERR_INPUT, "%s: instruction %u of %s is malformed (slot "
+                      "%u, kind %u, space %u) at offset %ld; record the run again", r->path,
+                      j, f->mangled ? f->mangled : "?", v[0], v[1], v[2], ftell(r->fp));
+  f->index[v[0]] = j;
+  f->insns[j] = (struct cc_insn_info){
+      .id = v[0], .kind = (enum cc_access_kind)v[1], .space = (enum cc_space)v[2],
+      .size_bytes = v[3], .line = v[4], .inlined_line = v[5], .text = f->strs[3 * j],
+      .file = f->strs[3 * j + 1], .inlined_file = f->strs[3 * j + 2]};
+  return CC_OK;
+}
+
+static int read_tables(struct reader *r, struct rtrace *t)
+{
+  char magic[8];
+  int rc;
+  if ((rc = get(r, magic, 8, "the header")) != CC_OK)
+    return rc;
+  if (memcmp(magic, MAGIC, 8) != 0)
+    return cc_err_set(r->err, CC_ERR_INPUT, "%s: not a GPU trace (no CCGPUTR1 header); "
+                      "pass the file libcoalcheck_gpu.so wrote to $COALCHECK_GPU_TRACE",
+                      r->path);
+  if ((rc = get_count(r, &t->nf, "functions")) != CC_OK)
+    return rc;
+  t->funcs = cc_xcalloc(t->nf + 1, sizeof *t->funcs);
+  for (uint32_t i = 0; i < t->nf; i++) {
+    struct rfunc *f = &t->funcs[i];
+    if ((rc = get_str(r, &f->name, "a kernel name")) != CC_OK ||
+        (rc = get_str(r, &f->mangled, "a kernel name")) != CC_OK ||
+        (rc = get_count(r, &f->n_slots, "slots")) != CC_OK ||
+        (rc = get_count(r, &f->n, "instructions")) != CC_OK)
+      return rc;
+    f->insns = cc_xcalloc(f->n + 1, sizeof *f->insns);
+    f->strs = cc_xcalloc(3 * (size_t)f->n + 1, sizeof *f->strs);
+    f->index = cc_xmalloc(((size_t)f->n_slots + 1) * sizeof *f->index);
+    memset(f->index, 0xff, ((size_t)f->n_slots + 1) * sizeof *f->index);
+    for (uint32_t j = 0; j < f->n; j++)
+      if ((rc = read_insn(r, f, j)) != CC_OK)
+        return rc;
+  }
+  if ((rc = get_count(r, &t->nl, "launches")) != CC_OK)
+    return rc;
+  t->launches = cc_xcalloc(t->nl + 1, sizeof *t->launches);
+  for (uint32_t i = 0; i < t->nl; i++) {
+    uint32_t v[8];
+    for (int k = 0; k < 8; k++)
+      if ((rc = get_u32(r, &v[k], "a launch")) != CC_OK)
+        return rc;
+    if (v[0] >= t->nf)
+      return cc_err_set(r->err, CC_ERR_INPUT, "%s: launch %u names function %u of %u; "
+                        "record the run again", r->path, i, v[0], t->nf);
+    t->launches[i] = (struct cc_gpu_raw_launch){
+        .func = v[0], .grid = {v[1], v[2], v[3]}, .block = {v[4], v[5], v[6]},
+        .sample = v[7]};
+  }
+  return CC_OK;
+}
+
+int cc_gpu_rec_decode(const struct cc_gpu_trace_rec *rec, const struct cc_kernel_info *k,
+                      const uint32_t *index, uint32_t n_slots, struct cc_warp_access *a)
+{
+  if (rec->slot > n_slots || index[rec->slot] == UINT32_MAX)
+    return -1;
+  const struct cc_insn_info *in = &k->insns[index[rec->slot]];
+  memset(a, 0, sizeof *a);
+  a->insn_slot = index[rec->slot];
+  memcpy(a->cta, rec->cta, sizeof a->cta);
+  a->warp = rec->warp;
+  a->kind = in->kind;
+  a->space = (enum cc_space)CC_GPU_REC_SPACE(rec->info);
+  a->size_bytes = CC_GPU_REC_SIZE(rec->info);
+  a->active = rec->active;
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    if (rec->active & (1u << l))
+      a->addr[l] = rec->addr[l];
+  return 0;
+}
+
+static void kernel_info(const struct rtrace *t, uint32_t launch, struct cc_kernel_info *k)
+{
+  const struct cc_gpu_raw_launch *l = &t->launches[launch];
+  const struct rfunc *f = &t->funcs[l->func];
+  *k = (struct cc_kernel_info){.name = f->name ? f->name : f->mangled,
+                               .mangled = f->mangled, .n_insns = f->n, .insns = f->insns};
+  memcpy(k->grid, l->grid, sizeof k->grid);
+  memcpy(k->block, l->block, sizeof k->block);
+}
+
+/* Streams the records: a new kernel (begin_kernel) whenever the launch number changes. */
+static int stream_records(struct reader *r, const struct rtrace *t,
+                          const struct cc_access_sink *sink, struct cc_gpu_raw_summary *sum)
+{
+  uint64_t n;
+  int rc = get(r, &n, sizeof n, "the record count");
+  uint32_t cur = UINT32_MAX;
+  struct cc_kernel_info k;
+  struct cc_warp_access a;
+  for (uint64_t i = 0; rc == CC_OK && i < n; i++) {
+    struct cc_gpu_trace_rec rec;
+    if ((rc = get(r, &rec, sizeof rec, "a record")) != CC_OK)
+      break;
+    if (rec.launch >= t->nl) {
+      rc = cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu names launch %u of %u; record "
+                      "the run again", r->path, (unsigned long long)i, rec.launch, t->nl);
+      break;
+    }
+    if (rec.launch != cur) {
+      if (cur != UINT32_MAX && (rc = sink->end_kernel(sink->ctx, r->err)) != CC_OK)
+        break;
+      cur = rec.launch;
+      kernel_info(t, cur, &k);
+      if ((rc = sink->begin_kernel(sink->ctx, &k, r->err)) != CC_OK) {
+        cur = UINT32_MAX;
+        break;
+      }
+      sum->kernels++;
+      if (t->launches[cur].sample > sum->sample)
+        sum->sample = t->launches[cur].sample;
+    }
+    const struct rfunc *f = &t->funcs[t->launches[cur].func];
+    if (cc_gpu_rec_decode(&rec, &k, f->index, f->n_slots, &a) != 0) {
+      rc = cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu of %s is at sass offset 0x%x, "
+                      "which has no memory instruction in the table; record the run again",
+                      r->path, (unsigned long long)i, k.name, rec.slot * CC_GPU_INSN_BYTES);
+      break;
+    }
+    if ((rc = sink->access(sink->ctx, &a, r->err)) != CC_OK)
+      break;
+    sum->records++;
+  }
+  if (rc == CC_OK && cur != UINT32_MAX)
+    rc = sink->end_kernel(sink->ctx, r->err);
+  return rc;
+}
+
+int cc_gpu_raw_convert(const char *path, const struct cc_access_sink *sink,
+                       struct cc_gpu_raw_summary *sum, struct cc_err *err)
+{
+  struct cc_gpu_raw_summary local = {0};
+  struct rtrace t = {0};
+  struct reader r = {fopen(path, "rb"), path, err};
+  int rc;
+  if (sum == NULL)
+    sum = &local;
+  memset(sum, 0, sizeof *sum);
+  if (r.fp == NULL)
+    return cc_err_set(err, CC_ERR_INPUT, "cannot open %s: %s", path, strerror(errno));
+  rc = read_tables(&r, &t);
+  if (rc == CC_OK)
+    rc = stream_records(&r, &t, sink, sum);
+  rtrace_free(&t);
+  fclose(r.fp);
+  return rc;
+}

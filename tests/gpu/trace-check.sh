@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# coalcheck gpu: the trace mode and CTA sampling on the GPU machine (through the device
+# `run` tool): bash tests/gpu/trace-check.sh. Builds the library, the patch and gpuapps,
+# then for transpose_naive (global) and transpose_shared_pad (shared + global):
+#   in-situ JSON (all CTAs, and 1 CTA in 8), GPU trace (all CTAs for the naive
+#   transpose, 1 CTA in 8 for both; a 64-record ring to force the device to wait for the
+#   host), and the overhead: native, in situ, trace, trace 1/8, memcheck.
+# The GPU traces (.ccgpu) come back xz-compressed and are converted and reported on the
+# host with `coalcheck import X.ccgpu --trace X.cctrace` + `coalcheck report`.
+set -u -o pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/build-gpu/out}
+mkdir -p "$OUT" build-gpu
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+SAN=$CUDA/compute-sanitizer
+B=build-gpu
+ITERS=${ITERS:-5}
+log() { echo "== $* ($(date +%T))"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+export COALCHECK_GPU_DEVICE="$DEVICE"
+log "build"
+CFLAGS="-std=c11 -O2 -g -fPIC -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
+ -Wstrict-prototypes -Wmissing-prototypes -Werror -Isrc -I$SAN/include -I$CUDA/include"
+gcc $CFLAGS -shared -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c \
+  src/gpu/sassmap.c src/gpu/filter.c src/gpu/report.c src/gpu/trace.c src/util/err.c \
+  src/util/fileio.c src/util/mem.c -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl \
+  -lpthread || exit 1
+nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
+  -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1
+nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
+APP=$B/gpuapps
+PRE="LD_PRELOAD=$PWD/$B/libcoalcheck_gpu.so"
+CS=$(command -v compute-sanitizer || echo $SAN/compute-sanitizer)
+Z=xz; command -v xz >/dev/null || Z=gzip
+R=$B/res; mkdir -p $R
+one() { # name kernel-regex sample trace(0/1) [ring]
+  local name=$1 k=$2 smp=$3 tr=$4 ring=${5:-65536} app=$2
+  case $k in transpose_shared*) app=transpose_shared_pad ;; esac
+  local env=(env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_KERNEL_REGEX="$k" COALCHECK_LAUNCH_COUNT=1
+             COALCHECK_GPU_SAMPLE_CTAS=$smp COALCHECK_GPU_TRACE_RING=$ring
+             COALCHECK_GPU_JSON=$R/$name.json)
+  [ "$tr" = 1 ] && env+=(COALCHECK_GPU_TRACE=$B/$name.ccgpu)
+  local t0=$(date +%s.%N)
+  timeout ${TMO:-90} "${env[@]}" $APP $app 1 > $R/$name.out 2> $R/$name.err
+  echo "$name rc=$? $(awk "BEGIN{print $(date +%s.%N) - $t0}") s; $(tail -2 $R/$name.err | tr '\n' ' ')"
+  [ "$tr" = 1 ] && ls -l $B/$name.ccgpu
+}
+log "smoke: trace of the naive transpose, 1 CTA in 64"
+TMO=40
+one smoke transpose_naive 64 1
+[ -s $B/smoke.ccgpu ] || { echo "smoke failed: no trace; stopping"; tar czf "$OUT/results.tgz" -C $B res; exit 1; }
+log "full ring: 1 CTA in 64 with a 64-record ring (16384 records): the device waits"
+one smoke-ring64 transpose_naive 64 1 64
+ls -l $B/smoke.ccgpu $B/smoke-ring64.ccgpu
+TMO=90
+log "naive transpose"
+one naive-insitu transpose_naive 1 0
+one naive-trace transpose_naive 1 1
+one naive-insitu-s8 transpose_naive 8 0
+one naive-trace-s8 transpose_naive 8 1
+log "shared transpose (pad): transpose_shared<33>"
+one tpad-insitu 'transpose_shared<33>' 1 0
+one tpad-trace 'transpose_shared<33>' 1 1
+one tpad-insitu-s8 'transpose_shared<33>' 8 0
+one tpad-trace-s8 'transpose_shared<33>' 8 1
+log "compress"
+for f in smoke-ring64 naive-trace-s8 tpad-trace-s8 tpad-trace; do
+  timeout 120 $Z -T0 -6 -c $B/$f.ccgpu > "$B/$f.ccgpu.xz"
+  ls -l "$B/$f.ccgpu.xz"
+done
+cp $B/smoke-ring64.ccgpu.xz $B/tpad-trace-s8.ccgpu.xz "$OUT/"
+split -b 15M -d $B/tpad-trace.ccgpu.xz "$OUT/tpad-trace.ccgpu.xz."
+ls -l "$OUT"
+log "overhead ($ITERS iterations; ms per iteration)"
+: > $R/overhead.txt
+for k in transpose_naive transpose_shared_pad; do
+  re=$k; [ $k = transpose_shared_pad ] && re='transpose_shared<33>'
+  for mode in native insitu trace trace-s8 memcheck; do
+    case $mode in
+      native) cmd=(timeout 60 $APP $k $ITERS) ;;
+      insitu) cmd=(timeout 60 env $PRE COALCHECK_GPU_QUIET=1 $APP $k $ITERS) ;;
+      trace) cmd=(timeout 120 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_KERNEL_REGEX="$re" COALCHECK_GPU_TRACE=$B/ov.ccgpu $APP $k $ITERS) ;;
+      trace-s8) cmd=(timeout 120 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_KERNEL_REGEX="$re" COALCHECK_GPU_SAMPLE_CTAS=8 COALCHECK_GPU_TRACE=$B/ov.ccgpu $APP $k $ITERS) ;;
+      memcheck) cmd=(timeout 120 $CS --tool memcheck --print-limit 1 $APP $k $ITERS) ;;
+    esac
+    t0=$(date +%s.%N)
+    ms=$("${cmd[@]}" 2>/dev/null | awk -v k=$k '$1==k {print $2}')
+    echo "$k $mode ${ms:-0} $(awk "BEGIN{print $(date +%s.%N) - $t0}")" | tee -a $R/overhead.txt
+    rm -f $B/ov.ccgpu
+  done
+done
+tar czf "$OUT/results.tgz" -C $B res
+log "done"
