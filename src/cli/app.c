@@ -242,6 +242,37 @@ int cc_cli_gpu_exit_status(int ws)
   return 1;
 }
 
+/* A sink that names each kernel as the emulator and the in-situ import do (the source
+ * name, "transpose" for "_Z9transposePfPKfi") and passes everything on. */
+struct source_named_sink {
+  struct cc_access_sink inner;
+  struct cc_kernel_info info; /* the renamed copy; lives until the next kernel */
+  char *name;                 /* owned */
+};
+
+static int source_named_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *err)
+{
+  struct source_named_sink *s = ctx;
+  free(s->name);
+  s->name = k->mangled ? cc_cli_source_name(k->mangled) : NULL;
+  s->info = *k;
+  if (s->name)
+    s->info.name = s->name;
+  return s->inner.begin_kernel(s->inner.ctx, &s->info, err);
+}
+
+static int source_named_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct source_named_sink *s = ctx;
+  return s->inner.access(s->inner.ctx, a, err);
+}
+
+static int source_named_end(void *ctx, struct cc_err *err)
+{
+  struct source_named_sink *s = ctx;
+  return s->inner.end_kernel(s->inner.ctx, err);
+}
+
 /* Converts the library's GPU trace raw (.ccgpu, gpu.h) into the .cctrace out, whole or
  * not at all; says on stderr how much and whether CTAs were sampled. */
 static int convert_trace(const char *raw, const char *out, const char *origin, int quiet,
@@ -253,10 +284,15 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
   struct cc_trace_writer_opts opts = {.command_line = cmd};
-  int rc = cc_trace_writer_open(out, &opts, &w, &sink, err);
+  struct source_named_sink named = {.name = NULL};
+  int rc = cc_trace_writer_open(out, &opts, &w, &named.inner, err);
   if (rc != CC_OK)
     return rc;
-  if ((rc = cc_gpu_raw_convert(raw, &sink, &sum, err)) != CC_OK) {
+  sink = (struct cc_access_sink){&named, source_named_begin, source_named_access,
+                                 source_named_end};
+  rc = cc_gpu_raw_convert(raw, &sink, &sum, err);
+  free(named.name);
+  if (rc != CC_OK) {
     cc_trace_writer_abort(w);
     return rc;
   }

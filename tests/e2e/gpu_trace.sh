@@ -16,6 +16,13 @@ expect 0 "" "$COALCHECK" report "$TMP/c.cctrace" --arch cc1.0,sm_90
 grep -Eq '^  sm_90 +1 +4 +128 +100\.0%' "$TMP/out" || fail "sm_90 totals of copy1 differ"
 grep -Eq '^  cc1\.0 +2 +2 +128 +100\.0%' "$TMP/out" || fail "cc1.0 totals of copy1 differ"
 grep -q 'copy.cu:7, load global, 4 bytes' "$TMP/out" || fail "the SASS table was lost"
+# copy1-demangled.ccgpu: the same file with the function named as the library really names
+# it, by its demangled signature "copy(float*, float const*)"; the trace's kernel must be
+# named as the emulator and the in-situ import name it: "copy" (the source name)
+expect 0 "" "$COALCHECK" import "$COALCHECK_SRC/tests/gpu/data/copy1-demangled.ccgpu" \
+  --trace "$TMP/d.cctrace"
+expect 0 "" "$COALCHECK" report "$TMP/d.cctrace"
+grep -q '^kernel copy  (_Z4copyPfPKf)$' "$TMP/out" || fail "trace kernel not named 'copy'"
 
 # ---- errors ----------------------------------------------------------------------------
 expect 2 "give --trace" "$COALCHECK" import "$G"
