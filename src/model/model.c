@@ -185,6 +185,11 @@ const char *cc_model_shared_family(const struct cc_model *m)
   return m->shared_rules->family;
 }
 
+int cc_model_counts_sectors(const struct cc_model *m)
+{
+  return m->global_rules == &cc_model_rules_sector32;
+}
+
 uint32_t cc_model_group_lanes(const struct cc_model *m)
 {
   return m->global_rules->group_lanes;

@@ -64,6 +64,10 @@ const char *cc_model_name(const struct cc_model *m);
 /* Both strings are static (never freed). */
 const char *cc_model_global_family(const struct cc_model *m);
 const char *cc_model_shared_family(const struct cc_model *m);
+/* Non-zero when m's global transactions are 32-byte sectors (cc3.x, sm_50 and later), so
+ * that transactions == sectors; 0 for the cc1.x/cc2.x rules, whose transactions are
+ * 32/64/128-byte segments or lines (MODELS.md). */
+int cc_model_counts_sectors(const struct cc_model *m);
 /* Lanes per Algorithm 1 group: 16 below cc2.0, else 32 (CGO 2015, Algorithm 1's W). */
 uint32_t cc_model_group_lanes(const struct cc_model *m);
 

@@ -218,18 +218,22 @@ static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc
   }
 }
 
+/* sectors: the model's global transactions are 32-byte sectors; otherwise the cost of a
+ * global row is its transactions (cc1.x/cc2.x segments and lines) */
 static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
-                     const struct cc_insn_stats *s, int imported)
+                     const struct cc_insn_stats *s, int imported, int sectors)
 {
   char loc[LOC_WIDTH + 8], buf[160], ptx[512], req[32];
   int shared = s->wavefronts > 0;
-  uint64_t cost = shared ? s->wavefronts : s->sectors;
+  uint64_t cost = shared ? s->wavefronts : sectors ? s->sectors : s->transactions;
   uint64_t ideal = shared ? s->ideal_wavefronts : s->ideal_sectors;
   location(&s->source, loc, sizeof loc);
   fprintf(fp, "  %3zu  %-18s  %-4s  %-6s  %4" PRIu32 "  %10s", rank, loc,
           op_name(s->info.kind), cc_space_name(s->info.space), s->info.size_bytes,
           grouped(s->requests, req, sizeof req));
-  if (s->requests)
+  if (s->requests && !shared && !sectors) /* no ideal in this model's transaction units */
+    fprintf(fp, "  %8.2f  %9s", (double)cost / (double)s->requests, "-");
+  else if (s->requests)
     fprintf(fp, "  %8.2f  %9.2f", (double)cost / (double)s->requests,
             (double)ideal / (double)s->requests);
   else
@@ -261,7 +265,8 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
   source_line(fp, cache, s);
 }
 
-static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct cc_kernel_stats *k)
+static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct cc_kernel_stats *k,
+                          int sectors)
 {
   size_t rank = 0, idle = 0;
   kernel_header(fp, k);
@@ -272,13 +277,17 @@ static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct 
       idle++;
       continue;
     }
-    insn_row(fp, cache, ++rank, &k->insns[i], k->imported);
+    insn_row(fp, cache, ++rank, &k->insns[i], k->imported, sectors);
   }
   if (rank == 0)
     fprintf(fp, "  (no memory instruction was executed)\n");
   if (idle)
     fprintf(fp, "  %zu memory instruction%s never executed\n", idle, idle == 1 ? "" : "s");
-  fprintf(fp, "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n");
+  if (sectors)
+    fprintf(fp, "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n");
+  else
+    fprintf(fp, "  cost/req: transactions (global, local: %s rules) or wavefronts (shared) "
+            "per request\n", k->arch);
 }
 
 int cc_report_text(FILE *fp, const struct cc_analysis *an, struct cc_err *err)
@@ -287,7 +296,7 @@ int cc_report_text(FILE *fp, const struct cc_analysis *an, struct cc_err *err)
   for (size_t i = 0; i < an->n_kernels; i++) {
     if (i)
       fputc('\n', fp);
-    kernel_report(fp, cache, &an->kernels[i]);
+    kernel_report(fp, cache, &an->kernels[i], cc_model_counts_sectors(an->model));
   }
   cc_report_source_free(cache);
   if (fflush(fp) != 0 || ferror(fp))
