@@ -37,7 +37,7 @@ def totals(path):
     out = {}
     for k in json.load(open(path))["kernels"]:
         t = k["totals"]
-        row = out.setdefault(k["name"], [0, 0, 0])
+        row = out.setdefault(k["name"] + " " + k.get("mangled_name", ""), [0, 0, 0])
         row[0] += t["requests"]; row[1] += t["sectors"]; row[2] += t["wavefronts"]
     return out
 a, b = totals(sys.argv[1]), totals(sys.argv[2])
