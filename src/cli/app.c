@@ -17,6 +17,7 @@
 
 #include "access/trace.h"
 #include "gpu/gpu.h"
+#include "util/fileio.h"
 #include "util/mem.h"
 
 extern char **environ;
@@ -367,14 +368,8 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     json = cc_xstrdup(o.gpu_json);
     unlink(json); /* a report left from an earlier run must not pass for this one */
   } else {
-    const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
-    sprintf(dir, "%s/coalcheck-XXXXXX", base);
-    if (!mkdtemp(dir)) {
-      rc = cc_err_set(err, CC_ERR_IO, "cannot create a temporary folder in %s: %s; set "
-                      "TMPDIR to a writable folder", base, strerror(errno));
-      free(dir);
-      dir = NULL;
+    if (!(dir = cc_tmpdir_make(err))) {
+      rc = err->status;
       goto done;
     }
     json = cc_xmalloc(strlen(dir) + sizeof "/gpu.json");

@@ -257,14 +257,8 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     }
     dir = cc_xstrdup(keep);
   } else {
-    const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
-    sprintf(dir, "%s/coalcheck-XXXXXX", base);
-    if (!mkdtemp(dir)) {
-      rc = cc_err_set(err, CC_ERR_IO, "cannot create a temporary folder in %s: %s; set "
-                      "TMPDIR to a writable folder", base, strerror(errno));
-      free(dir);
-      dir = NULL;
+    if (!(dir = cc_tmpdir_make(err))) {
+      rc = err->status;
       goto done;
     }
   }

@@ -52,25 +52,6 @@ char *cc_cli_find_nvcc(void)
   return cc_cli_find_program("nvcc", getenv("PATH"), NVCC_FALLBACK);
 }
 
-/* A new private folder for the compile's files (under $TMPDIR or /tmp); owned. */
-static char *make_tmpdir(struct cc_err *err)
-{
-  const char *base = getenv("TMPDIR");
-  char *dir;
-  if (!base || !*base)
-    base = "/tmp";
-  dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
-  sprintf(dir, "%s/coalcheck-XXXXXX", base);
-  if (!mkdtemp(dir)) {
-    int e = errno;
-    cc_err_set(err, CC_ERR_IO, "cannot create a temporary folder in %s: %s; set TMPDIR to "
-               "a writable folder", base, strerror(e));
-    free(dir);
-    return NULL;
-  }
-  return dir;
-}
-
 static char *join(const char *dir, const char *name)
 {
   char *p = cc_xmalloc(strlen(dir) + strlen(name) + 2);
@@ -141,7 +122,7 @@ int cc_cli_nvcc_compile(const char *nvcc, const char *cu_path, const char *flags
                     "file", cu_path, NVCC_FALLBACK);
     goto done;
   }
-  if (!(dir = make_tmpdir(err))) {
+  if (!(dir = cc_tmpdir_make(err))) {
     rc = err ? (int)err->status : CC_ERR_IO;
     goto done;
   }

@@ -42,6 +42,7 @@
 #include <sanitizer.h>
 
 #include "gpu/gpu.h"
+#include "util/mem.h"
 #include "util/fileio.h"
 
 /* demangling through libstdc++ (linked), as the cli does */
@@ -141,19 +142,6 @@ enum { GRAPH_DATA_LAUNCH = 1, GRAPH_DATA_FUNCTION = 2, GRAPH_DATA_API_STREAM = 4
 
 static struct state *g_state;
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-  if (need <= *cap)
-    return p;
-  size_t nc = *cap ? *cap * 2 : 8;
-  while (nc < need)
-    nc *= 2;
-  void *q = realloc(p, nc * elem);
-  if (q == NULL)
-    CC_BUG("out of memory");
-  *cap = nc;
-  return q;
-}
 
 static char *xstrdup(const char *s)
 {
@@ -184,7 +172,7 @@ static struct ctx_rec *ctx_get(struct state *s, CUcontext ctx, Sanitizer_StreamH
   for (size_t i = 0; i < s->n_ctxs; i++)
     if (s->ctxs[i].ctx == ctx)
       return &s->ctxs[i];
-  s->ctxs = grow(s->ctxs, &s->cap_ctxs, s->n_ctxs + 1, sizeof *s->ctxs);
+  s->ctxs = cc_xgrow(s->ctxs, &s->cap_ctxs, s->n_ctxs + 1, sizeof *s->ctxs);
   struct ctx_rec *c = &s->ctxs[s->n_ctxs++];
   c->ctx = ctx;
   c->disabled = NULL;
@@ -215,7 +203,7 @@ static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData
                                           d->module, "cc_gpu_cb_local"), "patching local") ||
       check(s, sanitizerPatchModule(d->module), "sanitizerPatchModule"))
     return;
-  s->mods = grow(s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods);
+  s->mods = cc_xgrow(s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods);
   struct mod_rec *m = &s->mods[s->n_mods++];
   memset(m, 0, sizeof *m);
   m->mod = d->module;
@@ -234,7 +222,7 @@ static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
   for (size_t i = 0; i < s->n_funcs; i++)
     if (s->funcs[i].fn == d->function)
       return &s->funcs[i];
-  s->funcs = grow(s->funcs, &s->cap_funcs, s->n_funcs + 1, sizeof *s->funcs);
+  s->funcs = cc_xgrow(s->funcs, &s->cap_funcs, s->n_funcs + 1, sizeof *s->funcs);
   struct func_rec *f = &s->funcs[s->n_funcs++];
   memset(f, 0, sizeof *f);
   f->fn = d->function;
@@ -372,7 +360,7 @@ static int graph_node_seen(struct state *s, const Sanitizer_LaunchData *d)
   for (size_t i = 0; i < s->n_seen; i++)
     if (s->seen[i].h == d->hLaunch)
       return 1;
-  s->seen = grow(s->seen, &s->cap_seen, s->n_seen + 1, sizeof *s->seen);
+  s->seen = cc_xgrow(s->seen, &s->cap_seen, s->n_seen + 1, sizeof *s->seen);
   s->seen[s->n_seen].h = d->hLaunch;
   s->seen[s->n_seen++].st = d->hStream;
   return 0;
@@ -383,7 +371,7 @@ static int graph_node_seen(struct state *s, const Sanitizer_LaunchData *d)
  * number of their function's last direct launch (not separated in the trace). */
 static void trace_launch(struct state *s, struct func_rec *f, const Sanitizer_LaunchData *d)
 {
-  s->launches = grow(s->launches, &s->cap_launches, s->n_launches + 1, sizeof *s->launches);
+  s->launches = cc_xgrow(s->launches, &s->cap_launches, s->n_launches + 1, sizeof *s->launches);
   struct cc_gpu_raw_launch *l = &s->launches[s->n_launches];
   l->func = (uint32_t)(f - s->funcs);
   memcpy(l->grid, f->grid, sizeof l->grid);

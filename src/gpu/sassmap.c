@@ -13,20 +13,8 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
+#include "util/mem.h"
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-  if (need <= *cap)
-    return p;
-  size_t nc = *cap ? *cap * 2 : 16;
-  while (nc < need)
-    nc *= 2;
-  void *q = realloc(p, nc * elem);
-  if (q == NULL)
-    CC_BUG("out of memory");
-  *cap = nc;
-  return q;
-}
 
 static char *dup_n(const char *s, size_t n)
 {
@@ -43,7 +31,7 @@ static const char *intern(struct cc_gpu_sassmap *m, const char *s, size_t n)
   for (size_t i = 0; i < m->n_files; i++)
     if (strlen(m->files[i]) == n && memcmp(m->files[i], s, n) == 0)
       return m->files[i];
-  m->files = grow(m->files, &m->cap_files, m->n_files + 1, sizeof *m->files);
+  m->files = cc_xgrow(m->files, &m->cap_files, m->n_files + 1, sizeof *m->files);
   m->files[m->n_files] = dup_n(s, n);
   return m->files[m->n_files++];
 }
@@ -71,7 +59,7 @@ static void parse_section(struct cc_gpu_sassmap *m, const char *p, const char *e
   const char *e = p;
   while (e < end && *e != ',' && *e != ' ' && *e != '\t')
     e++;
-  m->funcs = grow(m->funcs, &m->cap, m->n + 1, sizeof *m->funcs);
+  m->funcs = cc_xgrow(m->funcs, &m->cap, m->n + 1, sizeof *m->funcs);
   struct cc_gpu_sass_func *f = &m->funcs[m->n++];
   memset(f, 0, sizeof *f);
   f->name = dup_n(p, (size_t)(e - p));
@@ -158,7 +146,7 @@ static int parse_insn(struct cc_gpu_sassmap *m, const char *p, const char *end,
   if (te == t) /* a continuation line of raw encoding: no instruction */
     return CC_OK;
   struct cc_gpu_sass_func *f = &m->funcs[m->n - 1];
-  f->insns = grow(f->insns, &f->cap, f->n + 1, sizeof *f->insns);
+  f->insns = cc_xgrow(f->insns, &f->cap, f->n + 1, sizeof *f->insns);
   struct cc_gpu_sass_insn *in = &f->insns[f->n++];
   in->offset = (uint32_t)v;
   in->text = dup_n(t, (size_t)(te - t));

@@ -40,6 +40,24 @@ int cc_file_read(const char *path, char **out, size_t *len, struct cc_err *err)
   return CC_OK;
 }
 
+char *cc_tmpdir_make(struct cc_err *err)
+{
+  const char *base = getenv("TMPDIR");
+  char *dir;
+  if (!base || !*base)
+    base = "/tmp";
+  dir = cc_xmalloc(strlen(base) + sizeof "/coalcheck-XXXXXX");
+  sprintf(dir, "%s/coalcheck-XXXXXX", base);
+  if (!mkdtemp(dir)) {
+    int e = errno;
+    cc_err_set(err, CC_ERR_IO, "cannot create a temporary folder in %s: %s; set TMPDIR to "
+               "a writable folder", base, strerror(e));
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
 int cc_outfile_open(struct cc_outfile *f, const char *path, struct cc_err *err)
 {
   memset(f, 0, sizeof *f);

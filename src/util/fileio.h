@@ -11,6 +11,12 @@
  * The caller frees *out. Errors: CC_ERR_INPUT with "cannot read PATH: reason". */
 int cc_file_read(const char *path, cc_give char **out, size_t *len, struct cc_err *err);
 
+/* Makes a new private folder "coalcheck-XXXXXX" under $TMPDIR (or /tmp when unset or
+ * empty) and returns its path (the caller removes the folder and frees the string), or
+ * NULL with CC_ERR_IO "cannot create a temporary folder in BASE: reason; set TMPDIR to a
+ * writable folder". */
+cc_give char *cc_tmpdir_make(struct cc_err *err);
+
 /* An output file that appears whole or not at all: data goes to PATH.tmp.PID, and
  * cc_outfile_commit() flushes, fsyncs, closes and renames it over PATH. */
 struct cc_outfile {

@@ -42,3 +42,16 @@ char *cc_xstrndup(const char *s, size_t n)
   p[n] = '\0';
   return p;
 }
+
+void *cc_xgrow(void *p, size_t *cap, size_t need, size_t elem)
+{
+  size_t nc;
+  if (need <= *cap)
+    return p;
+  nc = *cap ? *cap * 2 : 8;
+  while (nc < need)
+    nc *= 2;
+  p = cc_xrealloc(p, nc * elem);
+  *cap = nc;
+  return p;
+}

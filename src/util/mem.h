@@ -23,6 +23,11 @@ cc_give char *cc_xstrdup(cc_keep const char *s);
  * a NUL: s must hold n readable bytes). Used for tokens given as pointer and length. */
 cc_give char *cc_xstrndup(cc_keep const char *s, size_t n);
 
+/* Grows an array p of *cap elements of elem bytes so that it holds at least need
+ * elements (doubling; first size 8); returns the (possibly moved) array and updates *cap.
+ * The caller owns the result; never NULL (aborts on exhaustion). */
+cc_give void *cc_xgrow(cc_take void *p, size_t *cap, size_t need, size_t elem);
+
 /* Growable array of T: `CC_VEC(int) v = {0}; CC_VEC_PUSH(&v, 3); free(v.data);`. */
 #define CC_VEC(T) struct { T *data; size_t len, cap; }
 #define CC_VEC_RESERVE(v, n)                                                            \

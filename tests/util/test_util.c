@@ -178,6 +178,44 @@ static void test_status_names(void **state)
   assert_string_equal(cc_status_name((enum cc_status)42), "unknown");
 }
 
+static void test_tmpdir(void **state)
+{
+  struct cc_err err = {0};
+  char *dir;
+  (void)state;
+  setenv("TMPDIR", "/nonexistent/tmp", 1);
+  assert_null(cc_tmpdir_make(&err));
+  assert_int_equal(err.status, CC_ERR_IO);
+  assert_non_null(strstr(err.msg, "cannot create a temporary folder in /nonexistent/tmp"));
+  assert_non_null(strstr(err.msg, "set TMPDIR to a writable folder"));
+  setenv("TMPDIR", "", 1); /* empty: /tmp */
+  dir = cc_tmpdir_make(&err);
+  assert_non_null(dir);
+  assert_int_equal(strncmp(dir, "/tmp/coalcheck-", 15), 0);
+  assert_int_equal(strlen(dir), strlen("/tmp/coalcheck-XXXXXX"));
+  assert_int_equal(rmdir(dir), 0); /* it existed, and was an empty folder */
+  free(dir);
+  unsetenv("TMPDIR");
+}
+
+static void test_xgrow(void **state)
+{
+  size_t cap = 0;
+  int *a = NULL;
+  (void)state;
+  a = cc_xgrow(a, &cap, 1, sizeof *a);
+  assert_int_equal(cap, 8);        /* first size 8 */
+  a = cc_xgrow(a, &cap, 8, sizeof *a);
+  assert_int_equal(cap, 8);        /* enough already: unchanged */
+  a = cc_xgrow(a, &cap, 9, sizeof *a);
+  assert_int_equal(cap, 16);       /* doubled */
+  a = cc_xgrow(a, &cap, 100, sizeof *a);
+  assert_int_equal(cap, 128);      /* 16 -> 32 -> 64 -> 128 >= 100 */
+  a[99] = 7;
+  assert_int_equal(a[99], 7);
+  free(a);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -188,6 +226,8 @@ int main(void)
     cmocka_unit_test(test_outfile_commit_and_read),
     cmocka_unit_test(test_outfile_abort_leaves_nothing),
     cmocka_unit_test(test_outfile_unwritable),
+    cmocka_unit_test(test_tmpdir),
+    cmocka_unit_test(test_xgrow),
     cmocka_unit_test(test_file_read_directory),
     cmocka_unit_test(test_outfile_commit_rename_fails),
     cmocka_unit_test(test_outfile_stdout),
