@@ -44,16 +44,7 @@ device() {
   nvcc --version | tail -1
   export COALCHECK_GPU_DEVICE="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   log "build"
-  local CFLAGS="-std=c11 -O2 -g -fPIC -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
- -Wstrict-prototypes -Wmissing-prototypes -Werror -Isrc -I$SAN/include -I$CUDA/include"
-  gcc $CFLAGS -shared -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c \
-    src/gpu/sassmap.c src/gpu/filter.c src/gpu/report.c src/gpu/trace.c src/util/err.c src/util/fileio.c \
-    src/util/mem.c -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl -lpthread || return 1
-  nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
-    -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || return 1
-  gcc ${CFLAGS/-fPIC/} -o $B/coalcheck-gpu-launch src/gpu/launch.c src/launch/arg.c \
-    src/launch/value.c src/launch/bind.c src/util/err.c src/util/fileio.c src/util/mem.c \
-    -ldl -lm || return 1
+  bash scripts/gpu-build.sh "$B" || return 1
   local PRE="LD_PRELOAD=$PWD/$B/libcoalcheck_gpu.so"
   log "examples"
   for d in "$DIR"/plans/*/; do

@@ -22,12 +22,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 export COALCHECK_GPU_DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 
 log "build"
-gcc -std=c11 -O2 -fPIC -D_GNU_SOURCE -Isrc -I$SAN/include -I$CUDA/include -shared \
-  -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c src/gpu/sassmap.c \
-  src/gpu/filter.c src/gpu/report.c src/gpu/trace.c src/util/err.c src/util/fileio.c src/util/mem.c \
-  -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl -lpthread || exit 1
-nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
-  -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1
+bash scripts/gpu-build.sh "$B" || exit 1
 nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
 APP=$B/gpuapps
 KERNELS="transpose_shared_nopad transpose_shared_pad shared_stride2 shared_stride32 shared_wide8 shared_wide16 shared_only"

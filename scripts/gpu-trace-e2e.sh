@@ -12,12 +12,7 @@ SAN=$CUDA/compute-sanitizer
 B=build-gpu-e2e
 C=build-gpu-workloads/carry
 mkdir -p $B
-gcc -std=c11 -O2 -fPIC -D_GNU_SOURCE -Isrc -I$SAN/include -I$CUDA/include -shared \
-  -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c src/gpu/sassmap.c \
-  src/gpu/filter.c src/gpu/report.c src/gpu/trace.c src/util/err.c src/util/fileio.c \
-  src/util/mem.c -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl -lpthread || exit 1
-nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
-  -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1
+bash scripts/gpu-build.sh "$B" || exit 1
 nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
 export LD_LIBRARY_PATH="$PWD/$C${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export COALCHECK_GPU_LIB=$PWD/$B/libcoalcheck_gpu.so

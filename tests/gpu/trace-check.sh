@@ -20,14 +20,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 export COALCHECK_GPU_DEVICE="$DEVICE"
 log "build"
-CFLAGS="-std=c11 -O2 -g -fPIC -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
- -Wstrict-prototypes -Wmissing-prototypes -Werror -Isrc -I$SAN/include -I$CUDA/include"
-gcc $CFLAGS -shared -o $B/libcoalcheck_gpu.so src/gpu/inject.c src/gpu/counters.c \
-  src/gpu/sassmap.c src/gpu/filter.c src/gpu/report.c src/gpu/trace.c src/util/err.c \
-  src/util/fileio.c src/util/mem.c -L$SAN -Wl,-rpath,$SAN -lsanitizer-public -lstdc++ -ldl \
-  -lpthread || exit 1
-nvcc --fatbin --compile-as-tools-patch -I$SAN/include -Isrc/gpu \
-  -gencode arch=compute_90,code=sm_90 -o $B/coalcheck_gpu_patch.fatbin src/gpu/patch.cu || exit 1
+bash scripts/gpu-build.sh "$B" || exit 1
 nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
 APP=$B/gpuapps
 PRE="LD_PRELOAD=$PWD/$B/libcoalcheck_gpu.so"
