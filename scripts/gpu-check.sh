@@ -52,6 +52,11 @@ for op in ld st atom red; do
   M="$M,l1tex__t_requests_pipe_lsu_mem_global_op_$op.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_$op.sum"
 done
 for op in ld st; do
+  # local memory (LDL/STL): requests and 32-byte sectors, compared with coalcheck's
+  # interleaved local layout (gpu-compare.py; expected figures in gpuapps.cu)
+  M="$M,l1tex__t_requests_pipe_lsu_mem_local_op_$op.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_$op.sum"
+done
+for op in ld st; do
   M="$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum,smsp__sass_inst_executed_op_shared_$op.sum"
 done
 timeout 200 ncu --csv --print-kernel-base mangled --metrics "${M#,}" $APP all 1 > "$OUT/ncu.csv" 2> $B/ncu.err

@@ -292,11 +292,24 @@ uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b)
   return CC_LANE_STRIDE_MIXED;
 }
 
-/* The per-record work of the sink, see analysis_impl.h; fast 0: the reference path. */
+/* The per-record work of the sink, see analysis_impl.h; fast 0: the reference path.
+ * Local accesses carry per-thread offsets (access.h); everything stride-related
+ * (Algorithm 1, the lane stride, the footprint and so allStr) is computed on the
+ * addresses of the hardware's interleaved layout (cc_model_local_layout), the ones the
+ * model counts sectors on: a warp-uniform offset is then 32 neighbouring elements
+ * (stride = size, coalesced) and a lane-divergent one a gather across rows. The GPU
+ * backend does the same on the device (src/gpu/patch.cu, record()). The model is given
+ * the offsets: cc_model_global lays them out itself. */
 static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
                        const struct cc_warp_access *a, int fast)
 {
   uint32_t lanes = cc_access_lanes(a);
+  struct cc_warp_access phys;
+  const struct cc_warp_access *cost = a; /* what the model is given */
+  if (a->space == CC_SPACE_LOCAL) {
+    cc_model_local_layout(a, &phys);
+    a = &phys;
+  }
   s->executions++;
   s->thread_accesses += lanes;
   s->bytes_requested += (uint64_t)lanes * a->size_bytes;
@@ -315,11 +328,11 @@ static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32
   }
   if (a->space == CC_SPACE_SHARED) {
     struct cc_shared_cost c;
-    cc_model_shared(m, a, &c);
+    cc_model_shared(m, cost, &c);
     add_shared(s, &c);
   } else {
     struct cc_global_cost c;
-    cc_model_global(m, a, &c);
+    cc_model_global(m, cost, &c);
     add_global(s, &c);
   }
 }
@@ -415,6 +428,7 @@ const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind)
   case CC_SUGGEST_THREAD_GEOMETRY: return "thread-geometry";
   case CC_SUGGEST_SHARED_MEMORY: return "shared-memory";
   case CC_SUGGEST_LAYOUT: return "layout";
+  case CC_SUGGEST_LOCAL_ARRAY: return "local-array";
   }
   return "?";
 }

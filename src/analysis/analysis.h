@@ -36,7 +36,10 @@ enum cc_suggestion_kind {
   CC_SUGGEST_NONE,            /* "none": nothing a remapping can fix (allStr > size) */
   CC_SUGGEST_THREAD_GEOMETRY, /* "thread-geometry": permute threadIdx dimensions */
   CC_SUGGEST_SHARED_MEMORY,   /* "shared-memory": stage loads through shared memory */
-  CC_SUGGEST_LAYOUT           /* "layout": AoS -> SoA, or padding of a shared array */
+  CC_SUGGEST_LAYOUT,          /* "layout": AoS -> SoA, or padding of a shared array */
+  CC_SUGGEST_LOCAL_ARRAY      /* "local-array": an uncoalesced local access (lanes index a
+                                 per-thread array differently): a warp-uniform index,
+                                 registers, or shared memory */
 };
 
 #define CC_ANALYSIS_MAX_SUGGESTIONS 3
@@ -81,7 +84,9 @@ struct cc_insn_stats {
 
   /* Algorithm 1. Strides are differences of neighbouring sorted addresses within one
    * group of W lanes, in bytes; stride_count = how many there were (0: no group had two
-   * active lanes; then min = max = avg = 0). */
+   * active lanes; then min = max = avg = 0). Local accesses: the addresses here, in the
+   * lane stride and in the footprint (so allStr) are those of the hardware's interleaved
+   * layout (cc_model_local_layout, model.h), not the per-thread offsets of the record. */
   uint64_t stride_min, stride_max;
   double stride_sum;          /* exact up to 2^53 */
   uint64_t stride_count;
@@ -102,7 +107,8 @@ struct cc_insn_stats {
    * included), kind, space and access size, whose footprint ranges overlap (transitively:
    * one array; a line reading two arrays has two references). line_all_stride is allStr
    * over the union of their footprints; the advice is "thread-geometry" when
-   * all_coalescable or line_all_coalescable, "none" when neither. Instructions without a
+   * all_coalescable or line_all_coalescable, "none" when neither (global; an
+   * uncoalesced local access gets "local-array" instead). Instructions without a
    * source file are a reference of their own. Set at end_kernel. */
   uint64_t line_all_stride;
   int line_all_coalescable;   /* line_all_stride <= size_bytes */
@@ -224,7 +230,7 @@ size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
 void cc_analysis_set_run_stats(cc_keep struct cc_analysis *an,
                                const struct cc_kernel_run_stats *run);
 
-/* "thread-geometry", "shared-memory", "layout", "none" */
+/* "thread-geometry", "shared-memory", "layout", "none", "local-array" */
 const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind);
 /* "coalesced", "uncoalesced" */
 const char *cc_verdict_name(enum cc_verdict v);
@@ -240,11 +246,13 @@ struct cc_insn_counts {
   uint64_t executions;        /* warp-level executions (requests on sm_90) */
   uint64_t thread_accesses;   /* active lanes summed */
   uint64_t bytes_requested;   /* active lanes x size summed */
-  uint64_t sectors, ideal_sectors;        /* global: 32-byte sectors (0 for shared) */
-  uint64_t wavefronts, ideal_wavefronts;  /* shared (and local): wavefronts */
+  uint64_t sectors, ideal_sectors;        /* global and local (of the interleaved layout):
+                                             32-byte sectors (0 for shared) */
+  uint64_t wavefronts, ideal_wavefronts;  /* shared: wavefronts (0 for global and local) */
   uint32_t ways_max;          /* shared: worst conflict ways of one request (1: none) */
   uint64_t conflict_requests; /* shared: requests with ways > 1, when known (else 0) */
-  uint64_t stride_count;      /* Algorithm 1 neighbour strides seen; 0: none */
+  uint64_t stride_count;      /* Algorithm 1 neighbour strides seen; 0: none. Local:
+                                 strides of the interleaved addresses (as the sink's) */
   uint64_t stride_min, stride_max; /* bytes, when stride_count > 0 */
   double stride_sum;          /* bytes */
   uint64_t uncoalesced_thread_accesses; /* when known (else 0) */

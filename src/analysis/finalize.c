@@ -92,7 +92,9 @@ static int is_global(const struct cc_insn_stats *s)
 static uint64_t struct_size(const struct cc_insn_stats *s)
 {
   uint64_t S = s->lane_stride, g = cc_analysis_fp_granularity(s->footprint);
-  if (!is_global(s) || S == CC_LANE_STRIDE_NONE || S == CC_LANE_STRIDE_MIXED ||
+  /* local: lanes stride across the interleaved rows, not through a structure */
+  if (!is_global(s) || s->info.space == CC_SPACE_LOCAL || S == CC_LANE_STRIDE_NONE ||
+      S == CC_LANE_STRIDE_MIXED ||
       S <= s->info.size_bytes || S > LAYOUT_MAX_STRUCT || g % S != 0)
     return 0;
   return S;
@@ -121,12 +123,36 @@ static size_t neighbour_fields(const struct cc_kernel_stats *k, const struct cc_
   return n;
 }
 
+/* The advice for an uncoalesced local access. Its strides are of the interleaved layout
+ * (analysis.c, accumulate): lanes at one per-thread offset are size bytes apart, so an
+ * uncoalesced one means the lanes used different offsets (indices of a per-thread array,
+ * or of a spill slot's address). Threads cannot be remapped onto a per-thread array, so
+ * the thread-geometry, shared-memory staging and "none" advice of global memory does not
+ * apply; CUDA C Programming Guide, "Local Memory": accesses are fully coalesced as long
+ * as all threads of a warp access the same relative address. */
+static void suggest_local(struct cc_insn_stats *s)
+{
+  char text[512];
+  snprintf(text, sizeof text,
+           "the lanes of a warp %s a per-thread (local) array at different indices (up to "
+           "%" PRIu64 " bytes apart in the interleaved layout); local memory is interleaved "
+           "by thread, so only a warp-uniform index is coalesced: make the index the same "
+           "across the warp, keep the array in registers (constant indices, full "
+           "unrolling), or move it to shared memory",
+           verb(s->info.kind), s->stride_max);
+  suggest(s, CC_SUGGEST_LOCAL_ARRAY, text);
+}
+
 static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
 {
   char text[512], elems[96], all[96];
   size_t fields;
   if (s->verdict == CC_VERDICT_COALESCED)
     return;
+  if (s->info.space == CC_SPACE_LOCAL) {
+    suggest_local(s);
+    return;
+  }
   fields = neighbour_fields(k, s);
   if (fields > 0) {
     uint64_t S = s->lane_stride;

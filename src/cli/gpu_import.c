@@ -147,7 +147,7 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
   c->executions = requests;
   c->thread_accesses = lanes;
   c->bytes_requested = bytes;
-  if (sp == CC_SPACE_GLOBAL) {
+  if (sp != CC_SPACE_SHARED) {
     if ((rc = get_u64(j, "sectors", w, &c->sectors, err)) != CC_OK ||
         (rc = get_u64(j, "ideal_sectors", w, &c->ideal_sectors, err)) != CC_OK)
       return rc;

@@ -178,6 +178,25 @@ void cc_gpu_json_string(FILE *fp, const char *s);
 size_t cc_gpu_ring_drain(struct cc_gpu_ring_host *ring, uint32_t cap,
                          struct cc_gpu_trace_rec *out, size_t max);
 
+/* Encodes one warp access as a warp record (layout.h, struct cc_gpu_wrec) into out
+ * (room for 32 + 256 bytes): the affine form (32 bytes) when every active lane l accessed
+ * addr[first] + (l - first) * stride with a 32-bit stride, as the device decides it
+ * (patch.cu, lane_affine), else the header and the active lanes' addresses in lane order.
+ * info: size, space, flags and warp as in the record (the explicit bit is set here);
+ * addr[l] is read for active lanes only; active 0 (never from the device) gives a header
+ * that readers refuse. Returns the bytes written. */
+size_t cc_gpu_wrec_encode(uint32_t info, uint32_t launch, uint32_t slot, uint32_t cta,
+                          uint32_t active, const uint64_t addr[CC_WARP_SIZE], void *out);
+
+/* cc_gpu_wrec_encode of a ring record (layout.h): the ring's overflow records join the
+ * device buffer's in the spool in one format. Returns the bytes written to out. */
+size_t cc_gpu_wrec_from_ring(const struct cc_gpu_trace_rec *r, void *out);
+
+/* Walks bytes of back-to-back warp records (a segment of the device buffer as copied),
+ * counting them into *n_recs. Returns 0, or -1 when the last record is cut short or a
+ * header is impossible (active mask 0): the buffer is not what the device writes. */
+int cc_gpu_wrec_scan(const void *buf, size_t bytes, uint64_t *n_recs);
+
 /* A static memory instruction of a kernel, as the trace file stores it: SASS slot
  * (offset / 16) and what the in-situ counters learnt about it. Strings borrowed. */
 struct cc_gpu_raw_insn {
@@ -203,20 +222,22 @@ struct cc_gpu_raw_launch {
 };
 
 /* Writes a GPU trace to fp (the layout in trace.c's comment): the function tables, the
- * launches, then n_recs records copied from spool (rewound first; may be NULL when n_recs
- * is 0). path names fp in messages. Errors: CC_ERR_IO when the spool is short or fp
- * cannot be written. */
+ * launches, then n_recs warp records of n_bytes in all, copied from spool (rewound
+ * first; may be NULL when n_bytes is 0). path names fp in messages. Errors: CC_ERR_IO
+ * when the spool is short or fp cannot be written. */
 int cc_gpu_raw_write(FILE *fp, cc_keep const struct cc_gpu_raw_func *funcs, size_t nf,
                      cc_keep const struct cc_gpu_raw_launch *launches, size_t nl,
-                     FILE *spool, uint64_t n_recs, const char *path, struct cc_err *err);
+                     FILE *spool, uint64_t n_recs, uint64_t n_bytes, const char *path,
+                     struct cc_err *err);
 
-/* Decodes one device record into *a against kernel k, whose instruction for slot s is
- * k->insns[index[s]] (index has n_slots + 1 entries, UINT32_MAX: none): CTA, warp, active
- * mask, addresses (0 in inactive lanes), space and size from the record, kind from the
- * table; dyn is 0 (the device does not count instances). Returns -1 when the slot has no
- * instruction. */
-int cc_gpu_rec_decode(const struct cc_gpu_trace_rec *rec, const struct cc_kernel_info *k,
-                      const uint32_t *index, uint32_t n_slots, struct cc_warp_access *a);
+/* Decodes one warp record (addrs: its explicit addresses, if any) into *a against kernel
+ * k, whose instruction for slot s is k->insns[index[s]] (index has n_slots + 1 entries,
+ * UINT32_MAX: none): CTA (from the linear id and k->grid), warp, active mask, addresses
+ * (0 in inactive lanes), space and size from the record, kind from the table; dyn is 0
+ * (the device does not count instances). Returns -1 when the slot has no instruction. */
+int cc_gpu_wrec_decode(const struct cc_gpu_wrec *w, const uint64_t *addrs,
+                       const struct cc_kernel_info *k, const uint32_t *index,
+                       uint32_t n_slots, struct cc_warp_access *a);
 
 /* What cc_gpu_raw_convert streamed. */
 struct cc_gpu_raw_summary {

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sanitizer.h>
@@ -113,14 +114,45 @@ struct state {
   CUcontext ring_ctx;
   pthread_t drainer;
   int drainer_started;
-  FILE *spool;            /* records drained so far (the drain thread writes it) */
-  uint64_t drained;       /* records spooled (atomic: drain thread writes, others read) */
+  FILE *spool;            /* warp records so far (the drain thread writes it) */
+  uint64_t drained;       /* ring records spooled (atomic: drain thread writes, others read) */
   uint64_t reserved;      /* ctl.head at the last traced launch's end */
+  uint64_t spool_recs, spool_bytes; /* warp records and bytes in the spool (drain thread) */
+  /* the device buffer (layout.h, the fast path): copied after each traced launch into
+   * chunks that the drain thread appends to the spool, in launch order with the ring's
+   * records (both are taken under qlock) */
+  void *tbuf, *tbuf_ctl;  /* device */
+  uint32_t tbuf_segs;
+  uint64_t tbuf_seg_bytes;
+  uint64_t tbuf_mib;      /* COALCHECK_GPU_TRACE_BUFFER: MiB in all (0: the ring only) */
+  struct cc_gpu_tbuf_seg *tbuf_host; /* scratch: tbuf_segs entries */
+  pthread_mutex_t qlock;
+  struct chunk *q_head, *q_tail;
+  uint64_t queued;        /* bytes in the queue (under qlock) */
+  struct chunk *pool;     /* written chunks, for reuse (under qlock): pinned memory makes
+                             the copies fast, reuse spares the page faults of new memory */
+  uint64_t pinned;        /* pinned bytes in chunks (the callback thread only) */
+  uint64_t bad_chunks;    /* atomic: copied segments that were not whole records (lost) */
+  int trace_nocopy;       /* COALCHECK_GPU_DIAG=trace-nocopy: records are written on the
+                             device but never copied (timing of the device side only) */
+  uint64_t overflowed;    /* launches whose records did not all fit the device buffer */
   int stop;               /* atomic: the drain thread ends once the ring is empty */
   int spool_failed;       /* atomic: a spool write failed (records lost: reported) */
   struct cc_gpu_raw_launch *launches; /* traced launches; .func indexes funcs */
   size_t n_launches, cap_launches;
 };
+
+/* Bytes of warp records copied from one segment of the device buffer, waiting for the
+ * drain thread to write them into the spool. */
+struct chunk {
+  struct chunk *next;
+  char *bytes;            /* owned: pinned (sanitizerAllocHost) or malloc */
+  size_t cap, n_bytes;
+  uint64_t n_recs;
+};
+
+/* Pinned host memory the chunk pool may hold; beyond it chunks are malloc'ed. */
+#define CHUNK_PINNED_MAX (1ull << 30)
 
 /* A kernel node of the graph launch in progress: its launch handle (a node announced by
  * both the launch and the graphs domain is handled once) and its stream (synchronized at
@@ -239,34 +271,106 @@ static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
   return f;
 }
 
-/* The drain thread: copies complete records from the ring into the spool while kernels
- * run (the device waits while the ring is full, so the host must keep up without the
- * state lock, which the LAUNCH_END wait holds). Ends when asked and the ring is empty. */
+/* The drain thread: takes the queued device-buffer chunks and the complete ring records
+ * together (under qlock, so a launch's records never come after the next launch's) and
+ * appends them to the spool in that order, while kernels run (the device waits while the
+ * ring is full, so the host must keep up without the state lock, which the LAUNCH_END
+ * wait holds). Ends when asked and both are empty. */
 static void *drain_main(void *arg)
 {
   struct state *s = arg;
   enum { BATCH = 256 };
   struct cc_gpu_trace_rec *buf = malloc(BATCH * sizeof *buf);
-  if (buf == NULL)
+  char *wrec = malloc(BATCH * sizeof *buf);
+  if (buf == NULL || wrec == NULL)
     CC_BUG("out of memory");
   for (;;) {
+    pthread_mutex_lock(&s->qlock);
+    struct chunk *list = s->q_head;
+    s->q_head = s->q_tail = NULL;
+    s->queued = 0;
     size_t n = cc_gpu_ring_drain(s->ring, s->ring_cap, buf, BATCH);
-    if (n > 0) {
-      if (fwrite(buf, sizeof *buf, n, s->spool) != n)
+    pthread_mutex_unlock(&s->qlock);
+    while (list != NULL) {
+      struct chunk *c = list;
+      list = c->next;
+      /* checked here, off the launch's critical path: whole records only (layout.h) */
+      if (cc_gpu_wrec_scan(c->bytes, c->n_bytes, &c->n_recs) != 0) {
+        __atomic_add_fetch(&s->bad_chunks, 1, __ATOMIC_RELAXED);
+        c->n_bytes = 0, c->n_recs = 0;
+      }
+      if (fwrite(c->bytes, 1, c->n_bytes, s->spool) != c->n_bytes)
         __atomic_store_n(&s->spool_failed, 1, __ATOMIC_RELEASE);
+      s->spool_recs += c->n_recs;
+      s->spool_bytes += c->n_bytes;
+      pthread_mutex_lock(&s->qlock);
+      c->next = s->pool;
+      s->pool = c;
+      pthread_mutex_unlock(&s->qlock);
+    }
+    if (n > 0) {
+      size_t bytes = 0;
+      for (size_t i = 0; i < n; i++)
+        bytes += cc_gpu_wrec_from_ring(&buf[i], wrec + bytes);
+      if (fwrite(wrec, 1, bytes, s->spool) != bytes)
+        __atomic_store_n(&s->spool_failed, 1, __ATOMIC_RELEASE);
+      s->spool_recs += n;
+      s->spool_bytes += bytes;
       __atomic_add_fetch(&s->drained, n, __ATOMIC_RELEASE);
       continue;
     }
-    if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
-      break;
+    if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+      pthread_mutex_lock(&s->qlock);
+      int empty = s->q_head == NULL;
+      pthread_mutex_unlock(&s->qlock);
+      if (empty)
+        break;
+      continue;
+    }
     usleep(20);
   }
+  free(wrec);
   free(buf);
   return NULL;
 }
 
-/* Sets up the trace ring in ctx at the first traced launch: host ring, device control
- * block (head 0, limit cap), spool, drain thread. One context only. */
+/* The device buffer: tbuf_mib MiB in tbuf_segs segments (halved down to 16 MiB when the
+ * device has less free memory; none then: the ring carries every record). */
+static void tbuf_setup(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
+{
+  s->tbuf_segs = CC_GPU_TBUF_SEGS;
+  for (uint64_t mib = s->tbuf_mib; mib >= 16; mib /= 2) {
+    uint64_t seg = (mib << 20) / s->tbuf_segs & ~(uint64_t)7;
+    if (sanitizerAlloc(ctx, &s->tbuf, seg * s->tbuf_segs) == SANITIZER_SUCCESS) {
+      s->tbuf_seg_bytes = seg;
+      break;
+    }
+    s->tbuf = NULL;
+  }
+  if (s->tbuf == NULL) {
+    if (s->tbuf_mib > 0)
+      fprintf(stderr, "coalcheck-gpu: warning: no device memory for the trace buffer (%llu "
+              "MiB asked); every record goes through the slower host ring\n",
+              (unsigned long long)s->tbuf_mib);
+    s->tbuf_segs = 0;
+    return;
+  }
+  s->tbuf_host = malloc(s->tbuf_segs * sizeof *s->tbuf_host);
+  if (s->tbuf_host == NULL)
+    CC_BUG("out of memory");
+  for (uint32_t i = 0; i < s->tbuf_segs; i++)
+    s->tbuf_host[i] = (struct cc_gpu_tbuf_seg){.head = 0, .end = s->tbuf_seg_bytes};
+  size_t bytes = s->tbuf_segs * sizeof *s->tbuf_host;
+  if (check(s, sanitizerAlloc(ctx, &s->tbuf_ctl, bytes), "sanitizerAlloc (trace buffer)") ||
+      check(s, sanitizerMemcpyHostToDeviceAsync(s->tbuf_ctl, s->tbuf_host, bytes, st),
+            "sanitizerMemcpyHostToDeviceAsync (trace buffer)")) {
+    s->tbuf = NULL; /* the records then all take the ring */
+    s->tbuf_segs = 0;
+  }
+}
+
+/* Sets up the trace at the first traced launch in ctx: host ring, device control block
+ * (head 0, limit cap), device buffer, spool, drain thread. One context only. */
 static int ring_setup(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
 {
   if (s->ring != NULL)
@@ -288,8 +392,10 @@ static int ring_setup(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
                "written", strerror(errno));
     return -1;
   }
+  tbuf_setup(s, ctx, st);
   s->ring = host;
   s->ring_ctx = ctx;
+  pthread_mutex_init(&s->qlock, NULL);
   if (pthread_create(&s->drainer, NULL, drain_main, s) != 0)
     CC_BUG("cannot start the trace drain thread");
   s->drainer_started = 1;
@@ -337,6 +443,10 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
       .ring_ctl = (uint64_t)(uintptr_t)s->ring_ctl,
       .ring_cap = s->ring_cap,
       .sample = s->sample,
+      .tbuf_segs = s->tbuf_segs,
+      .tbuf = (uint64_t)(uintptr_t)s->tbuf,
+      .tbuf_ctl = (uint64_t)(uintptr_t)s->tbuf_ctl,
+      .tbuf_seg_bytes = s->tbuf_seg_bytes,
   };
   if (check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
       check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
@@ -462,8 +572,113 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
   check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st), "zeroing counters");
 }
 
+/* A chunk of at least need bytes: a written one from the pool, or a new one (pinned
+ * while the pool holds less than CHUNK_PINNED_MAX; measured on the H200: copies into new
+ * malloc'ed memory made the trace 7x slower than the device side, see
+ * bench/results/gpu-trace-*.md). */
+static struct chunk *chunk_get(struct state *s, size_t need)
+{
+  pthread_mutex_lock(&s->qlock);
+  struct chunk **pp = &s->pool;
+  while (*pp != NULL && (*pp)->cap < need)
+    pp = &(*pp)->next;
+  struct chunk *k = *pp;
+  if (k != NULL)
+    *pp = k->next;
+  pthread_mutex_unlock(&s->qlock);
+  if (k != NULL) {
+    k->next = NULL;
+    return k;
+  }
+  size_t cap = 1u << 20;
+  while (cap < need)
+    cap *= 2;
+  void *p = NULL;
+  if (s->pinned + cap <= CHUNK_PINNED_MAX &&
+      sanitizerAllocHost(s->ring_ctx, &p, cap) == SANITIZER_SUCCESS)
+    s->pinned += cap;
+  else
+    p = NULL;
+  k = calloc(1, sizeof *k);
+  if (p == NULL)
+    p = malloc(cap);
+  if (k == NULL || p == NULL)
+    CC_BUG("out of memory");
+  k->bytes = p;
+  k->cap = cap;
+  return k;
+}
+
+/* One segment's records, copied (valid bytes: whole records only, layout.h) and queued
+ * for the drain thread, which checks and counts them. */
+static void tbuf_take(struct state *s, uint32_t seg, Sanitizer_StreamHandle st)
+{
+  const struct cc_gpu_tbuf_seg *c = &s->tbuf_host[seg];
+  uint64_t valid = c->head < c->end ? c->head : c->end;
+  if (valid > s->tbuf_seg_bytes)
+    valid = s->tbuf_seg_bytes;
+  if (valid == 0)
+    return;
+  struct chunk *k = chunk_get(s, valid);
+  k->n_bytes = valid;
+  if (check(s, sanitizerMemcpyDeviceToHost(k->bytes, (char *)s->tbuf + seg * s->tbuf_seg_bytes,
+                                           valid, st), "reading the trace buffer") != 0)
+    k->n_bytes = 0; /* queued empty: back to the pool once "written" */
+  pthread_mutex_lock(&s->qlock);
+  if (s->q_tail)
+    s->q_tail->next = k;
+  else
+    s->q_head = k;
+  s->q_tail = k;
+  s->queued += valid;
+  pthread_mutex_unlock(&s->qlock);
+}
+
+/* After the launch (stream synchronized): the device buffer's records into the queue,
+ * the segments emptied. Waits while more than 1 GiB is queued (a slow disk). */
+static void tbuf_collect(struct state *s, Sanitizer_StreamHandle st)
+{
+  if (s->tbuf == NULL)
+    return;
+  size_t bytes = s->tbuf_segs * sizeof *s->tbuf_host;
+  if (check(s, sanitizerMemcpyDeviceToHost(s->tbuf_host, s->tbuf_ctl, bytes, st),
+            "reading the trace buffer's heads") != 0)
+    return;
+  int full = 0;
+  uint64_t copied = 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (uint32_t i = 0; i < s->tbuf_segs; i++) {
+    full |= s->tbuf_host[i].head > s->tbuf_seg_bytes;
+    copied += s->tbuf_host[i].head < s->tbuf_seg_bytes ? s->tbuf_host[i].head : 0;
+    if (!s->trace_nocopy)
+      tbuf_take(s, i, st);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  s->overflowed += full;
+  if (s->debug)
+    fprintf(stderr, "coalcheck-gpu: trace buffer: %llu bytes copied in %.3f ms%s; %llu MiB "
+            "pinned\n", (unsigned long long)copied,
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+            full ? ", full: records went through the ring" : "",
+            (unsigned long long)(s->pinned >> 20));
+  for (uint32_t i = 0; i < s->tbuf_segs; i++)
+    s->tbuf_host[i] = (struct cc_gpu_tbuf_seg){.head = 0, .end = s->tbuf_seg_bytes};
+  check(s, sanitizerMemcpyHostToDeviceAsync(s->tbuf_ctl, s->tbuf_host, bytes, st),
+        "resetting the trace buffer");
+  for (;;) {
+    pthread_mutex_lock(&s->qlock);
+    uint64_t q = s->queued;
+    pthread_mutex_unlock(&s->qlock);
+    if (q <= (1ull << 30))
+      break;
+    usleep(100);
+  }
+}
+
 /* After a traced launch (the stream is synchronized by flush): wait until the drain
- * thread has spooled every record reserved so far, so launches stay apart in the spool. */
+ * thread has spooled every ring record reserved so far, then queue the device buffer's,
+ * so launches stay apart in the spool. */
 static void trace_wait(struct state *s, Sanitizer_StreamHandle st)
 {
   if (s->ring == NULL)
@@ -475,6 +690,7 @@ static void trace_wait(struct state *s, Sanitizer_StreamHandle st)
   s->reserved = head;
   while (__atomic_load_n(&s->drained, __ATOMIC_ACQUIRE) < head)
     usleep(20);
+  tbuf_collect(s, st);
 }
 
 static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
@@ -679,7 +895,11 @@ static void trace_finish(struct state *s)
     s->launches[i].func = map[s->launches[i].func];
   struct cc_outfile out;
   struct cc_err e = {0};
-  uint64_t n = __atomic_load_n(&s->drained, __ATOMIC_ACQUIRE);
+  uint64_t n = s->spool_recs; /* the drain thread has ended */
+  if (s->bad_chunks > 0) /* s->err has been printed by now: say it here */
+    fprintf(stderr, "coalcheck-gpu: error: trace: %llu copies of the device buffer were not "
+            "whole warp records and are missing from the trace (a bug: please report it)\n",
+            (unsigned long long)s->bad_chunks);
   if (s->spool)
     fflush(s->spool);
   if (__atomic_load_n(&s->spool_failed, __ATOMIC_ACQUIRE))
@@ -687,7 +907,7 @@ static void trace_finish(struct state *s)
                "no trace written");
   else if (cc_outfile_open(&out, s->trace_path, &e) == CC_OK) {
     if (cc_gpu_raw_write(out.fp, rf, nf, s->launches, s->n_launches, s->spool, n,
-                         s->trace_path, &e) != CC_OK)
+                         s->spool_bytes, s->trace_path, &e) != CC_OK)
       cc_outfile_abort(&out);
     else
       cc_outfile_commit(&out, &e);
@@ -695,8 +915,10 @@ static void trace_finish(struct state *s)
   if (e.status != CC_OK)
     fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
   else if (!s->quiet)
-    fprintf(stderr, "coalcheck-gpu: trace: %llu warp records of %zu launches in %s\n",
-            (unsigned long long)n, s->n_launches, s->trace_path);
+    fprintf(stderr, "coalcheck-gpu: trace: %llu warp records (%llu bytes) of %zu launches "
+            "in %s%s\n", (unsigned long long)n, (unsigned long long)s->spool_bytes,
+            s->n_launches, s->trace_path,
+            s->overflowed ? "; the device buffer filled up (COALCHECK_GPU_TRACE_BUFFER)" : "");
   for (size_t i = 0; i < nf; i++)
     free((void *)rf[i].insns);
   free(rf);
@@ -821,6 +1043,7 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS
            : diag && strcmp(diag, "nobits") == 0  ? CC_GPU_MODE_NO_BITS
                                                   : 0;
+  s->trace_nocopy = diag && strcmp(diag, "trace-nocopy") == 0;
   s->graph_data = GRAPH_DATA_FUNCTION;
   if (diag && strcmp(diag, "graph-launch-data") == 0)
     s->graph_data = GRAPH_DATA_LAUNCH;
@@ -840,6 +1063,18 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
       exit(CC_ERR_USAGE);
     }
     s->ring_cap = (uint32_t)v;
+  }
+  const char *tb = getenv("COALCHECK_GPU_TRACE_BUFFER");
+  s->tbuf_mib = 512; /* MiB of device memory: 16M lane-affine warp accesses */
+  if (tb && *tb) {
+    char *end;
+    unsigned long long v = strtoull(tb, &end, 10);
+    if (*end != '\0' || tb[0] == '-' || v > (1ull << 20)) {
+      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_TRACE_BUFFER=%s: not a size in "
+              "MiB; give e.g. 512 (0: no device buffer, every record through the ring)\n", tb);
+      exit(CC_ERR_USAGE);
+    }
+    s->tbuf_mib = v;
   }
   const char *smp = getenv("COALCHECK_GPU_SAMPLE_CTAS");
   s->sample = 1;

@@ -249,14 +249,13 @@ static __device__ __forceinline__ uint64_t ld_acquire_sys(const uint64_t *p)
   return v;
 }
 
-// Reserves a ring index (leader), waits while the ring is full (the host thread drains it
-// while the kernel runs: never a drop), then every active lane stores its own address and
-// the leader the rest, seq last behind a system fence.
-static __device__ __noinline__ void trace_write(const struct cc_gpu_launch_hdr *h,
-                                                uint32_t mask, uint32_t lane,
-                                                uint32_t leader, uint64_t pc, uint64_t addr,
-                                                uint32_t size, uint32_t flags,
-                                                uint32_t space)
+// The overflow path: reserves a ring index (leader), waits while the ring is full (the
+// host thread drains it while the kernel runs: never a drop), then every active lane
+// stores its own address and the leader the rest, seq last behind a system fence.
+static __device__ __noinline__ void ring_write(const struct cc_gpu_launch_hdr *h,
+                                               uint32_t mask, uint32_t lane, uint32_t leader,
+                                               uint32_t slot, uint32_t cta, uint32_t info,
+                                               uint64_t addr)
 {
   struct cc_gpu_ring_ctl *ctl = (struct cc_gpu_ring_ctl *)h->ring_ctl;
   struct cc_gpu_ring_host *ring = (struct cc_gpu_ring_host *)h->ring;
@@ -285,28 +284,93 @@ static __device__ __noinline__ void trace_write(const struct cc_gpu_launch_hdr *
   }
   idx = __shfl_sync(mask, idx, leader);
   struct cc_gpu_trace_rec *r = &ring->recs[idx & (cap - 1)];
-  // shared/local: the offset in the window, as the emulator records it
-  if (space == 1 && __isShared((const void *)addr))
-    addr = (uint64_t)__cvta_generic_to_shared((const void *)addr);
-  else if (space == 2 && __isLocal((const void *)addr))
-    addr = (uint64_t)__cvta_generic_to_local((const void *)addr);
   r->addr[lane] = addr;
   __threadfence_system();
   __syncwarp(mask);
   if (lane != leader)
     return;
-  uint64_t off = pc - h->base_pc;
   r->launch = h->launch;
-  r->slot = off < (uint64_t)h->n_slots * CC_GPU_INSN_BYTES ? (uint32_t)(off / CC_GPU_INSN_BYTES)
-                                                           : h->n_slots;
-  r->warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
-  r->cta[0] = blockIdx.x;
-  r->cta[1] = blockIdx.y;
-  r->cta[2] = blockIdx.z;
+  r->slot = slot;
+  r->cta = cta;
   r->active = mask;
-  r->info = size | (space << 8) | (flags << 16);
+  r->info = info;
   __threadfence_system();
   *(volatile uint32_t *)&r->seq = (uint32_t)(idx + 1);
+}
+
+// Lane-affine test (layout.h, struct cc_gpu_wrec): every active lane l accessed
+// base + l * stride with a 32-bit stride. The stride comes from the first two active
+// lanes; the other lanes check themselves against it.
+static __device__ __forceinline__ bool lane_affine(uint32_t mask, uint32_t lane,
+                                                   uint32_t leader, uint64_t addr,
+                                                   uint64_t *base, int32_t *stride)
+{
+  uint64_t a0 = __shfl_sync(mask, addr, leader);
+  int64_t s = 0;
+  bool fits = true;
+  uint32_t rest = mask & (mask - 1);
+  if (rest != 0) {
+    uint32_t l1 = __ffs(rest) - 1;
+    int64_t d = (int64_t)(__shfl_sync(mask, addr, l1) - a0), dl = (int64_t)(l1 - leader);
+    s = d / dl;
+    fits = s * dl == d && s >= INT32_MIN && s <= INT32_MAX;
+  }
+  bool ok = fits && addr == a0 + (uint64_t)(s * ((int64_t)lane - (int64_t)leader));
+  *base = a0 - (uint64_t)(s * (int64_t)leader);
+  *stride = (int32_t)s;
+  return __all_sync(mask, ok);
+}
+
+// The fast path: the record into this SM group's segment of the device buffer (layout.h).
+// Returns false when it does not fit (the caller then uses the ring).
+static __device__ __forceinline__ bool tbuf_write(const struct cc_gpu_launch_hdr *h,
+                                                  uint32_t mask, uint32_t lane,
+                                                  uint32_t leader, uint32_t slot,
+                                                  uint32_t cta, uint32_t info, uint64_t addr)
+{
+  uint64_t base;
+  int32_t stride;
+  bool affine = lane_affine(mask, lane, leader, addr, &base, &stride);
+  uint32_t bytes = affine ? 32u : 32u + 8u * (uint32_t)__popc(mask);
+  uint64_t seg = sm_id() % h->tbuf_segs, segb = h->tbuf_seg_bytes, off = 0;
+  if (lane == leader) {
+    struct cc_gpu_tbuf_seg *c = (struct cc_gpu_tbuf_seg *)h->tbuf_ctl + seg;
+    off = atomicAdd((unsigned long long *)&c->head, (unsigned long long)bytes);
+    if (off < segb && off + bytes > segb)
+      c->end = off; // the one reservation that straddles the end
+  }
+  off = __shfl_sync(mask, off, leader);
+  if (off + bytes > segb)
+    return false;
+  char *rec = (char *)h->tbuf + seg * segb + off;
+  if (!affine)
+    ((uint64_t *)(rec + 32))[__popc(mask & ((1u << lane) - 1u))] = addr;
+  if (lane == leader) {
+    uint4 *q = (uint4 *)rec;
+    q[0] = make_uint4(affine ? info : info | CC_GPU_WREC_EXPLICIT, h->launch, slot, cta);
+    q[1] = make_uint4(mask, (uint32_t)stride, (uint32_t)base, (uint32_t)(base >> 32));
+  }
+  return true;
+}
+
+// One warp access into the trace: shared addresses as offsets in the CTA's window (local
+// ones come as offsets already, see record), the device buffer first, the ring when full.
+static __device__ __noinline__ void trace_put(const struct cc_gpu_launch_hdr *h,
+                                              uint32_t mask, uint32_t lane, uint32_t leader,
+                                              uint64_t pc, uint64_t addr, uint32_t size,
+                                              uint32_t flags, uint32_t space)
+{
+  if (space == 1 && __isShared((const void *)addr))
+    addr = (uint64_t)__cvta_generic_to_shared((const void *)addr);
+  uint64_t off = pc - h->base_pc;
+  uint32_t slot = off < (uint64_t)h->n_slots * CC_GPU_INSN_BYTES
+                      ? (uint32_t)(off / CC_GPU_INSN_BYTES) : h->n_slots;
+  uint32_t warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
+  uint32_t cta = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  uint32_t info = size | (space << 8) | (flags << 16) | (warp << 24);
+  if (h->tbuf_segs != 0 && tbuf_write(h, mask, lane, leader, slot, cta, info, addr))
+    return;
+  ring_write(h, mask, lane, leader, slot, cta, info, addr);
 }
 
 static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t addr,
@@ -323,21 +387,32 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
   uint32_t lane = lane_id();
   uint32_t leader = __ffs(mask) - 1;
   uint32_t nact = __popc(mask);
+  // local: the offset in the thread's window (what the trace keeps, as the emulator
+  // records it), reduced like a global access at its place in the interleaved layout
+  // (src/model/geometry.c, cc_model_local_layout: offset off of a size-byte access lies
+  // at (off / size) * (size * 32) + lane * size + off % size): sectors and strides
+  uint64_t raddr = addr;
+  if (space == 2) {
+    if (__isLocal((const void *)addr))
+      addr = (uint64_t)__cvta_generic_to_local((const void *)addr);
+    raddr = (addr / size) * (size * 32u) + lane * size + addr % size;
+  }
+  uint32_t rspace = space == 2 ? 0 : space;
 
   struct warp_sum w;
   bool mono = false;
   uint64_t prev = 0;
   if (mask == FULL_MASK) {
-    prev = __shfl_up_sync(FULL_MASK, addr, 1);
-    mono = __all_sync(FULL_MASK, lane == 0 || addr >= prev);
+    prev = __shfl_up_sync(FULL_MASK, raddr, 1);
+    mono = __all_sync(FULL_MASK, lane == 0 || raddr >= prev);
   }
   if (mono)
-    reduce_monotonic(lane, addr, prev, size, space, &w);
+    reduce_monotonic(lane, raddr, prev, size, rspace, &w);
   else
-    reduce_general(mask, lane, leader, addr, size, space, &w);
+    reduce_general(mask, lane, leader, raddr, size, rspace, &w);
 
   if (h->ring != 0)
-    trace_write(h, mask, lane, leader, pc, addr, size, flags, space);
+    trace_put(h, mask, lane, leader, pc, addr, size, flags, space);
   if (lane != leader || (h->mode & CC_GPU_MODE_NO_ATOMICS))
     return;
   uint64_t off = pc - h->base_pc;

@@ -76,7 +76,7 @@ static void write_insn(FILE *fp, const struct cc_gpu_insn_report *in)
   }
   fprintf(fp, ",\"requests\":%" PRIu64 ",\"lanes\":%" PRIu64 ",\"bytes_requested\":%" PRIu64,
           s->requests, s->lanes, s->bytes);
-  if (sp == CC_SPACE_GLOBAL) {
+  if (sp != CC_SPACE_SHARED) { /* local: sectors of the interleaved layout */
     fprintf(fp, ",\"sectors\":%" PRIu64 ",\"ideal_sectors\":%" PRIu64, s->sectors, s->ideal);
     /* efficiency = bytes requested / bytes moved (MODELS.md, derived figures) */
     fprintf(fp, ",\"efficiency\":%.4f",
@@ -113,7 +113,7 @@ static void write_totals(FILE *fp, const struct cc_gpu_kernel_report *k)
     for (int kd = 0; kd < 4; kd++) {
       fprintf(fp, "%s\"%s\":{\"requests\":%" PRIu64, kd ? "," : "",
               kind_name((enum cc_access_kind)kd), req[sp][kd]);
-      if (sp == CC_SPACE_GLOBAL)
+      if (sp != CC_SPACE_SHARED)
         fprintf(fp, ",\"sectors\":%" PRIu64 ",\"ideal_sectors\":%" PRIu64 "}", sec[sp][kd],
                 ideal[sp][kd]);
       else

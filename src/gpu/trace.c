@@ -1,19 +1,23 @@
 /* coalcheck gpu: the host side of the trace mode (gpu.h, "trace").
  *
- * The device writes one struct cc_gpu_trace_rec per warp access into a ring in pinned
- * host memory (layout.h); a host thread of the injection library drains it with
- * cc_gpu_ring_drain into a spool file while the kernel runs; at exit the library writes
- * the GPU trace (.ccgpu: the kernels' SASS instruction tables, the launches, the records)
- * with cc_gpu_raw_write, and cc_gpu_raw_convert streams such a file into any access sink
- * (the .cctrace writer: `coalcheck report FILE --arch ...` then works on GPU runs). The
- * library itself links no zstd: the conversion happens in coalcheck (or a test).
+ * The device writes one warp record (struct cc_gpu_wrec, layout.h: 32 bytes for a
+ * lane-affine access, plus the addresses otherwise) per warp access into a buffer in
+ * device memory, which the library copies after each launch; what does not fit there goes
+ * through a ring of full-size records in pinned host memory (struct cc_gpu_trace_rec),
+ * drained by a host thread with cc_gpu_ring_drain while the kernel runs and turned into
+ * warp records by cc_gpu_wrec_from_ring. Both land in a spool file; at exit the library
+ * writes the GPU trace (.ccgpu: the kernels' SASS instruction tables, the launches, the
+ * records) with cc_gpu_raw_write, and cc_gpu_raw_convert streams such a file into any
+ * access sink (the .cctrace writer: `coalcheck report FILE --arch ...` then works on GPU
+ * runs). The library itself links no zstd: the conversion happens in coalcheck.
  *
  * File layout (host byte order, little-endian on every CUDA host):
- *   "CCGPUTR1"
+ *   "CCGPUTR2"
  *   u32 n_funcs, per function: str name, str mangled, u32 n_slots, u32 n_insns, per insn:
  *     u32 slot, kind, space, size, line, inl_line, str sass, str file, str inl_file
  *   u32 n_launches, per launch: u32 func, grid[3], block[3], sample
- *   u64 n_recs, then n_recs raw struct cc_gpu_trace_rec (layout.h)
+ *   u64 n_recs, u64 n_bytes, then n_bytes of n_recs warp records (struct cc_gpu_wrec,
+ *   each followed by its explicit addresses, if any)
  * str = u32 length (0xffffffff: NULL) + bytes (no terminator). */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,7 +26,7 @@
 #include "gpu/gpu.h"
 #include "util/mem.h"
 
-#define MAGIC "CCGPUTR1"
+#define MAGIC "CCGPUTR2"
 #define NO_STR 0xffffffffu
 #define MAX_ITEMS (1u << 24) /* sanity bound on counts read from a file */
 
@@ -46,6 +50,63 @@ size_t cc_gpu_ring_drain(struct cc_gpu_ring_host *ring, uint32_t cap,
   return n;
 }
 
+size_t cc_gpu_wrec_encode(uint32_t info, uint32_t launch, uint32_t slot, uint32_t cta,
+                          uint32_t active, const uint64_t addr[CC_WARP_SIZE], void *out)
+{
+  /* active 0 never comes from the device; kept as it came (the reader refuses it) */
+  int first = active ? __builtin_ctz(active) : 0, second = -1;
+  uint32_t rest = active & (active - 1);
+  int64_t stride = 0;
+  int affine = 1;
+  if (rest != 0) {
+    second = __builtin_ctz(rest);
+    int64_t d = (int64_t)(addr[second] - addr[first]), dl = second - first;
+    stride = d / dl;
+    affine = stride * dl == d && stride >= INT32_MIN && stride <= INT32_MAX;
+  }
+  uint64_t base = addr[first] - (uint64_t)(stride * first);
+  for (int l = 0; affine && l < CC_WARP_SIZE; l++)
+    if ((active & (1u << l)) && addr[l] != base + (uint64_t)(stride * l))
+      affine = 0;
+  struct cc_gpu_wrec w = {.info = (info & ~CC_GPU_WREC_EXPLICIT) |
+                                  (affine ? 0 : CC_GPU_WREC_EXPLICIT),
+                          .launch = launch, .slot = slot, .cta = cta, .active = active,
+                          .stride = affine ? (int32_t)stride : 0, .base = affine ? base : 0};
+  memcpy(out, &w, sizeof w);
+  if (affine)
+    return sizeof w;
+  uint64_t *a = (uint64_t *)((char *)out + sizeof w);
+  size_t n = 0;
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    if (active & (1u << l))
+      memcpy(&a[n++], &addr[l], sizeof addr[l]);
+  return sizeof w + n * sizeof *a;
+}
+
+size_t cc_gpu_wrec_from_ring(const struct cc_gpu_trace_rec *r, void *out)
+{
+  return cc_gpu_wrec_encode(r->info, r->launch, r->slot, r->cta, r->active, r->addr, out);
+}
+
+int cc_gpu_wrec_scan(const void *buf, size_t bytes, uint64_t *n_recs)
+{
+  const char *p = buf;
+  size_t off = 0;
+  *n_recs = 0;
+  while (off < bytes) {
+    struct cc_gpu_wrec w;
+    if (bytes - off < sizeof w)
+      return -1;
+    memcpy(&w, p + off, sizeof w);
+    size_t len = CC_GPU_WREC_BYTES(w.info, w.active);
+    if (w.active == 0 || bytes - off < len)
+      return -1;
+    off += len;
+    ++*n_recs;
+  }
+  return 0;
+}
+
 /* ---- writing ---- */
 
 static void put_u32(FILE *fp, uint32_t v) { fwrite(&v, sizeof v, 1, fp); }
@@ -63,7 +124,8 @@ static void put_str(FILE *fp, const char *s)
 
 int cc_gpu_raw_write(FILE *fp, cc_keep const struct cc_gpu_raw_func *funcs, size_t nf,
                      cc_keep const struct cc_gpu_raw_launch *launches, size_t nl,
-                     FILE *spool, uint64_t n_recs, const char *path, struct cc_err *err)
+                     FILE *spool, uint64_t n_recs, uint64_t n_bytes, const char *path,
+                     struct cc_err *err)
 {
   fwrite(MAGIC, 1, 8, fp);
   put_u32(fp, (uint32_t)nf);
@@ -97,19 +159,20 @@ int cc_gpu_raw_write(FILE *fp, cc_keep const struct cc_gpu_raw_func *funcs, size
     put_u32(fp, l->sample);
   }
   fwrite(&n_recs, sizeof n_recs, 1, fp);
-  if (spool != NULL && n_recs > 0) {
-    struct cc_gpu_trace_rec buf[64];
-    uint64_t left = n_recs;
+  fwrite(&n_bytes, sizeof n_bytes, 1, fp);
+  if (spool != NULL && n_bytes > 0) {
+    char buf[1 << 16];
+    uint64_t left = n_bytes;
     rewind(spool);
     while (left > 0) {
-      size_t want = left < 64 ? (size_t)left : 64;
-      size_t got = fread(buf, sizeof buf[0], want, spool);
+      size_t want = left < sizeof buf ? (size_t)left : sizeof buf;
+      size_t got = fread(buf, 1, want, spool);
       if (got != want)
         return cc_err_set(err, CC_ERR_IO, "%s: the record spool ended after %llu of %llu "
-                          "records; check the space in TMPDIR", path,
-                          (unsigned long long)(n_recs - left + got),
-                          (unsigned long long)n_recs);
-      fwrite(buf, sizeof buf[0], got, fp);
+                          "bytes; check the space in TMPDIR", path,
+                          (unsigned long long)(n_bytes - left + got),
+                          (unsigned long long)n_bytes);
+      fwrite(buf, 1, got, fp);
       left -= got;
     }
   }
@@ -265,23 +328,30 @@ static int read_tables(struct reader *r, struct rtrace *t)
   return CC_OK;
 }
 
-int cc_gpu_rec_decode(const struct cc_gpu_trace_rec *rec, const struct cc_kernel_info *k,
-                      const uint32_t *index, uint32_t n_slots, struct cc_warp_access *a)
+int cc_gpu_wrec_decode(const struct cc_gpu_wrec *w, const uint64_t *addrs,
+                       const struct cc_kernel_info *k, const uint32_t *index,
+                       uint32_t n_slots, struct cc_warp_access *a)
 {
-  if (rec->slot > n_slots || index[rec->slot] == UINT32_MAX)
+  if (w->slot > n_slots || index[w->slot] == UINT32_MAX)
     return -1;
-  const struct cc_insn_info *in = &k->insns[index[rec->slot]];
+  const struct cc_insn_info *in = &k->insns[index[w->slot]];
+  uint32_t gx = k->grid[0] ? k->grid[0] : 1, gy = k->grid[1] ? k->grid[1] : 1;
   memset(a, 0, sizeof *a);
-  a->insn_slot = index[rec->slot];
-  memcpy(a->cta, rec->cta, sizeof a->cta);
-  a->warp = rec->warp;
+  a->insn_slot = index[w->slot];
+  a->cta[0] = w->cta % gx;
+  a->cta[1] = w->cta / gx % gy;
+  a->cta[2] = w->cta / gx / gy;
+  a->warp = CC_GPU_WREC_WARP(w->info);
   a->kind = in->kind;
-  a->space = (enum cc_space)CC_GPU_REC_SPACE(rec->info);
-  a->size_bytes = CC_GPU_REC_SIZE(rec->info);
-  a->active = rec->active;
+  a->space = (enum cc_space)CC_GPU_REC_SPACE(w->info);
+  a->size_bytes = CC_GPU_REC_SIZE(w->info);
+  a->active = w->active;
+  size_t n = 0;
   for (int l = 0; l < CC_WARP_SIZE; l++)
-    if (rec->active & (1u << l))
-      a->addr[l] = rec->addr[l];
+    if (w->active & (1u << l))
+      a->addr[l] = (w->info & CC_GPU_WREC_EXPLICIT)
+                       ? addrs[n++]
+                       : w->base + (uint64_t)((int64_t)w->stride * l);
   return 0;
 }
 
@@ -295,28 +365,50 @@ static void kernel_info(const struct rtrace *t, uint32_t launch, struct cc_kerne
   memcpy(k->block, l->block, sizeof k->block);
 }
 
+/* Reads record i (header and explicit addresses) and checks what the header claims
+ * against the launch table; the launch it names must exist, size and space be valid. */
+static int read_record(struct reader *r, const struct rtrace *t, uint64_t i,
+                       struct cc_gpu_wrec *w, uint64_t *addrs)
+{
+  int rc = get(r, w, sizeof *w, "a record");
+  if (rc != CC_OK)
+    return rc;
+  uint32_t size = CC_GPU_REC_SIZE(w->info);
+  if (w->active == 0 || CC_GPU_REC_SPACE(w->info) >= CC_SPACE_COUNT || size == 0 ||
+      size > 16 || (size & (size - 1)) != 0)
+    return cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu at offset %ld is malformed "
+                      "(info 0x%x, active 0x%x); record the run again", r->path,
+                      (unsigned long long)i, ftell(r->fp) - (long)sizeof *w, w->info,
+                      w->active);
+  if (w->launch >= t->nl)
+    return cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu names launch %u of %u; record "
+                      "the run again", r->path, (unsigned long long)i, w->launch, t->nl);
+  if (w->info & CC_GPU_WREC_EXPLICIT)
+    return get(r, addrs, 8u * (size_t)__builtin_popcount(w->active), "a record's addresses");
+  return CC_OK;
+}
+
 /* Streams the records: a new kernel (begin_kernel) whenever the launch number changes. */
 static int stream_records(struct reader *r, const struct rtrace *t,
                           const struct cc_access_sink *sink, struct cc_gpu_raw_summary *sum)
 {
-  uint64_t n;
+  uint64_t n, n_bytes;
   int rc = get(r, &n, sizeof n, "the record count");
+  if (rc == CC_OK)
+    rc = get(r, &n_bytes, sizeof n_bytes, "the record bytes");
+  long start = ftell(r->fp);
   uint32_t cur = UINT32_MAX;
   struct cc_kernel_info k;
   struct cc_warp_access a;
   for (uint64_t i = 0; rc == CC_OK && i < n; i++) {
-    struct cc_gpu_trace_rec rec;
-    if ((rc = get(r, &rec, sizeof rec, "a record")) != CC_OK)
+    struct cc_gpu_wrec w;
+    uint64_t addrs[CC_WARP_SIZE];
+    if ((rc = read_record(r, t, i, &w, addrs)) != CC_OK)
       break;
-    if (rec.launch >= t->nl) {
-      rc = cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu names launch %u of %u; record "
-                      "the run again", r->path, (unsigned long long)i, rec.launch, t->nl);
-      break;
-    }
-    if (rec.launch != cur) {
+    if (w.launch != cur) {
       if (cur != UINT32_MAX && (rc = sink->end_kernel(sink->ctx, r->err)) != CC_OK)
         break;
-      cur = rec.launch;
+      cur = w.launch;
       kernel_info(t, cur, &k);
       if ((rc = sink->begin_kernel(sink->ctx, &k, r->err)) != CC_OK) {
         cur = UINT32_MAX;
@@ -327,16 +419,20 @@ static int stream_records(struct reader *r, const struct rtrace *t,
         sum->sample = t->launches[cur].sample;
     }
     const struct rfunc *f = &t->funcs[t->launches[cur].func];
-    if (cc_gpu_rec_decode(&rec, &k, f->index, f->n_slots, &a) != 0) {
+    if (cc_gpu_wrec_decode(&w, addrs, &k, f->index, f->n_slots, &a) != 0) {
       rc = cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu of %s is at sass offset 0x%x, "
                       "which has no memory instruction in the table; record the run again",
-                      r->path, (unsigned long long)i, k.name, rec.slot * CC_GPU_INSN_BYTES);
+                      r->path, (unsigned long long)i, k.name, w.slot * CC_GPU_INSN_BYTES);
       break;
     }
     if ((rc = sink->access(sink->ctx, &a, r->err)) != CC_OK)
       break;
     sum->records++;
   }
+  if (rc == CC_OK && (uint64_t)(ftell(r->fp) - start) != n_bytes)
+    rc = cc_err_set(r->err, CC_ERR_INPUT, "%s: %llu records take %ld bytes, the header says "
+                    "%llu; record the run again", r->path, (unsigned long long)n,
+                    ftell(r->fp) - start, (unsigned long long)n_bytes);
   if (rc == CC_OK && cur != UINT32_MAX)
     rc = sink->end_kernel(sink->ctx, r->err);
   return rc;

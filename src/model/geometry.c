@@ -297,6 +297,7 @@ uint32_t cc_model_lane_mask(uint32_t first, uint32_t count)
   return count == CC_WARP_SIZE ? 0xffffffffu : ((1u << count) - 1u) << first;
 }
 
+/* public (model.h): the interleaved local layout, used by model.c and the analysis */
 void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out)
 {
   uint64_t size = a->size_bytes ? a->size_bytes : 1;

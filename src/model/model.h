@@ -105,6 +105,22 @@ struct cc_shared_cost {
 void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out);
 
+/* The hardware's interleaved local-memory layout of one warp access: copies a into *out
+ * (a and out may not overlap) with each lane's per-thread offset a->addr[l] (the offset
+ * in the lane's own local window, as the emulator and the GPU trace report local
+ * accesses, a->space == CC_SPACE_LOCAL) replaced by the address the layout gives it:
+ * element e = off / size of lane l lies at e x (32 x size) + l x size (+ off % size),
+ * size = a->size_bytes (1 when 0). Addresses are relative to the warp's local area, so
+ * that a warp-uniform offset gives 32 consecutive size-byte elements. Source: CUDA C
+ * Programming Guide, "Device Memory Accesses, Local Memory": "local memory is organized
+ * such that consecutive 32-bit words are accessed by consecutive thread IDs. Accesses are
+ * therefore fully coalesced as long as all threads in a warp access the same relative
+ * address"; we interleave in units of the access size, so that 8- and 16-byte accesses to
+ * one relative address are fully coalesced as well. Used by cc_model_global for local
+ * accesses and by the analysis (Algorithm 1 strides, allStr) on the same addresses.
+ * Cannot fail; offsets that overflow 64 bits wrap (the emulator's windows are small). */
+void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out);
+
 /* Computes the shared-memory cost of a (a->space == CC_SPACE_SHARED) under model m. An
  * access with no active lane costs 0 everywhere but requests (1). Rules and sources: the
  * header comment of shared_banks16.c (cc1.x) and shared_banks32.c (cc2.0 on). */

@@ -48,20 +48,10 @@ void cc_model_geometry(const struct cc_warp_access *a, struct cc_global_cost *ou
 /* Distinct aligned units of `unit` bytes (e.g. 32, 128) that hold the bytes
  * [addr, addr + size) of the lanes in mask & a->active; 0 when no such lane. */
 uint32_t cc_model_units(const struct cc_warp_access *a, uint32_t mask, uint64_t unit);
-/* Rewrites the per-thread local-memory offsets of a (a->space == CC_SPACE_LOCAL: the
- * offset in each lane's own window) into the addresses the hardware's interleaved layout
- * gives them, into *out: element e = off / size of lane l lies at
- * e * (32 x size) + l x size (+ off % size). CUDA C Programming Guide, "Device Memory
- * Accesses, Local Memory": "local memory is organized such that consecutive 32-bit words
- * are accessed by consecutive thread IDs. Accesses are therefore fully coalesced as long
- * as all threads in a warp access the same relative address"; we interleave in units of
- * the access size, so that 8- and 16-byte accesses to one relative address are fully
- * coalesced as well. */
-void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out);
 /* Reference forms of the two functions above and of the banks32 shared rule, for the
  * tests only (tests/model/test_model_fastpath.c): the general path they were first
  * written as (a library sort of the lanes' ranges, a division per unit). The fast forms
- * must give exactly their figures. */
+ * must give exactly their figures. (cc_model_local_layout is public: model.h.) */
 void cc_model_geometry_ref(const struct cc_warp_access *a, struct cc_global_cost *out);
 uint32_t cc_model_units_ref(const struct cc_warp_access *a, uint32_t mask, uint64_t unit);
 void cc_model_shared_banks32_ref(const struct cc_model *m, const struct cc_warp_access *a,

@@ -167,6 +167,19 @@ static void test_import_without_sass(void **state)
   assert_int_equal(an->kernels[0].insns[0].conflict_requests, 0);
   assert_int_equal(an->kernels[0].insns[0].ways_max, 2);
   cc_analysis_free(an);
+  /* local memory is counted in sectors, as the emulator counts it (interleaved layout):
+   * one full-warp STL of 4 bytes at one offset = 128 contiguous bytes = 4 sectors */
+  assert_int_equal(cc_cli_gpu_import(DOC("{\"sass_offset\":32,\"sass\":\"STL [R1], R2\","
+                   "\"space\":\"local\",\"kind\":\"store\",\"size_bytes\":4,\"source\":null,"
+                   "\"requests\":1,\"lanes\":32,\"bytes_requested\":128,\"sectors\":4,"
+                   "\"ideal_sectors\":4,\"stride\":{\"min\":0,\"max\":0,\"avg\":0.0}}"),
+                   "g.json", m, &an, &err), CC_OK);
+  s = &an->kernels[0].insns[0];
+  assert_int_equal(s->info.space, CC_SPACE_LOCAL);
+  assert_int_equal(s->sectors, 4);
+  assert_int_equal(s->ideal_sectors, 4);
+  assert_int_equal(s->wavefronts, 0);
+  cc_analysis_free(an);
   cc_model_free(m);
 }
 

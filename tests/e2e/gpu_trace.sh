@@ -5,9 +5,10 @@
 # usage errors of --trace / --sample-ctas. See docs/usage.md, "GPU backend".
 . "$(dirname "$0")/data/common.bash"
 G="$COALCHECK_SRC/tests/gpu/data/copy1.ccgpu"
-# copy1.ccgpu, made by hand (layout in src/gpu/trace.c): one function copy (20 slots), one
-# instruction at slot 3 (LDG.E, load, global, 4 bytes, copy.cu:7), one launch (grid 1,
-# block 32), one record: a full warp, lane l at 0x1000 + 4 l (128 contiguous bytes).
+# copy1.ccgpu, made by tests/gpu/data/make-ccgpu.py (layout in src/gpu/trace.c): one
+# function copy (20 slots), one instruction at slot 3 (LDG.E, load, global, 4 bytes,
+# copy.cu:7), one launch (grid 1, block 32), one record: a full warp, lane l at
+# 0x1000 + 4 l (128 contiguous bytes), in the 32-byte affine form (base 0x1000, stride 4).
 # sm_90: 1 request, 0x1000..0x107f = 4 sectors; cc1.0: 2 half-warp requests of 64 B, one
 # transaction each.
 expect 0 "" "$COALCHECK" import "$G" --trace "$TMP/c.cctrace"
@@ -30,9 +31,9 @@ expect 2 "--trace goes with a GPU trace" "$COALCHECK" import "$TMP/x.json" --tra
 expect 2 "takes only --trace and -q" "$COALCHECK" import "$G" --trace "$TMP/y" --top 3
 expect 2 "--sample-ctas 0: not a positive integer" "$COALCHECK" --sample-ctas 0 /bin/true
 expect 2 "--sample-ctas x: not a positive integer" "$COALCHECK" --sample-ctas x /bin/true
-printf 'CCGPUTR2' > "$TMP/bad.ccgpu"
+printf 'CCGPUTR9' > "$TMP/bad.ccgpu"
 expect 3 "not a GPU trace" "$COALCHECK" import "$TMP/bad.ccgpu" --trace "$TMP/y"
-head -c 200 "$G" > "$TMP/short.ccgpu"
+head -c 180 "$G" > "$TMP/short.ccgpu" # 197 bytes: cut inside the record
 expect 3 "truncated" "$COALCHECK" import "$TMP/short.ccgpu" --trace "$TMP/y"
 [ -e "$TMP/y" ] && fail "a failed conversion left $TMP/y"
 expect 7 "cannot write" "$COALCHECK" import "$G" --trace /nonexistent/dir/c.cctrace

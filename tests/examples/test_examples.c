@@ -974,6 +974,9 @@ static const char *const tested_launches[] = {
     "strided_copy/stride8.launch", "strided_copy/stride32.launch",
     "transpose/naive.launch",      "transpose/padded.launch",
     "transpose/tiled.launch",
+    /* tested in tests/examples/test_local_array.c */
+    "local_array/divergent.launch", "local_array/uniform.launch",
+    "local_array/uniform8.launch",
 };
 
 static int is_tested(const char *rel)

@@ -1,6 +1,7 @@
 /* Tests of the GPU backend's trace mode, host side (src/gpu/trace.c): draining a
- * hand-made ring image (layout.h protocol), decoding device records, writing a GPU trace
- * (.ccgpu) and converting it into the .cctrace writer (access/trace.h), replayed back.
+ * hand-made ring image (layout.h protocol), encoding warp records (affine and explicit
+ * forms), decoding them, writing a GPU trace (.ccgpu) and converting it into the .cctrace
+ * writer (access/trace.h), replayed back.
  * Every record is built by hand here; expected figures are derived beside them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,8 +27,8 @@ static struct cc_gpu_ring_host *ring_new(void)
   return r;
 }
 
-/* A record as the device writes it: index i of the ring, launch, slot, CTA x, warp,
- * active mask, 4-byte global load, lane l at base + l * stride. */
+/* A record as the device writes it into the ring: index i, launch, slot, linear CTA id,
+ * warp, active mask, 4-byte global load, lane l at base + l * stride. */
 static struct cc_gpu_trace_rec rec_make(uint64_t i, uint32_t launch, uint32_t slot,
                                         uint32_t cta, uint32_t warp, uint32_t active,
                                         uint64_t base, uint64_t stride)
@@ -37,10 +38,9 @@ static struct cc_gpu_trace_rec rec_make(uint64_t i, uint32_t launch, uint32_t sl
   r.seq = (uint32_t)(i + 1);
   r.launch = launch;
   r.slot = slot;
-  r.warp = warp;
-  r.cta[0] = cta;
+  r.cta = cta;
   r.active = active;
-  r.info = 4u | ((uint32_t)CC_SPACE_GLOBAL << 8) | (CC_GPU_FL_READ << 16);
+  r.info = 4u | ((uint32_t)CC_SPACE_GLOBAL << 8) | (CC_GPU_FL_READ << 16) | (warp << 24);
   for (int l = 0; l < 32; l++)
     r.addr[l] = (active & (1u << l)) ? base + (uint64_t)l * stride : 0xdeadbeefull;
   return r;
@@ -50,6 +50,11 @@ static void layout_sizes(void **state)
 {
   /* 16 words of header + 32 addresses of 8 bytes = 64 + 256 = 320 bytes */
   assert_int_equal(sizeof(struct cc_gpu_trace_rec), 320);
+  /* warp record: 6 words + one 8-byte base = 32 bytes, what patch.cu stores as 2 x uint4 */
+  assert_int_equal(sizeof(struct cc_gpu_wrec), 32);
+  assert_int_equal(offsetof(struct cc_gpu_wrec, active), 16);
+  assert_int_equal(offsetof(struct cc_gpu_wrec, stride), 20);
+  assert_int_equal(offsetof(struct cc_gpu_wrec, base), 24);
   /* tail alone in the first 128 bytes of the host ring */
   assert_int_equal(offsetof(struct cc_gpu_ring_host, recs), 128);
   assert_true(sizeof(struct cc_gpu_launch_hdr) <= CC_GPU_HDR_BYTES);
@@ -98,6 +103,99 @@ static const struct cc_gpu_raw_launch launches[] = {
     {.func = 0, .grid = {4, 1, 1}, .block = {32, 1, 1}, .sample = 2},
 };
 
+static uint32_t info4(uint32_t warp)
+{
+  return 4u | ((uint32_t)CC_SPACE_GLOBAL << 8) | (CC_GPU_FL_READ << 16) | (warp << 24);
+}
+
+static void encode_affine_and_explicit(void **state)
+{
+  uint64_t addr[32] = {0};
+  unsigned char out[32 + 256];
+  struct cc_gpu_wrec w;
+  /* lanes 0 and 2 (mask 0x5) at 0x1000, 0x1010: stride 0x10 / 2 = 8, base 0x1000;
+   * lane 1's value is not looked at */
+  addr[0] = 0x1000, addr[1] = 0xdeadbeef, addr[2] = 0x1010;
+  assert_int_equal(cc_gpu_wrec_encode(info4(3), 7, 9, 5, 0x5u, addr, out), 32);
+  memcpy(&w, out, sizeof w);
+  assert_int_equal(w.info, info4(3)); /* no explicit bit */
+  assert_int_equal(w.launch, 7);
+  assert_int_equal(w.slot, 9);
+  assert_int_equal(w.cta, 5);
+  assert_int_equal(w.active, 0x5u);
+  assert_int_equal(w.stride, 8);
+  assert_int_equal(w.base, 0x1000);
+  /* lanes 3..5 descending by 128: lane 3 at 0x2000 -> stride -128, base = 0x2000 + 3 x 128
+   * = 0x2180 (lane 0 would access it) */
+  memset(addr, 0, sizeof addr);
+  addr[3] = 0x2000, addr[4] = 0x1f80, addr[5] = 0x1f00;
+  assert_int_equal(cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x38u, addr, out), 32);
+  memcpy(&w, out, sizeof w);
+  assert_int_equal(w.stride, -128);
+  assert_int_equal(w.base, 0x2180);
+  /* one lane (lane 6 at 0x777): stride 0, base 0x777 */
+  addr[6] = 0x777;
+  assert_int_equal(cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x40u, addr, out), 32);
+  memcpy(&w, out, sizeof w);
+  assert_int_equal(w.stride, 0);
+  assert_int_equal(w.base, 0x777);
+  /* lane 5 off the line (0x1f08): explicit, 32 + 3 x 8 = 56 bytes, addresses in lane
+   * order after the header */
+  addr[5] = 0x1f08;
+  assert_int_equal(cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x38u, addr, out), 56);
+  memcpy(&w, out, sizeof w);
+  assert_int_equal(w.info, info4(0) | CC_GPU_WREC_EXPLICIT);
+  uint64_t a[3];
+  memcpy(a, out + 32, sizeof a);
+  assert_int_equal(a[0], 0x2000);
+  assert_int_equal(a[1], 0x1f80);
+  assert_int_equal(a[2], 0x1f08);
+  /* a stride of 2^32 bytes does not fit the 32-bit field: explicit, 32 + 2 x 8 = 48 */
+  memset(addr, 0, sizeof addr);
+  addr[0] = 0, addr[1] = 1ull << 32;
+  assert_int_equal(cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x3u, addr, out), 48);
+  /* a stride that is not a whole number of bytes per lane (lanes 0, 2 at 0 and 3): explicit */
+  addr[1] = 0, addr[2] = 3;
+  assert_int_equal(cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x5u, addr, out), 48);
+}
+
+static void scan_counts_whole_records(void **state)
+{
+  uint64_t addr[32] = {0};
+  unsigned char buf[2 * (32 + 256)];
+  addr[0] = 0x100, addr[1] = 0x104;
+  size_t n1 = cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x3u, addr, buf);   /* affine: 32 */
+  addr[1] = 0x900;
+  addr[2] = 0x104;
+  size_t n2 = cc_gpu_wrec_encode(info4(0), 0, 1, 0, 0x7u, addr, buf + n1); /* 32 + 24 */
+  assert_int_equal(n1 + n2, 88);
+  uint64_t n = 0;
+  assert_int_equal(cc_gpu_wrec_scan(buf, 88, &n), 0);
+  assert_int_equal(n, 2);
+  assert_int_equal(cc_gpu_wrec_scan(buf, 87, &n), -1); /* the second one cut short */
+  assert_int_equal(cc_gpu_wrec_scan(buf, 20, &n), -1); /* a header cut short */
+  assert_int_equal(cc_gpu_wrec_scan(buf, 0, &n), 0);
+  assert_int_equal(n, 0);
+  memset(buf + 16, 0, 4); /* active mask 0: not a record */
+  assert_int_equal(cc_gpu_wrec_scan(buf, 88, &n), -1);
+}
+
+static void ring_record_becomes_wrec(void **state)
+{
+  /* lanes 0 and 2 of warp 1, CTA 5, at 0x1000 + 8 l: affine, base 0x1000, stride 8 */
+  struct cc_gpu_trace_rec r = rec_make(0, 1, 9, 5, 1, 0x5u, 0x1000, 8);
+  unsigned char out[32 + 256];
+  struct cc_gpu_wrec w;
+  assert_int_equal(cc_gpu_wrec_from_ring(&r, out), 32);
+  memcpy(&w, out, sizeof w);
+  assert_int_equal(w.launch, 1);
+  assert_int_equal(w.slot, 9);
+  assert_int_equal(w.cta, 5);
+  assert_int_equal(CC_GPU_WREC_WARP(w.info), 1);
+  assert_int_equal(w.stride, 8);
+  assert_int_equal(w.base, 0x1000);
+}
+
 static void decode_masks_inactive_lanes(void **state)
 {
   uint32_t index[21];
@@ -105,41 +203,70 @@ static void decode_masks_inactive_lanes(void **state)
   index[3] = 0, index[9] = 1;
   struct cc_insn_info ii[2] = {{.id = 3, .kind = CC_ACCESS_LOAD},
                                {.id = 9, .kind = CC_ACCESS_STORE}};
-  struct cc_kernel_info k = {.name = "copy", .n_insns = 2, .insns = ii};
-  /* lanes 0 and 2 active (mask 0x5) at 0x1000 + 8 * lane: 0x1000, 0x1010; lane 1's
-   * 0xdeadbeef must not leak */
-  struct cc_gpu_trace_rec r = rec_make(0, 0, 9, 5, 1, 0x5u, 0x1000, 8);
+  /* grid 3 x 2 x 2: linear CTA 11 = x 11 % 3 = 2, y 11 / 3 % 2 = 1, z 11 / 6 = 1 */
+  struct cc_kernel_info k = {.name = "copy", .grid = {3, 2, 2}, .n_insns = 2, .insns = ii};
+  /* lanes 0 and 2 active (mask 0x5) at 0x1000 + 8 * lane: 0x1000, 0x1010, affine */
+  struct cc_gpu_wrec w = {.info = info4(1), .slot = 9, .cta = 11, .active = 0x5u,
+                          .stride = 8, .base = 0x1000};
   struct cc_warp_access a;
-  assert_int_equal(cc_gpu_rec_decode(&r, &k, index, 20, &a), 0);
+  assert_int_equal(cc_gpu_wrec_decode(&w, NULL, &k, index, 20, &a), 0);
   assert_int_equal(a.insn_slot, 1);
   assert_int_equal(a.kind, CC_ACCESS_STORE); /* from the table, not the flags */
   assert_int_equal(a.space, CC_SPACE_GLOBAL);
   assert_int_equal(a.size_bytes, 4);
-  assert_int_equal(a.cta[0], 5);
+  assert_int_equal(a.cta[0], 2);
+  assert_int_equal(a.cta[1], 1);
+  assert_int_equal(a.cta[2], 1);
   assert_int_equal(a.warp, 1);
   assert_int_equal(a.active, 0x5u);
   assert_int_equal(a.addr[0], 0x1000);
-  assert_int_equal(a.addr[1], 0);
+  assert_int_equal(a.addr[1], 0); /* inactive */
   assert_int_equal(a.addr[2], 0x1010);
+  /* explicit: lanes 0 and 2 take the two addresses in lane order */
+  uint64_t ex[2] = {0x5000, 0x40};
+  w.info |= CC_GPU_WREC_EXPLICIT;
+  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, index, 20, &a), 0);
+  assert_int_equal(a.addr[0], 0x5000);
+  assert_int_equal(a.addr[1], 0);
+  assert_int_equal(a.addr[2], 0x40);
   /* slot 4 has no instruction, slot 21 is past n_slots: both refused */
-  r.slot = 4;
-  assert_int_equal(cc_gpu_rec_decode(&r, &k, index, 20, &a), -1);
-  r.slot = 21;
-  assert_int_equal(cc_gpu_rec_decode(&r, &k, index, 20, &a), -1);
+  w.slot = 4;
+  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, index, 20, &a), -1);
+  w.slot = 21;
+  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, index, 20, &a), -1);
 }
 
-/* Writes the hand-made GPU trace: records given, into path. */
-static void write_raw(const char *path, const struct cc_gpu_trace_rec *recs, size_t n)
+/* Writes the hand-made GPU trace into path: the ring records given, as warp records
+ * (extra: zero bytes after them, counted in the header's byte count but in no record, to
+ * fake an inconsistent file). Returns the size of the last record. */
+static size_t write_raw_extra(const char *path, const struct cc_gpu_trace_rec *recs, size_t n,
+                              uint64_t extra)
 {
   FILE *spool = tmpfile();
   assert_non_null(spool);
-  assert_int_equal(fwrite(recs, sizeof *recs, n, spool), n);
+  unsigned char w[32 + 256];
+  uint64_t bytes = 0;
+  size_t last = 0;
+  for (size_t i = 0; i < n; i++) {
+    last = cc_gpu_wrec_from_ring(&recs[i], w);
+    assert_int_equal(fwrite(w, 1, last, spool), last);
+    bytes += last;
+  }
+  memset(w, 0, sizeof w);
+  assert_int_equal(fwrite(w, 1, extra, spool), extra);
   FILE *fp = fopen(path, "wb");
   assert_non_null(fp);
   struct cc_err err = {0};
-  assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, launches, 2, spool, n, path, &err), CC_OK);
+  assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, launches, 2, spool, n, bytes + extra, path,
+                                    &err), CC_OK);
   fclose(fp);
   fclose(spool);
+  return last;
+}
+
+static size_t write_raw(const char *path, const struct cc_gpu_trace_rec *recs, size_t n)
+{
+  return write_raw_extra(path, recs, n, 0);
 }
 
 /* A sink that counts what it sees and keeps the last kernel's figures. */
@@ -183,7 +310,7 @@ static void three_records(struct cc_gpu_trace_rec *recs)
 {
   /* launch 0: a full-warp coalesced load (slot 3) and store (slot 9) of CTA 1, warp 1;
    * launch 1: a full-warp load of stride 8 from 0x2000: lane 31 at 0x2000 + 31 * 8 =
-   * 0x20f8 */
+   * 0x20f8. All three are affine: 32 bytes each in the file. */
   recs[0] = rec_make(0, 0, 3, 1, 1, 0xffffffffu, 0x1000, 4);
   recs[1] = rec_make(1, 0, 9, 1, 1, 0xffffffffu, 0x3000, 4);
   recs[2] = rec_make(2, 1, 3, 2, 0, 0xffffffffu, 0x2000, 8);
@@ -275,12 +402,12 @@ static void errors(void **state)
   /* truncated: a valid file cut 10 bytes into its last record */
   struct cc_gpu_trace_rec recs[3];
   three_records(recs);
-  write_raw(path, recs, 3);
+  size_t last = write_raw(path, recs, 3);
   fp = fopen(path, "rb");
   fseek(fp, 0, SEEK_END);
   long size = ftell(fp);
   fclose(fp);
-  assert_int_equal(truncate(path, size - (long)sizeof recs[0] + 10), 0);
+  assert_int_equal(truncate(path, size - (long)last + 10), 0);
   memset(&c, 0, sizeof c);
   assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
   assert_non_null(strstr(err.msg, "truncated"));
@@ -290,6 +417,19 @@ static void errors(void **state)
   write_raw(path, recs, 3);
   assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
   assert_non_null(strstr(err.msg, "names launch 7 of 2"));
+  /* an impossible record: active mask 0 */
+  three_records(recs);
+  recs[1].active = 0;
+  recs[1].addr[0] = 0;
+  write_raw(path, recs, 2);
+  assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "record 1 at offset"));
+  assert_non_null(strstr(err.msg, "is malformed"));
+  /* the header claims 8 bytes more than its 3 affine records take (3 x 32 = 96) */
+  three_records(recs);
+  assert_int_equal(write_raw_extra(path, recs, 3, 8), 32);
+  assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "3 records take 96 bytes, the header says 104"));
   /* a record at slot 4, which has no instruction: sass offset 4 x 16 = 0x40 */
   three_records(recs);
   recs[2].slot = 4;
@@ -306,25 +446,26 @@ static void errors(void **state)
   /* a launch naming function 3 of 1 */
   struct cc_gpu_raw_launch bad = {.func = 3};
   fp = fopen(path, "wb");
-  assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, &bad, 1, NULL, 0, path, &err), CC_OK);
+  assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, &bad, 1, NULL, 0, 0, path, &err), CC_OK);
   fclose(fp);
   assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
   assert_non_null(strstr(err.msg, "names function 3 of 1"));
-  /* writing: a spool holding 1 record where 3 are announced */
+  /* writing: a spool holding 32 bytes where 96 are announced */
   FILE *spool = tmpfile();
-  fwrite(recs, sizeof recs[0], 1, spool);
+  unsigned char w[32 + 256];
+  fwrite(w, 1, cc_gpu_wrec_from_ring(&recs[0], w), spool);
   fp = fopen(path, "wb");
-  assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, launches, 2, spool, 3, path, &err),
+  assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, launches, 2, spool, 3, 96, path, &err),
                    CC_ERR_IO);
-  assert_non_null(strstr(err.msg, "spool ended after 1 of 3"));
+  assert_non_null(strstr(err.msg, "spool ended after 32 of 96 bytes"));
   fclose(fp);
   fclose(spool);
   /* writing to a full device */
   fp = fopen("/dev/full", "wb");
   if (fp != NULL) {
     setvbuf(fp, NULL, _IONBF, 0);
-    assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, launches, 2, NULL, 0, "/dev/full", &err),
-                     CC_ERR_IO);
+    assert_int_equal(cc_gpu_raw_write(fp, funcs, 1, launches, 2, NULL, 0, 0, "/dev/full",
+                                      &err), CC_ERR_IO);
     assert_non_null(strstr(err.msg, "cannot write /dev/full"));
     fclose(fp);
   }
@@ -336,6 +477,9 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(layout_sizes),
       cmocka_unit_test(drain_stops_at_incomplete),
+      cmocka_unit_test(encode_affine_and_explicit),
+      cmocka_unit_test(scan_counts_whole_records),
+      cmocka_unit_test(ring_record_becomes_wrec),
       cmocka_unit_test(decode_masks_inactive_lanes),
       cmocka_unit_test(convert_streams_per_launch),
       cmocka_unit_test(convert_into_cctrace),

@@ -141,6 +141,87 @@ __global__ void shared_only(float *out, int c)
     out[i] = acc;
 }
 
+// ---- local memory (issue 3). Model (src/model/geometry.c cc_model_local_layout, the
+// interleaved layout of the CUDA Programming Guide, "Local Memory"): a per-thread offset
+// off of an access of size bytes lies at physical (off / size) * (size * 32) + lane * size
+// + off % size; sectors are then counted as for global memory (32-byte sectors). So for
+// 4-byte accesses the element at word w of lane l is in the 128-byte row w, sector
+// 4w + l / 8: two lanes share a sector iff they use the same word and l / 8 is the same.
+// Launch: L = 256 K threads = 1024 blocks x 256 = 8,192 full warps; `#pragma unroll 1`
+// and a runtime index keep the array in local memory (cuobjdump -sass shows STL/LDL;
+// 4-byte: STL/LDL, 8-byte: STL.64/LDL.64). Each also loads in[i] and stores out[i] once
+// (global: 8,192 requests each, 4 sectors for float = 32,768; 8 for double = 65,536).
+static const int L = 256 << 10;
+
+// Uniform: every lane stores a[k] (64 stores) and loads a[(k * s) & 63] (16 loads, s a
+// runtime argument): all 32 lanes at the same offset -> 32 consecutive elements.
+// T = float (4 B): 128 aligned bytes = 4 sectors per request:
+//   local st 8,192 x 64 = 524,288 requests, 2,097,152 sectors;
+//   local ld 8,192 x 16 = 131,072 requests,   524,288 sectors.
+// T = double (8 B): 256 aligned bytes = 8 sectors per request:
+//   local st 524,288 requests, 4,194,304 sectors; local ld 131,072 requests, 1,048,576.
+template <typename T> __global__ void local_uniform(T *out, const T *in, int s)
+{
+  T a[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  T v = in[i];
+#pragma unroll 1
+  for (int k = 0; k < 64; k++)
+    a[k] = v + (T)k;
+  T acc = 0;
+#pragma unroll 1
+  for (int k = 0; k < 16; k++)
+    acc += a[(k * s) & 63];
+  out[i] = acc;
+}
+
+// Divergent, float: lane l stores a[(5l + k) & 63]: 5 is odd, so l -> 5l mod 64 is one to
+// one and the 32 lanes use 32 different words -> 32 different rows -> 32 sectors per
+// request. Loads a[(k * s + (l & 3)) & 63]: in each group of 8 lanes (l / 8 equal) l & 3
+// takes 4 values -> 4 words -> 4 sectors per group, 4 groups -> 16 sectors per request.
+//   local st 524,288 requests, 16,777,216 sectors (32 / request; ideal 4);
+//   local ld 131,072 requests,  2,097,152 sectors (16 / request; ideal 4).
+__global__ void local_divergent(float *out, const float *in, int s)
+{
+  float a[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  float v = in[i];
+#pragma unroll 1
+  for (int k = 0; k < 64; k++)
+    a[(lane * 5 + k) & 63] = v + (float)k;
+  float acc = 0.0f;
+#pragma unroll 1
+  for (int k = 0; k < 16; k++)
+    acc += a[(k * s + (lane & 3)) & 63];
+  out[i] = acc;
+}
+
+// Probe of the interleave granularity, double: stores a[k] (uniform, 8 sectors as in
+// local_uniform8); loads a[(k * s + ((l >> 2) & 1)) & 63]: lanes 0-3 word w, 4-7 word
+// w + 1, 8-11 w, ... Model (8-byte interleave): word w of lane l at 256w + 8l, sector
+// 8w + l / 4: each group of 4 lanes reads 32 bytes of one row = 1 sector -> 8 sectors per
+// request (ideal 8). If the hardware interleaved 4-byte words instead, word w of lane l
+// would be at 256w + 4l and 256w + 128 + 4l (sectors 8w + l / 8 and 8w + 4 + l / 8): each
+// group of 8 lanes would touch 2 words x 2 sectors -> 16 sectors per request.
+//   local st 524,288 requests, 4,194,304 sectors;
+//   local ld 131,072 requests, 1,048,576 sectors (model; 2,097,152 if 4-byte interleave).
+__global__ void local_probe8(double *out, const double *in, int s)
+{
+  double a[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  double v = in[i];
+#pragma unroll 1
+  for (int k = 0; k < 64; k++)
+    a[k] = v + (double)k;
+  double acc = 0.0;
+#pragma unroll 1
+  for (int k = 0; k < 16; k++)
+    acc += a[(k * s + ((lane >> 2) & 1)) & 63];
+  out[i] = acc;
+}
+
 struct bufs {
   float *a, *b;     // 2 x 128 MiB
   int *ctr;
@@ -174,6 +255,15 @@ template <typename T> static void k_swide(const bufs &m)
 }
 
 static void k_sonly(const bufs &m) { shared_only<<<C / 256, 256>>>(m.b, C); }
+template <typename T> static void k_luniform(const bufs &m)
+{
+  local_uniform<T><<<L / 256, 256>>>((T *)m.b, (const T *)m.a, 7);
+}
+static void k_ldivergent(const bufs &m) { local_divergent<<<L / 256, 256>>>(m.b, m.a, 7); }
+static void k_lprobe8(const bufs &m)
+{
+  local_probe8<<<L / 256, 256>>>((double *)m.b, (const double *)m.a, 7);
+}
 
 static const struct {
   const char *name;
@@ -196,6 +286,10 @@ static const struct {
     {"shared_wide8", k_swide<double>},
     {"shared_wide16", k_swide<float4>},
     {"shared_only", k_sonly},
+    {"local_uniform4", k_luniform<float>},
+    {"local_uniform8", k_luniform<double>},
+    {"local_divergent", k_ldivergent},
+    {"local_probe8", k_lprobe8},
 };
 
 int main(int argc, char **argv)
