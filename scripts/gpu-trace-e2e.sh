@@ -5,6 +5,8 @@
 # totals must agree. Runs on the GPU machine (device `run` tool) with the coalcheck binary
 # built here carried in build-gpu-workloads/carry (and its libcjson/libzstd):
 #   bash scripts/gpu-trace-e2e.sh
+# Each trace is made three ways (device buffer, device buffer too small, ring only: see
+# the variants below); every one must give the in-situ figures.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 CUDA=${CUDA_HOME:-/usr/local/cuda}
@@ -17,13 +19,23 @@ nvcc -O3 -lineinfo -arch=sm_90 -o $B/gpuapps tests/gpu/apps/gpuapps.cu || exit 1
 export LD_LIBRARY_PATH="$PWD/$C${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export COALCHECK_GPU_LIB=$PWD/$B/libcoalcheck_gpu.so
 status=0
-for k in transpose_naive transpose_shared_pad; do
-  echo "== $k: in situ"
-  timeout 120 $C/coalcheck -q --json $B/$k.insitu.json $B/gpuapps $k 1 > $B/$k.insitu.txt
-  echo "rc=$?"
-  echo "== $k: trace"
-  timeout 300 $C/coalcheck -q --trace $B/$k.cctrace $B/gpuapps $k 1 > $B/$k.trace-run.txt
-  echo "rc=$?"
+# variants: KERNEL:TRACE_BUFFER_MIB — the default device buffer (512 MiB), a 16 MiB one that
+# the naive transpose's 32 MiB of records overflow (the rest goes through the ring), and
+# none (every record through the ring)
+for v in transpose_naive:512 transpose_naive:16 transpose_naive:0 transpose_shared_pad:512 \
+         transpose_shared_pad:0; do
+  k=${v%%:*} mib=${v#*:}
+  if [ ! -e $B/$k.insitu.json ]; then
+    echo "== $k: in situ"
+    timeout 120 $C/coalcheck -q --json $B/$k.insitu.json $B/gpuapps $k 1 > $B/$k.insitu.txt
+    echo "rc=$?"
+  fi
+  echo "== $k: trace, device buffer $mib MiB"
+  t0=$(date +%s.%N)
+  timeout 300 env COALCHECK_GPU_TRACE_BUFFER=$mib $C/coalcheck --trace $B/$k.cctrace \
+    $B/gpuapps $k 1 > $B/$k.trace-run.txt 2> $B/$k.trace-run.err
+  echo "rc=$? $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"; grep -E "trace|error|warning" $B/$k.trace-run.err
+  ls -l $B/$k.cctrace
   timeout 120 $C/coalcheck report $B/$k.cctrace --json $B/$k.trace.json > $B/$k.trace.txt
   echo "report rc=$?"
   python3 - "$B/$k.insitu.json" "$B/$k.trace.json" <<'PY' || status=1
