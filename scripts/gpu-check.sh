@@ -5,6 +5,7 @@
 # Writes under $OUT (default ./build-gpu/out): gpu-check.md (the tables), coalcheck.json,
 # coalcheck.txt (stderr table), ncu.csv, overhead.txt, smoke.txt; keep the log with
 # `bash scripts/gpu-check.sh 2>&1 | tee $OUT/log`. Every step has a timeout.
+# SKIP_OVERHEAD=1: the counts only (no timing).
 # Needs: nvcc, gcc, ncu, compute-sanitizer, nvdisasm, python3 (all in the CUDA image).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -64,7 +65,8 @@ echo "ncu rc=$?"; tail -3 $B/ncu.err
 
 log "overhead: $ITERS iterations, native / coalcheck / memcheck"
 : > "$OUT/overhead.txt"
-for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad copy_16; do
+[ "${SKIP_OVERHEAD:-0}" = 1 ] && echo "skipped (SKIP_OVERHEAD=1)"
+[ "${SKIP_OVERHEAD:-0}" = 1 ] || for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad copy_16; do
   for mode in native off noatomics nobits coalcheck memcheck; do
     case $mode in
       native) cmd=(timeout 30 $APP $k $ITERS) ;;

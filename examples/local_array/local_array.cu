@@ -2,11 +2,14 @@
 // `#pragma unroll 1`), so every access is ld.local / st.local (SASS LDL / STL).
 //
 // Model (every architecture, docs/json-schema.md "local memory"; src/model/geometry.c):
-// local memory is interleaved per lane. An access of size bytes at a thread's offset off
-// lies at (off / size) * (size * 32) + lane * size + off % size, and sectors are counted
-// on those addresses as for global memory. For 4-byte words: word w of lane l lies in the
+// local memory is interleaved per lane in 32-bit words, whatever the access size (CUDA C
+// Programming Guide, "Local Memory": "consecutive 32-bit words are accessed by consecutive
+// thread IDs"; confirmed on the H200 with Nsight Compute, tests/gpu/apps/gpuapps.cu).
+// Byte off of a thread's frame lies at (off / 4) * 128 + lane * 4 + off % 4, and sectors
+// are counted on those addresses as for global memory: word w of lane l lies in the
 // 128-byte row w at byte 4l, i.e. in sector 4w + l / 8; two lanes share a sector iff they
-// use the same word and the same l / 8. For 8-byte words: row w is 256 bytes, lane l at 8l.
+// use the same word and the same l / 8. An 8-byte access (element e = words 2e, 2e + 1)
+// is 2 requests, one per word, the second word 128 bytes after the first.
 // The array is the first thing in the thread's frame (.local .align 4 / 8 depot, offset 0).
 //
 // Pattern and expected figures (sm_90 model, n = 8192 threads = 32 CTAs x 256 = 256 full
@@ -14,8 +17,9 @@
 //   local_uniform (float a[64], a[k], a[(k * s) & 63]): all lanes at one word -> 32
 //     consecutive words of one 128-byte row = 4 sectors (ideal 4).
 //     st.local 256 x 64 = 16384 requests, 65536 sectors; ld.local 4096 requests, 16384.
-//   local_uniform8 (double a[64]): one 256-byte row = 8 sectors (ideal 8).
-//     st.local 16384 requests, 131072 sectors; ld.local 4096 requests, 32768 sectors.
+//   local_uniform8 (double a[64]): rows 2e and 2e + 1, 2 requests x 4 sectors = 8 sectors
+//     per instruction (ideal 8).
+//     st.local 32768 requests, 131072 sectors; ld.local 8192 requests, 32768 sectors.
 //   local_divergent (float): store a[(5l + k) & 63]: 5 is odd, so the 32 lanes use 32
 //     different words = 32 rows -> 32 sectors (ideal 4): 16384 requests, 524288 sectors.
 //     Load a[(k * s + (l & 3)) & 63]: in each group of 8 lanes (same l / 8) l & 3 takes 4

@@ -73,6 +73,26 @@ static inline uint32_t cc_access_lanes(const struct cc_warp_access *a)
   return (uint32_t)__builtin_popcount(a->active);
 }
 
+/* The largest neighbour stride (bytes) at which an access of size bytes in space is
+ * coalesced, the bound of CGO 2015 Algorithm 1 (max stride <= size): size, except for
+ * local memory, whose strides are taken between 32-bit words of the interleaved layout
+ * (src/model, cc_model_local_layout), so that a warp-uniform 1- or 2-byte local access,
+ * lanes 4 bytes apart, is coalesced too: max(size, 4). The emulator's analysis and the
+ * GPU backend's verdict both use it. */
+static inline uint32_t cc_access_coalesced_stride(enum cc_space space, uint32_t size)
+{
+  return space == CC_SPACE_LOCAL && size < 4 ? 4 : size;
+}
+
+/* The 32-bit words a local access of size bytes is split into, each one request (the
+ * interleaved layout puts a lane's next word 128 bytes further: src/model, cc_model_global;
+ * Nsight Compute on the H200 counts 2 requests per 8-byte LDL/STL); 1 for any other
+ * access. Requests of an instruction = its warp-level executions x this. */
+static inline uint32_t cc_access_words(enum cc_space space, uint32_t size)
+{
+  return space == CC_SPACE_LOCAL && size > 4 ? size / 4 : 1;
+}
+
 const char *cc_space_name(enum cc_space space);           /* "global", "shared", "local" */
 const char *cc_access_kind_name(enum cc_access_kind kind); /* "load", "store", "atomic", "reduction" */
 

@@ -156,6 +156,7 @@ static int algorithm1(struct cc_insn_stats *s, const struct cc_warp_access *a, u
                       int fast)
 {
   int uncoalesced = 0;
+  uint32_t bound = cc_access_coalesced_stride(a->space, a->size_bytes);
   for (uint32_t g = 0; g < CC_WARP_SIZE; g += w) {
     uint64_t v[CC_WARP_SIZE];
     uint32_t n = 0;
@@ -181,7 +182,7 @@ static int algorithm1(struct cc_insn_stats *s, const struct cc_warp_access *a, u
       }
       if (sorted) {
         if (n >= 2)
-          uncoalesced |= add_group(s, n, lo, prev, gmin, gmax, a->size_bytes);
+          uncoalesced |= add_group(s, n, lo, prev, gmin, gmax, bound);
         continue;
       }
       n = 0;
@@ -201,7 +202,7 @@ static int algorithm1(struct cc_insn_stats *s, const struct cc_warp_access *a, u
       gmin = stride < gmin ? stride : gmin;
       gmax = stride > gmax ? stride : gmax;
     }
-    uncoalesced |= add_group(s, n, v[0], v[n - 1], gmin, gmax, a->size_bytes);
+    uncoalesced |= add_group(s, n, v[0], v[n - 1], gmin, gmax, bound);
   }
   return uncoalesced;
 }
@@ -296,8 +297,9 @@ uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b)
  * Local accesses carry per-thread offsets (access.h); everything stride-related
  * (Algorithm 1, the lane stride, the footprint and so allStr) is computed on the
  * addresses of the hardware's interleaved layout (cc_model_local_layout), the ones the
- * model counts sectors on: a warp-uniform offset is then 32 neighbouring elements
- * (stride = size, coalesced) and a lane-divergent one a gather across rows. The GPU
+ * model counts sectors on: a warp-uniform offset is then 32 neighbouring 32-bit words
+ * (stride 4, coalesced: cc_access_coalesced_stride) and a lane-divergent one a gather
+ * across rows. The GPU
  * backend does the same on the device (src/gpu/patch.cu, record()). The model is given
  * the offsets: cc_model_global lays them out itself. */
 static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,

@@ -221,9 +221,9 @@ static void verdict(struct cc_insn_stats *s)
   if (s->stride_count == 0)
     s->stride_min = 0; /* no pair of active lanes in any group: no stride */
   s->all_stride = cc_analysis_fp_max_gap(s->footprint);
-  s->verdict = s->stride_max <= s->info.size_bytes ? CC_VERDICT_COALESCED
-                                                    : CC_VERDICT_UNCOALESCED;
-  s->all_coalescable = s->all_stride <= s->info.size_bytes;
+  uint32_t bound = cc_access_coalesced_stride(s->info.space, s->info.size_bytes);
+  s->verdict = s->stride_max <= bound ? CC_VERDICT_COALESCED : CC_VERDICT_UNCOALESCED;
+  s->all_coalescable = s->all_stride <= bound;
   s->excess_sectors = s->sectors - s->ideal_sectors;
 }
 

@@ -38,7 +38,8 @@ static void fill(struct cc_insn_stats *s, const struct cc_insn_counts *c)
   s->executions = c->executions;
   s->thread_accesses = c->thread_accesses;
   s->bytes_requested = c->bytes_requested;
-  s->requests = c->executions; /* one request per warp-level instruction (sm_50 on) */
+  /* one request per warp-level instruction (sm_50 on), per 32-bit word for wide local */
+  s->requests = c->executions * cc_access_words(s->info.space, s->info.size_bytes);
   if (!shared) {
     s->transactions = c->sectors;
     s->bytes_transferred = 32 * c->sectors;

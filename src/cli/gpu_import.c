@@ -144,7 +144,11 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
   } else if (src && !cJSON_IsNull(src)) {
     return bad(w, "inlined_at", "is neither {file, line} nor null", err);
   }
-  c->executions = requests;
+  /* the library counts hardware requests: one per 32-bit word of a wide local access */
+  uint32_t words = cc_access_words((enum cc_space)sp, (uint32_t)size);
+  if (requests % words != 0)
+    return bad(w, "requests", "is not a multiple of the access's 32-bit words (local)", err);
+  c->executions = requests / words;
   c->thread_accesses = lanes;
   c->bytes_requested = bytes;
   if (sp != CC_SPACE_SHARED) {
@@ -170,8 +174,8 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
       return rc;
     if (!cJSON_IsNumber(avg) || avg->valuedouble < 0)
       return bad(w, "avg", "is missing or not a non-negative number", err);
-    /* the device counts lanes - 1 neighbour strides per request (src/gpu/gpu.h) */
-    c->stride_count = lanes - requests;
+    /* the device counts lanes - 1 neighbour strides per execution (src/gpu/gpu.h) */
+    c->stride_count = lanes - c->executions;
     c->stride_sum = avg->valuedouble * (double)c->stride_count;
     if (c->stride_count == 0)
       return bad(w, "stride", "is given but no request had two active lanes", err);
@@ -181,7 +185,8 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
   /* CGO Table 2's uncoalesced thread accesses, where the sums determine them (W = 32 on
    * sm_90: a group is a warp): none when no stride exceeds the size; all lanes when every
    * stride does and every request was a full warp. Otherwise unknown: 0 (gpu.h). */
-  if (c->stride_count && c->stride_min > size && lanes == (uint64_t)CC_WARP_SIZE * requests)
+  uint32_t bound = cc_access_coalesced_stride(info->space, info->size_bytes);
+  if (c->stride_count && c->stride_min > bound && lanes == (uint64_t)CC_WARP_SIZE * c->executions)
     c->uncoalesced_thread_accesses = lanes;
   return CC_OK;
 }

@@ -32,9 +32,12 @@ void cc_gpu_stats_add_shards(struct cc_gpu_pc_stats *acc, const uint64_t *raw,
       acc->ways = r[CC_GPU_F_WAYS];
     acc->flags |= (uint32_t)r[CC_GPU_F_FLAGS];
   }
-  /* one instruction has one access size; each request adds (its lanes - 1) strides */
-  acc->bytes = acc->lanes * cc_gpu_stats_size(acc);
-  acc->stride_count = acc->lanes - acc->requests;
+  /* one instruction has one access size; each execution adds (its lanes - 1) strides; a
+   * local access wider than 4 bytes is one request per 32-bit word (patch.cu) */
+  uint32_t size = cc_gpu_stats_size(acc);
+  uint64_t words = cc_access_words(cc_gpu_stats_space(acc), size);
+  acc->bytes = acc->lanes * size;
+  acc->stride_count = acc->lanes - acc->requests / words;
 }
 
 enum cc_space cc_gpu_stats_space(const struct cc_gpu_pc_stats *s)

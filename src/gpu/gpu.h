@@ -27,12 +27,13 @@
  * launches. For global memory sectors/ideal are 32-byte sectors; for shared and local
  * memory they are wavefronts / ideal wavefronts (phases with active lanes). */
 struct cc_gpu_pc_stats {
-  uint64_t requests;      /* warp-level executions */
+  uint64_t requests;      /* warp-level executions; local accesses wider than 4 bytes:
+                             x their 32-bit words (hardware requests, as ncu counts) */
   uint64_t lanes;         /* active lanes over all requests */
   uint64_t sectors;       /* global: sectors; shared: wavefronts */
   uint64_t ideal;         /* global: ideal sectors; shared: ideal wavefronts */
   uint64_t bytes;         /* bytes requested: lanes x size */
-  uint64_t stride_count;  /* neighbour strides seen (lanes - 1 per request) */
+  uint64_t stride_count;  /* neighbour strides seen (lanes - 1 per execution) */
   uint64_t stride_sum;    /* bytes */
   uint64_t stride_min;    /* bytes; UINT64_MAX when stride_count == 0 */
   uint64_t stride_max;    /* bytes */

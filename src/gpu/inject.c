@@ -68,6 +68,8 @@ struct func_rec {
   size_t counters_off, touched_off, touched_bytes;
   uint32_t *touched;      /* host copy */
   uint64_t *raw;          /* host scratch: (n_slots + 1) x n_shards x fields */
+  uint64_t *prev;         /* the device table as last read and not zeroed since (same
+                             shape; the sums of a flush are the differences) */
   struct cc_gpu_pc_stats *stats; /* n_slots + 1 */
   uint64_t launches, pending;
   int graph;              /* has run as a graph kernel node: flushed at graph launch end */
@@ -76,7 +78,11 @@ struct func_rec {
 
 struct ctx_rec {
   CUcontext ctx;
-  void *disabled;         /* a zeroed header: callbacks return at once */
+  int patched;            /* the device patch is loaded into this context */
+  void *disabled;         /* a zeroed header: callbacks return at once (allocated at the
+                             context's first launch, zeroed on that launch's stream:
+                             measured, a memset on the NULL stream fails in a context
+                             that is not current, tests/gpu/apps/contexts.cu) */
 };
 
 struct state {
@@ -199,33 +205,41 @@ static int check(struct state *s, SanitizerResult r, const char *what)
   return -1;
 }
 
-static struct ctx_rec *ctx_get(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
+/* The record of ctx, made at its first sight. */
+static struct ctx_rec *ctx_find(struct state *s, CUcontext ctx)
 {
   for (size_t i = 0; i < s->n_ctxs; i++)
     if (s->ctxs[i].ctx == ctx)
       return &s->ctxs[i];
   s->ctxs = cc_xgrow(s->ctxs, &s->cap_ctxs, s->n_ctxs + 1, sizeof *s->ctxs);
   struct ctx_rec *c = &s->ctxs[s->n_ctxs++];
+  memset(c, 0, sizeof *c);
   c->ctx = ctx;
-  c->disabled = NULL;
-  if (check(s, sanitizerAlloc(ctx, &c->disabled, sizeof(struct cc_gpu_launch_hdr)),
-            "sanitizerAlloc (disabled header)") == 0)
-    check(s, sanitizerMemset(c->disabled, 0, sizeof(struct cc_gpu_launch_hdr), st),
-          "sanitizerMemset (disabled header)");
+  return c;
+}
+
+/* The record of ctx with its disabled header, zeroed on stream st (a launch's). */
+static struct ctx_rec *ctx_get(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
+{
+  struct ctx_rec *c = ctx_find(s, ctx);
+  if (c->disabled == NULL &&
+      check(s, sanitizerAlloc(ctx, &c->disabled, sizeof(struct cc_gpu_launch_hdr)),
+            "sanitizerAlloc (disabled header)") == 0 &&
+      check(s, sanitizerMemset(c->disabled, 0, sizeof(struct cc_gpu_launch_hdr), st),
+            "sanitizerMemset (disabled header)") != 0)
+    c->disabled = NULL; /* launches then get no data: the callbacks return at once */
   return c;
 }
 
 static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData *d)
 {
-  int ctx_known = 0;
-  for (size_t i = 0; i < s->n_ctxs; i++)
-    ctx_known |= s->ctxs[i].ctx == d->context;
-  if (!ctx_known) {
+  struct ctx_rec *c = ctx_find(s, d->context);
+  if (!c->patched) {
     if (check(s, sanitizerAddPatchesFromFile(s->patch_path, d->context),
               "loading the device patch (set COALCHECK_GPU_PATCH to "
               "coalcheck_gpu_patch.fatbin)") != 0)
       return;
-    ctx_get(s, d->context, NULL);
+    c->patched = 1;
   }
   if (check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS,
                                           d->module, "cc_gpu_cb_global"), "patching global") ||
@@ -425,8 +439,9 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
     return -1;
   f->touched = calloc(f->touched_bytes, 1);
   f->raw = malloc((f->n_slots + 1) * rec);
+  f->prev = calloc(f->n_slots + 1, rec);
   f->stats = malloc((f->n_slots + 1) * sizeof *f->stats);
-  if (!f->touched || !f->raw || !f->stats)
+  if (!f->touched || !f->raw || !f->prev || !f->stats)
     CC_BUG("out of memory");
   for (uint32_t i = 0; i <= f->n_slots; i++)
     cc_gpu_stats_init(&f->stats[i]);
@@ -534,14 +549,35 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
     check(s, sanitizerSetCallbackData(d->function, ud), "sanitizerSetCallbackData");
 }
 
-/* Copies back the slots the launch touched, adds them up, zeroes them on the device. */
+/* Adds one slot's shards, as read now (cur), minus what earlier flushes already added
+ * (prev, then updated to cur): the sums are differences; min, max, ways and flags are
+ * idempotent and go in as they are. */
+static void add_slot(struct cc_gpu_pc_stats *st, const uint64_t *cur, uint64_t *prev,
+                     uint32_t n_shards)
+{
+  static const int sums[] = {CC_GPU_F_REQ_LANES, CC_GPU_F_SECT_IDEAL, CC_GPU_F_STRSUM};
+  uint64_t d[CC_GPU_FIELDS];
+  for (uint32_t sh = 0; sh < n_shards; sh++) {
+    const uint64_t *c = cur + (size_t)sh * CC_GPU_FIELDS;
+    uint64_t *p = prev + (size_t)sh * CC_GPU_FIELDS;
+    memcpy(d, c, sizeof d);
+    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++)
+      d[sums[k]] = c[sums[k]] - p[sums[k]];
+    cc_gpu_stats_add_shards(st, d, 1);
+    memcpy(p, c, sizeof d);
+  }
+}
+
+/* Copies back the slots the launch touched and adds what is new in them (the caller has
+ * waited for the grid: at LAUNCH_END it may still run; measured on the H200, copies
+ * without the wait read counters mid-kernel). Zeroes them on
+ * the device only when no other launch of the function is in flight: a launch of the
+ * same function from another host thread may still be adding to the table (measured,
+ * tests/gpu/apps/threads.cu: zeroing under it lost up to 7% of its counts); otherwise
+ * the table keeps growing and the next flush takes the difference. */
 static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st)
 {
   char *dev = f->dev;
-  /* at LAUNCH_END the grid may still run: wait for it (measured on the H200: copies
-   * without this wait read counters mid-kernel) */
-  if (check(s, sanitizerStreamSynchronize(st), "sanitizerStreamSynchronize") != 0)
-    return;
   if (check(s, sanitizerMemcpyDeviceToHost(f->touched, dev + f->touched_off,
                                            f->touched_bytes, st), "reading counters") != 0)
     return;
@@ -554,21 +590,27 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
       lo = slot < lo ? slot : lo;
       hi = slot;
     }
+  int zero = f->pending == 0;
   if (s->debug)
-    fprintf(stderr, "coalcheck-gpu: flush %s slots %u..%u\n", f->mangled, lo, hi);
+    fprintf(stderr, "coalcheck-gpu: flush %s slots %u..%u%s\n", f->mangled, lo, hi,
+            zero ? "" : " (another launch in flight: not zeroed)");
   if (lo == UINT32_MAX)
     return;
-  size_t rec = (size_t)f->n_shards * CC_GPU_FIELDS * sizeof(uint64_t);
+  size_t per = (size_t)f->n_shards * CC_GPU_FIELDS;
+  size_t rec = per * sizeof(uint64_t);
   size_t off = f->counters_off + lo * rec, bytes = (size_t)(hi - lo + 1) * rec;
   if (check(s, sanitizerMemcpyDeviceToHost(f->raw, dev + off, bytes, st),
-            "reading counters") != 0 ||
-      check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") != 0)
+            "reading counters") != 0)
     return;
   for (uint32_t i = lo; i <= hi; i++)
     if (f->touched[i / 32] & (1u << (i % 32)))
-      cc_gpu_stats_add_shards(&f->stats[i],
-                              f->raw + (size_t)(i - lo) * f->n_shards * CC_GPU_FIELDS,
-                              f->n_shards);
+      add_slot(&f->stats[i], f->raw + (size_t)(i - lo) * per, f->prev + (size_t)i * per,
+               f->n_shards);
+  if (!zero)
+    return;
+  if (check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") != 0)
+    return;
+  memset(f->prev + (size_t)lo * per, 0, bytes);
   check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st), "zeroing counters");
 }
 
@@ -693,16 +735,47 @@ static void trace_wait(struct state *s, Sanitizer_StreamHandle st)
   tbuf_collect(s, st);
 }
 
+/* Waits for the streams' work, without the state lock unless a trace is on. Measured
+ * with tests/gpu/apps/threads.cu on the H200: a graph launch waiting for its stream
+ * under the lock while other host threads launched kernels hung in 7 of 8 runs (their
+ * launch callbacks, inside the driver, waited for the lock). Without it, other threads'
+ * launches go on meanwhile; flush's differences keep their counts apart. The trace's
+ * device buffer is shared by all launches, so trace mode keeps launches serialized. The
+ * lock is held exactly once here (by callback), so one unlock releases it. */
+static int streams_sync(struct state *s, const Sanitizer_StreamHandle *st, size_t n)
+{
+  int unlocked = s->trace_path == NULL;
+  if (unlocked) {
+    s->depth--;
+    pthread_mutex_unlock(&s->lock);
+  }
+  SanitizerResult r = SANITIZER_SUCCESS;
+  for (size_t i = 0; i < n && r == SANITIZER_SUCCESS; i++)
+    r = sanitizerStreamSynchronize(st[i]);
+  if (unlocked) {
+    pthread_mutex_lock(&s->lock);
+    s->depth++;
+  }
+  return check(s, r, "sanitizerStreamSynchronize");
+}
+
 static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
 {
   if (in_graph(s))
     return; /* flushed after the whole graph: on_graph_launch */
+  int wanted = 0;
+  for (size_t i = 0; i < s->n_funcs; i++)
+    wanted |= s->funcs[i].fn == d->function && s->funcs[i].pending > 0;
+  if (!wanted || streams_sync(s, &d->hStream, 1) != 0)
+    return;
+  /* s->funcs may have moved while the lock was free: look again */
   for (size_t i = 0; i < s->n_funcs; i++) {
     struct func_rec *f = &s->funcs[i];
     if (f->fn == d->function && f->pending > 0) {
       f->pending--;
       flush(s, f, d->hStream);
       trace_wait(s, d->hStream);
+      break;
     }
   }
 }
@@ -727,11 +800,17 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
   if (s->graph_depth == 0 || --s->graph_depth > 0 || s->graph_upload)
     return;
   /* the graph's stream, then each node's (a branch may run on a stream of its own) */
-  if (check(s, sanitizerStreamSynchronize(d->hStream), "sanitizerStreamSynchronize") != 0)
-    return;
+  size_t n = s->n_seen + 1;
+  Sanitizer_StreamHandle *st = malloc(n * sizeof *st);
+  if (st == NULL)
+    CC_BUG("out of memory");
+  st[0] = d->hStream;
   for (size_t i = 0; i < s->n_seen; i++)
-    if (check(s, sanitizerStreamSynchronize(s->seen[i].st), "sanitizerStreamSynchronize"))
-      return;
+    st[i + 1] = s->seen[i].st;
+  int rc = streams_sync(s, st, n);
+  free(st);
+  if (rc != 0)
+    return;
   for (size_t i = 0; i < s->n_funcs; i++)
     if (s->funcs[i].graph && s->funcs[i].dev != NULL)
       flush(s, &s->funcs[i], d->hStream);

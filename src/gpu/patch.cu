@@ -389,13 +389,18 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
   uint32_t nact = __popc(mask);
   // local: the offset in the thread's window (what the trace keeps, as the emulator
   // records it), reduced like a global access at its place in the interleaved layout
-  // (src/model/geometry.c, cc_model_local_layout: offset off of a size-byte access lies
-  // at (off / size) * (size * 32) + lane * size + off % size): sectors and strides
+  // (src/model: 32-bit word w of lane l at w * 128 + l * 4): sectors and strides. Wider
+  // than 4 bytes: one 4-byte request per word, word j 128 * j bytes further in every
+  // lane, so each word has word 0's sectors (Nsight Compute on the H200: an 8-byte
+  // LDL/STL is 2 requests)
   uint64_t raddr = addr;
+  uint32_t rsize = size, words = 1;
   if (space == 2) {
     if (__isLocal((const void *)addr))
       addr = (uint64_t)__cvta_generic_to_local((const void *)addr);
-    raddr = (addr / size) * (size * 32u) + lane * size + addr % size;
+    raddr = (addr / 4) * 128u + lane * 4u + addr % 4;
+    words = size > 4 ? size / 4 : 1;
+    rsize = size > 4 ? 4 : size;
   }
   uint32_t rspace = space == 2 ? 0 : space;
 
@@ -407,9 +412,11 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
     mono = __all_sync(FULL_MASK, lane == 0 || raddr >= prev);
   }
   if (mono)
-    reduce_monotonic(lane, raddr, prev, size, rspace, &w);
+    reduce_monotonic(lane, raddr, prev, rsize, rspace, &w);
   else
-    reduce_general(mask, lane, leader, raddr, size, rspace, &w);
+    reduce_general(mask, lane, leader, raddr, rsize, rspace, &w);
+  w.cnt_hi *= words;
+  w.cnt_lo *= words;
 
   if (h->ring != 0)
     trace_put(h, mask, lane, leader, pc, addr, size, flags, space);
@@ -421,7 +428,7 @@ static __device__ __forceinline__ void record(void *ud, uint64_t pc, uint64_t ad
   unsigned long long *c = (unsigned long long *)h->counters +
       ((uint64_t)slot * h->n_shards + sm_id() % h->n_shards) * CC_GPU_FIELDS;
   // non-returning atomics (RED): the warp does not wait for them
-  atomicAdd(c + CC_GPU_F_REQ_LANES, (1ull << 32) | nact);
+  atomicAdd(c + CC_GPU_F_REQ_LANES, ((unsigned long long)words << 32) | nact);
   atomicAdd(c + CC_GPU_F_SECT_IDEAL, ((unsigned long long)w.cnt_hi << 32) | w.cnt_lo);
   if (nact > 1) {
     atomicAdd(c + CC_GPU_F_STRSUM, (unsigned long long)w.span);

@@ -44,12 +44,14 @@ static const char *kind_name(enum cc_access_kind k)
   return (unsigned)k <= CC_ACCESS_REDUCTION ? names[k] : "load";
 }
 
-/* Algorithm 1 (CGO 2015): coalesced when the largest neighbour stride <= access size. */
+/* Algorithm 1 (CGO 2015): coalesced when the largest neighbour stride <= access size
+ * (local: cc_access_coalesced_stride). */
 static const char *verdict(const struct cc_gpu_pc_stats *s)
 {
   if (s->stride_count == 0)
     return "coalesced"; /* single-lane requests only: nothing to coalesce */
-  return s->stride_max <= cc_gpu_stats_size(s) ? "coalesced" : "uncoalesced";
+  uint32_t bound = cc_access_coalesced_stride(cc_gpu_stats_space(s), cc_gpu_stats_size(s));
+  return s->stride_max <= bound ? "coalesced" : "uncoalesced";
 }
 
 static void write_insn(FILE *fp, const struct cc_gpu_insn_report *in)

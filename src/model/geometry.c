@@ -300,10 +300,9 @@ uint32_t cc_model_lane_mask(uint32_t first, uint32_t count)
 /* public (model.h): the interleaved local layout, used by model.c and the analysis */
 void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out)
 {
-  uint64_t size = a->size_bytes ? a->size_bytes : 1;
   *out = *a;
   for (uint64_t lane = 0; lane < CC_WARP_SIZE; lane++) {
     uint64_t off = a->addr[lane];
-    out->addr[lane] = (off / size) * (size * CC_WARP_SIZE) + lane * size + off % size;
+    out->addr[lane] = (off / 4) * (4 * CC_WARP_SIZE) + lane * 4 + off % 4;
   }
 }

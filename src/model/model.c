@@ -199,10 +199,29 @@ void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out)
 {
   if (a->space == CC_SPACE_LOCAL) {
-    /* per-thread offsets -> the interleaved addresses the rules are written for */
+    /* per-thread offsets -> the interleaved addresses the rules are written for. Wider
+     * than 4 bytes: one 4-byte access per word, word j 128 x j bytes after word 0 in
+     * every lane (the H200 counts 2 requests per 8-byte LDL/STL) */
     struct cc_warp_access phys;
     cc_model_local_layout(a, &phys);
-    m->global_rules->global(m, &phys, out);
+    uint32_t words = cc_access_words(a->space, a->size_bytes);
+    if (words > 1)
+      phys.size_bytes = 4;
+    memset(out, 0, sizeof *out);
+    for (uint32_t j = 0; j < words; j++) {
+      struct cc_global_cost c;
+      m->global_rules->global(m, &phys, &c);
+      out->requests += c.requests;
+      out->transactions += c.transactions;
+      out->transaction_bytes += c.transaction_bytes;
+      out->sectors += c.sectors;
+      out->ideal_sectors += c.ideal_sectors;
+      out->lines += c.lines;
+      out->bytes_requested += c.bytes_requested;
+      out->unique_bytes += c.unique_bytes;
+      for (int l = 0; l < CC_WARP_SIZE; l++)
+        phys.addr[l] += 4 * CC_WARP_SIZE;
+    }
     return;
   }
   m->global_rules->global(m, a, out);

@@ -98,27 +98,29 @@ struct cc_shared_cost {
  * ignored. An access with no active lane costs 0 everywhere but requests (1). The rule of
  * each architecture and its source: the header comment of its file (global_*.c).
  * Local memory: a->addr holds each lane's offset in its own window (access.h); the
- * offsets are first laid out as the hardware interleaves them, element e of lane l at
- * e x 32 x size + l x size (CUDA C Programming Guide, "Local Memory": consecutive words
- * belong to consecutive threads, so a warp reading one variable is fully coalesced), and
- * all figures, unique_bytes included, are of those addresses. */
+ * offsets are first laid out as the hardware interleaves them (cc_model_local_layout:
+ * 32-bit word w of lane l at w x 128 + l x 4), an access wider than 4 bytes is costed
+ * as one 4-byte access per word (requests included: 2 for an 8-byte access, as Nsight
+ * Compute counts on the H200), and all figures, unique_bytes included, are of those
+ * addresses. */
 void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out);
 
 /* The hardware's interleaved local-memory layout of one warp access: copies a into *out
  * (a and out may not overlap) with each lane's per-thread offset a->addr[l] (the offset
  * in the lane's own local window, as the emulator and the GPU trace report local
- * accesses, a->space == CC_SPACE_LOCAL) replaced by the address the layout gives it:
- * element e = off / size of lane l lies at e x (32 x size) + l x size (+ off % size),
- * size = a->size_bytes (1 when 0). Addresses are relative to the warp's local area, so
- * that a warp-uniform offset gives 32 consecutive size-byte elements. Source: CUDA C
- * Programming Guide, "Device Memory Accesses, Local Memory": "local memory is organized
- * such that consecutive 32-bit words are accessed by consecutive thread IDs. Accesses are
- * therefore fully coalesced as long as all threads in a warp access the same relative
- * address"; we interleave in units of the access size, so that 8- and 16-byte accesses to
- * one relative address are fully coalesced as well. Used by cc_model_global for local
- * accesses and by the analysis (Algorithm 1 strides, allStr) on the same addresses.
- * Cannot fail; offsets that overflow 64 bits wrap (the emulator's windows are small). */
+ * accesses, a->space == CC_SPACE_LOCAL) replaced by the address of its first byte in the
+ * layout: 32-bit word w = off / 4 of lane l lies at w x 128 + l x 4 (+ off % 4).
+ * Addresses are relative to the warp's local area, so that a warp-uniform offset gives
+ * 32 consecutive words. size_bytes is kept: an access wider than 4 bytes covers the same
+ * lane's next words, 128 bytes apart (cc_model_global costs it word by word). Source: CUDA
+ * C Programming Guide, "Device Memory Accesses, Local Memory": "local memory is organized
+ * such that consecutive 32-bit words are accessed by consecutive thread IDs"; confirmed
+ * on the H200 against Nsight Compute (bench/results/gpu-check-2026-11-22b.md): an 8-byte
+ * LDL/STL is 2 requests, and lanes reading alternate 8-byte elements touch the sectors
+ * of 4-byte interleaving, not 8-byte. Used by cc_model_global for local accesses and by
+ * the analysis (Algorithm 1 strides, allStr) on the same addresses. Cannot fail; offsets
+ * that overflow 64 bits wrap (the emulator's windows are small). */
 void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access *out);
 
 /* Computes the shared-memory cost of a (a->space == CC_SPACE_SHARED) under model m. An

@@ -1,11 +1,21 @@
 /* Local memory in the analysis: Algorithm 1's strides, the lane stride and the footprint
  * (allStr) are computed on the addresses of the hardware's interleaved layout, not on the
- * per-thread offsets the records carry (src/model/model.h cc_model_local_layout):
+ * per-thread offsets the records carry (src/model/model.h cc_model_local_layout). Local
+ * memory is interleaved in 32-bit words whatever the access size (CUDA C Programming
+ * Guide, "Local Memory"; measured on the H200 with Nsight Compute, local_uniform<double>
+ * and local_probe8 of tests/gpu/apps/gpuapps.cu):
  *
- *   physical(off, lane) = (off / size) * (size * 32) + lane * size + off % size.
+ *   physical(off, lane) = (off / 4) * 128 + lane * 4 + off % 4,
+ *
+ * the address of the access's first byte (its first word). The analysis strides and
+ * footprints use these first-word addresses with the record's size (an 8-byte access is
+ * coalesced when its strides are <= 8). The model (cc_model_global) costs an access wider
+ * than 4 bytes as one 4-byte access per word, word j 128 j bytes after word 0 in every
+ * lane, and sums requests, sectors and ideal sectors over the words: an 8-byte LDL/STL
+ * is 2 requests.
  *
  * Every expected figure is derived by hand in the comment above its check (sm_90 model,
- * W = 32, sectors of 32 bytes). */
+ * W = 32, sectors of 32 bytes, ideal sectors = ceil(unique bytes / 32) per word). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +108,42 @@ static void test_uniform4(void **state)
   cc_model_free(m);
 }
 
+static void fill_uniform1(uint32_t rec, struct cc_warp_access *a)
+{
+  (void)rec;
+  for (uint32_t l = 0; l < 32; l++)
+    a->addr[l] = 5;
+}
+
+/* A warp-uniform 1-byte local store (a char variable) at offset 5: word 1, byte 1 of every
+ * lane -> 128 + 4 l + 1, l = 0..31: one byte in each of 32 words, bytes 129..253 -> 4
+ * sectors (128..255), ideal ceil(32 / 32) = 1. Strides all 4 > size 1, but local strides
+ * are between interleaved words: the bound is max(size, 4) = 4 (access.h,
+ * cc_access_coalesced_stride), so coalesced, no advice — a warp-uniform index is the best
+ * local memory can do (the old bound, size, called it uncoalesced and advised a
+ * warp-uniform index: the index it already had). */
+static void test_uniform1(void **state)
+{
+  static const struct cc_insn_info insn = { .id = 5, .kind = CC_ACCESS_STORE,
+                                            .space = CC_SPACE_LOCAL, .size_bytes = 1,
+                                            .text = "st.local.u8 [%rd1+5], %rs1;" };
+  struct cc_model *m = model();
+  struct cc_analysis *an = run_local(m, &insn, 1, fill_uniform1);
+  const struct cc_insn_stats *s = &an->kernels[0].insns[0];
+  (void)state;
+  assert_int_equal(s->requests, 1);
+  assert_int_equal(s->sectors, 4);
+  assert_int_equal(s->ideal_sectors, 1);
+  assert_int_equal(s->stride_min, 4);
+  assert_int_equal(s->stride_max, 4);
+  assert_int_equal(s->verdict, CC_VERDICT_COALESCED);
+  assert_int_equal(s->uncoalesced_thread_accesses, 0);
+  assert_true(s->all_coalescable);
+  assert_int_equal(s->n_suggestions, 0);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
 static void fill_uniform8(uint32_t rec, struct cc_warp_access *a)
 {
   (void)rec;
@@ -105,9 +151,17 @@ static void fill_uniform8(uint32_t rec, struct cc_warp_access *a)
     a->addr[l] = 8;
 }
 
-/* A warp-uniform 8-byte local load at offset 8 (element 1): physical 8 / 8 * 256 + 8 l =
- * 256 + 8 l: 256 aligned bytes = 8 sectors, ideal 8; strides all 8 = size: coalesced,
- * allStr 8, no advice. */
+/* A warp-uniform 8-byte local load at offset 8 (element 1 = words 2 and 3 of every lane).
+ * First words: 8 / 4 = 2 -> 2 x 128 + 4 l = 256 + 4 l, l = 0..31 (bytes 256..383); second
+ * words 128 further: 384 + 4 l (bytes 384..511).
+ * Model, word by word: word 0 = 128 aligned bytes (256 = 2 x 128) -> 1 request, 4
+ * sectors, ideal 128 / 32 = 4; word 1 the same at 384 = 3 x 128. Sums: 2 requests, 8
+ * sectors, ideal 8, histogram bucket 8 (one record of 8 sectors). Bytes requested
+ * 32 x 8 = 256, transferred 8 x 32 = 256.
+ * Algorithm 1 on the first words 256 + 4 l: sorted neighbours 4 apart, 31 strides, min =
+ * max = 4 <= size 8: coalesced, no uncoalesced group. Lane stride 4. Footprint 256, 260,
+ * ..., 380: allStr 4 <= 8, coalescable. Coalesced: no advice. (The 8-byte interleave of
+ * the old model gave strides 8, allStr 8 and 1 request of 8 sectors.) */
 static void test_uniform8(void **state)
 {
   static const struct cc_insn_info insn = { .id = 4, .kind = CC_ACCESS_LOAD,
@@ -117,13 +171,83 @@ static void test_uniform8(void **state)
   struct cc_analysis *an = run_local(m, &insn, 1, fill_uniform8);
   const struct cc_insn_stats *s = &an->kernels[0].insns[0];
   (void)state;
+  assert_int_equal(s->requests, 2);
   assert_int_equal(s->sectors, 8);
   assert_int_equal(s->ideal_sectors, 8);
-  assert_int_equal(s->stride_min, 8);
-  assert_int_equal(s->stride_max, 8);
-  assert_int_equal(s->all_stride, 8);
+  assert_int_equal(s->sector_hist[8], 1);
+  assert_int_equal(s->bytes_requested, 256);
+  assert_int_equal(s->bytes_transferred, 256);
+  assert_int_equal(s->stride_min, 4);
+  assert_int_equal(s->stride_max, 4);
+  assert_int_equal(s->stride_count, 31);
+  assert_true(s->stride_sum == 124.0);
+  assert_int_equal(s->lane_stride, 4);
+  assert_int_equal(s->all_stride, 4);
+  assert_true(s->all_coalescable);
   assert_int_equal(s->verdict, CC_VERDICT_COALESCED);
+  assert_int_equal(s->uncoalesced_requests, 0);
+  assert_int_equal(s->uncoalesced_thread_accesses, 0);
   assert_int_equal(s->n_suggestions, 0);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
+static void fill_probe8(uint32_t rec, struct cc_warp_access *a)
+{
+  (void)rec;
+  for (uint32_t l = 0; l < 32; l++)
+    a->addr[l] = 8u * (7u + ((l >> 2) & 1u));
+}
+
+/* The interleave probe (tests/gpu/apps/gpuapps.cu local_probe8, load at k = 1, s = 7):
+ * lane l reads double a[7 + ((l >> 2) & 1)]: lanes 0-3, 8-11, 16-19, 24-27 (set A)
+ * element 7 = offset 56 = words 14, 15; lanes 4-7, 12-15, 20-23, 28-31 (set B) element 8
+ * = offset 64 = words 16, 17. Only the 4-byte-word rule passes this test.
+ * First words: A at 14 x 128 + 4 l = 1792 + 4 l, B at 16 x 128 + 4 l = 2048 + 4 l.
+ * Model, word 0: sector of A lane l = (1792 + 4 l) / 32 = 56 + l / 8 -> lanes 0-3: 56,
+ * 8-11: 57, 16-19: 58, 24-27: 59; B: 2048 / 32 = 64 + l / 8 -> 64, 65, 66, 67: 8
+ * sectors, 1 request, 128 distinct bytes -> ideal 4. Word 1 (+128 bytes = +4 sectors):
+ * 60..63 and 68..71: 8 more, 1 request, ideal 4. Sums: 2 requests, 16 sectors, ideal 8,
+ * histogram bucket 16; bytes requested 32 x 8 = 256, transferred 16 x 32 = 512.
+ * (8-byte interleave, the old model: A at 7 x 256 + 8 l = 1792 + 8 l, sector 56 + l / 4
+ * = 56, 58, 60, 62; B at 2048 + 8 l -> 65, 67, 69, 71: 8 sectors, 1 request.)
+ * Algorithm 1 on the first words, one group of 32: A = 1792 + {0..12, 32..44, 64..76,
+ * 96..108} step 4, B = 2048 + {16..28, 48..60, 80..92, 112..124} step 4; all of A below
+ * all of B (1900 < 2064). Sorted neighbours: inside a run of 4 lanes 4 (3 x 8 runs =
+ * 24); run to run inside A or B 32 - 12 = 20 (3 + 3 = 6); A's last 1900 -> B's first
+ * 2064: 164 (1). 31 strides, min 4, max 164, sum 24 x 4 + 6 x 20 + 164 = 380 (= the span
+ * 2172 - 1792). 164 > 8: uncoalesced, 32 lanes in an uncoalesced group, 1 uncoalesced
+ * request. Lane stride: 0 -> 1 is +4, 3 -> 4 is 2064 - 1804 = 260: mixed. Footprint = the
+ * 32 addresses: allStr 164 > 8. Advice: local-array only, "read", "up to 164 bytes". */
+static void test_probe8(void **state)
+{
+  static const struct cc_insn_info insn = { .id = 7, .kind = CC_ACCESS_LOAD,
+                                            .space = CC_SPACE_LOCAL, .size_bytes = 8,
+                                            .text = "ld.local.f64 %fd2, [%rd5];" };
+  struct cc_model *m = model();
+  struct cc_analysis *an = run_local(m, &insn, 1, fill_probe8);
+  const struct cc_insn_stats *s = &an->kernels[0].insns[0];
+  (void)state;
+  assert_int_equal(s->requests, 2);
+  assert_int_equal(s->sectors, 16);
+  assert_int_equal(s->ideal_sectors, 8);
+  assert_int_equal(s->sector_hist[16], 1);
+  assert_int_equal(s->bytes_requested, 256);
+  assert_int_equal(s->bytes_transferred, 512);
+  assert_int_equal(s->stride_min, 4);
+  assert_int_equal(s->stride_max, 164);
+  assert_int_equal(s->stride_count, 31);
+  assert_true(s->stride_sum == 380.0);
+  assert_int_equal(s->lane_stride, CC_LANE_STRIDE_MIXED);
+  assert_int_equal(s->all_stride, 164);
+  assert_false(s->all_coalescable);
+  assert_int_equal(s->verdict, CC_VERDICT_UNCOALESCED);
+  assert_int_equal(s->uncoalesced_requests, 1);
+  assert_int_equal(s->uncoalesced_thread_accesses, 32);
+  assert_int_equal(s->n_suggestions, 1);
+  assert_int_equal(s->suggestions[0].kind, CC_SUGGEST_LOCAL_ARRAY);
+  assert_non_null(strstr(s->suggestions[0].text, "read a per-thread (local) array"));
+  assert_non_null(strstr(s->suggestions[0].text, "up to 164 bytes apart"));
   cc_analysis_free(an);
   cc_model_free(m);
 }
@@ -298,6 +422,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_uniform4),          cmocka_unit_test(test_uniform8),
+    cmocka_unit_test(test_probe8),            cmocka_unit_test(test_uniform1),
     cmocka_unit_test(test_divergent),         cmocka_unit_test(test_lane_indexed_load),
     cmocka_unit_test(test_merge_keeps_physical), cmocka_unit_test(test_imported),
     cmocka_unit_test(test_name),

@@ -180,6 +180,26 @@ static void test_import_without_sass(void **state)
   assert_int_equal(s->ideal_sectors, 4);
   assert_int_equal(s->wavefronts, 0);
   cc_analysis_free(an);
+  /* an 8-byte local load is 2 requests per execution (one per 32-bit word, as ncu counts
+   * them): 6 requests of 96 lanes = 3 executions, 93 strides, 3 x 2 requests */
+  assert_int_equal(cc_cli_gpu_import(DOC("{\"sass_offset\":32,\"sass\":\"LDL.64 R2, [R1]\","
+                   "\"space\":\"local\",\"kind\":\"load\",\"size_bytes\":8,\"source\":null,"
+                   "\"requests\":6,\"lanes\":96,\"bytes_requested\":768,\"sectors\":24,"
+                   "\"ideal_sectors\":24,\"stride\":{\"min\":4,\"max\":4,\"avg\":4.0}}"),
+                   "g.json", m, &an, &err), CC_OK);
+  s = &an->kernels[0].insns[0];
+  assert_int_equal(s->executions, 3);
+  assert_int_equal(s->requests, 6);
+  assert_int_equal(s->stride_count, 93);
+  assert_int_equal(s->verdict, CC_VERDICT_COALESCED); /* stride 4 <= 8 */
+  cc_analysis_free(an);
+  /* 5 requests cannot be whole 8-byte local executions */
+  assert_int_equal(cc_cli_gpu_import(DOC("{\"sass_offset\":32,\"sass\":\"LDL.64 R2, [R1]\","
+                   "\"space\":\"local\",\"kind\":\"load\",\"size_bytes\":8,\"source\":null,"
+                   "\"requests\":5,\"lanes\":96,\"bytes_requested\":768,\"sectors\":24,"
+                   "\"ideal_sectors\":24,\"stride\":null}"), "g.json", m, &an, &err),
+                   CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "not a multiple of the access's 32-bit words"));
   cc_model_free(m);
 }
 

@@ -1,14 +1,18 @@
 /* examples/local_array: per-thread arrays in local memory (ld.local / st.local), checked
  * against C references and against figures derived by hand from the interleaved local
  * layout (examples/local_array/local_array.cu, top comment; src/model/geometry.c
- * cc_model_local_layout):
+ * cc_model_local_layout). Local memory is interleaved in 32-bit words whatever the access
+ * size (CUDA C Programming Guide, "Local Memory"; confirmed on the H200 with Nsight
+ * Compute, tests/gpu/apps/gpuapps.cu local_uniform<double> and local_probe8):
  *
- *   physical(off, lane) = (off / size) * (size * 32) + lane * size + off % size,
+ *   physical(off, lane) = (off / 4) * 128 + lane * 4 + off % 4,
  *
- * then 32-byte sectors as for global memory. For 4-byte words, word w of lane l is in
- * sector 4w + l / 8 of the thread block's interleaved local area; for 8-byte words in
- * sector 8w + l / 4. The array starts at offset 0 of the frame (one local array, no
- * spills), so rows start on 128- (256-) byte boundaries.
+ * then 32-byte sectors as for global memory. Word w of lane l is in sector 4w + l / 8 of
+ * the thread block's interleaved local area. An 8-byte access (element e = words 2e and
+ * 2e + 1) is costed as two 4-byte accesses, 2 requests, the second 128 bytes after the
+ * first in every lane; Algorithm 1's strides and the footprint (allStr) use the first
+ * word's address with the access's size. The array starts at offset 0 of the frame (one
+ * local array, no spills), so rows start on 128-byte boundaries.
  *
  * Every launch: n = 8192 threads, 32 CTAs x 256 threads = 256 full warps; each thread
  * does 64 local stores and 16 local loads (s = 7), one global load and one global store.
@@ -26,8 +30,10 @@ struct local_picks {
   struct ex_pick st, ld, gld, gst;
 };
 
-/* store: a snippet of the kernel's store line (the declaration "float a[64]" comes first) */
-static struct local_picks pick_all(const cJSON *k, const char *anchor, const char *store)
+/* store: a snippet of the kernel's store line (the declaration "float a[64]" comes first);
+ * words: 32-bit words per local access (1 for float, 2 for double: one request each) */
+static struct local_picks pick_all(const cJSON *k, const char *anchor, const char *store,
+                                   uint64_t words)
 {
   const char *f = "local_array/local_array.cu";
   struct local_picks p;
@@ -37,9 +43,10 @@ static struct local_picks pick_all(const cJSON *k, const char *anchor, const cha
   p.gst = ex_pick(k, "st.global", ex_source_line(f, anchor, "out[i] = acc;"), NULL);
   ex_check_each_str(&p.st, "space", "local");
   ex_check_each_str(&p.ld, "space", "local");
-  /* one warp-level instruction per loop iteration: 256 warps x 64 stores, x 16 loads */
-  ex_check_sum(&p.st, JS_REQUESTS, (uint64_t)WARPS * STORES);
-  ex_check_sum(&p.ld, JS_REQUESTS, (uint64_t)WARPS * LOADS);
+  /* one warp-level instruction per loop iteration: 256 warps x 64 stores, x 16 loads,
+   * each one request per 32-bit word */
+  ex_check_sum(&p.st, JS_REQUESTS, (uint64_t)WARPS * STORES * words);
+  ex_check_sum(&p.ld, JS_REQUESTS, (uint64_t)WARPS * LOADS * words);
   ex_check_sum(&p.gld, JS_REQUESTS, WARPS);
   ex_check_sum(&p.gst, JS_REQUESTS, WARPS);
   return p;
@@ -78,7 +85,7 @@ static void test_local_uniform(void **state)
   ex_check_floats_exact("local_uniform out", b[0].data, want, N);
   free(want);
 
-  p = pick_all(ex_kernel(&r, "local_uniform"), "void local_uniform(", "a[k] = v");
+  p = pick_all(ex_kernel(&r, "local_uniform"), "void local_uniform(", "a[k] = v", 1);
   ex_check_sum(&p.st, JS_SECTORS, 4ull * WARPS * STORES); /* 65536 */
   ex_check_sum(&p.st, JS_IDEAL, 4ull * WARPS * STORES);
   ex_check_sum(&p.ld, JS_SECTORS, 4ull * WARPS * LOADS); /* 16384 */
@@ -110,8 +117,12 @@ static void test_local_uniform(void **state)
   ex_release(&r, b, 2);
 }
 
-/* local_uniform8: the same with doubles: lanes at 256w + 8l, 256 aligned bytes: 8
- * sectors, ideal 8. */
+/* local_uniform8: the same with doubles. Element e = words 2e, 2e + 1 of every lane:
+ * first words at 128 x 2e + 4l = 256e + 4l, 128 aligned bytes -> 1 request, 4 sectors
+ * (ideal 4); second words 128 further, 256e + 128 + 4l: 1 request, 4 sectors (ideal 4).
+ * Per instruction 2 requests, 8 sectors, ideal 8, efficiency 256 / 256 = 1. Totals:
+ * st 256 x 64 x 2 = 32768 requests, 131072 sectors; ld 256 x 16 x 2 = 8192 requests,
+ * 32768 sectors (H200, Nsight Compute: 2 requests x 4 sectors per LDL.64/STL.64). */
 static void test_local_uniform8(void **state)
 {
   struct ex_buffer b[] = {{"out", 8, N, NULL, NULL, NULL}, {"in", 8, N, NULL, NULL, NULL}};
@@ -131,16 +142,29 @@ static void test_local_uniform8(void **state)
       fail_msg("local_uniform8 out[%u] = %a, reference %a", i, got[i], acc);
   }
 
-  p = pick_all(ex_kernel(&r, "local_uniform8"), "void local_uniform8(", "a[k] = v");
+  p = pick_all(ex_kernel(&r, "local_uniform8"), "void local_uniform8(", "a[k] = v", 2);
   ex_check_sum(&p.st, JS_SECTORS, 8ull * WARPS * STORES); /* 131072 */
   ex_check_sum(&p.st, JS_IDEAL, 8ull * WARPS * STORES);
   ex_check_sum(&p.ld, JS_SECTORS, 8ull * WARPS * LOADS); /* 32768 */
   ex_check_sum(&p.ld, JS_IDEAL, 8ull * WARPS * LOADS);
   ex_check_each_str(&p.st, JS_VERDICT, "coalesced");
   ex_check_each_str(&p.ld, JS_VERDICT, "coalesced");
-  /* interleaved addresses 256w + 8l: every neighbour stride 8 = size */
-  ex_check_each(&p.st, "stride.max", 8);
-  ex_check_each(&p.ld, "stride.max", 8);
+  ex_check_each(&p.st, JS_EFFICIENCY, 1.0);
+  ex_check_each(&p.ld, JS_EFFICIENCY, 1.0);
+  /* Algorithm 1 on the first words 256e + 4l: every neighbour stride 4 <= size 8 (min =
+   * max = 4), coalesced, no uncoalesced thread access, no advice. The footprint holds
+   * first words only: store, elements 0..63: rows 256e .. 256e + 124, gap to the next
+   * row 256 - 124 = 132: allStr 132 (> 8, but the verdict is coalesced, so no advice).
+   * Load, elements (7k) & 63 (list in test_local_uniform), largest element gap 7:
+   * allStr 7 x 256 - 124 = 1668. */
+  ex_check_each(&p.st, "stride.min", 4);
+  ex_check_each(&p.st, "stride.max", 4);
+  ex_check_each(&p.ld, "stride.min", 4);
+  ex_check_each(&p.ld, "stride.max", 4);
+  ex_check_each(&p.st, JS_ALL_STRIDE, 132);
+  ex_check_each(&p.ld, JS_ALL_STRIDE, 1668);
+  ex_check_sum(&p.st, JS_T2_UNCOAL, 0);
+  ex_check_sum(&p.ld, JS_T2_UNCOAL, 0);
   check_no_advice(&p.st);
   check_no_advice(&p.ld);
   /* global: 32 consecutive doubles = 256 bytes = 8 sectors */
@@ -179,7 +203,7 @@ static void test_local_divergent(void **state)
   free(want);
 
   p = pick_all(ex_kernel(&r, "local_divergent"), "void local_divergent(",
-               "a[(lane * 5 + k) & 63] =");
+               "a[(lane * 5 + k) & 63] =", 1);
   ex_check_sum(&p.st, JS_SECTORS, 32ull * WARPS * STORES); /* 524288 */
   ex_check_sum(&p.st, JS_IDEAL, 4ull * WARPS * STORES);
   ex_check_sum(&p.ld, JS_SECTORS, 16ull * WARPS * LOADS); /* 65536 */

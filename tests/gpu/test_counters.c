@@ -68,6 +68,32 @@ static void sums_two_shards(void **state)
   assert_int_equal(s.ways, 8);
 }
 
+static void local_wide_requests(void **state)
+{
+  uint64_t raw[CC_GPU_FIELDS] = {0};
+  /* 3 executions of a full-warp 8-byte local load at one offset: 2 requests each (one per
+   * 32-bit word, patch.cu), 4 sectors per request -> 6 requests, 96 lanes, 24 sectors;
+   * strides on the first word's layout: 31 x 4 B per execution */
+  raw[CC_GPU_F_REQ_LANES] = PACK(6, 96);
+  raw[CC_GPU_F_SECT_IDEAL] = PACK(24, 24);
+  raw[CC_GPU_F_STRSUM] = 3 * 124;
+  raw[CC_GPU_F_STRMIN_INV] = UINT64_MAX - 4;
+  raw[CC_GPU_F_STRMAX] = 4;
+  raw[CC_GPU_F_FLAGS] = CC_GPU_FL_READ | SPACE_BIT(CC_SPACE_LOCAL) | SIZE_BIT(3);
+  struct cc_gpu_pc_stats s;
+  cc_gpu_stats_init(&s);
+  cc_gpu_stats_add_shards(&s, raw, 1);
+  assert_int_equal(s.requests, 6);
+  assert_int_equal(s.bytes, 768);        /* 96 lanes x 8 B, not x 2 words */
+  assert_int_equal(s.stride_count, 93);  /* 96 lanes - 3 executions (6 requests / 2) */
+  assert_int_equal(cc_gpu_stats_space(&s), CC_SPACE_LOCAL);
+  /* the same figures as a global 8-byte load: 6 executions, 90 strides */
+  raw[CC_GPU_F_FLAGS] = CC_GPU_FL_READ | SPACE_BIT(CC_SPACE_GLOBAL) | SIZE_BIT(3);
+  cc_gpu_stats_init(&s);
+  cc_gpu_stats_add_shards(&s, raw, 1);
+  assert_int_equal(s.stride_count, 90);
+}
+
 static void halves_do_not_carry(void **state)
 {
   /* two shards whose lane halves are both 0xffffffff: summed per shard after unpacking,
@@ -279,7 +305,8 @@ static void text_table(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(sums_two_shards),  cmocka_unit_test(halves_do_not_carry),
+      cmocka_unit_test(sums_two_shards),
+      cmocka_unit_test(local_wide_requests),  cmocka_unit_test(halves_do_not_carry),
       cmocka_unit_test(kinds_and_spaces), cmocka_unit_test(json_report),
       cmocka_unit_test(json_write_error), cmocka_unit_test(json_strings),
       cmocka_unit_test(text_table),

@@ -101,9 +101,22 @@ static void test_rules_random(void **state)
       struct cc_global_cost f, r = { 0 };
       cc_model_global(m, &a, &f);
       if (a.space == CC_SPACE_LOCAL) {
+        /* the layout (32-bit words interleaved by lane), then one 4-byte access per word
+         * of a wider access, each word 128 bytes after the previous one in every lane */
         struct cc_warp_access phys;
         cc_model_local_layout(&a, &phys);
-        cc_model_geometry_ref(&phys, &r);
+        uint32_t words = a.size_bytes > 4 ? a.size_bytes / 4 : 1;
+        if (words > 1)
+          phys.size_bytes = 4;
+        for (uint32_t w = 0; w < words; w++) {
+          struct cc_global_cost part = { 0 };
+          cc_model_geometry_ref(&phys, &part);
+          r.sectors += part.sectors, r.lines += part.lines;
+          r.ideal_sectors += part.ideal_sectors, r.bytes_requested += part.bytes_requested;
+          r.unique_bytes += part.unique_bytes;
+          for (int l = 0; l < CC_WARP_SIZE; l++)
+            phys.addr[l] += 128;
+        }
       } else {
         cc_model_geometry_ref(&a, &r);
       }

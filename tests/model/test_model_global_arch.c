@@ -150,7 +150,8 @@ static const struct row rows[] = {
   { "atomic coalesced", CC_ACCESS_ATOMIC, CC_SPACE_GLOBAL, B, 4, 4, ALL, 0,
     { { 2, 2, 128 }, { 2, 2, 128 }, { 1, 4, 128 }, { 1, 4, 128 }, { 1, 4, 128 } } },
   /* Local memory: addresses are offsets in each lane's own window, laid out by the model
-   * as the hardware interleaves them: element e of lane l at e * 32 * size + l * size.
+   * as the hardware interleaves them: 32-bit word w of lane l at w * 128 + l * 4; wider
+   * accesses cost one 4-byte access per word.
    * On cc2.0 local memory is always cached in L1: 128-byte lines even with L1 off.
    * Offset B + 128 i of lane i: element 1024 + 32 i at (1024 + 32 i) * 128 + 4 i, lanes
    * 4096 + 4 bytes apart: each lane alone in its sector, line and cc1.2 segment (32 B). */
@@ -162,11 +163,12 @@ static const struct row rows[] = {
    * 64-aligned -> 2 x 64. cc1.2: segment 256, halves -> 2 x 64. cc2.0: 1 line. 4 sectors. */
   { "local one variable", CC_ACCESS_LOAD, CC_SPACE_LOCAL, 8, 0, 4, ALL, 0,
     { { 2, 2, 128 }, { 2, 2, 128 }, { 1, 1, 128 }, { 1, 1, 128 }, { 1, 4, 128 } } },
-  /* 8-byte variable at offset 16: element 2 -> 512 + 8 l, 256 bytes at 512. cc1.0: hw at
-   * 512 and 640, 128-aligned -> 2 x 128. cc1.2: 2 x 128. cc2.0: 2 requests (hw), 1 line
-   * each. 8 sectors. */
+  /* 8-byte variable at offset 16: words 4 and 5 of every lane -> 512 + 4 l and 640 + 4 l,
+   * two 4-byte accesses of 128 contiguous bytes each, costed like "local one variable":
+   * cc1.0 and cc1.2 2 x (2 x 64) = 4 requests, 4 transactions; cc2.0 2 x 1 line; sm_90 2
+   * requests (as Nsight Compute counts an 8-byte STL on the H200) of 4 sectors = 8. */
   { "local 8-byte variable", CC_ACCESS_STORE, CC_SPACE_LOCAL, 16, 0, 8, ALL, 0,
-    { { 2, 2, 256 }, { 2, 2, 256 }, { 2, 2, 256 }, { 2, 2, 256 }, { 1, 8, 256 } } },
+    { { 4, 4, 256 }, { 4, 4, 256 }, { 2, 2, 256 }, { 2, 2, 256 }, { 2, 8, 256 } } },
   /* local float a[32] indexed by the lane: offset 4 l = element l -> l * 128 + 4 l = 132 l:
    * cc1.0 out of sequence -> 32 x 32; cc1.2: 132 > 128, each lane alone in its segment,
    * 4 bytes used -> 32 x 32; cc2.0: 32 lines; 32 sectors. */

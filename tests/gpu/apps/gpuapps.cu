@@ -142,11 +142,20 @@ __global__ void shared_only(float *out, int c)
 }
 
 // ---- local memory (issue 3). Model (src/model/geometry.c cc_model_local_layout, the
-// interleaved layout of the CUDA Programming Guide, "Local Memory"): a per-thread offset
-// off of an access of size bytes lies at physical (off / size) * (size * 32) + lane * size
-// + off % size; sectors are then counted as for global memory (32-byte sectors). So for
-// 4-byte accesses the element at word w of lane l is in the 128-byte row w, sector
-// 4w + l / 8: two lanes share a sector iff they use the same word and l / 8 is the same.
+// interleaved layout of the CUDA Programming Guide, "Local Memory": "consecutive 32-bit
+// words are accessed by consecutive thread IDs"): byte off of a thread's frame lies at
+// physical (off / 4) * 128 + lane * 4 + off % 4, in 32-BIT WORDS whatever the access size;
+// an access wider than 4 bytes is one request per word (word j 128 j bytes further), and
+// sectors are counted as for global memory (32-byte sectors). So word w of lane l is in
+// the 128-byte row w, sector 4w + l / 8: two lanes share a sector iff they use the same
+// word and l / 8 is the same.
+// Measured on the H200 with Nsight Compute (2026-11-22, 2 launches each, so twice the
+// per-launch figures below): the 4-byte kernels matched the model exactly;
+// local_uniform<double>: ld 524,288 requests / 2,097,152 sectors, st 2,097,152 requests /
+// 8,388,608 sectors (the earlier 8-byte-interleave model said 262,144 and 1,048,576
+// requests: an 8-byte LDL/STL counts 2 requests); local_probe8: ld 524,288 requests /
+// 4,194,304 sectors (the 8-byte-interleave model said 2,097,152 sectors), st 2,097,152 /
+// 8,388,608. The 4-byte interleave is confirmed.
 // Launch: L = 256 K threads = 1024 blocks x 256 = 8,192 full warps; `#pragma unroll 1`
 // and a runtime index keep the array in local memory (cuobjdump -sass shows STL/LDL;
 // 4-byte: STL/LDL, 8-byte: STL.64/LDL.64). Each also loads in[i] and stores out[i] once
@@ -154,12 +163,15 @@ __global__ void shared_only(float *out, int c)
 static const int L = 256 << 10;
 
 // Uniform: every lane stores a[k] (64 stores) and loads a[(k * s) & 63] (16 loads, s a
-// runtime argument): all 32 lanes at the same offset -> 32 consecutive elements.
-// T = float (4 B): 128 aligned bytes = 4 sectors per request:
+// runtime argument): all 32 lanes at the same offset -> each 32-bit word of the element
+// is 32 consecutive words, one 128-byte row.
+// T = float (4 B): 128 aligned bytes = 1 request, 4 sectors:
 //   local st 8,192 x 64 = 524,288 requests, 2,097,152 sectors;
 //   local ld 8,192 x 16 = 131,072 requests,   524,288 sectors.
-// T = double (8 B): 256 aligned bytes = 8 sectors per request:
-//   local st 524,288 requests, 4,194,304 sectors; local ld 131,072 requests, 1,048,576.
+// T = double (8 B): element e = words 2e, 2e + 1: rows 256e and 256e + 128, 2 requests x
+// 4 sectors = 8 sectors per instruction:
+//   local st 1,048,576 requests, 4,194,304 sectors; local ld 262,144 requests, 1,048,576
+//   (measured, 2 launches: st 2,097,152 / 8,388,608, ld 524,288 / 2,097,152: equal).
 template <typename T> __global__ void local_uniform(T *out, const T *in, int s)
 {
   T a[64];
@@ -197,15 +209,18 @@ __global__ void local_divergent(float *out, const float *in, int s)
   out[i] = acc;
 }
 
-// Probe of the interleave granularity, double: stores a[k] (uniform, 8 sectors as in
-// local_uniform8); loads a[(k * s + ((l >> 2) & 1)) & 63]: lanes 0-3 word w, 4-7 word
-// w + 1, 8-11 w, ... Model (8-byte interleave): word w of lane l at 256w + 8l, sector
-// 8w + l / 4: each group of 4 lanes reads 32 bytes of one row = 1 sector -> 8 sectors per
-// request (ideal 8). If the hardware interleaved 4-byte words instead, word w of lane l
-// would be at 256w + 4l and 256w + 128 + 4l (sectors 8w + l / 8 and 8w + 4 + l / 8): each
-// group of 8 lanes would touch 2 words x 2 sectors -> 16 sectors per request.
-//   local st 524,288 requests, 4,194,304 sectors;
-//   local ld 131,072 requests, 1,048,576 sectors (model; 2,097,152 if 4-byte interleave).
+// Probe of the interleave granularity, double: stores a[k] (uniform, as in local_uniform
+// <double>: 2 requests x 4 sectors); loads a[(k * s + ((l >> 2) & 1)) & 63]: lanes 0-3
+// element e, 4-7 element e + 1, 8-11 e, ... 4-byte interleave (the model now): element e
+// of lane l at 256e + 4l (first word) and 256e + 128 + 4l (second word), sectors
+// 8e + l / 8 and 8e + 4 + l / 8: per word, each group of 8 lanes touches 2 sectors (e and
+// e + 1) -> 8 sectors per request, 2 requests -> 16 sectors per instruction (ideal 8).
+// The old 8-byte-interleave model put lane l at 256e + 8l, sector 8e + l / 4: each group
+// of 4 lanes 1 sector -> 8 sectors, 1 request.
+//   local st 1,048,576 requests, 4,194,304 sectors;
+//   local ld 262,144 requests, 2,097,152 sectors (8-byte interleave: 131,072 / 1,048,576).
+//   Measured, 2 launches: ld 524,288 / 4,194,304, st 2,097,152 / 8,388,608: the 4-byte
+//   interleave is confirmed.
 __global__ void local_probe8(double *out, const double *in, int s)
 {
   double a[64];
