@@ -5,7 +5,7 @@
 # Writes under $OUT (default ./build-gpu/out): gpu-check.md (the tables), coalcheck.json,
 # coalcheck.txt (stderr table), ncu.csv, overhead.txt, smoke.txt; keep the log with
 # `bash scripts/gpu-check.sh 2>&1 | tee $OUT/log`. Every step has a timeout.
-# SKIP_OVERHEAD=1: the counts only (no timing).
+# SKIP_OVERHEAD=1: the counts only (no timing); SKIP_NCU=1: no Nsight Compute run.
 # Needs: nvcc, gcc, ncu, compute-sanitizer, nvdisasm, python3 (all in the CUDA image).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -60,20 +60,44 @@ done
 for op in ld st; do
   M="$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum,smsp__sass_inst_executed_op_shared_$op.sum"
 done
-timeout 200 ncu --csv --print-kernel-base mangled --metrics "${M#,}" $APP all 1 > "$OUT/ncu.csv" 2> $B/ncu.err
-echo "ncu rc=$?"; tail -3 $B/ncu.err
+if [ "${SKIP_NCU:-0}" = 1 ]; then
+  echo "skipped (SKIP_NCU=1)"; : > "$OUT/ncu.csv"
+else
+  timeout 200 ncu --csv --print-kernel-base mangled --metrics "${M#,}" $APP all 1 > "$OUT/ncu.csv" 2> $B/ncu.err
+  echo "ncu rc=$?"; tail -3 $B/ncu.err
+fi
+log "global only (COALCHECK_GPU_SPACES=global): the global figures must not change"
+timeout 120 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_SPACES=global \
+  COALCHECK_GPU_JSON="$OUT/coalcheck-global.json" $APP all 1 > /dev/null
+echo "rc=$?"
+python3 - "$OUT/coalcheck.json" "$OUT/coalcheck-global.json" <<'PY'
+import json, sys
+def rows(path):
+    out = {}
+    for k in json.load(open(path))["kernels"]:
+        for op, t in k["totals"]["global"].items():
+            out[(k["name"], op)] = (t["requests"], t["sectors"])
+    return out
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+same = sum(a[r] == b.get(r) for r in a)
+print(f"global totals equal with all spaces and with global only: {same} of {len(a)} rows")
+for r in a:
+    if a[r] != b.get(r):
+        print("  differs:", r, a[r], b.get(r))
+PY
 
 log "overhead: $ITERS iterations, native / coalcheck / memcheck"
 : > "$OUT/overhead.txt"
 [ "${SKIP_OVERHEAD:-0}" = 1 ] && echo "skipped (SKIP_OVERHEAD=1)"
 [ "${SKIP_OVERHEAD:-0}" = 1 ] || for k in transpose_naive copy_4 gather_stride2 transpose_shared_pad copy_16; do
-  for mode in native off noatomics nobits coalcheck memcheck; do
+  for mode in native off noatomics nobits coalcheck global memcheck; do
     case $mode in
       native) cmd=(timeout 30 $APP $k $ITERS) ;;
       off) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_KERNEL_REGEX='^nothing$' $APP $k $ITERS) ;;
       noatomics) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_DIAG=noatomics $APP $k $ITERS) ;;
       nobits) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_DIAG=nobits $APP $k $ITERS) ;;
       coalcheck) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 $APP $k $ITERS) ;;
+      global) cmd=(timeout 30 env $PRE COALCHECK_GPU_QUIET=1 COALCHECK_GPU_SPACES=global $APP $k $ITERS) ;;
       memcheck) cmd=(timeout 60 compute-sanitizer --tool memcheck --print-limit 1 $APP $k $ITERS) ;;
     esac
     t0=$(date +%s.%N)

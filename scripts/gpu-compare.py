@@ -123,15 +123,15 @@ def main():
             p = line.split()
             if len(p) == 4:
                 ov[p[0]][p[1]] = (float(p[2]), float(p[3]))
-        print("| kernel | native ms/iter | patched, callbacks off | reduce, no counters | counters, no flag/touched bits | coalcheck | memcheck | wall s native / coalcheck / memcheck |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        print("| kernel | native ms/iter | patched, callbacks off | reduce, no counters | counters, no flag/touched bits | coalcheck | coalcheck, global only | memcheck | wall s native / coalcheck / memcheck |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
         for k, d in ov.items():
             nat = d.get("native", (0, 0))
             def cell(mode):
                 v = d.get(mode, (0, 0))
                 sl = f"{v[0] / nat[0]:.1f}x" if nat[0] > 0 else "n/a"
                 return f"{v[0]:.4f} ({sl})"
-            print(f"| {k} | {nat[0]:.4f} | {cell('off')} | {cell('noatomics')} | {cell('nobits')} | {cell('coalcheck')} | "
+            print(f"| {k} | {nat[0]:.4f} | {cell('off')} | {cell('noatomics')} | {cell('nobits')} | {cell('coalcheck')} | {cell('global')} | "
                   f"{cell('memcheck')} | {nat[1]:.2f} / {d.get('coalcheck', (0, 0))[1]:.2f} / "
                   f"{d.get('memcheck', (0, 0))[1]:.2f} |")
 

@@ -30,6 +30,7 @@ struct app_opts {
   const char *gpu_json;     /* --gpu-json: keep the library's own JSON here */
   const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
   const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
+  const char *spaces;       /* --spaces LIST: memory spaces patched (default all) */
   uint32_t top;
   int quiet, help;
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
@@ -38,13 +39,13 @@ struct app_opts {
 /* Options with a value; -q / --quiet / --help are flags. */
 static const char *const valued[] = {"--backend", "--kernel-name", "--launch-skip",
                                      "--launch-count", "--json", "--gpu-json", "--trace",
-                                     "--sample-ctas", "--top"};
+                                     "--sample-ctas", "--spaces", "--top"};
 
 static const char **slot(struct app_opts *o, const char *name)
 {
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
-                          &o->gpu_json, &o->trace, &o->sample, NULL};
-  for (size_t i = 0; i < 8; i++)
+                          &o->gpu_json, &o->trace, &o->sample, &o->spaces, NULL};
+  for (size_t i = 0; slots[i] != NULL; i++)
     if (strcmp(name, valued[i]) == 0)
       return slots[i];
   return NULL;
@@ -93,7 +94,8 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
     if (n >= sizeof name || !(strcmp(name, "--top") == 0 || slot(o, name)))
       return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not taken with an executable INPUT; "
                         "put coalcheck's options (--backend, --kernel-name, --launch-skip, "
-                        "--launch-count, --json, --gpu-json, --trace, --sample-ctas, --top, -q) "
+                        "--launch-count, --json, --gpu-json, --trace, --sample-ctas, --spaces, "
+                        "--top, -q) "
                         "before the "
                         "executable", a);
     if (eq)
@@ -124,6 +126,10 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
                     strtoul(o->sample, NULL, 10) == 0))
     return cc_err_set(err, CC_ERR_USAGE, "--sample-ctas %s: not a positive integer; give N "
                       "to count and trace 1 CTA in N (linear CTA id %% N == 0)", o->sample);
+  uint32_t mask;
+  int rc = cc_gpu_spaces_parse(o->spaces, &mask, err); /* the library reads it again */
+  if (rc != CC_OK)
+    return rc;
   if (o->regex) {
     regex_t re;
     int r = regcomp(&re, o->regex, REG_EXTENDED | REG_NOSUB);
@@ -185,6 +191,8 @@ static void print_help(void)
          "  --trace FILE.cctrace     also record every warp access (GPU trace mode) for\n"
          "                           `coalcheck report FILE --arch ...`\n"
          "  --sample-ctas N          count and trace only CTAs whose linear id %% N == 0\n"
+         "  --spaces LIST            patch only these of global,shared,local (default all):\n"
+         "                           the others run uninstrumented, at native speed\n"
          "  --top N                  show the N worst instructions per kernel\n"
          "  -q, --quiet              no progress messages\n"
          "Exit status: the application's; 10 when no CUDA GPU is usable.\n");
@@ -396,9 +404,12 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
       setenv("COALCHECK_GPU_TRACE", raw, 1);
     if (o.sample)
       setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
+    if (o.spaces)
+      setenv("COALCHECK_GPU_SPACES", o.spaces, 1);
     rc = cc_cli_gpu_spawn(child, lib, json, o.regex, o.skip, o.count, &ws, err);
     unsetenv("COALCHECK_GPU_TRACE");
     unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
+    unsetenv("COALCHECK_GPU_SPACES");
     child[0] = saved;
   }
   if (rc != CC_OK)

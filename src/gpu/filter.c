@@ -49,6 +49,30 @@ int cc_gpu_filter_init(struct cc_gpu_filter *f, const char *regex, const char *s
   return CC_OK;
 }
 
+int cc_gpu_spaces_parse(const char *list, uint32_t *mask, struct cc_err *err)
+{
+  static const char *const names[CC_SPACE_COUNT] = {"global", "shared", "local"};
+  *mask = 0;
+  if (list == NULL || *list == '\0') {
+    *mask = (1u << CC_SPACE_COUNT) - 1;
+    return CC_OK;
+  }
+  for (const char *p = list;;) {
+    size_t n = strcspn(p, ",");
+    int sp = -1;
+    for (int i = 0; i < CC_SPACE_COUNT; i++)
+      if (n == strlen(names[i]) && strncmp(p, names[i], n) == 0)
+        sp = i;
+    if (sp < 0)
+      return cc_err_set(err, CC_ERR_USAGE, "spaces '%s': '%.*s' is not a memory space; give "
+                        "a comma-separated list of global, shared, local", list, (int)n, p);
+    *mask |= 1u << sp;
+    if (p[n] == '\0')
+      return CC_OK;
+    p += n + 1;
+  }
+}
+
 int cc_gpu_filter_select(struct cc_gpu_filter *f, const char *name, const char *mangled)
 {
   if (f->has_regex) {

@@ -130,6 +130,13 @@ int cc_gpu_filter_select(struct cc_gpu_filter *f, const char *name, const char *
 /* Frees the compiled regex; f may come from a failed cc_gpu_filter_init. */
 void cc_gpu_filter_release(struct cc_gpu_filter *f);
 
+/* Reads the memory spaces to patch from a comma-separated list of "global", "shared",
+ * "local" (--spaces, COALCHECK_GPU_SPACES) into *mask (bit 1 << enum cc_space); NULL or
+ * empty: all three. Patching fewer spaces is the one way below the instrumentation's
+ * cost on kernels whose other accesses are frequent (bench/results/gpu-check-*.md).
+ * Errors: CC_ERR_USAGE naming the word that is not a space. */
+int cc_gpu_spaces_parse(const char *list, uint32_t *mask, struct cc_err *err);
+
 /* ---- report ---- */
 
 struct cc_gpu_insn_report {

@@ -93,6 +93,7 @@ struct state {
   char *patch_path, *json_path;
   struct cc_gpu_filter filter;
   uint32_t n_shards;
+  uint32_t spaces;        /* COALCHECK_GPU_SPACES: bit 1 << enum cc_space: patched */
   uint32_t mode;          /* CC_GPU_MODE_* from COALCHECK_GPU_DIAG */
   int quiet;
   struct cc_err err;      /* first error met inside a callback, reported at exit */
@@ -241,13 +242,25 @@ static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData
       return;
     c->patched = 1;
   }
-  if (check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS,
-                                          d->module, "cc_gpu_cb_global"), "patching global") ||
-      check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS,
-                                          d->module, "cc_gpu_cb_shared"), "patching shared") ||
-      check(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS,
-                                          d->module, "cc_gpu_cb_local"), "patching local") ||
-      check(s, sanitizerPatchModule(d->module), "sanitizerPatchModule"))
+  /* only the spaces asked for (COALCHECK_GPU_SPACES): an unpatched instruction costs
+   * nothing, which no faster callback can match */
+  static const struct {
+    Sanitizer_InstructionId id;
+    const char *callback, *what;
+  } patches[CC_SPACE_COUNT] = {
+      [CC_SPACE_GLOBAL] = {SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "cc_gpu_cb_global",
+                           "patching global"},
+      [CC_SPACE_SHARED] = {SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "cc_gpu_cb_shared",
+                           "patching shared"},
+      [CC_SPACE_LOCAL] = {SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, "cc_gpu_cb_local",
+                          "patching local"},
+  };
+  for (int sp = 0; sp < CC_SPACE_COUNT; sp++)
+    if ((s->spaces & (1u << sp)) &&
+        check(s, sanitizerPatchInstructions(patches[sp].id, d->module, patches[sp].callback),
+              patches[sp].what) != 0)
+      return;
+  if (check(s, sanitizerPatchModule(d->module), "sanitizerPatchModule"))
     return;
   s->mods = cc_xgrow(s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods);
   struct mod_rec *m = &s->mods[s->n_mods++];
@@ -1170,6 +1183,10 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   const char *sh = getenv("COALCHECK_GPU_SHARDS");
   s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
   struct cc_err e = {0};
+  if (cc_gpu_spaces_parse(getenv("COALCHECK_GPU_SPACES"), &s->spaces, &e) != CC_OK) {
+    fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_SPACES: %s\n", e.msg);
+    exit(CC_ERR_USAGE);
+  }
   if (cc_gpu_filter_init(&s->filter, getenv("COALCHECK_KERNEL_REGEX"),
                          getenv("COALCHECK_LAUNCH_SKIP"), getenv("COALCHECK_LAUNCH_COUNT"),
                          &e) != CC_OK) {

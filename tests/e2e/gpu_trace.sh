@@ -31,6 +31,7 @@ expect 2 "--trace goes with a GPU trace" "$COALCHECK" import "$TMP/x.json" --tra
 expect 2 "takes only --trace and -q" "$COALCHECK" import "$G" --trace "$TMP/y" --top 3
 expect 2 "--sample-ctas 0: not a positive integer" "$COALCHECK" --sample-ctas 0 /bin/true
 expect 2 "--sample-ctas x: not a positive integer" "$COALCHECK" --sample-ctas x /bin/true
+expect 2 "'shard' is not a memory space" "$COALCHECK" --spaces global,shard /bin/true
 printf 'CCGPUTR9' > "$TMP/bad.ccgpu"
 expect 3 "not a GPU trace" "$COALCHECK" import "$TMP/bad.ccgpu" --trace "$TMP/y"
 head -c 180 "$G" > "$TMP/short.ccgpu" # 197 bytes: cut inside the record

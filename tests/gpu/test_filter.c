@@ -78,12 +78,35 @@ static void errors(void **state)
   expect_usage(NULL, NULL, "99999999999999999999999", "COALCHECK_LAUNCH_COUNT");
 }
 
+static void spaces(void **state)
+{
+  uint32_t m = 0;
+  struct cc_err err = {0};
+  (void)state;
+  /* bits 1 << enum cc_space: global 1, shared 2, local 4; none given: all = 7 */
+  assert_int_equal(cc_gpu_spaces_parse(NULL, &m, &err), CC_OK);
+  assert_int_equal(m, 7);
+  assert_int_equal(cc_gpu_spaces_parse("", &m, &err), CC_OK);
+  assert_int_equal(m, 7);
+  assert_int_equal(cc_gpu_spaces_parse("global", &m, &err), CC_OK);
+  assert_int_equal(m, 1);
+  assert_int_equal(cc_gpu_spaces_parse("local,shared", &m, &err), CC_OK);
+  assert_int_equal(m, 6);
+  assert_int_equal(cc_gpu_spaces_parse("global,global", &m, &err), CC_OK);
+  assert_int_equal(m, 1);
+  assert_int_equal(cc_gpu_spaces_parse("global,gpu", &m, &err), CC_ERR_USAGE);
+  assert_non_null(strstr(err.msg, "'gpu' is not a memory space"));
+  assert_int_equal(cc_gpu_spaces_parse("global,", &m, &err), CC_ERR_USAGE); /* empty word */
+  assert_non_null(strstr(err.msg, "'' is not a memory space"));
+  assert_int_equal(cc_gpu_spaces_parse("globals", &m, &err), CC_ERR_USAGE); /* no prefix */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_constraint),         cmocka_unit_test(regex_skip_count),
       cmocka_unit_test(regex_matches_mangled), cmocka_unit_test(count_zero),
-      cmocka_unit_test(errors),
+      cmocka_unit_test(errors),                cmocka_unit_test(spaces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
