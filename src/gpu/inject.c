@@ -103,6 +103,11 @@ struct state {
   size_t n_funcs, cap_funcs;
   struct ctx_rec *ctxs;
   size_t n_ctxs, cap_ctxs;
+  /* profiled direct launches between their LAUNCH_BEGIN and LAUNCH_END: both callbacks
+   * come from the one API call on one thread, so the thread pairs them (an end whose
+   * launch was filtered out must not flush another thread's profiled launch) */
+  struct open_launch *open;
+  size_t n_open, cap_open;
   /* graph launch in progress (between GRAPHS_LAUNCH_BEGIN and _END on graph_thread): its
    * kernel nodes are not flushed one by one (no stream wait in the middle of the graph's
    * submission) but all at once after the graph, at GRAPHS_LAUNCH_END */
@@ -147,6 +152,11 @@ struct state {
   int spool_failed;       /* atomic: a spool write failed (records lost: reported) */
   struct cc_gpu_raw_launch *launches; /* traced launches; .func indexes funcs */
   size_t n_launches, cap_launches;
+};
+
+struct open_launch {
+  pthread_t thread;
+  size_t func;            /* index into funcs */
 };
 
 /* Bytes of warp records copied from one segment of the device buffer, waiting for the
@@ -536,10 +546,13 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
       (f->dev != NULL || func_alloc(s, f, d) == 0)) {
     ud = f->dev;
     f->launches++;
-    if (graph)
+    if (graph) {
       f->graph = 1;
-    else
+    } else {
       f->pending++;
+      s->open = cc_xgrow(s->open, &s->cap_open, s->n_open + 1, sizeof *s->open);
+      s->open[s->n_open++] = (struct open_launch){pthread_self(), (size_t)(f - s->funcs)};
+    }
     f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
     f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
     if (s->ring != NULL && !graph)
@@ -776,21 +789,19 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
 {
   if (in_graph(s))
     return; /* flushed after the whole graph: on_graph_launch */
-  int wanted = 0;
-  for (size_t i = 0; i < s->n_funcs; i++)
-    wanted |= s->funcs[i].fn == d->function && s->funcs[i].pending > 0;
-  if (!wanted || streams_sync(s, &d->hStream, 1) != 0)
+  size_t k = s->n_open;
+  while (k > 0 && !pthread_equal(s->open[k - 1].thread, pthread_self()))
+    k--;
+  if (k == 0)
+    return; /* this thread's launch was not profiled */
+  size_t fi = s->open[k - 1].func;
+  s->open[k - 1] = s->open[--s->n_open];
+  if (streams_sync(s, &d->hStream, 1) != 0)
     return;
-  /* s->funcs may have moved while the lock was free: look again */
-  for (size_t i = 0; i < s->n_funcs; i++) {
-    struct func_rec *f = &s->funcs[i];
-    if (f->fn == d->function && f->pending > 0) {
-      f->pending--;
-      flush(s, f, d->hStream);
-      trace_wait(s, d->hStream);
-      break;
-    }
-  }
+  struct func_rec *f = &s->funcs[fi]; /* s->funcs may have moved while the lock was free */
+  f->pending--;
+  flush(s, f, d->hStream);
+  trace_wait(s, d->hStream);
 }
 
 /* GRAPHS_LAUNCH_BEGIN / _END (cudaGraphLaunch, cudaGraphUpload). At the end of a launch
