@@ -9,8 +9,8 @@
 #                device, the child also launched once from the host (tests/gpu/apps/cdp.cu)
 #   threads      3 host threads (std::thread) launching the same and different kernels on
 #                streams of their own at once (tests/gpu/apps/threads.cu); then once
-#                `threads 4 1` under the library: a 4th thread replaying a graph (measured
-#                2026-11-22 on the H200: it hangs in most runs; timeout 45 s, rc 124)
+#                `threads 4 1` under the library: a 4th thread replaying a graph (it hung
+#                before the fix of 2026-11-22; timeout 45 s, rc 124 = hang)
 # Expected per-kernel figures are derived by hand at the top of each app and copied into
 # the HAND table below; the summary compares the library and Nsight Compute with them.
 #

@@ -32,6 +32,9 @@
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -73,6 +76,8 @@ struct func_rec {
   struct cc_gpu_pc_stats *stats; /* n_slots + 1 */
   uint64_t launches, pending;
   int graph;              /* has run as a graph kernel node: flushed at graph launch end */
+  int graph_running;      /* a node of it is in the graph launch in progress */
+  int graph_dirty;        /* ran in a graph launch whose flush was deferred */
   uint32_t grid[3], block[3];
 };
 
@@ -116,6 +121,11 @@ struct state {
   struct graph_node *seen; /* node launches already handled in this graph launch */
   size_t n_seen, cap_seen;
   int graph_data;         /* GRAPH_DATA_* bits: how kernel nodes get their table */
+  /* the host threads that called: with more than one, graph launches are flushed later
+   * (on_graph_launch) */
+  pthread_t first_thread;
+  int have_first_thread, multi_thread;
+  Sanitizer_StreamHandle last_graph_stream; /* for the flush at exit of deferred graphs */
   /* CTA sampling (COALCHECK_GPU_SAMPLE_CTAS): 1 CTA in `sample` counted and traced */
   uint32_t sample;
   /* trace mode (COALCHECK_GPU_TRACE): the ring, its drain thread, the record spool */
@@ -548,6 +558,7 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
     f->launches++;
     if (graph) {
       f->graph = 1;
+      f->graph_running = 1;
     } else {
       f->pending++;
       s->open = cc_xgrow(s->open, &s->cap_open, s->n_open + 1, sizeof *s->open);
@@ -616,7 +627,7 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
       lo = slot < lo ? slot : lo;
       hi = slot;
     }
-  int zero = f->pending == 0;
+  int zero = f->pending == 0 && !f->graph_running;
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: flush %s slots %u..%u%s\n", f->mangled, lo, hi,
             zero ? "" : " (another launch in flight: not zeroed)");
@@ -801,6 +812,11 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
   struct func_rec *f = &s->funcs[fi]; /* s->funcs may have moved while the lock was free */
   f->pending--;
   flush(s, f, d->hStream);
+  for (size_t i = 0; i < s->n_funcs; i++)
+    if (s->funcs[i].graph_dirty) {
+      s->funcs[i].graph_dirty = 0;
+      flush(s, &s->funcs[i], d->hStream);
+    }
   trace_wait(s, d->hStream);
 }
 
@@ -835,9 +851,21 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
   free(st);
   if (rc != 0)
     return;
-  for (size_t i = 0; i < s->n_funcs; i++)
-    if (s->funcs[i].graph && s->funcs[i].dev != NULL)
-      flush(s, &s->funcs[i], d->hStream);
+  /* With several host threads the copies wait for the next launch end (or the exit):
+   * measured (scripts/gpu-hang-stacks.sh on the H200), a copy made here under the lock
+   * while other threads were inside cudaLaunchKernel, waiting for the lock in their
+   * callbacks, blocked in the driver for good; the copies of a launch end do not. */
+  s->last_graph_stream = d->hStream;
+  for (size_t i = 0; i < s->n_funcs; i++) {
+    struct func_rec *f = &s->funcs[i];
+    if (!f->graph || f->dev == NULL)
+      continue;
+    f->graph_running = 0;
+    if (s->multi_thread)
+      f->graph_dirty = 1;
+    else
+      flush(s, f, d->hStream);
+  }
   trace_wait(s, d->hStream);
 }
 
@@ -862,6 +890,12 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
     return;
   }
   s->depth++;
+  if (!s->have_first_thread) {
+    s->first_thread = pthread_self();
+    s->have_first_thread = 1;
+  } else if (!pthread_equal(s->first_thread, pthread_self())) {
+    s->multi_thread = 1;
+  }
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: event domain %d cbid %d\n", (int)domain, (int)cbid);
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
@@ -1035,6 +1069,16 @@ static void finish(void)
     return;
   pthread_mutex_lock(&s->lock);
   s->depth++; /* callbacks raised from here on (teardown) are ignored */
+  /* graph launches whose flush was deferred (several host threads) and that no later
+   * launch end flushed: read now, on the last graph's stream (the application may have
+   * destroyed it: then the error says these counts are missing) */
+  for (size_t i = 0; i < s->n_funcs; i++)
+    if (s->funcs[i].graph_dirty) {
+      s->funcs[i].graph_dirty = 0;
+      if (check(s, sanitizerStreamSynchronize(s->last_graph_stream),
+                "sanitizerStreamSynchronize (graph launches at exit)") == 0)
+        flush(s, &s->funcs[i], s->last_graph_stream);
+    }
   unsetenv("LD_PRELOAD"); /* nvdisasm must not load this library again */
   size_t nk = 0;
   struct cc_gpu_kernel_report *ks = calloc(s->n_funcs + 1, sizeof *ks);
@@ -1124,6 +1168,38 @@ static char *default_patch_path(void)
                (int)(slash - info.dli_fname), info.dli_fname);
   }
   return xstrdup(buf);
+}
+
+/* COALCHECK_GPU_STACKS=1 (diagnostics): SIGUSR2 to a thread (tgkill) writes its call
+ * stack to stderr, so that a hung application's threads can be seen without a debugger
+ * (the GPU machine has none). Only write() and backtrace*_fd here; backtrace() is called
+ * once at set-up so that it does not load libgcc inside the handler. */
+static void stack_dump(int sig)
+{
+  (void)sig;
+  void *frames[48];
+  char head[64] = "coalcheck-gpu: stack of thread ", digits[24];
+  size_t n = strlen(head), k = 0;
+  for (long tid = (long)syscall(SYS_gettid); tid > 0 || k == 0; tid /= 10)
+    digits[k++] = (char)('0' + tid % 10);
+  while (k > 0 && n < sizeof head - 2)
+    head[n++] = digits[--k];
+  head[n++] = '\n';
+  if (write(2, head, n) < 0)
+    return;
+  backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+}
+
+static void stacks_setup(void)
+{
+  void *frames[2];
+  backtrace(frames, 2);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = stack_dump;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR2, &sa, NULL);
 }
 
 __attribute__((constructor)) static void coalcheck_gpu_init(void)
@@ -1216,4 +1292,7 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   sanitizerEnableDomain(1, s->sub, SANITIZER_CB_DOMAIN_GRAPHS);
   g_state = s;
   atexit(finish);
+  const char *stk = getenv("COALCHECK_GPU_STACKS");
+  if (stk && *stk && strcmp(stk, "0") != 0)
+    stacks_setup();
 }

@@ -2,10 +2,12 @@
 // launch kernels at once, each on a stream of its own, repeatedly.
 // Usage: threads [rounds] [graph]   (defaults 4 and 0); exits 0 when every result checks,
 // 1 otherwise, 2 on bad arguments.
-// Measured (H200, 2026-11-22): `threads 4 1` under libcoalcheck_gpu.so hangs in most runs
-// (6 of 6 repeated runs; one earlier run passed): the graph thread, holding the library's
-// lock in GRAPHS_LAUNCH_END (stream synchronize), and the other threads, inside their
-// launches, all wait on futexes. Hence graph = 0 by default.
+// Measured (H200, 2026-11-22): `threads 4 1` under libcoalcheck_gpu.so used to hang: the
+// graph thread, holding the library's lock in GRAPHS_LAUNCH_END, blocked in a counter copy
+// while the other threads, inside their launches, waited for that lock
+// (scripts/gpu-hang-stacks.sh). Fixed (graph flushes deferred to a launch end when several
+// host threads call); graph = 0 stays the default so that the plain threads figures are
+// checked on their own.
 //
 // Threads 0, 1, 2 (stream s_t, cudaStreamNonBlocking), per round, no sync in between:
 //     scale(a_t, x_t, N)              the SAME function in every thread
