@@ -74,7 +74,7 @@ struct func_rec {
   uint64_t *prev;         /* the device table as last read and not zeroed since (same
                              shape; the sums of a flush are the differences) */
   struct cc_gpu_pc_stats *stats; /* n_slots + 1 */
-  uint64_t launches, pending;
+  uint64_t launches;
   int graph;              /* has run as a graph kernel node: flushed at graph launch end */
   int graph_running;      /* a node of it is in the graph launch in progress */
   int graph_dirty;        /* ran in a graph launch whose flush was deferred */
@@ -560,7 +560,6 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
       f->graph = 1;
       f->graph_running = 1;
     } else {
-      f->pending++;
       s->open = cc_xgrow(s->open, &s->cap_open, s->n_open + 1, sizeof *s->open);
       s->open[s->n_open++] = (struct open_launch){pthread_self(), (size_t)(f - s->funcs)};
     }
@@ -605,6 +604,25 @@ static void add_slot(struct cc_gpu_pc_stats *st, const uint64_t *cur, uint64_t *
   }
 }
 
+/* This thread's profiled direct launch between its begin and end (index into open), or
+ * -1. */
+static long open_find(const struct state *s)
+{
+  for (size_t k = s->n_open; k > 0; k--)
+    if (pthread_equal(s->open[k - 1].thread, pthread_self()))
+      return (long)(k - 1);
+  return -1;
+}
+
+/* 1 if a profiled direct launch of function fi has begun and not yet been flushed. */
+static int in_flight(const struct state *s, size_t fi)
+{
+  for (size_t k = 0; k < s->n_open; k++)
+    if (s->open[k].func == fi)
+      return 1;
+  return 0;
+}
+
 /* Copies back the slots the launch touched and adds what is new in them (the caller has
  * waited for the grid: at LAUNCH_END it may still run; measured on the H200, copies
  * without the wait read counters mid-kernel). Zeroes them on
@@ -627,7 +645,7 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
       lo = slot < lo ? slot : lo;
       hi = slot;
     }
-  int zero = f->pending == 0 && !f->graph_running;
+  int zero = !in_flight(s, (size_t)(f - s->funcs)) && !f->graph_running;
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: flush %s slots %u..%u%s\n", f->mangled, lo, hi,
             zero ? "" : " (another launch in flight: not zeroed)");
@@ -688,14 +706,20 @@ static struct chunk *chunk_get(struct state *s, size_t need)
   return k;
 }
 
-/* One segment's records, copied (valid bytes: whole records only, layout.h) and queued
- * for the drain thread, which checks and counts them. */
-static void tbuf_take(struct state *s, uint32_t seg, Sanitizer_StreamHandle st)
+/* Bytes of whole records in segment seg as last read (layout.h: the reservation that
+ * straddled the end marks where they stop). */
+static uint64_t seg_valid(const struct state *s, uint32_t seg)
 {
   const struct cc_gpu_tbuf_seg *c = &s->tbuf_host[seg];
   uint64_t valid = c->head < c->end ? c->head : c->end;
-  if (valid > s->tbuf_seg_bytes)
-    valid = s->tbuf_seg_bytes;
+  return valid < s->tbuf_seg_bytes ? valid : s->tbuf_seg_bytes;
+}
+
+/* One segment's records, copied and queued for the drain thread, which checks and counts
+ * them. */
+static void tbuf_take(struct state *s, uint32_t seg, Sanitizer_StreamHandle st)
+{
+  uint64_t valid = seg_valid(s, seg);
   if (valid == 0)
     return;
   struct chunk *k = chunk_get(s, valid);
@@ -729,7 +753,7 @@ static void tbuf_collect(struct state *s, Sanitizer_StreamHandle st)
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (uint32_t i = 0; i < s->tbuf_segs; i++) {
     full |= s->tbuf_host[i].head > s->tbuf_seg_bytes;
-    copied += s->tbuf_host[i].head < s->tbuf_seg_bytes ? s->tbuf_host[i].head : 0;
+    copied += seg_valid(s, i);
     if (!s->trace_nocopy)
       tbuf_take(s, i, st);
   }
@@ -800,17 +824,17 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
 {
   if (in_graph(s))
     return; /* flushed after the whole graph: on_graph_launch */
-  size_t k = s->n_open;
-  while (k > 0 && !pthread_equal(s->open[k - 1].thread, pthread_self()))
-    k--;
-  if (k == 0)
+  if (open_find(s) < 0)
     return; /* this thread's launch was not profiled */
-  size_t fi = s->open[k - 1].func;
-  s->open[k - 1] = s->open[--s->n_open];
-  if (streams_sync(s, &d->hStream, 1) != 0)
+  int synced = streams_sync(s, &d->hStream, 1) == 0;
+  /* the launch stays open until its grid is over, so that no other thread's flush zeroes
+   * the table under it; s->open and s->funcs may have changed while the lock was free */
+  long k = open_find(s);
+  size_t fi = s->open[k].func;
+  s->open[k] = s->open[--s->n_open];
+  if (!synced)
     return;
-  struct func_rec *f = &s->funcs[fi]; /* s->funcs may have moved while the lock was free */
-  f->pending--;
+  struct func_rec *f = &s->funcs[fi];
   flush(s, f, d->hStream);
   for (size_t i = 0; i < s->n_funcs; i++)
     if (s->funcs[i].graph_dirty) {
