@@ -30,6 +30,8 @@ enum cc_status {
   CC_ERR_TOOL = 8,        /* an external tool (nvcc) failed or is missing */
   CC_ERR_KERNEL = 9,      /* emulated kernel trapped (trap, misaligned access, ...) */
   CC_ERR_NO_GPU = 10,     /* --backend gpu (or an executable INPUT) without a usable GPU */
+  CC_ERR_NO_FIX = 11,     /* `coalcheck fix`: no legal transformation improves the kernel
+                             (refused or no gain); nothing that looks like a fix is written */
   CC_ERR_INTERNAL = 70    /* a bug in coalcheck */
 };
 
