@@ -47,10 +47,13 @@ struct cc_run_opts {
   int record_only;               /* set by `record`: write the trace, no analysis, no report */
   int gpu_backend;               /* --backend gpu: run on the GPU (cli/gpu.h), not emulate */
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
+  char *fix_dir;                 /* fix: -o DIR, the folder the fix is written to */
+  int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */
+  int force;                     /* fix: --force, replace a non-empty -o DIR */
 };
 
 /* The commands that share the option table (each option says which take it). */
-enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT };
+enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT, CC_CLI_CMD_FIX };
 
 /* Frees everything *o owns (strings, --arg and --dump lists) and zeroes it; safe on a
  * zeroed struct. */

@@ -28,6 +28,7 @@ int cc_cli_cmd_run(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
+int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
 
 /* ---- inlining chains (inline.c) -------------------------------------------------------- */
@@ -76,6 +77,17 @@ int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *er
 
 /* Frees s, removing an unfinished trace and --json file; NULL is allowed. */
 void cc_cli_outputs_free(cc_take struct cc_cli_outputs *s);
+
+/* ---- shared by the commands that run a launch (run.c) ------------------------------- */
+
+/* Checks what the parser cannot: INPUT, --grid and --block given, CUDA's launch limits.
+ * Errors: CC_ERR_USAGE. */
+int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err);
+
+/* Parses o->input into a module: .ptx read as is, .cu compiled with nvcc (-ptx -lineinfo,
+ * o->nvcc_flags). Errors: CC_ERR_USAGE (neither .cu nor .ptx), CC_ERR_INPUT, CC_ERR_TOOL. */
+int cc_cli_load_module(const struct cc_run_opts *o, cc_give struct ptx_module **out,
+                       struct cc_err *err);
 
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];

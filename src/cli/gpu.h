@@ -98,6 +98,15 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
 int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
                      const char *skip, const char *count, int *status, struct cc_err *err);
 
+/* Times kernel `mangled` of the PTX text (len bytes) on the GPU, uninstrumented: the
+ * arguments bound and filled as for the emulator, one launch, 3 warm-up launches, then
+ * runs launches each timed with CUDA events (coalcheck-gpu-launch's `time` directive);
+ * *ms: the median in milliseconds. Errors: CC_CLI_EXIT_NO_GPU, CC_ERR_TOOL (launcher
+ * missing or failed), those of cc_launch_bind. */
+int cc_cli_gpu_time(const char *ptx, size_t len, const char *mangled, const uint32_t grid[3],
+                    const uint32_t block[3], uint32_t shared, const struct cc_launch_arg *args,
+                    size_t nargs, unsigned runs, double *ms, struct cc_err *err);
+
 /* A wait status as a shell gives it: the exit code, or 128 + the signal. */
 int cc_cli_gpu_exit_status(int ws);
 

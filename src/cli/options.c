@@ -25,7 +25,7 @@ struct source {
 /* Which commands take an option: bits (1u << enum cc_cli_cmd). The launch options are
  * taken by run and record, the report options by run and report. */
 #define CMD_BIT(c) (1u << (c))
-#define FOR_LAUNCH (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD))
+#define FOR_LAUNCH (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX))
 #define FOR_REPORT (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_REPORT))
 #define FOR_ALL (FOR_LAUNCH | FOR_REPORT)
 
@@ -230,6 +230,17 @@ static int set_trace(struct cc_run_opts *o, const char *v, const struct source *
   return CC_OK;
 }
 
+/* -o: record's trace file, or fix's output folder */
+static int set_output(struct cc_run_opts *o, const char *v, const struct source *s,
+                      struct cc_err *err)
+{
+  if (s->cmd != CC_CLI_CMD_FIX)
+    return set_trace(o, v, s, err);
+  free(o->fix_dir);
+  o->fix_dir = from_base(s, v);
+  return CC_OK;
+}
+
 static int set_l1_cache(struct cc_run_opts *o, const char *v, const struct source *s,
                         struct cc_err *err)
 {
@@ -286,6 +297,23 @@ static int set_backend(struct cc_run_opts *o, const char *v, const struct source
   return CC_OK;
 }
 
+static int set_strategy(struct cc_run_opts *o, const char *v, const struct source *s,
+                        struct cc_err *err)
+{
+  if (strcmp(v, "model") != 0 && strcmp(v, "empirical") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --strategy: expected model or "
+                      "empirical", v);
+  o->fix_strategy = strcmp(v, "empirical") == 0; /* enum cc_fix_strategy */
+  return CC_OK;
+}
+
+static int set_force(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  o->force = 1;
+  return CC_OK;
+}
+
 static int set_quiet(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
@@ -330,7 +358,8 @@ static const struct option options[] = {
    "read options (and INPUT) from FILE: shell-like\n"
    "words, '#' comments; its relative paths are taken\n"
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
-  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json, FOR_REPORT},
+  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
+   FOR_REPORT | CMD_BIT(CC_CLI_CMD_FIX)},
   {"arch", 0, "ARCH",
    "memory model (default sm_90); several, comma-\n"
    "separated or repeated (cc1.0,cc1.2,sm_90): the\n"
@@ -341,8 +370,12 @@ static const struct option options[] = {
    "8-byte bank mode; default 4)", set_smem_bank_width, FOR_REPORT},
   {"trace", 0, "FILE", "also save the access trace (.cctrace) for\n"
    "`coalcheck report`", set_trace, CMD_BIT(CC_CLI_CMD_RUN)},
-  {"output", 'o', "FILE", "the trace file (default KERNEL.cctrace)", set_trace,
-   CMD_BIT(CC_CLI_CMD_RECORD)},
+  {"output", 'o', "FILE", "record: the trace file (default KERNEL.cctrace);\n"
+   "fix: the folder to write the fix into (DIR)", set_output,
+   CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"strategy", 0, "model|empirical", "fix: choose the permutation by the static cost\n"
+   "model (default) or by emulating every candidate", set_strategy, CMD_BIT(CC_CLI_CMD_FIX)},
+  {"force", 0, NULL, "fix: replace a non-empty -o DIR", set_force, CMD_BIT(CC_CLI_CMD_FIX)},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
   {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns,
    FOR_LAUNCH},
@@ -350,10 +383,10 @@ static const struct option options[] = {
    FOR_REPORT},
   {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"
    "the GPU under libcoalcheck_gpu.so (exit 10 when\n"
-   "there is none)", set_backend, CMD_BIT(CC_CLI_CMD_RUN)},
-  {"quiet", 'q', NULL, "no progress messages", set_quiet, FOR_ALL},
-  {"help", 'h', NULL, "show this help", set_help, FOR_ALL},
-  {"version", 0, NULL, "show the version", set_version, FOR_ALL},
+   "there is none)", set_backend, CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"quiet", 'q', NULL, "no progress messages", set_quiet, FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"help", 'h', NULL, "show this help", set_help, FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"version", 0, NULL, "show the version", set_version, FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
 };
 
 void cc_cli_print_options(FILE *out)
@@ -399,7 +432,8 @@ static const struct option *find_long(const char *name, size_t len)
 
 static const char *cmd_name(enum cc_cli_cmd cmd)
 {
-  return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report" : "run";
+  return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report"
+         : cmd == CC_CLI_CMD_FIX ? "fix" : "run";
 }
 
 static const struct option *find_short(char c)
@@ -504,6 +538,7 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->nvcc_flags);
   free(o->trace_path);
   free(o->command_line);
+  free(o->fix_dir);
   memset(o, 0, sizeof *o);
 }
 

@@ -70,7 +70,7 @@ static int named_end(void *ctx, struct cc_err *err)
 }
 
 /* Checks what the parser cannot: required options and CUDA's launch limits. */
-static int check_opts(const struct cc_run_opts *o, struct cc_err *err)
+int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err)
 {
   static const char axis[3] = {'x', 'y', 'z'};
   uint64_t threads;
@@ -104,8 +104,7 @@ static int ends_with(const char *s, const char *suffix)
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Parses INPUT into a module: .ptx read as is, .cu through nvcc. */
-static int load_module(const struct cc_run_opts *o, struct ptx_module **out, struct cc_err *err)
+int cc_cli_load_module(const struct cc_run_opts *o, struct ptx_module **out, struct cc_err *err)
 {
   char *text;
   size_t len;
@@ -233,13 +232,13 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   memset(&r, 0, sizeof r);
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
-  if ((rc = check_opts(o, err)) != CC_OK)
+  if ((rc = cc_cli_check_launch(o, err)) != CC_OK)
     return rc;
   /* models and --json first: a bad --arch or an unwritable path fails before a long run,
    * and leaves nothing */
   if ((rc = cc_cli_outputs_open(o, &r.outs, err)) != CC_OK)
     goto done;
-  if ((rc = load_module(o, &r.module, err)) != CC_OK)
+  if ((rc = cc_cli_load_module(o, &r.module, err)) != CC_OK)
     goto done;
   if ((rc = cc_cli_find_kernel(r.module, o->kernel, &k, err)) != CC_OK)
     goto done;
