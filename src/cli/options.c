@@ -61,7 +61,8 @@ static char *from_base(const struct source *src, const char *path)
   return out;
 }
 
-/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero). */
+/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero) into *out; on
+ * CC_ERR_USAGE *out is left as it was. */
 static int parse_uint(const char *opt, const char *value, uint64_t max, int allow_zero,
                       uint64_t *out, struct cc_err *err)
 {
@@ -77,8 +78,11 @@ static int parse_uint(const char *opt, const char *value, uint64_t max, int allo
   *out = v;
   return CC_OK;
 bad:
-  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
-                    value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+  /* a constant status, not cc_err_set's result, so that callers' compilers see that
+   * *out is set whenever CC_OK comes back */
+  cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
+             value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+  return CC_ERR_USAGE;
 }
 
 /* X[,Y[,Z]] with each component in 1..2^31-1; missing components are 1. */
@@ -178,7 +182,8 @@ static int set_shared(struct cc_run_opts *o, const char *v, const struct source 
 {
   uint64_t n;
   int rc = parse_uint("shared", v, UINT32_MAX, 1, &n, err);
-  o->shared_bytes = (uint32_t)n;
+  if (rc == CC_OK) /* a refused value leaves the option as it was */
+    o->shared_bytes = (uint32_t)n;
   return rc;
 }
 
@@ -271,7 +276,8 @@ static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
 {
   uint64_t n;
   int rc = parse_uint("top", v, UINT32_MAX, 0, &n, err);
-  o->top = (uint32_t)n;
+  if (rc == CC_OK)
+    o->top = (uint32_t)n;
   return rc;
 }
 

@@ -203,6 +203,27 @@ static void test_options_errors(void **state)
                "two --launch files given: 'a' and 'b'");
 }
 
+/* A refused value leaves its option as it was: --shared and --top used to store the
+ * unset result of the failed parse (gcc -O2: -Wmaybe-uninitialized, issue 13). The
+ * earlier option leaves a value on the stack where the unset one is read from. */
+static void test_refused_value_keeps_option(void **state)
+{
+  struct cc_run_opts o;
+  struct cc_err err = {0};
+  assert_int_equal(PARSE(&o, &err, "c", "--shared", "4096", "--top", "x"), CC_ERR_USAGE);
+  assert_int_equal(o.top, 0);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--top", "7", "--shared", "-"), CC_ERR_USAGE);
+  assert_int_equal(o.shared_bytes, 0);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--top", "7", "--top", "1x"), CC_ERR_USAGE);
+  assert_int_equal(o.top, 7);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--shared", "64", "--shared", "y"), CC_ERR_USAGE);
+  assert_int_equal(o.shared_bytes, 64);
+  cc_cli_opts_release(&o);
+}
+
 /* Writes text to dir/name; returns the path (owned). */
 static char *write_file(const char *dir, const char *name, const char *text)
 {
@@ -589,6 +610,7 @@ int main(void)
     cmocka_unit_test(test_tokenize_errors),
     cmocka_unit_test(test_options_all),
     cmocka_unit_test(test_options_errors),
+    cmocka_unit_test(test_refused_value_keeps_option),
     cmocka_unit_test(test_launch_file_merge),
     cmocka_unit_test(test_help_lists_every_option),
     cmocka_unit_test(test_demangle),
