@@ -30,6 +30,11 @@ int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
 
+/* Checks the INPUT of a run (emulator or --backend gpu) before its options: CC_ERR_USAGE
+ * when input is NULL, CC_ERR_INPUT "cannot read INPUT: WHY" (strerror) when it is not a
+ * readable file (run.c). */
+int cc_cli_check_input(const char *input, struct cc_err *err);
+
 /* ---- inlining chains (inline.c) -------------------------------------------------------- */
 
 /* For each instruction of insns[0..n) (the memory instructions of kernel f of module m, as

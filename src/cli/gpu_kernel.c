@@ -178,9 +178,9 @@ static int ptx_text(const struct cc_run_opts *o, char **text, size_t *len, struc
 
 static int check(const struct cc_run_opts *o, struct cc_err *err)
 {
-  if (!o->input)
-    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
-                      "--launch FILE that names one");
+  int rc = cc_cli_check_input(o->input, err);
+  if (rc != CC_OK)
+    return rc;
   if (!o->grid[0] || !o->block[0])
     return cc_err_set(err, CC_ERR_USAGE, "missing --grid or --block: the launch needs both");
   if (o->arch && strcmp(o->arch, "sm_90") != 0)

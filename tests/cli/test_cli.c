@@ -573,7 +573,11 @@ static void test_run_checks(void **state)
   struct cc_run_opts o;
   memset(&o, 0, sizeof o);
   expect_run(&o, CC_ERR_USAGE, "no input given");
-  o.input = "k.ptx";
+  /* an INPUT that does not exist is named before the missing options (issue 13: "coalcheck
+   * bogus" said "missing --grid") */
+  o.input = "/nonexistent/bogus";
+  expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/bogus: No such file or directory");
+  o.input = CC_SOURCE_DIR "/tests/e2e/data/kernels.ptx";
   expect_run(&o, CC_ERR_USAGE, "missing --grid X[,Y[,Z]]");
   o.grid[0] = o.grid[1] = o.grid[2] = 1;
   expect_run(&o, CC_ERR_USAGE, "missing --block X[,Y[,Z]]");
@@ -591,13 +595,14 @@ static void test_run_checks(void **state)
   o.grid[1] = 65536;
   expect_run(&o, CC_ERR_USAGE, "--grid y = 65536 is above CUDA's limit of 65535");
   o.grid[1] = 1;
-  o.input = "k.txt";
-  expect_run(&o, CC_ERR_USAGE, "cannot tell what 'k.txt' is");
+  o.input = CC_SOURCE_DIR "/README.md";
+  expect_run(&o, CC_ERR_USAGE, "cannot tell what '" CC_SOURCE_DIR "/README.md' is");
   o.input = "/nonexistent/k.ptx";
   expect_run(&o, CC_ERR_INPUT, "/nonexistent/k.ptx");
   o.input = "/nonexistent/k.cu";
   expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/k.cu");
   /* an unwritable --json fails before the input is read */
+  o.input = CC_SOURCE_DIR "/tests/e2e/data/kernels.ptx";
   o.json_path = "/nonexistent/dir/r.json";
   expect_run(&o, CC_ERR_IO, "cannot write /nonexistent/dir/r.json");
 }

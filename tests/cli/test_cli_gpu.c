@@ -536,7 +536,11 @@ static void test_run_gpu_errors(void **state)
   assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_INPUT);
   o.nargs = 4;
   free(o.input);
-  o.input = strdup("kernel.txt");
+  o.input = strdup("kernel.txt"); /* not there: said before the missing kind */
+  assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "cannot read kernel.txt: No such file or directory"));
+  free(o.input);
+  o.input = strdup(CC_SOURCE_DIR "/README.md");
   assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_USAGE);
   assert_non_null(strstr(err.msg, "cannot tell what"));
   unsetenv("COALCHECK_GPU_PLAN");
