@@ -322,7 +322,12 @@ static void test_help_lists_every_option(void **state)
                                       "--l1-cache on|off", "--smem-bank-width 4|8",
                                       "--trace FILE", "--nvcc-flags FLAGS", "--max-insns N",
                                       "--top N", "--backend emu|gpu", "-q, --quiet",
-                                      "-h, --help", "--version"};
+                                      "-h, --help", "--version",
+                                      /* the executable INPUT's (usage.md, GPU backend) */
+                                      "coalcheck [GPU OPTIONS] ./app [ARGS]",
+                                      "--kernel-name REGEX", "--launch-skip N",
+                                      "--launch-count N", "--gpu-json FILE", "--sample-ctas N",
+                                      "--spaces LIST"};
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
