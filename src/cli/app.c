@@ -199,17 +199,38 @@ static int spawn_app(char **argv, int *status, struct cc_err *err)
   return CC_OK;
 }
 
-int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
-                     const char *skip, const char *count, int *status, struct cc_err *err)
+/* Puts first in the colon list of variable name; returns its old value (owned, or NULL
+ * when unset) for put_back. */
+static char *put_first(const char *name, const char *first)
 {
-  const char *old = getenv("LD_PRELOAD");
+  const char *old = getenv(name);
   char *saved = old ? cc_xstrdup(old) : NULL;
-  char *pre = cc_xmalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+  char *list = cc_xmalloc(strlen(first) + (old ? strlen(old) : 0) + 2);
+  sprintf(list, "%s%s%s", first, old && *old ? ":" : "", old && *old ? old : "");
+  setenv(name, list, 1);
+  free(list);
+  return saved;
+}
+
+/* Restores variable name to saved (NULL: unset) and frees saved. */
+static void put_back(const char *name, char *saved)
+{
+  if (saved)
+    setenv(name, saved, 1);
+  else
+    unsetenv(name);
+  free(saved);
+}
+
+int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char *json,
+                     const char *regex, const char *skip, const char *count, int *status,
+                     struct cc_err *err)
+{
+  /* the library first in the list (one Sanitizer subscriber per process); its
+   * libsanitizer-public.so from the toolkit found (src/gpu/README.md, "Installing") */
+  char *saved_preload = put_first("LD_PRELOAD", f->lib);
+  char *saved_libpath = put_first("LD_LIBRARY_PATH", f->san_dir);
   int rc;
-  /* the library first in the list (one Sanitizer subscriber per process) */
-  sprintf(pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-  setenv("LD_PRELOAD", pre, 1);
-  free(pre);
   setenv("COALCHECK_GPU_JSON", json, 1);
   setenv("COALCHECK_GPU_QUIET", "1", 1);
   if (regex)
@@ -220,11 +241,8 @@ int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char
     setenv("COALCHECK_LAUNCH_COUNT", count, 1);
   rc = spawn_app(child, status, err);
   /* nothing else this process starts is traced */
-  if (saved)
-    setenv("LD_PRELOAD", saved, 1);
-  else
-    unsetenv("LD_PRELOAD");
-  free(saved);
+  put_back("LD_PRELOAD", saved_preload);
+  put_back("LD_LIBRARY_PATH", saved_libpath);
   return rc;
 }
 
@@ -332,7 +350,8 @@ int cc_cli_app_main(int argc, char **argv)
 static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
 {
   struct app_opts o;
-  char *exe = NULL, *lib = NULL, *dir = NULL, *json = NULL, *raw = NULL;
+  char *exe = NULL, *dir = NULL, *json = NULL, *raw = NULL;
+  struct cc_cli_gpu_files files = {NULL, NULL, NULL};
   int rc, ws = 0, app_rc;
   *passthrough = 0;
   if ((rc = parse(argc, argv, &o, err)) != CC_OK)
@@ -355,10 +374,8 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                   "cannot run executables yet)", exe);
     goto done;
   }
-  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err))) {
-    rc = err->status;
+  if ((rc = cc_cli_gpu_files_find(&files, o.quiet, err)) != CC_OK)
     goto done;
-  }
   if (o.gpu_json && !o.trace) {
     json = cc_xstrdup(o.gpu_json);
     unlink(json); /* a report left from an earlier run must not pass for this one */
@@ -380,7 +397,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     }
   }
   if (!o.quiet)
-    fprintf(stderr, "coalcheck: running %s on the GPU under %s\n", exe, lib);
+    fprintf(stderr, "coalcheck: running %s on the GPU\n", exe);
   {
     char **child = argv + o.input;
     char *saved = child[0];
@@ -393,7 +410,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
       setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
     if (o.spaces)
       setenv("COALCHECK_GPU_SPACES", o.spaces, 1);
-    rc = cc_cli_gpu_spawn(child, lib, json, o.regex, o.skip, o.count, &ws, err);
+    rc = cc_cli_gpu_spawn(child, &files, json, o.regex, o.skip, o.count, &ws, err);
     unsetenv("COALCHECK_GPU_TRACE");
     unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
     unsetenv("COALCHECK_GPU_SPACES");
@@ -434,7 +451,7 @@ done:
   free(raw);
   free(dir);
   free(json);
-  free(lib);
+  cc_cli_gpu_files_release(&files);
   free(exe);
   return rc;
 }

@@ -195,12 +195,14 @@ static int check(const struct cc_run_opts *o, struct cc_err *err)
 /* Runs the plan in dir under the library and reports. */
 static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, struct cc_err *err)
 {
-  char *lib = NULL, *launcher = NULL, *plan, *json;
+  struct cc_cli_gpu_files files;
+  char *launcher, *plan, *json;
   int rc, ws = 0, st;
-  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err)) ||
-      !(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err))) {
-    free(lib);
+  if (!(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err)))
     return err->status;
+  if ((rc = cc_cli_gpu_files_find(&files, o->quiet, err)) != CC_OK) {
+    free(launcher);
+    return rc;
   }
   plan = cc_xmalloc(strlen(dir) + 16);
   json = cc_xmalloc(strlen(dir) + 16);
@@ -208,7 +210,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   sprintf(json, "%s/gpu.json", dir);
   {
     char *child[] = {launcher, plan, NULL};
-    rc = cc_cli_gpu_spawn(child, lib, json, NULL, NULL, NULL, &ws, err);
+    rc = cc_cli_gpu_spawn(child, &files, json, NULL, NULL, NULL, &ws, err);
   }
   if (rc == CC_OK && (st = cc_cli_gpu_exit_status(ws)) != 0)
     rc = cc_err_set(err, st == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU : CC_ERR_TOOL,
@@ -220,7 +222,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   free(plan);
   free(json);
   free(launcher);
-  free(lib);
+  cc_cli_gpu_files_release(&files);
   return rc;
 }
 
