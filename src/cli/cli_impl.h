@@ -14,6 +14,12 @@
 void cc_cli_print_options(FILE *out);
 /* The same for one command: only the options it takes (options.c's table). */
 void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd);
+/* The same for the executable mode (app.c): every option it takes, or (only_app) those
+ * the main job does not take, then one line naming the others. */
+void cc_cli_print_options_app(FILE *out, int only_app);
+/* Whether word ("--kernel-name", "-q"; no "=VALUE") is an option of the executable mode:
+ * 1 when it takes a value, 0 for a flag, -1 when it is not one (options.c's table). */
+int cc_cli_app_option(const char *word);
 
 /* One command of the command table: argv[0] is the command's name (or the program's,
  * for the default command). Returns the exit status; errors fill err. */
@@ -30,6 +36,11 @@ int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
+
+/* Checks the INPUT of a run (emulator or --backend gpu) before its options: CC_ERR_USAGE
+ * when input is NULL, CC_ERR_INPUT "cannot read INPUT: WHY" (strerror) when it is not a
+ * readable file (run.c). */
+int cc_cli_check_input(const char *input, struct cc_err *err);
 
 /* ---- inlining chains (inline.c) -------------------------------------------------------- */
 

@@ -56,6 +56,45 @@ int cc_cli_is_elf(const char *path);
  * CC_ERR_TOOL in err naming the places tried and the variable to set. */
 cc_give char *cc_cli_gpu_find_file(const char *env, const char *name, struct cc_err *err);
 
+/* Where a CUDA installation is looked for (cc_cli_cuda_places_from_env fills it from the
+ * environment; tests pass a fake toolkit). Strings borrowed; each may be NULL. */
+struct cc_cli_cuda_places {
+  const char *cuda_home;       /* $CUDA_HOME: the toolkit's root */
+  const char *path;            /* $PATH: the first nvcc on it is ROOT/bin/nvcc */
+  const char *default_root;    /* "/usr/local/cuda" */
+  const char *ld_library_path; /* $LD_LIBRARY_PATH: folders that may hold the library */
+};
+
+/* Fills p from $CUDA_HOME, $PATH and $LD_LIBRARY_PATH, default_root "/usr/local/cuda". */
+void cc_cli_cuda_places_from_env(struct cc_cli_cuda_places *p);
+
+/* Finds libsanitizer-public.so (the Compute Sanitizer API library, which
+ * libcoalcheck_gpu.so needs at run time; the toolkit's ROOT/compute-sanitizer/) in
+ * this order: $CUDA_HOME/compute-sanitizer; the toolkit of the first nvcc on PATH
+ * (ROOT/bin/nvcc, as found and with links resolved); default_root/compute-sanitizer;
+ * each folder of LD_LIBRARY_PATH. A folder is taken when DIR/libsanitizer-public.so is
+ * readable. Returns CC_OK with *dir (the folder) and *origin (where it came from:
+ * "$CUDA_HOME", "the nvcc on PATH", ...) owned, or CC_ERR_TOOL naming every folder tried
+ * and what to do (set CUDA_HOME). */
+int cc_cli_gpu_find_sanitizer(const struct cc_cli_cuda_places *p, cc_give char **dir,
+                              cc_give char **origin, struct cc_err *err);
+
+/* What a GPU run loads into the child: the injection library and the folder of
+ * libsanitizer-public.so (with where that came from). Owned strings. */
+struct cc_cli_gpu_files {
+  char *lib;        /* libcoalcheck_gpu.so (cc_cli_gpu_find_file, $COALCHECK_GPU_LIB) */
+  char *san_dir;    /* the folder put first on the child's LD_LIBRARY_PATH */
+  char *san_origin; /* "$CUDA_HOME", ... (cc_cli_gpu_find_sanitizer) */
+};
+
+/* Finds both from the environment; unless quiet, says on stderr which were taken.
+ * Errors: those of cc_cli_gpu_find_file and cc_cli_gpu_find_sanitizer (CC_ERR_TOOL);
+ * f is released on failure. */
+int cc_cli_gpu_files_find(struct cc_cli_gpu_files *f, int quiet, struct cc_err *err);
+
+/* Frees f's strings; f may be zeroed. */
+void cc_cli_gpu_files_release(struct cc_cli_gpu_files *f);
+
 /* `coalcheck [options] EXECUTABLE [ARGS...]`: the command line of the executable mode.
  * Returns 1 if argv (argv[0] the program) has, after options this mode knows, an INPUT
  * that is an ELF file; the caller then runs cc_cli_cmd_app. */
@@ -92,11 +131,14 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
                       struct cc_err *err);
 
 /* Runs child (child[0] the program's path, NULL-terminated) under the injection library
- * lib: LD_PRELOAD (lib first), COALCHECK_GPU_JSON=json, COALCHECK_GPU_QUIET=1 and the
- * filter variables (each NULL: not set) in the child's environment; waits for it
- * (*status: the wait status). Errors: CC_ERR_TOOL when it cannot be started. */
-int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
-                     const char *skip, const char *count, int *status, struct cc_err *err);
+ * f->lib: LD_PRELOAD (f->lib first), LD_LIBRARY_PATH (f->san_dir first, so that the
+ * library's libsanitizer-public.so is the toolkit's), COALCHECK_GPU_JSON=json,
+ * COALCHECK_GPU_QUIET=1 and the filter variables (each NULL: not set) in the child's
+ * environment; waits for it (*status: the wait status). Errors: CC_ERR_TOOL when it
+ * cannot be started. */
+int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char *json,
+                     const char *regex, const char *skip, const char *count, int *status,
+                     struct cc_err *err);
 
 /* Times kernel `mangled` of the PTX text (len bytes) on the GPU, uninstrumented: the
  * arguments bound and filled as for the emulator, one launch, 3 warm-up launches, then

@@ -185,9 +185,9 @@ static int ptx_text(const struct cc_run_opts *o, char **text, size_t *len, struc
 
 static int check(const struct cc_run_opts *o, struct cc_err *err)
 {
-  if (!o->input)
-    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
-                      "--launch FILE that names one");
+  int rc = cc_cli_check_input(o->input, err);
+  if (rc != CC_OK)
+    return rc;
   if (!o->grid[0] || !o->block[0])
     return cc_err_set(err, CC_ERR_USAGE, "missing --grid or --block: the launch needs both");
   if (o->arch && strcmp(o->arch, "sm_90") != 0)
@@ -202,12 +202,14 @@ static int check(const struct cc_run_opts *o, struct cc_err *err)
 /* Runs the plan in dir under the library and reports. */
 static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, struct cc_err *err)
 {
-  char *lib = NULL, *launcher = NULL, *plan, *json;
+  struct cc_cli_gpu_files files;
+  char *launcher, *plan, *json;
   int rc, ws = 0, st;
-  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err)) ||
-      !(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err))) {
-    free(lib);
+  if (!(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err)))
     return err->status;
+  if ((rc = cc_cli_gpu_files_find(&files, o->quiet, err)) != CC_OK) {
+    free(launcher);
+    return rc;
   }
   plan = cc_xmalloc(strlen(dir) + 16);
   json = cc_xmalloc(strlen(dir) + 16);
@@ -215,7 +217,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   sprintf(json, "%s/gpu.json", dir);
   {
     char *child[] = {launcher, plan, NULL};
-    rc = cc_cli_gpu_spawn(child, lib, json, NULL, NULL, NULL, &ws, err);
+    rc = cc_cli_gpu_spawn(child, &files, json, NULL, NULL, NULL, &ws, err);
   }
   if (rc == CC_OK && (st = cc_cli_gpu_exit_status(ws)) != 0)
     rc = cc_err_set(err, st == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU : CC_ERR_TOOL,
@@ -227,7 +229,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   free(plan);
   free(json);
   free(launcher);
-  free(lib);
+  cc_cli_gpu_files_release(&files);
   return rc;
 }
 

@@ -28,6 +28,10 @@ struct source {
 #define FOR_LAUNCH (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX))
 #define FOR_REPORT (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_REPORT))
 #define FOR_ALL (FOR_LAUNCH | FOR_REPORT)
+/* The executable mode (`coalcheck [OPTIONS] ./app [ARGS]`, app.c): app.c parses its words
+ * itself; the table says which options it takes (cc_cli_app_option) and gives their help.
+ * An option with this bit alone has no set function. */
+#define FOR_APP (1u << 16)
 
 struct option {
   const char *name;  /* long name without "--" */
@@ -61,7 +65,8 @@ static char *from_base(const struct source *src, const char *path)
   return out;
 }
 
-/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero). */
+/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero) into *out; on
+ * CC_ERR_USAGE *out is left as it was. */
 static int parse_uint(const char *opt, const char *value, uint64_t max, int allow_zero,
                       uint64_t *out, struct cc_err *err)
 {
@@ -77,8 +82,11 @@ static int parse_uint(const char *opt, const char *value, uint64_t max, int allo
   *out = v;
   return CC_OK;
 bad:
-  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
-                    value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+  /* a constant status, not cc_err_set's result, so that callers' compilers see that
+   * *out is set whenever CC_OK comes back */
+  cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
+             value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+  return CC_ERR_USAGE;
 }
 
 /* X[,Y[,Z]] with each component in 1..2^31-1; missing components are 1. */
@@ -178,7 +186,8 @@ static int set_shared(struct cc_run_opts *o, const char *v, const struct source 
 {
   uint64_t n;
   int rc = parse_uint("shared", v, UINT32_MAX, 1, &n, err);
-  o->shared_bytes = (uint32_t)n;
+  if (rc == CC_OK) /* a refused value leaves the option as it was */
+    o->shared_bytes = (uint32_t)n;
   return rc;
 }
 
@@ -282,7 +291,8 @@ static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
 {
   uint64_t n;
   int rc = parse_uint("top", v, UINT32_MAX, 0, &n, err);
-  o->top = (uint32_t)n;
+  if (rc == CC_OK)
+    o->top = (uint32_t)n;
   return rc;
 }
 
@@ -351,7 +361,8 @@ static const struct option options[] = {
    "SIZE elements: integers, scalar names, + - * / % ( );\n"
    "INIT zero | iota | random[:SEED] | file:PATH |\n"
    "const:VALUE; the buffer's device pointer is passed", set_arg, FOR_LAUNCH},
-  {"shared", 0, "BYTES", "dynamic shared memory per CTA", set_shared, FOR_LAUNCH},
+  {"shared", 0, "BYTES", "dynamic shared memory per CTA (default 0)", set_shared,
+   FOR_LAUNCH},
   {"dump", 0, "NAME=PATH", "after the run, write buffer NAME to PATH\n"
    "(raw little-endian elements)", set_dump, FOR_LAUNCH},
   {"launch", 0, "FILE",
@@ -359,7 +370,7 @@ static const struct option options[] = {
    "words, '#' comments; its relative paths are taken\n"
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
   {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
-   FOR_REPORT | CMD_BIT(CC_CLI_CMD_FIX)},
+   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
   {"arch", 0, "ARCH",
    "memory model (default sm_90); several, comma-\n"
    "separated or repeated (cc1.0,cc1.2,sm_90): the\n"
@@ -369,7 +380,8 @@ static const struct option options[] = {
   {"smem-bank-width", 0, "4|8", "shared memory bank width in bytes (8: cc3.x\n"
    "8-byte bank mode; default 4)", set_smem_bank_width, FOR_REPORT},
   {"trace", 0, "FILE", "also save the access trace (.cctrace) for\n"
-   "`coalcheck report`", set_trace, CMD_BIT(CC_CLI_CMD_RUN)},
+   "`coalcheck report` (executables: GPU trace mode)", set_trace,
+   CMD_BIT(CC_CLI_CMD_RUN) | FOR_APP},
   {"output", 'o', "FILE", "record: the trace file (default KERNEL.cctrace);\n"
    "fix: the folder to write the fix into (DIR)", set_output,
    CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX)},
@@ -377,29 +389,43 @@ static const struct option options[] = {
    "model (default) or by emulating every candidate", set_strategy, CMD_BIT(CC_CLI_CMD_FIX)},
   {"force", 0, NULL, "fix: replace a non-empty -o DIR", set_force, CMD_BIT(CC_CLI_CMD_FIX)},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
-  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns,
-   FOR_LAUNCH},
+  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels,\n"
+   "exit 6); default 2^34", set_max_insns, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
-   FOR_REPORT},
-  {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"
-   "the GPU under libcoalcheck_gpu.so (exit 10 when\n"
-   "there is none)", set_backend, CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX)},
-  {"quiet", 'q', NULL, "no progress messages", set_quiet, FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
-  {"help", 'h', NULL, "show this help", set_help, FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
-  {"version", 0, NULL, "show the version", set_version, FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
+   FOR_REPORT | FOR_APP},
+  {"backend", 0, "emu|gpu", "emu: the PTX emulator (default for .cu/.ptx);\n"
+   "gpu: run it on the GPU under libcoalcheck_gpu.so\n"
+   "(the only one for executables; exit 10 when\n"
+   "there is no GPU); fix: also time both on the GPU", set_backend,
+   CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX) | FOR_APP},
+  /* the executable mode's own options (app.c) */
+  {"kernel-name", 0, "REGEX", "profile kernels whose name matches (POSIX ERE,\n"
+   "demangled or mangled name)", NULL, FOR_APP},
+  {"launch-skip", 0, "N", "skip the first N matching launches", NULL, FOR_APP},
+  {"launch-count", 0, "N", "profile N matching launches (default: all)", NULL, FOR_APP},
+  {"gpu-json", 0, "FILE", "keep the injection library's own JSON", NULL, FOR_APP},
+  {"sample-ctas", 0, "N", "count and trace only CTAs whose linear id % N\n"
+   "is 0", NULL, FOR_APP},
+  {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
+   "(default all): the others run at native speed", NULL, FOR_APP},
+  {"quiet", 'q', NULL, "no progress messages", set_quiet,
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"help", 'h', NULL, "show this help", set_help,
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"version", 0, NULL, "show the version", set_version,
+   FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
 };
 
-void cc_cli_print_options(FILE *out)
-{
-  cc_cli_print_options_cmd(out, CC_CLI_CMD_RUN);
-}
+#define NOPTIONS (sizeof options / sizeof options[0])
 
-void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
+/* Writes the help of the options taken under any bit of want and none of skip. */
+static void print_matching(FILE *out, unsigned want, unsigned skip)
 {
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+  for (size_t i = 0; i < NOPTIONS; i++) {
     const struct option *op = &options[i];
+    unsigned cmds = op->cmds ? op->cmds : FOR_LAUNCH;
     char head[64];
-    if (!takes(op, cmd))
+    if (!(cmds & want) || (cmds & skip))
       continue;
     const char *h = op->help;
     int n = snprintf(head, sizeof head, "  %s%c%s--%s%s%s", op->short_name ? "-" : "",
@@ -422,9 +448,49 @@ void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
   }
 }
 
+void cc_cli_print_options(FILE *out)
+{
+  cc_cli_print_options_cmd(out, CC_CLI_CMD_RUN);
+}
+
+void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
+{
+  print_matching(out, CMD_BIT(cmd), 0);
+}
+
+void cc_cli_print_options_app(FILE *out, int only_app)
+{
+  print_matching(out, FOR_APP, only_app ? FOR_ALL : 0);
+  if (!only_app)
+    return;
+  fprintf(out, "%-26s", "  and, as above:");
+  for (size_t i = 0, n = 0; i < NOPTIONS; i++) {
+    const struct option *op = &options[i];
+    if (!(op->cmds & FOR_APP) || !(op->cmds & FOR_ALL))
+      continue;
+    if (op->short_name)
+      fprintf(out, "%s-%c", n++ ? ", " : "", op->short_name);
+    else
+      fprintf(out, "%s--%s", n++ ? ", " : "", op->name);
+  }
+  fputc('\n', out);
+}
+
+int cc_cli_app_option(const char *word)
+{
+  for (size_t i = 0; i < NOPTIONS; i++) {
+    const struct option *op = &options[i];
+    int hit = word[0] == '-' && ((word[1] == '-' && strcmp(word + 2, op->name) == 0) ||
+                                 (op->short_name && word[1] == op->short_name && !word[2]));
+    if (hit && (op->cmds & FOR_APP))
+      return op->arg != NULL;
+  }
+  return -1;
+}
+
 static const struct option *find_long(const char *name, size_t len)
 {
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+  for (size_t i = 0; i < NOPTIONS; i++)
     if (strlen(options[i].name) == len && memcmp(options[i].name, name, len) == 0)
       return &options[i];
   return NULL;
@@ -438,7 +504,7 @@ static const char *cmd_name(enum cc_cli_cmd cmd)
 
 static const struct option *find_short(char c)
 {
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+  for (size_t i = 0; i < NOPTIONS; i++)
     if (options[i].short_name == c)
       return &options[i];
   return NULL;
@@ -468,6 +534,10 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   snprintf(shown, sizeof shown, "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
   if (!op)
     return cc_err_set(err, CC_ERR_USAGE, "unknown option '%s'; see 'coalcheck --help'", shown);
+  if (!op->set) /* an option of the executable mode (app.c) */
+    return cc_err_set(err, CC_ERR_USAGE, "option '%s' goes with an executable INPUT, "
+                      "before it (coalcheck %s %s ./app [ARGS]); a KERNEL.cu/.ptx does not "
+                      "take it", shown, shown, op->arg ? op->arg : "");
   if (!takes(op, src->cmd) && !(src->file && src->cmd == CC_CLI_CMD_RECORD &&
                                 takes(op, CC_CLI_CMD_RUN)))
     return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not an option of 'coalcheck %s'",

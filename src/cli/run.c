@@ -4,6 +4,7 @@
 #include "cli/cli_impl.h"
 #include "cli/gpu.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,7 +14,6 @@
 #include "emu/emu.h"
 #include "model/model.h"
 #include "report/report.h"
-#include "util/fileio.h"
 #include "util/mem.h"
 
 /* CUDA's launch limits (CUDA C Programming Guide, "Compute Capabilities", table of
@@ -69,14 +69,26 @@ static int named_end(void *ctx, struct cc_err *err)
   return s->inner.end_kernel(s->inner.ctx, err);
 }
 
-/* Checks what the parser cannot: required options and CUDA's launch limits. */
+int cc_cli_check_input(const char *input, struct cc_err *err)
+{
+  if (!input)
+    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
+                      "--launch FILE that names one");
+  if (access(input, R_OK) != 0)
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s; INPUT is KERNEL.cu, KERNEL.ptx "
+                      "or an executable (./app, or a program on PATH)", input, strerror(errno));
+  return CC_OK;
+}
+
+/* Checks what the parser cannot: INPUT first (a missing file is named before any missing
+ * option), then required options and CUDA's launch limits. */
 int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err)
 {
   static const char axis[3] = {'x', 'y', 'z'};
   uint64_t threads;
-  if (!o->input)
-    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
-                      "--launch FILE that names one");
+  int rc = cc_cli_check_input(o->input, err);
+  if (rc != CC_OK)
+    return rc;
   if (!o->grid[0])
     return cc_err_set(err, CC_ERR_USAGE, "missing --grid X[,Y[,Z]]: the grid dimensions in CTAs");
   if (!o->block[0])
@@ -114,12 +126,6 @@ int cc_cli_load_module(const struct cc_run_opts *o, struct ptx_module **out, str
   if (!ends_with(o->input, ".cu"))
     return cc_err_set(err, CC_ERR_USAGE, "cannot tell what '%s' is; INPUT must be a CUDA "
                       "source (.cu) or PTX (.ptx)", o->input);
-  if (access(o->input, R_OK) != 0) { /* nvcc's own message for this is less clear */
-    char *probe;
-    if ((rc = cc_file_read(o->input, &probe, NULL, err)) != CC_OK)
-      return rc;
-    free(probe);
-  }
   {
     char *nvcc = cc_cli_find_nvcc();
     rc = cc_cli_nvcc_compile(nvcc, o->input, o->nvcc_flags, &text, &len, err);

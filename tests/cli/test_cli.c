@@ -203,6 +203,27 @@ static void test_options_errors(void **state)
                "two --launch files given: 'a' and 'b'");
 }
 
+/* A refused value leaves its option as it was: --shared and --top used to store the
+ * unset result of the failed parse (gcc -O2: -Wmaybe-uninitialized, issue 13). The
+ * earlier option leaves a value on the stack where the unset one is read from. */
+static void test_refused_value_keeps_option(void **state)
+{
+  struct cc_run_opts o;
+  struct cc_err err = {0};
+  assert_int_equal(PARSE(&o, &err, "c", "--shared", "4096", "--top", "x"), CC_ERR_USAGE);
+  assert_int_equal(o.top, 0);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--top", "7", "--shared", "-"), CC_ERR_USAGE);
+  assert_int_equal(o.shared_bytes, 0);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--top", "7", "--top", "1x"), CC_ERR_USAGE);
+  assert_int_equal(o.top, 7);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--shared", "64", "--shared", "y"), CC_ERR_USAGE);
+  assert_int_equal(o.shared_bytes, 64);
+  cc_cli_opts_release(&o);
+}
+
 /* Writes text to dir/name; returns the path (owned). */
 static char *write_file(const char *dir, const char *name, const char *text)
 {
@@ -301,7 +322,12 @@ static void test_help_lists_every_option(void **state)
                                       "--l1-cache on|off", "--smem-bank-width 4|8",
                                       "--trace FILE", "--nvcc-flags FLAGS", "--max-insns N",
                                       "--top N", "--backend emu|gpu", "-q, --quiet",
-                                      "-h, --help", "--version"};
+                                      "-h, --help", "--version",
+                                      /* the executable INPUT's (usage.md, GPU backend) */
+                                      "coalcheck [GPU OPTIONS] ./app [ARGS]",
+                                      "--kernel-name REGEX", "--launch-skip N",
+                                      "--launch-count N", "--gpu-json FILE", "--sample-ctas N",
+                                      "--spaces LIST"};
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
@@ -552,7 +578,11 @@ static void test_run_checks(void **state)
   struct cc_run_opts o;
   memset(&o, 0, sizeof o);
   expect_run(&o, CC_ERR_USAGE, "no input given");
-  o.input = "k.ptx";
+  /* an INPUT that does not exist is named before the missing options (issue 13: "coalcheck
+   * bogus" said "missing --grid") */
+  o.input = "/nonexistent/bogus";
+  expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/bogus: No such file or directory");
+  o.input = CC_SOURCE_DIR "/tests/e2e/data/kernels.ptx";
   expect_run(&o, CC_ERR_USAGE, "missing --grid X[,Y[,Z]]");
   o.grid[0] = o.grid[1] = o.grid[2] = 1;
   expect_run(&o, CC_ERR_USAGE, "missing --block X[,Y[,Z]]");
@@ -570,13 +600,14 @@ static void test_run_checks(void **state)
   o.grid[1] = 65536;
   expect_run(&o, CC_ERR_USAGE, "--grid y = 65536 is above CUDA's limit of 65535");
   o.grid[1] = 1;
-  o.input = "k.txt";
-  expect_run(&o, CC_ERR_USAGE, "cannot tell what 'k.txt' is");
+  o.input = CC_SOURCE_DIR "/README.md";
+  expect_run(&o, CC_ERR_USAGE, "cannot tell what '" CC_SOURCE_DIR "/README.md' is");
   o.input = "/nonexistent/k.ptx";
   expect_run(&o, CC_ERR_INPUT, "/nonexistent/k.ptx");
   o.input = "/nonexistent/k.cu";
   expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/k.cu");
   /* an unwritable --json fails before the input is read */
+  o.input = CC_SOURCE_DIR "/tests/e2e/data/kernels.ptx";
   o.json_path = "/nonexistent/dir/r.json";
   expect_run(&o, CC_ERR_IO, "cannot write /nonexistent/dir/r.json");
 }
@@ -589,6 +620,7 @@ int main(void)
     cmocka_unit_test(test_tokenize_errors),
     cmocka_unit_test(test_options_all),
     cmocka_unit_test(test_options_errors),
+    cmocka_unit_test(test_refused_value_keeps_option),
     cmocka_unit_test(test_launch_file_merge),
     cmocka_unit_test(test_help_lists_every_option),
     cmocka_unit_test(test_demangle),

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/gpu.h"
@@ -536,12 +537,119 @@ static void test_run_gpu_errors(void **state)
   assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_INPUT);
   o.nargs = 4;
   free(o.input);
-  o.input = strdup("kernel.txt");
+  o.input = strdup("kernel.txt"); /* not there: said before the missing kind */
+  assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "cannot read kernel.txt: No such file or directory"));
+  free(o.input);
+  o.input = strdup(CC_SOURCE_DIR "/README.md");
   assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_USAGE);
   assert_non_null(strstr(err.msg, "cannot tell what"));
   unsetenv("COALCHECK_GPU_PLAN");
   assert_int_equal(rmdir(dir), 0); /* nothing was written */
   cc_cli_opts_release(&o);
+}
+
+/* ---- libsanitizer-public.so from the CUDA installation (a fake toolkit tree) ---------- */
+
+/* Creates root/rel (folders included) as an empty file with mode. */
+static void make_file(const char *root, const char *rel, mode_t mode)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
+    *p = '\0';
+    mkdir(path, 0755);
+    *p = '/';
+  }
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fclose(fp);
+  assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Expects the search to pick want_dir (root-relative) from want_origin. */
+static void expect_found(const struct cc_cli_cuda_places *p, const char *root,
+                         const char *want_dir, const char *want_origin)
+{
+  struct cc_err err = {CC_OK, ""};
+  char *dir = NULL, *origin = NULL, want[512];
+  if (cc_cli_gpu_find_sanitizer(p, &dir, &origin, &err) != CC_OK)
+    fail_msg("not found: %s", err.msg);
+  snprintf(want, sizeof want, "%s/%s", root, want_dir);
+  assert_string_equal(dir, want);
+  assert_string_equal(origin, want_origin);
+  free(dir);
+  free(origin);
+}
+
+/* Order: $CUDA_HOME, the toolkit of the nvcc on PATH (as found, then with links
+ * resolved), the default root, LD_LIBRARY_PATH; none: every folder tried is named. */
+static void test_find_sanitizer(void **state)
+{
+  char root[] = "/tmp/cc-test-cuda-XXXXXX", a[512], b[512], c[512], d[512];
+  struct cc_cli_cuda_places p = {NULL, NULL, NULL, NULL};
+  struct cc_err err = {CC_OK, ""};
+  char *dir = (char *)"x", *origin = (char *)"x";
+  (void)state;
+  assert_non_null(mkdtemp(root));
+  make_file(root, "home/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "tk/bin/nvcc", 0755);
+  make_file(root, "tk/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "real/bin/nvcc", 0755);
+  make_file(root, "real/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "dflt/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "ld/libsanitizer-public.so", 0644);
+  make_file(root, "bare/bin/nvcc", 0755); /* a toolkit without compute-sanitizer/ */
+  snprintf(a, sizeof a, "%s/links", root); /* links/bin/nvcc -> real/bin/nvcc */
+  assert_int_equal(mkdir(a, 0755), 0);
+  strcat(a, "/bin");
+  assert_int_equal(mkdir(a, 0755), 0);
+  strcat(a, "/nvcc");
+  snprintf(b, sizeof b, "%s/real/bin/nvcc", root);
+  assert_int_equal(symlink(b, a), 0);
+
+  snprintf(a, sizeof a, "%s/home", root);
+  snprintf(b, sizeof b, "%s/none:%s/tk/bin", root, root);
+  snprintf(c, sizeof c, "%s/dflt", root);
+  snprintf(d, sizeof d, "%s/none:%s/ld", root, root);
+  p = (struct cc_cli_cuda_places){a, b, c, d};
+  expect_found(&p, root, "home/compute-sanitizer", "$CUDA_HOME");
+  p.cuda_home = NULL;
+  expect_found(&p, root, "tk/compute-sanitizer", "the nvcc on PATH");
+  snprintf(b, sizeof b, "%s/links/bin", root);
+  expect_found(&p, root, "real/compute-sanitizer", "the nvcc on PATH, links resolved");
+  snprintf(b, sizeof b, "%s/bare/bin", root);
+  expect_found(&p, root, "dflt/compute-sanitizer", "the default");
+  p.default_root = NULL;
+  expect_found(&p, root, "ld", "LD_LIBRARY_PATH");
+
+  /* none: each folder named with where it came from, and what to do */
+  snprintf(a, sizeof a, "%s/empty", root);
+  snprintf(c, sizeof c, "%s/none", root);
+  snprintf(d, sizeof d, "%s/lib1::%s/lib2", root, root);
+  p = (struct cc_cli_cuda_places){a, b, c, d};
+  assert_int_equal(cc_cli_gpu_find_sanitizer(&p, &dir, &origin, &err), CC_ERR_TOOL);
+  assert_null(dir);
+  assert_null(origin);
+  {
+    static const char *const tried[] = {
+      "/empty/compute-sanitizer ($CUDA_HOME)", "/bare/compute-sanitizer (the nvcc on PATH)",
+      "/none/compute-sanitizer (the default)", "/lib1 (LD_LIBRARY_PATH)",
+      "/lib2 (LD_LIBRARY_PATH)", "set CUDA_HOME", "cannot find libsanitizer-public.so"};
+    for (size_t i = 0; i < sizeof tried / sizeof tried[0]; i++)
+      if (!strstr(err.msg, tried[i]))
+        fail_msg("message '%s' lacks '%s'", err.msg, tried[i]);
+  }
+  /* the same folder twice (CUDA_HOME = the default root) is tried once */
+  p = (struct cc_cli_cuda_places){c, NULL, c, NULL};
+  assert_int_equal(cc_cli_gpu_find_sanitizer(&p, &dir, &origin, &err), CC_ERR_TOOL);
+  assert_null(strstr(err.msg, "(the default)"));
+  assert_non_null(strstr(err.msg, "no nvcc on PATH"));
+  p.cuda_home = NULL;
+  assert_int_equal(cc_cli_gpu_find_sanitizer(&p, &dir, &origin, &err), CC_ERR_TOOL);
+  assert_non_null(strstr(err.msg, "CUDA_HOME is not set"));
+  snprintf(a, sizeof a, "rm -rf '%s'", root);
+  assert_int_equal(system(a), 0);
 }
 
 int main(void)
@@ -553,6 +661,7 @@ int main(void)
     cmocka_unit_test(test_probe_forced_none),  cmocka_unit_test(test_is_elf_and_find),
     cmocka_unit_test(test_app_wanted),         cmocka_unit_test(test_app_errors),
     cmocka_unit_test(test_plan_written),       cmocka_unit_test(test_run_gpu_errors),
+    cmocka_unit_test(test_find_sanitizer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,14 @@ ONE=(--grid 1 --block 1 --arg 'a=u8[1]:zero')
 
 expect 3 "cannot read $TMP/missing.ptx" "$COALCHECK" "$TMP/missing.ptx" "${ONE[@]}"
 expect 3 "cannot read $TMP/missing.cu" "$COALCHECK" "$TMP/missing.cu" "${ONE[@]}"
+# an INPUT that does not exist is said before the options it lacks (it said "missing
+# --grid"), whatever it looks like: no suffix, an executable's ./path, --backend gpu
+cd "$TMP" || exit 1
+expect 3 "cannot read bogus: No such file or directory" "$COALCHECK" bogus
+expect 3 "cannot read ./bogus: No such file or directory" "$COALCHECK" ./bogus --grid 1
+expect 3 "cannot read k.ptx: No such file or directory" "$COALCHECK" record k.ptx
+expect 3 "cannot read k.cu: No such file or directory" "$COALCHECK" --backend gpu k.cu
+cd - >/dev/null || exit 1
 # file:line:column of the first bad token
 expect 3 "malformed.ptx:11:16: expected an operand" "$COALCHECK" "$DATA/malformed.ptx" "${ONE[@]}"
 expect 3 "unknown_insn.ptx:11:2: unknown instruction 'frobnicate.u32'" \

@@ -116,18 +116,26 @@ expect 2 "import takes only" "$COALCHECK" import --kernel-name x "$TMP/g.json"
 # ---- a stand-in driver and library: the executable mode and --backend gpu end to end ----
 # A fake libcuda.so.1 (only what the probe calls) on LD_LIBRARY_PATH, a fake "injection
 # library" whose destructor writes the hand-made report to $COALCHECK_GPU_JSON, and a fake
-# launcher script: everything but the GPU itself runs.
+# launcher script: everything but the GPU itself runs. Like the real one, the fake library
+# needs libsanitizer-public.so (DT_NEEDED, no RUNPATH: an installed copy on another
+# machine), which only a fake toolkit holds ($CUDA_HOME/compute-sanitizer/): coalcheck
+# must find it there and hand it to the application (before, the app died with 127).
 CC=$(command -v cc || command -v gcc)
 if [ -n "$CC" ]; then
-  mkdir -p "$TMP/drv" "$TMP/nodev"
+  mkdir -p "$TMP/drv" "$TMP/nodev" "$TMP/cuda/compute-sanitizer"
+  export CUDA_HOME="$TMP/cuda"
+  echo 'int sanitizer_fake(void) { return 0; }' > "$TMP/san.c"
+  "$CC" -shared -fPIC -Wl,-soname,libsanitizer-public.so -o \
+    "$TMP/cuda/compute-sanitizer/libsanitizer-public.so" "$TMP/san.c" || fail "fake sanitizer"
   printf 'int cuInit(unsigned f) { (void)f; return 0; }\nint cuDeviceGetCount(int *n) { *n = 1; return 0; }\n' > "$TMP/drv.c"
   printf 'int cuInit(unsigned f) { (void)f; return 100; }\nint cuDeviceGetCount(int *n) { *n = 0; return 0; }\n' > "$TMP/nodev.c"
   cat > "$TMP/fakelib.c" <<EOF2
 #include <stdio.h>
 #include <stdlib.h>
+int sanitizer_fake(void);
 __attribute__((destructor)) static void out(void)
 {
-  const char *p = getenv("COALCHECK_GPU_JSON");
+  const char *p = sanitizer_fake() ? NULL : getenv("COALCHECK_GPU_JSON");
   FILE *in = fopen("$TMP/g.json", "r"), *o = p ? fopen(p, "w") : NULL;
   int c;
   while (in && o && (c = fgetc(in)) != EOF) fputc(c, o);
@@ -140,7 +148,8 @@ EOF2
   "$CC" -o "$TMP/app" "$TMP/app.c" &&
     "$CC" -shared -fPIC -o "$TMP/drv/libcuda.so.1" "$TMP/drv.c" &&
     "$CC" -shared -fPIC -o "$TMP/nodev/libcuda.so.1" "$TMP/nodev.c" &&
-    "$CC" -shared -fPIC -o "$TMP/libfake_gpu.so" "$TMP/fakelib.c" || fail "cannot build the fakes"
+    "$CC" -shared -fPIC -o "$TMP/libfake_gpu.so" "$TMP/fakelib.c" \
+      -L"$TMP/cuda/compute-sanitizer" -lsanitizer-public || fail "cannot build the fakes"
   # cuInit fails (100 = CUDA_ERROR_NO_DEVICE): exit 10 naming the code
   LD_LIBRARY_PATH="$TMP/nodev" expect 10 "cuInit failed with CUresult 100" "$COALCHECK" /bin/true
   # a driver, but no library found: exit 8 naming the variable
@@ -157,10 +166,24 @@ EOF2
   [ "$(grep -c '^     ptx ' "$TMP/out")" = 1 ] || fail "executable mode: --top 1 not applied"
   grep -q hint "$TMP/err" && fail "executable mode: a --help hint for the app's status"
   [ -s "$TMP/kept.json" ] || fail "--gpu-json: the library's report was not kept"
-  # status 0, --json of the imported report
+  # status 0, --json of the imported report; the progress output names the sanitizer
+  # library taken and where from
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
-    "$COALCHECK" -q --json "$TMP/app.json" /bin/true
+    "$COALCHECK" --json "$TMP/app.json" /bin/true
   grep -Eq '"sectors":[[:space:]]*144,' "$TMP/app.json" || fail "executable mode: --json"
+  grep -qF "with $TMP/cuda/compute-sanitizer/libsanitizer-public.so (from \$CUDA_HOME)" \
+    "$TMP/err" || fail "progress output does not name the sanitizer library: $(cat "$TMP/err")"
+  # none found: every folder tried is named, and what to do (unless this machine's
+  # default toolkit has one)
+  if [ ! -e /usr/local/cuda/compute-sanitizer/libsanitizer-public.so ]; then
+    mkdir -p "$TMP/nobin"
+    expect 8 "set CUDA_HOME" env CUDA_HOME="$TMP/nocuda" PATH="$TMP/nobin" \
+      LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" "$COALCHECK" /bin/true
+    for where in "$TMP/nocuda/compute-sanitizer (\$CUDA_HOME)" "no nvcc on PATH" \
+                 "/usr/local/cuda/compute-sanitizer (the default)" "$TMP/drv (LD_LIBRARY_PATH)"; do
+      grep -qF "$where" "$TMP/err" || fail "the not-found message lacks '$where': $(cat "$TMP/err")"
+    done
+  fi
   # an app that loads no CUDA module leaves no report (the real library writes none): 8
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/drv/libcuda.so.1" expect 8 \
     "wrote no GPU report" "$COALCHECK" -q /bin/true

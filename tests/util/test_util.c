@@ -41,6 +41,12 @@ static void test_err_truncates(void **state)
   assert_int_equal(strlen(err.msg), CC_ERR_MSG_MAX - 1);
   cc_err_prefix(&err, "%s", big); /* must not overflow */
   assert_int_equal(strlen(err.msg), CC_ERR_MSG_MAX - 1);
+  /* a short prefix: the long old text is cut to fill the rest */
+  cc_err_set(&err, CC_ERR_INPUT, "%s", big);
+  cc_err_prefix(&err, "p");
+  assert_int_equal(strlen(err.msg), CC_ERR_MSG_MAX - 1);
+  assert_memory_equal(err.msg, "p: aaa", 6);
+  assert_int_equal(err.msg[CC_ERR_MSG_MAX - 2], 'a');
 }
 
 static void test_vec(void **state)
