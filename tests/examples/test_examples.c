@@ -977,6 +977,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_local_array.c */
     "local_array/divergent.launch", "local_array/uniform.launch",
     "local_array/uniform8.launch",
+    /* tested in tests/examples/test_permute.c */
+    "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
+    "permute/transpose16.launch",
 };
 
 static int is_tested(const char *rel)
