@@ -481,8 +481,9 @@ static void decide(const struct cc_cuda_model *m, struct cc_cuda_vref *vrefs, st
       }
     }
     {
-      unsigned b, e;
-      if (!cc_cuda_tu_extent(&m->tu, sites[l].call, &b, &e) || !cc_cuda_model_whole(m, b, e)) {
+      unsigned off;
+      if (!cc_cuda_tu_off(&m->tu, clang_getCursorLocation(sites[l].call), &off) ||
+          cc_cuda_model_expansion_at(m, off)) {
         sites[l].ok = 0;
         catf(&sites[l].why, "the launch is written by a macro");
       }

@@ -201,20 +201,28 @@ static char *operator_of(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs
   return op;
 }
 
+/* 1 when x is a low mask 2^k - 1 with 2^k >= 8. */
+static int low_mask(uint64_t x)
+{
+  return x >= 7 && x != UINT64_MAX && ((x + 1) & x) == 0;
+}
+
 /* 1 when v, the constant beside a threadIdx-derived value under op, cuts out a lane or a
- * warp: % or / by 8, 16 or a multiple of 32; & with 2^k - 1 or -2^k (2^k >= 8); >> by 3
- * or more. */
+ * warp: % or / by 8, 16 or a multiple of 32; & with 2^k - 1 or -2^k (2^k >= 8, as a 32- or
+ * 64-bit mask: clang gives -32 converted to unsigned as 4294967264); >> by 3 or more. */
 static int warp_like(const char *op, long long v)
 {
-  unsigned long long p;
+  uint64_t u = (uint64_t)v;
+  uint32_t w = (uint32_t)u;
   if (op[0] == '%' || op[0] == '/')
     return v >= 8 && (v % 32 == 0 || 32 % v == 0);
   if (op[0] == '>')
     return v >= 3 && v < 64;
-  p = v < 0 ? (unsigned long long)(-(v + 1)) + 1 : (unsigned long long)v + 1; /* & */
-  return p >= 8 && (p & (p - 1)) == 0;
+  return low_mask(u) || low_mask(~u) || (u >> 32 == 0 && (low_mask(w) || low_mask((uint32_t)~w)));
 }
 
+/* The integer constant c evaluates to; an unsigned 32-bit value above INT32_MAX is read
+ * back as the negative number it was written as (-32, not 4294967264). */
 static int constant(CXCursor c, long long *v)
 {
   CXEvalResult r = clang_Cursor_Evaluate(c);
@@ -222,6 +230,8 @@ static int constant(CXCursor c, long long *v)
   if (r) {
     if (clang_EvalResult_getKind(r) == CXEval_Int) {
       *v = clang_EvalResult_getAsLongLong(r);
+      if (*v > INT32_MAX && *v <= (long long)UINT32_MAX)
+        *v = (int32_t)(uint32_t)*v;
       ok = 1;
     }
     clang_EvalResult_dispose(r);
