@@ -35,6 +35,11 @@ static const char prelude[] =
   "#define __cudart_builtin__\n"
   "#define CUDART_CB\n"
   "typedef __SIZE_TYPE__ __cc_size_t;\n"
+  /* nvcc's implicit cuda_runtime.h brings <stddef.h>: kernels use size_t without an
+   * #include (a repeated typedef of the same type is allowed, so a user's own include
+   * still works) */
+  "typedef __SIZE_TYPE__ size_t;\n"
+  "typedef __PTRDIFF_TYPE__ ptrdiff_t;\n"
   "struct uint3 { unsigned int x, y, z; };\n"
   "struct dim3 {\n"
   "  unsigned int x, y, z;\n"

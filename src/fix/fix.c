@@ -370,7 +370,9 @@ static void explain_remaining(struct cc_fix_plan *p)
   p->remaining[0] = '\0';
   for (size_t i = 0; i < a->n_insns; i++) {
     const struct cc_insn_stats *s = &a->insns[i], *was = match(a, s, b);
-    if (s->excess_sectors == 0 || s->requests == 0 || len >= sizeof p->remaining - 128)
+    /* what matters: at least 1% of the fixed kernel's sectors in excess */
+    if (s->excess_sectors == 0 || s->requests == 0 || len >= sizeof p->remaining - 128 ||
+        s->excess_sectors * 100 < a->totals.sectors)
       continue;
     moved |= was && was->excess_sectors == 0;
     len += (size_t)snprintf(p->remaining + len, sizeof p->remaining - len, "%sline %u %s "

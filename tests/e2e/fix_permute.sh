@@ -79,7 +79,7 @@ for s in model empirical; do
   expect 0 "" "$COALCHECK" fix --launch "$EX/permute/stencil2d.launch" -o "$TMP/st-$s" -q \
     --strategy $s --json "$TMP/st-$s.json"
   jcheck "$TMP/st-$s.json" 'd["verified"] is True and d["chosen"]["permutation"] == "x<->y"'
-  line=$(grep -n 'out\[r \* n + c\] = ' "$EX/permute/permute.cu" | cut -d: -f1)
+  line=$(grep -n 'out\[r \* n + c\] = 0.25f' "$EX/permute/permute.cu" | cut -d: -f1)
   [ "$(line_sectors "$TMP/st-$s.json" before store "$line")" = 130560 ] || fail "stencil store before ($s)"
   [ "$(line_sectors "$TMP/st-$s.json" after store "$line")" = 32640 ] || fail "stencil store after ($s)"
 done
