@@ -85,12 +85,40 @@ static void insn_place(const struct ptx_module *m, const struct ptx_function *f,
     snprintf(buf, size, "%s:%u", m->path, f->insns[i].line);
 }
 
-/* Refuses kernels whose results could depend on warp membership (fix_impl.h). */
+/* The source side of legality (CUDA input): warpSize, lane and warp ids computed from
+ * threadIdx, cooperative groups, volatile shared memory (cuda.h's cc_cuda_scan_kernel),
+ * which the PTX does not show as such. */
+static int check_legal_source(const struct cc_fix_opts *o, struct cc_fix_plan *p,
+                              struct cc_err *err)
+{
+  struct cc_cuda_scan scan;
+  int rc;
+  if (!o->input_is_cuda)
+    return CC_OK;
+  if ((rc = cc_cuda_scan_kernel(o->input, o->input_text, o->input_len, o->kernel_name,
+                                o->clang_args, o->nclang_args, &scan, err)) != CC_OK)
+    return rc;
+  if (scan.nsites) {
+    const struct cc_cuda_hazard_site *h = &scan.sites[0];
+    snprintf(p->reason, sizeof p->reason, "%s:%u:%u: %s uses %s, which depends on which "
+             "threads share a warp; a thread-geometry permutation would change its result",
+             h->file, h->line, h->column, o->kernel_name, h->what);
+    rc = cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  cc_cuda_scan_release(&scan);
+  return rc;
+}
+
+/* Refuses kernels whose results could depend on warp membership (fix_impl.h), from the
+ * source first (its places are the user's), then from the PTX. */
 static int check_legal(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
   const struct ptx_function *f;
   uint32_t insn;
   char what[96], where[256];
+  int rc;
+  if ((rc = check_legal_source(o, p, err)) != CC_OK)
+    return rc;
   if (!cc_fix_warp_dependent(o->module, o->kernel, &f, &insn, what, sizeof what))
     return CC_OK;
   insn_place(o->module, f, o->kernel, insn, where, sizeof where);

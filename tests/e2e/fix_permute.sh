@@ -110,8 +110,22 @@ dump_compare "$EX/gaussian/fan2.launch" "$TMP/fan2" a_cuda
 # ---- refusals: exit 11, a reason, nothing written ---------------------------------------------
 line=$(grep -n '__shfl_down_sync' "$EX/permute/permute.cu" | cut -d: -f1)
 expect 11 "permute.cu:$line" "$COALCHECK" fix --launch "$EX/permute/rowsum_shfl.launch" -o "$TMP/shfl" -q
-grep -q "shuffle" "$TMP/err" || fail "shfl refusal does not name the shuffle"
+grep -q "__shfl_down_sync" "$TMP/err" || fail "shfl refusal does not name the shuffle"
 [ ! -e "$TMP/shfl" ] || fail "a refused fix wrote its folder"
+# a lane id computed from threadIdx in the source (no warp instruction in the PTX): the
+# source scan (libclang) refuses it with the line and column
+cat > "$TMP/lane.cu" <<'EOF'
+__global__ void lane_leader(float *out, const float *in, int n)
+{
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = blockIdx.y * blockDim.y + threadIdx.y;
+  float v = in[r * n + c];
+  out[r * n + c] = (threadIdx.x % 32 == 0) ? v : 2.0f * v;
+}
+EOF
+expect 11 "lane.cu:6:" "$COALCHECK" fix "$TMP/lane.cu" --grid 4,16 --block 32,8 \
+  --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random' --arg n=128 -o "$TMP/lane" -q
+[ ! -e "$TMP/lane" ] || fail "a refused fix wrote its folder"
 expect 11 "shared memory" "$COALCHECK" fix --launch "$EX/permute/transpose16.launch" -o "$TMP/tr" -q \
   --json "$TMP/tr.json"
 [ ! -e "$TMP/tr" ] || fail "the transpose's refusal wrote its folder"
