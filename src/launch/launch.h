@@ -44,7 +44,8 @@ struct cc_launch_arg {
 
 /* Parses one --arg spec into *out (which the caller releases). base_dir, if not NULL and
  * not "", is prefixed (with '/') to a relative file: path, so that launch files can name
- * data beside them. Errors: CC_ERR_USAGE "bad --arg 'SPEC': what is wrong". */
+ * data beside them. Errors: CC_ERR_USAGE "bad --arg 'SPEC': what is wrong" (SPEC shortened
+ * to 60 characters and "..." when longer), the size expression's syntax included. */
 int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch_arg *out,
                         struct cc_err *err);
 /* Frees a's strings and zeroes it (a itself is the caller's); safe on a zeroed arg. */
@@ -56,10 +57,14 @@ enum ptx_type cc_launch_type_parse(const char *name, size_t len);
 /* Bytes per element of a buffer type (u8: 1 ... f64: 8), 0 for others. */
 unsigned cc_launch_type_size(enum ptx_type t);
 
+/* The deepest nesting of '(' and unary '-' a size expression may have (the parser
+ * recurses once per level; docs/usage.md). */
+#define CC_LAUNCH_MAX_NESTING 256
+
 /* Evaluates a size expression over the scalars among args (NAME=VALUE, VALUE an integer
  * literal). 64-bit signed arithmetic; / and % truncate toward zero (C). Errors
  * (CC_ERR_INPUT): unknown name, a name whose value is not an integer, overflow, division
- * by zero, a negative result, bad syntax. */
+ * by zero, a negative result, bad syntax, nesting deeper than CC_LAUNCH_MAX_NESTING. */
 int cc_launch_eval_size(const char *expr, const struct cc_launch_arg *args, size_t nargs,
                         uint64_t *out, struct cc_err *err);
 

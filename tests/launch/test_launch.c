@@ -198,6 +198,57 @@ static void test_size_expressions(void **state)
   free_args(args, 7);
 }
 
+/* "A=f32[" + depth '(' (or '-') + "1" + depth ')' + "]:zero", owned. */
+static char *nested_spec(size_t depth, char open, int close)
+{
+  char *s = malloc(depth * 2 + 32), *p = s;
+  assert_non_null(s);
+  p += sprintf(p, "A=f32[");
+  memset(p, open, depth);
+  p += depth;
+  *p++ = '1';
+  if (close) {
+    memset(p, ')', depth);
+    p += depth;
+  }
+  strcpy(p, "]:zero");
+  return s;
+}
+
+/* Nesting is bounded (docs/usage.md: 256 levels of parentheses and unary minus): 100,000
+ * levels used to recurse until the stack overflowed (SIGSEGV). */
+static void test_size_nesting_limit(void **state)
+{
+  char *spec = nested_spec(100000, '(', 1);
+  struct cc_launch_arg a;
+  uint64_t v = 0;
+  struct cc_err err = {0};
+  expect_parse_error(spec, "nested deeper than 256 levels");
+  free(spec);
+  spec = nested_spec(100000, '-', 0);
+  expect_parse_error(spec, "nested deeper than 256 levels");
+  free(spec);
+  /* the message quotes a long spec shortened, so that the reason is not cut off */
+  spec = nested_spec(100000, '(', 1);
+  assert_int_equal(cc_launch_arg_parse(spec, NULL, &a, &err), CC_ERR_USAGE);
+  if (strlen(err.msg) > 400)
+    fail_msg("message of %zu bytes: '%.100s...'", strlen(err.msg), err.msg);
+  free(spec);
+  /* 256 levels are fine: ((...(1)...)) is 1; 257 are not */
+  spec = nested_spec(256, '(', 1);
+  a = parse_ok(spec, NULL);
+  assert_int_equal(eval_ok(a.size_expr, NULL, 0), 1);
+  cc_launch_arg_release(&a);
+  free(spec);
+  spec = nested_spec(257, '(', 1);
+  expect_parse_error(spec, "nested deeper than 256 levels");
+  /* evaluation checks it too (it does not rely on the syntax check) */
+  spec[6 + 257 + 1 + 257] = '\0';
+  assert_int_equal(cc_launch_eval_size(spec + 6, NULL, 0, &v, &err), CC_ERR_INPUT);
+  expect_msg(&err, "nested deeper than 256 levels");
+  free(spec);
+}
+
 /* ---- the random generator ------------------------------------------------------------- */
 
 /* splitmix64 from seed 0, by hand from the documented steps (and equal to the outputs of
@@ -615,6 +666,7 @@ int main(void)
     cmocka_unit_test(test_parse_buffers),
     cmocka_unit_test(test_parse_errors),
     cmocka_unit_test(test_size_expressions),
+    cmocka_unit_test(test_size_nesting_limit),
     cmocka_unit_test(test_splitmix64),
     cmocka_unit_test(test_random_elements),
     cmocka_unit_test(test_fill_random),
