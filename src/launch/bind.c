@@ -77,6 +77,21 @@ static int check_names(const struct cc_launch_arg *args, size_t nargs, struct cc
   return CC_OK;
 }
 
+/* The type a scalar for a parameter of PTX type t is converted as. nvcc declares every
+ * integer parameter unsigned (`int` is .u32, `short` .u16, `long long` .u64: nvcc 13's
+ * -ptx), so the PTX cannot tell a negative int from a large unsigned: a .uN parameter
+ * takes what a .bN does, -2^(N-1)..2^N-1, a negative value as its two's complement. */
+static enum ptx_type param_value_type(enum ptx_type t)
+{
+  switch (t) {
+  case PTX_TYPE_U8: return PTX_TYPE_B8;
+  case PTX_TYPE_U16: return PTX_TYPE_B16;
+  case PTX_TYPE_U32: return PTX_TYPE_B32;
+  case PTX_TYPE_U64: return PTX_TYPE_B64;
+  default: return t;
+  }
+}
+
 /* Packs scalar argument i into param slot i. */
 static int bind_scalar(const struct cc_launch_arg *a, size_t i, const struct ptx_var *pv,
                        struct cc_launch_bound *b, struct cc_err *err)
@@ -91,7 +106,7 @@ static int bind_scalar(const struct cc_launch_arg *a, size_t i, const struct ptx
                       "%s: the kernel's parameter is %s (%llu bytes), which coalcheck cannot "
                       "pass yet; only scalars and pointers are supported", label, ptype,
                       (unsigned long long)pv->size_bytes);
-  if (cc_launch_convert(pv->type, a->value, bytes, why, sizeof why) != 0)
+  if (cc_launch_convert(param_value_type(pv->type), a->value, bytes, why, sizeof why) != 0)
     return cc_err_set(err, CC_ERR_INPUT, "%s is %s in the kernel but %s", label, ptype, why);
   b->params[i] = cc_xmalloc(size);
   memcpy(b->params[i], bytes, size);

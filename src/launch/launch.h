@@ -116,7 +116,9 @@ struct cc_launch_bound {
 
 /* Matches args (one per kernel parameter, in order) to kernel k's .param list: counts,
  * sizes (a buffer needs a 64-bit parameter), scalar values converted to each parameter's
- * type (integers range-checked; floats from decimal text); then allocates every buffer
+ * type (integers range-checked: .sN -2^(N-1)..2^(N-1)-1; .uN and .bN -2^(N-1)..2^N-1,
+ * negative values as two's complement, since nvcc declares `int` parameters .u32; floats
+ * from decimal text); then allocates every buffer
  * through alloc and fills it. Errors (CC_ERR_INPUT) name the argument, e.g. "argument 3
  * 'n' is s32 in the kernel but '1.5' is not an integer"; allocator errors pass through.
  * On failure *out is released. */

@@ -40,8 +40,9 @@ expect 3 "kernel scale has 4 parameters but 3 --arg were given" \
   "${S[@]}" --arg 'out=f32[n]:zero' --arg 'in=f32[n]:iota' --arg n=32
 expect 3 "argument 3 'n' is u32 in the kernel but '1.5' is not an integer" \
   "${S[@]}" --arg 'out=f32[32]:zero' --arg 'in=f32[32]:iota' --arg n=1.5 --arg a=2
-expect 3 "argument 3 'n' is u32 in the kernel but '-1' is out of range (0..4294967295)" \
-  "${S[@]}" --arg 'out=f32[32]:zero' --arg 'in=f32[32]:iota' --arg n=-1 --arg a=2
+# n is `int`, .u32 in the PTX: negative values down to -2^31 are taken (cli_run_ok.sh)
+expect 3 "argument 3 'n' is u32 in the kernel but '-2147483649' is out of range (-2147483648..4294967295)" \
+  "${S[@]}" --arg 'out=f32[32]:zero' --arg 'in=f32[32]:iota' --arg n=-2147483649 --arg a=2
 expect 3 "argument 4 'a' is f32 in the kernel but 'two' is not a number" \
   "${S[@]}" --arg 'out=f32[32]:zero' --arg 'in=f32[32]:iota' --arg n=32 --arg a=two
 expect 3 "argument 3 'm' is a buffer, passed as a 64-bit pointer, but the kernel's parameter is u32" \

@@ -537,7 +537,8 @@ static void test_bind_errors(void **state)
                                          "n=2305843009213693952", "1"};
   static const char *const agg[] = {"A=f32[4]:zero", "B=u8[4]:zero", "3", "1", "7"};
   static const char *const ok4[] = {"A=f32[4]:zero", "B=u8[4]:zero", "3", "1"};
-  static const char *const neg_u32[] = {"-1"};
+  static const char *const neg_u32[] = {"-2147483649"}; /* -2^31 - 1 */
+  static const char *const big_u32[] = {"4294967296"};  /* 2^32 */
   static const enum ptx_type u32[] = {PTX_TYPE_U32};
   static const enum ptx_type s64_types[] = {PTX_TYPE_U64, PTX_TYPE_U64, PTX_TYPE_S64,
                                             PTX_TYPE_F32};
@@ -563,8 +564,13 @@ static void test_bind_errors(void **state)
   expect_bind_error(overflow, 4, s64_types, 4, 0, CC_ERR_INPUT, "overflow 64 bits");
   expect_bind_error(ok4, 4, kern_types, 4, 2, CC_ERR_INPUT,
                     "argument 2 'B': out of emulated memory for B");
+  /* a .u32 parameter takes -2^31..2^32-1 (see test_bind_unsigned_params) */
   expect_bind_error(neg_u32, 1, u32, 1, 0, CC_ERR_INPUT,
-                    "argument 1 is u32 in the kernel but '-1' is out of range (0..4294967295)");
+                    "argument 1 is u32 in the kernel but '-2147483649' is out of range "
+                    "(-2147483648..4294967295)");
+  expect_bind_error(big_u32, 1, u32, 1, 0, CC_ERR_INPUT,
+                    "argument 1 is u32 in the kernel but '4294967296' is out of range "
+                    "(-2147483648..4294967295)");
   {
     /* a by-value struct: .param .align 4 .b8 p[12] */
     struct cc_launch_arg args[5];
@@ -583,6 +589,51 @@ static void test_bind_errors(void **state)
     free_args(args, 5);
     fake_free(&fa);
   }
+}
+
+/* nvcc 13 declares every integer parameter unsigned: `int i, short s, signed char c, long
+ * long ll` become .u32, .u16, .u8, .u64 (nvcc -ptx of a kernel taking them). So a .uN
+ * parameter takes a negative value as two's complement, -2^(N-1)..2^N-1
+ * (docs/usage.md); a .sN parameter (hand-written PTX) keeps the signed range. */
+static void test_bind_unsigned_params(void **state)
+{
+  static const char *const specs[] = {"-1", "-2147483648", "4294967295", "-128", "-1",
+                                      "-9223372036854775808"};
+  static const enum ptx_type types[] = {PTX_TYPE_U32, PTX_TYPE_U32, PTX_TYPE_U32,
+                                        PTX_TYPE_U8, PTX_TYPE_U16, PTX_TYPE_U64};
+  static const char *const s32_big[] = {"4294967295"};
+  static const enum ptx_type s32[] = {PTX_TYPE_S32};
+  struct cc_launch_arg args[6];
+  struct kernel k;
+  struct fake_alloc fa = {0x10000, 0, 0, {0}};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+  struct cc_launch_bound b;
+  struct cc_err err = {0};
+  uint32_t u32;
+  uint16_t u16;
+  uint64_t u64;
+  make_kernel(&k, types, 6);
+  parse_all(specs, 6, args);
+  if (cc_launch_bind(args, 6, &k.f, &alloc, &b, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  memcpy(&u32, b.params[0], 4);
+  assert_int_equal(u32, 0xffffffffu);          /* -1 mod 2^32 */
+  memcpy(&u32, b.params[1], 4);
+  assert_int_equal(u32, 0x80000000u);          /* -2^31 mod 2^32 */
+  memcpy(&u32, b.params[2], 4);
+  assert_int_equal(u32, 0xffffffffu);          /* 2^32-1 */
+  assert_int_equal(b.param_bytes[3], 1);
+  assert_int_equal(*(uint8_t *)b.params[3], 0x80); /* -128 mod 2^8 */
+  memcpy(&u16, b.params[4], 2);
+  assert_int_equal(u16, 0xffff);
+  memcpy(&u64, b.params[5], 8);
+  assert_true(u64 == UINT64_C(0x8000000000000000)); /* -2^63 mod 2^64 */
+  cc_launch_bound_release(&b);
+  free_args(args, 6);
+  expect_bind_error(s32_big, 1, s32, 1, 0, CC_ERR_INPUT,
+                    "argument 1 is s32 in the kernel but '4294967295' is out of range "
+                    "(-2147483648..2147483647)");
+  fake_free(&fa);
 }
 
 /* Scalar conversion to every parameter type, by hand. */
@@ -675,6 +726,7 @@ int main(void)
     cmocka_unit_test(test_fill_file),
     cmocka_unit_test(test_bind),
     cmocka_unit_test(test_bind_errors),
+    cmocka_unit_test(test_bind_unsigned_params),
     cmocka_unit_test(test_convert),
     cmocka_unit_test(test_dump),
   };
