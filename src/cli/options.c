@@ -531,7 +531,10 @@ static int find_launch(int argc, char **argv, const char **out, struct cc_err *e
   return CC_OK;
 }
 
-/* Reads launch file path into o. */
+/* Launch files hold a few lines; a bigger one is a mistake (docs/usage.md). */
+#define MAX_LAUNCH_FILE_BYTES (1u << 20)
+
+/* Reads launch file path (a regular file of at most MAX_LAUNCH_FILE_BYTES) into o. */
 static int read_launch_file(struct cc_run_opts *o, const char *path, enum cc_cli_cmd cmd,
                             struct cc_err *err)
 {
@@ -539,7 +542,7 @@ static int read_launch_file(struct cc_run_opts *o, const char *path, enum cc_cli
   uint32_t *lines = NULL;
   size_t n = 0;
   struct source src = {path, NULL, NULL, 0, 0, cmd};
-  int rc = cc_file_read(path, &text, NULL, err);
+  int rc = cc_file_read_max(path, MAX_LAUNCH_FILE_BYTES, "a launch file", &text, NULL, err);
   if (rc != CC_OK) {
     free(dir_copy);
     return cc_err_prefix(err, "cannot read launch file");

@@ -3,6 +3,7 @@
 #include "launch/launch_impl.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,56 @@ int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch
 
 /* ---- initialisers -------------------------------------------------------------------- */
 
+/* "buffer 'A': PATH has HAS bytes but the buffer holds ..." (has: "3", "more than 12"). */
+static int wrong_file_size(const struct cc_launch_arg *a, uint64_t count, const char *has,
+                           struct cc_err *err)
+{
+  uint64_t bytes = count * cc_launch_type_size(a->type);
+  return cc_err_set(err, CC_ERR_INPUT,
+                    "buffer '%s': %s has %s bytes but the buffer holds %llu %s elements "
+                    "(%llu bytes); the file must hold exactly the buffer, raw little-endian",
+                    a->name, a->init_text, has, (unsigned long long)count, type_name(a->type),
+                    (unsigned long long)bytes);
+}
+
+/* The file: initialiser: the regular file a->init_text must hold exactly count elements.
+ * Its size is checked before anything is read (a wrong file costs no time), and it is
+ * read straight into dst. */
+static int fill_from_file(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                          struct cc_err *err)
+{
+  uint64_t bytes = count * cc_launch_type_size(a->type), size;
+  FILE *fp;
+  size_t got;
+  char has[48], extra;
+  int rc = cc_file_open_regular(a->init_text, &fp, &size, err), e;
+  if (rc != CC_OK)
+    return cc_err_prefix(err, "buffer '%s'", a->name);
+  /* a size of 0 may be a file whose size stat does not know (/proc): read it to see */
+  if (size != bytes && size != 0) {
+    fclose(fp);
+    snprintf(has, sizeof has, "%llu", (unsigned long long)size);
+    return wrong_file_size(a, count, has, err);
+  }
+  got = bytes ? fread(dst, 1, (size_t)bytes, fp) : 0;
+  if (got == bytes && fread(&extra, 1, 1, fp) == 1) {
+    fclose(fp);
+    snprintf(has, sizeof has, "more than %llu", (unsigned long long)bytes);
+    return wrong_file_size(a, count, has, err);
+  }
+  e = errno;
+  if (ferror(fp)) {
+    fclose(fp);
+    return cc_err_set(err, CC_ERR_INPUT, "buffer '%s': cannot read %s: %s", a->name,
+                      a->init_text, strerror(e));
+  }
+  fclose(fp);
+  if (got == bytes)
+    return CC_OK;
+  snprintf(has, sizeof has, "%zu", got);
+  return wrong_file_size(a, count, has, err);
+}
+
 int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
                    struct cc_err *err)
 {
@@ -425,25 +476,8 @@ int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
       memcpy(p + i * size, v, size);
     return CC_OK;
   }
-  case CC_INIT_FILE: {
-    char *data;
-    size_t len;
-    int rc = cc_file_read(a->init_text, &data, &len, err);
-    if (rc != CC_OK)
-      return cc_err_prefix(err, "buffer '%s'", a->name);
-    if ((uint64_t)len != count * size) {
-      free(data);
-      return cc_err_set(err, CC_ERR_INPUT,
-                        "buffer '%s': %s has %zu bytes but the buffer holds %llu %s elements "
-                        "(%llu bytes); the file must hold exactly the buffer, raw "
-                        "little-endian", a->name, a->init_text, len,
-                        (unsigned long long)count, type_name(a->type),
-                        (unsigned long long)(count * size));
-    }
-    memcpy(dst, data, len);
-    free(data);
-    return CC_OK;
-  }
+  case CC_INIT_FILE:
+    return fill_from_file(a, count, dst, err);
   }
   CC_BUG("unknown initialiser %d", (int)a->init);
 }
