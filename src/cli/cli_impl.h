@@ -10,6 +10,12 @@
 
 #define CC_CLI_VERSION "0.1.0"
 
+/* The most bytes the buffer arguments of a launch may take together (the allocator's
+ * max_bytes, launch.h): o->max_memory (--max-memory), else half of the machine's
+ * physical memory (sysconf _SC_PHYS_PAGES x _SC_PAGESIZE), else 4 GiB when that is
+ * unknown. Emulated and GPU runs alike: their buffers live in host memory first. */
+uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
+
 /* Writes the option table of the main job as help lines (generated from the table). */
 void cc_cli_print_options(FILE *out);
 /* The same for one command: only the options it takes (options.c's table). */

@@ -266,6 +266,32 @@ static int set_max_insns(struct cc_run_opts *o, const char *v, const struct sour
   return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
 }
 
+/* --max-memory BYTES: an integer with an optional K, M, G or T suffix (powers of 1024) */
+static int set_max_memory(struct cc_run_opts *o, const char *v, const struct source *s,
+                          struct cc_err *err)
+{
+  static const char units[] = "KMGT";
+  size_t n = strlen(v);
+  const char *unit = n ? strchr(units, v[n - 1]) : NULL;
+  unsigned shift = unit && *unit ? 10u * (unsigned)(unit - units + 1) : 0;
+  char num[32];
+  uint64_t bytes;
+  if (shift)
+    n--;
+  if (n == 0 || n >= sizeof num)
+    goto bad;
+  memcpy(num, v, n);
+  num[n] = '\0';
+  if (parse_uint("max-memory", num, UINT64_MAX >> shift, 0, &bytes, NULL) != CC_OK)
+    goto bad;
+  o->max_memory = bytes << shift;
+  return CC_OK;
+bad:
+  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --max-memory: expected bytes, a "
+                    "positive integer with an optional K, M, G or T suffix (powers of 1024) "
+                    "below 2^64, e.g. 64G", v);
+}
+
 static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
@@ -346,6 +372,8 @@ static const struct option options[] = {
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
   {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns,
    FOR_LAUNCH},
+  {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
+   "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
    FOR_REPORT},
   {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"

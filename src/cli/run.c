@@ -22,6 +22,16 @@
 static const uint32_t max_block[3] = {1024, 1024, 64};
 static const uint32_t max_grid[3] = {INT32_MAX, 65535, 65535};
 
+uint64_t cc_cli_max_memory(const struct cc_run_opts *o)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (o->max_memory)
+    return o->max_memory;
+  if (pages <= 0 || page <= 0)
+    return UINT64_C(4) << 30;
+  return (uint64_t)pages * (uint64_t)page / 2;
+}
+
 /* Everything a run holds, released in one place. */
 struct run {
   struct cc_cli_outputs *outs; /* analyses, --json, trace (outputs.c) */
@@ -178,7 +188,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   r->emu = cc_emu_new(r->module, &eopts);
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
     return rc;
-  alloc = cc_launch_emu_allocator(r->emu);
+  alloc = cc_launch_emu_allocator(r->emu, cc_cli_max_memory(o));
   if ((rc = cc_launch_bind(o->args, o->nargs, k, &alloc, &r->bound, err)) != CC_OK)
     return rc;
   if ((rc = check_dumps(o, &r->bound, err)) != CC_OK)

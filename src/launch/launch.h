@@ -86,15 +86,19 @@ int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
                    struct cc_err *err);
 
 /* Where buffers live: cc_launch_emu_allocator (launch_emu.c) wraps cc_emu_alloc; tests
- * pass their own. alloc returns zero-filled memory of bytes bytes. */
+ * pass their own. alloc returns zero-filled memory of bytes bytes, or an error (host
+ * memory exhausted included: never an abort). */
 struct cc_launch_allocator {
   void *ctx;
   int (*alloc)(void *ctx, uint64_t bytes, const char *name, uint64_t *dev_addr,
                void **host, struct cc_err *err);
+  uint64_t max_bytes; /* the most bytes all buffers of one binding may take together;
+                         0 = no limit (the CLI's --max-memory) */
 };
 struct cc_emu;
-/* An allocator whose memory is the emulator's global memory (emu borrowed). */
-struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu);
+/* An allocator whose memory is the emulator's global memory (emu borrowed); max_bytes as
+ * in struct cc_launch_allocator. */
+struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu, uint64_t max_bytes);
 
 /* One allocated buffer. */
 struct cc_launch_buffer {
@@ -118,10 +122,13 @@ struct cc_launch_bound {
  * sizes (a buffer needs a 64-bit parameter), scalar values converted to each parameter's
  * type (integers range-checked: .sN -2^(N-1)..2^(N-1)-1; .uN and .bN -2^(N-1)..2^N-1,
  * negative values as two's complement, since nvcc declares `int` parameters .u32; floats
- * from decimal text); then allocates every buffer
- * through alloc and fills it. Errors (CC_ERR_INPUT) name the argument, e.g. "argument 3
- * 'n' is s32 in the kernel but '1.5' is not an integer"; allocator errors pass through.
- * On failure *out is released. */
+ * from decimal text); then evaluates every buffer's size and checks their total against
+ * alloc->max_bytes before allocating any; then allocates every buffer through alloc and
+ * fills it (zero: left as the allocator gives it). Errors (CC_ERR_INPUT) name the
+ * argument, e.g. "argument 3 'n' is s32 in the kernel but '1.5' is not an integer";
+ * CC_ERR_LIMIT when the buffers exceed alloc->max_bytes ("argument 1 'A' needs N bytes
+ * (64.0 GiB), which brings the buffers to ..., above the limit of ..."); allocator errors
+ * pass through. On failure *out is released. */
 int cc_launch_bind(const struct cc_launch_arg *args, size_t nargs,
                    cc_keep const struct ptx_function *k, const struct cc_launch_allocator *alloc,
                    struct cc_launch_bound *out, struct cc_err *err);

@@ -131,7 +131,7 @@ static void test_options_all(void **state)
   int rc = PARSE(&o, &err, "coalcheck", "--grid", "32,8", "k.ptx", "--block=256", "--arg",
                  "n=4", "--arg", "-3", "-q", "--top", "5", "--max-insns", "1000", "--json",
                  "out.json", "--arch", "sm_80", "--nvcc-flags", "-O3 -DX=1", "--shared",
-                 "0x400", "--dump", "A=a.bin", "--kernel", "ns::k<2>");
+                 "0x400", "--dump", "A=a.bin", "--kernel", "ns::k<2>", "--max-memory", "3G");
   if (rc != CC_OK)
     fail_msg("%s", err.msg);
   assert_string_equal(o.input, "k.ptx");
@@ -147,6 +147,7 @@ static void test_options_all(void **state)
   assert_int_equal(o.quiet, 1);
   assert_int_equal(o.top, 5);
   assert_int_equal(o.max_insns, 1000);
+  assert_true(o.max_memory == UINT64_C(3) << 30); /* 3 x 2^30 */
   assert_string_equal(o.json_path, "out.json");
   assert_string_equal(o.arch, "sm_80");
   assert_string_equal(o.nvcc_flags, "-O3 -DX=1");
@@ -199,6 +200,22 @@ static void test_options_errors(void **state)
                "bad value '1x' for --max-insns");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--shared", "4294967296"),
                "bad value '4294967296' for --shared");
+  /* --max-memory: positive; 2^24 T = 2^64 bytes does not fit */
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "0"),
+               "bad value '0' for --max-memory: expected bytes");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "16777216T"),
+               "bad value '16777216T' for --max-memory");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "4X"),
+               "bad value '4X' for --max-memory");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "G"),
+               "bad value 'G' for --max-memory");
+  assert_int_equal(PARSE(&o, &err, "c", "--max-memory", "16777215T", "--max-memory", "0x10"),
+                   CC_OK);
+  assert_true(o.max_memory == 16); /* the last one wins */
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--max-memory", "16777215T"), CC_OK);
+  assert_true(o.max_memory == UINT64_C(16777215) << 40); /* (2^24 - 1) x 2^40 */
+  cc_cli_opts_release(&o);
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--launch", "a", "--launch=b"),
                "two --launch files given: 'a' and 'b'");
 }
@@ -300,7 +317,7 @@ static void test_help_lists_every_option(void **state)
                                       "--launch FILE", "--json FILE", "--arch ARCH",
                                       "--l1-cache on|off", "--smem-bank-width 4|8",
                                       "--trace FILE", "--nvcc-flags FLAGS", "--max-insns N",
-                                      "--top N", "--backend emu|gpu", "-q, --quiet",
+                                      "--max-memory BYTES", "--top N", "--backend emu|gpu", "-q, --quiet",
                                       "-h, --help", "--version"};
   char *buf = NULL;
   size_t len = 0;

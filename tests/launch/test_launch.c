@@ -465,7 +465,7 @@ static void test_bind(void **state)
   struct cc_launch_arg args[4];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   uint64_t p0, p1;
@@ -508,7 +508,7 @@ static void expect_bind_error(const char *const *specs, size_t n, const enum ptx
   struct cc_launch_arg args[6];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, fail_at, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   int rc;
@@ -576,7 +576,7 @@ static void test_bind_errors(void **state)
     struct cc_launch_arg args[5];
     struct kernel k;
     struct fake_alloc fa = {0x10000, 0, 0, {0}};
-    struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+    struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
     struct cc_launch_bound b;
     struct cc_err err = {0};
     make_kernel(&k, with_agg, 5);
@@ -588,6 +588,54 @@ static void test_bind_errors(void **state)
                      "coalcheck cannot pass yet");
     free_args(args, 5);
     fake_free(&fa);
+  }
+}
+
+/* The buffers' total is checked against the allocator's max_bytes before any buffer is
+ * allocated: A = 16 f32 = 64 bytes, B = n = 64 u8 = 64 bytes, 128 in all. */
+static void test_bind_memory_limit(void **state)
+{
+  static const char *const specs[] = {"A=f32[16]:zero", "B=u8[n]:iota", "n=64", "1"};
+  struct cc_launch_arg args[4];
+  struct kernel k;
+  struct fake_alloc fa = {0x10000, 0, 0, {0}};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 127};
+  struct cc_launch_bound b;
+  struct cc_err err = {0};
+  make_kernel(&k, kern_types, 4);
+  parse_all(specs, 4, args);
+  assert_int_equal(cc_launch_bind(args, 4, &k.f, &alloc, &b, &err), CC_ERR_LIMIT);
+  expect_msg(&err, "argument 2 'B' needs 64 bytes, which brings the buffers to 128 bytes, "
+                   "above the limit of 127 bytes of emulated memory");
+  expect_msg(&err, "--max-memory");
+  assert_int_equal(fa.calls, 0); /* nothing was allocated */
+  assert_null(b.params);
+  alloc.max_bytes = 128; /* exactly the total: fine */
+  assert_int_equal(cc_launch_bind(args, 4, &k.f, &alloc, &b, &err), CC_OK);
+  assert_int_equal(fa.calls, 2);
+  cc_launch_bound_release(&b);
+  fake_free(&fa);
+  free_args(args, 4);
+  /* 2^40 f32 = 4 TiB against 1 GiB; the sum of two 2^63-byte buffers (2^60 u64 each)
+   * overflows 64 bits */
+  {
+    static const char *const huge[] = {"A=f32[1099511627776]:zero",
+                                       "B=u64[1152921504606846976]:zero", "3", "1"};
+    struct fake_alloc fb = {0x10000, 0, 0, {0}};
+    struct cc_launch_allocator lim = {&fb, fake_alloc_fn, UINT64_C(1) << 30};
+    parse_all(huge, 4, args);
+    assert_int_equal(cc_launch_bind(args, 4, &k.f, &lim, &b, &err), CC_ERR_LIMIT);
+    expect_msg(&err, "argument 1 'A' needs 4398046511104 bytes (4.0 TiB), which brings the "
+                     "buffers to 4398046511104 bytes (4.0 TiB), above the limit of 1073741824 "
+                     "bytes (1.0 GiB)");
+    cc_launch_arg_release(&args[0]);
+    args[0] = parse_ok("A=u64[1152921504606846976]:zero", NULL);
+    lim.max_bytes = UINT64_MAX;
+    assert_int_equal(cc_launch_bind(args, 4, &k.f, &lim, &b, &err), CC_ERR_LIMIT);
+    expect_msg(&err, "argument 2 'B' needs 9223372036854775808 bytes (8.0 EiB), which brings "
+                     "the buffers to more than 2^64-1 bytes");
+    assert_int_equal(fb.calls, 0);
+    free_args(args, 4);
   }
 }
 
@@ -606,7 +654,7 @@ static void test_bind_unsigned_params(void **state)
   struct cc_launch_arg args[6];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   uint32_t u32;
@@ -727,6 +775,7 @@ int main(void)
     cmocka_unit_test(test_bind),
     cmocka_unit_test(test_bind_errors),
     cmocka_unit_test(test_bind_unsigned_params),
+    cmocka_unit_test(test_bind_memory_limit),
     cmocka_unit_test(test_convert),
     cmocka_unit_test(test_dump),
   };
