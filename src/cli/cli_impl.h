@@ -16,6 +16,16 @@
  * unknown. Emulated and GPU runs alike: their buffers live in host memory first. */
 uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
 
+/* Checks the dimensions of --grid or --block (opt "grid" or "block") against CUDA's
+ * launch limits (CUDA C Programming Guide, Compute Capabilities): grid x 2^31-1, y and z
+ * 65535; block x and y 1024, z 64, at most 1024 threads (x*y*z). text[i], when text is not
+ * NULL, is how dims[i] was written (for messages: a value above 2^64-1 is UINT64_MAX in
+ * dims). Errors: CC_ERR_USAGE "--grid y = 65536 is above CUDA's limit of 65535; CUDA grids
+ * are at most 2147483647 x 65535 x 65535 CTAs", "--block 64,32,1 has 2048 threads; CUDA
+ * allows at most 1024 per CTA". */
+int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
+                      struct cc_err *err);
+
 /* Writes the option table of the main job as help lines (generated from the table). */
 void cc_cli_print_options(FILE *out);
 /* The same for one command: only the options it takes (options.c's table). */

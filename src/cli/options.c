@@ -81,25 +81,32 @@ bad:
                     value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
 }
 
-/* X[,Y[,Z]] with each component in 1..2^31-1; missing components are 1. */
+/* X[,Y[,Z]] of positive integers within CUDA's limits for opt ("grid" or "block",
+ * cc_cli_check_dims); missing components are 1. */
 static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struct cc_err *err)
 {
   const char *p = value;
-  uint32_t d[3] = {1, 1, 1};
+  uint64_t d[3] = {1, 1, 1};
+  char part[3][32] = {"1", "1", "1"};
+  const char *const text[3] = {part[0], part[1], part[2]};
+  int rc;
   for (int i = 0; i < 3; i++) {
-    char part[32];
     size_t n = strcspn(p, ",");
-    uint64_t v;
-    if (n == 0 || n >= sizeof part)
+    if (n == 0 || n >= sizeof part[i])
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: expected X[,Y[,Z]], e.g. 32,8", value, opt);
-    memcpy(part, p, n);
-    part[n] = '\0';
-    if (parse_uint(opt, part, INT32_MAX, 0, &v, err) != CC_OK)
+    memcpy(part[i], p, n);
+    part[i][n] = '\0';
+    if (parse_uint(opt, part[i], UINT64_MAX, 1, &d[i], NULL) != CC_OK) {
+      if (strspn(part[i], "0123456789") != n)
+        d[i] = 0;
+      else /* decimal digits beyond 2^64-1: above every limit (the message shows the text) */
+        d[i] = UINT64_MAX;
+    }
+    if (d[i] == 0)
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: expected X[,Y[,Z]] of positive integers",
                         value, opt);
-    d[i] = (uint32_t)v;
     p += n;
     if (*p == '\0')
       break;
@@ -108,7 +115,10 @@ static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struc
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: at most 3 dimensions", value, opt);
   }
-  memcpy(out, d, sizeof d);
+  if ((rc = cc_cli_check_dims(opt, d, text, err)) != CC_OK)
+    return rc;
+  for (int i = 0; i < 3; i++)
+    out[i] = (uint32_t)d[i]; /* at most 2^31-1 now */
   return CC_OK;
 }
 

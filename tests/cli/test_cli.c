@@ -188,8 +188,27 @@ static void test_options_errors(void **state)
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "1,2,3,4"), "at most 3 dimensions");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "a"), "bad value 'a' for --block");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "4,"), "bad value '4,' for --block");
+  /* CUDA's limits are checked as the option is read; a value past them is not "not a
+   * positive integer" (as 2^31 was called) */
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "2147483648"),
-               "bad value '2147483648' for --grid");
+               "--grid x = 2147483648 is above CUDA's limit of 2147483647; CUDA grids are at "
+               "most 2147483647 x 65535 x 65535 CTAs");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "99999999999999999999"),
+               "--grid x = 99999999999999999999 is above CUDA's limit of 2147483647");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "2147483647,65536"),
+               "--grid y = 65536 is above CUDA's limit of 65535");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "1,1,0x10000"),
+               "--grid z = 0x10000 is above CUDA's limit of 65535");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "1,1,65"),
+               "--block z = 65 is above CUDA's limit of 64; CUDA blocks are at most 1024 x "
+               "1024 x 64 threads, 1024 in all");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "32,32,2"),
+               "--block 32,32,2 has 2048 threads; CUDA allows at most 1024 per CTA");
+  assert_int_equal(PARSE(&o, &err, "c", "--grid", "2147483647,65535,65535", "--block",
+                         "1024"), CC_OK); /* the limits themselves are fine */
+  assert_int_equal(o.grid[0], 2147483647);
+  assert_int_equal(o.grid[2], 65535);
+  cc_cli_opts_release(&o);
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--quiet=1"), "option '--quiet' takes no value");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "a.ptx", "b.ptx"),
                "two inputs given: 'a.ptx' and 'b.ptx'");
@@ -283,6 +302,11 @@ static void test_launch_file_merge(void **state)
   path = write_file(dir, "bad.launch", "k.ptx\n--grid 4 --bogus\n");
   expect_usage(&o, &err, PARSE(&o, &err, "coalcheck", "--launch", path),
                "bad.launch:2: unknown option '--bogus'");
+  unlink(path);
+  free(path);
+  path = write_file(dir, "grid.launch", "k.ptx\n--block 32 --grid 4,65536\n");
+  expect_usage(&o, &err, PARSE(&o, &err, "coalcheck", "--launch", path),
+               "grid.launch:2: --grid y = 65536 is above CUDA's limit of 65535");
   unlink(path);
   free(path);
   path = write_file(dir, "nest.launch", "--launch other.launch\n");
