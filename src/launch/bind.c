@@ -2,6 +2,7 @@
 #include "launch/launch.h"
 #include "launch/launch_impl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,10 +266,12 @@ int cc_launch_dump(const struct cc_launch_buffer *buf, const char *path, struct 
   int rc = cc_outfile_open(&f, path, err);
   if (rc != CC_OK)
     return cc_err_prefix(err, "cannot dump buffer '%s'", buf->name);
+  errno = 0;
   if (buf->bytes && fwrite(buf->host, 1, (size_t)buf->bytes, f.fp) != buf->bytes) {
+    int e = errno;
     cc_outfile_abort(&f);
-    return cc_err_set(err, CC_ERR_IO, "cannot dump buffer '%s': cannot write %s", buf->name,
-                      path);
+    return cc_err_set(err, CC_ERR_IO, "cannot dump buffer '%s': cannot write %s: %s",
+                      buf->name, path, e ? strerror(e) : "write error (disk full?)");
   }
   if ((rc = cc_outfile_commit(&f, err)) != CC_OK)
     return cc_err_prefix(err, "cannot dump buffer '%s'", buf->name);

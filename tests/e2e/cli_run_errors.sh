@@ -65,6 +65,17 @@ expect 7 "cannot write $TMP/nodir/r.json" "${GOOD[@]}" --json "$TMP/nodir/r.json
 [ -s "$TMP/out" ] && fail "a report was printed although --json could not be written"
 expect 7 "cannot dump buffer 'out'" "${GOOD[@]}" --dump "out=$TMP/nodir/out.bin"
 [ -e "$TMP/nodir" ] && fail "a dump folder appeared"
+# a write that fails says why: a 1 KiB file size limit (SIGXFSZ ignored, so write(2) fails
+# with EFBIG) against a 64 KiB dump (the report goes to /dev/null, which has no size)
+(trap '' XFSZ; ulimit -f 1
+ exec "$COALCHECK" "$K" --kernel scale --grid 1 --block 32 --arg 'out=f32[16384]:zero' \
+   --arg 'in=f32[32]:iota' --arg n=32 --arg a=2 -q --dump "out=$TMP/big.bin") \
+  >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" = 7 ] || fail "a dump past the file size limit exited $rc, expected 7"
+grep -qF "cannot dump buffer 'out': cannot write $TMP/big.bin: File too large" "$TMP/err" ||
+  fail "the dump failure does not say why: $(cat "$TMP/err")"
+[ -e "$TMP/big.bin" ] && fail "a partial dump was left"
 # a path that is a folder: the JSON is written to a temporary file first and the final
 # rename fails; the temporary file must be gone and the report not printed
 mkdir "$TMP/isdir"
