@@ -19,6 +19,7 @@ struct source {
   const uint32_t *lines;   /* line of each word (launch file) */
   const char *base_dir;    /* folder relative paths in the file are taken from, or NULL */
   size_t file_args, file_dumps; /* --arg/--dump entries that came from the launch file */
+  uint32_t line;           /* launch file: the line of the option being set */
   enum cc_cli_cmd cmd;     /* the command being parsed */
 };
 
@@ -148,6 +149,10 @@ static int set_arg(struct cc_run_opts *o, const char *v, const struct source *s,
   int rc = cc_launch_arg_parse(v, s->base_dir, &a, err);
   if (rc != CC_OK)
     return rc;
+  if (s->file) { /* errors found when binding name the line too */
+    a.origin = cc_xmalloc(strlen(s->file) + 16);
+    sprintf(a.origin, "%s:%u", s->file, s->line);
+  }
   /* the command line wins: an --arg named like one from the launch file replaces it */
   for (size_t i = 0; a.name && !s->file && i < s->file_args; i++) {
     if (o->args[i].name && strcmp(o->args[i].name, a.name) == 0) {
@@ -490,7 +495,11 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   }
   if (!takes(op, src->cmd)) /* a report option in a launch file read by record: ignored */
     return CC_OK;
-  return op->set(o, value, src, err);
+  {
+    struct source here = *src;
+    here.line = src->lines ? src->lines[*i] : 0;
+    return op->set(o, value, &here, err);
+  }
 }
 
 /* Parses words (the command line or a launch file) into o. */
@@ -579,7 +588,7 @@ static int read_launch_file(struct cc_run_opts *o, const char *path, enum cc_cli
   char *text, **words = NULL, *dir_copy = cc_xstrdup(path);
   uint32_t *lines = NULL;
   size_t n = 0;
-  struct source src = {path, NULL, NULL, 0, 0, cmd};
+  struct source src = {path, NULL, NULL, 0, 0, 0, cmd};
   int rc = cc_file_read_max(path, MAX_LAUNCH_FILE_BYTES, "a launch file", &text, NULL, err);
   if (rc != CC_OK) {
     free(dir_copy);
@@ -610,7 +619,7 @@ int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_o
                      struct cc_err *err)
 {
   const char *launch = NULL;
-  struct source cmdline = {NULL, NULL, NULL, 0, 0, cmd};
+  struct source cmdline = {NULL, NULL, NULL, 0, 0, 0, cmd};
   char *file_arch;
   int rc;
   memset(o, 0, sizeof *o);

@@ -278,6 +278,7 @@ void cc_launch_arg_release(struct cc_launch_arg *a)
   free(a->value);
   free(a->size_expr);
   free(a->init_text);
+  free(a->origin);
   memset(a, 0, sizeof *a);
 }
 

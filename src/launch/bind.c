@@ -66,15 +66,24 @@ static void arg_label(const struct cc_launch_arg *a, size_t i, char *buf, size_t
     snprintf(buf, size, "argument %zu", i + 1);
 }
 
+/* rc, with a's origin ("FILE:LINE") prefixed to err when rc is an error and a has one. */
+static int at_arg(const struct cc_launch_arg *a, int rc, struct cc_err *err)
+{
+  if (rc != CC_OK && a->origin)
+    cc_err_prefix(err, "%s", a->origin);
+  return rc;
+}
+
 /* Checks that no two arguments share a name (dumps and size expressions look names up). */
 static int check_names(const struct cc_launch_arg *args, size_t nargs, struct cc_err *err)
 {
   for (size_t i = 0; i < nargs; i++)
     for (size_t j = 0; j < i; j++)
       if (args[i].name && args[j].name && strcmp(args[i].name, args[j].name) == 0)
-        return cc_err_set(err, CC_ERR_INPUT,
-                          "arguments %zu and %zu are both called '%s'; give each its own name",
-                          j + 1, i + 1, args[i].name);
+        return at_arg(&args[i],
+                      cc_err_set(err, CC_ERR_INPUT, "arguments %zu and %zu are both called "
+                                 "'%s'; give each its own name", j + 1, i + 1, args[i].name),
+                      err);
   return CC_OK;
 }
 
@@ -182,10 +191,11 @@ static int check_total(const struct cc_launch_arg *args, size_t nargs,
     else
       show_bytes(total, sum, sizeof sum);
     show_bytes(max_bytes, max, sizeof max);
-    return cc_err_set(err, CC_ERR_LIMIT,
-                      "%s needs %s, which brings the buffers to %s, above the limit of %s of "
-                      "emulated memory; use smaller sizes, or raise the limit with "
-                      "--max-memory", label, need, sum, max);
+    return at_arg(&args[i],
+                  cc_err_set(err, CC_ERR_LIMIT, "%s needs %s, which brings the buffers to %s, "
+                             "above the limit of %s of emulated memory; use smaller sizes, or "
+                             "raise the limit with --max-memory", label, need, sum, max),
+                  err);
   }
   return CC_OK;
 }
@@ -223,18 +233,18 @@ static int bind_all(const struct cc_launch_arg *args, size_t nargs,
   for (size_t i = 0; i < nargs; i++)
     if (!args[i].is_buffer &&
         (rc = bind_scalar(&args[i], i, &k->vars[k->param_vars[i]], out, err)) != CC_OK)
-      return rc;
+      return at_arg(&args[i], rc, err);
   for (size_t i = 0; i < nargs; i++)
     if (args[i].is_buffer &&
         (rc = size_buffer(args, nargs, i, &k->vars[k->param_vars[i]],
                           &out->buffers[out->nbuffers++], err)) != CC_OK)
-      return rc;
+      return at_arg(&args[i], rc, err);
   if ((rc = check_total(args, nargs, out, alloc->max_bytes, err)) != CC_OK)
     return rc;
   for (size_t i = 0; i < nargs; i++)
     if (args[i].is_buffer &&
         (rc = alloc_buffer(&args[i], i, &out->buffers[j++], alloc, out, err)) != CC_OK)
-      return rc;
+      return at_arg(&args[i], rc, err);
   return CC_OK;
 }
 

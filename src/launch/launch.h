@@ -40,6 +40,9 @@ struct cc_launch_arg {
   enum cc_launch_init init;
   uint64_t seed;         /* random: the seed (default 0) */
   char *init_text;       /* file: the path (already joined with base_dir); const: VALUE */
+  char *origin;          /* where the spec was written, "FILE:LINE" of a launch file, or
+                            NULL (the command line): prefixed to cc_launch_bind's errors
+                            about it. Not set by cc_launch_arg_parse */
 };
 
 /* Parses one --arg spec into *out (which the caller releases). base_dir, if not NULL and
@@ -128,7 +131,8 @@ struct cc_launch_bound {
  * argument, e.g. "argument 3 'n' is s32 in the kernel but '1.5' is not an integer";
  * CC_ERR_LIMIT when the buffers exceed alloc->max_bytes ("argument 1 'A' needs N bytes
  * (64.0 GiB), which brings the buffers to ..., above the limit of ..."); allocator errors
- * pass through. On failure *out is released. */
+ * pass through. An error about one argument starts with its origin when it has one
+ * ("k.launch:3: buffer 'in': cannot read in.bin: ..."). On failure *out is released. */
 int cc_launch_bind(const struct cc_launch_arg *args, size_t nargs,
                    cc_keep const struct ptx_function *k, const struct cc_launch_allocator *alloc,
                    struct cc_launch_bound *out, struct cc_err *err);

@@ -279,6 +279,12 @@ static void test_launch_file_merge(void **state)
   assert_string_equal(o.args[0].name, "A");
   snprintf(want, sizeof want, "%s/in.bin", dir);
   assert_string_equal(o.args[0].init_text, want);
+  /* where each --arg was written: the launch file's line, or nothing (command line) */
+  snprintf(want, sizeof want, "%s:3", path);
+  assert_string_equal(o.args[0].origin, want);
+  assert_string_equal(o.args[2].origin, want);
+  assert_null(o.args[1].origin); /* n=16 replaced the file's n=8 */
+  assert_null(o.args[3].origin);
   assert_string_equal(o.args[1].name, "n");
   assert_string_equal(o.args[1].value, "16");
   assert_string_equal(o.args[2].name, "B");

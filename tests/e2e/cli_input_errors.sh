@@ -71,6 +71,17 @@ expect 3 "buffer 'in': cannot read /dev/zero: it is a character device, not a re
 printf '%0129d' 0 > "$TMP/129.bin"
 expect 3 "buffer 'in': $TMP/129.bin has 129 bytes but the buffer holds 32 f32 elements (128 bytes)" \
   "${S[@]}" --arg 'out=f32[32]:zero' --arg "in=f32[32]:file:$TMP/129.bin" --arg n=32 --arg a=2
+# an --arg from a launch file: errors found when binding it name the file's line
+mkdir "$TMP/lf"
+cp "$K" "$TMP/lf/kernels.ptx"
+printf 'kernels.ptx --kernel scale --grid 1 --block 32 -q\n--arg out=f32[32]:zero\n--arg in=f32[32]:file:nothing.bin --arg n=32\n--arg a=x\n' > "$TMP/lf/f.launch"
+expect 3 "$TMP/lf/f.launch:3: buffer 'in': cannot read $TMP/lf/nothing.bin: No such file or directory" \
+  "$COALCHECK" --launch "$TMP/lf/f.launch" --arg a=2
+expect 3 "$TMP/lf/f.launch:4: argument 4 'a' is f32 in the kernel but 'x' is not a number" \
+  "$COALCHECK" --launch "$TMP/lf/f.launch" --arg 'in=f32[32]:zero'
+# the command line's replacement is not the file's
+expect 3 "error: argument 4 'a' is f32 in the kernel but 'y' is not a number" \
+  "$COALCHECK" --launch "$TMP/lf/f.launch" --arg 'in=f32[32]:zero' --arg a=y
 expect 3 "buffer 'in': cannot read $TMP/nothing.bin" \
   "${S[@]}" --arg 'out=f32[32]:zero' --arg "in=f32[32]:file:$TMP/nothing.bin" --arg n=32 --arg a=2
 finish
