@@ -26,6 +26,30 @@ uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
 int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
                       struct cc_err *err);
 
+/* ---- inputs and outputs on one path (paths.c) ---------------------------------------- */
+
+/* One path of a command line and its role in messages ("INPUT", "--json", "--dump out=":
+ * a role ending in '=' or ':' is glued to the path). Both borrowed. */
+struct cc_cli_path {
+  const char *role;
+  const char *path;
+};
+
+/* Refuses, before anything runs, an output that would destroy an input or another output:
+ * outputs[i] naming the same file as inputs[j] or outputs[j < i] (the same device and
+ * inode when both exist, links included; else the same path once its folder is made
+ * canonical). NULL, empty and "-" (standard output) paths are skipped, and so are two
+ * names of one device (/dev/null). Errors: CC_ERR_USAGE "--json k.ptx is INPUT k.ptx:
+ * writing it would destroy an input; give the output another path", "--json r.json and
+ * --dump out=r.json are one file: one output would replace the other; give each output
+ * its own path". */
+int cc_cli_check_paths(const struct cc_cli_path *inputs, size_t nin,
+                       const struct cc_cli_path *outputs, size_t nout, struct cc_err *err);
+
+/* cc_cli_check_paths over a launch's options: inputs INPUT, the --launch file and the
+ * file: initialisers; outputs --json, --trace (or record's -o) and every --dump. */
+int cc_cli_check_run_paths(const struct cc_run_opts *o, struct cc_err *err);
+
 /* Writes the option table of the main job as help lines (generated from the table). */
 void cc_cli_print_options(FILE *out);
 /* The same for one command: only the options it takes (options.c's table). */

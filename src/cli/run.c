@@ -262,6 +262,8 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   const struct ptx_function *k;
   int rc;
   memset(&r, 0, sizeof r);
+  if ((rc = cc_cli_check_run_paths(o, err)) != CC_OK)
+    return rc;
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
   if ((rc = check_opts(o, err)) != CC_OK)

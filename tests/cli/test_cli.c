@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_impl.h"
 
 #define ANON "_ZN36_GLOBAL__N__81c2f8b8_4_k_cu_68ed0c614anonEPi"
 
@@ -623,9 +624,67 @@ static void test_run_checks(void **state)
   expect_run(&o, CC_ERR_INPUT, "/nonexistent/k.ptx");
   o.input = "/nonexistent/k.cu";
   expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/k.cu");
+  /* an output on the input is refused before anything runs */
+  o.json_path = "/nonexistent/k.cu";
+  expect_run(&o, CC_ERR_USAGE, "--json /nonexistent/k.cu is INPUT /nonexistent/k.cu");
   /* an unwritable --json fails before the input is read */
   o.json_path = "/nonexistent/dir/r.json";
   expect_run(&o, CC_ERR_IO, "cannot write /nonexistent/dir/r.json");
+}
+
+/* An output on an input's file, or two outputs on one file, are refused: the same name,
+ * another spelling of it, a hard link, a symbolic link; not two names of /dev/null, nor
+ * standard output. */
+static void test_paths_one_file(void **state)
+{
+  char dir[] = "/tmp/cc-test-paths-XXXXXX", k[128], k2[128], hard[128], sym[128], other[128];
+  char alias[160], out[128];
+  struct cc_err err = {0};
+  FILE *fp;
+  assert_non_null(mkdtemp(dir));
+  snprintf(k, sizeof k, "%s/k.ptx", dir);
+  fp = fopen(k, "w");
+  assert_non_null(fp);
+  fclose(fp);
+  snprintf(k2, sizeof k2, "%s/./k.ptx", dir);
+  snprintf(hard, sizeof hard, "%s/hard.ptx", dir);
+  snprintf(sym, sizeof sym, "%s/sym.ptx", dir);
+  snprintf(other, sizeof other, "%s/r.json", dir);
+  snprintf(alias, sizeof alias, "%s/../%s/r.json", dir, strrchr(dir, '/') + 1);
+  snprintf(out, sizeof out, "%s/out.bin", dir);
+  assert_int_equal(link(k, hard), 0);
+  assert_int_equal(symlink(k, sym), 0);
+  {
+    const struct cc_cli_path in[] = {{"INPUT", k}};
+    struct cc_cli_path outs[] = {{"--json", k2}, {"--dump out=", out}};
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    expect_msg(&err, "--json ");
+    expect_msg(&err, "is INPUT ");
+    expect_msg(&err, "writing it would destroy an input; give the output another path");
+    outs[0].path = hard;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    outs[0].path = sym;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    /* two outputs that do not exist yet: one file by its canonical folder */
+    outs[0].path = other;
+    outs[1].path = alias;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    expect_msg(&err, "and --dump out=");
+    expect_msg(&err, "are one file: one output would replace the other");
+    /* fine: different files, standard output twice, /dev/null twice, no path */
+    outs[1].path = out;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+    outs[0].path = outs[1].path = "-";
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+    outs[0].path = outs[1].path = "/dev/null";
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+    outs[0].path = NULL;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+  }
+  unlink(sym);
+  unlink(hard);
+  unlink(k);
+  assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
@@ -646,6 +705,7 @@ int main(void)
     cmocka_unit_test(test_nvcc_missing),
     cmocka_unit_test(test_nvcc_compile),
     cmocka_unit_test(test_run_checks),
+    cmocka_unit_test(test_paths_one_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
