@@ -3,7 +3,6 @@
 #include "cli/cli.h"
 #include "cli/cli_impl.h"
 
-#include <limits.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
