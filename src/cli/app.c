@@ -325,6 +325,16 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
 /* cc_cli_cmd_app; *passthrough set when the status is the application's own. */
 static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough);
 
+/* The outputs (--json, --gpu-json, --trace) against INPUT and each other, before anything
+ * runs (--gpu-json is removed first: naming the executable would delete it). */
+static int check_app_paths(const struct app_opts *o, const char *input, struct cc_err *err)
+{
+  const struct cc_cli_path in[] = {{"INPUT", input}};
+  const struct cc_cli_path out[] = {{"--json", o->json}, {"--gpu-json", o->gpu_json},
+                                    {"--trace", o->trace}};
+  return cc_cli_check_paths(in, 1, out, 3, err);
+}
+
 int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
 {
   int passthrough;
@@ -363,6 +373,8 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   if (!o.input || !(exe = resolve(argv[o.input])))
     return cc_err_set(err, CC_ERR_USAGE, "no executable given, or '%s' not found",
                       o.input ? argv[o.input] : "");
+  if ((rc = check_app_paths(&o, exe, err)) != CC_OK)
+    goto done;
   if (strcmp(o.backend, "emu") == 0) {
     rc = cc_err_set(err, CC_ERR_USAGE, "%s is an executable: the emulator cannot run "
                     "executables yet; use --backend gpu on a machine with a CUDA GPU, or "
@@ -503,6 +515,8 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
   if (o.input + 1 < argc)
     return cc_err_set(err, CC_ERR_USAGE, "import takes one file; '%s' is a second one",
                       argv[o.input + 1]);
+  if (check_app_paths(&o, argv[o.input], err) != CC_OK)
+    return CC_ERR_USAGE;
   size_t len = strlen(argv[o.input]);
   int is_raw = len > 6 && strcmp(argv[o.input] + len - 6, ".ccgpu") == 0;
   if (is_raw != (o.trace != NULL))

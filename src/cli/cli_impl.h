@@ -10,6 +10,46 @@
 
 #define CC_CLI_VERSION "0.1.0"
 
+/* The most bytes the buffer arguments of a launch may take together (the allocator's
+ * max_bytes, launch.h): o->max_memory (--max-memory), else half of the machine's
+ * physical memory (sysconf _SC_PHYS_PAGES x _SC_PAGESIZE), else 4 GiB when that is
+ * unknown. Emulated and GPU runs alike: their buffers live in host memory first. */
+uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
+
+/* Checks the dimensions of --grid or --block (opt "grid" or "block") against CUDA's
+ * launch limits (CUDA C Programming Guide, Compute Capabilities): grid x 2^31-1, y and z
+ * 65535; block x and y 1024, z 64, at most 1024 threads (x*y*z). text[i], when text is not
+ * NULL, is how dims[i] was written (for messages: a value above 2^64-1 is UINT64_MAX in
+ * dims). Errors: CC_ERR_USAGE "--grid y = 65536 is above CUDA's limit of 65535; CUDA grids
+ * are at most 2147483647 x 65535 x 65535 CTAs", "--block 64,32,1 has 2048 threads; CUDA
+ * allows at most 1024 per CTA". */
+int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
+                      struct cc_err *err);
+
+/* ---- inputs and outputs on one path (paths.c) ---------------------------------------- */
+
+/* One path of a command line and its role in messages ("INPUT", "--json", "--dump out=":
+ * a role ending in '=' or ':' is glued to the path). Both borrowed. */
+struct cc_cli_path {
+  const char *role;
+  const char *path;
+};
+
+/* Refuses, before anything runs, an output that would destroy an input or another output:
+ * outputs[i] naming the same file as inputs[j] or outputs[j < i] (the same device and
+ * inode when both exist, links included; else the same path once its folder is made
+ * canonical). NULL, empty and "-" (standard output) paths are skipped, and so are two
+ * names of one device (/dev/null). Errors: CC_ERR_USAGE "--json k.ptx is INPUT k.ptx:
+ * writing it would destroy an input; give the output another path", "--json r.json and
+ * --dump out=r.json are one file: one output would replace the other; give each output
+ * its own path". */
+int cc_cli_check_paths(const struct cc_cli_path *inputs, size_t nin,
+                       const struct cc_cli_path *outputs, size_t nout, struct cc_err *err);
+
+/* cc_cli_check_paths over a launch's options: inputs INPUT, the --launch file and the
+ * file: initialisers; outputs --json, --trace (or record's -o) and every --dump. */
+int cc_cli_check_run_paths(const struct cc_run_opts *o, struct cc_err *err);
+
 /* Writes the option table of the main job as help lines (generated from the table). */
 void cc_cli_print_options(FILE *out);
 /* The same for one command: only the options it takes (options.c's table). */

@@ -135,6 +135,7 @@ static int run_fix(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   fo.nargs = o->nargs;
   fo.nvcc_flags = o->nvcc_flags;
   fo.max_insns = o->max_insns;
+  fo.max_memory = cc_cli_max_memory(o);
   fo.strategy = o->fix_strategy ? CC_FIX_STRATEGY_EMPIRICAL : CC_FIX_STRATEGY_MODEL;
   fo.out_dir = o->fix_dir;
   fo.force = o->force;

@@ -34,10 +34,13 @@ static int host_alloc_fn(void *ctx, uint64_t bytes, const char *name, uint64_t *
                          void **host, struct cc_err *err)
 {
   struct host_alloc *h = ctx;
-  (void)name;
-  (void)err;
+  void *mem = calloc(bytes ? bytes : 1, 1); /* the host may not have it: not an abort */
+  if (!mem)
+    return cc_err_set(err, CC_ERR_LIMIT, "cannot allocate %llu bytes of host memory for "
+                      "buffer '%s': out of memory; use a smaller size or free memory",
+                      (unsigned long long)bytes, name);
   h->blocks = cc_xrealloc(h->blocks, (h->n + 1) * sizeof *h->blocks);
-  h->blocks[h->n] = cc_xcalloc(bytes ? bytes : 1, 1);
+  h->blocks[h->n] = mem;
   *host = h->blocks[h->n++];
   *dev_addr = (uint64_t)h->n << 40; /* distinct and never 0 */
   return CC_OK;
@@ -238,7 +241,7 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
   struct host_alloc h = {NULL, 0};
-  struct cc_launch_allocator alloc = {&h, host_alloc_fn};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn, cc_cli_max_memory(o)};
   struct cc_launch_bound b;
   const char *keep = getenv("COALCHECK_GPU_PLAN");
   char *text = NULL, *dir = NULL;
@@ -330,7 +333,7 @@ int cc_cli_gpu_time(const char *ptx, size_t len, const char *mangled, const uint
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
   struct host_alloc h = {NULL, 0};
-  struct cc_launch_allocator alloc = {&h, host_alloc_fn};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn, 0};
   struct cc_launch_bound b;
   struct cc_run_opts o;
   char *dir = NULL, *launcher = NULL, *path = NULL, *text = NULL;

@@ -19,6 +19,7 @@ struct source {
   const uint32_t *lines;   /* line of each word (launch file) */
   const char *base_dir;    /* folder relative paths in the file are taken from, or NULL */
   size_t file_args, file_dumps; /* --arg/--dump entries that came from the launch file */
+  uint32_t line;           /* launch file: the line of the option being set */
   enum cc_cli_cmd cmd;     /* the command being parsed */
 };
 
@@ -89,25 +90,32 @@ bad:
   return CC_ERR_USAGE;
 }
 
-/* X[,Y[,Z]] with each component in 1..2^31-1; missing components are 1. */
+/* X[,Y[,Z]] of positive integers within CUDA's limits for opt ("grid" or "block",
+ * cc_cli_check_dims); missing components are 1. */
 static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struct cc_err *err)
 {
   const char *p = value;
-  uint32_t d[3] = {1, 1, 1};
+  uint64_t d[3] = {1, 1, 1};
+  char part[3][32] = {"1", "1", "1"};
+  const char *const text[3] = {part[0], part[1], part[2]};
+  int rc;
   for (int i = 0; i < 3; i++) {
-    char part[32];
     size_t n = strcspn(p, ",");
-    uint64_t v;
-    if (n == 0 || n >= sizeof part)
+    if (n == 0 || n >= sizeof part[i])
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: expected X[,Y[,Z]], e.g. 32,8", value, opt);
-    memcpy(part, p, n);
-    part[n] = '\0';
-    if (parse_uint(opt, part, INT32_MAX, 0, &v, err) != CC_OK)
+    memcpy(part[i], p, n);
+    part[i][n] = '\0';
+    if (parse_uint(opt, part[i], UINT64_MAX, 1, &d[i], NULL) != CC_OK) {
+      if (strspn(part[i], "0123456789") != n)
+        d[i] = 0;
+      else /* decimal digits beyond 2^64-1: above every limit (the message shows the text) */
+        d[i] = UINT64_MAX;
+    }
+    if (d[i] == 0)
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: expected X[,Y[,Z]] of positive integers",
                         value, opt);
-    d[i] = (uint32_t)v;
     p += n;
     if (*p == '\0')
       break;
@@ -116,7 +124,10 @@ static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struc
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: at most 3 dimensions", value, opt);
   }
-  memcpy(out, d, sizeof d);
+  if ((rc = cc_cli_check_dims(opt, d, text, err)) != CC_OK)
+    return rc;
+  for (int i = 0; i < 3; i++)
+    out[i] = (uint32_t)d[i]; /* at most 2^31-1 now */
   return CC_OK;
 }
 
@@ -146,6 +157,10 @@ static int set_arg(struct cc_run_opts *o, const char *v, const struct source *s,
   int rc = cc_launch_arg_parse(v, s->base_dir, &a, err);
   if (rc != CC_OK)
     return rc;
+  if (s->file) { /* errors found when binding name the line too */
+    a.origin = cc_xmalloc(strlen(s->file) + 16);
+    sprintf(a.origin, "%s:%u", s->file, s->line);
+  }
   /* the command line wins: an --arg named like one from the launch file replaces it */
   for (size_t i = 0; a.name && !s->file && i < s->file_args; i++) {
     if (o->args[i].name && strcmp(o->args[i].name, a.name) == 0) {
@@ -286,6 +301,32 @@ static int set_max_insns(struct cc_run_opts *o, const char *v, const struct sour
   return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
 }
 
+/* --max-memory BYTES: an integer with an optional K, M, G or T suffix (powers of 1024) */
+static int set_max_memory(struct cc_run_opts *o, const char *v, const struct source *s,
+                          struct cc_err *err)
+{
+  static const char units[] = "KMGT";
+  size_t n = strlen(v);
+  const char *unit = n ? strchr(units, v[n - 1]) : NULL;
+  unsigned shift = unit && *unit ? 10u * (unsigned)(unit - units + 1) : 0;
+  char num[32];
+  uint64_t bytes;
+  if (shift)
+    n--;
+  if (n == 0 || n >= sizeof num)
+    goto bad;
+  memcpy(num, v, n);
+  num[n] = '\0';
+  if (parse_uint("max-memory", num, UINT64_MAX >> shift, 0, &bytes, NULL) != CC_OK)
+    goto bad;
+  o->max_memory = bytes << shift;
+  return CC_OK;
+bad:
+  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --max-memory: expected bytes, a "
+                    "positive integer with an optional K, M, G or T suffix (powers of 1024) "
+                    "below 2^64, e.g. 64G", v);
+}
+
 static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
@@ -391,6 +432,8 @@ static const struct option options[] = {
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
   {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels,\n"
    "exit 6); default 2^34", set_max_insns, FOR_LAUNCH},
+  {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
+   "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
    FOR_REPORT | FOR_APP},
   {"backend", 0, "emu|gpu", "emu: the PTX emulator (default for .cu/.ptx);\n"
@@ -556,7 +599,11 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   }
   if (!takes(op, src->cmd)) /* a report option in a launch file read by record: ignored */
     return CC_OK;
-  return op->set(o, value, src, err);
+  {
+    struct source here = *src;
+    here.line = src->lines ? src->lines[*i] : 0;
+    return op->set(o, value, &here, err);
+  }
 }
 
 /* Parses words (the command line or a launch file) into o. */
@@ -636,15 +683,18 @@ static int find_launch(int argc, char **argv, const char **out, struct cc_err *e
   return CC_OK;
 }
 
-/* Reads launch file path into o. */
+/* Launch files hold a few lines; a bigger one is a mistake (docs/usage.md). */
+#define MAX_LAUNCH_FILE_BYTES (1u << 20)
+
+/* Reads launch file path (a regular file of at most MAX_LAUNCH_FILE_BYTES) into o. */
 static int read_launch_file(struct cc_run_opts *o, const char *path, enum cc_cli_cmd cmd,
                             struct cc_err *err)
 {
   char *text, **words = NULL, *dir_copy = cc_xstrdup(path);
   uint32_t *lines = NULL;
   size_t n = 0;
-  struct source src = {path, NULL, NULL, 0, 0, cmd};
-  int rc = cc_file_read(path, &text, NULL, err);
+  struct source src = {path, NULL, NULL, 0, 0, 0, cmd};
+  int rc = cc_file_read_max(path, MAX_LAUNCH_FILE_BYTES, "a launch file", &text, NULL, err);
   if (rc != CC_OK) {
     free(dir_copy);
     return cc_err_prefix(err, "cannot read launch file");
@@ -674,7 +724,7 @@ int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_o
                      struct cc_err *err)
 {
   const char *launch = NULL;
-  struct source cmdline = {NULL, NULL, NULL, 0, 0, cmd};
+  struct source cmdline = {NULL, NULL, NULL, 0, 0, 0, cmd};
   char *file_arch;
   int rc;
   memset(o, 0, sizeof *o);

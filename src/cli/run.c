@@ -22,6 +22,43 @@
 static const uint32_t max_block[3] = {1024, 1024, 64};
 static const uint32_t max_grid[3] = {INT32_MAX, 65535, 65535};
 
+int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
+                      struct cc_err *err)
+{
+  static const char axis[3] = {'x', 'y', 'z'};
+  int grid = strcmp(opt, "grid") == 0;
+  const uint32_t *max = grid ? max_grid : max_block;
+  for (int i = 0; i < 3; i++) {
+    char shown[32];
+    if (dims[i] <= max[i])
+      continue;
+    if (text && text[i])
+      snprintf(shown, sizeof shown, "%s", text[i]);
+    else
+      snprintf(shown, sizeof shown, "%llu", (unsigned long long)dims[i]);
+    return cc_err_set(err, CC_ERR_USAGE, "--%s %c = %s is above CUDA's limit of %u; %s", opt,
+                      axis[i], shown, max[i],
+                      grid ? "CUDA grids are at most 2147483647 x 65535 x 65535 CTAs"
+                           : "CUDA blocks are at most 1024 x 1024 x 64 threads, 1024 in all");
+  }
+  if (!grid && dims[0] * dims[1] * dims[2] > MAX_BLOCK_THREADS) /* each <= 1024 here */
+    return cc_err_set(err, CC_ERR_USAGE, "--block %llu,%llu,%llu has %llu threads; CUDA allows "
+                      "at most %u per CTA", (unsigned long long)dims[0],
+                      (unsigned long long)dims[1], (unsigned long long)dims[2],
+                      (unsigned long long)(dims[0] * dims[1] * dims[2]), MAX_BLOCK_THREADS);
+  return CC_OK;
+}
+
+uint64_t cc_cli_max_memory(const struct cc_run_opts *o)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (o->max_memory)
+    return o->max_memory;
+  if (pages <= 0 || page <= 0)
+    return UINT64_C(4) << 30;
+  return (uint64_t)pages * (uint64_t)page / 2;
+}
+
 /* Everything a run holds, released in one place. */
 struct run {
   struct cc_cli_outputs *outs; /* analyses, --json, trace (outputs.c) */
@@ -84,8 +121,7 @@ int cc_cli_check_input(const char *input, struct cc_err *err)
  * option), then required options and CUDA's launch limits. */
 int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err)
 {
-  static const char axis[3] = {'x', 'y', 'z'};
-  uint64_t threads;
+  uint64_t grid[3], block[3];
   int rc = cc_cli_check_input(o->input, err);
   if (rc != CC_OK)
     return rc;
@@ -94,20 +130,14 @@ int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err)
   if (!o->block[0])
     return cc_err_set(err, CC_ERR_USAGE,
                       "missing --block X[,Y[,Z]]: the CTA dimensions in threads");
+  /* the parser checks them too (with the launch file's line); callers may fill o */
   for (int i = 0; i < 3; i++) {
-    if (o->block[i] > max_block[i])
-      return cc_err_set(err, CC_ERR_USAGE, "--block %c = %u is above CUDA's limit of %u",
-                        axis[i], o->block[i], max_block[i]);
-    if (o->grid[i] > max_grid[i])
-      return cc_err_set(err, CC_ERR_USAGE, "--grid %c = %u is above CUDA's limit of %u",
-                        axis[i], o->grid[i], max_grid[i]);
+    grid[i] = o->grid[i];
+    block[i] = o->block[i];
   }
-  threads = (uint64_t)o->block[0] * o->block[1] * o->block[2];
-  if (threads > MAX_BLOCK_THREADS)
-    return cc_err_set(err, CC_ERR_USAGE, "--block %u,%u,%u has %llu threads; CUDA allows at "
-                      "most %u per CTA", o->block[0], o->block[1], o->block[2],
-                      (unsigned long long)threads, MAX_BLOCK_THREADS);
-  return CC_OK;
+  if ((rc = cc_cli_check_dims("block", block, NULL, err)) != CC_OK)
+    return rc;
+  return cc_cli_check_dims("grid", grid, NULL, err);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -183,7 +213,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   r->emu = cc_emu_new(r->module, &eopts);
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
     return rc;
-  alloc = cc_launch_emu_allocator(r->emu);
+  alloc = cc_launch_emu_allocator(r->emu, cc_cli_max_memory(o));
   if ((rc = cc_launch_bind(o->args, o->nargs, k, &alloc, &r->bound, err)) != CC_OK)
     return rc;
   if ((rc = check_dumps(o, &r->bound, err)) != CC_OK)
@@ -236,6 +266,8 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   const struct ptx_function *k;
   int rc;
   memset(&r, 0, sizeof r);
+  if ((rc = cc_cli_check_run_paths(o, err)) != CC_OK)
+    return rc;
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)

@@ -41,7 +41,9 @@ void cc_emu_free(cc_take struct cc_emu *emu);
 
 /* Allocates bytes of emulated global memory, zero-filled, 256-byte aligned. *dev_addr
  * receives the device address kernels use; *host receives a pointer to the backing
- * bytes (owned by emu, valid until cc_emu_free). name labels the buffer in reports. */
+ * bytes (owned by emu, valid until cc_emu_free). name labels the buffer in reports.
+ * Errors: CC_ERR_INPUT (above 2^40 bytes, or past the 2^47 window), CC_ERR_LIMIT (the
+ * host has not the memory: never an abort). */
 int cc_emu_alloc(struct cc_emu *emu, uint64_t bytes, const char *name, uint64_t *dev_addr,
                  void **host, struct cc_err *err);
 

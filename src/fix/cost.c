@@ -89,18 +89,32 @@ static uint32_t warp_wavefronts(const int64_t *off, uint32_t n)
   return worst;
 }
 
-/* Mean cost per request of an access under sigma over the warps of one permuted CTA. */
+/* Mean cost per request of an access under sigma over the warps of one permuted CTA.
+ * Global: the base address's place in its sector is not known statically (a stencil's
+ * in[c-1] is 4 bytes off the sector boundary), so the sectors are averaged over every
+ * size-aligned offset of the base within a 32-byte sector; that sees the straddling
+ * that makes narrow warps cost more. Shared: bank conflicts do not change when every
+ * lane's address moves by the same amount. */
 static double mean_cost(const int64_t coeff[3], const int sigma[3], const uint32_t nb[3],
                         uint32_t size, int shared)
 {
   uint64_t threads = (uint64_t)nb[0] * nb[1] * nb[2], warps = (threads + 31) / 32, sum = 0;
+  uint32_t step = size >= 32 ? 32 : (size ? size : 1), bases = 32 / step;
   int64_t off[32];
   for (uint64_t w = 0; w < warps; w++) {
     uint32_t n = warp_offsets(coeff, sigma, nb, w, off);
-    sum += shared ? (size <= 4 ? warp_wavefronts(off, n) : (size + 3) / 4)
-                  : warp_sectors(off, n, size);
+    if (shared) {
+      sum += (size <= 4 ? warp_wavefronts(off, n) : (size + 3) / 4) * bases;
+      continue;
+    }
+    for (uint32_t b = 0; b < bases; b++) {
+      int64_t moved[32];
+      for (uint32_t l = 0; l < n; l++)
+        moved[l] = off[l] + (int64_t)(b * step);
+      sum += warp_sectors(moved, n, size);
+    }
   }
-  return warps ? (double)sum / (double)warps : 0.0;
+  return warps ? (double)sum / (double)(warps * bases) : 0.0;
 }
 
 double cc_fix_model_sectors(const struct cc_affine_kernel *ak, const struct cc_affine_env *env,

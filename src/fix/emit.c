@@ -115,9 +115,10 @@ static char *launch_text(const struct cc_fix_opts *o, const struct cc_fix_plan *
   FILE *fp = open_memstream(&buf, &len);
   if (!fp)
     abort();
-  fprintf(fp, "# coalcheck fix: kernel %s of %s with the thread geometry permuted (%s),\n"
+  fprintf(fp, "# coalcheck fix: kernel %s of %s with the thread geometry permuted (%s%s),\n"
           "# verified in the emulator: every buffer bitwise equal, global sectors %llu -> %llu\n",
           o->kernel_name, o->input, cc_fix_perm_name(&c->perm),
+          c->reshaped ? ", block reshaped" : "",
           (unsigned long long)cc_fix_measure_kernel(&p->before)->totals.sectors,
           (unsigned long long)cc_fix_measure_kernel(&p->after)->totals.sectors);
   put_quoted(fp, input_name);

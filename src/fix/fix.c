@@ -49,6 +49,7 @@ static struct cc_fix_launch launch_of(const struct cc_fix_opts *o, const uint32_
   l.args = o->args;
   l.nargs = o->nargs;
   l.max_insns = o->max_insns;
+  l.max_memory = o->max_memory;
   return l;
 }
 
@@ -217,12 +218,19 @@ static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candid
   p->text = rw.text;
   p->len = rw.len;
   rw.text = NULL;
-  if (rw.caller_note)
+  if (c->reshaped) { /* launch sites were ruled out (launches_itself): say it exactly */
+    char note[256];
+    snprintf(note, sizeof note, "launch %s with grid (%u, %u, %u) and block (%u, %u, %u): "
+             "the block is reshaped, not only permuted", o->kernel_name, c->grid[0],
+             c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
+    p->launch_note = cc_xstrdup(note);
+  } else if (rw.caller_note) {
     p->launch_note = cc_xstrdup(rw.caller_note);
-  else
+  } else {
     for (uint32_t i = 0; i < rw.nsites && !p->launch_note; i++)
       if (!rw.sites[i].rewritten && rw.sites[i].note)
         p->launch_note = cc_xstrdup(rw.sites[i].note);
+  }
   cc_cuda_rewrite_release(&rw);
   return CC_OK;
 }
@@ -532,8 +540,9 @@ static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan 
   const struct cc_fix_candidate *c = &p->cands[p->chosen];
   const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
                                *a = cc_fix_measure_kernel(&p->after);
-  fprintf(out, "coalcheck fix: %s in %s: thread geometry permuted (%s), verified\n",
-          o->kernel_name, o->input, cc_fix_perm_name(&c->perm));
+  fprintf(out, "coalcheck fix: %s in %s: thread geometry permuted (%s)%s, verified\n",
+          o->kernel_name, o->input, cc_fix_perm_name(&c->perm),
+          c->reshaped ? " and the block reshaped" : "");
   fprintf(out, "  chosen by the %s (%.3f s); predicted cost %.0f -> %.0f\n",
           o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "emulated candidates" : "cost model",
           o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? p->empirical_seconds : p->model_seconds,

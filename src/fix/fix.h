@@ -69,6 +69,7 @@ struct cc_fix_opts {
   const struct cc_launch_arg *args; size_t nargs; /* the launch's --arg list */
   const char *nvcc_flags;        /* kept in K.launch, or NULL */
   uint64_t max_insns;            /* emulator budget per run; 0: the default */
+  uint64_t max_memory;           /* bytes all buffers of one run may take (--max-memory) */
   enum cc_fix_strategy strategy;
   const char *out_dir;           /* -o DIR */
   int force;                     /* --force: replace a non-empty DIR */

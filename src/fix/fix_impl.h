@@ -39,6 +39,7 @@ struct cc_fix_launch {
   uint32_t shared_bytes;
   const struct cc_launch_arg *args; size_t nargs;
   uint64_t max_insns;
+  uint64_t max_memory;           /* bytes all buffers may take; 0 = no limit */
 };
 
 /* Emulates kernel k of m (an .entry) with launch l, its arguments bound and filled as the

@@ -92,7 +92,7 @@ int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
     return rc;
   out->an = cc_analysis_new(out->model);
   emu = cc_emu_new(m, &eopts);
-  alloc = cc_launch_emu_allocator(emu);
+  alloc = cc_launch_emu_allocator(emu, l->max_memory);
   if ((rc = cc_emu_check(emu, k, err)) != CC_OK ||
       (rc = cc_launch_bind(l->args, l->nargs, k, &alloc, &bound, err)) != CC_OK)
     goto done;

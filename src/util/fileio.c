@@ -2,28 +2,74 @@
 #include "util/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/mem.h"
 
-int cc_file_read(const char *path, char **out, size_t *len, struct cc_err *err)
+/* What a file of mode m is, for "not a regular file" messages. */
+static const char *file_kind(mode_t m)
 {
-  FILE *fp = fopen(path, "rb");
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+int cc_file_open_regular(const char *path, FILE **fp, uint64_t *size, struct cc_err *err)
+{
+  struct stat st;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it */
+  int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), e;
+  if (fd < 0)
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+  if (fstat(fd, &st) != 0) {
+    e = errno;
+    close(fd);
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: it is %s, not a regular file; "
+                      "give a regular file", path, file_kind(st.st_mode));
+  }
+  *fp = fdopen(fd, "rb");
+  if (!*fp) {
+    e = errno;
+    close(fd);
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(e));
+  }
+  *size = (uint64_t)st.st_size;
+  return CC_OK;
+}
+
+int cc_file_read_max(const char *path, size_t max_bytes, const char *what, char **out,
+                     size_t *len, struct cc_err *err)
+{
+  FILE *fp;
+  uint64_t size;
   char *buf = NULL;
   size_t n = 0, cap = 0;
-  if (!fp)
-    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+  int rc = cc_file_open_regular(path, &fp, &size, err);
+  if (rc != CC_OK)
+    return rc;
+  /* read until EOF, not st_size bytes: a file may grow, and /proc reports size 0 */
   for (;;) {
-    size_t got;
+    size_t got, want;
     if (cap - n < 65536) {
       cap = cap ? cap * 2 : 65536;
       buf = cc_xrealloc(buf, cap + 1);
     }
-    got = fread(buf + n, 1, cap - n, fp);
+    want = cap - n < max_bytes - n + 1 ? cap - n : max_bytes - n + 1;
+    got = fread(buf + n, 1, want, fp);
     n += got;
-    if (got == 0)
+    if (got == 0 || n > max_bytes)
       break;
   }
   if (ferror(fp)) {
@@ -33,11 +79,21 @@ int cc_file_read(const char *path, char **out, size_t *len, struct cc_err *err)
     return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s", path, strerror(e));
   }
   fclose(fp);
+  if (n > max_bytes) {
+    free(buf);
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: it is larger than %zu bytes, the "
+                      "most %s may hold", path, max_bytes, what);
+  }
   buf[n] = '\0';
   *out = buf;
   if (len)
     *len = n;
   return CC_OK;
+}
+
+int cc_file_read(const char *path, char **out, size_t *len, struct cc_err *err)
+{
+  return cc_file_read_max(path, SIZE_MAX - 65536, "a file", out, len, err);
 }
 
 char *cc_tmpdir_make(struct cc_err *err)

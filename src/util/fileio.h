@@ -3,13 +3,29 @@
 #define CC_UTIL_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/err.h"
 
-/* Reads the file at path into a NUL-terminated buffer (*out, *len bytes without the NUL).
- * The caller frees *out. Errors: CC_ERR_INPUT with "cannot read PATH: reason". */
+/* Reads the regular file at path into a NUL-terminated buffer (*out, *len bytes without
+ * the NUL). The caller frees *out. Errors: CC_ERR_INPUT with "cannot read PATH: reason"
+ * (see cc_file_open_regular). */
 int cc_file_read(const char *path, cc_give char **out, size_t *len, struct cc_err *err);
+
+/* cc_file_read of a file of at most max_bytes bytes (counted as read, not as stat says);
+ * what names such files in the error: CC_ERR_INPUT "cannot read PATH: it is larger than
+ * MAX bytes, the most WHAT may hold" (no more than max_bytes + 1 bytes are read). */
+int cc_file_read_max(const char *path, size_t max_bytes, const char *what,
+                     cc_give char **out, size_t *len, struct cc_err *err);
+
+/* Opens path for reading when it is a regular file (a device, FIFO, socket or folder is
+ * refused without blocking: /dev/zero or a FIFO would be read forever or wait forever);
+ * *size receives its size in bytes as fstat says. The caller fcloses *fp. Errors:
+ * CC_ERR_INPUT "cannot read PATH: reason" or "cannot read PATH: it is a character
+ * device, not a regular file; give a regular file". */
+int cc_file_open_regular(const char *path, cc_give FILE **fp, uint64_t *size,
+                         struct cc_err *err);
 
 /* Makes a new private folder "coalcheck-XXXXXX" under $TMPDIR (or /tmp when unset or
  * empty) and returns its path (the caller removes the folder and frees the string), or

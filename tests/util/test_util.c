@@ -120,20 +120,52 @@ static void test_outfile_unwritable(void **state)
   assert_non_null(strstr(err.msg, "cannot write /nonexistent/dir/out.json"));
 }
 
-/* A directory opens for reading on Linux but read(2) fails with EISDIR: the read error
- * path, not the open one. */
-static void test_file_read_directory(void **state)
+/* Only regular files are read: a folder, /dev/zero (endless) and a FIFO without a
+ * writer (open would wait forever) are refused at once, naming what they are. */
+static void test_file_read_not_regular(void **state)
 {
-  char dir[] = "/tmp/cc_util_XXXXXX";
+  char dir[] = "/tmp/cc_util_XXXXXX", fifo[64];
   struct cc_err err = {0};
   char *buf = NULL;
   (void)state;
   assert_non_null(mkdtemp(dir));
   assert_int_equal(cc_file_read(dir, &buf, NULL, &err), CC_ERR_INPUT);
   assert_non_null(strstr(err.msg, "cannot read"));
-  assert_non_null(strstr(err.msg, "Is a directory"));
+  assert_non_null(strstr(err.msg, "it is a folder, not a regular file"));
   assert_null(buf);
+  assert_int_equal(cc_file_read("/dev/zero", &buf, NULL, &err), CC_ERR_INPUT);
+  assert_string_equal(err.msg, "cannot read /dev/zero: it is a character device, not a "
+                               "regular file; give a regular file");
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  assert_int_equal(cc_file_read(fifo, &buf, NULL, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "it is a FIFO, not a regular file"));
+  assert_null(buf);
+  unlink(fifo);
   rmdir(dir);
+}
+
+/* cc_file_read_max: a file of exactly max_bytes is read; one byte more is refused. */
+static void test_file_read_max(void **state)
+{
+  char path[] = "/tmp/cc_util_XXXXXX";
+  struct cc_err err = {0};
+  char *buf = NULL;
+  size_t len = 0;
+  int fd = mkstemp(path);
+  (void)state;
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "0123456789", 10), 10);
+  close(fd);
+  assert_int_equal(cc_file_read_max(path, 10, "a test file", &buf, &len, &err), CC_OK);
+  assert_int_equal(len, 10);
+  assert_string_equal(buf, "0123456789");
+  free(buf);
+  buf = NULL;
+  assert_int_equal(cc_file_read_max(path, 9, "a test file", &buf, &len, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "is larger than 9 bytes, the most a test file may hold"));
+  assert_null(buf);
+  unlink(path);
 }
 
 /* The commit's last step fails: rename(2) of a file over a non-empty directory is
@@ -234,7 +266,8 @@ int main(void)
     cmocka_unit_test(test_outfile_unwritable),
     cmocka_unit_test(test_tmpdir),
     cmocka_unit_test(test_xgrow),
-    cmocka_unit_test(test_file_read_directory),
+    cmocka_unit_test(test_file_read_not_regular),
+    cmocka_unit_test(test_file_read_max),
     cmocka_unit_test(test_outfile_commit_rename_fails),
     cmocka_unit_test(test_outfile_stdout),
     cmocka_unit_test(test_status_names),
