@@ -49,6 +49,10 @@ int cc_cuda_tu_parse(struct cc_cuda_tu *t, const char *path, const char *text, s
                      const char *const *extra, size_t nextra, struct cc_err *err);
 void cc_cuda_tu_release(struct cc_cuda_tu *t);
 
+/* 1 when a and b are the same file. clang_File_isEqual alone compares unique ids, which
+ * every file that exists only in memory shares (the prelude, and an input whose path is
+ * not on disk): the names must agree too. */
+int cc_cuda_same_file(CXFile a, CXFile b);
 /* Which file loc is in (the file where it is written or, for a token from a macro body,
  * where the macro was expanded: libclang's "spelling" location is clang's file
  * location). */

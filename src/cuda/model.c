@@ -699,7 +699,7 @@ static int cursor_holds(CXCursor c, CXSourceLocation loc)
   clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
   clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
   clang_getSpellingLocation(loc, &f3, NULL, NULL, &o);
-  return f1 && f2 && f3 && clang_File_isEqual(f1, f3) && clang_File_isEqual(f2, f3) &&
+  return cc_cuda_same_file(f1, f3) && cc_cuda_same_file(f2, f3) &&
          b <= o && o < e;
 }
 

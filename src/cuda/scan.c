@@ -30,7 +30,7 @@ static void add(struct scanner *s, enum cc_cuda_hazard kind, CXSourceLocation lo
   unsigned line = 0, col = 0;
   char *file;
   clang_getSpellingLocation(loc, &f, &line, &col, NULL);
-  file = !f || clang_File_isEqual(f, s->m->tu.main) ? cc_xstrdup(s->m->tu.path)
+  file = !f || cc_cuda_same_file(f, s->m->tu.main) ? cc_xstrdup(s->m->tu.path)
                                                     : cc_cuda_str(clang_getFileName(f));
   for (uint32_t i = 0; i < out->nsites; i++)
     if (out->sites[i].kind == kind && out->sites[i].line == line &&
@@ -181,7 +181,7 @@ static char *operator_of(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs
   clang_getSpellingLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &b);
   clang_getSpellingLocation(clang_getRangeEnd(ext), NULL, NULL, NULL, &e);
   clang_getSpellingLocation(clang_getRangeEnd(le), &f2, NULL, NULL, &lend);
-  x = f1 && clang_File_isEqual(f1, m->tu.main) ? cc_cuda_model_expansion_at(m, b) : NULL;
+  x = cc_cuda_same_file(f1, m->tu.main) ? cc_cuda_model_expansion_at(m, b) : NULL;
   if (x && !cc_cuda_model_whole(m, b, e)) {
     cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(x->def), &tk);
     for (unsigned i = 1; i < tk.n && !op; i++)
@@ -191,7 +191,7 @@ static char *operator_of(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs
     cc_cuda_tokens_release(&tk);
     return op;
   }
-  if (!f1 || !f2 || !clang_File_isEqual(f1, f2))
+  if (!cc_cuda_same_file(f1, f2))
     return NULL;
   cc_cuda_tokens_get(&m->tu, ext, &tk);
   for (unsigned i = 0; i < tk.n && !op; i++)

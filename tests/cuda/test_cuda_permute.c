@@ -471,6 +471,24 @@ static void test_headers(void **state)
   assert_non_null(strstr(err.msg, want));
 }
 
+/* The text need not be on disk (the caller may hand a generated text): the input, like
+ * the prelude, is then a file that exists only in memory, and the two must not be
+ * confused (they were: nothing was rewritten). */
+static void test_path_not_on_disk(void **state)
+{
+  static const char in[] = "__global__ void k(int *a) { a[threadIdx.x] = blockDim.y; }\n";
+  struct fixture *f = *state;
+  char path[1100];
+  const int sigma[3] = {1, 0, 2};
+  struct cc_cuda_rewrite r;
+  struct cc_err err = {0};
+  snprintf(path, sizeof path, "%s/absent/k.cu", f->dir);
+  assert_int_equal(cc_cuda_permute(path, in, strlen(in), "k", sigma, NULL, 0, &r, &err), CC_OK);
+  assert_string_equal(r.text, "__global__ void k(int *a) { a[threadIdx.y] = blockDim.x; }\n");
+  assert_int_equal(r.kernel_edits, 2);
+  cc_cuda_rewrite_release(&r);
+}
+
 /* Bad input never crashes: empty text, text with NUL bytes, a file that is not CUDA. */
 static void test_bad_input(void **state)
 {
@@ -484,6 +502,17 @@ static void test_bad_input(void **state)
   assert_int_equal(cc_cuda_permute(path, junk, sizeof junk - 1, "k", sigma, NULL, 0, &r, &err),
                    CC_ERR_INPUT);
   assert_null(r.text);
+  { /* more than 64 MiB: refused before parsing */
+    size_t big = (64u << 20) + 1;
+    char *text = malloc(big), want[1200];
+    assert_non_null(text);
+    memset(text, ' ', big);
+    assert_int_equal(cc_cuda_permute(path, text, big, "k", sigma, NULL, 0, &r, &err), CC_ERR_INPUT);
+    snprintf(want, sizeof want, "%s is 67108865 bytes; coalcheck parses CUDA files of at most "
+             "64 MiB", path);
+    assert_string_equal(err.msg, want);
+    free(text);
+  }
 }
 
 int main(void)
@@ -504,6 +533,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_other_places, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_headers, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_path_not_on_disk, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_bad_input, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();
