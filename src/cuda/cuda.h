@@ -55,8 +55,9 @@ struct cc_cuda_rewrite {
                               "launch K with grid (g.y, g.x, g.z) and block (b.y, b.x, b.z)" */
 };
 
-/* Rewrites the kernel called kernel (its unqualified source name; a template is
- * rewritten in its one definition) in the CUDA file path (its text: text, len bytes) by
+/* Rewrites the kernel called kernel (its unqualified source name; a qualified or
+ * demangled name, "ns::k" or "void ns::k<float>(float *)", is reduced to it, "k"; a
+ * template is rewritten in its one definition) in the CUDA file path (its text: text, len bytes) by
  * the permutation sigma (a permutation of {0,1,2}; anything else is a programmer error,
  * CC_BUG), and its launch sites in the same file. extra_args (nextra, may be 0) are added
  * to the clang command line (include folders, -D). Legality (warp membership) is not

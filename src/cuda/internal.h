@@ -190,7 +190,7 @@ struct cc_cuda_unresolved {
 
 struct cc_cuda_model {
   struct cc_cuda_tu tu;
-  const char *kernel_name;
+  char kernel_name[256];    /* unqualified (cc_cuda_model_build reduces a qualified name) */
   int kernel;               /* index into fns */
   CC_VEC(struct cc_cuda_fn) fns;
   CC_VEC(struct cc_cuda_edge) edges;

@@ -231,12 +231,20 @@ static enum CXChildVisitResult collect_expansion(CXCursor c, CXCursor parent, CX
 const struct cc_cuda_expansion *cc_cuda_model_expansion_at(const struct cc_cuda_model *m,
                                                            unsigned off)
 {
-  const struct cc_cuda_expansion *best = NULL;
-  /* expansions nest (an argument's own macros); the innermost starts last */
-  for (size_t i = 0; i < m->exps.len && m->exps.data[i].b <= off; i++)
-    if (off < m->exps.data[i].e)
-      best = &m->exps.data[i];
-  return best;
+  size_t lo = 0, hi = m->exps.len;
+  while (lo < hi) { /* the first expansion starting after off */
+    size_t mid = (lo + hi) / 2;
+    if (m->exps.data[mid].b <= off)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  /* expansions nest or are disjoint: going back from there, the first that holds off is
+   * the innermost (it starts last) */
+  while (lo-- > 0)
+    if (off < m->exps.data[lo].e)
+      return &m->exps.data[lo];
+  return NULL;
 }
 
 int cc_cuda_model_whole(const struct cc_cuda_model *m, unsigned b, unsigned e)
@@ -740,6 +748,16 @@ static int mark_cmp(const void *a, const void *b)
   return (x->off > y->off) - (x->off < y->off);
 }
 
+/* The unqualified name in a qualified or demangled one: "void ns::k<float>(float *)" and
+ * "ns::k" give "k" (into out, n bytes). */
+static void unqualified(const char *name, char *out, size_t n)
+{
+  const char *end = name + strcspn(name, "(<"), *start = end;
+  while (start > name && ident_char(start[-1]))
+    start--;
+  snprintf(out, n, "%.*s", (int)(end - start), start);
+}
+
 int cc_cuda_model_build(struct cc_cuda_model *m, const char *path, const char *text,
                         size_t len, const char *kernel, const char *const *extra,
                         size_t nextra, struct cc_err *err)
@@ -748,7 +766,7 @@ int cc_cuda_model_build(struct cc_cuda_model *m, const char *path, const char *t
   struct walker w;
   int rc;
   memset(m, 0, sizeof *m);
-  m->kernel_name = kernel;
+  unqualified(kernel, m->kernel_name, sizeof m->kernel_name);
   if ((rc = cc_cuda_tu_parse(&m->tu, path, text, len, extra, nextra, err)) != CC_OK)
     return rc;
   clang_visitChildren(clang_getTranslationUnitCursor(m->tu.tu), collect_expansion, m);
