@@ -16,6 +16,13 @@
 #include "cuda/internal.h"
 
 static const char prelude[] =
+  "/* size_t, int32_t, INT_MAX, FLT_MAX: cuda_runtime.h makes them visible. Not <stdio.h>,\n"
+  "   <stdlib.h>, <math.h>: they make each parse ten times slower; the device side of\n"
+  "   printf, malloc and the math functions is declared below */\n"
+  "#include <stddef.h>\n"
+  "#include <stdint.h>\n"
+  "#include <limits.h>\n"
+  "#include <float.h>\n"
   "#define __CUDACC__ 1\n"
   "#define __CUDACC_VER_MAJOR__ 13\n"
   "#define __CUDACC_VER_MINOR__ 0\n"
@@ -301,6 +308,40 @@ static const char prelude[] =
   "__device__ float __frcp_rn(float x);\n"
   "__device__ double __dsqrt_rn(double x);\n"
   "__device__ double __drcp_rn(double x);\n"
+  "__device__ int __dp2a_lo(int a, int b, int c);\n"
+  "__device__ unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c);\n"
+  "__device__ int __dp2a_hi(int a, int b, int c);\n"
+  "__device__ unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c);\n"
+  "/* texture and surface objects */\n"
+  "typedef unsigned long long cudaTextureObject_t;\n"
+  "typedef unsigned long long cudaSurfaceObject_t;\n"
+  "enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero, cudaBoundaryModeClamp, cudaBoundaryModeTrap };\n"
+  "template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int x);\n"
+  "template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);\n"
+  "template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);\n"
+  "template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);\n"
+  "template <class T> __device__ T tex1DLod(cudaTextureObject_t t, float x, float level);\n"
+  "template <class T> __device__ T tex2DLod(cudaTextureObject_t t, float x, float y, float level);\n"
+  "template <class T> __device__ T tex3DLod(cudaTextureObject_t t, float x, float y, float z, float level);\n"
+  "template <class T> __device__ T tex1DLayered(cudaTextureObject_t t, float x, int layer);\n"
+  "template <class T> __device__ T tex2DLayered(cudaTextureObject_t t, float x, float y, int layer);\n"
+  "template <class T> __device__ T tex2Dgather(cudaTextureObject_t t, float x, float y, int comp = 0);\n"
+  "template <class T> __device__ void surf1Dwrite(T v, cudaSurfaceObject_t s, int x,\n"
+  "                                               cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ void surf2Dwrite(T v, cudaSurfaceObject_t s, int x, int y,\n"
+  "                                               cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ void surf3Dwrite(T v, cudaSurfaceObject_t s, int x, int y, int z,\n"
+  "                                               cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ void surf1Dread(T *v, cudaSurfaceObject_t s, int x,\n"
+  "                                              cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ void surf2Dread(T *v, cudaSurfaceObject_t s, int x, int y,\n"
+  "                                              cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ void surf3Dread(T *v, cudaSurfaceObject_t s, int x, int y, int z,\n"
+  "                                              cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ T surf1Dread(cudaSurfaceObject_t s, int x,\n"
+  "                                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
+  "template <class T> __device__ T surf2Dread(cudaSurfaceObject_t s, int x, int y,\n"
+  "                                           cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap);\n"
   "/* device runtime: printf, assert, malloc, clocks */\n"
   "extern \"C\" __device__ int printf(const char *fmt, ...);\n"
   "extern \"C\" __device__ void __assert_fail(const char *e, const char *f, unsigned line, const char *fn);\n"
@@ -402,7 +443,69 @@ static const char fp16[] =
   "__device__ __half2 __hmul2(__half2 a, __half2 b);\n"
   "__device__ __half2 __hfma2(__half2 a, __half2 b, __half2 c);\n"
   "__host__ __device__ __nv_bfloat16 __float2bfloat16(float x);\n"
-  "__host__ __device__ float __bfloat162float(__nv_bfloat16 x);\n";
+  "__host__ __device__ float __bfloat162float(__nv_bfloat16 x);\n"
+  "__device__ __half operator+(__half a, __half b);\n"
+  "__device__ __half operator-(__half a, __half b);\n"
+  "__device__ __half operator*(__half a, __half b);\n"
+  "__device__ __half operator/(__half a, __half b);\n"
+  "__device__ __half2 operator+(__half2 a, __half2 b);\n"
+  "__device__ __half2 operator*(__half2 a, __half2 b);\n"
+  "__device__ __half atomicAdd(__half *p, __half v);\n"
+  "__device__ __half2 atomicAdd(__half2 *p, __half2 v);\n"
+  "__device__ __nv_bfloat16 atomicAdd(__nv_bfloat16 *p, __nv_bfloat16 v);\n";
+
+static const char pipeline[] =
+  "#pragma once\n"
+  "__device__ void __pipeline_memcpy_async(void *dst, const void *src, size_t bytes,\n"
+  "                                        size_t zero_fill = 0);\n"
+  "__device__ void __pipeline_commit(void);\n"
+  "__device__ void __pipeline_wait_prior(size_t n);\n";
+
+static const char mma[] =
+  "#pragma once\n"
+  "namespace nvcuda {\n"
+  "namespace wmma {\n"
+  "struct row_major {};\n"
+  "struct col_major {};\n"
+  "struct matrix_a {};\n"
+  "struct matrix_b {};\n"
+  "struct accumulator {};\n"
+  "enum layout_t { mem_row_major, mem_col_major };\n"
+  "namespace precision { struct tf32 {}; struct b1 {}; struct s4 {}; struct u4 {}; }\n"
+  "namespace experimental { namespace precision { struct b1 {}; struct s4 {}; struct u4 {}; } }\n"
+  "template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment {\n"
+  "  T x[8];\n"
+  "  static const unsigned num_elements = 8;\n"
+  "};\n"
+  "template <class F, class T> __device__ void fill_fragment(F &f, const T &v);\n"
+  "template <class F, class P> __device__ void load_matrix_sync(F &f, const P *p, unsigned ldm);\n"
+  "template <class F, class P> __device__ void load_matrix_sync(F &f, const P *p, unsigned ldm,\n"
+  "                                                             layout_t layout);\n"
+  "template <class D, class A, class B, class C>\n"
+  "__device__ void mma_sync(D &d, const A &a, const B &b, const C &c);\n"
+  "template <class P, class F> __device__ void store_matrix_sync(P *p, const F &f, unsigned ldm,\n"
+  "                                                              layout_t layout);\n"
+  "}\n"
+  "}\n";
+
+static const char curand[] =
+  "#pragma once\n"
+  "struct curandStateXORWOW { unsigned d, v[5]; int boxmuller_flag; float boxmuller_extra; };\n"
+  "struct curandStatePhilox4_32_10 { unsigned ctr[4], output[4], key[2], STATE; };\n"
+  "typedef curandStateXORWOW curandStateXORWOW_t;\n"
+  "typedef curandStateXORWOW curandState_t;\n"
+  "typedef curandStateXORWOW curandState;\n"
+  "typedef curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;\n"
+  "template <class S> __device__ void curand_init(unsigned long long seed, unsigned long long subsequence,\n"
+  "                                               unsigned long long offset, S *state);\n"
+  "template <class S> __device__ unsigned curand(S *state);\n"
+  "template <class S> __device__ float curand_uniform(S *state);\n"
+  "template <class S> __device__ double curand_uniform_double(S *state);\n"
+  "template <class S> __device__ float curand_normal(S *state);\n"
+  "template <class S> __device__ double curand_normal_double(S *state);\n"
+  "template <class S> __device__ float2 curand_normal2(S *state);\n"
+  "template <class S> __device__ float4 curand_uniform4(S *state);\n"
+  "template <class S> __device__ unsigned curand_poisson(S *state, double lambda);\n";
 
 static const char include_cg[] = "#pragma once\n#include <cooperative_groups.h>\n";
 static const char include_fp16[] = "#pragma once\n#include <cuda_fp16.h>\n";
@@ -417,6 +520,10 @@ static const struct cc_cuda_vfile vfiles[] = {
   {INC "cooperative_groups/memcpy_async.h", include_cg},
   {INC "cuda_fp16.h", fp16},
   {INC "cuda_bf16.h", include_fp16},
+  {INC "cuda_pipeline.h", pipeline},
+  {INC "mma.h", mma},
+  {INC "curand_kernel.h", curand},
+  {INC "curand.h", empty},
   {INC "cuda_runtime.h", empty},
   {INC "cuda_runtime_api.h", empty},
   {INC "cuda.h", empty},
