@@ -476,6 +476,55 @@ static void test_headers(void **state)
   assert_non_null(strstr(err.msg, want));
 }
 
+/* The function of text that starts with head, up to its closing "\n}\n", with `//`
+ * comments and the spaces before them removed (owned). */
+static char *function_text(const char *text, const char *head)
+{
+  const char *b = strstr(text, head), *e;
+  char *out, *o;
+  assert_non_null(b);
+  e = strstr(b, "\n}\n");
+  assert_non_null(e);
+  out = o = calloc(1, (size_t)(e - b) + 4);
+  assert_non_null(out);
+  for (const char *p = b; p < e + 3; p++) {
+    if (p[0] == '/' && p[1] == '/') {
+      while (o > out && o[-1] == ' ')
+        o--;
+      while (*p != '\n')
+        p++;
+    }
+    *o++ = *p;
+  }
+  return out;
+}
+
+/* Rodinia's Gaussian Fan2 (examples/gaussian): the thread mapping the CGO 2015 paper's
+ * transformation gives, written by hand in the same file as fan2_fixed, is what permuting
+ * fan2 by (1, 0, 2) produces. */
+static void test_gaussian_fan2(void **state)
+{
+  const char *path = CC_SOURCE_DIR "/examples/gaussian/gaussian.cu";
+  const int sigma[3] = {1, 0, 2};
+  char *text, *got, *want;
+  size_t len;
+  struct cc_cuda_rewrite r;
+  struct cc_err err = {0};
+  (void)state;
+  assert_int_equal(cc_file_read(path, &text, &len, &err), CC_OK);
+  assert_int_equal(cc_cuda_permute(path, text, len, "fan2", sigma, NULL, 0, &r, &err), CC_OK);
+  got = function_text(r.text, "__global__ void fan2(");
+  want = function_text(text, "__global__ void fan2_fixed(");
+  memmove(want + strlen("__global__ void fan2"), want + strlen("__global__ void fan2_fixed"),
+          strlen(want + strlen("__global__ void fan2_fixed")) + 1);
+  assert_string_equal(got, want);
+  assert_int_equal(r.kernel_edits, 12);
+  free(got);
+  free(want);
+  free(text);
+  cc_cuda_rewrite_release(&r);
+}
+
 /* The text need not be on disk (the caller may hand a generated text): the input, like
  * the prelude, is then a file that exists only in memory, and the two must not be
  * confused (they were: nothing was rewritten). */
@@ -538,6 +587,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_other_places, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_headers, fixture_setup, fixture_teardown),
+    cmocka_unit_test(test_gaussian_fan2),
     cmocka_unit_test_setup_teardown(test_path_not_on_disk, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_bad_input, fixture_setup, fixture_teardown),
   };
