@@ -57,11 +57,12 @@ struct cc_cuda_rewrite {
 
 /* Rewrites the kernel called kernel (its unqualified source name; a qualified or
  * demangled name, "ns::k" or "void ns::k<float>(float *)", is reduced to it, "k"; a
- * template is rewritten in its one definition) in the CUDA file path (its text: text, len bytes) by
- * the permutation sigma (a permutation of {0,1,2}; anything else is a programmer error,
- * CC_BUG), and its launch sites in the same file. extra_args (nextra, may be 0) are added
- * to the clang command line (include folders, -D). Legality (warp membership) is not
- * checked here: see cc_cuda_scan_kernel.
+ * template is rewritten in its one definition) in the CUDA file path (its text: text,
+ * len bytes; the path need not exist on disk, it names the file in messages and anchors
+ * its #include "...") by the permutation sigma (a permutation of {0,1,2}; anything else
+ * is a programmer error, CC_BUG), and its launch sites in the same file. extra_args
+ * (nextra, may be 0) are added to the clang command line (include folders, -D).
+ * Legality (warp membership) is not checked here: see cc_cuda_scan_kernel.
  *
  * What is rewritten, by byte ranges, every other byte unchanged:
  * - each `B.e` (B a builtin variable, e its component) in the kernel and the functions
@@ -83,9 +84,10 @@ struct cc_cuda_rewrite {
  * function that reads the builtins is also referenced outside the kernel's call tree, or
  * defined outside the file, or only declared; a builtin used whole (`uint3 t =
  * threadIdx`) or its component's address taken; a component read through a macro
- * defined outside the file, or a file macro also expanded outside the call tree; a
- * builtin in code the preprocessor skipped), CC_ERR_TOOL (built without libclang, or
- * libclang failed or crashed). On error *out is zeroed. */
+ * defined outside the file, a file macro also expanded outside the call tree, a macro
+ * argument's letter that the macro also uses otherwise or pastes (##); a builtin in code
+ * the preprocessor skipped; input over 64 MiB is CC_ERR_INPUT), CC_ERR_TOOL (built
+ * without libclang, or libclang failed or crashed). On error *out is zeroed. */
 int cc_cuda_permute(const char *path, const char *text, size_t len, const char *kernel,
                     const int sigma[3], const char *const *extra_args, size_t nextra,
                     struct cc_cuda_rewrite *out, struct cc_err *err);

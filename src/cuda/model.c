@@ -179,7 +179,8 @@ static int fn_index(struct cc_cuda_model *m, CXCursor d)
   f.name = cc_cuda_spelling(d);
   f.decl = d;
   f.def = clang_getCursorDefinition(d);
-  f.where = cc_cuda_tu_where(&m->tu, clang_getCursorLocation(clang_Cursor_isNull(f.def) ? d : f.def));
+  f.where = cc_cuda_tu_where(&m->tu,
+                             clang_getCursorLocation(clang_Cursor_isNull(f.def) ? d : f.def));
   f.is_global = is_global(m, clang_Cursor_isNull(f.def) ? d : f.def);
   f.tmpl = -1;
   hash_grow(m);
@@ -291,7 +292,8 @@ int cc_cuda_model_is_dim3(const struct cc_cuda_model *m, CXType t)
 static int is_local_dim3(const struct cc_cuda_model *m, CXCursor v)
 {
   CXCursor p;
-  if (clang_getCursorKind(v) != CXCursor_VarDecl || !cc_cuda_model_is_dim3(m, clang_getCursorType(v)))
+  if (clang_getCursorKind(v) != CXCursor_VarDecl ||
+      !cc_cuda_model_is_dim3(m, clang_getCursorType(v)))
     return 0;
   p = clang_getCursorSemanticParent(v);
   return is_fn_kind(clang_getCursorKind(p));
@@ -378,7 +380,8 @@ static void on_member(struct walker *w, CXCursor c)
     struct cc_cuda_tokens tk;
     cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(c), &tk);
     if (tk.n > 0 && clang_getTokenKind(tk.tok[tk.n - 1]) == CXToken_Identifier) {
-      struct cc_cuda_unresolved u = {w->cur, cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[tk.n - 1]))};
+      struct cc_cuda_unresolved u = {w->cur, NULL};
+      u.name = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[tk.n - 1]));
       CC_VEC_PUSH(&m->unresolved, u);
     }
     cc_cuda_tokens_release(&tk);

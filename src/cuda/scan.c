@@ -221,7 +221,8 @@ static int warp_like(const char *op, long long v)
     return v == 8 || v == 16 || v == 32;
   if (op[0] == '>')
     return v >= 3 && v <= 5;
-  return lane_mask(u) || lane_mask(~u) || (u >> 32 == 0 && (lane_mask(w) || lane_mask((uint32_t)~w)));
+  return lane_mask(u) || lane_mask(~u) ||
+         (u >> 32 == 0 && (lane_mask(w) || lane_mask((uint32_t)~w)));
 }
 
 /* The integer constant c evaluates to; an unsigned 32-bit value above INT32_MAX is read
