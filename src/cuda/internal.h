@@ -226,13 +226,14 @@ const struct cc_cuda_expansion *cc_cuda_model_expansion_at(const struct cc_cuda_
 /* 1 when [b, e) contains every macro expansion it meets (none starts or ends inside
  * it without the whole expansion lying inside): text there can be moved as it is. */
 int cc_cuda_model_whole(const struct cc_cuda_model *m, unsigned b, unsigned e);
-/* 1 when c lies in the definition of a function of the call tree (in the input). */
+/* 1 when function fn (an index; -1, file scope, is not) is in the kernel's call tree. */
 int cc_cuda_model_in_tree(const struct cc_cuda_model *m, int fn);
 /* The first child of c, skipping ParenExpr layers, or a null cursor. */
 CXCursor cc_cuda_first_child(CXCursor c);
 /* Children of c (up to max) into out; returns how many c has (may exceed max). */
 unsigned cc_cuda_children(CXCursor c, CXCursor *out, unsigned max);
-/* The referenced function of c normalised to its primary template, or a null cursor. */
+/* The function c refers to (a declaration, a specialisation as written), or a null
+ * cursor when c refers to no function. */
 CXCursor cc_cuda_fn_target(CXCursor c);
 
 /* ---- edit.c: byte edits of the input ---- */
