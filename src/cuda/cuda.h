@@ -55,12 +55,14 @@ struct cc_cuda_rewrite {
                               "launch K with grid (g.y, g.x, g.z) and block (b.y, b.x, b.z)" */
 };
 
-/* Rewrites the kernel called kernel (its unqualified source name; a template is
- * rewritten in its one definition) in the CUDA file path (its text: text, len bytes) by
- * the permutation sigma (a permutation of {0,1,2}; anything else is a programmer error,
- * CC_BUG), and its launch sites in the same file. extra_args (nextra, may be 0) are added
- * to the clang command line (include folders, -D). Legality (warp membership) is not
- * checked here: see cc_cuda_scan_kernel.
+/* Rewrites the kernel called kernel (its unqualified source name; a qualified or
+ * demangled name, "ns::k" or "void ns::k<float>(float *)", is reduced to it, "k"; a
+ * template is rewritten in its one definition) in the CUDA file path (its text: text,
+ * len bytes; the path need not exist on disk, it names the file in messages and anchors
+ * its #include "...") by the permutation sigma (a permutation of {0,1,2}; anything else
+ * is a programmer error, CC_BUG), and its launch sites in the same file. extra_args
+ * (nextra, may be 0) are added to the clang command line (include folders, -D).
+ * Legality (warp membership) is not checked here: see cc_cuda_scan_kernel.
  *
  * What is rewritten, by byte ranges, every other byte unchanged:
  * - each `B.e` (B a builtin variable, e its component) in the kernel and the functions
@@ -82,9 +84,10 @@ struct cc_cuda_rewrite {
  * function that reads the builtins is also referenced outside the kernel's call tree, or
  * defined outside the file, or only declared; a builtin used whole (`uint3 t =
  * threadIdx`) or its component's address taken; a component read through a macro
- * defined outside the file, or a file macro also expanded outside the call tree; a
- * builtin in code the preprocessor skipped), CC_ERR_TOOL (built without libclang, or
- * libclang failed or crashed). On error *out is zeroed. */
+ * defined outside the file, a file macro also expanded outside the call tree, a macro
+ * argument's letter that the macro also uses otherwise or pastes (##); a builtin in code
+ * the preprocessor skipped; input over 64 MiB is CC_ERR_INPUT), CC_ERR_TOOL (built
+ * without libclang, or libclang failed or crashed). On error *out is zeroed. */
 int cc_cuda_permute(const char *path, const char *text, size_t len, const char *kernel,
                     const int sigma[3], const char *const *extra_args, size_t nextra,
                     struct cc_cuda_rewrite *out, struct cc_err *err);
@@ -94,23 +97,27 @@ void cc_cuda_rewrite_release(struct cc_cuda_rewrite *r);
 
 /* What in a kernel's source observes warp membership, which a thread-geometry
  * permutation changes (FIX-DESIGN.md, "Legality of a geometry permutation"; CGO 2015
- * Sec. 4.2 assumes none). */
+ * Sec. 4.2 assumes none). The permutation keeps every thread's own values (a rewritten
+ * `threadIdx.y % 32` computes what `threadIdx.x % 32` did); what changes is which threads
+ * share a warp. So the first kinds below act on warp membership directly, while
+ * CC_CUDA_WARP_SIZE and CC_CUDA_LANE_ID are signs of warp-synchronous code, harmful only
+ * together with warp-level operations or memory exchanged within a warp without a barrier. */
 enum cc_cuda_hazard {
   CC_CUDA_WARP_INTRINSIC,     /* __shfl*_sync, __ballot_sync, __all/__any/__uni_sync,
                                  __activemask, __match_*_sync, __reduce_*_sync, __syncwarp
                                  and the pre-CUDA-9 __shfl*, __ballot, __all, __any */
   CC_CUDA_COOPERATIVE_GROUPS, /* any name of namespace cooperative_groups (cg::) */
-  CC_CUDA_WARP_SIZE,          /* warpSize read */
-  CC_CUDA_LANE_ID,            /* a threadIdx-derived value (a component, or a local
-                                 variable assigned from one) % or / by a constant 8, 16 or
-                                 a multiple of 32, & with 2^k-1 or -2^k (2^k >= 8), >> by
-                                 3 or more, or combined with warpSize by those operators:
-                                 a lane or warp id */
   CC_CUDA_ASM_LANE,           /* inline asm naming %laneid, %warpid or %lanemask_* */
   CC_CUDA_ASM_WARP,           /* inline asm with a warp-level instruction (shfl, vote,
                                  match, redux, activemask, bar.warp) */
-  CC_CUDA_VOLATILE            /* a volatile-qualified declaration, cast or variable read
+  CC_CUDA_VOLATILE,           /* a volatile-qualified declaration, cast or variable read
                                  (warp-synchronous shared memory without __syncwarp) */
+  CC_CUDA_WARP_SIZE,          /* warpSize read */
+  CC_CUDA_LANE_ID             /* a threadIdx-derived value (a component, or a local
+                                 variable assigned from one by arithmetic, not through
+                                 memory: a[threadIdx.x] is data) % or / by 8, 16 or 32, &
+                                 with 7, 15, 31 or -8, -16, -32, >> by 3, 4 or 5, or combined
+                                 with warpSize by those operators: a lane or (sub)warp id */
 };
 
 /* One place in the kernel's call tree that observes warp membership. */

@@ -49,6 +49,10 @@ int cc_cuda_tu_parse(struct cc_cuda_tu *t, const char *path, const char *text, s
                      const char *const *extra, size_t nextra, struct cc_err *err);
 void cc_cuda_tu_release(struct cc_cuda_tu *t);
 
+/* 1 when a and b are the same file. clang_File_isEqual alone compares unique ids, which
+ * every file that exists only in memory shares (the prelude, and an input whose path is
+ * not on disk): the names must agree too. */
+int cc_cuda_same_file(CXFile a, CXFile b);
 /* Which file loc is in (the file where it is written or, for a token from a macro body,
  * where the macro was expanded: libclang's "spelling" location is clang's file
  * location). */
@@ -186,7 +190,7 @@ struct cc_cuda_unresolved {
 
 struct cc_cuda_model {
   struct cc_cuda_tu tu;
-  const char *kernel_name;
+  char kernel_name[256];    /* unqualified (cc_cuda_model_build reduces a qualified name) */
   int kernel;               /* index into fns */
   CC_VEC(struct cc_cuda_fn) fns;
   CC_VEC(struct cc_cuda_edge) edges;
@@ -222,13 +226,14 @@ const struct cc_cuda_expansion *cc_cuda_model_expansion_at(const struct cc_cuda_
 /* 1 when [b, e) contains every macro expansion it meets (none starts or ends inside
  * it without the whole expansion lying inside): text there can be moved as it is. */
 int cc_cuda_model_whole(const struct cc_cuda_model *m, unsigned b, unsigned e);
-/* 1 when c lies in the definition of a function of the call tree (in the input). */
+/* 1 when function fn (an index; -1, file scope, is not) is in the kernel's call tree. */
 int cc_cuda_model_in_tree(const struct cc_cuda_model *m, int fn);
 /* The first child of c, skipping ParenExpr layers, or a null cursor. */
 CXCursor cc_cuda_first_child(CXCursor c);
 /* Children of c (up to max) into out; returns how many c has (may exceed max). */
 unsigned cc_cuda_children(CXCursor c, CXCursor *out, unsigned max);
-/* The referenced function of c normalised to its primary template, or a null cursor. */
+/* The function c refers to (a declaration, a specialisation as written), or a null
+ * cursor when c refers to no function. */
 CXCursor cc_cuda_fn_target(CXCursor c);
 
 /* ---- edit.c: byte edits of the input ---- */

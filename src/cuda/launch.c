@@ -420,7 +420,8 @@ static char *generic_geometry(const int inv[3])
 
 /* Places that name the kernel but are no <<<...>>> of it: references (cudaLaunchKernel)
  * and code the preprocessor skipped. */
-static void other_sites(const struct cc_cuda_model *m, const int inv[3], struct cc_cuda_rewrite *out)
+static void other_sites(const struct cc_cuda_model *m, const int inv[3],
+                        struct cc_cuda_rewrite *out)
 {
   char *geo = generic_geometry(inv);
   CXSourceRangeList *skipped;

@@ -266,30 +266,58 @@ static int read_expansion(struct reader *r, const struct cc_cuda_expansion *x, c
   return rc;
 }
 
+/* A component of the tree written in a macro body, and the expansion it came through. */
+struct body_comp {
+  size_t exp;
+  int comp;
+};
+
+static int body_cmp(const void *a, const void *b)
+{
+  const struct body_comp *x = a, *y = b;
+  return x->exp != y->exp ? (x->exp < y->exp ? -1 : 1) : (x->comp > y->comp) - (x->comp < y->comp);
+}
+
 int cc_cuda_macro_edits(const struct cc_cuda_model *m, const int sigma[3], cc_cuda_edits *ed,
                         unsigned *count, struct cc_err *err)
 {
   struct defs_walk dw = {m, {0}};
   name_vec names = {0};
+  CC_VEC(struct body_comp) bc = {0};
   CC_VEC(int) idx = {0};
   int rc = CC_OK;
-  clang_visitChildren(clang_getTranslationUnitCursor(m->tu.tu), collect_def, &dw);
-  for (size_t xi = 0; xi < m->exps.len && rc == CC_OK; xi++) {
-    const struct cc_cuda_expansion *x = &m->exps.data[xi];
-    struct reader r;
-    idx.len = 0;
-    for (size_t i = 0; i < m->comps.len; i++) {
-      const struct cc_cuda_comp *c = &m->comps.data[i];
-      if (c->spell == CC_CUDA_BODY && cc_cuda_model_in_tree(m, c->fn) &&
-          cc_cuda_model_expansion_at(m, c->off) == x)
-        CC_VEC_PUSH(&idx, (int)i);
-    }
-    if (idx.len == 0)
+  for (size_t i = 0; i < m->comps.len; i++) {
+    const struct cc_cuda_comp *c = &m->comps.data[i];
+    const struct cc_cuda_expansion *x;
+    if (c->spell != CC_CUDA_BODY || !cc_cuda_model_in_tree(m, c->fn))
       continue;
+    if ((x = cc_cuda_model_expansion_at(m, c->off)) == NULL) {
+      char place[512];
+      cc_cuda_tu_place(&m->tu, clang_getCursorLocation(c->at), place, sizeof place);
+      CC_VEC_FREE(&bc);
+      return cc_err_set(err, CC_ERR_NO_FIX, "%s: cannot find where the letter of this %s "
+                        "component is written (not in a macro coalcheck saw expanded); write "
+                        "it plainly", place, cc_cuda_builtin_names[c->b]);
+    }
+    {
+      struct body_comp b = {(size_t)(x - m->exps.data), (int)i};
+      CC_VEC_PUSH(&bc, b);
+    }
+  }
+  if (bc.len == 0)
+    return CC_OK;
+  qsort(bc.data, bc.len, sizeof *bc.data, body_cmp);
+  clang_visitChildren(clang_getTranslationUnitCursor(m->tu.tu), collect_def, &dw);
+  for (size_t g = 0; g < bc.len && rc == CC_OK;) {
+    struct reader r;
+    size_t xi = bc.data[g].exp;
+    idx.len = 0;
+    for (; g < bc.len && bc.data[g].exp == xi; g++)
+      CC_VEC_PUSH(&idx, bc.data[g].comp);
     memset(&r, 0, sizeof r);
     r.m = m;
     r.defs = &dw.defs;
-    rc = read_expansion(&r, x, idx.data, idx.len, sigma, ed, count, err);
+    rc = read_expansion(&r, &m->exps.data[xi], idx.data, idx.len, sigma, ed, count, err);
     for (size_t i = 0; i < r.used.len; i++)
       if (in_list(names.data, names.len, r.used.data[i]))
         free(r.used.data[i]);
@@ -304,6 +332,7 @@ int cc_cuda_macro_edits(const struct cc_cuda_model *m, const int sigma[3], cc_cu
     free(names.data[i]);
   CC_VEC_FREE(&names);
   CC_VEC_FREE(&idx);
+  CC_VEC_FREE(&bc);
   CC_VEC_FREE(&dw.defs);
   return rc;
 }

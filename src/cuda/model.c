@@ -179,7 +179,8 @@ static int fn_index(struct cc_cuda_model *m, CXCursor d)
   f.name = cc_cuda_spelling(d);
   f.decl = d;
   f.def = clang_getCursorDefinition(d);
-  f.where = cc_cuda_tu_where(&m->tu, clang_getCursorLocation(clang_Cursor_isNull(f.def) ? d : f.def));
+  f.where = cc_cuda_tu_where(&m->tu,
+                             clang_getCursorLocation(clang_Cursor_isNull(f.def) ? d : f.def));
   f.is_global = is_global(m, clang_Cursor_isNull(f.def) ? d : f.def);
   f.tmpl = -1;
   hash_grow(m);
@@ -231,12 +232,20 @@ static enum CXChildVisitResult collect_expansion(CXCursor c, CXCursor parent, CX
 const struct cc_cuda_expansion *cc_cuda_model_expansion_at(const struct cc_cuda_model *m,
                                                            unsigned off)
 {
-  const struct cc_cuda_expansion *best = NULL;
-  /* expansions nest (an argument's own macros); the innermost starts last */
-  for (size_t i = 0; i < m->exps.len && m->exps.data[i].b <= off; i++)
-    if (off < m->exps.data[i].e)
-      best = &m->exps.data[i];
-  return best;
+  size_t lo = 0, hi = m->exps.len;
+  while (lo < hi) { /* the first expansion starting after off */
+    size_t mid = (lo + hi) / 2;
+    if (m->exps.data[mid].b <= off)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  /* expansions nest or are disjoint: going back from there, the first that holds off is
+   * the innermost (it starts last) */
+  while (lo-- > 0)
+    if (off < m->exps.data[lo].e)
+      return &m->exps.data[lo];
+  return NULL;
 }
 
 int cc_cuda_model_whole(const struct cc_cuda_model *m, unsigned b, unsigned e)
@@ -283,7 +292,8 @@ int cc_cuda_model_is_dim3(const struct cc_cuda_model *m, CXType t)
 static int is_local_dim3(const struct cc_cuda_model *m, CXCursor v)
 {
   CXCursor p;
-  if (clang_getCursorKind(v) != CXCursor_VarDecl || !cc_cuda_model_is_dim3(m, clang_getCursorType(v)))
+  if (clang_getCursorKind(v) != CXCursor_VarDecl ||
+      !cc_cuda_model_is_dim3(m, clang_getCursorType(v)))
     return 0;
   p = clang_getCursorSemanticParent(v);
   return is_fn_kind(clang_getCursorKind(p));
@@ -370,7 +380,8 @@ static void on_member(struct walker *w, CXCursor c)
     struct cc_cuda_tokens tk;
     cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(c), &tk);
     if (tk.n > 0 && clang_getTokenKind(tk.tok[tk.n - 1]) == CXToken_Identifier) {
-      struct cc_cuda_unresolved u = {w->cur, cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[tk.n - 1]))};
+      struct cc_cuda_unresolved u = {w->cur, NULL};
+      u.name = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[tk.n - 1]));
       CC_VEC_PUSH(&m->unresolved, u);
     }
     cc_cuda_tokens_release(&tk);
@@ -699,7 +710,7 @@ static int cursor_holds(CXCursor c, CXSourceLocation loc)
   clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
   clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
   clang_getSpellingLocation(loc, &f3, NULL, NULL, &o);
-  return f1 && f2 && f3 && clang_File_isEqual(f1, f3) && clang_File_isEqual(f2, f3) &&
+  return cc_cuda_same_file(f1, f3) && cc_cuda_same_file(f2, f3) &&
          b <= o && o < e;
 }
 
@@ -740,6 +751,16 @@ static int mark_cmp(const void *a, const void *b)
   return (x->off > y->off) - (x->off < y->off);
 }
 
+/* The unqualified name in a qualified or demangled one: "void ns::k<float>(float *)" and
+ * "ns::k" give "k" (into out, n bytes). */
+static void unqualified(const char *name, char *out, size_t n)
+{
+  const char *end = name + strcspn(name, "(<"), *start = end;
+  while (start > name && ident_char(start[-1]))
+    start--;
+  snprintf(out, n, "%.*s", (int)(end - start), start);
+}
+
 int cc_cuda_model_build(struct cc_cuda_model *m, const char *path, const char *text,
                         size_t len, const char *kernel, const char *const *extra,
                         size_t nextra, struct cc_err *err)
@@ -748,7 +769,7 @@ int cc_cuda_model_build(struct cc_cuda_model *m, const char *path, const char *t
   struct walker w;
   int rc;
   memset(m, 0, sizeof *m);
-  m->kernel_name = kernel;
+  unqualified(kernel, m->kernel_name, sizeof m->kernel_name);
   if ((rc = cc_cuda_tu_parse(&m->tu, path, text, len, extra, nextra, err)) != CC_OK)
     return rc;
   clang_visitChildren(clang_getTranslationUnitCursor(m->tu.tu), collect_expansion, m);

@@ -138,6 +138,23 @@ static int only_tree_components_at(const struct cc_cuda_model *m, unsigned off)
   return 1;
 }
 
+/* 1 when a macro whose expansion holds offset off pastes tokens (##): a pasted token
+ * (`var_##c`) can carry an argument's letter where the AST shows no reference to it. */
+static int pasted_around(const struct cc_cuda_model *m, unsigned off)
+{
+  int yes = 0;
+  for (size_t i = 0; i < m->exps.len && m->exps.data[i].b <= off && !yes; i++) {
+    struct cc_cuda_tokens tk;
+    if (off >= m->exps.data[i].e)
+      continue;
+    cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(m->exps.data[i].def), &tk);
+    for (unsigned j = 1; j < tk.n && !yes; j++)
+      yes = cc_cuda_token_is(&tk, j, "##");
+    cc_cuda_tokens_release(&tk);
+  }
+  return yes;
+}
+
 /* Edits of the components written in the input itself (directly or as macro arguments). */
 static int component_edits(const struct cc_cuda_model *m, const int sigma[3], cc_cuda_edits *ed,
                            unsigned *count, struct cc_err *err)
@@ -150,10 +167,11 @@ static int component_edits(const struct cc_cuda_model *m, const int sigma[3], cc
     if (c->spell == CC_CUDA_ELSEWHERE)
       return refuse(m, c->at, err, "a thread-geometry component is written outside the file",
                     "the rewrite changes only the file: move that code into it");
-    if (c->spell == CC_CUDA_ARG && !only_tree_components_at(m, c->off))
+    if (c->spell == CC_CUDA_ARG &&
+        (!only_tree_components_at(m, c->off) || pasted_around(m, c->off)))
       return refuse(m, c->at, err, "this macro argument's letter reaches code outside the "
-                    "kernel's call tree or names something else in the macro's body",
-                    "write the component outside the macro call");
+                    "kernel's call tree, names something else in the macro's body or is "
+                    "pasted (##)", "write the component outside the macro call");
     if (!cc_cuda_edits_touch(ed, c->off, c->off + 1)) {
       cc_cuda_edits_add(ed, c->off, c->off + 1, text);
       *count += sigma[c->e] != c->e;

@@ -6,8 +6,8 @@
 #include "cuda/cuda.h"
 
 static const char *const hazard_names[] = {
-  "warp intrinsic", "cooperative groups", "warpSize", "lane or warp id", "inline asm lane id",
-  "inline asm warp instruction", "volatile memory",
+  "warp intrinsic", "cooperative groups", "inline asm lane id", "inline asm warp instruction",
+  "volatile memory", "warpSize", "lane or warp id",
 };
 
 const char *cc_cuda_hazard_name(enum cc_cuda_hazard kind)

@@ -30,7 +30,7 @@ static void add(struct scanner *s, enum cc_cuda_hazard kind, CXSourceLocation lo
   unsigned line = 0, col = 0;
   char *file;
   clang_getSpellingLocation(loc, &f, &line, &col, NULL);
-  file = !f || clang_File_isEqual(f, s->m->tu.main) ? cc_xstrdup(s->m->tu.path)
+  file = !f || cc_cuda_same_file(f, s->m->tu.main) ? cc_xstrdup(s->m->tu.path)
                                                     : cc_cuda_str(clang_getFileName(f));
   for (uint32_t i = 0; i < out->nsites; i++)
     if (out->sites[i].kind == kind && out->sites[i].line == line &&
@@ -131,6 +131,8 @@ static enum CXChildVisitResult taint_visit(CXCursor c, CXCursor parent, CXClient
   struct taint_walk *t = data;
   enum CXCursorKind k = clang_getCursorKind(c);
   (void)parent;
+  if (k == CXCursor_ArraySubscriptExpr)
+    return CXChildVisit_Continue; /* a[threadIdx.x] is data, not a thread id */
   if (k == CXCursor_MemberRefExpr) {
     CXCursor base = cc_cuda_first_child(c);
     if (!clang_Cursor_isNull(base) && clang_getCursorKind(base) == CXCursor_DeclRefExpr &&
@@ -181,7 +183,7 @@ static char *operator_of(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs
   clang_getSpellingLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &b);
   clang_getSpellingLocation(clang_getRangeEnd(ext), NULL, NULL, NULL, &e);
   clang_getSpellingLocation(clang_getRangeEnd(le), &f2, NULL, NULL, &lend);
-  x = f1 && clang_File_isEqual(f1, m->tu.main) ? cc_cuda_model_expansion_at(m, b) : NULL;
+  x = cc_cuda_same_file(f1, m->tu.main) ? cc_cuda_model_expansion_at(m, b) : NULL;
   if (x && !cc_cuda_model_whole(m, b, e)) {
     cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(x->def), &tk);
     for (unsigned i = 1; i < tk.n && !op; i++)
@@ -191,7 +193,7 @@ static char *operator_of(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs
     cc_cuda_tokens_release(&tk);
     return op;
   }
-  if (!f1 || !f2 || !clang_File_isEqual(f1, f2))
+  if (!cc_cuda_same_file(f1, f2))
     return NULL;
   cc_cuda_tokens_get(&m->tu, ext, &tk);
   for (unsigned i = 0; i < tk.n && !op; i++)
@@ -201,24 +203,26 @@ static char *operator_of(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs
   return op;
 }
 
-/* 1 when x is a low mask 2^k - 1 with 2^k >= 8. */
-static int low_mask(uint64_t x)
+/* 1 when x is 2^k - 1 with 2^k a (sub)warp width: 8, 16 or 32. */
+static int lane_mask(uint64_t x)
 {
-  return x >= 7 && x != UINT64_MAX && ((x + 1) & x) == 0;
+  return x == 7 || x == 15 || x == 31;
 }
 
 /* 1 when v, the constant beside a threadIdx-derived value under op, cuts out a lane or a
- * warp: % or / by 8, 16 or a multiple of 32; & with 2^k - 1 or -2^k (2^k >= 8, as a 32- or
- * 64-bit mask: clang gives -32 converted to unsigned as 4294967264); >> by 3 or more. */
+ * warp of 8, 16 or 32 threads: % or / by 8, 16 or 32; & with 2^k - 1 or -2^k (as a 32- or
+ * 64-bit mask: clang gives -32 converted to unsigned as 4294967264); >> by 3, 4 or 5.
+ * Multiples of 32 (tid & 63) are left out: they tile blocks more often than warps. */
 static int warp_like(const char *op, long long v)
 {
   uint64_t u = (uint64_t)v;
   uint32_t w = (uint32_t)u;
   if (op[0] == '%' || op[0] == '/')
-    return v >= 8 && (v % 32 == 0 || 32 % v == 0);
+    return v == 8 || v == 16 || v == 32;
   if (op[0] == '>')
-    return v >= 3 && v < 64;
-  return low_mask(u) || low_mask(~u) || (u >> 32 == 0 && (low_mask(w) || low_mask((uint32_t)~w)));
+    return v >= 3 && v <= 5;
+  return lane_mask(u) || lane_mask(~u) ||
+         (u >> 32 == 0 && (lane_mask(w) || lane_mask((uint32_t)~w)));
 }
 
 /* The integer constant c evaluates to; an unsigned 32-bit value above INT32_MAX is read

@@ -16,16 +16,25 @@ static const char *const base_args[] = {
 };
 #define NBASE (sizeof base_args / sizeof base_args[0])
 
+/* The largest input parsed: clang's offsets are 32-bit, and a kernel file of more than
+ * this is not a source anyone edits by hand. */
+#define MAX_INPUT_BYTES (64u << 20)
+
 int cc_cuda_tu_parse(struct cc_cuda_tu *t, const char *path, const char *text, size_t len,
                      const char *const *extra, size_t nextra, struct cc_err *err)
 {
   size_t nv;
   const struct cc_cuda_vfile *vf = cc_cuda_vfiles(&nv);
-  struct CXUnsavedFile *un = cc_xcalloc(nv + 1, sizeof *un);
-  const char **args = cc_xcalloc(NBASE + nextra, sizeof *args);
+  struct CXUnsavedFile *un;
+  const char **args;
   enum CXErrorCode rc;
 
   memset(t, 0, sizeof *t);
+  if (len > MAX_INPUT_BYTES)
+    return cc_err_set(err, CC_ERR_INPUT, "%s is %zu bytes; coalcheck parses CUDA files of at "
+                      "most %u MiB", path, len, MAX_INPUT_BYTES >> 20);
+  un = cc_xcalloc(nv + 1, sizeof *un);
+  args = cc_xcalloc(NBASE + nextra, sizeof *args);
   t->path = path;
   t->text = text;
   t->len = len;
@@ -69,13 +78,31 @@ void cc_cuda_tu_release(struct cc_cuda_tu *t)
   t->index = NULL;
 }
 
+int cc_cuda_same_file(CXFile a, CXFile b)
+{
+  char *x, *y;
+  int same;
+  if (!a || !b)
+    return 0;
+  if (a == b)
+    return 1;
+  if (!clang_File_isEqual(a, b))
+    return 0;
+  x = cc_cuda_str(clang_getFileName(a));
+  y = cc_cuda_str(clang_getFileName(b));
+  same = strcmp(x, y) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
 enum cc_cuda_where cc_cuda_tu_where(const struct cc_cuda_tu *t, CXSourceLocation loc)
 {
   CXFile f = NULL;
   clang_getSpellingLocation(loc, &f, NULL, NULL, NULL);
   if (!f)
     return CC_CUDA_NOWHERE;
-  if (clang_File_isEqual(f, t->main))
+  if (cc_cuda_same_file(f, t->main))
     return CC_CUDA_MAIN;
   {
     char *name = cc_cuda_str(clang_getFileName(f));
@@ -91,7 +118,7 @@ int cc_cuda_tu_off(const struct cc_cuda_tu *t, CXSourceLocation loc, unsigned *o
 {
   CXFile f = NULL;
   clang_getSpellingLocation(loc, &f, NULL, NULL, off);
-  return f && clang_File_isEqual(f, t->main) && *off <= t->len;
+  return cc_cuda_same_file(f, t->main) && *off <= t->len;
 }
 
 int cc_cuda_tu_extent(const struct cc_cuda_tu *t, CXCursor c, unsigned *b, unsigned *e)
@@ -111,7 +138,7 @@ void cc_cuda_tu_place(const struct cc_cuda_tu *t, CXSourceLocation loc, char *bu
   CXFile f = NULL;
   unsigned line = 0, col = 0;
   clang_getSpellingLocation(loc, &f, &line, &col, NULL);
-  if (f && !clang_File_isEqual(f, t->main)) {
+  if (f && !cc_cuda_same_file(f, t->main)) {
     char *name = cc_cuda_str(clang_getFileName(f));
     snprintf(buf, n, "%s:%u:%u", name, line, col);
     free(name);

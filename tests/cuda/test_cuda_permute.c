@@ -141,7 +141,9 @@ static void test_template_namespace_inline_and_ints(void **state)
   struct fixture *f = *state;
   struct cc_cuda_rewrite r;
   struct cc_err err;
-  assert_int_equal(permute(f, "t.cu", in, "k", 1, 0, 2, &r, &err), CC_OK);
+  /* named as a demangler names it: reduced to "k" */
+  assert_int_equal(permute(f, "t.cu", in, "void ns::k<float>(float*, float const*)", 1, 0, 2, &r,
+                           &err), CC_OK);
   assert_string_equal(r.text, want);
   assert_int_equal(r.kernel_edits, 11);
   assert_int_equal(r.nsites, 2);
@@ -408,7 +410,10 @@ static const struct refusal refusals[] = {
   {"macro_argument_twice", "#define GET(v, c) (v.c + c)\n"
                            "__global__ void k(int *a) { int x = 1; a[GET(threadIdx, x)] = 1; }\n",
    "k", CC_ERR_NO_FIX, ":2:57: ", "this macro argument's letter reaches code outside the "
-   "kernel's call tree or names something else in the macro's body"},
+   "kernel's call tree, names something else in the macro's body or is pasted (##)"},
+  {"macro_argument_pasted", "#define GET(v, c) (v.c + v##_##c)\n"
+                            "__global__ void k(int *a) { int threadIdx_x = 1; a[GET(threadIdx, x)] = 1; }\n",
+   "k", CC_ERR_NO_FIX, ":2:67: ", "or is pasted (##)"},
   {"macro_body_other_member", "#define P(s) (s.x + threadIdx.x)\n"
                               "struct S { int x; };\n"
                               "__global__ void k(int *a, S s) { a[P(s)] = 1; }\n",
@@ -471,6 +476,73 @@ static void test_headers(void **state)
   assert_non_null(strstr(err.msg, want));
 }
 
+/* The function of text that starts with head, up to its closing "\n}\n", with `//`
+ * comments and the spaces before them removed (owned). */
+static char *function_text(const char *text, const char *head)
+{
+  const char *b = strstr(text, head), *e;
+  char *out, *o;
+  assert_non_null(b);
+  e = strstr(b, "\n}\n");
+  assert_non_null(e);
+  out = o = calloc(1, (size_t)(e - b) + 4);
+  assert_non_null(out);
+  for (const char *p = b; p < e + 3; p++) {
+    if (p[0] == '/' && p[1] == '/') {
+      while (o > out && o[-1] == ' ')
+        o--;
+      while (*p != '\n')
+        p++;
+    }
+    *o++ = *p;
+  }
+  return out;
+}
+
+/* Rodinia's Gaussian Fan2 (examples/gaussian): the thread mapping the CGO 2015 paper's
+ * transformation gives, written by hand in the same file as fan2_fixed, is what permuting
+ * fan2 by (1, 0, 2) produces. */
+static void test_gaussian_fan2(void **state)
+{
+  const char *path = CC_SOURCE_DIR "/examples/gaussian/gaussian.cu";
+  const int sigma[3] = {1, 0, 2};
+  char *text, *got, *want;
+  size_t len;
+  struct cc_cuda_rewrite r;
+  struct cc_err err = {0};
+  (void)state;
+  assert_int_equal(cc_file_read(path, &text, &len, &err), CC_OK);
+  assert_int_equal(cc_cuda_permute(path, text, len, "fan2", sigma, NULL, 0, &r, &err), CC_OK);
+  got = function_text(r.text, "__global__ void fan2(");
+  want = function_text(text, "__global__ void fan2_fixed(");
+  memmove(want + strlen("__global__ void fan2"), want + strlen("__global__ void fan2_fixed"),
+          strlen(want + strlen("__global__ void fan2_fixed")) + 1);
+  assert_string_equal(got, want);
+  assert_int_equal(r.kernel_edits, 12);
+  free(got);
+  free(want);
+  free(text);
+  cc_cuda_rewrite_release(&r);
+}
+
+/* The text need not be on disk (the caller may hand a generated text): the input, like
+ * the prelude, is then a file that exists only in memory, and the two must not be
+ * confused (they were: nothing was rewritten). */
+static void test_path_not_on_disk(void **state)
+{
+  static const char in[] = "__global__ void k(int *a) { a[threadIdx.x] = blockDim.y; }\n";
+  struct fixture *f = *state;
+  char path[1100];
+  const int sigma[3] = {1, 0, 2};
+  struct cc_cuda_rewrite r;
+  struct cc_err err = {0};
+  snprintf(path, sizeof path, "%s/absent/k.cu", f->dir);
+  assert_int_equal(cc_cuda_permute(path, in, strlen(in), "k", sigma, NULL, 0, &r, &err), CC_OK);
+  assert_string_equal(r.text, "__global__ void k(int *a) { a[threadIdx.y] = blockDim.x; }\n");
+  assert_int_equal(r.kernel_edits, 2);
+  cc_cuda_rewrite_release(&r);
+}
+
 /* Bad input never crashes: empty text, text with NUL bytes, a file that is not CUDA. */
 static void test_bad_input(void **state)
 {
@@ -484,6 +556,17 @@ static void test_bad_input(void **state)
   assert_int_equal(cc_cuda_permute(path, junk, sizeof junk - 1, "k", sigma, NULL, 0, &r, &err),
                    CC_ERR_INPUT);
   assert_null(r.text);
+  { /* more than 64 MiB: refused before parsing */
+    size_t big = (64u << 20) + 1;
+    char *text = malloc(big), want[1200];
+    assert_non_null(text);
+    memset(text, ' ', big);
+    assert_int_equal(cc_cuda_permute(path, text, big, "k", sigma, NULL, 0, &r, &err), CC_ERR_INPUT);
+    snprintf(want, sizeof want, "%s is 67108865 bytes; coalcheck parses CUDA files of at most "
+             "64 MiB", path);
+    assert_string_equal(err.msg, want);
+    free(text);
+  }
 }
 
 int main(void)
@@ -504,6 +587,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_other_places, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_headers, fixture_setup, fixture_teardown),
+    cmocka_unit_test(test_gaussian_fan2),
+    cmocka_unit_test_setup_teardown(test_path_not_on_disk, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_bad_input, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();

@@ -87,7 +87,8 @@ static void test_every_kind(void **state)
 }
 
 /* What is not warp membership: index arithmetic with 32, halving, blockIdx masks, a
- * non-volatile shared array, __syncthreads, a helper that is not called. */
+ * non-volatile shared array, __syncthreads, a helper that is not called, data loaded at a
+ * thread's index (d & 31: d is data, not an id), a mask of 64 (tiles, not warps). */
 static void test_clean_kernel(void **state)
 {
   static const char in[] =
@@ -98,7 +99,9 @@ static void test_clean_kernel(void **state)
     "  tile[threadIdx.y][threadIdx.x] = in[y * n + x];\n"
     "  __syncthreads();\n"
     "  out[(blockIdx.x * 32 + threadIdx.y) * n + blockIdx.y * 32 + threadIdx.x / 2 * 2] =\n"
-    "      tile[threadIdx.x][threadIdx.y] + (blockIdx.x & 31) + (n % 32);\n"
+    "      tile[threadIdx.x][threadIdx.y] + (blockIdx.x & 31) + (n % 32) + (threadIdx.x & 63);\n"
+    "  int d = (int)in[x];\n"
+    "  out[d & 31] = 0;\n"
     "}\n";
   struct fixture *f = *state;
   struct cc_cuda_scan s;
