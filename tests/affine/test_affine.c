@@ -670,6 +670,29 @@ static void test_deep_chain(void **state)
   expect_form(acc(&x, 0), want);
   release(&x);
   free(text);
+  /* a register copied halfway down a 3000-add chain: the first access (the end of the
+   * chain) is cut by the limit, the second (the copy, 1500 adds deep) is not; what the
+   * first walk left unfinished must not stick to it */
+  text = add_chain(3000);
+  {
+    char *mid = strstr(text, "\tadd.s64"), *copy = malloc(strlen(text) + 128);
+    assert_non_null(copy);
+    for (int i = 0; i < 1500; i++)
+      mid = strstr(mid + 1, "\tadd.s64");
+    snprintf(copy, strlen(text) + 128, "%.*s\tmov.u64 %%rd2, %%rd1;\n%s", (int)(mid - text),
+             text, mid);
+    mid = strstr(copy, "\tret;");
+    memmove(mid + 30, mid, strlen(mid) + 1);
+    memcpy(mid, "\tld.global.f32 %f1, [%rd2];  \n", 30);
+    free(text);
+    text = copy;
+  }
+  x = analyse(text);
+  assert_int_equal(x.k->naccesses, 2);
+  assert_int_equal(acc(&x, 0)->status, CC_AFFINE_OPAQUE);
+  expect_form(acc(&x, 1), "param_0 + 6000");
+  release(&x);
+  free(text);
   /* 1500 blocks of walk back to the write: followed; 2500: opaque */
   text = block_chain(1500);
   x = analyse(text);
