@@ -58,6 +58,7 @@ struct aff_eval {
   uint32_t next_id;
   uint32_t depth;
   uint64_t work;
+  int truncated;              /* a walk hit the depth limit: the memo holds its failures */
 };
 
 /* ---- values ------------------------------------------------------------------------- */
@@ -193,6 +194,7 @@ static int enter(struct aff_eval *e)
 static struct aff_val too_deep(struct aff_eval *e, uint32_t i)
 {
   uint32_t line = insn_line(e, i);
+  e->truncated = 1;
   return fail(CC_AFFINE_OPAQUE, line,
               aff_printf(e->ar, "the address computation reaching PTX line %" PRIu32 " is "
                          "deeper than the analysis follows (%d steps, %u in all)", line,
@@ -970,7 +972,8 @@ void aff_eval_free(struct aff_eval *e)
   free(e);
 }
 
-struct aff_val aff_eval_address(struct aff_eval *e, uint32_t insn, const struct ptx_operand *opnd)
+static struct aff_val address_value(struct aff_eval *e, uint32_t insn,
+                                    const struct ptx_operand *opnd)
 {
   struct aff_val v = ok(aff_const(e->ar, opnd->imm));
   enum aff_fail why = AFF_FAIL_NONE;
@@ -990,6 +993,17 @@ struct aff_val aff_eval_address(struct aff_eval *e, uint32_t insn, const struct 
   if (opnd->var >= 0 && v.status == CC_AFFINE_OK) {
     struct aff_val a = var_atom(e, opnd->var_scope, opnd->var);
     v = checked(e, insn, aff_add(e->ar, v.p, a.p, 1, &why), why);
+  }
+  return v;
+}
+
+struct aff_val aff_eval_address(struct aff_eval *e, uint32_t insn, const struct ptx_operand *opnd)
+{
+  struct aff_val v = address_value(e, insn, opnd);
+  if (e->truncated) { /* values cut by the depth limit may be whole from another start */
+    memset(e->memo, 0, e->memo_cap * sizeof *e->memo);
+    e->memo_used = 0;
+    e->truncated = 0;
   }
   return v;
 }

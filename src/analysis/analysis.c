@@ -32,8 +32,11 @@ void cc_analysis_kernel_release(struct cc_kernel_stats *k)
     for (size_t j = 0; j < s->n_suggestions; j++)
       free(s->suggestions[j].text);
     cc_analysis_fp_free(s->footprint);
+    cc_analysis_addr_release(&s->addr);
   }
   free(k->insns);
+  free(k->warp_dependent_what);
+  free(k->fix_command);
   free(k->by_slot);
   free(k->lines);
   free(k->name);
@@ -431,6 +434,7 @@ const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind)
   case CC_SUGGEST_SHARED_MEMORY: return "shared-memory";
   case CC_SUGGEST_LAYOUT: return "layout";
   case CC_SUGGEST_LOCAL_ARRAY: return "local-array";
+  case CC_SUGGEST_LOOP: return "loop";
   }
   return "?";
 }

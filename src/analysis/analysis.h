@@ -37,9 +37,12 @@ enum cc_suggestion_kind {
   CC_SUGGEST_THREAD_GEOMETRY, /* "thread-geometry": permute threadIdx dimensions */
   CC_SUGGEST_SHARED_MEMORY,   /* "shared-memory": stage loads through shared memory */
   CC_SUGGEST_LAYOUT,          /* "layout": AoS -> SoA, or padding of a shared array */
-  CC_SUGGEST_LOCAL_ARRAY      /* "local-array": an uncoalesced local access (lanes index a
+  CC_SUGGEST_LOCAL_ARRAY,     /* "local-array": an uncoalesced local access (lanes index a
                                  per-thread array differently): a warp-uniform index,
                                  registers, or shared memory */
+  CC_SUGGEST_LOOP             /* "loop": each thread walks contiguous memory in a loop
+                                 while the threads stride widely (a gemv's rows): loop
+                                 lifting or reduction redistribution, not a permutation */
 };
 
 #define CC_ANALYSIS_MAX_SUGGESTIONS 3
@@ -55,6 +58,64 @@ struct cc_footprint;          /* analysis/footprint.h */
 struct cc_source_loc {
   const char *file;
   uint32_t line, column;      /* 0: unknown */
+};
+
+/* ---- static address forms (handed in by the caller) -------------------------------- */
+
+/* What the static address analysis (src/affine) says about an instruction's address.
+ * This module does not include src/affine (src/README.md): the command that ran both
+ * copies the results in here (cc_analysis_set_forms), and the suggestions and the report
+ * read them. */
+enum cc_addr_status {
+  CC_ADDR_NONE,               /* not analysed (a trace, the GPU backend's ./app mode) */
+  CC_ADDR_AFFINE,             /* text is the form */
+  CC_ADDR_NOT_AFFINE          /* text says why; kind names the reason */
+};
+
+/* Stride classes of CGO 2015 Sec. 4.2.2 (seeds/004): z, c, u. */
+enum cc_addr_class { CC_ADDR_ZERO, CC_ADDR_UNIT, CC_ADDR_LARGE, CC_ADDR_UNKNOWN };
+
+#define CC_ADDR_MAX_LOOPS 4
+
+struct cc_addr_stride {
+  int known;                  /* 0: a symbol of the coefficient has no value in the launch */
+  int64_t bytes;              /* the change of the address when the index grows by one */
+};
+
+struct cc_addr_loop {
+  uint32_t index;             /* the loop counter L<index> of the form */
+  uint32_t line;              /* CUDA source line of the loop's header, or 0 */
+  struct cc_addr_stride stride; /* bytes per iteration */
+};
+
+struct cc_addr_form {
+  uint32_t id;                /* the instruction's ptx_index */
+  const char *ptx;            /* cc_analysis_set_forms: its PTX text (cc_insn_info.text), to match
+                                 (ids of called functions' instructions repeat); NULL: any.
+                                 In cc_insn_stats: NULL */
+  enum cc_addr_status status;
+  const char *kind;           /* "affine", or why not: "indirect", "nonlinear", "control",
+                                 "opaque" */
+  const char *text;           /* the form in CUDA terms ("in + 4*tid.x + 4*n*tid.y"), or
+                                 the reason ("the address depends on a value loaded at PTX
+                                 line 48 (ld.global.u32)") */
+  uint32_t why_line;          /* not affine: the PTX line that broke the form, or 0 */
+  struct cc_addr_stride tid[3]; /* thread strides: threadIdx.x, .y, .z */
+  uint32_t nloops;            /* loop counters the form depends on (at most the first
+                                 CC_ADDR_MAX_LOOPS, by index) */
+  struct cc_addr_loop loops[CC_ADDR_MAX_LOOPS];
+};
+
+/* A kernel's forms and the facts that go with them (all borrowed). */
+struct cc_kernel_forms {
+  const struct cc_addr_form *forms;
+  size_t n;
+  uint32_t warp_dependent_line; /* PTX line of the first instruction that makes a
+                                   thread-geometry permutation observable (shfl, vote,
+                                   %laneid, ...), or 0 */
+  const char *warp_dependent_what; /* its opcode text, or NULL */
+  const char *fix_command;    /* the command that applies a permutation to this launch
+                                 ("coalcheck fix --launch FILE -o DIR"), or NULL */
 };
 
 /* lane_stride values that are not a stride */
@@ -131,6 +192,10 @@ struct cc_insn_stats {
    * the innermost call site in the kernel's file, walking the whole chain
    * (cli/inline.c), so that two levels are enough here. */
   struct cc_source_loc source, inlined_from;
+
+  /* The static form of the address (cc_analysis_set_forms; status CC_ADDR_NONE until
+   * then); kind and text owned. */
+  struct cc_addr_form addr;
 };
 
 /* One source line of a kernel: the sums over the instructions whose `source` is that
@@ -179,6 +244,9 @@ struct cc_kernel_stats {
   size_t n_lines;             /* after end_kernel: per source line sums, ordered by file */
   struct cc_line_stats *lines; /* owned; then line; file NULL last */
   struct cc_kernel_run_stats run; /* filled by the caller after the run (cli), or 0 */
+  int has_forms;              /* cc_analysis_set_forms was called for this kernel */
+  uint32_t warp_dependent_line; /* of cc_kernel_forms; strings owned */
+  char *warp_dependent_what, *fix_command;
   int imported;               /* figures handed in by cc_analysis_import_kernel (the GPU
                                  backend): no footprint was measured, so all_stride and
                                  line_all_stride are unknown (reported as such), and
@@ -230,7 +298,25 @@ size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
 void cc_analysis_set_run_stats(cc_keep struct cc_analysis *an,
                                const struct cc_kernel_run_stats *run);
 
-/* "thread-geometry", "shared-memory", "layout", "none", "local-array" */
+/* Hands the static address forms of the last kernel of an (finished) to it: each form
+ * goes to the instruction with its id (and PTX text, when given); instructions without
+ * one keep CC_ADDR_NONE. The strings are copied. The suggestions are then made again
+ * with the forms (finalize.c): the thread dimension to swap with threadIdx.x is the one
+ * with a unit stride, a loop that walks contiguous memory while the threads stride
+ * widely asks for loop transformations, and a swap that would uncoalesce another
+ * instruction asks for shared-memory tiling. Errors: CC_ERR_INTERNAL when an has no
+ * kernel or one is open. */
+int cc_analysis_set_forms(cc_keep struct cc_analysis *an, cc_keep const struct cc_kernel_forms *kf,
+                          struct cc_err *err);
+
+/* The stride class of thread dimension d (0..2) of s's form (CGO 2015 Sec. 4.2.2): zero
+ * (stride 0), unit (|stride| up to the coalescing bound of access.h), large (above it),
+ * unknown (no form, or the stride unknown). */
+enum cc_addr_class cc_analysis_addr_class(const struct cc_insn_stats *s, uint32_t d);
+/* "zero", "unit", "large", "unknown" */
+const char *cc_addr_class_name(enum cc_addr_class c);
+
+/* "thread-geometry", "shared-memory", "layout", "none", "local-array", "loop" */
 const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind);
 /* "coalesced", "uncoalesced" */
 const char *cc_verdict_name(enum cc_verdict v);

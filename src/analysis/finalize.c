@@ -143,6 +143,190 @@ static void suggest_local(struct cc_insn_stats *s)
   suggest(s, CC_SUGGEST_LOCAL_ARRAY, text);
 }
 
+/* The alternative for a load that a thread remapping would fix: stage the data through
+ * shared memory, read there with stride bytes between lanes (CGO 2015 "suggest also
+ * shared memory usage"). */
+static void suggest_staging(struct cc_insn_stats *s, uint64_t stride)
+{
+  char text[512];
+  if (s->info.kind != CC_ACCESS_LOAD)
+    return;
+  snprintf(text, sizeof text,
+           "or stage through shared memory: load a tile with consecutive threadIdx.x on "
+           "consecutive elements, then read it from shared memory with the %" PRIu64
+           "-byte stride (pad each tile row by one word against bank conflicts)", stride);
+  suggest(s, CC_SUGGEST_SHARED_MEMORY, text);
+}
+
+/* ---- advice from the static forms (cc_analysis_set_forms) ------------------------------ */
+
+static const char axis[3] = {'x', 'y', 'z'};
+
+static uint64_t magnitude(int64_t v)
+{
+  return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* An executed global instruction of k other than s that threadIdx.x coalesces now (zero
+ * or unit stride) and that swapping threadIdx.x and threadIdx.d would uncoalesce (a
+ * large stride on d), or NULL. */
+static const struct cc_insn_stats *swap_breaks(const struct cc_kernel_stats *k,
+                                               const struct cc_insn_stats *s, uint32_t d)
+{
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *o = &k->insns[i];
+    enum cc_addr_class x;
+    if (o == s || !o->executions || !is_global(o) || o->info.space == CC_SPACE_LOCAL)
+      continue;
+    x = cc_analysis_addr_class(o, 0);
+    if ((x == CC_ADDR_ZERO || x == CC_ADDR_UNIT) && cc_analysis_addr_class(o, d) == CC_ADDR_LARGE)
+      return o;
+  }
+  return NULL;
+}
+
+/* The tail of a permutation advice: how to apply it. */
+static void apply_hint(const struct cc_kernel_stats *k, char *buf, size_t cap)
+{
+  if (k->warp_dependent_line)
+    snprintf(buf, cap, "; the kernel uses %s (PTX line %" PRIu32 "), whose lanes a "
+             "permutation regroups: apply it by hand and check that code",
+             k->warp_dependent_what ? k->warp_dependent_what : "warp-level code",
+             k->warp_dependent_line);
+  else if (k->fix_command)
+    snprintf(buf, cap, "; run `%s` to apply", k->fix_command);
+  else
+    buf[0] = '\0';
+}
+
+/* threadIdx.x strides widely and threadIdx.d has a unit (or zero) stride: swap them,
+ * unless the swap uncoalesces another instruction (then tiling through shared memory). */
+static void suggest_swap(const struct cc_kernel_stats *k, struct cc_insn_stats *s, uint32_t d)
+{
+  char text[768], sx[96], tail[256];
+  const struct cc_insn_stats *o = swap_breaks(k, s, d);
+  int64_t x = s->addr.tid[0].bytes, u = s->addr.tid[d].bytes;
+  in_elements(&s->info, magnitude(x), sx, sizeof sx);
+  if (o) {
+    snprintf(text, sizeof text,
+             "swapping threadIdx.x and threadIdx.%c would coalesce this access (threadIdx.%c "
+             "moves it %" PRId64 " bytes, threadIdx.x %" PRId64 " bytes = %s) but uncoalesce "
+             "the %s at line %" PRIu32 ", which threadIdx.x coalesces now: no permutation of "
+             "the threads coalesces both; stage the data through shared memory (read a tile "
+             "with consecutive threadIdx.x on consecutive elements, write it out the same "
+             "way, as a tiled transpose does)",
+             axis[d], axis[d], u, x, sx, cc_access_kind_name(o->info.kind), o->source.line);
+    suggest(s, CC_SUGGEST_SHARED_MEMORY, text);
+    return;
+  }
+  apply_hint(k, tail, sizeof tail);
+  snprintf(text, sizeof text,
+           "threadIdx.x moves the address %" PRId64 " bytes (%s) but threadIdx.%c moves it %"
+           PRId64 " bytes: swap threadIdx.x and threadIdx.%c (with blockDim, and blockIdx and "
+           "gridDim where they index the same data) so that the lanes of a warp %s %s "
+           "(thread-geometry transformation)%s",
+           x, sx, axis[d], u, axis[d], verb(s->info.kind),
+           u ? "consecutive elements" : "one element", tail);
+  suggest(s, CC_SUGGEST_THREAD_GEOMETRY, text);
+  suggest_staging(s, magnitude(x));
+}
+
+/* The loop of s's form that walks memory contiguously (the smallest nonzero stride, at
+ * most the coalescing bound per copy of the reference: an unrolled loop's copies share
+ * one iteration's stride) and less than threadIdx.x does; NULL when none. */
+static const struct cc_addr_loop *walking_loop(const struct cc_insn_stats *s, uint64_t bound)
+{
+  const struct cc_addr_loop *best = NULL;
+  uint64_t copies = s->line_insns ? s->line_insns : 1;
+  for (uint32_t i = 0; i < s->addr.nloops; i++) {
+    const struct cc_addr_loop *l = &s->addr.loops[i];
+    uint64_t m = magnitude(l->stride.bytes);
+    if (!l->stride.known || m == 0 || m > bound * copies ||
+        m >= magnitude(s->addr.tid[0].bytes))
+      continue;
+    if (!best || m < magnitude(best->stride.bytes))
+      best = l;
+  }
+  return best;
+}
+
+/* An address computed from data in memory (a gather, a scatter, a histogram's bins): no
+ * permutation of the threads makes it regular. */
+static void suggest_indirect(struct cc_insn_stats *s)
+{
+  char text[768];
+  if (s->info.kind == CC_ACCESS_ATOMIC || s->info.kind == CC_ACCESS_REDUCTION) {
+    snprintf(text, sizeof text,
+             "the lanes update data-dependent elements (%s), so no permutation of the threads "
+             "makes the updates regular: accumulate per CTA in shared memory (privatisation) "
+             "and update global memory once per element at the end", s->addr.text);
+    suggest(s, CC_SUGGEST_SHARED_MEMORY, text);
+    return;
+  }
+  snprintf(text, sizeof text,
+           "the lanes %s data-dependent elements (%s), so no permutation of the threads makes "
+           "the accesses regular: order the data (or the indices) so that neighbouring threads "
+           "use neighbouring elements", verb(s->info.kind), s->addr.text);
+  suggest(s, CC_SUGGEST_NONE, text);
+}
+
+/* The advice of an uncoalesced global access from its static form (analysis.h,
+ * cc_analysis_set_forms); 0 when the form does not decide it (not affine, a stride
+ * unknown, threadIdx.x already contiguous) and the dynamic rules apply. */
+static int suggest_from_form(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
+{
+  char text[768], sx[96], elems[96];
+  uint64_t bound = cc_access_coalesced_stride(s->info.space, s->info.size_bytes);
+  const struct cc_addr_loop *loop;
+  int best = -1;
+  if (s->addr.status == CC_ADDR_NOT_AFFINE && s->addr.kind &&
+      strcmp(s->addr.kind, "indirect") == 0) {
+    suggest_indirect(s);
+    return 1;
+  }
+  if (s->addr.status != CC_ADDR_AFFINE || cc_analysis_addr_class(s, 0) != CC_ADDR_LARGE)
+    return 0;
+  /* a dimension that threads span (blockDim > 1: a permutation maps the launch's threads
+   * onto themselves, so one of extent 1 cannot take threadIdx.x's lanes) with a unit
+   * stride, else a zero one (the lanes would share one element) */
+  for (uint32_t d = 1; d < 3; d++) {
+    enum cc_addr_class c = cc_analysis_addr_class(s, d);
+    if (k->block[d] > 1 && (c == CC_ADDR_UNIT || c == CC_ADDR_ZERO) &&
+        (best < 0 || magnitude(s->addr.tid[d].bytes) > magnitude(s->addr.tid[best].bytes)))
+      best = (int)d;
+  }
+  if (best > 0) {
+    suggest_swap(k, s, (uint32_t)best);
+    return 1;
+  }
+  in_elements(&s->info, magnitude(s->addr.tid[0].bytes), sx, sizeof sx);
+  if ((loop = walking_loop(s, bound)) != NULL) {
+    in_elements(&s->info, magnitude(loop->stride.bytes), elems, sizeof elems);
+    snprintf(text, sizeof text,
+             "each thread walks its own contiguous run: one iteration of the loop at line %"
+             PRIu32 " moves the address %" PRId64 " bytes (%s) while threadIdx.x moves it %"
+             PRId64 " bytes (%s), and no thread dimension has a unit stride, so no "
+             "permutation of threadIdx helps; hand the loop's index to the lanes instead: "
+             "loop lifting (the threads of a warp take consecutive iterations) or reduction "
+             "redistribution (the lanes of a warp share each run and combine their sums), "
+             "`coalcheck fix --transform lift|redistribute` in a later version; or store the "
+             "array transposed",
+             loop->line, loop->stride.bytes, elems, s->addr.tid[0].bytes, sx);
+    suggest(s, CC_SUGGEST_LOOP, text);
+    return 1;
+  }
+  if (!s->all_coalescable && !s->line_all_coalescable)
+    return 0; /* the dynamic "cannot be all coalesced" says why, with the gaps */
+  snprintf(text, sizeof text,
+           "no thread dimension moves the address by at most %" PRIu64 " bytes (threadIdx.x "
+           "moves it %" PRId64 " bytes = %s) and no loop walks it contiguously, so no "
+           "permutation of threadIdx coalesces it although the executions together cover "
+           "contiguous memory (another index, e.g. blockIdx, walks it): change the indexing",
+           bound, s->addr.tid[0].bytes, sx);
+  suggest(s, CC_SUGGEST_NONE, text);
+  return 1;
+}
+
 static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
 {
   char text[512], elems[96], all[96];
@@ -166,6 +350,8 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
              fields == 1 ? "accesses" : "access", S, verb(s->info.kind));
     suggest(s, CC_SUGGEST_LAYOUT, text);
   }
+  if (suggest_from_form(k, s))
+    return;
   in_elements(&s->info, s->stride_max, elems, sizeof elems);
   /* the instruction alone or its whole reference: either being contiguous is enough for
    * a thread remapping to help */
@@ -191,14 +377,7 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
            "%s consecutive elements; swap the roles of threadIdx.x and threadIdx.y (thread-"
            "geometry transformation)", s->stride_max, elems, verb(s->info.kind));
   suggest(s, CC_SUGGEST_THREAD_GEOMETRY, text);
-  if (s->info.kind == CC_ACCESS_LOAD) {
-    snprintf(text, sizeof text,
-             "or stage through shared memory: load a tile with consecutive threadIdx.x on "
-             "consecutive elements, then read it from shared memory with the %" PRIu64
-             "-byte stride (pad each tile row by one word against bank conflicts)",
-             s->stride_max);
-    suggest(s, CC_SUGGEST_SHARED_MEMORY, text);
-  }
+  suggest_staging(s, s->stride_max);
 }
 
 static void suggest_shared(struct cc_insn_stats *s)

@@ -126,6 +126,24 @@ void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kern
  * several, the side-by-side comparison. Errors: CC_ERR_IO; those of report/compare.h. */
 int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err);
 
+/* Hands the static address forms of the kernel just run to every analysis (analysis.h's
+ * cc_analysis_set_forms). No-op for record. Errors: those of cc_analysis_set_forms. */
+int cc_cli_outputs_set_forms(struct cc_cli_outputs *s, const struct cc_kernel_forms *kf,
+                             struct cc_err *err);
+
+/* ---- static address forms (forms.c) ---------------------------------------------------- */
+
+/* Analyses the addresses of kernel f of module m (src/affine), evaluates the forms under
+ * the launch (o's grid and block, b's parameter values, o's --arg names for the
+ * parameters) and hands them to outs with the fix command for the advice (`coalcheck
+ * fix` with o's --launch file, or INPUT --kernel `kernel` and o's launch options).
+ * A function the analysis refuses gets no forms (not an error). Errors: those of
+ * cc_cli_outputs_set_forms. */
+int cc_cli_attach_forms(struct cc_cli_outputs *outs, cc_keep const struct ptx_module *m,
+                        cc_keep const struct ptx_function *f, const char *kernel,
+                        cc_keep const struct cc_run_opts *o, cc_keep const struct cc_launch_bound *b,
+                        struct cc_err *err);
+
 /* Frees s, removing an unfinished trace and --json file; NULL is allowed. */
 void cc_cli_outputs_free(cc_take struct cc_cli_outputs *s);
 

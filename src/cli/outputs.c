@@ -71,6 +71,21 @@ void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kern
     cc_analysis_set_run_stats((struct cc_analysis *)ans[i], run);
 }
 
+int cc_cli_outputs_set_forms(struct cc_cli_outputs *s, const struct cc_kernel_forms *kf,
+                             struct cc_err *err)
+{
+  const struct cc_analysis *const *ans;
+  if (!s->multi)
+    return CC_OK;
+  ans = cc_analysis_multi_results(s->multi);
+  for (size_t i = 0; i < cc_analysis_multi_count(s->multi); i++) {
+    int rc = cc_analysis_set_forms((struct cc_analysis *)ans[i], kf, err);
+    if (rc != CC_OK)
+      return rc;
+  }
+  return CC_OK;
+}
+
 /* "<kernel>.cctrace", the kernel's source name made a safe file name: every character
  * other than [A-Za-z0-9_.-] becomes '_' ("ns::tiled<32>" -> "ns__tiled_32_.cctrace"). */
 static char *default_trace_path(const char *kernel)

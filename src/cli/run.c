@@ -283,6 +283,10 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   r.source_name = cc_cli_source_name(k->name);
   if ((rc = emulate(o, &r, k, err)) != CC_OK)
     goto done;
+  /* the static forms: the report shows them, the advice uses them */
+  if ((rc = cc_cli_attach_forms(r.outs, r.module, k, o->kernel ? o->kernel : r.source_name, o,
+                                &r.bound, err)) != CC_OK)
+    goto done;
   if ((rc = cc_cli_outputs_finish(r.outs, out, err)) != CC_OK)
     goto done;
   rc = write_dumps(o, &r.bound, err);

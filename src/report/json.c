@@ -61,6 +61,45 @@ cJSON *cc_report_json_source(const struct cc_insn_stats *s)
   return src;
 }
 
+/* A stride of a form: bytes, or null when unknown in this launch. */
+static cJSON *stride_json(const struct cc_addr_stride *t)
+{
+  return t->known ? cJSON_CreateNumber((double)t->bytes) : cJSON_CreateNull();
+}
+
+/* The static form of the address (docs/json-schema.md, "affine"), or null. */
+static cJSON *affine_json(const struct cc_insn_stats *s)
+{
+  static const char *const axis[3] = {"x", "y", "z"};
+  const struct cc_addr_form *a = &s->addr;
+  cJSON *o, *strides, *cls, *loops;
+  if (a->status == CC_ADDR_NONE)
+    return cJSON_CreateNull();
+  o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "status", a->kind);
+  if (a->status == CC_ADDR_NOT_AFFINE) {
+    cJSON_AddStringToObject(o, "why", a->text);
+    cc_report_json_num(o, "ptx_line", a->why_line);
+    return o;
+  }
+  cJSON_AddStringToObject(o, "form", a->text);
+  strides = cJSON_AddObjectToObject(o, "strides");
+  cls = cJSON_AddArrayToObject(o, "class");
+  for (uint32_t d = 0; d < 3; d++) {
+    cJSON_AddItemToObject(strides, axis[d], stride_json(&a->tid[d]));
+    cJSON_AddItemToArray(cls, cJSON_CreateString(cc_addr_class_name(cc_analysis_addr_class(s, d))));
+  }
+  loops = cJSON_AddArrayToObject(o, "loops");
+  for (uint32_t l = 0; l < a->nloops; l++) {
+    cJSON *lp = cJSON_CreateObject();
+    cc_report_json_num(lp, "loop", a->loops[l].index);
+    cc_report_json_num(lp, "line", a->loops[l].line);
+    cJSON_AddItemToObject(lp, "stride", stride_json(&a->loops[l].stride));
+    cJSON_AddItemToArray(loops, lp);
+  }
+  return o;
+}
+
 static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
@@ -118,6 +157,7 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
     cJSON_AddItemToArray(sugg, g);
   }
   cJSON_AddItemToObject(o, "suggestions", sugg);
+  cJSON_AddItemToObject(o, "affine", affine_json(s));
   if (s->info.space == CC_SPACE_SHARED || s->wavefronts) {
     cc_report_json_num(o, "bank_conflict_ways", s->ways_max);
     cc_report_json_num(o, "wavefronts", (double)s->wavefronts);

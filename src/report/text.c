@@ -10,6 +10,8 @@
  *   (verdict: Algorithm 1's for global and local rows; "N-way" or "no conflict" for shared)
  *        ptx     the PTX text
  *        stride  min, max, avg bytes; whole footprint
+ *        address the static form (src/affine, when the run had one) and its thread strides,
+ *                or "not affine (kind): why"
  *        advice  kind: text (wrapped)
  *        source  LINE | the CUDA line (the user's line when inlined from a header)
  *        via     header.hpp:112 (inlined)
@@ -191,6 +193,44 @@ static void stride_line(FILE *fp, const struct cc_insn_stats *s, int imported)
   detail_wrap(fp, "stride", buf);
 }
 
+/* The static form of the address (analysis.h, cc_addr_form) with its thread strides and
+ * loops, or why it has none; nothing when no form was handed in. */
+static void address_line(FILE *fp, const struct cc_insn_stats *s)
+{
+  char buf[1536];
+  const struct cc_addr_form *a = &s->addr;
+  size_t n;
+  if (a->status == CC_ADDR_NONE)
+    return;
+  if (a->status == CC_ADDR_NOT_AFFINE) {
+    snprintf(buf, sizeof buf, "not affine (%s): %s", a->kind, a->text);
+    detail_wrap(fp, "address", buf);
+    return;
+  }
+  n = (size_t)snprintf(buf, sizeof buf, "%s; thread strides", a->text);
+  for (uint32_t d = 0; d < 3 && n < sizeof buf; d++) {
+    static const char axis[3] = {'x', 'y', 'z'};
+    if (a->tid[d].known)
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %c %" PRId64, d ? "," : "", axis[d],
+                            a->tid[d].bytes);
+    else
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %c ?", d ? "," : "", axis[d]);
+  }
+  if (n < sizeof buf)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, " bytes (%s, %s, %s)",
+                          cc_addr_class_name(cc_analysis_addr_class(s, 0)),
+                          cc_addr_class_name(cc_analysis_addr_class(s, 1)),
+                          cc_addr_class_name(cc_analysis_addr_class(s, 2)));
+  for (uint32_t l = 0; l < a->nloops && n < sizeof buf; l++) {
+    const struct cc_addr_loop *lp = &a->loops[l];
+    if (lp->stride.known)
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "; L%" PRIu32 " (loop at line %" PRIu32
+                            ") %" PRId64 " bytes per iteration", lp->index, lp->line,
+                            lp->stride.bytes);
+  }
+  detail_wrap(fp, "address", buf);
+}
+
 /* The CUDA line of the instruction's source (analysis.h: the user's line), and "via" the
  * header location it was inlined from. */
 static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc_insn_stats *s)
@@ -247,6 +287,7 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
   cc_report_squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
   detail_cut(fp, "ptx", ptx, strlen(ptx));
   stride_line(fp, s, imported);
+  address_line(fp, s);
   if (shared && imported) {
     snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst", s->ways_max);
     detail_wrap(fp, "banks", buf);

@@ -19,7 +19,7 @@
 /* Registers every kernel below declares, and its first lines: k(a) or k(a, n) with the
  * pointer a in %rd1 (and n in %r9). */
 #define REGS "\t.reg .pred %p<4>;\n\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<10>;\n" \
-             "\t.reg .f32 %f<6>;\n"
+             "\t.reg .f32 %f<6>;\n\t.reg .f64 %fd<2>;\n"
 #define K_A HDR ".visible .entry k(.param .u64 k_param_0)\n{\n" REGS \
             "\tld.param.u64 %rd1, [k_param_0];\n"
 #define K_AN HDR ".visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)\n{\n" \
@@ -217,6 +217,34 @@ static void test_sub_neg_shl_cvt(void **state)
   assert_int_equal(coeff(a, &env, CC_AFFINE_TID, 0), -8);
   /* |-8| > 4: large */
   expect_classes(a, &env, CC_AFFINE_CLASS_LARGE, CC_AFFINE_CLASS_ZERO, CC_AFFINE_CLASS_ZERO);
+  release(&x);
+}
+
+/* mad.wide.s32 straight into the 64-bit address (a + 8*tid.y + a's cvta), and mad.lo.s64
+ * with an immediate: a[tid.y * 2 + 3] as nvcc may write it for doubles. */
+static void test_mad_wide(void **state)
+{
+  static const char *const text =
+      K_A "\tcvta.to.global.u64 %rd2, %rd1;\n"
+      "\tmov.u32 %r1, %tid.y;\n"
+      "\tmad.wide.s32 %rd3, %r1, 16, %rd2;\n"
+      "\tld.global.f64 %fd1, [%rd3+24];\n"
+      "\tcvt.u64.u32 %rd4, %r1;\n"
+      "\tmad.lo.s64 %rd5, %rd4, 8, %rd2;\n"
+      "\tld.global.f64 %fd1, [%rd5];\n"
+      "\tret;\n}\n";
+  struct fx x = analyse(text);
+  struct cc_affine_env env = {NULL, NULL, 0, {32, 8, 1}, {1, 1, 1}};
+  (void)state;
+  /* 16*tid.y + 24: 8-byte loads 16 bytes apart along y: large; x and z: zero */
+  expect_form(acc(&x, 0), "param_0 + 16*tid.y + 24");
+  assert_int_equal(acc(&x, 0)->size_bytes, 8);
+  expect_classes(acc(&x, 0), &env, CC_AFFINE_CLASS_ZERO, CC_AFFINE_CLASS_LARGE,
+                 CC_AFFINE_CLASS_ZERO);
+  /* 8*tid.y: the access size: unit */
+  expect_form(acc(&x, 1), "param_0 + 8*tid.y");
+  expect_classes(acc(&x, 1), &env, CC_AFFINE_CLASS_ZERO, CC_AFFINE_CLASS_UNIT,
+                 CC_AFFINE_CLASS_ZERO);
   release(&x);
 }
 
@@ -670,6 +698,29 @@ static void test_deep_chain(void **state)
   expect_form(acc(&x, 0), want);
   release(&x);
   free(text);
+  /* a register copied halfway down a 3000-add chain: the first access (the end of the
+   * chain) is cut by the limit, the second (the copy, 1500 adds deep) is not; what the
+   * first walk left unfinished must not stick to it */
+  text = add_chain(3000);
+  {
+    char *mid = strstr(text, "\tadd.s64"), *copy = malloc(strlen(text) + 128);
+    assert_non_null(copy);
+    for (int i = 0; i < 1500; i++)
+      mid = strstr(mid + 1, "\tadd.s64");
+    snprintf(copy, strlen(text) + 128, "%.*s\tmov.u64 %%rd2, %%rd1;\n%s", (int)(mid - text),
+             text, mid);
+    mid = strstr(copy, "\tret;");
+    memmove(mid + 30, mid, strlen(mid) + 1);
+    memcpy(mid, "\tld.global.f32 %f1, [%rd2];  \n", 30);
+    free(text);
+    text = copy;
+  }
+  x = analyse(text);
+  assert_int_equal(x.k->naccesses, 2);
+  assert_int_equal(acc(&x, 0)->status, CC_AFFINE_OPAQUE);
+  expect_form(acc(&x, 1), "param_0 + 6000");
+  release(&x);
+  free(text);
   /* 1500 blocks of walk back to the write: followed; 2500: opaque */
   text = block_chain(1500);
   x = analyse(text);
@@ -705,6 +756,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_d),
       cmocka_unit_test(test_sub_neg_shl_cvt),
+      cmocka_unit_test(test_mad_wide),
       cmocka_unit_test(test_opaque_invariant),
       cmocka_unit_test(test_strength_reduced_pointer),
       cmocka_unit_test(test_nested_counters),
