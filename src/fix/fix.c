@@ -99,8 +99,19 @@ static int check_legal_source(const struct cc_fix_opts *o, struct cc_fix_plan *p
   if ((rc = cc_cuda_scan_kernel(o->input, o->input_text, o->input_len, o->kernel_name,
                                 o->clang_args, o->nclang_args, &scan, err)) != CC_OK)
     return rc;
-  if (scan.nsites) {
-    const struct cc_cuda_hazard_site *h = &scan.sites[0];
+  /* A lane or warp id computed from threadIdx, or warpSize, keeps its value in every
+   * thread (each thread computes what its counterpart did): a note, and the
+   * verification judges. Warp-level operations, cooperative groups, inline asm on lanes
+   * and volatile (warp-synchronous) memory observe which threads share a warp: refused. */
+  for (uint32_t i = 0; i < scan.nsites && rc == CC_OK; i++) {
+    const struct cc_cuda_hazard_site *h = &scan.sites[i];
+    if (h->kind == CC_CUDA_LANE_ID || h->kind == CC_CUDA_WARP_SIZE) {
+      if (!p->warp_note[0])
+        snprintf(p->warp_note, sizeof p->warp_note, "%s:%u:%u: %s computes %s; each thread "
+                 "keeps its value, but those threads no longer share a warp", h->file,
+                 h->line, h->column, o->kernel_name, h->what);
+      continue;
+    }
     snprintf(p->reason, sizeof p->reason, "%s:%u:%u: %s uses %s, which depends on which "
              "threads share a warp; a thread-geometry permutation would change its result",
              h->file, h->line, h->column, o->kernel_name, h->what);
@@ -565,6 +576,8 @@ static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan 
             p->gpu_ms_after, p->gpu_runs, p->gpu_ms_before / p->gpu_ms_after);
   if (p->remaining[0])
     fprintf(out, "  still uncoalesced: %s\n", p->remaining);
+  if (p->warp_note[0])
+    fprintf(out, "  note: %s\n", p->warp_note);
   if (p->launch_note)
     fprintf(out, "  launch: %s\n", p->launch_note);
   fprintf(out, "  wrote %s/\n", o->out_dir);

@@ -165,6 +165,7 @@ struct cc_fix_plan {
   char *text; size_t len;        /* owned: the rewritten input */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
   char remaining[1024];          /* verified fix: what stays uncoalesced and why, or "" */
+  char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
   struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */
   int verified;                  /* buffers bitwise equal and fewer excess sectors */
   char reason[1024];             /* no fix: why (one line) */

@@ -84,6 +84,8 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
     cJSON_AddStringToObject(root, "launch_note", p->launch_note);
   if (p->verified)
     cJSON_AddStringToObject(root, "remaining", p->remaining);
+  if (p->warp_note[0])
+    cJSON_AddStringToObject(root, "warp_note", p->warp_note);
   if (p->gpu_runs) {
     cJSON *g = cJSON_AddObjectToObject(root, "gpu");
     cJSON_AddNumberToObject(g, "runs", p->gpu_runs);

@@ -34,6 +34,8 @@ static void test_stencil2d(void **state)
   /* 8192 warps, each with an active lane; one sector per active row (comment) */
   ex_check_sum(&st, JS_REQUESTS, 8192);
   ex_check_sum(&st, JS_SECTORS, 130560);
+  /* the form says: unit stride along threadIdx.y, large along x (src/affine) */
+  ex_check_suggestion(&st, "thread-geometry", 1);
   ex_release(&r, b, 2);
 }
 
