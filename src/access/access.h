@@ -35,6 +35,15 @@ struct cc_insn_info {
   uint32_t inlined_line;
 };
 
+/* A .shared variable the kernel can reach (module scope, or in the kernel or a function
+ * it calls): where the run placed it in the CTA's shared window, so that advice can name
+ * the array an access falls in. */
+struct cc_shared_var {
+  const char *name;         /* as in the PTX, possibly mangled ("_ZZ9kernelPfE4tile") */
+  uint64_t offset;          /* bytes from the start of the shared window */
+  uint64_t size_bytes;      /* 0: extern (dynamic) array, sized at launch */
+};
+
 /* A kernel launch as the consumers see it. All pointers are borrowed for the duration of
  * the stream (begin_kernel .. end_kernel). */
 struct cc_kernel_info {
@@ -43,6 +52,9 @@ struct cc_kernel_info {
   uint32_t grid[3], block[3];
   uint32_t n_insns;         /* static memory instructions */
   const struct cc_insn_info *insns; /* indexed by position, NOT by id: see insn_slot */
+  uint32_t n_shared_vars;   /* the kernel's .shared variables, when the producer knows them
+                               (the emulator); 0 and NULL otherwise (a trace, the GPU) */
+  const struct cc_shared_var *shared_vars;
 };
 
 /* One executed memory instruction of one warp. */
