@@ -2,6 +2,7 @@
  * analysis.h; the end-of-kernel work is in finalize.c, the merge in merge.c. */
 #include "analysis/analysis.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,9 @@ void cc_analysis_kernel_release(struct cc_kernel_stats *k)
       free(s->suggestions[j].text);
     cc_analysis_fp_free(s->footprint);
   }
+  for (size_t i = 0; i < k->n_shared_vars; i++)
+    free((char *)k->shared_vars[i].name);
+  free(k->shared_vars);
   free(k->insns);
   free(k->by_slot);
   free(k->lines);
@@ -84,6 +88,15 @@ static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_er
   for (uint32_t i = 0; i < ki->n_insns; i++) {
     init_insn(&k->insns[i], &ki->insns[i], i);
     k->by_slot[i] = i;
+  }
+  if (ki->n_shared_vars && ki->shared_vars) {
+    k->n_shared_vars = ki->n_shared_vars;
+    k->shared_vars = cc_xcalloc(ki->n_shared_vars, sizeof *k->shared_vars);
+    for (uint32_t i = 0; i < ki->n_shared_vars; i++) {
+      k->shared_vars[i] = ki->shared_vars[i];
+      k->shared_vars[i].name = cc_xstrdup(ki->shared_vars[i].name ? ki->shared_vars[i].name
+                                                                   : "?");
+    }
   }
   an->open = 1;
   return CC_OK;
@@ -215,6 +228,7 @@ static void add_global(struct cc_insn_stats *s, const struct cc_global_cost *c)
   s->sectors += c->sectors;
   s->ideal_sectors += c->ideal_sectors;
   s->lines += c->lines;
+  s->unique_bytes += c->unique_bytes;
   s->sector_hist[c->sectors < CC_ANALYSIS_HIST_BUCKETS - 1 ? c->sectors
                                                            : CC_ANALYSIS_HIST_BUCKETS - 1]++;
 }
@@ -409,13 +423,24 @@ double cc_analysis_stride_avg(const struct cc_insn_stats *s)
   return s->stride_count ? s->stride_sum / (double)s->stride_count : 0.0;
 }
 
+/* Bytes used over bytes moved; NAN when the bytes used are unknown. */
+static double used_share(uint64_t unique, uint64_t transferred, unsigned unknown)
+{
+  if (unknown & CC_UNKNOWN_UNIQUE_BYTES)
+    return NAN;
+  return transferred ? (double)unique / (double)transferred : 1.0;
+}
+
 double cc_analysis_efficiency(const struct cc_insn_stats *s)
 {
-  if (s->bytes_transferred)
-    return (double)s->bytes_requested / (double)s->bytes_transferred;
   if (s->wavefronts) /* shared memory: conflict-free share of the wavefronts */
     return (double)s->ideal_wavefronts / (double)s->wavefronts;
-  return 1.0;
+  return used_share(s->unique_bytes, s->bytes_transferred, s->unknown);
+}
+
+double cc_analysis_totals_efficiency(const struct cc_kernel_totals *t)
+{
+  return used_share(t->unique_bytes, t->bytes_transferred, t->unknown);
 }
 
 size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s)
