@@ -16,6 +16,9 @@
 #include "util/err.h"
 
 #define CC_WARP_SIZE 32
+/* The widest access of one lane, in bytes: a vector of four 64-bit or eight 32-bit
+ * elements (PTX ISA, ld/st .v4.b64, .v8.b32). Consumers refuse records above it. */
+#define CC_ACCESS_MAX_BYTES 32
 
 enum cc_space { CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL, CC_SPACE_COUNT };
 
@@ -65,7 +68,7 @@ struct cc_warp_access {
   uint64_t dyn;             /* dynamic instance: how many times this warp ran this insn */
   enum cc_access_kind kind;
   enum cc_space space;      /* space actually accessed (generic accesses resolved) */
-  uint32_t size_bytes;      /* bytes per lane */
+  uint32_t size_bytes;      /* bytes per lane, 1..CC_ACCESS_MAX_BYTES */
   uint32_t active;          /* bit i set: lane i accessed memory */
   uint64_t addr[CC_WARP_SIZE]; /* byte address per lane; valid where active; for shared
                                   and local memory, the offset in that window */

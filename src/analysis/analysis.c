@@ -384,10 +384,13 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
                       "access record names instruction slot %u but kernel %s has %zu "
                       "memory instructions: regenerate the trace",
                       a->insn_slot, k->name, k->n_insns);
-  if (a->size_bytes == 0)
+  /* a local access costs one model call per 32-bit word: a size from a hostile trace
+   * (4 GiB) would run for minutes */
+  if (a->size_bytes == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return cc_err_set(err, CC_ERR_INPUT,
-                      "access record of kernel %s, instruction slot %u, has size 0: "
-                      "regenerate the trace", k->name, a->insn_slot);
+                      "access record of kernel %s, instruction slot %u, has size %u (not 1 "
+                      "to %u bytes): regenerate the trace", k->name, a->insn_slot,
+                      a->size_bytes, CC_ACCESS_MAX_BYTES);
   cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
   return CC_OK;
 }

@@ -222,7 +222,8 @@ cc_give struct cc_analysis *cc_analysis_new(cc_keep const struct cc_model *m);
 void cc_analysis_free(cc_take struct cc_analysis *an);
 
 /* The sink that feeds an (ctx = an). Errors from its callbacks: CC_ERR_INPUT for a record
- * that names no instruction of the kernel (insn_slot out of range) or has size 0;
+ * that names no instruction of the kernel (insn_slot out of range) or whose size is 0 or
+ * above CC_ACCESS_MAX_BYTES;
  * CC_ERR_INTERNAL for callbacks out of order (access or end_kernel outside a kernel,
  * begin_kernel inside one). */
 struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);
