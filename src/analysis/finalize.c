@@ -270,7 +270,8 @@ static const struct cc_shared_var *shared_array(const struct cc_kernel_stats *k,
  * u bytes makes S / u odd, and the column conflict-free: tile[32][32] floats -> [32][33]
  * (CUDA C Best Practices Guide, "Shared Memory in Matrix Multiplication"; the transpose of
  * examples/transpose). Otherwise (no single stride between lanes: a data-dependent
- * index, or several rows per warp) padding rows is no sure cure, and the text says so. */
+ * index, or several rows per warp) padding rows is no sure cure, and the text says so;
+ * without a measured lane stride (an imported kernel) the padding advice is conditional. */
 static void suggest_shared(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
 {
   char text[640], row[96], pad[64], array[200] = "", raw[96] = "", name[100];
@@ -282,7 +283,7 @@ static void suggest_shared(const struct cc_kernel_stats *k, struct cc_insn_stats
   if (v)
     source_var_name(v->name, raw, sizeof raw);
   snprintf(name, sizeof name, v ? "'%s'" : "the shared array", raw);
-  if (S == CC_LANE_STRIDE_NONE || S == CC_LANE_STRIDE_MIXED || S % u != 0 || (S / u) % 2) {
+  if (S == CC_LANE_STRIDE_MIXED) {
     in_elements(&s->info, s->stride_max, row, sizeof row);
     snprintf(text, sizeof text,
              "%" PRIu32 "-way bank conflict in %s: lanes of a warp reach different words of "
@@ -291,6 +292,17 @@ static void suggest_shared(const struct cc_kernel_stats *k, struct cc_insn_stats
              "remove conflicts that depend on the data; when the lanes walk a column of a 2-D "
              "array, make its rows an odd number of %" PRIu64 "-byte words long",
              s->ways_max, name, s->stride_max, row, u);
+    suggest(s, CC_SUGGEST_LAYOUT, text);
+    return;
+  }
+  if (S == CC_LANE_STRIDE_NONE || S % u != 0 || (S / u) % 2) {
+    /* no lane stride measured (the GPU backend), or one that row padding does not fix */
+    in_elements(&s->info, s->stride_max, row, sizeof row);
+    snprintf(text, sizeof text,
+             "%" PRIu32 "-way bank conflict in %s: lanes of a warp reach different words of "
+             "one bank (up to %" PRIu64 " bytes apart, %s); when they walk a column of a 2-D "
+             "array whose rows are an even number of %" PRIu64 "-byte words long, pad each "
+             "row by %" PRIu64 " bytes", s->ways_max, name, s->stride_max, row, u, u);
     suggest(s, CC_SUGGEST_LAYOUT, text);
     return;
   }

@@ -316,6 +316,11 @@ static void test_import_unknowns(void **state)
                                    CC_UNKNOWN_UNCOALESCED);
   assert_true(isnan(cc_analysis_efficiency(s[3])));
   assert_int_equal(s[4]->unknown, CC_UNKNOWN_CONFLICTS);
+  /* no lane stride measured: the padding advice is conditional, not "no single stride" */
+  assert_int_equal(s[4]->n_suggestions, 1);
+  assert_non_null(strstr(s[4]->suggestions[0].text, "2-way bank conflict in the shared array"));
+  assert_non_null(strstr(s[4]->suggestions[0].text, "when they walk a column"));
+  assert_null(strstr(s[4]->suggestions[0].text, "no single stride"));
   assert_int_equal(s[5]->unknown, 0);
   assert_int_equal(s[5]->conflict_requests, 1);
   assert_int_equal(ks->totals.unknown,
