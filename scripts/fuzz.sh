@@ -55,8 +55,8 @@ for t in "${targets[@]}"; do
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   if [ "$jobs" -gt 1 ]; then # fork mode: the parent's last status line
     line=$(grep -E '#[0-9]+: cov' "$log" | tail -1 || true)
-    execs=$(echo "$line" | sed -n 's/.*exec\/s: [0-9]* .*//; s/^#\([0-9]*\):.*/\1/p')
-    speed=$(echo "$line" | sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p')
+    execs=$(echo "$line" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+    speed=$(echo "$line" | sed -n 's/.*exec\/s:\{0,1\} \([0-9]*\).*/\1/p')
   fi
   units=$(find "$work" -type f | wc -l)
   if [ $rc -eq 0 ]; then
