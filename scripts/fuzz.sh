@@ -36,6 +36,10 @@ cmake -S . -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DCOALCHECK_FUZZ=ON -DCOALCHECK_WERROR=OFF >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
 
+# the targets' scratch files (fuzz.h) in memory, removed even after a crash or timeout
+scratch=$(mktemp -d "$([ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/cc-fuzz-run-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 limit=(-max_total_time="$seconds")
 [ -n "$runs" ] && limit=(-runs="$runs")
 found=0
