@@ -2,6 +2,7 @@
  * analysis.h; the end-of-kernel work is in finalize.c, the merge in merge.c. */
 #include "analysis/analysis.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,9 @@ void cc_analysis_kernel_release(struct cc_kernel_stats *k)
     cc_analysis_fp_free(s->footprint);
     cc_analysis_addr_release(&s->addr);
   }
+  for (size_t i = 0; i < k->n_shared_vars; i++)
+    free((char *)k->shared_vars[i].name);
+  free(k->shared_vars);
   free(k->insns);
   free(k->warp_dependent_what);
   free(k->fix_command);
@@ -87,6 +91,15 @@ static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_er
   for (uint32_t i = 0; i < ki->n_insns; i++) {
     init_insn(&k->insns[i], &ki->insns[i], i);
     k->by_slot[i] = i;
+  }
+  if (ki->n_shared_vars && ki->shared_vars) {
+    k->n_shared_vars = ki->n_shared_vars;
+    k->shared_vars = cc_xcalloc(ki->n_shared_vars, sizeof *k->shared_vars);
+    for (uint32_t i = 0; i < ki->n_shared_vars; i++) {
+      k->shared_vars[i] = ki->shared_vars[i];
+      k->shared_vars[i].name = cc_xstrdup(ki->shared_vars[i].name ? ki->shared_vars[i].name
+                                                                   : "?");
+    }
   }
   an->open = 1;
   return CC_OK;
@@ -218,6 +231,7 @@ static void add_global(struct cc_insn_stats *s, const struct cc_global_cost *c)
   s->sectors += c->sectors;
   s->ideal_sectors += c->ideal_sectors;
   s->lines += c->lines;
+  s->unique_bytes += c->unique_bytes;
   s->sector_hist[c->sectors < CC_ANALYSIS_HIST_BUCKETS - 1 ? c->sectors
                                                            : CC_ANALYSIS_HIST_BUCKETS - 1]++;
 }
@@ -373,10 +387,13 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
                       "access record names instruction slot %u but kernel %s has %zu "
                       "memory instructions: regenerate the trace",
                       a->insn_slot, k->name, k->n_insns);
-  if (a->size_bytes == 0)
+  /* a local access costs one model call per 32-bit word: a size from a hostile trace
+   * (4 GiB) would run for minutes */
+  if (a->size_bytes == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return cc_err_set(err, CC_ERR_INPUT,
-                      "access record of kernel %s, instruction slot %u, has size 0: "
-                      "regenerate the trace", k->name, a->insn_slot);
+                      "access record of kernel %s, instruction slot %u, has size %u (not 1 "
+                      "to %u bytes): regenerate the trace", k->name, a->insn_slot,
+                      a->size_bytes, CC_ACCESS_MAX_BYTES);
   cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
   return CC_OK;
 }
@@ -412,13 +429,24 @@ double cc_analysis_stride_avg(const struct cc_insn_stats *s)
   return s->stride_count ? s->stride_sum / (double)s->stride_count : 0.0;
 }
 
+/* Bytes used over bytes moved; NAN when the bytes used are unknown. */
+static double used_share(uint64_t unique, uint64_t transferred, unsigned unknown)
+{
+  if (unknown & CC_UNKNOWN_UNIQUE_BYTES)
+    return NAN;
+  return transferred ? (double)unique / (double)transferred : 1.0;
+}
+
 double cc_analysis_efficiency(const struct cc_insn_stats *s)
 {
-  if (s->bytes_transferred)
-    return (double)s->bytes_requested / (double)s->bytes_transferred;
   if (s->wavefronts) /* shared memory: conflict-free share of the wavefronts */
     return (double)s->ideal_wavefronts / (double)s->wavefronts;
-  return 1.0;
+  return used_share(s->unique_bytes, s->bytes_transferred, s->unknown);
+}
+
+double cc_analysis_totals_efficiency(const struct cc_kernel_totals *t)
+{
+  return used_share(t->unique_bytes, t->bytes_transferred, t->unknown);
 }
 
 size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s)

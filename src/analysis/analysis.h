@@ -47,6 +47,16 @@ enum cc_suggestion_kind {
 
 #define CC_ANALYSIS_MAX_SUGGESTIONS 3
 
+/* Figures a backend could not measure (kernels imported with cc_analysis_import_kernel,
+ * where the sums do not fix them): bits of the `unknown` fields below. The reports write
+ * such a figure as null (JSON) or "-" / "unknown" (text), never as 0. */
+enum cc_unknown {
+  CC_UNKNOWN_UNIQUE_BYTES = 1u << 0, /* unique_bytes, and so the global/local efficiency */
+  CC_UNKNOWN_SECTOR_HIST = 1u << 1,  /* sector_hist */
+  CC_UNKNOWN_UNCOALESCED = 1u << 2,  /* uncoalesced_requests, uncoalesced_thread_accesses */
+  CC_UNKNOWN_CONFLICTS = 1u << 3     /* conflict_requests */
+};
+
 struct cc_suggestion {
   enum cc_suggestion_kind kind;
   char *text;                 /* owned; one sentence naming the stride in elements and bytes */
@@ -133,6 +143,13 @@ struct cc_insn_stats {
   uint64_t thread_accesses;   /* active lanes summed */
   uint64_t bytes_requested;   /* active lanes x size_bytes summed */
 
+  /* global/local: distinct bytes the active lanes of each record read or write, summed
+   * over the records (of the interleaved layout for local; the model's unique_bytes):
+   * at most bytes_requested (lanes that share bytes, a broadcast, count them once) and at
+   * most bytes_transferred (every byte used is in a transaction); 0 for shared */
+  uint64_t unique_bytes;
+  unsigned unknown;           /* enum cc_unknown bits: figures not measured (imported) */
+
   /* global/local model figures, summed over the records (0 for shared) */
   uint64_t requests, transactions, bytes_transferred, sectors, ideal_sectors, lines;
   uint64_t excess_sectors;    /* sectors - ideal_sectors */
@@ -208,6 +225,7 @@ struct cc_line_stats {
   uint64_t sectors, ideal_sectors, excess_sectors;
   uint64_t wavefronts, ideal_wavefronts;
   uint64_t uncoalesced_thread_accesses;
+  unsigned unknown;           /* CC_UNKNOWN_UNCOALESCED: some instruction's is unknown */
 };
 
 /* What the producer reported about the run of a kernel (the emulator's struct
@@ -225,9 +243,12 @@ struct cc_kernel_run_stats {
 struct cc_kernel_totals {
   uint64_t requests, sectors, ideal_sectors, excess_sectors;
   uint64_t bytes_requested, bytes_transferred; /* global/local */
+  uint64_t unique_bytes;                       /* global/local (cc_insn_stats) */
   uint64_t wavefronts, ideal_wavefronts, conflict_requests; /* shared */
   uint64_t thread_accesses;                    /* Table 2 "Total" */
   uint64_t uncoalesced_thread_accesses;        /* Table 2 "Uncoalesced" */
+  unsigned unknown; /* enum cc_unknown bits: OR of its instructions' (global/local for
+                       UNIQUE_BYTES and UNCOALESCED, shared for CONFLICTS) */
 };
 
 /* One kernel launch of the stream. */
@@ -247,10 +268,12 @@ struct cc_kernel_stats {
   int has_forms;              /* cc_analysis_set_forms was called for this kernel */
   uint32_t warp_dependent_line; /* of cc_kernel_forms; strings owned */
   char *warp_dependent_what, *fix_command;
+  size_t n_shared_vars;       /* the kernel's .shared variables (cc_kernel_info), copied */
+  struct cc_shared_var *shared_vars; /* owned, names too; NULL when not known */
   int imported;               /* figures handed in by cc_analysis_import_kernel (the GPU
                                  backend): no footprint was measured, so all_stride and
-                                 line_all_stride are unknown (reported as such), and
-                                 conflict_requests is a lower bound */
+                                 line_all_stride are unknown (reported as such); the
+                                 instructions' `unknown` bits say what else is */
 };
 
 struct cc_analysis {
@@ -267,7 +290,8 @@ cc_give struct cc_analysis *cc_analysis_new(cc_keep const struct cc_model *m);
 void cc_analysis_free(cc_take struct cc_analysis *an);
 
 /* The sink that feeds an (ctx = an). Errors from its callbacks: CC_ERR_INPUT for a record
- * that names no instruction of the kernel (insn_slot out of range) or has size 0;
+ * that names no instruction of the kernel (insn_slot out of range) or whose size is 0 or
+ * above CC_ACCESS_MAX_BYTES;
  * CC_ERR_INTERNAL for callbacks out of order (access or end_kernel outside a kernel,
  * begin_kernel inside one). */
 struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);
@@ -286,9 +310,15 @@ int cc_analysis_merge(cc_keep struct cc_analysis *into, cc_keep const struct cc_
  * line 25 divides each group's running sum by W instead; we take the plain mean. */
 double cc_analysis_stride_avg(const struct cc_insn_stats *s);
 
-/* Efficiency, 0..1: global/local: bytes requested / bytes transferred; shared (nothing
- * transferred): ideal wavefronts / wavefronts; 1 when the instruction never ran. */
+/* Efficiency, 0..1: global/local: unique bytes / bytes transferred (the bytes the lanes
+ * use over the bytes the transactions move: a broadcast, 32 lanes on one 4-byte word,
+ * uses 4 of a 32-byte sector's bytes, 12.5%; lanes sharing bytes never push it above 1);
+ * shared (nothing transferred): ideal wavefronts / wavefronts; 1 when nothing moved.
+ * NAN when the unique bytes are unknown (CC_UNKNOWN_UNIQUE_BYTES, imported kernels). */
 double cc_analysis_efficiency(const struct cc_insn_stats *s);
+/* The kernel's global/local efficiency, 0..1: unique bytes / bytes transferred of its
+ * global and local instructions; 1 when nothing moved; NAN when unknown. */
+double cc_analysis_totals_efficiency(const struct cc_kernel_totals *t);
 
 /* Bytes the footprint structure of s holds now (for memory tests and diagnostics). */
 size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
@@ -336,19 +366,21 @@ struct cc_insn_counts {
                                              32-byte sectors (0 for shared) */
   uint64_t wavefronts, ideal_wavefronts;  /* shared: wavefronts (0 for global and local) */
   uint32_t ways_max;          /* shared: worst conflict ways of one request (1: none) */
-  uint64_t conflict_requests; /* shared: requests with ways > 1, when known (else 0) */
   uint64_t stride_count;      /* Algorithm 1 neighbour strides seen; 0: none. Local:
                                  strides of the interleaved addresses (as the sink's) */
   uint64_t stride_min, stride_max; /* bytes, when stride_count > 0 */
   double stride_sum;          /* bytes */
-  uint64_t uncoalesced_thread_accesses; /* when known (else 0) */
 };
 
 /* Appends kernel ki to an as a finished kernel whose instruction ki->insns[i] has the
  * figures counts[i] (ki->n_insns of them), then computes what end_kernel computes:
  * verdicts, suggestions, source locations, totals, worst-first order, per-line sums
  * (global: bytes transferred = 32 x sectors, requests = executions; sector-based
- * architectures). Strings of ki are copied. Errors: CC_ERR_INPUT naming the instruction
+ * architectures). The figures the sums do not carry are derived where the sums fix
+ * them (import.c: unique bytes, the sectors histogram, the uncoalesced requests and
+ * thread accesses, the conflicting requests) and flagged in `unknown` otherwise; every
+ * request is taken to have an active lane (the GPU backend counts no other). Strings of
+ * ki are copied. Errors: CC_ERR_INPUT naming the instruction
  * when its figures contradict each other (ideal above actual, more lanes than 32 per
  * execution, stride min above max, size 0); CC_ERR_INTERNAL when a kernel is open. On
  * error an is unchanged. */

@@ -1,6 +1,7 @@
 /* End of a kernel: allStr (per instruction and per source-level reference), verdict,
  * suggestions (CGO 2015 Algorithm 1, lines 28-44, plus the layout and bank-conflict
  * advice), source locations, totals, the worst-first order and the per-line sums. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,17 +381,122 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
   suggest_staging(s, s->stride_max);
 }
 
-static void suggest_shared(struct cc_insn_stats *s)
+/* Footprint range of s; 0 when it is empty. */
+static int fp_range(const struct cc_insn_stats *s, uint64_t *lo, uint64_t *hi)
 {
-  char text[512], elems[96];
+  return cc_analysis_fp_min(s->footprint, lo) && cc_analysis_fp_max(s->footprint, hi);
+}
+
+/* The source name in a PTX variable name: the last <length><identifier> of an Itanium
+ * mangled name ("_ZZ15transpose_tiledPfPKfiE4tile" -> "tile", "_ZN2ns4tileE" -> "tile",
+ * a "_0" discriminator dropped), or the name itself when it is not mangled. Writes at
+ * most cap - 1 bytes. */
+static void source_var_name(const char *name, char *buf, size_t cap)
+{
+  const char *best = NULL, *p = name;
+  size_t best_len = 0;
+  if (strncmp(name, "_Z", 2) != 0) {
+    snprintf(buf, cap, "%s", name);
+    return;
+  }
+  while (*p) {
+    char *end;
+    unsigned long len;
+    size_t ok = 0;
+    if (*p < '1' || *p > '9' || (p > name && p[-1] >= '0' && p[-1] <= '9')) {
+      p++;
+      continue;
+    }
+    len = strtoul(p, &end, 10);
+    while (ok < len && end[ok] && (end[ok] == '_' || isalnum((unsigned char)end[ok])))
+      ok++;
+    if (ok != len || len == 0) {
+      p = end;
+      continue;
+    }
+    best = end;
+    best_len = len;
+    p = end + len;
+  }
+  if (best)
+    snprintf(buf, cap, "%.*s", (int)best_len, best);
+  else
+    snprintf(buf, cap, "%s", name);
+}
+
+/* The .shared variable of k holding every address of s (its footprint and the access
+ * size), or NULL (not known: a trace or the GPU backend; or several variables). */
+static const struct cc_shared_var *shared_array(const struct cc_kernel_stats *k,
+                                                const struct cc_insn_stats *s)
+{
+  uint64_t lo, hi;
+  if (!fp_range(s, &lo, &hi))
+    return NULL;
+  hi += s->info.size_bytes; /* one past the last byte */
+  for (size_t i = 0; i < k->n_shared_vars; i++) {
+    const struct cc_shared_var *v = &k->shared_vars[i];
+    if (lo >= v->offset && (v->size_bytes == 0 || hi <= v->offset + v->size_bytes))
+      return v;
+  }
+  return NULL;
+}
+
+/* The advice for a bank conflict (ways > 1). Shared memory has 32 banks of 4-byte words
+ * (sm_90; MODELS.md): an access of u = max(size, 4) bytes is served in phases of 128 / u
+ * lanes, and lanes a uniform S bytes apart, S a multiple of u, hit S / u u-byte units
+ * apart: gcd(S / u, 128 / u) of them share a bank in one phase. So with S / u even (a
+ * column of a 2-D array whose rows are a multiple of 2u bytes long) padding each row by
+ * u bytes makes S / u odd, and the column conflict-free: tile[32][32] floats -> [32][33]
+ * (CUDA C Best Practices Guide, "Shared Memory in Matrix Multiplication"; the transpose of
+ * examples/transpose). Otherwise (no single stride between lanes: a data-dependent
+ * index, or several rows per warp) padding rows is no sure cure, and the text says so;
+ * without a measured lane stride (an imported kernel) the padding advice is conditional. */
+static void suggest_shared(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
+{
+  char text[640], row[96], pad[64], array[200] = "", raw[96] = "", name[100];
+  const struct cc_shared_var *v = shared_array(k, s);
+  uint64_t S = s->lane_stride, u = s->info.size_bytes > 4 ? s->info.size_bytes : 4;
+  uint32_t size = s->info.size_bytes;
   if (s->ways_max <= 1)
     return;
-  in_elements(&s->info, s->stride_max, elems, sizeof elems);
+  if (v)
+    source_var_name(v->name, raw, sizeof raw);
+  snprintf(name, sizeof name, v ? "'%s'" : "the shared array", raw);
+  if (S == CC_LANE_STRIDE_MIXED) {
+    in_elements(&s->info, s->stride_max, row, sizeof row);
+    snprintf(text, sizeof text,
+             "%" PRIu32 "-way bank conflict in %s: lanes of a warp reach different words of "
+             "one bank (up to %" PRIu64 " bytes apart, %s) with no single stride between "
+             "lanes (a data-dependent index, or several rows per warp); padding rows does not "
+             "remove conflicts that depend on the data; when the lanes walk a column of a 2-D "
+             "array, make its rows an odd number of %" PRIu64 "-byte words long",
+             s->ways_max, name, s->stride_max, row, u);
+    suggest(s, CC_SUGGEST_LAYOUT, text);
+    return;
+  }
+  if (S == CC_LANE_STRIDE_NONE || S % u != 0 || (S / u) % 2) {
+    /* no lane stride measured (the GPU backend), or one that row padding does not fix */
+    in_elements(&s->info, s->stride_max, row, sizeof row);
+    snprintf(text, sizeof text,
+             "%" PRIu32 "-way bank conflict in %s: lanes of a warp reach different words of "
+             "one bank (up to %" PRIu64 " bytes apart, %s); when they walk a column of a 2-D "
+             "array whose rows are an even number of %" PRIu64 "-byte words long, pad each "
+             "row by %" PRIu64 " bytes", s->ways_max, name, s->stride_max, row, u, u);
+    suggest(s, CC_SUGGEST_LAYOUT, text);
+    return;
+  }
+  in_elements(&s->info, S, row, sizeof row);
+  in_elements(&s->info, u, pad, sizeof pad);
+  if (v && v->size_bytes && v->size_bytes % S == 0 && S % size == 0 && u % size == 0)
+    snprintf(array, sizeof array, ": declare %s[%" PRIu64 "][%" PRIu64 "] instead of %s[%"
+             PRIu64 "][%" PRIu64 "]", raw, v->size_bytes / S, (S + u) / size, raw,
+             v->size_bytes / S, S / size);
   snprintf(text, sizeof text,
-           "%" PRIu32 "-way bank conflict: lanes of a warp are up to %" PRIu64 " bytes (%s) "
-           "apart and reach different words of one bank; pad each row of the shared array "
-           "by one 4-byte word (e.g. [32][33]) or make the stride an odd number of words",
-           s->ways_max, s->stride_max, elems);
+           "%" PRIu32 "-way bank conflict: lanes of a warp are %" PRIu64 " bytes (%s) apart, "
+           "down a column of %s whose rows are %s long, an even number of %" PRIu64 "-byte "
+           "words; pad each row by %s (%" PRIu64 " bytes) so that rows are an odd number of "
+           "words long%s",
+           s->ways_max, S, row, name, row, u, pad, u, array);
   suggest(s, CC_SUGGEST_LAYOUT, text);
 }
 
@@ -452,12 +558,6 @@ static int same_reference(const struct cc_insn_stats *a, const struct cc_insn_st
          same_str(a->inlined_from.file, b->inlined_from.file) &&
          a->info.kind == b->info.kind && a->info.space == b->info.space &&
          a->info.size_bytes == b->info.size_bytes;
-}
-
-/* Footprint range of s; 0 when it is empty. */
-static int fp_range(const struct cc_insn_stats *s, uint64_t *lo, uint64_t *hi)
-{
-  return cc_analysis_fp_min(s->footprint, lo) && cc_analysis_fp_max(s->footprint, hi);
 }
 
 /* line_all_stride of every instruction: allStr over the union of the footprints of its
@@ -551,6 +651,7 @@ static void line_summary(struct cc_kernel_stats *k)
     l->wavefronts += s->wavefronts;
     l->ideal_wavefronts += s->ideal_wavefronts;
     l->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
+    l->unknown |= s->unknown & CC_UNKNOWN_UNCOALESCED;
   }
   qsort(k->lines, k->n_lines, sizeof *k->lines, cmp_line);
 }
@@ -564,12 +665,15 @@ static void add_totals(struct cc_kernel_totals *t, const struct cc_insn_stats *s
     t->excess_sectors += s->excess_sectors;
     t->bytes_requested += s->bytes_requested;
     t->bytes_transferred += s->bytes_transferred;
+    t->unique_bytes += s->unique_bytes;
     t->thread_accesses += s->thread_accesses;
     t->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
+    t->unknown |= s->unknown & (CC_UNKNOWN_UNIQUE_BYTES | CC_UNKNOWN_UNCOALESCED);
   } else {
     t->wavefronts += s->wavefronts;
     t->ideal_wavefronts += s->ideal_wavefronts;
     t->conflict_requests += s->conflict_requests;
+    t->unknown |= s->unknown & CC_UNKNOWN_CONFLICTS;
   }
 }
 
@@ -606,7 +710,7 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
     if (is_global(s))
       suggest_global(k, s);
     else
-      suggest_shared(s);
+      suggest_shared(k, s);
     add_totals(&k->totals, s);
   }
   qsort(k->insns, k->n_insns, sizeof *k->insns, cmp_worst_first);

@@ -29,11 +29,12 @@
  * reports it). Per instruction: executions = requests, thread_accesses = lanes; global:
  * sectors, ideal_sectors; shared and local: wavefronts, ideal_wavefronts, ways; the
  * stride count is lanes - requests (each request of n lanes has n - 1 neighbours), its
- * sum avg x count. Uncoalesced thread accesses (CGO Table 2) where the sums fix them:
- * 0 when no stride exceeds the size, all lanes when every stride does and every request
- * was a full warp, else 0 (unknown). Shared requests with a conflict likewise: 0 when
- * ways is 1, all when wavefronts = ways x ideal wavefronts, else 0 (unknown). Not
- * measured by the GPU: footprints (allStr: the report shows "whole footprint 0 bytes").
+ * sum avg x count. The figures the library does not measure (unique bytes, so the
+ * efficiency; the sectors histogram; Algorithm 1's uncoalesced requests and thread
+ * accesses; shared requests with a conflict) are derived by cc_analysis_import_kernel
+ * where the sums fix them and flagged unknown otherwise (analysis.h, enum cc_unknown:
+ * the reports show null or "-", never 0). Not measured by the GPU: footprints (allStr:
+ * the report says "not measured on the GPU", the JSON has null).
  * An "inlined_at" {file, line} becomes the instruction's inlined_file/inlined_line.
  * Errors: CC_ERR_INPUT "ORIGIN: ..." when the text is not JSON or not a GPU report (a
  * missing or mistyped field is named with its kernel and instruction), or the analysis

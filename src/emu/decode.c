@@ -1111,6 +1111,29 @@ static void layout_dynamic_shared(struct dec *d)
   }
 }
 
+static void add_shared_var(struct code *c, const struct ptx_var *v, uint64_t offset)
+{
+  struct cc_shared_var sv = { v->name, offset, v->size_bytes };
+  CC_VEC_PUSH(&c->shared_vars, sv);
+}
+
+/* c->shared_vars: every .shared variable of the module and of the run's functions, where
+ * it lies (after layout_dynamic_shared); extern unsized ones have size 0. */
+static void list_shared(struct dec *d)
+{
+  struct code *c = d->c;
+  const struct ptx_module *m = d->emu->m;
+  for (uint32_t j = 0; j < m->nvars; j++)
+    if (m->vars[j].space == PTX_SPACE_SHARED)
+      add_shared_var(c, &m->vars[j], c->mvar[j]);
+  for (uint32_t fi = 0; fi < c->nfuncs; fi++) {
+    const struct ptx_function *f = c->funcs[fi].f;
+    for (uint32_t j = 0; j < f->nvars; j++)
+      if (f->vars[j].space == PTX_SPACE_SHARED)
+        add_shared_var(c, &f->vars[j], c->funcs[fi].var_off[j]);
+  }
+}
+
 /* The kernel and every function it calls, transitively (funcs[0] = kernel). */
 static void find_callees(struct dec *d)
 {
@@ -1171,6 +1194,7 @@ int emu_decode(struct cc_emu *emu, const struct ptx_function *k, struct code *c,
     }
   }
   layout_dynamic_shared(&d);
+  list_shared(&d);
   for (uint32_t fi = 0; fi < c->nfuncs; fi++) decode_func(&d, fi);
   if (d.nbad) {
     cc_err_set(err, CC_ERR_UNSUPPORTED, "%s", d.msgs);
@@ -1192,6 +1216,7 @@ void emu_code_release(struct code *c)
   }
   for (size_t j = 0; j < c->insns.len; j++) free((char *)c->insns.data[j].text);
   CC_VEC_FREE(&c->insns);
+  CC_VEC_FREE(&c->shared_vars);
   free(c->funcs);
   free(c->func_map);
   free(c->mvar);

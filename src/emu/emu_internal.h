@@ -135,6 +135,8 @@ struct code {
   uint32_t nfuncs;
   int32_t *func_map;             /* module function index -> funcs index, or -1 */
   CC_VEC(struct cc_insn_info) insns; /* static memory instructions (the sink's table) */
+  CC_VEC(struct cc_shared_var) shared_vars; /* .shared variables of the run (names borrowed
+                                               from the module), for the sink */
   uint64_t *mvar;                /* module var -> address (global), offset (const,
                                     shared) for this run */
   uint64_t shared_static;        /* bytes of static .shared (module + functions) */

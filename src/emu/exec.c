@@ -1745,6 +1745,8 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   memcpy(ki.block, launch->block, sizeof ki.block);
   ki.n_insns = (uint32_t)r.c->insns.len;
   ki.insns = r.c->insns.data;
+  ki.n_shared_vars = (uint32_t)r.c->shared_vars.len;
+  ki.shared_vars = r.c->shared_vars.data;
   if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) goto done;
   begun = 1;
   clock_gettime(CLOCK_MONOTONIC, &r.last_progress);

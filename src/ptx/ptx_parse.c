@@ -1724,6 +1724,9 @@ static void parse_section(struct parser *p) {
   size_t end = ptx_lex_skip_block(&p->lx);
   if (end == (size_t)-1)
     fail_at(p, at.line, at.col, "unterminated .section block (no closing '}')");
+  /* kept as a C string and printed back verbatim: a NUL byte would cut it short */
+  if (memchr(start, '\0', (size_t)(p->lx.text + end - start)))
+    fail_at(p, at.line, at.col, "NUL byte inside a .section block; PTX is text");
   str_append(&p->m->sections, start, (size_t)(p->lx.text + end - start), "\n");
   next(p);
 }

@@ -1,4 +1,5 @@
-/* The JSON report (docs/json-schema.md, schema_version 1), built with cJSON. */
+/* The JSON report (docs/json-schema.md, schema_version 2), built with cJSON. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,15 @@
 void cc_report_json_num(cJSON *o, const char *key, double v)
 {
   cJSON_AddItemToObject(o, key, cJSON_CreateNumber(v));
+}
+
+/* Adds key: v, or key: null when the figure is unknown (analysis.h, enum cc_unknown). */
+static void num_or_null(cJSON *o, const char *key, double v, int unknown)
+{
+  if (unknown || isnan(v))
+    cJSON_AddNullToObject(o, key);
+  else
+    cc_report_json_num(o, key, v);
 }
 
 static void str_or_null(cJSON *o, const char *key, const char *s)
@@ -103,7 +113,8 @@ static cJSON *affine_json(const struct cc_insn_stats *s)
 static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
-  cJSON *hist = cJSON_CreateArray(), *sugg = cJSON_CreateArray();
+  cJSON *hist, *sugg = cJSON_CreateArray();
+  int shared = s->info.space == CC_SPACE_SHARED || s->wavefronts;
   cc_report_json_num(o, "ptx_index", s->info.id);
   cJSON_AddItemToObject(o, "source", cc_report_json_source(s));
   str_or_null(o, "ptx", s->info.text);
@@ -116,6 +127,9 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
   cc_report_json_num(o, "requests", (double)s->requests);
   cc_report_json_num(o, "thread_accesses", (double)s->thread_accesses);
   cc_report_json_num(o, "bytes_requested", (double)s->bytes_requested);
+  if (!shared)
+    num_or_null(o, "unique_bytes", (double)s->unique_bytes,
+                s->unknown & CC_UNKNOWN_UNIQUE_BYTES);
   cc_report_json_num(o, "sectors", (double)s->sectors);
   cc_report_json_num(o, "ideal_sectors", (double)s->ideal_sectors);
   cc_report_json_num(o, "excess_sectors", (double)s->excess_sectors);
@@ -123,12 +137,17 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
   cc_report_json_num(o, "bytes_transferred", (double)s->bytes_transferred);
   cc_report_json_num(o, "lines", (double)s->lines);
   cc_report_json_num(o, "sectors_per_request", s->requests ? (double)s->sectors / (double)s->requests : 0.0);
-  cc_report_json_num(o, "efficiency", cc_analysis_efficiency(s));
+  num_or_null(o, "efficiency", cc_analysis_efficiency(s), 0);
   /* CGO 2015 Table 1 "bandwidth": transactions relative to the coalesced case */
   cc_report_json_num(o, "bandwidth_factor",
       s->ideal_sectors ? (double)s->sectors / (double)s->ideal_sectors : 1.0);
-  for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
-    cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s->sector_hist[b]));
+  if (s->unknown & CC_UNKNOWN_SECTOR_HIST) {
+    hist = cJSON_CreateNull();
+  } else {
+    hist = cJSON_CreateArray();
+    for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
+      cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s->sector_hist[b]));
+  }
   cJSON_AddItemToObject(o, "sector_histogram", hist);
   cc_report_json_num(stride, "min", (double)s->stride_min);
   cc_report_json_num(stride, "max", (double)s->stride_max);
@@ -148,8 +167,10 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
     cJSON_AddBoolToObject(o, "line_all_coalescable", s->line_all_coalescable);
   }
   cc_report_json_num(o, "line_instructions", s->line_insns);
-  cc_report_json_num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
-  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
+  num_or_null(o, "uncoalesced_requests", (double)s->uncoalesced_requests,
+              s->unknown & CC_UNKNOWN_UNCOALESCED);
+  num_or_null(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses,
+              s->unknown & CC_UNKNOWN_UNCOALESCED);
   for (size_t j = 0; j < s->n_suggestions; j++) {
     cJSON *g = cJSON_CreateObject();
     cJSON_AddStringToObject(g, "kind", cc_suggestion_kind_name(s->suggestions[j].kind));
@@ -158,11 +179,12 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
   }
   cJSON_AddItemToObject(o, "suggestions", sugg);
   cJSON_AddItemToObject(o, "affine", affine_json(s));
-  if (s->info.space == CC_SPACE_SHARED || s->wavefronts) {
+  if (shared) {
     cc_report_json_num(o, "bank_conflict_ways", s->ways_max);
     cc_report_json_num(o, "wavefronts", (double)s->wavefronts);
     cc_report_json_num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
-    cc_report_json_num(o, "conflict_requests", (double)s->conflict_requests);
+    num_or_null(o, "conflict_requests", (double)s->conflict_requests,
+                s->unknown & CC_UNKNOWN_CONFLICTS);
   }
   return o;
 }
@@ -176,13 +198,15 @@ static cJSON *totals_json(const struct cc_kernel_totals *t)
   cc_report_json_num(o, "excess_sectors", (double)t->excess_sectors);
   cc_report_json_num(o, "bytes_requested", (double)t->bytes_requested);
   cc_report_json_num(o, "bytes_transferred", (double)t->bytes_transferred);
-  cc_report_json_num(o, "efficiency", t->bytes_transferred
-                           ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
+  num_or_null(o, "unique_bytes", (double)t->unique_bytes, t->unknown & CC_UNKNOWN_UNIQUE_BYTES);
+  num_or_null(o, "efficiency", cc_analysis_totals_efficiency(t), 0);
   cc_report_json_num(o, "thread_accesses", (double)t->thread_accesses);
-  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
+  num_or_null(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses,
+              t->unknown & CC_UNKNOWN_UNCOALESCED);
   cc_report_json_num(o, "wavefronts", (double)t->wavefronts);
   cc_report_json_num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
-  cc_report_json_num(o, "conflict_requests", (double)t->conflict_requests);
+  num_or_null(o, "conflict_requests", (double)t->conflict_requests,
+              t->unknown & CC_UNKNOWN_CONFLICTS);
   return o;
 }
 
@@ -202,7 +226,8 @@ static cJSON *line_json(const struct cc_line_stats *l)
   cc_report_json_num(o, "excess_sectors", (double)l->excess_sectors);
   cc_report_json_num(o, "wavefronts", (double)l->wavefronts);
   cc_report_json_num(o, "ideal_wavefronts", (double)l->ideal_wavefronts);
-  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses);
+  num_or_null(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses,
+              l->unknown & CC_UNKNOWN_UNCOALESCED);
   return o;
 }
 

@@ -130,9 +130,9 @@ static const struct cc_insn_info insns_b[] = {
      NULL, 0},
 };
 static const struct cc_kernel_info kernels[] = {
-    {"transpose", "_Z9transposePfPKfii", {4, 2, 1}, {32, 8, 1}, 6, insns_a},
-    {"reduce", NULL, {UINT32_MAX, 65535, 64}, {1024, 1, 1}, 2, insns_b},
-    {NULL, NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL}, /* no name, no instructions, no records */
+    {"transpose", "_Z9transposePfPKfii", {4, 2, 1}, {32, 8, 1}, 6, insns_a, 0, NULL},
+    {"reduce", NULL, {UINT32_MAX, 65535, 64}, {1024, 1, 1}, 2, insns_b, 0, NULL},
+    {NULL, NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, 0, NULL}, /* no name, no instructions, no records */
 };
 
 /* Record template: slot, cta, warp, dyn, kind/space/size from the table unless *_set. */
@@ -448,7 +448,7 @@ static void test_exact_encoding(void **state)
       0x80, 0x03};
   static const struct cc_insn_info in = {7, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, "ld",
                                          NULL, 0, 0, NULL, 0};
-  static const struct cc_kernel_info k = {"k", NULL, {1, 1, 1}, {64, 1, 1}, 1, &in};
+  static const struct cc_kernel_info k = {"k", NULL, {1, 1, 1}, {64, 1, 1}, 1, &in, 0, NULL};
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
   struct cc_trace_writer_opts o = {"t", "", "d", 0, 0};
   struct cc_trace_writer *w;
@@ -1189,7 +1189,7 @@ static void test_writer_protocol_errors(void **state)
 
   struct cc_insn_info bad_in = insns_b[0];
   bad_in.space = CC_SPACE_COUNT;
-  struct cc_kernel_info bad_k = {"bad", NULL, {1, 1, 1}, {1, 1, 1}, 1, &bad_in};
+  struct cc_kernel_info bad_k = {"bad", NULL, {1, 1, 1}, {1, 1, 1}, 1, &bad_in, 0, NULL};
   assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &bad_k, &err), CC_ERR_INTERNAL);
   assert_string_equal(strstr(err.msg, ": "), ": kernel bad, slot 0: kind 3, space 3 out of "
@@ -1197,7 +1197,7 @@ static void test_writer_protocol_errors(void **state)
   cc_trace_writer_abort(w);
   cc_trace_writer_abort(NULL);
 
-  struct cc_kernel_info no_table = {"nt", NULL, {1, 1, 1}, {1, 1, 1}, 3, NULL};
+  struct cc_kernel_info no_table = {"nt", NULL, {1, 1, 1}, {1, 1, 1}, 3, NULL, 0, NULL};
   assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &no_table, &err), CC_ERR_INTERNAL);
   assert_string_equal(strstr(err.msg, ": "), ": kernel nt has 3 instructions but no table");
@@ -1237,7 +1237,7 @@ static void test_writer_limits(void **state)
   struct cc_insn_info in = insns_b[1];
   in.text = text;
   in.file = NULL;
-  struct cc_kernel_info k = {"huge", NULL, {1, 1, 1}, {1, 1, 1}, 1, &in};
+  struct cc_kernel_info k = {"huge", NULL, {1, 1, 1}, {1, 1, 1}, 1, &in, 0, NULL};
   assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
   /* the entry: 2 + 5 ("huge") + 1 + 6 + 1, then id, kind, space, size (4), the text

@@ -551,6 +551,15 @@ static void test_errors(void **state)
   a.insn_slot = 0, a.size_bytes = 0;
   assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INPUT);
   assert_non_null(strstr(err.msg, "size 0"));
+  /* above 32 bytes (.v4.b64): refused; a local one used to cost one model call per
+   * 32-bit word, a billion for 4 GiB (found by fuzz_trace) */
+  a.size_bytes = 33;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "size 33 (not 1 to 32 bytes)"));
+  a.size_bytes = UINT32_MAX, a.space = CC_SPACE_LOCAL;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INPUT);
+  a.size_bytes = 32;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
   /* merging while a kernel is open */
   assert_int_equal(cc_analysis_merge(an, an, &err), CC_ERR_INTERNAL);
   assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);

@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/gpu.h"
 #include "report/report.h"
 
@@ -341,7 +343,8 @@ static void test_report_text(void **state)
   fclose(out);
   assert_non_null(strstr(buf, "kernel transpose  (_Z9transposePfPKfi)"));
   assert_non_null(strstr(buf, "global: 8 requests, 144 sectors, ideal 32, excess 112"));
-  assert_non_null(strstr(buf, "1,024 bytes requested of 4,608 transferred"));
+  assert_non_null(strstr(buf, "1,024 bytes requested, 1,024 distinct, 4,608 transferred: "
+                              "efficiency 22.2%"));
   assert_non_null(strstr(buf, "STG.E desc[UR4][R4.64], R2"));
   assert_non_null(strstr(buf, "LDS R5, [R6]"));
   assert_null(strstr(buf, "LDG.E")); /* --top 2: the coalesced load is third */
@@ -370,6 +373,84 @@ static void test_report_text(void **state)
   assert_non_null(strstr(err.msg, "/nonexistent/g.json"));
   free(buf);
   unlink(path);
+}
+
+/* What the GPU does not count is null in the JSON, "-" / "unknown" in the text, never 0
+ * (issue 13). STG (above): 128 sectors in 4 full-warp requests = 32 each, the most: the
+ * histogram is known (element 32: 4); every stride 4096 > 4 in full warps: 4 uncoalesced
+ * requests, 128 thread accesses. INSN_PART: 2 requests of 40 lanes (partial warps), 10
+ * sectors, strides 0..128: lanes share some bytes but not all (unique bytes unknown, so
+ * its efficiency and the kernel's), 10 sectors is neither 2 x 1 nor 2 x 32 (histogram
+ * unknown), max 128 > 4 with min 0 over 2 requests (uncoalesced unknown, so the kernel's
+ * Table 2 pair and its line's). */
+#define INSN_PART                                                                          \
+  "{\"sass_offset\":512,\"sass\":\"LDG.E R7, desc[UR4][R8.64]\",\"space\":\"global\","     \
+  "\"kind\":\"load\",\"size_bytes\":4,\"source\":{\"file\":\"t.cu\",\"line\":8},"          \
+  "\"requests\":2,\"lanes\":40,\"bytes_requested\":160,\"sectors\":10,"                    \
+  "\"ideal_sectors\":4,\"stride\":{\"min\":0,\"max\":128,\"avg\":26.3}}"
+
+static const cJSON *insn_by_index(const cJSON *insns, double index)
+{
+  const cJSON *o;
+  cJSON_ArrayForEach(o, insns)
+    if (cJSON_GetObjectItemCaseSensitive(o, "ptx_index")->valuedouble == index)
+      return o;
+  fail_msg("no instruction %g", index);
+  return NULL;
+}
+
+static int is_null(const cJSON *o, const char *key)
+{
+  return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static void test_import_unknown_figures(void **state)
+{
+  struct cc_model *m = sm90();
+  struct cc_analysis *an = NULL;
+  struct cc_err err = {CC_OK, ""};
+  char *json, *buf = NULL;
+  size_t len = 0;
+  (void)state;
+  assert_int_equal(cc_cli_gpu_import(DOC(INSN_STG "," INSN_PART), "g.json", m, &an, &err),
+                   CC_OK);
+  json = cc_report_json_string(an, "test");
+  cJSON *root = cJSON_Parse(json);
+  const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), 0);
+  const cJSON *insns = cJSON_GetObjectItemCaseSensitive(k, "instructions");
+  const cJSON *st = insn_by_index(insns, 16), *part = insn_by_index(insns, 32);
+  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(st, "sector_histogram");
+  assert_int_equal(cJSON_GetArraySize(hist), 33);
+  assert_true(cJSON_GetArrayItem(hist, 32)->valuedouble == 4);
+  assert_true(cJSON_GetArrayItem(hist, 0)->valuedouble == 0);
+  assert_true(cJSON_GetObjectItemCaseSensitive(st, "uncoalesced_requests")->valuedouble == 4);
+  assert_true(cJSON_GetObjectItemCaseSensitive(st, "unique_bytes")->valuedouble == 512);
+  assert_true(cJSON_GetObjectItemCaseSensitive(st, "efficiency")->valuedouble == 0.125);
+  assert_true(is_null(part, "sector_histogram"));
+  assert_true(is_null(part, "uncoalesced_requests"));
+  assert_true(is_null(part, "uncoalesced_thread_accesses"));
+  assert_true(is_null(part, "unique_bytes"));
+  assert_true(is_null(part, "efficiency"));
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "totals");
+  assert_true(is_null(t, "efficiency"));
+  assert_true(is_null(t, "unique_bytes"));
+  assert_true(is_null(t, "uncoalesced_thread_accesses"));
+  assert_true(cJSON_GetObjectItemCaseSensitive(t, "sectors")->valuedouble == 138);
+  const cJSON *lines = cJSON_GetObjectItemCaseSensitive(k, "lines");
+  assert_false(is_null(cJSON_GetArrayItem(lines, 0), "uncoalesced_thread_accesses")); /* 6 */
+  assert_true(is_null(cJSON_GetArrayItem(lines, 1), "uncoalesced_thread_accesses"));  /* 8 */
+  cJSON_Delete(root);
+  free(json);
+  FILE *out = open_memstream(&buf, &len);
+  assert_int_equal(cc_report_text(out, an, &err), CC_OK);
+  fclose(out);
+  assert_non_null(strstr(buf, "672 bytes requested, 4,416 transferred; distinct bytes and "
+                              "efficiency unknown"));
+  assert_non_null(strstr(buf, "in uncoalesced requests unknown"));
+  assert_non_null(strstr(buf, "      -  uncoalesced\n")); /* the eff column of INSN_PART */
+  free(buf);
+  cc_analysis_free(an);
+  cc_model_free(m);
 }
 
 static void test_probe_forced_none(void **state)
@@ -657,7 +738,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_import_figures),     cmocka_unit_test(test_import_without_sass),
     cmocka_unit_test(test_import_errors),      cmocka_unit_test(test_report_text),
-    cmocka_unit_test(test_import_inlined),
+    cmocka_unit_test(test_import_inlined),     cmocka_unit_test(test_import_unknown_figures),
     cmocka_unit_test(test_probe_forced_none),  cmocka_unit_test(test_is_elf_and_find),
     cmocka_unit_test(test_app_wanted),         cmocka_unit_test(test_app_errors),
     cmocka_unit_test(test_plan_written),       cmocka_unit_test(test_run_gpu_errors),

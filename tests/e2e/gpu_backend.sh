@@ -62,7 +62,8 @@ fi
 # kernel transpose, block 32x4 (4 warps): LDG t.cu:5 reads consecutive floats: 4 requests,
 # 16 sectors (4 per request) = ideal; STG t.cu:6 writes a column: 4 requests, 128 sectors
 # (32 per request), ideal 16. Totals: 8 requests, 144 sectors, ideal 32, excess 112;
-# 1,024 bytes requested of 144 x 32 = 4,608 transferred. Worst first: the store.
+# 1,024 bytes requested of 144 x 32 = 4,608 transferred; no lanes share bytes (strides >=
+# 4 = size), so 1,024 distinct: efficiency 1024 / 4608 = 22.2%. Worst first: the store.
 cat > "$TMP/g.json" <<'EOF'
 {"tool":"coalcheck","backend":"gpu","device":"hand","model":"sm_90","kernels":[
 {"name":"transpose(float*, float const*, int)","mangled":"_Z9transposePfPKfi","grid":[1,1,1],
@@ -79,14 +80,15 @@ expect 0 "" "$COALCHECK" import "$TMP/g.json"
 grep -qF "kernel transpose  (_Z9transposePfPKfi)" "$TMP/out" || fail "import: kernel line"
 grep -qF "global: 8 requests, 144 sectors, ideal 32, excess 112" "$TMP/out" ||
   fail "import: totals: $(grep global: "$TMP/out")"
-grep -qF "1,024 bytes requested of 4,608 transferred" "$TMP/out" || fail "import: bytes"
+grep -qF "1,024 bytes requested, 1,024 distinct, 4,608 transferred: efficiency 22.2%" \
+  "$TMP/out" || fail "import: bytes"
 [ "$(grep -c '^     ptx ' "$TMP/out")" = 2 ] || fail "import: not 2 rows"
 grep -m1 '^     ptx ' "$TMP/out" | grep -qF "STG.E desc[UR4][R4.64], R2" ||
   fail "import: the store is not the worst row"
 grep -q '^  emulated ' "$TMP/out" && fail "import: an 'emulated' line for a GPU run"
 # the GPU keeps no footprint: allStr is unknown, not 0 ("all coalescable" would be a guess)
-grep -qF "whole footprint not measured on the GPU" "$TMP/out" || fail "import: footprint line"
-grep -q "whole footprint [0-9]" "$TMP/out" && fail "import: a measured footprint for a GPU run"
+grep -qF "footprint stride not measured on the GPU" "$TMP/out" || fail "import: footprint line"
+grep -q "footprint stride [0-9]" "$TMP/out" && fail "import: a measured footprint for a GPU run"
 expect 0 "" "$COALCHECK" import --top 1 "$TMP/g.json" --json "$TMP/r.json"
 [ "$(grep -c '^     ptx ' "$TMP/out")" = 1 ] || fail "import --top 1: not 1 row"
 grep -Eq '"ptx":[[:space:]]*"STG\.E desc\[UR4\]\[R4\.64\], R2"' "$TMP/r.json" ||

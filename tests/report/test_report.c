@@ -34,18 +34,21 @@ static const char *const source_text =
 /* N = 32 transpose, blocks 32 x 8, grid 1 x 4: 4 CTAs x 8 warps = 32 records per global
  * instruction; warp w of CTA (0, by): y = 8 by + w, lane l: x = l.
  *  slot 0, ld.global.f32 (id 12), in + 4 (32 y + l): 128 contiguous aligned bytes ->
- *    4 sectors, ideal 4: 128 / 128 over 32 records, efficiency 100%, stride 4, coalesced.
+ *    4 sectors, ideal 4: 128 / 128 over 32 records, efficiency 100%, stride 4, coalesced;
+ *    128 distinct bytes per record: 4096 unique bytes.
  *  slot 1, st.global.f32 (id 14), out + 4 (32 l + y): lanes 128 bytes apart -> 32 sectors,
- *    ideal 4: 1024 / 128, excess 896, efficiency 4096 / 32768 = 12.5%; stride 128 = 32
- *    floats; footprint = all of out: allStr 4, all coalescable: thread-geometry advice.
+ *    ideal 4: 1024 / 128, excess 896, 4096 unique bytes, efficiency 4096 / 32768 = 12.5%;
+ *    stride 128 = 32 floats; footprint = all of out: allStr 4, "contiguous": thread-
+ *    geometry advice.
  *  slot 2, ld.shared.f32 (id 20), one record, lane i at 128 i: every lane in bank 0,
  *    32 distinct words -> 32 ways, 32 wavefronts, ideal 1, efficiency 1/32 = 3.1%;
- *    stride 128 > 4: uncoalesced; footprint gaps 128: cannot be all coalesced;
- *    source file does not exist.
+ *    stride 128 > 4; footprint gaps 128 (shared: no coalescing judgement); source file
+ *    does not exist. It reads tile (offset 0, 4096 bytes) down a column: lane stride 128
+ *    bytes = 32 floats = 32 words, even: pad by 1 float, tile[4096 / 128 = 32][33].
  *  slot 3, red.global.add.f32 (id 30): never executed.
  * Worst first: store (excess 896), shared (excess 31 wavefronts), load (0), red (0,
  * higher id). Totals: requests 64, sectors 1152, ideal 256, excess 896, bytes 8192 of
- * 36864 (22.2%); shared 32 wavefronts, ideal 1, 1 conflicted request; Table 2: 2048
+ * 36864, 8192 unique: 8192 / 36864 = 22.2%; shared 32 wavefronts, ideal 1, 1 conflicted request; Table 2: 2048
  * thread accesses (32 x 32 x 2), 1024 in uncoalesced requests (50.0%). */
 static int build(void **state)
 {
@@ -72,9 +75,12 @@ static int build(void **state)
     .file = "/nonexistent/dir/k.cu", .line = 9, .column = 3 };
   f->insns[3] = (struct cc_insn_info){ .id = 30, .kind = CC_ACCESS_REDUCTION,
     .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "red.global.add.f32 [%rd3], %f4;" };
+  /* the static __shared__ float tile[32][32] the shared load reads, as the emulator
+   * names and places it */
+  static const struct cc_shared_var tile = { "_ZZ9transposePfPKfiE4tile", 0, 4096 };
   struct cc_kernel_info k = { .name = "transpose", .mangled = "_Z9transposePfPKfi",
                               .grid = { 1, 4, 1 }, .block = { 32, 8, 1 }, .n_insns = 4,
-                              .insns = f->insns };
+                              .insns = f->insns, .n_shared_vars = 1, .shared_vars = &tile };
   assert_int_equal(cc_model_get("sm_90", NULL, &f->model, &err), CC_OK);
   f->an = cc_analysis_new(f->model);
   struct cc_access_sink s = cc_analysis_sink(f->an);
@@ -122,14 +128,15 @@ static const char *const golden =
 "  grid 1 x 4 x 1, block 32 x 8 x 1, arch sm_90\n"
 "  emulated 1,234,567 thread-instructions in 0.50 s (5.8 M warp records/s)\n"
 "  global: 64 requests, 1,152 sectors, ideal 256, excess 896\n"
-"          8,192 bytes requested of 36,864 transferred: efficiency 22.2%\n"
+"          8,192 bytes requested, 8,192 distinct, 36,864 transferred: efficiency 22.2%\n"
 "  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
 "  thread accesses 2,048, in uncoalesced requests 1,024 (50.0%)  [CGO 2015 Table 2]\n"
 "\n"
 "    #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict\n"
 "    1  transpose.cu:4      st    global     4          32     32.00       4.00   12.5%  uncoalesced\n"
 "     ptx     st.global.f32 [%rd9], %f1;\n"
-"     stride  min 128, max 128, avg 128.0 bytes; whole footprint 4 bytes (all coalescable)\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 4 bytes: contiguous, a remapping of\n"
+"             threads can coalesce it\n"
 "     advice  thread-geometry: lanes of a warp are 128 bytes (32 floats) apart: consecutive\n"
 "             threadIdx.x should write consecutive elements; swap the roles of threadIdx.x and\n"
 "             threadIdx.y (thread-geometry transformation)\n"
@@ -137,17 +144,19 @@ static const char *const golden =
 "     via     hdr.hpp:112 (inlined)\n"
 "    2  k.cu:9              ld    shared     4           1     32.00       1.00    3.1%  32-way\n"
 "     ptx     ld.shared.f32 %f2, [%r5];\n"
-"     stride  min 128, max 128, avg 128.0 bytes; whole footprint 128 bytes (cannot be all coalesced)\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 128 bytes\n"
 "     banks   32-way at worst; conflicts in 1 of 1 requests\n"
-"     advice  layout: 32-way bank conflict: lanes of a warp are up to 128 bytes (32 floats) apart and\n"
-"             reach different words of one bank; pad each row of the shared array by one 4-byte word\n"
-"             (e.g. [32][33]) or make the stride an odd number of words\n"
+"     advice  layout: 32-way bank conflict: lanes of a warp are 128 bytes (32 floats) apart, down a\n"
+"             column of 'tile' whose rows are 32 floats long, an even number of 4-byte words; pad\n"
+"             each row by 1 float (4 bytes) so that rows are an odd number of words long: declare\n"
+"             tile[32][33] instead of tile[32][32]\n"
 "     source  (source not available)\n"
 "    3  transpose.cu:4      ld    global     4          32      4.00       4.00  100.0%  coalesced\n"
 "     ptx     ld.global.f32 %f1, [%rd7];\n"
-"     stride  min 4, max 4, avg 4.0 bytes; whole footprint 4 bytes (all coalescable)\n"
+"     stride  min 4, max 4, avg 4.0 bytes; footprint stride 4 bytes\n"
 "     source  4 | out[x * n + y] = in[y * n + x];\n"
 "  1 memory instruction never executed\n"
+"  footprint stride: allStr (CGO 2015), the largest gap between distinct addresses of all executions\n"
 "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n";
 
 static void test_text_golden(void **state)
@@ -198,7 +207,7 @@ static void test_json(void **state)
   assert_int_equal(cc_file_read(path, &text, NULL, &err), CC_OK);
   cJSON *root = cJSON_Parse(text);
   assert_non_null(root);
-  assert_true(get_num(root, "schema_version") == 1);
+  assert_true(get_num(root, "schema_version") == 2);
   assert_string_equal(get_str(root, "tool_version"), "0.1.0");
   assert_string_equal(get_str(root, "arch"), "sm_90");
   const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
@@ -216,6 +225,8 @@ static void test_json(void **state)
   assert_true(get_num(t, "ideal_sectors") == 256);
   assert_true(get_num(t, "thread_accesses") == 2048);
   assert_true(get_num(t, "uncoalesced_thread_accesses") == 1024);
+  assert_true(get_num(t, "unique_bytes") == 8192);
+  assert_true(get_num(t, "efficiency") == 8192.0 / 36864.0);
   assert_true(get_num(t, "wavefronts") == 32);
   const cJSON *insns = cJSON_GetObjectItemCaseSensitive(k, "instructions");
   assert_int_equal(cJSON_GetArraySize(insns), 4); /* all, the never executed one too */
@@ -235,6 +246,7 @@ static void test_json(void **state)
   assert_true(get_num(st, "transactions") == 1024);
   assert_true(get_num(st, "bytes_transferred") == 32768);
   assert_true(get_num(st, "sectors_per_request") == 32);
+  assert_true(get_num(st, "unique_bytes") == 4096);
   assert_true(get_num(st, "efficiency") == 0.125);
   assert_true(get_num(st, "bandwidth_factor") == 8); /* 1024 / 128 */
   assert_true(get_num(st, "all_stride") == 4);
@@ -301,6 +313,12 @@ static void test_json(void **state)
   assert_true(get_num(sh, "wavefronts") == 32);
   assert_true(get_num(sh, "ideal_wavefronts") == 1);
   assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sh, "all_coalescable")));
+  assert_null(cJSON_GetObjectItemCaseSensitive(sh, "unique_bytes")); /* global/local only */
+  assert_true(get_num(sh, "efficiency") == 1.0 / 32);
+  assert_true(get_num(sh, "conflict_requests") == 1);
+  const cJSON *shs = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sh, "suggestions"), 0);
+  assert_string_equal(get_str(shs, "kind"), "layout");
+  assert_non_null(strstr(get_str(shs, "text"), "declare tile[32][33] instead of tile[32][32]"));
   /* the reduction: "atomic" with reduction true, never executed, no line info */
   const cJSON *red = cJSON_GetArrayItem(insns, 3);
   assert_string_equal(get_str(red, "op"), "atomic");
