@@ -267,8 +267,7 @@ static int find_stride(const struct cc_warp_access *a, uint32_t l0, uint64_t *st
 /* ---- writer --------------------------------------------------------------------------- */
 
 struct cc_trace_writer {
-  struct cc_outfile out; /* regular file or stdout */
-  FILE *direct;          /* a pipe or device written in place, else NULL */
+  struct cc_outfile out; /* a file, a device or stdout (util/fileio.h) */
   char *path;
   ZSTD_CCtx *cctx;
   int level;
@@ -287,14 +286,9 @@ struct cc_trace_writer {
   struct crc_tables crc;
 };
 
-static FILE *wfp(struct cc_trace_writer *w)
-{
-  return w->direct ? w->direct : w->out.fp;
-}
-
 static int write_bytes(struct cc_trace_writer *w, const void *p, size_t n, struct cc_err *err)
 {
-  if (n && fwrite(p, 1, n, wfp(w)) != n)
+  if (n && fwrite(p, 1, n, w->out.fp) != n)
     return cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
   w->stats.file_bytes += n;
   return CC_OK;
@@ -602,14 +596,6 @@ static void writer_free(struct cc_trace_writer *w)
   free(w);
 }
 
-/* A path that exists and is not a regular file (pipe, device) is written in place:
- * renaming a temporary file over /dev/null would replace the device. */
-static int is_special(const char *path)
-{
-  struct stat sb;
-  return strcmp(path, "-") != 0 && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
-}
-
 int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *opts,
                          struct cc_trace_writer **out, struct cc_access_sink *sink,
                          struct cc_err *err)
@@ -633,14 +619,8 @@ int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *op
   w->cctx = ZSTD_createCCtx();
   if (!w->cctx)
     CC_BUG("ZSTD_createCCtx failed (out of memory)");
-  if (is_special(path)) {
-    w->direct = fopen(path, "wb");
-    if (!w->direct) {
-      rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-      writer_free(w);
-      return rc;
-    }
-  } else if ((rc = cc_outfile_open(&w->out, path, err)) != CC_OK) {
+  if ((rc = cc_outfile_open_except(&w->out, path, opts ? opts->inputs : NULL,
+                                    opts ? opts->n_inputs : 0, err)) != CC_OK) {
     writer_free(w);
     return rc;
   }
@@ -667,17 +647,6 @@ static int write_end(struct cc_trace_writer *w, struct cc_err *err)
   return write_block(w, tag_end, p, sizeof p, sizeof p, 0, err);
 }
 
-static int finish_direct(struct cc_trace_writer *w, struct cc_err *err)
-{
-  int rc = CC_OK;
-  if (fflush(w->direct) != 0 || ferror(w->direct))
-    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
-  if (fclose(w->direct) != 0 && rc == CC_OK)
-    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
-  w->direct = NULL;
-  return rc;
-}
-
 int cc_trace_writer_close(struct cc_trace_writer *w, struct cc_err *err)
 {
   int rc;
@@ -698,7 +667,7 @@ int cc_trace_writer_close(struct cc_trace_writer *w, struct cc_err *err)
     cc_trace_writer_abort(w);
     return rc;
   }
-  rc = w->direct ? finish_direct(w, err) : cc_outfile_commit(&w->out, err);
+  rc = cc_outfile_commit(&w->out, err);
   writer_free(w);
   return rc;
 }
@@ -707,9 +676,7 @@ void cc_trace_writer_abort(struct cc_trace_writer *w)
 {
   if (!w)
     return;
-  if (w->direct)
-    fclose(w->direct);
-  else if (w->out.fp)
+  if (w->out.fp)
     cc_outfile_abort(&w->out);
   writer_free(w);
 }

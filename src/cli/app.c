@@ -292,7 +292,8 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
   struct cc_gpu_raw_summary sum;
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
-  struct cc_trace_writer_opts opts = {.command_line = cmd};
+  const char *inputs[] = {raw, origin};
+  struct cc_trace_writer_opts opts = {.command_line = cmd, .inputs = inputs, .n_inputs = 2};
   struct source_named_sink named = {.name = NULL};
   int rc = cc_trace_writer_open(out, &opts, &w, &named.inner, err);
   if (rc != CC_OK)
@@ -357,6 +358,14 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   if (!o.input || !(exe = resolve(argv[o.input])))
     return cc_err_set(err, CC_ERR_USAGE, "no executable given, or '%s' not found",
                       o.input ? argv[o.input] : "");
+  /* no output may replace the application (--gpu-json is removed before the run) */
+  {
+    const char *outs[] = {o.json, o.gpu_json, o.trace};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+      if (outs[i] && (rc = cc_outfile_check_inputs(outs[i], (const char *const *)&exe, 1, err)) !=
+                         CC_OK)
+        goto done;
+  }
   if (strcmp(o.backend, "emu") == 0) {
     rc = cc_err_set(err, CC_ERR_USAGE, "%s is an executable: the emulator cannot run "
                     "executables yet; use --backend gpu on a machine with a CUDA GPU, or "

@@ -77,6 +77,11 @@ int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *er
 /* Frees s, removing an unfinished trace and --json file; NULL is allowed. */
 void cc_cli_outputs_free(cc_take struct cc_cli_outputs *s);
 
+/* The files o reads, which no output may replace (util/fileio.h, cc_outfile_open_except):
+ * INPUT, the launch file and the file: initialisers, in a new array of *n paths borrowed
+ * from o (the caller frees the array). */
+cc_give const char **cc_cli_input_paths(cc_keep const struct cc_run_opts *o, size_t *n);
+
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];
 extern const size_t cc_cli_ncommands;

@@ -326,7 +326,7 @@ static void roundtrip(size_t block_bytes, int level)
 {
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
   struct cc_trace_writer_opts o = {"coalcheck 0.1.0", "coalcheck record -o t.cctrace k.ptx",
-                                   "2026-11-22T00:00:00Z", level, block_bytes};
+                                   "2026-11-22T00:00:00Z", level, block_bytes, NULL, 0};
   struct cc_warp_access want[64];
   size_t n_a, n = build_records(want, &n_a);
   struct capture c = {0};
@@ -450,7 +450,7 @@ static void test_exact_encoding(void **state)
                                          NULL, 0, 0, NULL, 0};
   static const struct cc_kernel_info k = {"k", NULL, {1, 1, 1}, {64, 1, 1}, 1, &in};
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
-  struct cc_trace_writer_opts o = {"t", "", "d", 0, 0};
+  struct cc_trace_writer_opts o = {"t", "", "d", 0, 0, NULL, 0};
   struct cc_trace_writer *w;
   struct cc_access_sink s;
   struct cc_err err = {0};
@@ -528,7 +528,7 @@ struct bad {
 /* Writes the hand-built stream with 64-byte blocks (many blocks) and reads it back. */
 static void bad_setup(struct bad *b)
 {
-  struct cc_trace_writer_opts o = {"coalcheck 0.1.0", "rec", "2026-11-22T00:00:00Z", 0, 64};
+  struct cc_trace_writer_opts o = {"coalcheck 0.1.0", "rec", "2026-11-22T00:00:00Z", 0, 64, NULL, 0};
   strcpy(b->dir, "/tmp/cc_trace_XXXXXX");
   assert_non_null(mkdtemp(b->dir));
   snprintf(b->good, sizeof b->good, "%s/good.cctrace", b->dir);
@@ -959,7 +959,7 @@ static void test_decoder_fuzz(void **state)
   size_t n, offs[8], raw_len;
   uint64_t x = 0x9e3779b97f4a7c15ull;
   char path[300];
-  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 0, 0};
+  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 0, 0, NULL, 0};
   (void)state;
   bad_setup(&b);
   for (int round = 0; round < 3000; round++) {
@@ -1080,7 +1080,7 @@ static void test_writer_dev_full(void **state)
 static void test_writer_file_too_large(void **state)
 {
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
-  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 1, 4096};
+  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 1, 4096, NULL, 0};
   struct cc_trace_writer *w;
   struct cc_access_sink s;
   struct cc_err err = {0};
@@ -1124,8 +1124,8 @@ static void test_writer_unwritable_and_bad_opts(void **state)
   struct cc_trace_writer *w = (void *)1;
   struct cc_access_sink s;
   struct cc_err err = {0};
-  struct cc_trace_writer_opts big = {NULL, NULL, NULL, 0, CC_TRACE_BLOCK_MAX};
-  struct cc_trace_writer_opts lvl = {NULL, NULL, NULL, 1000, 0};
+  struct cc_trace_writer_opts big = {NULL, NULL, NULL, 0, CC_TRACE_BLOCK_MAX, NULL, 0};
+  struct cc_trace_writer_opts lvl = {NULL, NULL, NULL, 1000, 0, NULL, 0};
   (void)state;
   assert_int_equal(cc_trace_writer_open("/nonexistent/dir/t.cctrace", NULL, &w, &s, &err),
                    CC_ERR_IO);
@@ -1251,7 +1251,7 @@ static void test_writer_limits(void **state)
   assert_true(dir_is_empty(dir));
 
   text[(1u << 20) + 1] = '\0'; /* a command line of 1 MiB + 1 */
-  struct cc_trace_writer_opts o = {NULL, text, NULL, 0, 0};
+  struct cc_trace_writer_opts o = {NULL, text, NULL, 0, 0, NULL, 0};
   assert_int_equal(cc_trace_writer_open(path, &o, &w, &s, &err), CC_ERR_USAGE);
   assert_string_equal(strstr(err.msg, ": "), ": header strings too long (over 1048576 bytes): "
                       "shorten the command line");
