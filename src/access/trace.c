@@ -392,6 +392,11 @@ static int w_begin_kernel(void *ctx, const struct cc_kernel_info *k, struct cc_e
                               "trace %s: begin_kernel(%s) inside kernel %s: end it first",
                               w->path, k->name ? k->name : "?",
                               w->kernel_name ? w->kernel_name : "?"));
+  if (k->n_insns > CC_TRACE_INSNS_MAX)
+    return fail(w, cc_err_set(err, CC_ERR_LIMIT, "trace %s: kernel %s has %u memory "
+                              "instructions, more than a trace holds (" CC_TRACE_INSNS_MAX_TEXT
+                              "): split the kernel", w->path, k->name ? k->name : "?",
+                              k->n_insns));
   if (k->n_insns && !k->insns)
     return fail(w, cc_err_set(err, CC_ERR_INTERNAL, "trace %s: kernel %s has %u instructions "
                               "but no table", w->path, k->name ? k->name : "?", k->n_insns));
@@ -851,6 +856,10 @@ static int get_kernel(struct reader *r, struct cursor *c)
     c->why = "instruction count larger than the block";
     return 0;
   }
+  if (n > CC_TRACE_INSNS_MAX) {
+    c->why = "instruction count over the limit of " CC_TRACE_INSNS_MAX_TEXT;
+    return 0;
+  }
   r->insns = cc_xcalloc(n ? n : 1, sizeof *r->insns);
   r->k.insns = r->insns;
   for (uint32_t i = 0; i < n; i++) {
@@ -991,6 +1000,12 @@ static int replay_event(struct reader *r, struct cursor *c, struct cc_err *err)
       }
       if (r->in_kernel) {
         c->why = "kernel begins inside another kernel";
+        return -1;
+      }
+      /* the writer opens a block for each table: so the number of kernels is bounded by
+       * the file's size, not by what one compressed block can expand to */
+      if (c->pos != 2) {
+        c->why = "kernel table not at the start of its block";
         return -1;
       }
       free_kernel(r);
@@ -1187,8 +1202,9 @@ static int replay_block(struct reader *r, uint64_t boff, size_t raw_len, size_t 
       snprintf(why, sizeof why, "bad record at byte %zu of its data: %s", at, c.why);
       return corrupt(r, boff, err, why);
     }
-    if (rc != CC_OK)
-      return rc;
+    if (rc != CC_OK) /* a consumer's error (e.g. the analysis's memory limit): where */
+      return cc_err_prefix(err, "%s: block %u at offset %llu", r->path, r->block_no,
+                           (unsigned long long)boff);
     count++;
   }
   if (count != events)

@@ -266,6 +266,12 @@ static int set_max_insns(struct cc_run_opts *o, const char *v, const struct sour
   return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
 }
 
+static int set_max_memory(struct cc_run_opts *o, const char *v, const struct source *s,
+                          struct cc_err *err)
+{
+  return parse_uint("max-memory", v, SIZE_MAX >> 20, 0, &o->max_memory_mib, err);
+}
+
 static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
@@ -348,6 +354,8 @@ static const struct option options[] = {
    FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
    FOR_REPORT},
+  {"max-memory", 0, "MIB", "memory for the analyses' results, in MiB\n"
+   "(default 2048; exit 6 past it)", set_max_memory, FOR_REPORT},
   {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"
    "the GPU under libcoalcheck_gpu.so (exit 10 when\n"
    "there is none)", set_backend, CMD_BIT(CC_CLI_CMD_RUN)},

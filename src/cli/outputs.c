@@ -57,6 +57,8 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
   if (!o->record_only &&
       (rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) != CC_OK)
     return rc;
+  if (s->multi)
+    cc_analysis_multi_set_mem_limit(s->multi, (size_t)o->max_memory_mib << 20);
   if (!o->record_only && o->json_path) {
     if ((rc = cc_outfile_open_except(&s->json, o->json_path, s->inputs, s->n_inputs, err)) !=
         CC_OK)
