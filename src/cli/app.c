@@ -383,7 +383,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   }
   if (o.gpu_json && !o.trace) {
     json = cc_xstrdup(o.gpu_json);
-    unlink(json); /* a report left from an earlier run must not pass for this one */
+    cc_outfile_remove_stale(json); /* an earlier run's report must not pass for this one */
   } else {
     if (!(dir = cc_tmpdir_make(err))) {
       rc = err->status;
@@ -394,7 +394,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     if (o.gpu_json) { /* the temporary folder holds the trace; the JSON goes where asked */
       free(json);
       json = cc_xstrdup(o.gpu_json);
-      unlink(json);
+      cc_outfile_remove_stale(json);
     }
     if (o.trace) {
       raw = cc_xmalloc(strlen(dir) + sizeof "/gpu.ccgpu");

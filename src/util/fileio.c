@@ -243,6 +243,16 @@ int cc_outfile_check_inputs(const char *path, const char *const *inputs, size_t 
   return CC_OK;
 }
 
+void cc_outfile_remove_stale(const char *path)
+{
+  struct stat sb;
+  char *real;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || !(real = realpath(path, NULL)))
+    return;
+  unlink(real);
+  free(real);
+}
+
 static void outfile_free(struct cc_outfile *f)
 {
   cc_tmp_unregister(f->slot);

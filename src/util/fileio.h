@@ -56,6 +56,12 @@ int cc_outfile_open_except(struct cc_outfile *f, const char *path,
 int cc_outfile_check_inputs(const char *path, const char *const *inputs, size_t n_inputs,
                             struct cc_err *err);
 
+/* Removes a stale output before a run that writes path again (so that an old file
+ * cannot pass for the new one): the regular file path names, through symbolic links
+ * (the links stay); never a device, a FIFO or a folder (`--gpu-json /dev/null` run as
+ * root removed /dev/null). Nothing happens when path does not exist. */
+void cc_outfile_remove_stale(const char *path);
+
 /* Flushes and closes; a temporary file is fsynced and renamed into place. On any
  * failure removes the temporary file and returns CC_ERR_IO (a full disk is caught here,
  * not silently). Frees f's strings. */

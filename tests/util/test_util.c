@@ -388,6 +388,35 @@ static void test_tmp_cleanup_on_signal(void **state)
   }
 }
 
+/* A stale output is removed only when it is a regular file, through a link (which
+ * stays); a FIFO (a device, as root) is left alone. */
+static void test_outfile_remove_stale(void **state)
+{
+  char dir[] = "/tmp/cc_util_XXXXXX", file[256], link[256], fifo[256];
+  struct stat sb;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(file, sizeof file, "%s/old.json", dir);
+  snprintf(link, sizeof link, "%s/link.json", dir);
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  write_text(file, "old");
+  assert_int_equal(symlink("old.json", link), 0);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  cc_outfile_remove_stale(link);
+  assert_int_equal(lstat(link, &sb), 0); /* the link stays */
+  assert_int_not_equal(access(file, F_OK), 0); /* its file is gone */
+  cc_outfile_remove_stale(fifo);
+  assert_int_equal(lstat(fifo, &sb), 0);
+  assert_true(S_ISFIFO(sb.st_mode));
+  cc_outfile_remove_stale(file); /* gone already: nothing */
+  write_text(file, "old");
+  cc_outfile_remove_stale(file);
+  assert_int_not_equal(access(file, F_OK), 0);
+  unlink(link);
+  unlink(fifo);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 /* The registry has CC_TMP_SLOTS slots; a full one says so (-1), a freed slot is reused. */
 static void test_tmp_registry_slots(void **state)
 {
@@ -475,6 +504,7 @@ int main(void)
     cmocka_unit_test(test_outfile_refuses_input),
     cmocka_unit_test(test_tmp_cleanup_on_signal),
     cmocka_unit_test(test_tmp_registry_slots),
+    cmocka_unit_test(test_outfile_remove_stale),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
