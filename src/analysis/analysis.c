@@ -3,6 +3,7 @@
 #include "analysis/analysis.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,15 +70,55 @@ static void init_insn(struct cc_insn_stats *s, const struct cc_insn_info *info, 
   s->footprint = cc_analysis_fp_new();
 }
 
+static size_t str_bytes(const char *s)
+{
+  return s ? strlen(s) + 1 : 0;
+}
+
+/* Bytes the results of kernel ki take before its first record: its entry, and per
+ * instruction the statistics, slot index, line entry, empty footprint and strings. */
+static size_t kernel_bytes(const struct cc_kernel_info *ki)
+{
+  size_t n = sizeof(struct cc_kernel_stats) + str_bytes(ki->name) + str_bytes(ki->mangled);
+  for (uint32_t i = 0; i < ki->n_insns; i++)
+    n += sizeof(struct cc_insn_stats) + sizeof(size_t) + sizeof(struct cc_line_stats) +
+         cc_analysis_fp_empty_bytes() + str_bytes(ki->insns[i].text) +
+         str_bytes(ki->insns[i].file) + str_bytes(ki->insns[i].inlined_file);
+  return n;
+}
+
+static size_t mem_limit(const struct cc_analysis *an)
+{
+  return an->mem_limit ? an->mem_limit : CC_ANALYSIS_MEM_DEFAULT;
+}
+
+/* CC_ERR_LIMIT naming the kernel being analysed, what it holds, and the option. */
+static int limit_error(const struct cc_analysis *an, const char *kernel, size_t n_insns,
+                       const struct cc_insn_stats *insns, struct cc_err *err)
+{
+  uint64_t addrs = 0;
+  for (size_t i = 0; insns && i < n_insns; i++)
+    addrs += cc_analysis_fp_count(insns[i].footprint);
+  return cc_err_set(err, CC_ERR_LIMIT, "analysis memory limit of %zu MiB reached in kernel %s "
+                    "(kernel %zu of the stream, %zu memory instructions, %" PRIu64 " distinct "
+                    "addresses in their footprints): raise it with --max-analysis-memory MIB",
+                    mem_limit(an) >> 20, kernel, an->n_kernels + !insns, n_insns, addrs);
+}
+
 static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
   struct cc_kernel_stats *k;
+  size_t need;
   if (an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access stream began kernel %s inside another kernel: report this bug",
                       ki->name ? ki->name : "?");
-  an->kernels = cc_xrealloc(an->kernels, (an->n_kernels + 1) * sizeof *an->kernels);
+  need = kernel_bytes(ki);
+  if (an->mem_used > mem_limit(an) || need > mem_limit(an) - an->mem_used)
+    return limit_error(an, ki->name ? ki->name : "?", ki->n_insns, NULL, err);
+  an->mem_used += need;
+  an->kernels = cc_xgrow(an->kernels, &an->kernels_cap, an->n_kernels + 1, sizeof *an->kernels);
   k = &an->kernels[an->n_kernels++];
   memset(k, 0, sizeof *k);
   k->name = cc_xstrdup(ki->name ? ki->name : (ki->mangled ? ki->mangled : "?"));
@@ -378,6 +419,8 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
 {
   struct cc_analysis *an = ctx;
   struct cc_kernel_stats *k;
+  struct cc_insn_stats *s;
+  size_t before;
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access record outside a kernel (no begin_kernel): report this bug");
@@ -394,18 +437,30 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
                       "access record of kernel %s, instruction slot %u, has size %u (not 1 "
                       "to %u bytes): regenerate the trace", k->name, a->insn_slot,
                       a->size_bytes, CC_ACCESS_MAX_BYTES);
-  cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
+  s = &k->insns[k->by_slot[a->insn_slot]];
+  before = cc_analysis_fp_bytes(s->footprint);
+  cc_analysis_accumulate(s, an->model, an->group_lanes, a);
+  an->mem_used += cc_analysis_fp_bytes(s->footprint) - before; /* mod 2^n: may shrink */
+  if (an->mem_used > mem_limit(an))
+    return limit_error(an, k->name, k->n_insns, k->insns, err);
   return CC_OK;
 }
 
 static int end_kernel(void *ctx, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
+  struct cc_kernel_stats *k;
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access stream ended a kernel that was not begun: report this bug");
-  cc_analysis_finalize_kernel(&an->kernels[an->n_kernels - 1]);
+  k = &an->kernels[an->n_kernels - 1];
+  cc_analysis_finalize_kernel(k);
   an->open = 0;
+  for (size_t i = 0; i < k->n_insns; i++) /* the advice texts */
+    for (size_t j = 0; j < k->insns[i].n_suggestions; j++)
+      an->mem_used += str_bytes(k->insns[i].suggestions[j].text);
+  if (an->mem_used > mem_limit(an))
+    return limit_error(an, k->name, k->n_insns, k->insns, err);
   return CC_OK;
 }
 

@@ -276,12 +276,23 @@ struct cc_kernel_stats {
                                  instructions' `unknown` bits say what else is */
 };
 
+/* Default of cc_analysis.mem_limit: 2 GiB. */
+#define CC_ANALYSIS_MEM_DEFAULT ((size_t)2 << 30)
+
 struct cc_analysis {
   const struct cc_model *model; /* borrowed */
   uint32_t group_lanes;       /* Algorithm 1's W */
-  size_t n_kernels;
+  size_t n_kernels, kernels_cap;
   struct cc_kernel_stats *kernels; /* in stream order */
   int open;                   /* between begin_kernel and end_kernel */
+  /* Memory. The results grow with the stream's kernels, instructions, strings and the
+   * footprints' distinct addresses (up to ~180 bytes per scattered address; a stream
+   * read from a small trace file can name billions). mem_used counts the bytes they hold
+   * (what was asked of malloc: tables, strings, footprints, suggestions); the sink
+   * refuses to go past mem_limit (bytes; 0: CC_ANALYSIS_MEM_DEFAULT) with CC_ERR_LIMIT.
+   * Checked per record, after it: one record can pass the limit by one footprint array
+   * doubling. */
+  size_t mem_limit, mem_used;
 };
 
 /* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */
@@ -292,6 +303,8 @@ void cc_analysis_free(cc_take struct cc_analysis *an);
 /* The sink that feeds an (ctx = an). Errors from its callbacks: CC_ERR_INPUT for a record
  * that names no instruction of the kernel (insn_slot out of range) or whose size is 0 or
  * above CC_ACCESS_MAX_BYTES;
+ * CC_ERR_LIMIT when the results would hold more than an->mem_limit bytes ("analysis
+ * memory limit of N MiB reached in kernel K (...): raise it with --max-analysis-memory MIB");
  * CC_ERR_INTERNAL for callbacks out of order (access or end_kernel outside a kernel,
  * begin_kernel inside one). */
 struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);

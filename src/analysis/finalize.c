@@ -101,27 +101,163 @@ static uint64_t struct_size(const struct cc_insn_stats *s)
   return S;
 }
 
-/* How many other global instructions of k read other fields of the same array of
- * structures as s: the same structure size S, a different offset modulo S, some lanes
- * in common (the same threads read the fields: K fields at distinct offsets), and
- * footprints that overlap (one array: the base register is not in the record). Branches
- * that split one array between different lanes (even lanes here, odd lanes there) have a
- * lane stride of one element, or no lane in common, and are not fields. */
-static size_t neighbour_fields(const struct cc_kernel_stats *k, const struct cc_insn_stats *s)
+/* An instruction that may read a field of an array of structures (struct_size), with
+ * what the field comparison needs (field_counts). */
+struct field_entry {
+  uint64_t S, lo, hi, offset; /* offset: lo modulo S */
+  uint32_t lanes;
+  size_t insn;
+};
+
+static int cmp_u64(const void *pa, const void *pb)
 {
-  uint64_t S = struct_size(s), lo, hi, olo, ohi;
-  size_t n = 0;
-  if (!S || !cc_analysis_fp_min(s->footprint, &lo) || !cc_analysis_fp_max(s->footprint, &hi))
-    return 0;
-  for (size_t i = 0; i < k->n_insns; i++) {
-    const struct cc_insn_stats *o = &k->insns[i];
-    if (o == s || struct_size(o) != S || !(o->lanes_seen & s->lanes_seen) ||
-        !cc_analysis_fp_min(o->footprint, &olo) || !cc_analysis_fp_max(o->footprint, &ohi))
-      continue;
-    if (olo % S != lo % S && olo <= hi && lo <= ohi)
-      n++;
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* By structure size, lanes seen and offset: the classes field_counts counts over. */
+static int cmp_field(const void *pa, const void *pb)
+{
+  const struct field_entry *a = pa, *b = pb;
+  if (a->S != b->S)
+    return a->S < b->S ? -1 : 1;
+  if (a->lanes != b->lanes)
+    return a->lanes < b->lanes ? -1 : 1;
+  return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Elements of the sorted v[0..n) below x (le: at most x). */
+static size_t count_below(const uint64_t *v, size_t n, uint64_t x, int le)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] < x || (le && v[mid] == x))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  return n;
+  return lo;
+}
+
+/* A run of entries [first, end) whose ranges are sorted apart: starts in los, ends in
+ * his (both ascending). How many of its ranges meet [lo, hi]: those starting at or
+ * before hi, less those ending before lo (which start before lo <= hi too). */
+static size_t overlapping(const uint64_t *los, const uint64_t *his, size_t first, size_t end,
+                          uint64_t lo, uint64_t hi)
+{
+  return count_below(los + first, end - first, hi, 1) -
+         count_below(his + first, end - first, lo, 0);
+}
+
+/* The first entry of e[a..b) (sorted by offset) whose offset is at least off (after:
+ * above off). */
+static size_t offset_run(const struct field_entry *e, size_t a, size_t b, uint64_t off,
+                         int after)
+{
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (e[mid].offset < off || (after && e[mid].offset == off))
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}
+
+/* Distinct lane masks of one structure size above which field_counts compares pairs
+ * (at most FIELD_PAIRS_MAX of them per kernel) instead of counting classes. */
+#define FIELD_MASKS_MAX 64
+#define FIELD_PAIRS_MAX ((uint64_t)1 << 25)
+
+/* For each instruction s of k (by index, in a new array): how many other global
+ * instructions read other fields of the same array of structures: the same structure
+ * size S, a different offset modulo S, some lanes in common (the same threads read the
+ * fields: K fields at distinct offsets), and footprints that overlap (one array: the base
+ * register is not in the record). Branches that split one array between different lanes
+ * (even lanes here, odd lanes there) have a lane stride of one element, or no lane in
+ * common, and are not fields. Only uncoalesced instructions are counted (the others get
+ * no advice).
+ * Counted by classes, n log n for real kernels: the candidates of one S are grouped by
+ * lane mask m and, within, by offset; for each mask m sharing lanes with s, the ranges of
+ * (S, m) that meet s's range, less those of (S, m, s's offset) (s itself among them). A
+ * size with more than FIELD_MASKS_MAX distinct masks (no real kernel has them) is counted
+ * pair by pair, within a budget of FIELD_PAIRS_MAX pairs per kernel: a limit instead of
+ * n^2 time. */
+static size_t *field_counts(const struct cc_kernel_stats *k)
+{
+  size_t n_insns = k->n_insns ? k->n_insns : 1, n = 0;
+  size_t *count = cc_xcalloc(n_insns, sizeof *count);
+  struct field_entry *e = cc_xcalloc(n_insns, sizeof *e);
+  uint64_t *los = cc_xcalloc(n_insns, sizeof *los), *his = cc_xcalloc(n_insns, sizeof *his);
+  uint64_t *clos = cc_xcalloc(n_insns, sizeof *clos), *chis = cc_xcalloc(n_insns, sizeof *chis);
+  size_t *run_end = cc_xcalloc(n_insns, sizeof *run_end); /* at a run's start: its end */
+  uint64_t budget = FIELD_PAIRS_MAX;
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *s = &k->insns[i];
+    uint64_t S = struct_size(s);
+    if (S && cc_analysis_fp_min(s->footprint, &e[n].lo) &&
+        cc_analysis_fp_max(s->footprint, &e[n].hi)) {
+      e[n].S = S;
+      e[n].offset = e[n].lo % S;
+      e[n].lanes = s->lanes_seen;
+      e[n++].insn = i;
+    }
+  }
+  qsort(e, n, sizeof *e, cmp_field);
+  /* sorted starts and ends of each (S, mask) run (los, his) and of each (S, mask,
+   * offset) run (clos, chis), at the run's own positions */
+  for (size_t i = 0; i < n; i++) {
+    los[i] = clos[i] = e[i].lo;
+    his[i] = chis[i] = e[i].hi;
+  }
+  for (size_t a = 0, b; a < n; a = b) {
+    for (b = a + 1; b < n && e[b].S == e[a].S && e[b].lanes == e[a].lanes; b++)
+      ;
+    run_end[a] = b;
+    qsort(los + a, b - a, sizeof *los, cmp_u64);
+    qsort(his + a, b - a, sizeof *his, cmp_u64);
+    for (size_t c = a, d; c < b; c = d) {
+      for (d = c + 1; d < b && e[d].offset == e[c].offset; d++)
+        ;
+      qsort(clos + c, d - c, sizeof *clos, cmp_u64);
+      qsort(chis + c, d - c, sizeof *chis, cmp_u64);
+    }
+  }
+  for (size_t first = 0, end; first < n; first = end) {
+    size_t masks = 1;
+    for (end = first + 1; end < n && e[end].S == e[first].S; end++)
+      masks += e[end].lanes != e[end - 1].lanes;
+    for (size_t i = first; i < end; i++) {
+      const struct field_entry *s = &e[i];
+      if (k->insns[s->insn].verdict != CC_VERDICT_UNCOALESCED)
+        continue;
+      if (masks > FIELD_MASKS_MAX) {
+        for (size_t j = first; j < end && budget; j++, budget--)
+          if (j != i && (e[j].lanes & s->lanes) && e[j].lo <= s->hi && e[j].hi >= s->lo &&
+              e[j].offset != s->offset)
+            count[s->insn]++;
+        continue;
+      }
+      for (size_t a = first, b; a < end; a = b) { /* each mask m of this S */
+        size_t c, d;
+        b = run_end[a];
+        if (!(e[a].lanes & s->lanes))
+          continue;
+        c = offset_run(e, a, b, s->offset, 0);
+        d = offset_run(e, c, b, s->offset, 1);
+        count[s->insn] += overlapping(los, his, a, b, s->lo, s->hi) -
+                          overlapping(clos, chis, c, d, s->lo, s->hi);
+      }
+    }
+  }
+  free(run_end);
+  free(chis);
+  free(clos);
+  free(his);
+  free(los);
+  free(e);
+  return count;
 }
 
 /* The advice for an uncoalesced local access. Its strides are of the interleaved layout
@@ -328,17 +464,18 @@ static int suggest_from_form(const struct cc_kernel_stats *k, struct cc_insn_sta
   return 1;
 }
 
-static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
+/* The advice for s; fields: how many other instructions read other fields of its
+ * array of structures (field_counts). */
+static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats *s,
+                           size_t fields)
 {
   char text[512], elems[96], all[96];
-  size_t fields;
   if (s->verdict == CC_VERDICT_COALESCED)
     return;
   if (s->info.space == CC_SPACE_LOCAL) {
     suggest_local(s);
     return;
   }
-  fields = neighbour_fields(k, s);
   if (fields > 0) {
     uint64_t S = s->lane_stride;
     in_elements(&s->info, S, elems, sizeof elems);
@@ -547,94 +684,130 @@ static void resolve_sources(struct cc_kernel_stats *k)
   }
 }
 
-/* Whether a and b are copies of one source-level reference (analysis.h); instructions
- * that never ran (an unrolled loop's remainder) have no footprint and join none. */
-static int same_reference(const struct cc_insn_stats *a, const struct cc_insn_stats *b)
+/* Order of source lines: by file (no file last), then line. */
+static int cmp_loc(const char *fa, uint32_t la, const char *fb, uint32_t lb)
 {
-  return a->executions && b->executions && a->source.file && b->source.file &&
-         a->source.line == b->source.line &&
-         same_str(a->source.file, b->source.file) &&
-         a->inlined_from.line == b->inlined_from.line &&
-         same_str(a->inlined_from.file, b->inlined_from.file) &&
-         a->info.kind == b->info.kind && a->info.space == b->info.space &&
-         a->info.size_bytes == b->info.size_bytes;
-}
-
-/* line_all_stride of every instruction: allStr over the union of the footprints of its
- * reference's copies (same_reference) whose address ranges overlap, transitively: the
- * copies of an unrolled loop read one array, while one source line that reads two arrays
- * (a[i] + b[i], each unrolled) has two references, whose union would only measure the
- * distance between the arrays. One merge per group. */
-static void reference_strides(struct cc_kernel_stats *k)
-{
-  size_t n_insns = k->n_insns ? k->n_insns : 1;
-  const struct cc_footprint **fps = cc_xcalloc(n_insns, sizeof *fps);
-  char *done = cc_xcalloc(n_insns, 1);
-  size_t *members = cc_xcalloc(n_insns, sizeof *members);
-  for (size_t i = 0; i < k->n_insns; i++) {
-    size_t n = 1;
-    uint64_t gap, lo = 0, hi = 0;
-    int grew = fp_range(&k->insns[i], &lo, &hi);
-    if (done[i])
-      continue;
-    members[0] = i;
-    done[i] = 1;
-    while (grew) { /* add overlapping copies until the group's range stops growing */
-      grew = 0;
-      for (size_t j = i + 1; j < k->n_insns; j++) {
-        uint64_t jlo, jhi;
-        if (done[j] || !same_reference(&k->insns[i], &k->insns[j]) ||
-            !fp_range(&k->insns[j], &jlo, &jhi) || jlo > hi || jhi < lo)
-          continue;
-        members[n++] = j;
-        done[j] = 1;
-        lo = jlo < lo ? jlo : lo;
-        hi = jhi > hi ? jhi : hi;
-        grew = 1;
-      }
-    }
-    for (size_t m = 0; m < n; m++)
-      fps[m] = k->insns[members[m]].footprint;
-    gap = n == 1 ? k->insns[i].all_stride : cc_analysis_fp_max_gap_union(fps, n);
-    for (size_t m = 0; m < n; m++) {
-      struct cc_insn_stats *s = &k->insns[members[m]];
-      s->line_all_stride = gap;
-      s->line_all_coalescable = gap <= s->info.size_bytes;
-      s->line_insns = (uint32_t)n;
-    }
-  }
-  free(members);
-  free(done);
-  free(fps);
-}
-
-static int cmp_line(const void *pa, const void *pb)
-{
-  const struct cc_line_stats *a = pa, *b = pb;
-  if (!a->file || !b->file) {
-    if (a->file != b->file)
-      return a->file ? -1 : 1;
+  if (!fa || !fb) {
+    if (fa != fb)
+      return fa ? -1 : 1;
   } else {
-    int c = strcmp(a->file, b->file);
+    int c = strcmp(fa, fb);
     if (c)
       return c;
   }
-  return (a->line > b->line) - (a->line < b->line);
+  return (la > lb) - (la < lb);
 }
 
-/* k->lines: the instructions summed per source line. */
+/* Whether s can join a source-level reference with others (analysis.h): it ran, has a
+ * source file and a footprint (its range in *lo, *hi). Instructions that never ran (an
+ * unrolled loop's remainder) have no footprint and join none. */
+static int joins_reference(const struct cc_insn_stats *s, uint64_t *lo, uint64_t *hi)
+{
+  return s->executions && s->source.file && cc_analysis_fp_min(s->footprint, lo) &&
+         cc_analysis_fp_max(s->footprint, hi);
+}
+
+/* An instruction of a reference, with its footprint range (reference_strides). */
+struct ref_entry {
+  const struct cc_insn_stats *s;
+  size_t insn;
+  uint64_t lo, hi;
+};
+
+/* Order of copies of one reference together (same source, inlined_from, kind, space and
+ * access size), then by the start of the footprint. */
+static int cmp_ref(const void *pa, const void *pb)
+{
+  const struct ref_entry *x = pa, *y = pb;
+  const struct cc_insn_stats *a = x->s, *b = y->s;
+  int c = cmp_loc(a->source.file, a->source.line, b->source.file, b->source.line);
+  if (!c)
+    c = cmp_loc(a->inlined_from.file, a->inlined_from.line, b->inlined_from.file,
+                b->inlined_from.line);
+  if (!c)
+    c = ((int)a->info.kind > (int)b->info.kind) - ((int)a->info.kind < (int)b->info.kind);
+  if (!c)
+    c = ((int)a->info.space > (int)b->info.space) - ((int)a->info.space < (int)b->info.space);
+  if (!c)
+    c = (a->info.size_bytes > b->info.size_bytes) - (a->info.size_bytes < b->info.size_bytes);
+  if (!c)
+    c = (x->lo > y->lo) - (x->lo < y->lo);
+  return c;
+}
+
+static void set_reference(struct cc_insn_stats *s, uint64_t gap, size_t n)
+{
+  s->line_all_stride = gap;
+  s->line_all_coalescable = gap <= s->info.size_bytes;
+  s->line_insns = (uint32_t)n;
+}
+
+/* line_all_stride of every instruction: allStr over the union of the footprints of its
+ * reference's copies whose address ranges overlap, transitively: the copies of an
+ * unrolled loop read one array, while one source line that reads two arrays (a[i] +
+ * b[i], each unrolled) has two references, whose union would only measure the distance
+ * between the arrays. The copies are sorted by reference and range start; a run whose
+ * ranges chain (each starts at or before the largest end so far) is one group: one merge
+ * per group, n log n in all. */
+static void reference_strides(struct cc_kernel_stats *k)
+{
+  size_t n_insns = k->n_insns ? k->n_insns : 1, n = 0;
+  struct ref_entry *e = cc_xcalloc(n_insns, sizeof *e);
+  const struct cc_footprint **fps = cc_xcalloc(n_insns, sizeof *fps);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    if (joins_reference(s, &e[n].lo, &e[n].hi)) {
+      e[n].s = s;
+      e[n++].insn = i;
+    } else {
+      set_reference(s, s->all_stride, 1);
+    }
+  }
+  qsort(e, n, sizeof *e, cmp_ref);
+  for (size_t first = 0, last; first < n; first = last) {
+    uint64_t hi = e[first].hi, gap;
+    struct ref_entry key = e[first];
+    for (last = first + 1; last < n; last++) {
+      key.lo = e[last].lo; /* compare the reference only */
+      if (cmp_ref(&key, &e[last]) != 0 || e[last].lo > hi)
+        break;
+      hi = e[last].hi > hi ? e[last].hi : hi;
+    }
+    for (size_t m = first; m < last; m++)
+      fps[m - first] = e[m].s->footprint;
+    gap = last - first == 1 ? e[first].s->all_stride
+                            : cc_analysis_fp_max_gap_union(fps, last - first);
+    for (size_t m = first; m < last; m++)
+      set_reference(&k->insns[e[m].insn], gap, last - first);
+  }
+  free(fps);
+  free(e);
+}
+
+/* qsort over instruction pointers by their source line (line_summary). */
+static int cmp_insn_line(const void *pa, const void *pb)
+{
+  const struct cc_insn_stats *a = *(const struct cc_insn_stats *const *)pa;
+  const struct cc_insn_stats *b = *(const struct cc_insn_stats *const *)pb;
+  return cmp_loc(a->source.file, a->source.line, b->source.file, b->source.line);
+}
+
+/* k->lines: the instructions summed per source line, in cmp_loc order. The instructions
+ * are sorted by line first (n log n: a kernel of many lines must not cost n^2). */
 static void line_summary(struct cc_kernel_stats *k)
 {
+  const struct cc_insn_stats **by_line = cc_xcalloc(k->n_insns ? k->n_insns : 1,
+                                                    sizeof *by_line);
   free(k->lines);
   k->lines = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *k->lines);
   k->n_lines = 0;
+  for (size_t i = 0; i < k->n_insns; i++)
+    by_line[i] = &k->insns[i];
+  qsort(by_line, k->n_insns, sizeof *by_line, cmp_insn_line);
   for (size_t i = 0; i < k->n_insns; i++) {
-    const struct cc_insn_stats *s = &k->insns[i];
-    struct cc_line_stats *l = NULL;
-    for (size_t j = 0; j < k->n_lines && !l; j++)
-      if (same_str(k->lines[j].file, s->source.file) && k->lines[j].line == s->source.line)
-        l = &k->lines[j];
-    if (!l) {
+    const struct cc_insn_stats *s = by_line[i];
+    struct cc_line_stats *l = k->n_lines ? &k->lines[k->n_lines - 1] : NULL;
+    if (!l || cmp_loc(l->file, l->line, s->source.file, s->source.line) != 0) {
       l = &k->lines[k->n_lines++];
       l->file = s->source.file;
       l->line = s->source.line;
@@ -653,7 +826,7 @@ static void line_summary(struct cc_kernel_stats *k)
     l->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
     l->unknown |= s->unknown & CC_UNKNOWN_UNCOALESCED;
   }
-  qsort(k->lines, k->n_lines, sizeof *k->lines, cmp_line);
+  free(by_line);
 }
 
 static void add_totals(struct cc_kernel_totals *t, const struct cc_insn_stats *s)
@@ -694,6 +867,7 @@ static int cmp_worst_first(const void *pa, const void *pb)
 
 void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
 {
+  size_t *fields;
   memset(&k->totals, 0, sizeof k->totals);
   for (size_t i = 0; i < k->n_insns; i++) {
     struct cc_insn_stats *s = &k->insns[i];
@@ -705,14 +879,16 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
   resolve_sources(k);
   reference_strides(k);
   /* suggestions look at other instructions' verdicts and footprints: a second pass */
+  fields = field_counts(k);
   for (size_t i = 0; i < k->n_insns; i++) {
     struct cc_insn_stats *s = &k->insns[i];
     if (is_global(s))
-      suggest_global(k, s);
+      suggest_global(k, s, fields[i]);
     else
       suggest_shared(k, s);
     add_totals(&k->totals, s);
   }
+  free(fields);
   qsort(k->insns, k->n_insns, sizeof *k->insns, cmp_worst_first);
   for (size_t i = 0; i < k->n_insns; i++)
     k->by_slot[k->insns[i].slot] = i;

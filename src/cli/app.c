@@ -297,7 +297,8 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
   struct cc_gpu_raw_summary sum;
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
-  struct cc_trace_writer_opts opts = {.command_line = cmd};
+  const char *inputs[] = {raw, origin};
+  struct cc_trace_writer_opts opts = {.command_line = cmd, .inputs = inputs, .n_inputs = 2};
   struct source_named_sink named = {.name = NULL};
   int rc = cc_trace_writer_open(out, &opts, &w, &named.inner, err);
   if (rc != CC_OK)
@@ -390,7 +391,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     goto done;
   if (o.gpu_json && !o.trace) {
     json = cc_xstrdup(o.gpu_json);
-    unlink(json); /* a report left from an earlier run must not pass for this one */
+    cc_outfile_remove_stale(json); /* an earlier run's report must not pass for this one */
   } else {
     if (!(dir = cc_tmpdir_make(err))) {
       rc = err->status;
@@ -401,7 +402,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     if (o.gpu_json) { /* the temporary folder holds the trace; the JSON goes where asked */
       free(json);
       json = cc_xstrdup(o.gpu_json);
-      unlink(json);
+      cc_outfile_remove_stale(json);
     }
     if (o.trace) {
       raw = cc_xmalloc(strlen(dir) + sizeof "/gpu.ccgpu");

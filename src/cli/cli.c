@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/fileio.h"
+
 /* annotate joins here, one file each. */
 const struct cc_cli_command cc_cli_commands[] = {
   {"run", cc_cli_cmd_run, "record one launch in the emulator, report it (default)"},
@@ -32,6 +34,7 @@ int cc_cli_main(int argc, char **argv)
   struct cc_err err = {CC_OK, ""};
   const struct cc_cli_command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
   int rc;
+  cc_tmp_cleanup_install(); /* SIGINT, SIGTERM: no temporary output left behind */
   if (argc <= 1) {
     rc = cc_err_set(&err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx with "
                     "--grid, --block and --arg");

@@ -158,6 +158,11 @@ int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err);
 int cc_cli_load_module(const struct cc_run_opts *o, cc_give struct ptx_module **out,
                        struct cc_err *err);
 
+/* The files o reads, which no output may replace (util/fileio.h, cc_outfile_open_except):
+ * INPUT, the launch file and the file: initialisers, in a new array of *n paths borrowed
+ * from o (the caller frees the array). */
+cc_give const char **cc_cli_input_paths(cc_keep const struct cc_run_opts *o, size_t *n);
+
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];
 extern const size_t cc_cli_ncommands;

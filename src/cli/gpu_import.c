@@ -277,7 +277,8 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
     goto done;
   if ((rc = cc_cli_gpu_import(text, json_path, m, &an, err)) != CC_OK)
     goto done;
-  if (json_out && (rc = cc_report_json_write(json_out, an, CC_CLI_VERSION, err)) != CC_OK)
+  if (json_out && ((rc = cc_outfile_check_inputs(json_out, &json_path, 1, err)) != CC_OK ||
+                   (rc = cc_report_json_write(json_out, an, CC_CLI_VERSION, err)) != CC_OK))
     goto done;
   if (!(json_out && strcmp(json_out, "-") == 0)) {
     /* --top: the first `top` instructions of each kernel (they are worst first) */

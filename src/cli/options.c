@@ -327,6 +327,13 @@ bad:
                     "below 2^64, e.g. 64G", v);
 }
 
+/* --max-analysis-memory MIB: the analyses' memory limit */
+static int set_max_analysis_memory(struct cc_run_opts *o, const char *v, const struct source *s,
+                                   struct cc_err *err)
+{
+  return parse_uint("max-analysis-memory", v, SIZE_MAX >> 20, 0, &o->max_memory_mib, err);
+}
+
 static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
@@ -436,6 +443,8 @@ static const struct option options[] = {
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
    FOR_REPORT | FOR_APP},
+  {"max-analysis-memory", 0, "MIB", "memory for the analyses' results, in MiB\n"
+   "(default 2048; exit 6 past it)", set_max_analysis_memory, FOR_REPORT},
   {"backend", 0, "emu|gpu", "emu: the PTX emulator (default for .cu/.ptx);\n"
    "gpu: run it on the GPU under libcoalcheck_gpu.so\n"
    "(the only one for executables; exit 10 when\n"

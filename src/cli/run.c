@@ -14,6 +14,7 @@
 #include "emu/emu.h"
 #include "model/model.h"
 #include "report/report.h"
+#include "util/fileio.h"
 #include "util/mem.h"
 
 /* CUDA's launch limits (CUDA C Programming Guide, "Compute Capabilities", table of
@@ -174,23 +175,43 @@ int cc_cli_load_module(const struct cc_run_opts *o, struct ptx_module **out, str
   return rc;
 }
 
-/* Every --dump must name a buffer argument: checked before the run, not after it. */
+/* A --dump must not replace a file the run reads (INPUT, the launch file, a file:
+ * initialiser): CC_ERR_USAGE from cc_outfile_check_inputs. */
+static int dump_not_input(const struct cc_run_opts *o, const char *path, struct cc_err *err)
+{
+  size_t n;
+  const char **inputs = cc_cli_input_paths(o, &n);
+  int rc = cc_outfile_check_inputs(path, inputs, n, err);
+  free(inputs);
+  return rc;
+}
+
+/* Every --dump must name a buffer argument and no input: checked before the run, not
+ * after it. */
 static int check_dumps(const struct cc_run_opts *o, const struct cc_launch_bound *b,
                        struct cc_err *err)
 {
-  for (size_t i = 0; i < o->ndumps; i++)
+  for (size_t i = 0; i < o->ndumps; i++) {
+    int rc;
     if (!cc_launch_find_buffer(b, o->dumps[i].name))
       return cc_err_set(err, CC_ERR_USAGE, "--dump %s=%s: no buffer argument is called '%s'; "
                         "dump a NAME=TYPE[SIZE]:INIT argument", o->dumps[i].name,
                         o->dumps[i].path, o->dumps[i].name);
+    if ((rc = dump_not_input(o, o->dumps[i].path, err)) != CC_OK)
+      return rc;
+  }
   return CC_OK;
 }
 
+/* Writes the dumps; each path is checked against the inputs again at write time (the
+ * file may have become one, e.g. a link made during the run). */
 static int write_dumps(const struct cc_run_opts *o, const struct cc_launch_bound *b,
                        struct cc_err *err)
 {
   for (size_t i = 0; i < o->ndumps; i++) {
-    int rc = cc_launch_dump(cc_launch_find_buffer(b, o->dumps[i].name), o->dumps[i].path, err);
+    int rc = dump_not_input(o, o->dumps[i].path, err);
+    if (rc == CC_OK)
+      rc = cc_launch_dump(cc_launch_find_buffer(b, o->dumps[i].name), o->dumps[i].path, err);
     if (rc != CC_OK)
       return rc;
   }

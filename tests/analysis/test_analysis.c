@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -524,6 +525,62 @@ static void test_groups_and_vectors(void **state)
   cc_model_free(m);
 }
 
+/* ---- the memory limit (issue 13: a 246-byte trace asked for 3.5 GB) ---- */
+
+/* Records whose 32 lanes are 4099 bytes apart and whose bases advance by 1048583 bytes
+ * (coprime: the footprint's granularity stays 1 byte, every lane lands in a chunk of its
+ * own): each record adds 32 chunks of 72 bytes plus their table, ~2.3 KiB at least. With
+ * a limit of 1 MiB the sink must stop within 1 MiB / 2.3 KiB = ~450 records, at the
+ * latest once the chunk array's next doubling passes the limit, and say so; what it holds
+ * stays within the limit plus one doubling of that array (< 2 MiB). */
+static void test_memory_limit(void **state)
+{
+  (void)state;
+  static const struct cc_insn_info insn = { .id = 3, .kind = CC_ACCESS_LOAD,
+                                            .space = CC_SPACE_GLOBAL, .size_bytes = 4 };
+  struct cc_kernel_info k = { .name = "scatter", .mangled = "scatter", .n_insns = 1,
+                              .insns = &insn };
+  struct cc_model *m = model();
+  struct cc_analysis *an = cc_analysis_new(m);
+  struct cc_access_sink s = cc_analysis_sink(an);
+  struct cc_err err = { 0 };
+  struct cc_warp_access a;
+  uint32_t r;
+  int rc = CC_OK;
+  an->mem_limit = (size_t)1 << 20;
+  memset(&a, 0, sizeof a);
+  a.size_bytes = 4, a.active = 0xffffffffu;
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  for (r = 0; r < 100000 && rc == CC_OK; r++) {
+    for (int l = 0; l < 32; l++)
+      a.addr[l] = 1048583ull * (r + 1) + 4099ull * (uint64_t)l;
+    rc = s.access(s.ctx, &a, &err);
+  }
+  assert_int_equal(rc, CC_ERR_LIMIT);
+  assert_true(r <= 450);
+  assert_true(an->mem_used > an->mem_limit);
+  assert_true(an->mem_used < 2 * an->mem_limit);
+  char want[300];
+  snprintf(want, sizeof want, "analysis memory limit of 1 MiB reached in kernel scatter "
+           "(kernel 1 of the stream, 1 memory instructions, %u distinct addresses in their "
+           "footprints): raise it with --max-analysis-memory MIB", 32 * r);
+  assert_string_equal(err.msg, want);
+  cc_analysis_free(an);
+
+  /* a kernel table alone over the limit: refused before anything is allocated */
+  an = cc_analysis_new(m);
+  s = cc_analysis_sink(an);
+  an->mem_limit = 100; /* less than one instruction's statistics */
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
+  assert_string_equal(err.msg, "analysis memory limit of 0 MiB reached in kernel scatter "
+                      "(kernel 1 of the stream, 1 memory instructions, 0 distinct addresses "
+                      "in their footprints): raise it with --max-analysis-memory MIB");
+  assert_int_equal(an->n_kernels, 0);
+  assert_int_equal(an->mem_used, 0);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
 /* ---- error paths ---- */
 
 static void test_errors(void **state)
@@ -638,6 +695,7 @@ int main(void)
     cmocka_unit_test(test_single_lane),      cmocka_unit_test(test_layout_aos),
     cmocka_unit_test(test_shared),           cmocka_unit_test(test_multi_kernel),
     cmocka_unit_test(test_memory_flat),      cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_memory_limit),
     cmocka_unit_test(test_merge_mismatch),   cmocka_unit_test(test_names),
     cmocka_unit_test(test_column_load_local), cmocka_unit_test(test_groups_and_vectors),
   };
