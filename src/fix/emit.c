@@ -33,9 +33,34 @@ static int dir_is_empty(const char *path)
   return empty;
 }
 
+/* Whether path (an existing file) lies inside folder dir (both resolved: links, ./). */
+static int inside(const char *path, const char *dir)
+{
+  char rp[PATH_MAX], rd[PATH_MAX];
+  size_t n;
+  if (!realpath(path, rp) || !realpath(dir, rd))
+    return 0;
+  n = strlen(rd);
+  return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/'));
+}
+
+/* A file the fix reads (the input, a file: initialiser) inside DIR, which --force would
+ * replace: its path, or NULL. */
+static const char *input_inside(const struct cc_fix_opts *o)
+{
+  if (inside(o->input, o->out_dir))
+    return o->input;
+  for (size_t i = 0; i < o->nargs; i++)
+    if (o->args[i].is_buffer && o->args[i].init == CC_INIT_FILE &&
+        inside(o->args[i].init_text, o->out_dir))
+      return o->args[i].init_text;
+  return NULL;
+}
+
 int cc_fix_check_dir(const struct cc_fix_opts *o, struct cc_err *err)
 {
   struct stat st;
+  const char *in;
   if (!o->out_dir || !*o->out_dir)
     return cc_err_set(err, CC_ERR_USAGE, "missing -o DIR: the folder to write the fix into");
   if (stat(o->out_dir, &st) != 0)
@@ -45,6 +70,9 @@ int cc_fix_check_dir(const struct cc_fix_opts *o, struct cc_err *err)
   if (!S_ISDIR(st.st_mode))
     return cc_err_set(err, CC_ERR_USAGE, "-o %s exists and is not a folder; name a new folder",
                       o->out_dir);
+  if ((in = input_inside(o)) != NULL)
+    return cc_err_set(err, CC_ERR_USAGE, "-o %s holds %s, which the fix reads; name another "
+                      "folder for the fix", o->out_dir, in);
   if (!o->force && !dir_is_empty(o->out_dir))
     return cc_err_set(err, CC_ERR_USAGE, "-o %s is not empty; pass --force to replace it, or "
                       "name a new folder", o->out_dir);

@@ -154,5 +154,10 @@ expect 2 "--force" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -o "$TM
 expect 0 "" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -o "$TMP/full" -q --force
 [ ! -e "$TMP/full/mine.txt" ] && [ -s "$TMP/full/permute.cu" ] || fail "--force did not replace the folder"
 expect 2 "missing -o" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -q
+# the folder that holds the input is never replaced, --force or not
+mkdir "$TMP/src" && cp "$EX/permute/permute.cu" "$EX/permute/copy3d.launch" "$TMP/src/"
+expect 2 "holds $TMP/src/permute.cu" "$COALCHECK" fix --launch "$TMP/src/copy3d.launch" \
+  -o "$TMP/src" --force -q
+[ -f "$TMP/src/permute.cu" ] || fail "fix -o on the input's folder lost the input"
 
 finish
