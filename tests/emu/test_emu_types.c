@@ -3,8 +3,8 @@
  * A sweep over instruction templates x every type word (the 20 PTX types of enum
  * ptx_type, and words that are no type: "s32Y", "u33", "f31", "b"): each form is wrapped
  * in a kernel whose source registers hold lane-dependent edge values (0, all ones, the
- * sign bit alone, shift counts 0..70, float NaN/Inf/subnormal patterns) and run over two
- * warps. What the parser refuses is not run; what parses must run to completion or be
+ * sign bit alone, shift counts 0..70, float NaN/Inf/subnormal patterns; every pair of them
+ * in the first two operands) and run over eight warps. What the parser refuses is not run; what parses must run to completion or be
  * named unsupported (CC_ERR_UNSUPPORTED) or stop with a kernel error; never crash. The
  * ASan/UBSan build (scripts/test.sh) turns any undefined shift, overflow or bad access in
  * the interpreter into a failure: before the parser checked type words, "setp.ge.s32Y"
@@ -141,7 +141,8 @@ static void kernel_text(const char *tp, const char *t, const char *t2, char *buf
   (void)c2;
 }
 
-/* Edge values per lane: lane l takes pattern l % 16 in each 8-byte source slot. */
+/* Edge values per lane: every pair of the 16 patterns meets in the first two source slots
+ * over 256 lanes (slot 0: pattern l % 16, slot 1: l / 16 % 16; the others mixed). */
 static void fill(uint8_t *in, unsigned nthreads)
 {
   static const uint64_t pats[16] = {
@@ -149,8 +150,9 @@ static void fill(uint8_t *in, unsigned nthreads)
       0x7fc00000u /* f32 NaN */, 0x7ff0000000000000u /* f64 Inf */, 0x00000001u /* f32 subnormal */,
       0x7e00u /* f16 NaN */, 0xdeadbeefcafef00dull, 0xffffffff80000000ull};
   for (unsigned l = 0; l < nthreads; l++)
-    for (int s = 0; s < 6; s++) {
-      uint64_t v = pats[(l + (unsigned)s * 5) % 16];
+    for (unsigned s = 0; s < 6; s++) {
+      unsigned k = s == 0 ? l % 16 : s == 1 ? l / 16 % 16 : (l * (2 * s + 1) + s) % 16;
+      uint64_t v = pats[k];
       memcpy(in + 64 * l + 8 * s, &v, 8);
     }
 }
@@ -174,9 +176,9 @@ static void one(const char *tp, const char *t, const char *t2, struct tally *n)
   n->parsed++;
   struct cc_emu *emu = cc_emu_new(m, NULL);
   uint64_t dev;
-  void *host = alloc_ok(emu, 64 * 64, "in", &dev);
-  fill(host, 64);
-  struct launch l = L1(1, 64);
+  void *host = alloc_ok(emu, 64 * 256, "in", &dev);
+  fill(host, 256);
+  struct launch l = L1(1, 256);
   arg64(&l, dev);
   int s = launch_run(emu, m, "k", &l, NULL, NULL, &err);
   if (s == CC_OK) n->ran++;
