@@ -344,8 +344,9 @@ static const struct option options[] = {
   {"output", 'o', "FILE", "the trace file (default KERNEL.cctrace)", set_trace,
    CMD_BIT(CC_CLI_CMD_RECORD)},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
-  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns,
-   FOR_LAUNCH},
+  {"max-insns", 0, "N", "warp-instruction budget of the launch (stops\n"
+   "runaway kernels; default: 2^17 per thread of\neach block, at least 2^26 per block)",
+   set_max_insns, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
    FOR_REPORT},
   {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"
