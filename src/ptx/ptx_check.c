@@ -262,6 +262,40 @@ static void dotted(const char *list, char *buf, size_t size) {
   }
 }
 
+/* Words of which an instruction takes one at most (op: the row it applies to;
+ * PTX_OP_COUNT: every row). */
+static const struct {
+  uint16_t op;
+  const char *what, *words;
+} exclusive[] = {
+    {PTX_OP_COUNT, "rounding modes", RND IRND},
+    {PTX_OP_SETP, "comparisons", CMPOPS}, {PTX_OP_SET, "comparisons", CMPOPS},
+    {PTX_OP_SETP, "boolean operations", "and or xor"},
+    {PTX_OP_SET, "boolean operations", "and or xor"},
+    {PTX_OP_MUL, "modes", "lo hi wide"}, {PTX_OP_MAD, "modes", "lo hi wide"},
+    {PTX_OP_MUL24, "modes", "lo hi"}, {PTX_OP_MAD24, "modes", "lo hi"},
+    {PTX_OP_MADC, "modes", "lo hi"},
+    {PTX_OP_ATOM, "operations", ATOM_OPS}, {PTX_OP_RED, "operations", ATOM_OPS},
+    {PTX_OP_SHFL, "modes", "up down bfly idx"}, {PTX_OP_VOTE, "modes", "all any uni ballot"},
+};
+
+/* The group of exclusive words that w (n bytes, at s in text) is the second member of,
+ * or NULL. */
+static const char *second_of_group(const struct ptx_insn *in, const char *text, const char *s,
+                                   const char *w, size_t n) {
+  for (size_t g = 0; g < sizeof exclusive / sizeof exclusive[0]; g++) {
+    if ((exclusive[g].op != PTX_OP_COUNT && exclusive[g].op != in->op) ||
+        !in_list(exclusive[g].words, w, n))
+      continue;
+    for (const char *t = strchr(text, '.'); t && t < s; t = strchr(t + 1, '.')) {
+      const char *e = strchr(t + 1, '.');
+      size_t k = e ? (size_t)(e - t - 1) : strlen(t + 1);
+      if (in_list(exclusive[g].words, t + 1, k)) return exclusive[g].what;
+    }
+  }
+  return NULL;
+}
+
 /* Whether the word [w, w+n) occurs in text before position before (a repeated modifier). */
 static int seen_before(const char *text, const char *before, const char *w, size_t n) {
   for (const char *s = strchr(text, '.'); s && s < before; s = strchr(s + 1, '.')) {
@@ -289,7 +323,8 @@ int ptx_check_modifiers(struct ptx_insn *in, char *msg, size_t size, uint32_t *a
   const struct rule *r = in->op < PTX_OP_COUNT ? &rules[in->op] : NULL;
   const char *text = in->opcode_text;
   const char *base = ptx_op_info((enum ptx_opcode)in->op)->name;
-  unsigned ntypes = 0, nspaces = 0, nrnd = 0;
+  unsigned ntypes = 0, nspaces = 0;
+  const char *two;
   int needed = 0;
   char list[400];
   *at = 0;
@@ -340,8 +375,8 @@ int ptx_check_modifiers(struct ptx_insn *in, char *msg, size_t size, uint32_t *a
       snprintf(msg, size, "'%s' names two state spaces", text);
       return 0;
     }
-    if (in_list(RND IRND, w, n) && ++nrnd > 1) {
-      snprintf(msg, size, "'%s' names two rounding modes", text);
+    if ((two = second_of_group(in, text, s, w, n)) != NULL) {
+      snprintf(msg, size, "'%s' names two %s", text, two);
       return 0;
     }
     needed |= r->need && in_list(r->need, w, n);

@@ -111,12 +111,15 @@ static void test_modifiers(void **state) {
         "2: 'cvta.to.u64' needs a state space (one of .global .shared .shared::cta "
         ".shared::cluster .local .const .param .param::entry .param::func)");
   /* surplus, at the word in excess: the second type of add (offset 7), a repeated word
-   * (offset 7), a second space (offset 9), a second rounding mode (offset 10) */
+   * (offset 7), a second space (offset 9), a second rounding mode (offset 10), comparison
+   * (offset 7), mode (offset 8) */
   fails("add.s32.s32 %r1, %r1, %r2;", "9: 'add' takes 1 type, found more in 'add.s32.s32'");
   fails("sub.ftz.ftz.f32 %f1, %f1, %f2;",
         "9: modifier '.ftz' given twice in 'sub.ftz.ftz.f32'");
   fails("ld.global.param.f32 %f1, [%rd1];", "11: 'ld.global.param.f32' names two state spaces");
   fails("cvt.rn.f32.rzi.s32 %f1, %r1;", "12: 'cvt.rn.f32.rzi.s32' names two rounding modes");
+  fails("setp.lt.ne.s32 %p1, %r1, %r2;", "9: 'setp.lt.ne.s32' names two comparisons");
+  fails("mul.wide.lo.s32 %rd1, %r1, %r2;", "10: 'mul.wide.lo.s32' names two modes");
 }
 
 /* Operand types against the instruction type: PTX ISA 9.0, 9.4 Table 26 (same size;
