@@ -27,13 +27,14 @@ def main():
         print(f"| {r['case']} | {r['strategy']} | {r['choice']} | {r['decide_s']} | "
               f"{r['sectors_before']} -> {r['sectors_after']} | {r['verified']} |")
     print()
-    print("| case | kernel ms before | after | speed-up | ncu ld+st sectors before | after "
-          "| DRAM MB before | after |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| case | fix by | kernel ms before | after | speed-up | ncu ld+st sectors before "
+          "| after | DRAM MB before | after |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for case in sorted({r["case"] for r in fix}):
-        o, f = gpu.get(case + ".orig"), gpu.get(case + ".fixed")
+      for strategy in ("model", "empirical"):
+        o, f = gpu.get(case + ".orig"), gpu.get(case + ".fixed-" + strategy)
         if not o or not f:
-            print(f"| {case} | missing | | | | | | |")
+            print(f"| {case} | {strategy} | missing | | | | | | |")
             continue
         def sect(r):
             a, b = num(r["ld_sectors"]), num(r["st_sectors"])
@@ -43,7 +44,8 @@ def main():
             return f"{v / 1e6:.1f}" if v is not None else "-"
         to, tf = num(o["median_ms"]), num(f["median_ms"])
         sp = f"{to / tf:.2f}x" if to and tf else "-"
-        print(f"| {case} | {to:.4f} | {tf:.4f} | {sp} | {sect(o)} | {sect(f)} | {mb(o)} | {mb(f)} |")
+        print(f"| {case} | {strategy} | {to:.4f} | {tf:.4f} | {sp} | {sect(o)} | {sect(f)} "
+              f"| {mb(o)} | {mb(f)} |")
 
 
 if __name__ == "__main__":

@@ -17,15 +17,19 @@ cd "$(dirname "$0")/.."
 MODE=${1:-}
 DIR=${2:-build-fix-gpu}
 RUNS=${RUNS:-50}
-# the cases: bench/fix/*.launch (the examples' kernels at sizes worth timing)
-CASES=(stencil2d copy3d fan2 cell3d)
+# the cases: bench/fix/*.launch (the examples' kernels at sizes worth timing); CASES="a b"
+# prepares only those (the others' results stay)
+read -r -a CASES <<<"${CASES:-stencil2d copy3d fan2 cell3d naive}"
 
 prepare() {
   local cc=${COALCHECK:-build/coalcheck} name launch s t0 t1 rc
-  rm -rf "$DIR" && mkdir -p "$DIR/plans"
-  printf 'case\tstrategy\tchoice\tdecide_s\tsectors_before\tsectors_after\tverified\n' > "$DIR/fix.tsv"
+  mkdir -p "$DIR/plans"
+  [ -s "$DIR/fix.tsv" ] ||
+    printf 'case\tstrategy\tchoice\tdecide_s\tsectors_before\tsectors_after\tverified\n' > "$DIR/fix.tsv"
   for name in "${CASES[@]}"; do
     launch=bench/fix/$name.launch
+    rm -rf "$DIR/fix-$name-"* "$DIR/plans/$name."*
+    sed -i "/^$name\t/d" "$DIR/fix.tsv"
     for s in model empirical; do
       t0=$(date +%s.%N)
       "$cc" fix --launch "$launch" -o "$DIR/fix-$name-$s" --strategy $s -q \
@@ -47,9 +51,11 @@ print(f"{name}\t{s}\t{shape}\t{float(t1)-float(t0):.2f}\t{b}\t{a}\t{d['verified'
 EOF
     done
     COALCHECK_GPU_PLAN="$DIR/plans/$name.orig" "$cc" --backend gpu --launch "$launch" -q
-    COALCHECK_GPU_PLAN="$DIR/plans/$name.fixed" "$cc" --backend gpu \
-      --launch "$(ls "$DIR/fix-$name-model"/*.launch)" -q 2>/dev/null ||
-      echo "no fixed plan for $name (see $DIR/fix-$name-model.txt)"
+    for s in model empirical; do # the fix each strategy chose (often the same)
+      COALCHECK_GPU_PLAN="$DIR/plans/$name.fixed-$s" "$cc" --backend gpu \
+        --launch "$(ls "$DIR/fix-$name-$s"/*.launch)" -q 2>/dev/null ||
+        echo "no fixed plan for $name (see $DIR/fix-$name-$s.txt)"
+    done
   done
   cat "$DIR/fix.tsv"
 }

@@ -437,8 +437,9 @@ static const struct option options[] = {
    "model (default) or by emulating every candidate", set_strategy, CMD_BIT(CC_CLI_CMD_FIX)},
   {"force", 0, NULL, "fix: replace a non-empty -o DIR", set_force, CMD_BIT(CC_CLI_CMD_FIX)},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
-  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels,\n"
-   "exit 6); default 2^34", set_max_insns, FOR_LAUNCH},
+  {"max-insns", 0, "N", "warp-instruction budget of the launch (stops\n"
+   "runaway kernels; default: 2^17 per thread of\neach block, at least 2^26 per block)",
+   set_max_insns, FOR_LAUNCH},
   {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,

@@ -218,13 +218,35 @@ static int write_dumps(const struct cc_run_opts *o, const struct cc_launch_bound
   return CC_OK;
 }
 
+/* How the emulator shows progress: -q none; one updating line on a terminal; lines. */
+static int progress_mode(const struct cc_run_opts *o)
+{
+  if (o->quiet)
+    return CC_EMU_PROGRESS_NONE;
+  return isatty(STDERR_FILENO) ? CC_EMU_PROGRESS_TERMINAL : CC_EMU_PROGRESS_LINES;
+}
+
+/* COALCHECK_PROGRESS_SECONDS=S shows progress after S seconds and every S seconds (tests
+ * use a tiny S; docs/usage.md); a value that is no positive number is ignored. */
+static void progress_timing(struct cc_emu *emu)
+{
+  const char *v = getenv("COALCHECK_PROGRESS_SECONDS");
+  char *end;
+  double sec;
+  if (!v || !*v)
+    return;
+  sec = strtod(v, &end);
+  if (*end == 0 && sec > 0 && sec < 1e6)
+    cc_emu_progress_timing(emu, sec, sec);
+}
+
 /* Runs the selected kernel with the analysis as sink, and hands the emulator's counters
  * and the wall time of the run to the analysis (the report prints them). */
 static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_function *k,
                    struct cc_err *err)
 {
   struct cc_launch_allocator alloc;
-  struct cc_emu_opts eopts = {o->max_insns, !o->quiet};
+  struct cc_emu_opts eopts = {o->max_insns, progress_mode(o)};
   struct cc_emu_launch launch;
   struct cc_emu_stats stats;
   struct named_sink named;
@@ -232,6 +254,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   struct timespec t0, t1;
   int rc;
   r->emu = cc_emu_new(r->module, &eopts);
+  progress_timing(r->emu);
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
     return rc;
   alloc = cc_launch_emu_allocator(r->emu, cc_cli_max_memory(o));

@@ -742,6 +742,22 @@ static int has_unknown_semantics(const char *text)
   return 0;
 }
 
+/* Whether family f computes on its instruction type's width (i->w): such an instruction
+ * without a type, or with a type word the IR has no enum for, is not run (the parser
+ * requires a type wherever the ISA does; this keeps every shift and extension by the
+ * width defined whatever the IR holds). */
+static int needs_width(enum family f)
+{
+  switch (f) {
+  case F_NONE: case F_BRA: case F_RET: case F_EXIT: case F_BAR: case F_BARRIER: case F_CALL:
+  case F_MEMBAR: case F_FENCE: case F_TRAP: case F_BRKPT: case F_NANOSLEEP: case F_PMEVENT:
+  case F_PREFETCH: case F_HINT: case F_CREATEPOLICY: case F_ISSPACEP: case F_CP: case F_ELECT:
+  case F_ACTIVEMASK:
+    return 0;
+  default: return 1;
+  }
+}
+
 /* Decodes d->pi into *i; returns 0 when unsupported. */
 static int dec_insn(struct dec *d, struct dinsn *i)
 {
@@ -770,6 +786,7 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   i->guard_neg = pi->guard_neg;
   if (pi->guard >= 0 && (uint32_t)pi->guard >= d->f->nregs) return 0;
   if (has_unknown_semantics(pi->opcode_text)) return 0;
+  if (needs_width((enum family)i->fam) && (i->w == 0 || (pi->flags & PTX_F_XTYPE))) return 0;
   if (i->fam == F_LDU) i->fam = F_LD;
 
   switch ((enum family)i->fam) {

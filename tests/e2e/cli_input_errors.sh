@@ -27,6 +27,17 @@ expect 3 "count.ptx:11:2: 'add.s32' takes 3 operands (d, a, b), found 2" \
 sed 's/mov.u32 \t%r1, ;/ld.global.u32 %r1, %r1;/' "$DATA/malformed.ptx" > "$TMP/kind.ptx"
 expect 3 "kind.ptx:11:21: operand 2 of 'ld.global.u32' (m) must be an address '[..]'" \
   "$COALCHECK" "$TMP/kind.ptx" "${ONE[@]}"
+# modifiers and types the instruction does not have, and operand types that do not agree
+# (issue 13: both were accepted; "setp.ge.s32Y" then ran without a type)
+sed 's/mov.u32 \t%r1, ;/st.bogus.f32 [%r1], %r1;/' "$DATA/malformed.ptx" > "$TMP/bogus.ptx"
+expect 3 "bogus.ptx:11:4: unknown modifier '.bogus' in 'st.bogus.f32'" \
+  "$COALCHECK" "$TMP/bogus.ptx" "${ONE[@]}"
+sed 's/mov.u32 \t%r1, ;/setp.ge.s32Y %r1, %r1, 32;/' "$DATA/malformed.ptx" > "$TMP/s32y.ptx"
+expect 3 "s32y.ptx:11:9: unknown modifier '.s32Y' in 'setp.ge.s32Y'" \
+  "$COALCHECK" "$TMP/s32y.ptx" "${ONE[@]}"
+sed 's/mov.u32 \t%r1, ;/mov.u64 %r1, 0;/' "$DATA/malformed.ptx" > "$TMP/width.ptx"
+expect 3 "width.ptx:11:10: operand 1 of 'mov.u64' (d) must be a 64-bit integer or bit-size register, found '%r1' (.b32)" \
+  "$COALCHECK" "$TMP/width.ptx" "${ONE[@]}"
 # launch files
 expect 3 "cannot read launch file" "$COALCHECK" --launch "$TMP/none.launch"
 printf 'kernels.ptx --kernel oob\n--grid 1 --block 32\n--arg '"'"'out=f32[32]:zero\n' > "$TMP/q.launch"
