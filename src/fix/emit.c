@@ -216,6 +216,25 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
   return remove(path);
 }
 
+/* Creates the missing folders above path (mkdir -p of its parent), so that -o a/b/c works
+ * like the other outputs' paths would in a shell script. */
+static int make_parents(const char *path, struct cc_err *err)
+{
+  char *copy = cc_xstrdup(path);
+  int rc = CC_OK;
+  for (char *p = copy + 1; *p && rc == CC_OK; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(copy, 0777) != 0 && errno != EEXIST)
+      rc = cc_err_set(err, CC_ERR_IO, "cannot create the folder %s for -o %s: %s", copy, path,
+                      strerror(errno));
+    *p = '/';
+  }
+  free(copy);
+  return rc;
+}
+
 /* The output file name of kernel K's launch: K with every character other than
  * [A-Za-z0-9_.-] made '_', then ".launch" (owned). */
 static char *launch_name(const char *kernel)
@@ -264,6 +283,8 @@ int cc_fix_emit_dir(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
   if ((rc = cc_fix_check_dir(o, err)) != CC_OK)
     goto done;
   sprintf(tmp, "%s.tmp.%ld", o->out_dir, (long)getpid());
+  if ((rc = make_parents(o->out_dir, err)) != CC_OK)
+    goto done;
   if (mkdir(tmp, 0777) != 0) {
     rc = cc_err_set(err, CC_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
     goto done;

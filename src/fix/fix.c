@@ -322,7 +322,8 @@ static int choose(const struct cc_fix_opts *o, const struct cc_fix_plan *p)
     if (!c->legal)
       continue;
     if (o->strategy == CC_FIX_STRATEGY_EMPIRICAL
-            ? c->sectors + c->wavefronts < b->sectors + b->wavefronts
+            ? c->sectors <= p->cands[0].sectors &&
+                  c->sectors + c->wavefronts < b->sectors + b->wavefronts
             : c->model_cost < b->model_cost * (1 - 1e-9))
       best = i;
   }
@@ -355,10 +356,16 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
              "excess sectors of %s: its accesses are coalesced along different thread "
              "dimensions (a transposition), so one of them stays strided; stage the data "
              "through shared memory (tiling) instead", o->kernel_name);
+  else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
+    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
+             "excess sectors of %s; its worst access, the %s at line %u, is %s: %s",
+             o->kernel_name, cc_access_kind_name(b->insns[0].info.kind),
+             b->insns[0].source.line, cc_suggestion_kind_name(b->insns[0].suggestions[0].kind),
+             b->insns[0].suggestions[0].text);
   else
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
              "excess sectors of %s: its strided accesses do not come from the thread "
-             "dimensions%s; loop lifting or reduction redistribution may help", o->kernel_name,
+             "dimensions%s", o->kernel_name,
              p->unknown_requests ? " (some addresses are not affine)" : "");
 }
 
@@ -459,6 +466,20 @@ static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
     return cc_err_set(err, CC_ERR_INTERNAL, "the permutation %s of %s failed its verification "
                       "(a bug in coalcheck fix; nothing was written): %s",
                       cc_fix_perm_name(&c->perm), o->kernel_name, why);
+  if (cc_fix_measure_kernel(&p->after)->totals.sectors >
+      cc_fix_measure_kernel(&p->before)->totals.sectors) {
+    /* fewer bank conflicts do not pay for more global traffic (the units differ) */
+    snprintf(p->reason, sizeof p->reason, "the best permutation by the %s, %s, raises the "
+             "global sectors of %s from %llu to %llu (its shared-memory wavefronts go from "
+             "%llu to %llu): no permutation improves it",
+             o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "measurement" : "model",
+             cc_fix_perm_name(&c->perm), o->kernel_name,
+             (unsigned long long)cc_fix_measure_kernel(&p->before)->totals.sectors,
+             (unsigned long long)cc_fix_measure_kernel(&p->after)->totals.sectors,
+             (unsigned long long)cc_fix_measure_kernel(&p->before)->totals.wavefronts,
+             (unsigned long long)cc_fix_measure_kernel(&p->after)->totals.wavefronts);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
   if (excess(cc_fix_measure_kernel(&p->after)) >= excess(cc_fix_measure_kernel(&p->before))) {
     snprintf(p->reason, sizeof p->reason, "the best permutation by the model, %s, does not "
              "lower the measured excess sectors (%llu before, %llu after)",

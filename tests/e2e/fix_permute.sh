@@ -145,6 +145,12 @@ line=$(grep -n "out\[x \* n + y\] = in" "$EX/transpose/transpose.cu" | head -1 |
 [ "$(line_sectors "$TMP/naive.json" after load "$line")" = $((32768 * 8)) ] || fail "naive load after"
 [ "$(line_sectors "$TMP/naive.json" after store "$line")" = $((32768 * 4)) ] || fail "naive store after"
 expect 11 "already coalesced" "$COALCHECK" fix --launch "$EX/cell3d/xfast.launch" -o "$TMP/xf" -q
+# the tiled transpose's only excess is its 32-way shared column read: swapping x and y cuts
+# the bank conflicts but doubles the global sectors (4 -> 8 per request); refused
+expect 11 "raises the global sectors of transpose_tiled from 262144 to 524288" \
+  "$COALCHECK" fix --launch "$EX/transpose/tiled.launch" -o "$TMP/tiled" -q
+# an array of structures: the reason is the report's own advice for the worst access
+expect 11 "AoS -> SoA" "$COALCHECK" fix --launch "$EX/aos_soa/aos.launch" -o "$TMP/aos" -q
 [ ! -e "$TMP/xf" ] || fail "an already coalesced kernel got a folder"
 
 # ---- -o DIR: a non-empty folder is refused without --force, replaced with it -------------------
@@ -154,6 +160,9 @@ expect 2 "--force" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -o "$TM
 expect 0 "" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -o "$TMP/full" -q --force
 [ ! -e "$TMP/full/mine.txt" ] && [ -s "$TMP/full/permute.cu" ] || fail "--force did not replace the folder"
 expect 2 "missing -o" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -q
+# missing parent folders of -o are made (only for a verified fix)
+expect 0 "" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -o "$TMP/new/a/b" -q
+[ -s "$TMP/new/a/b/copy3d_zfast.launch" ] || fail "-o with missing parents"
 # the folder that holds the input is never replaced, --force or not
 mkdir "$TMP/src" && cp "$EX/permute/permute.cu" "$EX/permute/copy3d.launch" "$TMP/src/"
 expect 2 "holds $TMP/src/permute.cu" "$COALCHECK" fix --launch "$TMP/src/copy3d.launch" \
