@@ -286,7 +286,11 @@ static uint64_t excess(const struct cc_kernel_stats *k)
   return k->totals.excess_sectors + (k->totals.wavefronts - k->totals.ideal_wavefronts);
 }
 
-/* Empirical strategy (Sec. 4.2.1): every legal candidate rewritten and emulated. */
+static int time_candidate(const struct cc_fix_opts *o, struct cc_fix_candidate *c,
+                          const struct cc_fix_plan *p, struct cc_err *err);
+
+/* Empirical strategy (Sec. 4.2.1): every legal candidate rewritten and emulated, and with
+ * --backend gpu timed on the GPU too (time breaks ties of the sectors). */
 static int measure_all(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
   double t0 = now();
@@ -307,13 +311,16 @@ static int measure_all(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
     c->excess_sectors = cc_fix_measure_kernel(&m)->totals.excess_sectors;
     c->wavefronts = cc_fix_measure_kernel(&m)->totals.wavefronts;
     cc_fix_measure_release(&m);
+    if (o->timer && (rc = time_candidate(o, c, p, err)) != CC_OK)
+      return rc;
   }
   p->empirical_seconds = now() - t0;
   return CC_OK;
 }
 
-/* The best candidate: by measured sectors + wavefronts (empirical) or model cost; the
- * identity wins ties, so a choice is always a strict improvement of its criterion. */
+/* The best candidate: by measured sectors + wavefronts, then GPU time (empirical; the
+ * paper's Sec. 4.2.1 keeps the fastest), or by model cost; the identity wins ties, so a
+ * choice is always a strict improvement of its criterion. */
 static int choose(const struct cc_fix_opts *o, const struct cc_fix_plan *p)
 {
   int best = 0;
@@ -321,9 +328,10 @@ static int choose(const struct cc_fix_opts *o, const struct cc_fix_plan *p)
     const struct cc_fix_candidate *c = &p->cands[i], *b = &p->cands[best];
     if (!c->legal)
       continue;
+    uint64_t cc = c->sectors + c->wavefronts, bc = b->sectors + b->wavefronts;
     if (o->strategy == CC_FIX_STRATEGY_EMPIRICAL
             ? c->sectors <= p->cands[0].sectors &&
-                  c->sectors + c->wavefronts < b->sectors + b->wavefronts
+                  (cc < bc || (cc == bc && best > 0 && c->gpu_ms > 0 && c->gpu_ms < b->gpu_ms))
             : c->model_cost < b->model_cost * (1 - 1e-9))
       best = i;
   }
@@ -380,6 +388,20 @@ static int ptx_of(const struct cc_fix_opts *o, const char *text, size_t len, cha
   (*ptx)[len] = '\0';
   *plen = len;
   return CC_OK;
+}
+
+/* Times candidate c (p->text is its rewrite) on the GPU into c->gpu_ms. */
+static int time_candidate(const struct cc_fix_opts *o, struct cc_fix_candidate *c,
+                          const struct cc_fix_plan *p, struct cc_err *err)
+{
+  char *ptx = NULL;
+  size_t len = 0;
+  int runs, rc = ptx_of(o, p->text, p->len, &ptx, &len, err);
+  if (rc == CC_OK)
+    rc = o->timer->time(o->timer->ctx, ptx, len, o->kernel->name, c->grid, c->block,
+                        o->shared_bytes, o->args, o->nargs, &c->gpu_ms, &runs, err);
+  free(ptx);
+  return rc;
 }
 
 /* Times the original and the fix on the GPU (--backend gpu): uninstrumented, warm-up
