@@ -869,6 +869,16 @@ static void test_errors(void **state) {
                       "t.ptx:5:14: variable 'a' declared twice");
   assert_string_equal(parse_err(HDR ".section .debug_str\n{\n.b8 1\n"),
                       "t.ptx:4:1: unterminated .section block (no closing '}')");
+  /* a NUL inside a string (fuzz_ptx: the printer wrote the string up to the NUL, and the
+   * printed module no longer parsed) */
+  {
+    static const char nul[] = HDR ".entry k()\n{\n\t.pragma \"nounroll\0x\";\n\tret;\n}\n";
+    struct ptx_module *m = NULL;
+    struct cc_err e = {0};
+    assert_int_equal(ptx_parse(nul, sizeof nul - 1, "t.ptx", &m, &e), CC_ERR_INPUT);
+    assert_null(m);
+    assert_non_null(strstr(e.msg, "t.ptx:6:10: NUL byte inside a string"));
+  }
   /* "\tcall.uni nothere;": the name at column 11 */
   assert_string_equal(parse_err(HDR ".entry k()\n{\n\tcall.uni nothere;\n}\n"),
                       "t.ptx:6:11: undefined function 'nothere'");
