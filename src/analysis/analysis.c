@@ -47,7 +47,14 @@ void cc_analysis_free(struct cc_analysis *an)
   for (size_t i = 0; i < an->n_kernels; i++)
     cc_analysis_kernel_release(&an->kernels[i]);
   free(an->kernels);
+  cc_cache_free(an->cache);
   free(an);
+}
+
+void cc_analysis_set_cache(struct cc_analysis *an, struct cc_cache *c)
+{
+  cc_cache_free(an->cache);
+  an->cache = c;
 }
 
 static void init_insn(struct cc_insn_stats *s, const struct cc_insn_info *info, uint32_t slot)
@@ -84,6 +91,11 @@ static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_er
   for (uint32_t i = 0; i < ki->n_insns; i++) {
     init_insn(&k->insns[i], &ki->insns[i], i);
     k->by_slot[i] = i;
+  }
+  if (an->cache) {
+    cc_cache_begin_kernel(an->cache, ki->grid, ki->block, ki->n_insns);
+    k->cached = 1;
+    k->device = cc_cache_device_of(an->cache);
   }
   an->open = 1;
   return CC_OK;
@@ -357,6 +369,28 @@ void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *i
   init_insn(s, info, slot);
 }
 
+/* Hands record a to the cache model: shared records with the wavefronts the shared
+ * model gave them; local ones in the hardware's interleaved layout, one 4-byte piece per
+ * 32-bit word (as cc_model_global costs them: word j 128 x j bytes further). */
+static void feed_cache(struct cc_cache *c, const struct cc_warp_access *a, uint32_t wavefronts)
+{
+  struct cc_warp_access phys;
+  uint32_t words;
+  if (a->space != CC_SPACE_LOCAL) {
+    cc_cache_access(c, a, wavefronts);
+    return;
+  }
+  cc_model_local_layout(a, &phys);
+  words = cc_access_words(a->space, a->size_bytes);
+  if (words > 1)
+    phys.size_bytes = 4;
+  for (uint32_t j = 0; j < words; j++) {
+    cc_cache_access(c, &phys, 0);
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      phys.addr[l] += 4 * CC_WARP_SIZE;
+  }
+}
+
 static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
@@ -374,7 +408,16 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
     return cc_err_set(err, CC_ERR_INPUT,
                       "access record of kernel %s, instruction slot %u, has size 0: "
                       "regenerate the trace", k->name, a->insn_slot);
-  cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
+  if (!an->cache) {
+    cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
+    return CC_OK;
+  }
+  {
+    struct cc_insn_stats *s = &k->insns[k->by_slot[a->insn_slot]];
+    uint64_t wavefronts = s->wavefronts;
+    cc_analysis_accumulate(s, an->model, an->group_lanes, a);
+    feed_cache(an->cache, a, (uint32_t)(s->wavefronts - wavefronts));
+  }
   return CC_OK;
 }
 
@@ -384,6 +427,13 @@ static int end_kernel(void *ctx, struct cc_err *err)
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access stream ended a kernel that was not begun: report this bug");
+  if (an->cache) {
+    struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
+    cc_cache_end_kernel(an->cache);
+    cc_cache_kernel_figures(an->cache, &k->cache);
+    for (size_t i = 0; i < k->n_insns; i++) /* slot order: nothing is sorted yet */
+      k->insns[i].cache = *cc_cache_insn(an->cache, k->insns[i].slot);
+  }
   cc_analysis_finalize_kernel(&an->kernels[an->n_kernels - 1]);
   an->open = 0;
   return CC_OK;

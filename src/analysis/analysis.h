@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "access/access.h"
+#include "cache/cache.h"
 #include "model/model.h"
 #include "util/err.h"
 
@@ -131,6 +132,13 @@ struct cc_insn_stats {
    * the innermost call site in the kernel's file, walking the whole chain
    * (cli/inline.c), so that two levels are enough here. */
   struct cc_source_loc source, inlined_from;
+
+  /* Traffic beyond L1 (cache/cache.h), when the kernel's `cached` is set: L1 hits, L2
+   * sectors, DRAM bytes, L1 wavefronts and load latencies of this instruction. gain_us:
+   * what making it coalesced would save (cc_cache_fix_gain_us), for global and local
+   * instructions whose verdict is uncoalesced; 0 otherwise. Set at end_kernel. */
+  struct cc_cache_counts cache;
+  double gain_us;
 };
 
 /* One source line of a kernel: the sums over the instructions whose `source` is that
@@ -172,8 +180,9 @@ struct cc_kernel_stats {
   const char *arch;           /* the model's name (static storage) */
   struct cc_kernel_totals totals;
   size_t n_insns;
-  struct cc_insn_stats *insns; /* after end_kernel: worst first (excess sectors, shared:
-                                  excess wavefronts; ties by ptx_index) */
+  struct cc_insn_stats *insns; /* after end_kernel: worst first (cached: largest gain_us;
+                                  then excess sectors, shared: excess wavefronts; ties by
+                                  ptx_index) */
   size_t *by_slot;            /* owned: insns index of each slot */
   int finished;               /* end_kernel seen */
   size_t n_lines;             /* after end_kernel: per source line sums, ordered by file */
@@ -183,10 +192,19 @@ struct cc_kernel_stats {
                                  backend): no footprint was measured, so all_stride and
                                  line_all_stride are unknown (reported as such), and
                                  conflict_requests is a lower bound */
+  /* The cache model's figures (cc_analysis_set_cache), or cached 0: not modelled (no
+   * cache attached, cc1.x, imported kernels). cache.total sums the instructions' cache
+   * counts; time is cc_cache_estimate's; device is the analysis's (borrowed). Worst-first
+   * order puts the largest gain_us first when cached. */
+  int cached;
+  struct cc_cache_kernel cache;
+  struct cc_cache_time time;
+  const struct cc_cache_device *device;
 };
 
 struct cc_analysis {
   const struct cc_model *model; /* borrowed */
+  struct cc_cache *cache;     /* owned, or NULL: no cache figures (cc_analysis_set_cache) */
   uint32_t group_lanes;       /* Algorithm 1's W */
   size_t n_kernels;
   struct cc_kernel_stats *kernels; /* in stream order */
@@ -195,6 +213,13 @@ struct cc_analysis {
 
 /* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */
 cc_give struct cc_analysis *cc_analysis_new(cc_keep const struct cc_model *m);
+/* Hands the cache model c (taken; NULL: none) to an: from the next kernel on, every
+ * record also goes through c (global and local through L1/L2/DRAM; local records in the
+ * interleaved layout, 4 bytes a piece; shared records count the model's wavefronts),
+ * and each kernel gets its cache figures, time estimate and per-instruction gains
+ * (struct cc_kernel_stats: cached). A cache set earlier is freed. */
+void cc_analysis_set_cache(struct cc_analysis *an, cc_take struct cc_cache *c);
+
 /* Frees an and every result it holds (names, texts, footprints); NULL is allowed. */
 void cc_analysis_free(cc_take struct cc_analysis *an);
 

@@ -400,13 +400,34 @@ static uint64_t excess(const struct cc_insn_stats *s)
   return s->excess_sectors + (s->wavefronts - s->ideal_wavefronts);
 }
 
+/* Worst first: the largest estimated gain (cached kernels; gains below a nanosecond are
+ * ties), then the most excess, then ptx_index. */
 static int cmp_worst_first(const void *pa, const void *pb)
 {
   const struct cc_insn_stats *a = pa, *b = pb;
   uint64_t ea = excess(a), eb = excess(b);
+  if (a->gain_us > b->gain_us + 1e-3 || b->gain_us > a->gain_us + 1e-3)
+    return a->gain_us > b->gain_us ? -1 : 1;
   if (ea != eb)
     return ea > eb ? -1 : 1;
   return (a->info.id > b->info.id) - (a->info.id < b->info.id);
+}
+
+/* The kernel's cache totals (the instructions' sums), its time estimate, and the gain
+ * of coalescing each uncoalesced global or local instruction (cache/cache.h). */
+static void cache_figures(struct cc_kernel_stats *k)
+{
+  memset(&k->cache.total, 0, sizeof k->cache.total);
+  for (size_t i = 0; i < k->n_insns; i++)
+    cc_cache_counts_add(&k->cache.total, &k->insns[i].cache);
+  cc_cache_estimate(k->device, &k->cache, &k->time);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    s->gain_us = 0;
+    if (is_global(s) && s->verdict == CC_VERDICT_UNCOALESCED && s->requests)
+      s->gain_us = cc_cache_fix_gain_us(k->device, &k->cache, &s->cache, s->requests,
+                                        s->ideal_sectors, NULL);
+  }
 }
 
 void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
@@ -430,6 +451,8 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
       suggest_shared(s);
     add_totals(&k->totals, s);
   }
+  if (k->cached)
+    cache_figures(k);
   qsort(k->insns, k->n_insns, sizeof *k->insns, cmp_worst_first);
   for (size_t i = 0; i < k->n_insns; i++)
     k->by_slot[k->insns[i].slot] = i;
