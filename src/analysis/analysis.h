@@ -134,10 +134,16 @@ struct cc_insn_stats {
   struct cc_source_loc source, inlined_from;
 
   /* Traffic beyond L1 (cache/cache.h), when the kernel's `cached` is set: L1 hits, L2
-   * sectors, DRAM bytes, L1 wavefronts and load latencies of this instruction. gain_us:
-   * what making it coalesced would save (cc_cache_fix_gain_us), for global and local
-   * instructions whose verdict is uncoalesced; 0 otherwise. Set at end_kernel. */
+   * sectors, DRAM bytes, L1 wavefronts and load latencies of this instruction. For a
+   * global or local instruction whose verdict is uncoalesced, ref_cache, ref_requests and
+   * ref_ideal_sectors sum those of the uncoalesced instructions of its source-level
+   * reference (same source line, inlined_from, kind, space and size: an unrolled loop's
+   * copies, which one fix at the source coalesces together), and gain_us is what that
+   * fix would save (cc_cache_fix_gain_us on those sums); all 0 otherwise. Set at
+   * end_kernel. */
   struct cc_cache_counts cache;
+  struct cc_cache_counts ref_cache;
+  uint64_t ref_requests, ref_ideal_sectors;
   double gain_us;
 };
 

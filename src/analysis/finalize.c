@@ -413,8 +413,16 @@ static int cmp_worst_first(const void *pa, const void *pb)
   return (a->info.id > b->info.id) - (a->info.id < b->info.id);
 }
 
-/* The kernel's cache totals (the instructions' sums), its time estimate, and the gain
- * of coalescing each uncoalesced global or local instruction (cache/cache.h). */
+/* An instruction a coalescing fix is about: global or local, executed, uncoalesced. */
+static int fixable(const struct cc_insn_stats *s)
+{
+  return is_global(s) && s->requests && s->verdict == CC_VERDICT_UNCOALESCED;
+}
+
+/* The kernel's cache totals (the instructions' sums), its time estimate, and for each
+ * uncoalesced global or local instruction the sums over its reference's uncoalesced
+ * copies (same_reference, or itself without a source line) and the gain of coalescing
+ * them (cache/cache.h). */
 static void cache_figures(struct cc_kernel_stats *k)
 {
   memset(&k->cache.total, 0, sizeof k->cache.total);
@@ -423,10 +431,21 @@ static void cache_figures(struct cc_kernel_stats *k)
   cc_cache_estimate(k->device, &k->cache, &k->time);
   for (size_t i = 0; i < k->n_insns; i++) {
     struct cc_insn_stats *s = &k->insns[i];
+    memset(&s->ref_cache, 0, sizeof s->ref_cache);
+    s->ref_requests = s->ref_ideal_sectors = 0;
     s->gain_us = 0;
-    if (is_global(s) && s->verdict == CC_VERDICT_UNCOALESCED && s->requests)
-      s->gain_us = cc_cache_fix_gain_us(k->device, &k->cache, &s->cache, s->requests,
-                                        s->ideal_sectors, NULL);
+    if (!fixable(s))
+      continue;
+    for (size_t j = 0; j < k->n_insns; j++) {
+      const struct cc_insn_stats *t = &k->insns[j];
+      if (!fixable(t) || (j != i && !same_reference(s, t)))
+        continue;
+      cc_cache_counts_add(&s->ref_cache, &t->cache);
+      s->ref_requests += t->requests;
+      s->ref_ideal_sectors += t->ideal_sectors;
+    }
+    s->gain_us = cc_cache_fix_gain_us(k->device, &k->cache, &s->ref_cache, s->ref_requests,
+                                      s->ref_ideal_sectors, NULL);
   }
 }
 

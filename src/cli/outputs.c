@@ -38,7 +38,10 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
   s->o = o;
   *out = s;
   if (!o->record_only &&
-      (rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) != CC_OK)
+      ((rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) !=
+           CC_OK ||
+       (rc = cc_analysis_multi_set_cache(s->multi, o->cache_spec, o->calibration, o->l1_cache,
+                                         err)) != CC_OK))
     return rc;
   if (!o->record_only && o->json_path) {
     if ((rc = cc_outfile_open(&s->json, o->json_path, err)) != CC_OK)
