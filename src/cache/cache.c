@@ -13,7 +13,7 @@
  *     are cached in L2 only by default (Programming Guide, 3.x and 5.x "Global Memory":
  *     L1 caching of global loads is opt-in), local memory in L1 everywhere.
  *   - Global stores write through to L2 and do not allocate in L1; a line already in L1
- *     keeps its sectors (updated). Sources: Programming Guide, compute capability 2.x:
+ *     keeps its sectors (updated in place; its LRU age is not refreshed). Sources: Programming Guide, compute capability 2.x:
  *     global stores go to L2 (the L1 line is invalidated); for sm_70 and later Jia et al.,
  *     "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking" (2018), the L1
  *     data cache is write-through for global memory; the check against Nsight Compute's
@@ -59,25 +59,40 @@
 #define LOCAL_REGION_SHIFT 32  /* bytes per warp local area: 4 GiB apart */
 #define MAX_WARPS_PER_SM 64
 
-/* One cache level's arrays (for L1: one SM's share of the common arrays). */
+/* One way of a set: the line it holds and its state. 16 bytes, so that a set of 4 ways
+ * is one host cache line and the 16 ways of an L2 set four neighbouring ones. */
+struct way {
+  uint64_t tag;                /* line number, EMPTY_TAG */
+  uint32_t stamp;              /* last use (LRU); 0 for empty ways */
+  uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
+  uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
+  uint16_t pad;
+};
+
+/* What stores wrote into an L2 line: per sector, the bytes written of a sector not valid
+ * (bit b: byte b) and the slot of the instruction that last wrote it (for the DRAM
+ * write-back). Beside the ways, touched by stores and write-backs only. */
+struct written {
+  uint32_t bytes[4];
+  uint32_t writer[4];
+};
+
+/* One cache level (for L1: one SM's share of the common array). */
 struct level {
   uint32_t sets, ways;
+  uint32_t shift;              /* ceil(log2(sets)): the index's fold */
+  uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
   enum cc_cache_index index;
-  uint64_t *tag;               /* [sets * ways]: line number, EMPTY_TAG */
-  uint64_t *stamp;             /* last use (LRU); 0 for empty ways */
-  uint8_t *valid;              /* sectors holding data, bit s = sector s of the line */
-  uint8_t *dirty;              /* L2 only: sectors written and not yet in DRAM */
-  uint32_t (*bytes)[4];        /* L2 only: bytes written of sectors not valid (bit b) */
-  uint32_t (*writer)[4];       /* L2 only: slot of the instruction that last wrote it */
-  uint64_t clock;
+  struct way *w;               /* [sets * ways], set-major */
+  struct written *part;        /* L2 only: per way, what stores wrote */
+  uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
 };
 
 struct cc_cache {
   struct cc_cache_device dev;
   uint32_t l1_cap_lines;       /* per SM, allocated */
   struct level *l1;            /* [dev.sms] */
-  uint64_t *l1_tag, *l1_stamp;
-  uint8_t *l1_valid;
+  struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
   struct level l2;
   /* the kernel */
   uint32_t grid[3];
@@ -98,35 +113,43 @@ struct ent {
   uint8_t mask;
 };
 
+/* A record's lines, in increasing line order (the order they are replayed in, whichever
+ * lanes hold them). */
 struct gather {
   struct ent e[MAX_ENTS];
   uint32_t n;
   uint64_t max_line;
   uint32_t sectors;
+  int unsorted;               /* while gathering: a line came after a larger one */
 };
 
-static void level_alloc(struct level *lv, size_t lines, int l2)
+/* A record gathered into lines, ready to be replayed. */
+struct pending {
+  struct gather g;
+  uint32_t slot, sm;
+  enum cc_access_kind kind;
+  enum cc_space space;
+};
+
+/* Sets lv to sets x ways with the device's index function. */
+static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_cache_index index)
 {
-  lv->tag = cc_xmalloc(lines * sizeof *lv->tag);
-  lv->stamp = cc_xmalloc(lines * sizeof *lv->stamp);
-  lv->valid = cc_xmalloc(lines);
-  if (l2) {
-    lv->dirty = cc_xmalloc(lines);
-    lv->bytes = cc_xmalloc(lines * sizeof *lv->bytes);
-    lv->writer = cc_xmalloc(lines * sizeof *lv->writer);
-  }
+  lv->sets = sets ? sets : 1;
+  lv->ways = ways;
+  lv->index = index;
+  lv->shift = 1;
+  while (lv->shift < 32 && (1ull << lv->shift) < lv->sets)
+    lv->shift++;
+  lv->mod_magic = UINT64_MAX / lv->sets + 1;
 }
 
 /* Empties the first `lines` ways of lv. */
 static void level_clear(struct level *lv, size_t lines)
 {
-  memset(lv->tag, 0xff, lines * sizeof *lv->tag);
-  memset(lv->stamp, 0, lines * sizeof *lv->stamp);
-  memset(lv->valid, 0, lines);
-  if (lv->dirty) {
-    memset(lv->dirty, 0, lines);
-    memset(lv->bytes, 0, lines * sizeof *lv->bytes);
-  }
+  for (size_t i = 0; i < lines; i++)
+    lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
+  if (lv->part)
+    memset(lv->part, 0, lines * sizeof *lv->part);
   lv->clock = 0;
 }
 
@@ -134,24 +157,17 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
 {
   struct cc_cache *c = cc_xcalloc(1, sizeof *c);
   uint32_t max_l1 = d->l1_bytes_override ? d->l1_bytes_override : d->l1_unified_bytes;
-  size_t l2_lines;
+  size_t l2_lines = (size_t)(d->l2_bytes / CC_CACHE_LINE_BYTES);
   c->dev = *d;
   c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
-  c->l1_tag = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_tag);
-  c->l1_stamp = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_stamp);
-  c->l1_valid = cc_xmalloc((size_t)d->sms * c->l1_cap_lines);
-  for (uint32_t s = 0; s < d->sms; s++) {
-    c->l1[s].tag = c->l1_tag + (size_t)s * c->l1_cap_lines;
-    c->l1[s].stamp = c->l1_stamp + (size_t)s * c->l1_cap_lines;
-    c->l1[s].valid = c->l1_valid + (size_t)s * c->l1_cap_lines;
-    c->l1[s].index = d->index;
-  }
-  l2_lines = (size_t)(d->l2_bytes / CC_CACHE_LINE_BYTES);
-  c->l2.ways = d->l2_ways;
-  c->l2.sets = (uint32_t)(l2_lines / d->l2_ways);
-  c->l2.index = d->index;
-  level_alloc(&c->l2, (size_t)c->l2.sets * c->l2.ways, 1);
+  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  for (uint32_t s = 0; s < d->sms; s++)
+    c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
+  level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
+  l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
+  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
   return c;
@@ -162,15 +178,9 @@ void cc_cache_free(struct cc_cache *c)
   if (!c)
     return;
   free(c->l1);
-  free(c->l1_tag);
-  free(c->l1_stamp);
-  free(c->l1_valid);
-  free(c->l2.tag);
-  free(c->l2.stamp);
-  free(c->l2.valid);
-  free(c->l2.dirty);
-  free(c->l2.bytes);
-  free(c->l2.writer);
+  free(c->l1_ways);
+  free(c->l2.w);
+  free(c->l2.part);
   free(c->insn);
   free(c->sm_wavefronts);
   free(c->sm_latency);
@@ -237,14 +247,9 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
     c->l1_bytes = lines * CC_CACHE_LINE_BYTES;
   }
   for (uint32_t s = 0; s < c->dev.sms; s++) {
-    c->l1[s].ways = c->dev.l1_ways;
-    c->l1[s].sets = lines / c->dev.l1_ways;
+    level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
+    level_clear(&c->l1[s], lines);
   }
-  memset(c->l1_tag, 0xff, (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_tag);
-  memset(c->l1_stamp, 0, (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_stamp);
-  memset(c->l1_valid, 0, (size_t)c->dev.sms * c->l1_cap_lines);
-  for (uint32_t s = 0; s < c->dev.sms; s++)
-    c->l1[s].clock = 0;
   level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
   free(c->insn);
   c->n_insns = n_insns;
@@ -285,27 +290,63 @@ static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, 
 
 /* ---- the arrays ------------------------------------------------------------------------- */
 
+/* The set of line. INDEX_HASH: the line number folded with its higher bits, h = line ^
+ * (line >> s) ^ (line >> 2s) with s = ceil(log2(sets)), then h mod sets: neighbouring
+ * lines stay in neighbouring sets (as in a plain modulo; it keeps the replay's host memory
+ * accesses local), while lines a power of two apart (rows of a matrix) spread over the
+ * sets instead of sharing a few. */
 static uint32_t set_of(const struct level *lv, uint64_t line)
 {
+  uint64_t h;
+  uint32_t h32;
   if (lv->index == CC_CACHE_INDEX_MOD)
     return (uint32_t)(line % lv->sets);
-  /* Fibonacci hashing: the top 32 bits of line x 2^64/phi, scaled to [0, sets) */
-  return (uint32_t)(((line * 0x9e3779b97f4a7c15ull) >> 32) * lv->sets >> 32);
+  h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
+  h32 = (uint32_t)(h ^ (h >> 32));
+  /* h32 mod sets by one multiplication (Lemire, Kaser, Kurz, "Faster remainder by direct
+   * computation", 2019) */
+  return (uint32_t)(((unsigned __int128)(lv->mod_magic * h32) * lv->sets) >> 64);
 }
 
-/* The way of lv holding line (an index into its arrays), or the victim to replace (the
- * least recently used, an empty way first) with *hit 0. */
-static size_t lookup(const struct level *lv, uint64_t line, int *hit)
+/* Before lv's clock wraps: each set's stamps become their ranks 1..ways (empty ways stay
+ * 0), which keeps every set's LRU order; the clock restarts above them. */
+static void renumber(struct level *lv)
 {
-  size_t base = (size_t)set_of(lv, line) * lv->ways, victim = base;
-  for (size_t w = base; w < base + lv->ways; w++) {
-    if (lv->tag[w] == line) {
-      *hit = 1;
-      return w;
+  for (size_t base = 0; base < (size_t)lv->sets * lv->ways; base += lv->ways) {
+    struct way *set = &lv->w[base];
+    uint32_t rank[64];
+    for (uint32_t i = 0; i < lv->ways; i++) {
+      rank[i] = set[i].stamp ? 1 : 0;
+      for (uint32_t j = 0; j < lv->ways && rank[i]; j++)
+        rank[i] += set[j].stamp && set[j].stamp < set[i].stamp;
     }
-    if (lv->stamp[w] < lv->stamp[victim])
-      victim = w;
+    for (uint32_t i = 0; i < lv->ways; i++)
+      set[i].stamp = rank[i];
   }
+  lv->clock = lv->ways;
+}
+
+/* Marks way w of lv used now. */
+static void touch(struct level *lv, struct way *w)
+{
+  if (lv->clock == UINT32_MAX)
+    renumber(lv);
+  w->stamp = ++lv->clock;
+}
+
+/* The way of lv holding line, or the victim to replace (the least recently used, an empty
+ * way first) with *hit 0. */
+static struct way *lookup(const struct level *lv, uint64_t line, int *hit)
+{
+  struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways], *victim = set;
+  for (uint32_t i = 0; i < lv->ways; i++)
+    if (set[i].tag == line) {
+      *hit = 1;
+      return &set[i];
+    }
+  for (uint32_t i = 1; i < lv->ways; i++)
+    if (set[i].stamp < victim->stamp)
+      victim = &set[i];
   *hit = 0;
   return victim;
 }
@@ -329,6 +370,7 @@ static void add_sector(struct gather *g, uint64_t sector, uint32_t bytes)
       }
   }
   if (!e) {
+    g->unsorted |= g->n > 0 && line < g->max_line;
     e = &g->e[g->n++];
     memset(e, 0, sizeof *e);
     e->line = line;
@@ -339,12 +381,81 @@ static void add_sector(struct gather *g, uint64_t sector, uint32_t bytes)
   e->bytes[s] |= bytes;
 }
 
-/* The lines and sectors of a's active lanes (addresses + base); for stores the bytes. */
+/* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
+static uint32_t byte_bits(uint32_t off, uint32_t len)
+{
+  return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
+}
+
+/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g. */
+static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
+{
+  for (uint64_t line = lo / CC_CACHE_LINE_BYTES; line <= (hi - 1) / CC_CACHE_LINE_BYTES; line++) {
+    struct ent *e = &g->e[g->n++];
+    memset(e, 0, sizeof *e);
+    e->line = line;
+    for (uint32_t s = 0; s < 4; s++) {
+      uint64_t a = line * CC_CACHE_LINE_BYTES + s * CC_CACHE_SECTOR_BYTES;
+      uint64_t b = a + CC_CACHE_SECTOR_BYTES;
+      uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
+      if (from >= to)
+        continue;
+      e->mask |= (uint8_t)(1u << s);
+      e->bytes[s] = byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
+      g->sectors++;
+    }
+  }
+  g->max_line = (hi - 1) / CC_CACHE_LINE_BYTES;
+}
+
+/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d). One
+ * pass without branches on the data. */
+static int full_affine(const struct cc_warp_access *a, uint64_t *d)
+{
+  uint64_t step = a->addr[1] - a->addr[0], bad = 0;
+  if (a->active != 0xffffffffu)
+    return 0;
+  for (uint32_t l = 2; l < CC_WARP_SIZE; l++)
+    bad |= a->addr[l] ^ (a->addr[0] + l * step);
+  *d = step;
+  return bad == 0;
+}
+
+/* The lines and sectors of a's active lanes (addresses + base); for stores the bytes.
+ * Fast forms: 32 lanes on consecutive elements (a contiguous range), and 32 lanes a line
+ * or more apart in address order, each in one sector (a line per lane: no grouping); the
+ * general form groups lane by lane (add_sector) and sorts the lines, and gives the same
+ * entries (tests/cache/test_cache.c test_fast_paths). */
 static void gather(const struct cc_warp_access *a, uint64_t base, struct gather *g)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t d;
   g->n = 0;
   g->sectors = 0;
+  g->unsorted = 0;
+  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d)) {
+    uint64_t lo = a->addr[0] + base;
+    if (d == size) {
+      gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
+      return;
+    }
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
+                                                            CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0) {
+      uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
+      for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
+        uint64_t sector = (lo + l * d) / CC_CACHE_SECTOR_BYTES;
+        struct ent *e = &g->e[l];
+        memset(e, 0, sizeof *e);
+        e->line = sector / 4;
+        e->mask = (uint8_t)(1u << (sector % 4));
+        e->bytes[sector % 4] = bits;
+      }
+      g->n = g->sectors = CC_WARP_SIZE;
+      g->max_line = g->e[CC_WARP_SIZE - 1].line;
+      return;
+    }
+  }
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base, end = addr + size;
     while (addr < end) { /* one piece per sector the lane's bytes reach */
@@ -352,84 +463,94 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct gather 
       uint64_t stop = (sector + 1) * CC_CACHE_SECTOR_BYTES;
       uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
       uint32_t len = (uint32_t)((end < stop ? end : stop) - addr);
-      uint32_t bytes = len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
-      add_sector(g, sector, bytes);
+      add_sector(g, sector, byte_bits(off, len));
       addr += len;
     }
   }
+  for (uint32_t i = 1; g->unsorted && i < g->n; i++) { /* insertion sort: n <= 64 */
+    struct ent t = g->e[i];
+    uint32_t j = i;
+    for (; j > 0 && g->e[j - 1].line > t.line; j--)
+      g->e[j] = g->e[j - 1];
+    g->e[j] = t;
+  }
 }
 
+/* Sectors set in a 4-bit mask (a table: no library call without a popcount instruction). */
 static uint32_t popc4(uint8_t m)
 {
-  return (uint32_t)__builtin_popcount(m);
+  static const uint8_t n[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return n[m & 15];
 }
 
-/* Writes way w's dirty sectors of c's L2 to DRAM (charged to their writers); returns the
- * bytes written. */
-static uint64_t write_back(struct cc_cache *c, size_t w)
+/* Writes L2 way w's dirty sectors to DRAM (charged to their writers); returns the bytes
+ * written. */
+static uint64_t write_back(struct cc_cache *c, struct way *w)
 {
-  struct level *l2 = &c->l2;
+  size_t i = (size_t)(w - c->l2.w);
   uint64_t bytes = 0;
   for (uint32_t s = 0; s < 4; s++) {
-    if (!(l2->dirty[w] & (1u << s)))
+    if (!(w->dirty & (1u << s)))
       continue;
-    uint32_t slot = l2->writer[w][s];
+    uint32_t slot = c->l2.part[i].writer[s];
     if (slot < c->n_insns)
       c->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
     bytes += CC_CACHE_SECTOR_BYTES;
   }
-  l2->dirty[w] = 0;
+  w->dirty = 0;
   return bytes;
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
-static size_t l2_line(struct cc_cache *c, uint64_t line)
+static struct way *l2_line(struct cc_cache *c, uint64_t line)
 {
-  struct level *l2 = &c->l2;
   int hit;
-  size_t w = lookup(l2, line, &hit);
+  struct way *w = lookup(&c->l2, line, &hit);
   if (!hit) {
-    write_back(c, w);
-    l2->tag[w] = line;
-    l2->valid[w] = 0;
-    memset(l2->bytes[w], 0, sizeof l2->bytes[w]);
+    if (w->dirty)
+      write_back(c, w);
+    w->tag = line;
+    w->valid = 0;
+    memset(c->l2.part[w - c->l2.w].bytes, 0, sizeof c->l2.part[0].bytes);
   }
-  l2->stamp[w] = ++l2->clock;
+  touch(&c->l2, w);
   return w;
 }
 
 /* Reads sectors `mask` of line into L2 for instruction ic (fetching from DRAM the ones
- * not valid); returns 1 if DRAM was read. */
+ * not valid, merging bytes already written); returns 1 if DRAM was read. */
 static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_cache_counts *ic)
 {
-  size_t w = l2_line(c, line);
-  uint8_t missing = mask & (uint8_t)~c->l2.valid[w];
-  ic->l2_hit_sectors += popc4(mask & c->l2.valid[w]);
+  struct way *w = l2_line(c, line);
+  uint8_t missing = mask & (uint8_t)~w->valid;
+  ic->l2_hit_sectors += popc4(mask & w->valid);
+  if (!missing)
+    return 0;
   ic->dram_bytes_read += (uint64_t)popc4(missing) * CC_CACHE_SECTOR_BYTES;
-  c->l2.valid[w] |= missing;
+  w->valid |= missing;
   for (uint32_t s = 0; s < 4; s++)
     if (missing & (1u << s))
-      c->l2.bytes[w][s] = 0;
-  return missing != 0;
+      c->l2.part[w - c->l2.w].bytes[s] = 0;
+  return 1;
 }
 
 /* Stores the bytes of e into L2 (write-allocate, no fetch) for instruction slot; returns
  * the sectors that were valid before (hits). */
 static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
 {
-  size_t w = l2_line(c, e->line);
-  struct level *l2 = &c->l2;
-  uint32_t hits = popc4(e->mask & l2->valid[w]);
+  struct way *w = l2_line(c, e->line);
+  size_t i = (size_t)(w - c->l2.w);
+  uint32_t hits = popc4(e->mask & w->valid);
   for (uint32_t s = 0; s < 4; s++) {
     if (!(e->mask & (1u << s)))
       continue;
-    l2->dirty[w] |= (uint8_t)(1u << s);
-    l2->writer[w][s] = slot;
-    if (!(l2->valid[w] & (1u << s))) {
-      l2->bytes[w][s] |= e->bytes[s];
-      if (l2->bytes[w][s] == FULL_SECTOR) {
-        l2->valid[w] |= (uint8_t)(1u << s);
-        l2->bytes[w][s] = 0;
+    w->dirty |= (uint8_t)(1u << s);
+    c->l2.part[i].writer[s] = slot;
+    if (!(w->valid & (1u << s))) {
+      c->l2.part[i].bytes[s] |= e->bytes[s];
+      if (c->l2.part[i].bytes[s] == FULL_SECTOR) {
+        w->valid |= (uint8_t)(1u << s);
+        c->l2.part[i].bytes[s] = 0;
       }
     }
   }
@@ -444,8 +565,8 @@ static uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int allo
                          uint32_t *hits)
 {
   int hit;
-  size_t w = lookup(lv, line, &hit);
-  uint8_t have = hit ? lv->valid[w] : 0, fetch;
+  struct way *w = lookup(lv, line, &hit);
+  uint8_t have = hit ? w->valid : 0, fetch;
   *hits = popc4(mask & have);
   if (!hit && !alloc)
     return mask;
@@ -453,55 +574,36 @@ static uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int allo
   if (fetch && whole)
     fetch = (uint8_t)(0xfu & ~have);
   if (!hit) {
-    lv->tag[w] = line;
-    lv->valid[w] = 0;
+    w->tag = line;
+    w->valid = 0;
   }
   if (alloc)
-    lv->valid[w] |= fetch;
-  lv->stamp[w] = ++lv->clock;
+    w->valid |= fetch;
+  touch(lv, w);
   return alloc ? fetch : mask;
 }
 
 enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
 
-void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
-                     uint32_t shared_wavefronts)
+/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts. */
+static void replay(struct cc_cache *c, const struct pending *p)
 {
-  struct gather g;
-  struct cc_cache_counts *ic;
-  uint64_t cta;
-  uint32_t sm, wavefronts;
+  const struct gather *g = &p->g;
+  struct cc_cache_counts *ic = &c->insn[p->slot];
+  struct level *l1 = &c->l1[p->sm];
   enum level_reached reach = REACH_L1;
-  int load, store, l1_alloc, waits;
-  if (a->insn_slot >= c->n_insns || a->active == 0)
-    return;
-  ic = &c->insn[a->insn_slot];
-  cta = cta_linear(c, a->cta);
-  sm = sm_of(c, cta);
-  if (a->space == CC_SPACE_SHARED) {
-    ic->l1_wavefronts += shared_wavefronts;
-    c->sm_wavefronts[sm] += shared_wavefronts;
-    if (a->kind == CC_ACCESS_LOAD) {
-      ic->waits_l1++;
-      ic->latency_ns += c->dev.lat_l1_ns;
-      c->sm_latency[sm] += c->dev.lat_l1_ns;
-    }
-    return;
-  }
-  gather(a, a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0, &g);
-  wavefronts = (g.sectors + 3) / 4;
+  int load = p->kind == CC_ACCESS_LOAD, store = p->kind == CC_ACCESS_STORE;
+  int local = p->space == CC_SPACE_LOCAL;
+  int l1_alloc = local || c->dev.l1_global_loads;
+  uint32_t wavefronts = (g->sectors + 3) / 4;
   ic->l1_wavefronts += wavefronts;
-  c->sm_wavefronts[sm] += wavefronts;
-  load = a->kind == CC_ACCESS_LOAD;
-  store = a->kind == CC_ACCESS_STORE;
-  waits = !store;
-  l1_alloc = a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads;
-  for (uint32_t i = 0; i < g.n; i++) {
-    const struct ent *e = &g.e[i];
+  c->sm_wavefronts[p->sm] += wavefronts;
+  for (uint32_t i = 0; i < g->n; i++) {
+    const struct ent *e = &g->e[i];
     uint32_t hits = 0;
     if (load) {
-      uint8_t fetch = l1_alloc ? l1_lookup(&c->l1[sm], e->line, e->mask, 1,
-                                           c->dev.l1_whole_lines, &hits)
+      uint8_t fetch = l1_alloc ? l1_lookup(l1, e->line, e->mask, 1, c->dev.l1_whole_lines,
+                                           &hits)
                                : e->mask;
       ic->l1_hit_sectors += hits;
       if (!fetch)
@@ -511,35 +613,66 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
       if (l2_read(c, e->line, fetch, ic))
         reach = REACH_DRAM;
     } else if (store) {
-      /* write-through: L1 keeps (updates) a line it has, or allocates for local memory */
-      l1_lookup(&c->l1[sm], e->line, e->mask, a->space == CC_SPACE_LOCAL, 0, &hits);
+      /* write-through: a line L1 has is updated in place (no count changes, and its LRU
+       * age is left: only loads touch it); local stores also allocate */
+      if (local)
+        l1_lookup(l1, e->line, e->mask, 1, 0, &hits);
       ic->l2_sectors_write += popc4(e->mask);
-      ic->l2_hit_sectors += l2_write(c, e, a->insn_slot);
+      ic->l2_hit_sectors += l2_write(c, e, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
       ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
       if (l2_read(c, e->line, e->mask, ic))
         reach = REACH_DRAM;
-      l2_write(c, e, a->insn_slot);
+      l2_write(c, e, p->slot);
     }
   }
-  if (waits) {
+  if (!store) {
     double lat = reach == REACH_DRAM ? c->dev.lat_dram_ns
                  : reach == REACH_L2 ? c->dev.lat_l2_ns : c->dev.lat_l1_ns;
     ic->waits_l1 += reach == REACH_L1;
     ic->waits_l2 += reach == REACH_L2;
     ic->waits_dram += reach == REACH_DRAM;
     ic->latency_ns += lat;
-    c->sm_latency[sm] += lat;
+    c->sm_latency[p->sm] += lat;
   }
+}
+
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  struct pending p;
+  uint64_t cta;
+  uint32_t sm;
+  if (a->insn_slot >= c->n_insns || a->active == 0)
+    return;
+  cta = cta_linear(c, a->cta);
+  sm = sm_of(c, cta);
+  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
+    struct cc_cache_counts *ic = &c->insn[a->insn_slot];
+    ic->l1_wavefronts += shared_wavefronts;
+    c->sm_wavefronts[sm] += shared_wavefronts;
+    if (a->kind == CC_ACCESS_LOAD) {
+      ic->waits_l1++;
+      ic->latency_ns += c->dev.lat_l1_ns;
+      c->sm_latency[sm] += c->dev.lat_l1_ns;
+    }
+    return;
+  }
+  p.slot = a->insn_slot;
+  p.sm = sm;
+  p.kind = a->kind;
+  p.space = a->space;
+  gather(a, a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0, &p.g);
+  replay(c, &p);
 }
 
 void cc_cache_end_kernel(struct cc_cache *c)
 {
   size_t lines = (size_t)c->l2.sets * c->l2.ways;
-  for (size_t w = 0; w < lines; w++)
-    if (c->l2.dirty[w])
-      c->flushed += write_back(c, w);
+  for (size_t i = 0; i < lines; i++)
+    if (c->l2.w[i].dirty)
+      c->flushed += write_back(c, &c->l2.w[i]);
 }
 
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)

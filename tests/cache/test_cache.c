@@ -275,6 +275,49 @@ static void test_row_walk(void **state)
   cc_cache_free(c);
 }
 
+/* The fast forms of grouping lanes into lines (32 lanes on consecutive elements; 32
+ * lanes a line or more apart) against the general one: the same records with their
+ * lanes' addresses permuted (not affine any more, so grouped lane by lane) must give the
+ * same figures. Random strides, offsets, sizes and kinds on a small cache. */
+static void test_fast_paths(void **state)
+{
+  static const uint64_t strides[] = {1, 2, 4, 8, 16, 32, 64, 128, 160, 256, 4096, 16384};
+  struct cc_cache_device d = device("sm_90", SMALL ",sms=2");
+  struct cc_cache *fast = start(&d, 4, 3), *ref = start(&d, 4, 3);
+  uint32_t x = 12345;
+  (void)state;
+  for (int r = 0; r < 20000; r++) {
+    struct cc_warp_access a, b;
+    uint32_t size;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    size = 1u << (x % 4);                        /* 1, 2, 4, 8 bytes */
+    a = rec(x % 3, (enum cc_access_kind)(x % 3), (x >> 4) % 4, 0, 0xffffffffu);
+    a.size_bytes = size;
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      a.addr[l] = (uint64_t)((x >> 8) % 64) * size + (uint64_t)l * strides[(x >> 16) % 12] * size;
+    b = a;
+    for (int l = 0; l < CC_WARP_SIZE; l++) { /* reverse the lanes: same addresses */
+      b.addr[l] = a.addr[CC_WARP_SIZE - 1 - l];
+    }
+    cc_cache_access(fast, &a, 0);
+    cc_cache_access(ref, &b, 0);
+  }
+  cc_cache_end_kernel(fast);
+  cc_cache_end_kernel(ref);
+  for (uint32_t slot = 0; slot < 3; slot++) {
+    const struct cc_cache_counts *f = cc_cache_insn(fast, slot), *g = cc_cache_insn(ref, slot);
+    assert_int_equal(f->l1_hit_sectors, g->l1_hit_sectors);
+    assert_int_equal(cc_cache_l2_sectors(f), cc_cache_l2_sectors(g));
+    assert_int_equal(f->l2_hit_sectors, g->l2_hit_sectors);
+    assert_int_equal(f->dram_bytes_read, g->dram_bytes_read);
+    assert_int_equal(f->dram_bytes_written, g->dram_bytes_written);
+    assert_int_equal(f->l1_wavefronts, g->l1_wavefronts);
+    assert_int_equal(f->waits_dram, g->waits_dram);
+  }
+  cc_cache_free(fast);
+  cc_cache_free(ref);
+}
+
 /* L1 capacity from the carveout (CUDA C Programming Guide, 9.0: 256 KB unified, shared
  * memory 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB; 1 KB reserved per CTA). */
 static void test_l1_capacity(void **state)
@@ -432,6 +475,7 @@ int main(void)
       cmocka_unit_test(test_atomics),       cmocka_unit_test(test_dispatch),
       cmocka_unit_test(test_arch_policies), cmocka_unit_test(test_row_walk),
       cmocka_unit_test(test_l1_capacity),   cmocka_unit_test(test_bad_specs),
+      cmocka_unit_test(test_fast_paths),
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
