@@ -27,10 +27,11 @@
  *     reads its 32 bytes from DRAM (merging what was written). Dirty sectors go to DRAM,
  *     32 bytes each, when their line is evicted and at the kernel's end. DRAM is
  *     accessed per 32-byte sector (Nsight Compute's dram__sectors).
- *   - Replacement: LRU per set (NVIDIA does not publish its policies). Set index: a
- *     multiplicative hash of the line number (GPUs hash set indices; with a plain modulo a
- *     warp reading 32 rows 16 KiB apart would fall into a few sets and thrash, which the
- *     H200's row-per-thread kernels do not: issue 12), or the plain modulo for tests.
+ *   - Replacement: LRU per set (NVIDIA does not publish its policies). Set index: the
+ *     line number folded with its higher bits (set_of; GPUs hash set indices: with a plain
+ *     modulo a warp reading 32 rows 16 KiB apart would fall into a few sets and thrash,
+ *     which the H200's row-per-thread kernels do not: issue 12), or the plain modulo for
+ *     tests. A record's lines are replayed in increasing order.
  *   - L2 as one array of the device's size: the H100/H200's L2 is two partitions whose
  *     far half an SM reaches through the partition crossbar; lts__t_sectors_srcunit_tex
  *     counts each L1 miss once whichever partition serves it, so the sector counts do not

@@ -44,8 +44,9 @@ enum cc_cache_dispatch {
 
 /* How a line picks its set. */
 enum cc_cache_index {
-  CC_CACHE_INDEX_HASH, /* a multiplicative hash of the line number (GPUs hash their set
-                          index; power-of-two strides would otherwise share a few sets) */
+  CC_CACHE_INDEX_HASH, /* the line number folded with its higher bits, mod sets (GPUs
+                          hash their set index; power-of-two strides would otherwise share
+                          a few sets): cache.c set_of */
   CC_CACHE_INDEX_MOD   /* line number mod sets (for hand-derived tests) */
 };
 

@@ -450,6 +450,44 @@ static void test_cached(void **state)
   free(json);
 }
 
+/* Two kernels with cache figures: the text report ends with the kernels by estimated
+ * time (transpose, 0.5 us of latency, before a kernel of one coalesced store, which waits
+ * on nothing: 1 wavefront, 0.0005 us) and the advice by estimated gain (the transpose's
+ * store: thread-geometry, no gain). */
+static void test_ranking(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  struct cc_insn_info st = { .id = 3, .kind = CC_ACCESS_STORE, .space = CC_SPACE_GLOBAL,
+                             .size_bytes = 4, .text = "st.global.f32 [%rd1], %f1;" };
+  struct cc_kernel_info k = { .name = "fill", .mangled = "_Z4fillPf", .grid = { 1, 1, 1 },
+                              .block = { 32, 1, 1 }, .n_insns = 1, .insns = &st };
+  struct cc_access_sink s = cc_analysis_sink(f->an);
+  struct cc_warp_access a;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *fp;
+  const char *kernels, *advice;
+  memset(&a, 0, sizeof a);
+  a.kind = CC_ACCESS_STORE, a.space = CC_SPACE_GLOBAL, a.size_bytes = 4, a.active = 0xffffffffu;
+  for (uint32_t l = 0; l < 32; l++)
+    a.addr[l] = 0x40000 + 4u * l;
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  fp = open_memstream(&buf, &len);
+  assert_int_equal(cc_report_text(fp, f->an, &err), CC_OK);
+  fclose(fp);
+  kernels = strstr(buf, "\nkernels by estimated time, slowest first\n");
+  advice = strstr(buf, "\nadvice by estimated gain\n");
+  if (!kernels || !advice || advice < kernels)
+    fail_msg("no ranking at the end:\n%s", buf);
+  assert_non_null(strstr(kernels, "    1  transpose "));
+  assert_non_null(strstr(kernels, "    2  fill "));
+  assert_non_null(strstr(advice, "    1  transpose                transpose.cu:4  thread-geometry  gain none of 0.5 us"));
+  free(buf);
+}
+
 /* Two kernels without memory instructions: no requests, 0 of 0 in Table 2, a blank line
  * between the kernels. JSON: empty instruction lists, totals all 0, efficiency 1. */
 static void test_empty_kernels(void **state)
@@ -510,6 +548,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_text_write, build, teardown),
     cmocka_unit_test(test_empty_kernels),
     cmocka_unit_test_setup_teardown(test_cached, build_cached, teardown),
+    cmocka_unit_test_setup_teardown(test_ranking, build_cached, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
