@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds twice (plain, and with
-# AddressSanitizer + UndefinedBehaviorSanitizer), and runs every test in both builds.
+# AddressSanitizer + UndefinedBehaviorSanitizer), and runs every test in both builds;
+# then compiles the other build types and compilers, warnings as errors
+# (scripts/build-matrix.sh: gcc and clang x Debug, Release, RelWithDebInfo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -20,4 +22,5 @@ for variant in build build-asan; do
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir "$variant" --output-on-failure -j"$jobs" || status=1
 done
+scripts/build-matrix.sh || status=1
 exit $status

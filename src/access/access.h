@@ -16,6 +16,9 @@
 #include "util/err.h"
 
 #define CC_WARP_SIZE 32
+/* The widest access of one lane, in bytes: a vector of four 64-bit or eight 32-bit
+ * elements (PTX ISA, ld/st .v4.b64, .v8.b32). Consumers refuse records above it. */
+#define CC_ACCESS_MAX_BYTES 32
 
 enum cc_space { CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL, CC_SPACE_COUNT };
 
@@ -35,6 +38,15 @@ struct cc_insn_info {
   uint32_t inlined_line;
 };
 
+/* A .shared variable the kernel can reach (module scope, or in the kernel or a function
+ * it calls): where the run placed it in the CTA's shared window, so that advice can name
+ * the array an access falls in. */
+struct cc_shared_var {
+  const char *name;         /* as in the PTX, possibly mangled ("_ZZ9kernelPfE4tile") */
+  uint64_t offset;          /* bytes from the start of the shared window */
+  uint64_t size_bytes;      /* 0: extern (dynamic) array, sized at launch */
+};
+
 /* A kernel launch as the consumers see it. All pointers are borrowed for the duration of
  * the stream (begin_kernel .. end_kernel). */
 struct cc_kernel_info {
@@ -43,6 +55,9 @@ struct cc_kernel_info {
   uint32_t grid[3], block[3];
   uint32_t n_insns;         /* static memory instructions */
   const struct cc_insn_info *insns; /* indexed by position, NOT by id: see insn_slot */
+  uint32_t n_shared_vars;   /* the kernel's .shared variables, when the producer knows them
+                               (the emulator); 0 and NULL otherwise (a trace, the GPU) */
+  const struct cc_shared_var *shared_vars;
 };
 
 /* One executed memory instruction of one warp. */
@@ -53,7 +68,7 @@ struct cc_warp_access {
   uint64_t dyn;             /* dynamic instance: how many times this warp ran this insn */
   enum cc_access_kind kind;
   enum cc_space space;      /* space actually accessed (generic accesses resolved) */
-  uint32_t size_bytes;      /* bytes per lane */
+  uint32_t size_bytes;      /* bytes per lane, 1..CC_ACCESS_MAX_BYTES */
   uint32_t active;          /* bit i set: lane i accessed memory */
   uint64_t addr[CC_WARP_SIZE]; /* byte address per lane; valid where active; for shared
                                   and local memory, the offset in that window */

@@ -267,8 +267,7 @@ static int find_stride(const struct cc_warp_access *a, uint32_t l0, uint64_t *st
 /* ---- writer --------------------------------------------------------------------------- */
 
 struct cc_trace_writer {
-  struct cc_outfile out; /* regular file or stdout */
-  FILE *direct;          /* a pipe or device written in place, else NULL */
+  struct cc_outfile out; /* a file, a device or stdout (util/fileio.h) */
   char *path;
   ZSTD_CCtx *cctx;
   int level;
@@ -287,14 +286,9 @@ struct cc_trace_writer {
   struct crc_tables crc;
 };
 
-static FILE *wfp(struct cc_trace_writer *w)
-{
-  return w->direct ? w->direct : w->out.fp;
-}
-
 static int write_bytes(struct cc_trace_writer *w, const void *p, size_t n, struct cc_err *err)
 {
-  if (n && fwrite(p, 1, n, wfp(w)) != n)
+  if (n && fwrite(p, 1, n, w->out.fp) != n)
     return cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
   w->stats.file_bytes += n;
   return CC_OK;
@@ -398,6 +392,11 @@ static int w_begin_kernel(void *ctx, const struct cc_kernel_info *k, struct cc_e
                               "trace %s: begin_kernel(%s) inside kernel %s: end it first",
                               w->path, k->name ? k->name : "?",
                               w->kernel_name ? w->kernel_name : "?"));
+  if (k->n_insns > CC_TRACE_INSNS_MAX)
+    return fail(w, cc_err_set(err, CC_ERR_LIMIT, "trace %s: kernel %s has %u memory "
+                              "instructions, more than a trace holds (" CC_TRACE_INSNS_MAX_TEXT
+                              "): split the kernel", w->path, k->name ? k->name : "?",
+                              k->n_insns));
   if (k->n_insns && !k->insns)
     return fail(w, cc_err_set(err, CC_ERR_INTERNAL, "trace %s: kernel %s has %u instructions "
                               "but no table", w->path, k->name ? k->name : "?", k->n_insns));
@@ -602,14 +601,6 @@ static void writer_free(struct cc_trace_writer *w)
   free(w);
 }
 
-/* A path that exists and is not a regular file (pipe, device) is written in place:
- * renaming a temporary file over /dev/null would replace the device. */
-static int is_special(const char *path)
-{
-  struct stat sb;
-  return strcmp(path, "-") != 0 && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
-}
-
 int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *opts,
                          struct cc_trace_writer **out, struct cc_access_sink *sink,
                          struct cc_err *err)
@@ -633,14 +624,8 @@ int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *op
   w->cctx = ZSTD_createCCtx();
   if (!w->cctx)
     CC_BUG("ZSTD_createCCtx failed (out of memory)");
-  if (is_special(path)) {
-    w->direct = fopen(path, "wb");
-    if (!w->direct) {
-      rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-      writer_free(w);
-      return rc;
-    }
-  } else if ((rc = cc_outfile_open(&w->out, path, err)) != CC_OK) {
+  if ((rc = cc_outfile_open_except(&w->out, path, opts ? opts->inputs : NULL,
+                                    opts ? opts->n_inputs : 0, err)) != CC_OK) {
     writer_free(w);
     return rc;
   }
@@ -667,17 +652,6 @@ static int write_end(struct cc_trace_writer *w, struct cc_err *err)
   return write_block(w, tag_end, p, sizeof p, sizeof p, 0, err);
 }
 
-static int finish_direct(struct cc_trace_writer *w, struct cc_err *err)
-{
-  int rc = CC_OK;
-  if (fflush(w->direct) != 0 || ferror(w->direct))
-    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
-  if (fclose(w->direct) != 0 && rc == CC_OK)
-    rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", w->path, strerror(errno));
-  w->direct = NULL;
-  return rc;
-}
-
 int cc_trace_writer_close(struct cc_trace_writer *w, struct cc_err *err)
 {
   int rc;
@@ -698,7 +672,7 @@ int cc_trace_writer_close(struct cc_trace_writer *w, struct cc_err *err)
     cc_trace_writer_abort(w);
     return rc;
   }
-  rc = w->direct ? finish_direct(w, err) : cc_outfile_commit(&w->out, err);
+  rc = cc_outfile_commit(&w->out, err);
   writer_free(w);
   return rc;
 }
@@ -707,9 +681,7 @@ void cc_trace_writer_abort(struct cc_trace_writer *w)
 {
   if (!w)
     return;
-  if (w->direct)
-    fclose(w->direct);
-  else if (w->out.fp)
+  if (w->out.fp)
     cc_outfile_abort(&w->out);
   writer_free(w);
 }
@@ -884,6 +856,10 @@ static int get_kernel(struct reader *r, struct cursor *c)
     c->why = "instruction count larger than the block";
     return 0;
   }
+  if (n > CC_TRACE_INSNS_MAX) {
+    c->why = "instruction count over the limit of " CC_TRACE_INSNS_MAX_TEXT;
+    return 0;
+  }
   r->insns = cc_xcalloc(n ? n : 1, sizeof *r->insns);
   r->k.insns = r->insns;
   for (uint32_t i = 0; i < n; i++) {
@@ -1024,6 +1000,12 @@ static int replay_event(struct reader *r, struct cursor *c, struct cc_err *err)
       }
       if (r->in_kernel) {
         c->why = "kernel begins inside another kernel";
+        return -1;
+      }
+      /* the writer opens a block for each table: so the number of kernels is bounded by
+       * the file's size, not by what one compressed block can expand to */
+      if (c->pos != 2) {
+        c->why = "kernel table not at the start of its block";
         return -1;
       }
       free_kernel(r);
@@ -1220,8 +1202,9 @@ static int replay_block(struct reader *r, uint64_t boff, size_t raw_len, size_t 
       snprintf(why, sizeof why, "bad record at byte %zu of its data: %s", at, c.why);
       return corrupt(r, boff, err, why);
     }
-    if (rc != CC_OK)
-      return rc;
+    if (rc != CC_OK) /* a consumer's error (e.g. the analysis's memory limit): where */
+      return cc_err_prefix(err, "%s: block %u at offset %llu", r->path, r->block_no,
+                           (unsigned long long)boff);
     count++;
   }
   if (count != events)

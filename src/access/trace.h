@@ -30,6 +30,13 @@
 #define CC_TRACE_BLOCK_BYTES (1u << 20)
 #define CC_TRACE_BLOCK_MAX (64u << 20)
 
+/* The most memory instructions a kernel table may have (writer: CC_ERR_LIMIT; reader:
+ * corrupt): a bound on the reader's and the consumers' tables that does not depend on
+ * how far a small compressed block expands. Real kernels have hundreds to a few
+ * thousand. */
+#define CC_TRACE_INSNS_MAX 65536u
+#define CC_TRACE_INSNS_MAX_TEXT "65536"
+
 /* What the writer stores in the file header. All fields may be NULL / 0. */
 struct cc_trace_writer_opts {
   const char *tool_version; /* e.g. "coalcheck 0.1.0"; NULL: "coalcheck" */
@@ -38,21 +45,27 @@ struct cc_trace_writer_opts {
   int zstd_level;           /* zstd compression level; 0: 3 (zstd's default) */
   size_t block_bytes;       /* uncompressed bytes per block; 0: CC_TRACE_BLOCK_BYTES; at
                                most CC_TRACE_BLOCK_MAX / 2 */
+  const char *const *inputs; /* the files the recording reads (may be NULL): the trace
+                                must not replace one (cc_outfile_check_inputs) */
+  size_t n_inputs;
 };
 
 struct cc_trace_writer; /* opaque */
 
 /* Opens a trace writer on path and fills *sink with the sink that records into it (its
- * ctx is *out). A regular path is written whole or not at all (to PATH.tmp.PID, renamed at
- * cc_trace_writer_close); an existing non-regular path (a pipe, a device such as
- * /dev/null) and "-" (stdout) are written in place. The file header is written here.
+ * ctx is *out). The path is written as util/fileio.h's cc_outfile says: a regular file
+ * (or a symbolic link's target) whole or not at all (to TARGET.tmp.PID, renamed at
+ * cc_trace_writer_close); a pipe, a device such as /dev/null, /dev/stdout and "-"
+ * (stdout) in place. The file header is written here.
  * Sink callbacks return CC_ERR_IO when the file cannot be written, CC_ERR_LIMIT for a
- * kernel table over CC_TRACE_BLOCK_MAX encoded bytes, and CC_ERR_INTERNAL for a producer
+ * kernel table over CC_TRACE_INSNS_MAX instructions or CC_TRACE_BLOCK_MAX encoded bytes,
+ * and CC_ERR_INTERNAL for a producer
  * that breaks the stream protocol (access outside a kernel, insn_slot out of range, kind
  * or space out of range, nested begin_kernel); after a failed callback every callback
  * returns the same status, and only close or abort are useful.
- * Errors: CC_ERR_IO ("cannot write PATH: reason"), CC_ERR_USAGE for a bad opts field.
- * On failure nothing is left on disk and *out is NULL. */
+ * Errors: CC_ERR_IO ("cannot write PATH: reason"), CC_ERR_USAGE for a bad opts field or
+ * a path that is one of opts->inputs. On failure nothing is left on disk and *out is
+ * NULL. */
 int cc_trace_writer_open(const char *path, const struct cc_trace_writer_opts *opts,
                          cc_give struct cc_trace_writer **out, struct cc_access_sink *sink,
                          struct cc_err *err);
@@ -99,7 +112,8 @@ void cc_trace_info_release(struct cc_trace_info *info);
  * Errors: CC_ERR_INPUT for an unreadable, foreign, corrupt or truncated file, with the
  * path, the block number (1 = first block) and the byte offset in the message, e.g.
  * "t.cctrace: block 12 at offset 81234 is corrupt (checksum mismatch)"; a sink callback's
- * non-zero status is returned as is, with the sink's message. */
+ * non-zero status is returned as is, its message prefixed with where the event was
+ * ("t.cctrace: block 1 at offset 67: ..."). */
 int cc_trace_replay(const char *path, const struct cc_access_sink *sink,
                     struct cc_trace_info *info, struct cc_err *err);
 

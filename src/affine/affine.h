@@ -24,8 +24,33 @@
  * 4.2.2): c[d] (stride-1: |coeff| equal to the access size, or at most the coalescing
  * bound of access.h), z[d] (stride 0: coeff == 0), u[d] (large stride: anything else).
  *
- * Ownership: a cc_affine_kernel is the caller's (cc_affine_kernel_free); the module and
- * function it was made from are borrowed only during cc_affine_analyze. */
+ * Assumptions (what "affine" means here):
+ *   - integer arithmetic does not overflow: add, sub, mul.lo, mad.lo, shl by a constant
+ *     and cvt between integer widths (sign or zero extension, truncation) keep the value,
+ *     as they do for the index arithmetic of real kernels; a kernel whose 32-bit index
+ *     wraps gets a form that is wrong for the threads past the wrap;
+ *   - cvta (generic <-> state-space) keeps strides: the form of a generic address is the
+ *     form of the address it was converted from;
+ *   - a loop counter L_k counts the iterations of loop k from 0; a register updated by a
+ *     constant (or loop-invariant) step s in every iteration is init + s*L_k (induction
+ *     variable; strength-reduced pointers are such registers with a byte step);
+ *   - a value computed from parameters and the launch shape by an operation the forms do
+ *     not model (n & 3, n >> 2, min(n, m), a parameter's bytes at an offset) is an opaque
+ *     thread-invariant atom CC_AFFINE_SYM; so is a loop counter's value after its loop
+ *     when the branch that leaves the loop compares thread-invariant values (the
+ *     remainder loops of unrolled code start there); on index atoms such operations are
+ *     CC_AFFINE_NONLINEAR instead, and a value after a loop whose trip count may differ
+ *     between threads is CC_AFFINE_CONTROL.
+ *
+ * Algorithm (src/affine/README.md): basic blocks and dominators of the body, natural
+ * loops from back edges, then a demand-driven symbolic evaluation of each address over
+ * the reaching definitions of its registers, with the loop-header values ("phis") solved
+ * as induction variables.
+ *
+ * Ownership: a cc_affine_kernel is the caller's (cc_affine_kernel_free) and owns its
+ * accesses, forms, texts and loops; forms stay valid after the module is freed. The
+ * module and function are borrowed only during cc_affine_analyze, except `func`, which
+ * the caller may use while the module lives. */
 #ifndef CC_AFFINE_AFFINE_H
 #define CC_AFFINE_AFFINE_H
 
@@ -42,7 +67,10 @@ enum cc_affine_atom_kind {
   CC_AFFINE_PARAM,  /* kernel parameter: index = position in ptx_function.param_vars */
   CC_AFFINE_VAR,    /* address of a variable: index into the module's (or, with
                        function scope, the function's) vars; see cc_affine_atom.scope */
-  CC_AFFINE_LOOP    /* iteration counter of loop `index` (0, 1, ...) of cc_affine_kernel */
+  CC_AFFINE_LOOP,   /* iteration counter of loop `index` (0, 1, ...) of cc_affine_kernel */
+  CC_AFFINE_SYM     /* an opaque thread-invariant value (see the assumptions above):
+                       index into the kernel's private table; shown in the text as the
+                       operation it stands for, e.g. "(n & 3)", or "L0.last" */
 };
 
 struct cc_affine_atom {
@@ -88,10 +116,12 @@ struct cc_affine_access {
   char *text;                    /* status == OK: owned, the form as text in CUDA terms,
                                     e.g. "in + 4*tid.x + 4*n*tid.y + 4*n*ntid.y*ctaid.y +
                                     4*ntid.x*ctaid.x" (threadIdx spelled tid, blockIdx ctaid,
-                                    blockDim ntid, gridDim nctaid, parameters by their name,
-                                    loops as L0, L1, ...); else NULL */
-  uint32_t loops;                /* bit k set: the form depends on loop counter k */
-  struct cc_affine_form *form;   /* opaque; evaluated by the functions below */
+                                    blockDim ntid, gridDim nctaid, loops as L0, L1, ...).
+                                    PTX carries no source names of parameters: here they
+                                    are "param_0", "param_1", ... (cc_affine_format puts
+                                    the launch's names in); else NULL */
+  uint32_t loops;                /* bit k set: the form depends on loop counter k (k < 32) */
+  const struct cc_affine_form *form; /* opaque, owned by the kernel; status == OK, else NULL */
 };
 
 /* A natural loop of the kernel (back edge found on the CFG). */
@@ -99,6 +129,8 @@ struct cc_affine_loop {
   uint32_t head_insn, latch_insn; /* first instruction of its header, the back-branch */
   uint32_t line;                  /* CUDA source line of the header (its .loc), or 0 */
 };
+
+struct cc_affine_priv;
 
 struct cc_affine_kernel {
   const struct ptx_function *func;  /* borrowed: the function analysed */
@@ -109,6 +141,7 @@ struct cc_affine_kernel {
    * activemask, bar.warp.sync, %laneid, %warpid, %lanemask_*, volatile shared memory)
    * or -1 when none. */
   int32_t warp_dependent_insn;
+  struct cc_affine_priv *priv;      /* the module's: arena of forms, names, CFG */
 };
 
 /* Analyses every memory instruction of f (a function of m with a body; kernels and
@@ -127,8 +160,13 @@ const struct cc_affine_access *cc_affine_find(cc_keep const struct cc_affine_ker
 
 /* The coefficient, in bytes, of atom (kind, index) in a's form under env: the change of
  * the address when that atom grows by one, all others fixed. Returns 1 and sets *bytes
- * when a is affine in that atom and every symbol multiplying it is known in env; 0
- * otherwise. For kind CC_AFFINE_TID this is the thread stride of dimension index. */
+ * when a is affine in that atom and every symbol multiplying it is known in env
+ * (parameters, launch shape, CC_AFFINE_SYM atoms computable from them); 0 otherwise
+ * (also on overflow). For kind CC_AFFINE_TID this is the thread stride of dimension
+ * index; for CC_AFFINE_LOOP the bytes one iteration of loop index moves the address. No
+ * index atom (tid, ctaid, loop) hides inside a CC_AFFINE_SYM atom, so their coefficients
+ * are exact; those of the launch-shape and parameter atoms count only where the atom
+ * appears in the form itself. */
 int cc_affine_coeff(cc_keep const struct cc_affine_access *a, const struct cc_affine_env *env,
                     enum cc_affine_atom_kind kind, uint32_t index, int64_t *bytes);
 
@@ -144,5 +182,16 @@ enum cc_affine_class {
 /* Classifies the tid coefficient of each dimension d (0..2) of a under env into cls[d]. */
 void cc_affine_classify(cc_keep const struct cc_affine_access *a, const struct cc_affine_env *env,
                         enum cc_affine_class cls[3]);
+
+/* The form of a as text, like a->text but with param_names[i] (i < nnames, non-NULL) for
+ * kernel parameter i (e.g. the names of a launch's --arg list); malloc'ed (the caller
+ * frees it), NULL when a is not affine. */
+cc_give char *cc_affine_format(cc_keep const struct cc_affine_access *a,
+                               const char *const *param_names, uint32_t nnames);
+
+/* "affine", "indirect", "nonlinear", "control", "opaque" */
+const char *cc_affine_status_name(enum cc_affine_status s);
+/* "zero", "unit", "large", "unknown" */
+const char *cc_affine_class_name(enum cc_affine_class c);
 
 #endif

@@ -2,6 +2,9 @@
  * analysis.h; the end-of-kernel work is in finalize.c, the merge in merge.c. */
 #include "analysis/analysis.h"
 
+#include <math.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +35,14 @@ void cc_analysis_kernel_release(struct cc_kernel_stats *k)
     for (size_t j = 0; j < s->n_suggestions; j++)
       free(s->suggestions[j].text);
     cc_analysis_fp_free(s->footprint);
+    cc_analysis_addr_release(&s->addr);
   }
+  for (size_t i = 0; i < k->n_shared_vars; i++)
+    free((char *)k->shared_vars[i].name);
+  free(k->shared_vars);
   free(k->insns);
+  free(k->warp_dependent_what);
+  free(k->fix_command);
   free(k->by_slot);
   free(k->lines);
   free(k->name);
@@ -53,8 +62,12 @@ void cc_analysis_free(struct cc_analysis *an)
 
 void cc_analysis_set_cache(struct cc_analysis *an, struct cc_cache *c)
 {
+  if (an->cache)
+    an->mem_used -= cc_cache_bytes(an->cache);
   cc_cache_free(an->cache);
   an->cache = c;
+  if (c)
+    an->mem_used += cc_cache_bytes(c); /* checked at the next kernel */
 }
 
 static void init_insn(struct cc_insn_stats *s, const struct cc_insn_info *info, uint32_t slot)
@@ -69,15 +82,62 @@ static void init_insn(struct cc_insn_stats *s, const struct cc_insn_info *info, 
   s->footprint = cc_analysis_fp_new();
 }
 
+static size_t str_bytes(const char *s)
+{
+  return s ? strlen(s) + 1 : 0;
+}
+
+/* Bytes the results of kernel ki take before its first record: its entry, and per
+ * instruction the statistics, slot index, line entry, empty footprint and strings. */
+static size_t kernel_bytes(const struct cc_kernel_info *ki)
+{
+  size_t n = sizeof(struct cc_kernel_stats) + str_bytes(ki->name) + str_bytes(ki->mangled);
+  for (uint32_t i = 0; i < ki->n_insns; i++)
+    n += sizeof(struct cc_insn_stats) + sizeof(size_t) + sizeof(struct cc_line_stats) +
+         cc_analysis_fp_empty_bytes() + str_bytes(ki->insns[i].text) +
+         str_bytes(ki->insns[i].file) + str_bytes(ki->insns[i].inlined_file);
+  return n;
+}
+
+static size_t mem_limit(const struct cc_analysis *an)
+{
+  return an->mem_limit ? an->mem_limit : CC_ANALYSIS_MEM_DEFAULT;
+}
+
+/* CC_ERR_LIMIT naming the kernel being analysed, what it holds (the cache model's arrays
+ * too, when there is one), and the option. */
+static int limit_error(const struct cc_analysis *an, const char *kernel, size_t n_insns,
+                       const struct cc_insn_stats *insns, struct cc_err *err)
+{
+  uint64_t addrs = 0;
+  char cache[96] = "";
+  for (size_t i = 0; insns && i < n_insns; i++)
+    addrs += cc_analysis_fp_count(insns[i].footprint);
+  if (an->cache)
+    snprintf(cache, sizeof cache, ", a cache model of %.1f MiB, which --cache off drops",
+             (double)cc_cache_bytes(an->cache) / (1 << 20));
+  return cc_err_set(err, CC_ERR_LIMIT, "analysis memory limit of %zu MiB reached in kernel %s "
+                    "(kernel %zu of the stream, %zu memory instructions, %" PRIu64 " distinct "
+                    "addresses in their footprints%s): raise it with --max-analysis-memory MIB",
+                    mem_limit(an) >> 20, kernel, an->n_kernels + !insns, n_insns, addrs, cache);
+}
+
 static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
   struct cc_kernel_stats *k;
+  size_t need;
   if (an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access stream began kernel %s inside another kernel: report this bug",
                       ki->name ? ki->name : "?");
-  an->kernels = cc_xrealloc(an->kernels, (an->n_kernels + 1) * sizeof *an->kernels);
+  need = kernel_bytes(ki);
+  if (an->cache) /* at most: the previous kernel's counters are freed */
+    need += (size_t)ki->n_insns * sizeof(struct cc_cache_counts);
+  if (an->mem_used > mem_limit(an) || need > mem_limit(an) - an->mem_used)
+    return limit_error(an, ki->name ? ki->name : "?", ki->n_insns, NULL, err);
+  an->mem_used += kernel_bytes(ki);
+  an->kernels = cc_xgrow(an->kernels, &an->kernels_cap, an->n_kernels + 1, sizeof *an->kernels);
   k = &an->kernels[an->n_kernels++];
   memset(k, 0, sizeof *k);
   k->name = cc_xstrdup(ki->name ? ki->name : (ki->mangled ? ki->mangled : "?"));
@@ -92,8 +152,19 @@ static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_er
     init_insn(&k->insns[i], &ki->insns[i], i);
     k->by_slot[i] = i;
   }
+  if (ki->n_shared_vars && ki->shared_vars) {
+    k->n_shared_vars = ki->n_shared_vars;
+    k->shared_vars = cc_xcalloc(ki->n_shared_vars, sizeof *k->shared_vars);
+    for (uint32_t i = 0; i < ki->n_shared_vars; i++) {
+      k->shared_vars[i] = ki->shared_vars[i];
+      k->shared_vars[i].name = cc_xstrdup(ki->shared_vars[i].name ? ki->shared_vars[i].name
+                                                                   : "?");
+    }
+  }
   if (an->cache) {
+    size_t before = cc_cache_bytes(an->cache);
     cc_cache_begin_kernel(an->cache, ki->grid, ki->block, ki->n_insns);
+    an->mem_used += cc_cache_bytes(an->cache) - before; /* mod 2^n: may shrink */
     k->cached = 1;
     k->device = cc_cache_device_of(an->cache);
   }
@@ -227,6 +298,7 @@ static void add_global(struct cc_insn_stats *s, const struct cc_global_cost *c)
   s->sectors += c->sectors;
   s->ideal_sectors += c->ideal_sectors;
   s->lines += c->lines;
+  s->unique_bytes += c->unique_bytes;
   s->sector_hist[c->sectors < CC_ANALYSIS_HIST_BUCKETS - 1 ? c->sectors
                                                            : CC_ANALYSIS_HIST_BUCKETS - 1]++;
 }
@@ -395,6 +467,9 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
 {
   struct cc_analysis *an = ctx;
   struct cc_kernel_stats *k;
+  struct cc_insn_stats *s;
+  size_t before;
+  uint64_t wavefronts;
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access record outside a kernel (no begin_kernel): report this bug");
@@ -404,38 +479,46 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
                       "access record names instruction slot %u but kernel %s has %zu "
                       "memory instructions: regenerate the trace",
                       a->insn_slot, k->name, k->n_insns);
-  if (a->size_bytes == 0)
+  /* a local access costs one model call per 32-bit word: a size from a hostile trace
+   * (4 GiB) would run for minutes */
+  if (a->size_bytes == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return cc_err_set(err, CC_ERR_INPUT,
-                      "access record of kernel %s, instruction slot %u, has size 0: "
-                      "regenerate the trace", k->name, a->insn_slot);
-  if (!an->cache) {
-    cc_analysis_accumulate(&k->insns[k->by_slot[a->insn_slot]], an->model, an->group_lanes, a);
-    return CC_OK;
-  }
-  {
-    struct cc_insn_stats *s = &k->insns[k->by_slot[a->insn_slot]];
-    uint64_t wavefronts = s->wavefronts;
-    cc_analysis_accumulate(s, an->model, an->group_lanes, a);
+                      "access record of kernel %s, instruction slot %u, has size %u (not 1 "
+                      "to %u bytes): regenerate the trace", k->name, a->insn_slot,
+                      a->size_bytes, CC_ACCESS_MAX_BYTES);
+  s = &k->insns[k->by_slot[a->insn_slot]];
+  before = cc_analysis_fp_bytes(s->footprint);
+  wavefronts = s->wavefronts;
+  cc_analysis_accumulate(s, an->model, an->group_lanes, a);
+  if (an->cache)
     feed_cache(an->cache, a, (uint32_t)(s->wavefronts - wavefronts));
-  }
+  an->mem_used += cc_analysis_fp_bytes(s->footprint) - before; /* mod 2^n: may shrink */
+  if (an->mem_used > mem_limit(an))
+    return limit_error(an, k->name, k->n_insns, k->insns, err);
   return CC_OK;
 }
 
 static int end_kernel(void *ctx, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
+  struct cc_kernel_stats *k;
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access stream ended a kernel that was not begun: report this bug");
+  k = &an->kernels[an->n_kernels - 1];
   if (an->cache) {
-    struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
     cc_cache_end_kernel(an->cache);
     cc_cache_kernel_figures(an->cache, &k->cache);
     for (size_t i = 0; i < k->n_insns; i++) /* slot order: nothing is sorted yet */
       k->insns[i].cache = *cc_cache_insn(an->cache, k->insns[i].slot);
   }
-  cc_analysis_finalize_kernel(&an->kernels[an->n_kernels - 1]);
+  cc_analysis_finalize_kernel(k);
   an->open = 0;
+  for (size_t i = 0; i < k->n_insns; i++) /* the advice texts */
+    for (size_t j = 0; j < k->insns[i].n_suggestions; j++)
+      an->mem_used += str_bytes(k->insns[i].suggestions[j].text);
+  if (an->mem_used > mem_limit(an))
+    return limit_error(an, k->name, k->n_insns, k->insns, err);
   return CC_OK;
 }
 
@@ -459,13 +542,24 @@ double cc_analysis_stride_avg(const struct cc_insn_stats *s)
   return s->stride_count ? s->stride_sum / (double)s->stride_count : 0.0;
 }
 
+/* Bytes used over bytes moved; NAN when the bytes used are unknown. */
+static double used_share(uint64_t unique, uint64_t transferred, unsigned unknown)
+{
+  if (unknown & CC_UNKNOWN_UNIQUE_BYTES)
+    return NAN;
+  return transferred ? (double)unique / (double)transferred : 1.0;
+}
+
 double cc_analysis_efficiency(const struct cc_insn_stats *s)
 {
-  if (s->bytes_transferred)
-    return (double)s->bytes_requested / (double)s->bytes_transferred;
   if (s->wavefronts) /* shared memory: conflict-free share of the wavefronts */
     return (double)s->ideal_wavefronts / (double)s->wavefronts;
-  return 1.0;
+  return used_share(s->unique_bytes, s->bytes_transferred, s->unknown);
+}
+
+double cc_analysis_totals_efficiency(const struct cc_kernel_totals *t)
+{
+  return used_share(t->unique_bytes, t->bytes_transferred, t->unknown);
 }
 
 size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s)
@@ -481,6 +575,7 @@ const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind)
   case CC_SUGGEST_SHARED_MEMORY: return "shared-memory";
   case CC_SUGGEST_LAYOUT: return "layout";
   case CC_SUGGEST_LOCAL_ARRAY: return "local-array";
+  case CC_SUGGEST_LOOP: return "loop";
   }
   return "?";
 }

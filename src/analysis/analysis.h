@@ -38,12 +38,25 @@ enum cc_suggestion_kind {
   CC_SUGGEST_THREAD_GEOMETRY, /* "thread-geometry": permute threadIdx dimensions */
   CC_SUGGEST_SHARED_MEMORY,   /* "shared-memory": stage loads through shared memory */
   CC_SUGGEST_LAYOUT,          /* "layout": AoS -> SoA, or padding of a shared array */
-  CC_SUGGEST_LOCAL_ARRAY      /* "local-array": an uncoalesced local access (lanes index a
+  CC_SUGGEST_LOCAL_ARRAY,     /* "local-array": an uncoalesced local access (lanes index a
                                  per-thread array differently): a warp-uniform index,
                                  registers, or shared memory */
+  CC_SUGGEST_LOOP             /* "loop": each thread walks contiguous memory in a loop
+                                 while the threads stride widely (a gemv's rows): loop
+                                 lifting or reduction redistribution, not a permutation */
 };
 
 #define CC_ANALYSIS_MAX_SUGGESTIONS 3
+
+/* Figures a backend could not measure (kernels imported with cc_analysis_import_kernel,
+ * where the sums do not fix them): bits of the `unknown` fields below. The reports write
+ * such a figure as null (JSON) or "-" / "unknown" (text), never as 0. */
+enum cc_unknown {
+  CC_UNKNOWN_UNIQUE_BYTES = 1u << 0, /* unique_bytes, and so the global/local efficiency */
+  CC_UNKNOWN_SECTOR_HIST = 1u << 1,  /* sector_hist */
+  CC_UNKNOWN_UNCOALESCED = 1u << 2,  /* uncoalesced_requests, uncoalesced_thread_accesses */
+  CC_UNKNOWN_CONFLICTS = 1u << 3     /* conflict_requests */
+};
 
 struct cc_suggestion {
   enum cc_suggestion_kind kind;
@@ -56,6 +69,64 @@ struct cc_footprint;          /* analysis/footprint.h */
 struct cc_source_loc {
   const char *file;
   uint32_t line, column;      /* 0: unknown */
+};
+
+/* ---- static address forms (handed in by the caller) -------------------------------- */
+
+/* What the static address analysis (src/affine) says about an instruction's address.
+ * This module does not include src/affine (src/README.md): the command that ran both
+ * copies the results in here (cc_analysis_set_forms), and the suggestions and the report
+ * read them. */
+enum cc_addr_status {
+  CC_ADDR_NONE,               /* not analysed (a trace, the GPU backend's ./app mode) */
+  CC_ADDR_AFFINE,             /* text is the form */
+  CC_ADDR_NOT_AFFINE          /* text says why; kind names the reason */
+};
+
+/* Stride classes of CGO 2015 Sec. 4.2.2 (seeds/004): z, c, u. */
+enum cc_addr_class { CC_ADDR_ZERO, CC_ADDR_UNIT, CC_ADDR_LARGE, CC_ADDR_UNKNOWN };
+
+#define CC_ADDR_MAX_LOOPS 4
+
+struct cc_addr_stride {
+  int known;                  /* 0: a symbol of the coefficient has no value in the launch */
+  int64_t bytes;              /* the change of the address when the index grows by one */
+};
+
+struct cc_addr_loop {
+  uint32_t index;             /* the loop counter L<index> of the form */
+  uint32_t line;              /* CUDA source line of the loop's header, or 0 */
+  struct cc_addr_stride stride; /* bytes per iteration */
+};
+
+struct cc_addr_form {
+  uint32_t id;                /* the instruction's ptx_index */
+  const char *ptx;            /* cc_analysis_set_forms: its PTX text (cc_insn_info.text), to match
+                                 (ids of called functions' instructions repeat); NULL: any.
+                                 In cc_insn_stats: NULL */
+  enum cc_addr_status status;
+  const char *kind;           /* "affine", or why not: "indirect", "nonlinear", "control",
+                                 "opaque" */
+  const char *text;           /* the form in CUDA terms ("in + 4*tid.x + 4*n*tid.y"), or
+                                 the reason ("the address depends on a value loaded at PTX
+                                 line 48 (ld.global.u32)") */
+  uint32_t why_line;          /* not affine: the PTX line that broke the form, or 0 */
+  struct cc_addr_stride tid[3]; /* thread strides: threadIdx.x, .y, .z */
+  uint32_t nloops;            /* loop counters the form depends on (at most the first
+                                 CC_ADDR_MAX_LOOPS, by index) */
+  struct cc_addr_loop loops[CC_ADDR_MAX_LOOPS];
+};
+
+/* A kernel's forms and the facts that go with them (all borrowed). */
+struct cc_kernel_forms {
+  const struct cc_addr_form *forms;
+  size_t n;
+  uint32_t warp_dependent_line; /* PTX line of the first instruction that makes a
+                                   thread-geometry permutation observable (shfl, vote,
+                                   %laneid, ...), or 0 */
+  const char *warp_dependent_what; /* its opcode text, or NULL */
+  const char *fix_command;    /* the command that applies a permutation to this launch
+                                 ("coalcheck fix --launch FILE -o DIR"), or NULL */
 };
 
 /* lane_stride values that are not a stride */
@@ -72,6 +143,13 @@ struct cc_insn_stats {
   uint64_t executions;        /* warp records = warp-level requests of the program */
   uint64_t thread_accesses;   /* active lanes summed */
   uint64_t bytes_requested;   /* active lanes x size_bytes summed */
+
+  /* global/local: distinct bytes the active lanes of each record read or write, summed
+   * over the records (of the interleaved layout for local; the model's unique_bytes):
+   * at most bytes_requested (lanes that share bytes, a broadcast, count them once) and at
+   * most bytes_transferred (every byte used is in a transaction); 0 for shared */
+  uint64_t unique_bytes;
+  unsigned unknown;           /* enum cc_unknown bits: figures not measured (imported) */
 
   /* global/local model figures, summed over the records (0 for shared) */
   uint64_t requests, transactions, bytes_transferred, sectors, ideal_sectors, lines;
@@ -145,6 +223,9 @@ struct cc_insn_stats {
   struct cc_cache_counts ref_cache;
   uint64_t ref_requests, ref_ideal_sectors;
   double gain_us;
+  /* The static form of the address (cc_analysis_set_forms; status CC_ADDR_NONE until
+   * then); kind and text owned. */
+  struct cc_addr_form addr;
 };
 
 /* One source line of a kernel: the sums over the instructions whose `source` is that
@@ -157,6 +238,7 @@ struct cc_line_stats {
   uint64_t sectors, ideal_sectors, excess_sectors;
   uint64_t wavefronts, ideal_wavefronts;
   uint64_t uncoalesced_thread_accesses;
+  unsigned unknown;           /* CC_UNKNOWN_UNCOALESCED: some instruction's is unknown */
 };
 
 /* What the producer reported about the run of a kernel (the emulator's struct
@@ -174,9 +256,12 @@ struct cc_kernel_run_stats {
 struct cc_kernel_totals {
   uint64_t requests, sectors, ideal_sectors, excess_sectors;
   uint64_t bytes_requested, bytes_transferred; /* global/local */
+  uint64_t unique_bytes;                       /* global/local (cc_insn_stats) */
   uint64_t wavefronts, ideal_wavefronts, conflict_requests; /* shared */
   uint64_t thread_accesses;                    /* Table 2 "Total" */
   uint64_t uncoalesced_thread_accesses;        /* Table 2 "Uncoalesced" */
+  unsigned unknown; /* enum cc_unknown bits: OR of its instructions' (global/local for
+                       UNIQUE_BYTES and UNCOALESCED, shared for CONFLICTS) */
 };
 
 /* One kernel launch of the stream. */
@@ -194,10 +279,15 @@ struct cc_kernel_stats {
   size_t n_lines;             /* after end_kernel: per source line sums, ordered by file */
   struct cc_line_stats *lines; /* owned; then line; file NULL last */
   struct cc_kernel_run_stats run; /* filled by the caller after the run (cli), or 0 */
+  int has_forms;              /* cc_analysis_set_forms was called for this kernel */
+  uint32_t warp_dependent_line; /* of cc_kernel_forms; strings owned */
+  char *warp_dependent_what, *fix_command;
+  size_t n_shared_vars;       /* the kernel's .shared variables (cc_kernel_info), copied */
+  struct cc_shared_var *shared_vars; /* owned, names too; NULL when not known */
   int imported;               /* figures handed in by cc_analysis_import_kernel (the GPU
                                  backend): no footprint was measured, so all_stride and
-                                 line_all_stride are unknown (reported as such), and
-                                 conflict_requests is a lower bound */
+                                 line_all_stride are unknown (reported as such); the
+                                 instructions' `unknown` bits say what else is */
   /* The cache model's figures (cc_analysis_set_cache), or cached 0: not modelled (no
    * cache attached, cc1.x, imported kernels). cache.total sums the instructions' cache
    * counts; time is cc_cache_estimate's; device is the analysis's (borrowed). Worst-first
@@ -208,13 +298,26 @@ struct cc_kernel_stats {
   const struct cc_cache_device *device;
 };
 
+/* Default of cc_analysis.mem_limit: 2 GiB. */
+#define CC_ANALYSIS_MEM_DEFAULT ((size_t)2 << 30)
+
 struct cc_analysis {
   const struct cc_model *model; /* borrowed */
   struct cc_cache *cache;     /* owned, or NULL: no cache figures (cc_analysis_set_cache) */
   uint32_t group_lanes;       /* Algorithm 1's W */
-  size_t n_kernels;
+  size_t n_kernels, kernels_cap;
   struct cc_kernel_stats *kernels; /* in stream order */
   int open;                   /* between begin_kernel and end_kernel */
+  /* Memory. The results grow with the stream's kernels, instructions, strings and the
+   * footprints' distinct addresses (up to ~180 bytes per scattered address; a stream
+   * read from a small trace file can name billions). mem_used counts the bytes they hold
+   * (what was asked of malloc: tables, strings, footprints, suggestions) and those of the
+   * cache model the analysis owns (cc_cache_bytes: its arrays, fixed by the device, and
+   * the current kernel's per-instruction counters); the sink
+   * refuses to go past mem_limit (bytes; 0: CC_ANALYSIS_MEM_DEFAULT) with CC_ERR_LIMIT.
+   * Checked per record, after it: one record can pass the limit by one footprint array
+   * doubling. */
+  size_t mem_limit, mem_used;
 };
 
 /* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */
@@ -223,14 +326,19 @@ cc_give struct cc_analysis *cc_analysis_new(cc_keep const struct cc_model *m);
  * record also goes through c (global and local through L1/L2/DRAM; local records in the
  * interleaved layout, 4 bytes a piece; shared records count the model's wavefronts),
  * and each kernel gets its cache figures, time estimate and per-instruction gains
- * (struct cc_kernel_stats: cached). A cache set earlier is freed. */
+ * (struct cc_kernel_stats: cached). A cache set earlier is freed. c's bytes count in
+ * an->mem_used from now on (a limit below them refuses the next kernel, CC_ERR_LIMIT). */
 void cc_analysis_set_cache(struct cc_analysis *an, cc_take struct cc_cache *c);
 
 /* Frees an and every result it holds (names, texts, footprints); NULL is allowed. */
 void cc_analysis_free(cc_take struct cc_analysis *an);
 
 /* The sink that feeds an (ctx = an). Errors from its callbacks: CC_ERR_INPUT for a record
- * that names no instruction of the kernel (insn_slot out of range) or has size 0;
+ * that names no instruction of the kernel (insn_slot out of range) or whose size is 0 or
+ * above CC_ACCESS_MAX_BYTES;
+ * CC_ERR_LIMIT when the results would hold more than an->mem_limit bytes ("analysis
+ * memory limit of N MiB reached in kernel K (...): raise it with --max-analysis-memory MIB";
+ * with a cache model the parenthesis names its size and `--cache off`);
  * CC_ERR_INTERNAL for callbacks out of order (access or end_kernel outside a kernel,
  * begin_kernel inside one). */
 struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);
@@ -249,9 +357,15 @@ int cc_analysis_merge(cc_keep struct cc_analysis *into, cc_keep const struct cc_
  * line 25 divides each group's running sum by W instead; we take the plain mean. */
 double cc_analysis_stride_avg(const struct cc_insn_stats *s);
 
-/* Efficiency, 0..1: global/local: bytes requested / bytes transferred; shared (nothing
- * transferred): ideal wavefronts / wavefronts; 1 when the instruction never ran. */
+/* Efficiency, 0..1: global/local: unique bytes / bytes transferred (the bytes the lanes
+ * use over the bytes the transactions move: a broadcast, 32 lanes on one 4-byte word,
+ * uses 4 of a 32-byte sector's bytes, 12.5%; lanes sharing bytes never push it above 1);
+ * shared (nothing transferred): ideal wavefronts / wavefronts; 1 when nothing moved.
+ * NAN when the unique bytes are unknown (CC_UNKNOWN_UNIQUE_BYTES, imported kernels). */
 double cc_analysis_efficiency(const struct cc_insn_stats *s);
+/* The kernel's global/local efficiency, 0..1: unique bytes / bytes transferred of its
+ * global and local instructions; 1 when nothing moved; NAN when unknown. */
+double cc_analysis_totals_efficiency(const struct cc_kernel_totals *t);
 
 /* Bytes the footprint structure of s holds now (for memory tests and diagnostics). */
 size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
@@ -261,7 +375,25 @@ size_t cc_analysis_footprint_bytes(const struct cc_insn_stats *s);
 void cc_analysis_set_run_stats(cc_keep struct cc_analysis *an,
                                const struct cc_kernel_run_stats *run);
 
-/* "thread-geometry", "shared-memory", "layout", "none", "local-array" */
+/* Hands the static address forms of the last kernel of an (finished) to it: each form
+ * goes to the instruction with its id (and PTX text, when given); instructions without
+ * one keep CC_ADDR_NONE. The strings are copied. The suggestions are then made again
+ * with the forms (finalize.c): the thread dimension to swap with threadIdx.x is the one
+ * with a unit stride, a loop that walks contiguous memory while the threads stride
+ * widely asks for loop transformations, and a swap that would uncoalesce another
+ * instruction asks for shared-memory tiling. Errors: CC_ERR_INTERNAL when an has no
+ * kernel or one is open. */
+int cc_analysis_set_forms(cc_keep struct cc_analysis *an, cc_keep const struct cc_kernel_forms *kf,
+                          struct cc_err *err);
+
+/* The stride class of thread dimension d (0..2) of s's form (CGO 2015 Sec. 4.2.2): zero
+ * (stride 0), unit (|stride| up to the coalescing bound of access.h), large (above it),
+ * unknown (no form, or the stride unknown). */
+enum cc_addr_class cc_analysis_addr_class(const struct cc_insn_stats *s, uint32_t d);
+/* "zero", "unit", "large", "unknown" */
+const char *cc_addr_class_name(enum cc_addr_class c);
+
+/* "thread-geometry", "shared-memory", "layout", "none", "local-array", "loop" */
 const char *cc_suggestion_kind_name(enum cc_suggestion_kind kind);
 /* "coalesced", "uncoalesced" */
 const char *cc_verdict_name(enum cc_verdict v);
@@ -281,19 +413,21 @@ struct cc_insn_counts {
                                              32-byte sectors (0 for shared) */
   uint64_t wavefronts, ideal_wavefronts;  /* shared: wavefronts (0 for global and local) */
   uint32_t ways_max;          /* shared: worst conflict ways of one request (1: none) */
-  uint64_t conflict_requests; /* shared: requests with ways > 1, when known (else 0) */
   uint64_t stride_count;      /* Algorithm 1 neighbour strides seen; 0: none. Local:
                                  strides of the interleaved addresses (as the sink's) */
   uint64_t stride_min, stride_max; /* bytes, when stride_count > 0 */
   double stride_sum;          /* bytes */
-  uint64_t uncoalesced_thread_accesses; /* when known (else 0) */
 };
 
 /* Appends kernel ki to an as a finished kernel whose instruction ki->insns[i] has the
  * figures counts[i] (ki->n_insns of them), then computes what end_kernel computes:
  * verdicts, suggestions, source locations, totals, worst-first order, per-line sums
  * (global: bytes transferred = 32 x sectors, requests = executions; sector-based
- * architectures). Strings of ki are copied. Errors: CC_ERR_INPUT naming the instruction
+ * architectures). The figures the sums do not carry are derived where the sums fix
+ * them (import.c: unique bytes, the sectors histogram, the uncoalesced requests and
+ * thread accesses, the conflicting requests) and flagged in `unknown` otherwise; every
+ * request is taken to have an active lane (the GPU backend counts no other). Strings of
+ * ki are copied. Errors: CC_ERR_INPUT naming the instruction
  * when its figures contradict each other (ideal above actual, more lanes than 32 per
  * execution, stride min above max, size 0); CC_ERR_INTERNAL when a kernel is open. On
  * error an is unchanged. */

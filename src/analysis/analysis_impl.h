@@ -28,6 +28,9 @@ void cc_analysis_accumulate_ref(struct cc_insn_stats *s, const struct cc_model *
 void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *info,
                            uint32_t slot);
 
+/* Frees the strings of a (owned copies) and zeroes it: CC_ADDR_NONE. */
+void cc_analysis_addr_release(struct cc_addr_form *a);
+
 /* Frees what k owns (not k itself). */
 void cc_analysis_kernel_release(struct cc_kernel_stats *k);
 

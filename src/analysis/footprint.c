@@ -451,10 +451,47 @@ uint64_t cc_analysis_fp_max_gap_union_ref(const struct cc_footprint *const *fps,
   return union_gap(fps, n, 0);
 }
 
+/* The members not yet swept, as a binary min-heap of member indices ordered by their
+ * next union unit (key[i]): a window touches only the members with units in it, so a
+ * union of many members costs O(units x log n), not O(windows x n). */
+struct member_heap {
+  size_t *at, n;
+  const uint64_t *key;
+};
+
+static void heap_push(struct member_heap *h, size_t i)
+{
+  size_t c = h->n++;
+  while (c > 0 && h->key[h->at[(c - 1) / 2]] > h->key[i]) {
+    h->at[c] = h->at[(c - 1) / 2];
+    c = (c - 1) / 2;
+  }
+  h->at[c] = i;
+}
+
+static size_t heap_pop(struct member_heap *h)
+{
+  size_t top = h->at[0], last = h->at[--h->n], c = 0;
+  for (;;) {
+    size_t l = 2 * c + 1, m;
+    if (l >= h->n)
+      break;
+    m = l + 1 < h->n && h->key[h->at[l + 1]] < h->key[h->at[l]] ? l + 1 : l;
+    if (h->key[h->at[m]] >= h->key[last])
+      break;
+    h->at[c] = h->at[m];
+    c = m;
+  }
+  if (h->n)
+    h->at[c] = last;
+  return top;
+}
+
 static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int words)
 {
   struct cursor *cur;
-  uint64_t *win, *off, *ratio, G = 0, lo = 0, o0 = 0, gap = 0, prev = 0;
+  struct member_heap heap;
+  uint64_t *win, *off, *ratio, *next, G = 0, lo = 0, o0 = 0, gap = 0, prev = 0;
   int have = 0, any = 0;
   if (n == 0)
     return 0;
@@ -474,34 +511,36 @@ static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int w
   cur = cc_xcalloc(n, sizeof *cur);
   off = cc_xcalloc(n, sizeof *off);
   ratio = cc_xcalloc(n, sizeof *ratio);
+  next = cc_xcalloc(n, sizeof *next);
+  heap = (struct member_heap){cc_xcalloc(n, sizeof *heap.at), 0, next};
   win = cc_xmalloc(WINDOW_WORDS * sizeof *win);
   for (size_t i = 0; i < n; i++) {
     cursor_start(&cur[i], fps[i]);
     off[i] = (fps[i]->origin - lo) / G;
     ratio[i] = fps[i]->gran / G;
+    if (!cur[i].done) {
+      next[i] = off[i] + (uint64_t)cur[i].unit * ratio[i];
+      heap_push(&heap, i);
+    }
   }
-  for (;;) {
-    uint64_t wstart = UINT64_MAX;
-    for (size_t i = 0; i < n; i++)
-      if (!cur[i].done) {
-        uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i];
-        if (u < wstart)
-          wstart = u;
-      }
-    if (wstart == UINT64_MAX)
-      break;
-    wstart &= ~(uint64_t)((1u << WINDOW_SHIFT) - 1);
+  while (heap.n) {
+    uint64_t wstart = next[heap.at[0]] & ~(uint64_t)((1u << WINDOW_SHIFT) - 1);
     memset(win, 0, WINDOW_WORDS * sizeof *win);
-    for (size_t i = 0; i < n; i++) {
+    while (heap.n && (next[heap.at[0]] - wstart) >> WINDOW_SHIFT == 0) {
+      size_t i = heap_pop(&heap);
       if (words && ratio[i] == 1) {
         drop_words(&cur[i], off[i], wstart, win);
-        continue;
+      } else {
+        for (; !cur[i].done; cursor_next(&cur[i])) {
+          uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i] - wstart;
+          if (u >> WINDOW_SHIFT)
+            break;
+          win[u / 64] |= 1ull << (u % 64);
+        }
       }
-      for (; !cur[i].done; cursor_next(&cur[i])) {
-        uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i] - wstart;
-        if (u >> WINDOW_SHIFT)
-          break;
-        win[u / 64] |= 1ull << (u % 64);
+      if (!cur[i].done) { /* its next unit is in a later window */
+        next[i] = off[i] + (uint64_t)cur[i].unit * ratio[i];
+        heap_push(&heap, i);
       }
     }
     {
@@ -514,6 +553,8 @@ static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int w
   free(cur);
   free(off);
   free(ratio);
+  free(next);
+  free(heap.at);
   free(win);
   return gap * G;
 }
@@ -602,4 +643,9 @@ uint64_t cc_analysis_fp_granularity(const struct cc_footprint *fp)
 size_t cc_analysis_fp_bytes(const struct cc_footprint *fp)
 {
   return sizeof *fp + fp->cap * sizeof *fp->chunks + fp->table_cap * sizeof *fp->table;
+}
+
+size_t cc_analysis_fp_empty_bytes(void)
+{
+  return sizeof(struct cc_footprint);
 }

@@ -62,7 +62,9 @@ int cc_analysis_fp_max(cc_keep const struct cc_footprint *fp, uint64_t *max);
 uint64_t cc_analysis_fp_count(cc_keep const struct cc_footprint *fp);
 /* The granularity g in bytes (0 while fewer than two distinct addresses). */
 uint64_t cc_analysis_fp_granularity(cc_keep const struct cc_footprint *fp);
-/* Heap bytes the structure holds (chunks + table), for memory checks. */
+/* Heap bytes the structure holds (itself, chunks, table), for memory checks. */
 size_t cc_analysis_fp_bytes(cc_keep const struct cc_footprint *fp);
+/* cc_analysis_fp_bytes of a new, empty footprint (without making one). */
+size_t cc_analysis_fp_empty_bytes(void);
 
 #endif

@@ -16,6 +16,8 @@ static void merge_insn(struct cc_insn_stats *d, const struct cc_insn_stats *s)
   d->sectors += s->sectors;
   d->ideal_sectors += s->ideal_sectors;
   d->lines += s->lines;
+  d->unique_bytes += s->unique_bytes;
+  d->unknown |= s->unknown;
   for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
     d->sector_hist[b] += s->sector_hist[b];
   if (s->ways_max > d->ways_max)

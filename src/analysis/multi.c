@@ -93,6 +93,13 @@ struct cc_access_sink cc_analysis_multi_sink(struct cc_analysis_multi *mu)
   return cc_access_tee(&mu->tee);
 }
 
+void cc_analysis_multi_set_mem_limit(struct cc_analysis_multi *mu, size_t bytes)
+{
+  size_t each = (bytes ? bytes : CC_ANALYSIS_MEM_DEFAULT) / mu->n;
+  for (size_t i = 0; i < mu->n; i++)
+    mu->ans[i]->mem_limit = each > ((size_t)1 << 20) ? each : (size_t)1 << 20;
+}
+
 size_t cc_analysis_multi_count(const struct cc_analysis_multi *mu)
 {
   return mu->n;

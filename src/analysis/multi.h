@@ -44,6 +44,10 @@ void cc_analysis_multi_free(cc_take struct cc_analysis_multi *mu);
  * errors: analysis.h). */
 struct cc_access_sink cc_analysis_multi_sink(cc_keep struct cc_analysis_multi *mu);
 
+/* Shares bytes of memory (0: CC_ANALYSIS_MEM_DEFAULT) evenly among mu's analyses: each
+ * gets bytes / count as its mem_limit (analysis.h), at least 1 MiB. */
+void cc_analysis_multi_set_mem_limit(cc_keep struct cc_analysis_multi *mu, size_t bytes);
+
 /* Number of models (>= 1). */
 size_t cc_analysis_multi_count(const struct cc_analysis_multi *mu);
 

@@ -188,6 +188,16 @@ void cc_cache_free(struct cc_cache *c)
   free(c);
 }
 
+size_t cc_cache_bytes(const struct cc_cache *c)
+{
+  size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->sm_wavefronts +
+                                   sizeof *c->sm_latency) +
+         (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
+         l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
+         (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0);
+}
+
 const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c)
 {
   return &c->dev;
@@ -430,11 +440,14 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
 static void gather(const struct cc_warp_access *a, uint64_t base, struct gather *g)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t d;
+  uint64_t d, top;
   g->n = 0;
   g->sectors = 0;
   g->unsorted = 0;
-  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d)) {
+  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
+  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
+      !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
+      !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
     uint64_t lo = a->addr[0] + base;
     if (d == size) {
       gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
@@ -458,14 +471,15 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct gather 
     }
   }
   for (uint32_t m = a->active; m; m &= m - 1) {
-    uint64_t addr = a->addr[__builtin_ctz(m)] + base, end = addr + size;
-    while (addr < end) { /* one piece per sector the lane's bytes reach */
-      uint64_t sector = addr / CC_CACHE_SECTOR_BYTES;
-      uint64_t stop = (sector + 1) * CC_CACHE_SECTOR_BYTES;
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    /* one piece per sector the lane's bytes reach (at most 2: size <= 32); bytes past
+     * 2^64 - 1 wrap to address 0, as addresses do */
+    for (uint32_t left = size; left > 0;) {
       uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-      uint32_t len = (uint32_t)((end < stop ? end : stop) - addr);
-      add_sector(g, sector, byte_bits(off, len));
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      add_sector(g, addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len));
       addr += len;
+      left -= len;
     }
   }
   for (uint32_t i = 1; g->unsorted && i < g->n; i++) { /* insertion sort: n <= 64 */
@@ -645,7 +659,7 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   struct pending p;
   uint64_t cta;
   uint32_t sm;
-  if (a->insn_slot >= c->n_insns || a->active == 0)
+  if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
   cta = cta_linear(c, a->cta);
   sm = sm_of(c, cta);

@@ -154,12 +154,18 @@ struct cc_cache_kernel {
 struct cc_cache; /* opaque: the arrays and counters of one device */
 
 /* Makes an empty model of device d (copied). Allocates the L1 arrays for the largest L1
- * the device can have and the L2 array: memory about 17 bytes per L1 line of every SM
- * plus 56 bytes per L2 line (H100: about 4.5 MB + 23 MB). The caller frees it with
- * cc_cache_free. */
+ * the device can have and the L2 array: 16 bytes per L1 line of every SM plus 48 bytes
+ * per L2 line (16 for the way, 32 for what stores wrote), and a little per SM (H100:
+ * 4.3 MB + 19.7 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
 cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
 /* Frees c; NULL is allowed. */
 void cc_cache_free(cc_take struct cc_cache *c);
+
+/* Bytes c holds: what cc_cache_new allocated (the L1 and L2 arrays, fixed by the device)
+ * and the per-instruction counters of the kernel begun last (sizeof(struct
+ * cc_cache_counts) per instruction slot; cc_cache_begin_kernel replaces them). The
+ * analysis counts them in its memory (analysis.h, mem_used). */
+size_t cc_cache_bytes(const struct cc_cache *c);
 
 /* The device c models (borrowed from c). */
 const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c);
@@ -174,8 +180,9 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
  * wavefronts and, for loads, an L1 latency. Local records must carry the addresses of the
  * hardware's interleaved layout (model.h cc_model_local_layout) in 4-byte pieces: the
  * caller splits wider ones; each warp's local area is placed at its own address by its
- * SM and residency slot. Records with insn_slot >= n_insns are ignored (the analysis
- * refuses them first). */
+ * SM and residency slot. Records with insn_slot >= n_insns or a size above
+ * CC_ACCESS_MAX_BYTES are ignored (the analysis refuses them first). A lane's bytes past
+ * 2^64 - 1 continue at address 0. */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts);
 

@@ -36,19 +36,19 @@ struct app_opts {
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
 };
 
-/* Options with a value; -q / --quiet / --help are flags. */
-static const char *const valued[] = {"--backend", "--kernel-name", "--launch-skip",
-                                     "--launch-count", "--json", "--gpu-json", "--trace",
-                                     "--sample-ctas", "--spaces", "--top"};
-
+/* Where the value of each option with a value goes (which options this mode takes, and
+ * their help, is options.c's table: cc_cli_app_option); --top is parsed apart. */
 static const char **slot(struct app_opts *o, const char *name)
 {
+  static const char *const names[] = {"--backend", "--kernel-name", "--launch-skip",
+                                      "--launch-count", "--json", "--gpu-json", "--trace",
+                                      "--sample-ctas", "--spaces"};
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
-                          &o->gpu_json, &o->trace, &o->sample, &o->spaces, NULL};
-  for (size_t i = 0; slots[i] != NULL; i++)
-    if (strcmp(name, valued[i]) == 0)
+                          &o->gpu_json, &o->trace, &o->sample, &o->spaces};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i]) == 0)
       return slots[i];
-  return NULL;
+  CC_BUG("option %s of the executable mode has no slot in app.c", name);
 }
 
 /* A non-negative decimal integer (what ncu's --launch-skip takes). */
@@ -91,13 +91,10 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
     eq = strchr(a, '=');
     n = eq ? (size_t)(eq - a) : strlen(a);
     snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), a);
-    if (n >= sizeof name || !(strcmp(name, "--top") == 0 || slot(o, name)))
+    if (n >= sizeof name || cc_cli_app_option(name) != 1)
       return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not taken with an executable INPUT; "
-                        "put coalcheck's options (--backend, --kernel-name, --launch-skip, "
-                        "--launch-count, --json, --gpu-json, --trace, --sample-ctas, --spaces, "
-                        "--top, -q) "
-                        "before the "
-                        "executable", a);
+                        "put coalcheck's options before the executable ('coalcheck --help "
+                        "./app' lists them)", a);
     if (eq)
       value = eq + 1;
     else if (i + 1 < argc)
@@ -181,21 +178,11 @@ static void print_help(void)
          "       coalcheck import RUN.ccgpu --trace FILE.cctrace\n\n"
          "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
          "reports its global and shared memory accesses per SASS instruction and source line\n"
-         "(build the application with -lineinfo). Options (before the EXECUTABLE):\n"
-         "  --backend gpu|emu        gpu (the only backend for executables)\n"
-         "  --kernel-name REGEX      profile kernels whose name matches (POSIX ERE)\n"
-         "  --launch-skip N          skip the first N matching launches\n"
-         "  --launch-count N         profile N matching launches (default: all)\n"
-         "  --json PATH              write the JSON report (docs/json-schema.md); - = stdout\n"
-         "  --gpu-json PATH          keep the injection library's own JSON\n"
-         "  --trace FILE.cctrace     also record every warp access (GPU trace mode) for\n"
-         "                           `coalcheck report FILE --arch ...`\n"
-         "  --sample-ctas N          count and trace only CTAs whose linear id %% N == 0\n"
-         "  --spaces LIST            patch only these of global,shared,local (default all):\n"
-         "                           the others run uninstrumented, at native speed\n"
-         "  --top N                  show the N worst instructions per kernel\n"
-         "  -q, --quiet              no progress messages\n"
-         "Exit status: the application's; 10 when no CUDA GPU is usable.\n");
+         "(build the application with -lineinfo). libsanitizer-public.so is taken from the\n"
+         "CUDA toolkit: $CUDA_HOME, nvcc's on PATH, /usr/local/cuda (compute-sanitizer/).\n"
+         "Exit status: the application's; 10 when no CUDA GPU is usable.\n"
+         "\noptions (before the EXECUTABLE):\n");
+  cc_cli_print_options_app(stdout, 0);
 }
 
 /* Runs exe with args under the library; *status: the wait status. */
@@ -212,17 +199,38 @@ static int spawn_app(char **argv, int *status, struct cc_err *err)
   return CC_OK;
 }
 
-int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
-                     const char *skip, const char *count, int *status, struct cc_err *err)
+/* Puts first in the colon list of variable name; returns its old value (owned, or NULL
+ * when unset) for put_back. */
+static char *put_first(const char *name, const char *first)
 {
-  const char *old = getenv("LD_PRELOAD");
+  const char *old = getenv(name);
   char *saved = old ? cc_xstrdup(old) : NULL;
-  char *pre = cc_xmalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+  char *list = cc_xmalloc(strlen(first) + (old ? strlen(old) : 0) + 2);
+  sprintf(list, "%s%s%s", first, old && *old ? ":" : "", old && *old ? old : "");
+  setenv(name, list, 1);
+  free(list);
+  return saved;
+}
+
+/* Restores variable name to saved (NULL: unset) and frees saved. */
+static void put_back(const char *name, char *saved)
+{
+  if (saved)
+    setenv(name, saved, 1);
+  else
+    unsetenv(name);
+  free(saved);
+}
+
+int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char *json,
+                     const char *regex, const char *skip, const char *count, int *status,
+                     struct cc_err *err)
+{
+  /* the library first in the list (one Sanitizer subscriber per process); its
+   * libsanitizer-public.so from the toolkit found (src/gpu/README.md, "Installing") */
+  char *saved_preload = put_first("LD_PRELOAD", f->lib);
+  char *saved_libpath = put_first("LD_LIBRARY_PATH", f->san_dir);
   int rc;
-  /* the library first in the list (one Sanitizer subscriber per process) */
-  sprintf(pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-  setenv("LD_PRELOAD", pre, 1);
-  free(pre);
   setenv("COALCHECK_GPU_JSON", json, 1);
   setenv("COALCHECK_GPU_QUIET", "1", 1);
   if (regex)
@@ -233,11 +241,8 @@ int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char
     setenv("COALCHECK_LAUNCH_COUNT", count, 1);
   rc = spawn_app(child, status, err);
   /* nothing else this process starts is traced */
-  if (saved)
-    setenv("LD_PRELOAD", saved, 1);
-  else
-    unsetenv("LD_PRELOAD");
-  free(saved);
+  put_back("LD_PRELOAD", saved_preload);
+  put_back("LD_LIBRARY_PATH", saved_libpath);
   return rc;
 }
 
@@ -292,7 +297,8 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
   struct cc_gpu_raw_summary sum;
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
-  struct cc_trace_writer_opts opts = {.command_line = cmd};
+  const char *inputs[] = {raw, origin};
+  struct cc_trace_writer_opts opts = {.command_line = cmd, .inputs = inputs, .n_inputs = 2};
   struct source_named_sink named = {.name = NULL};
   int rc = cc_trace_writer_open(out, &opts, &w, &named.inner, err);
   if (rc != CC_OK)
@@ -320,6 +326,16 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
 /* cc_cli_cmd_app; *passthrough set when the status is the application's own. */
 static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough);
 
+/* The outputs (--json, --gpu-json, --trace) against INPUT and each other, before anything
+ * runs (--gpu-json is removed first: naming the executable would delete it). */
+static int check_app_paths(const struct app_opts *o, const char *input, struct cc_err *err)
+{
+  const struct cc_cli_path in[] = {{"INPUT", input}};
+  const struct cc_cli_path out[] = {{"--json", o->json}, {"--gpu-json", o->gpu_json},
+                                    {"--trace", o->trace}};
+  return cc_cli_check_paths(in, 1, out, 3, err);
+}
+
 int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
 {
   int passthrough;
@@ -345,7 +361,8 @@ int cc_cli_app_main(int argc, char **argv)
 static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
 {
   struct app_opts o;
-  char *exe = NULL, *lib = NULL, *dir = NULL, *json = NULL, *raw = NULL;
+  char *exe = NULL, *dir = NULL, *json = NULL, *raw = NULL;
+  struct cc_cli_gpu_files files = {NULL, NULL, NULL};
   int rc, ws = 0, app_rc;
   *passthrough = 0;
   if ((rc = parse(argc, argv, &o, err)) != CC_OK)
@@ -357,6 +374,8 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   if (!o.input || !(exe = resolve(argv[o.input])))
     return cc_err_set(err, CC_ERR_USAGE, "no executable given, or '%s' not found",
                       o.input ? argv[o.input] : "");
+  if ((rc = check_app_paths(&o, exe, err)) != CC_OK)
+    goto done;
   if (strcmp(o.backend, "emu") == 0) {
     rc = cc_err_set(err, CC_ERR_USAGE, "%s is an executable: the emulator cannot run "
                     "executables yet; use --backend gpu on a machine with a CUDA GPU, or "
@@ -368,13 +387,11 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                   "cannot run executables yet)", exe);
     goto done;
   }
-  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err))) {
-    rc = err->status;
+  if ((rc = cc_cli_gpu_files_find(&files, o.quiet, err)) != CC_OK)
     goto done;
-  }
   if (o.gpu_json && !o.trace) {
     json = cc_xstrdup(o.gpu_json);
-    unlink(json); /* a report left from an earlier run must not pass for this one */
+    cc_outfile_remove_stale(json); /* an earlier run's report must not pass for this one */
   } else {
     if (!(dir = cc_tmpdir_make(err))) {
       rc = err->status;
@@ -385,7 +402,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     if (o.gpu_json) { /* the temporary folder holds the trace; the JSON goes where asked */
       free(json);
       json = cc_xstrdup(o.gpu_json);
-      unlink(json);
+      cc_outfile_remove_stale(json);
     }
     if (o.trace) {
       raw = cc_xmalloc(strlen(dir) + sizeof "/gpu.ccgpu");
@@ -393,7 +410,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     }
   }
   if (!o.quiet)
-    fprintf(stderr, "coalcheck: running %s on the GPU under %s\n", exe, lib);
+    fprintf(stderr, "coalcheck: running %s on the GPU\n", exe);
   {
     char **child = argv + o.input;
     char *saved = child[0];
@@ -406,7 +423,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
       setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
     if (o.spaces)
       setenv("COALCHECK_GPU_SPACES", o.spaces, 1);
-    rc = cc_cli_gpu_spawn(child, lib, json, o.regex, o.skip, o.count, &ws, err);
+    rc = cc_cli_gpu_spawn(child, &files, json, o.regex, o.skip, o.count, &ws, err);
     unsetenv("COALCHECK_GPU_TRACE");
     unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
     unsetenv("COALCHECK_GPU_SPACES");
@@ -447,7 +464,7 @@ done:
   free(raw);
   free(dir);
   free(json);
-  free(lib);
+  cc_cli_gpu_files_release(&files);
   free(exe);
   return rc;
 }
@@ -457,10 +474,7 @@ static int import_run(int argc, char **argv, const struct app_opts *o, struct cc
 /* Whether word a is an option of this mode that takes its value from the next word. */
 static int takes_next(const char *a)
 {
-  for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
-    if (strcmp(a, valued[i]) == 0)
-      return 1;
-  return 0;
+  return cc_cli_app_option(a) == 1;
 }
 
 int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err)
@@ -502,6 +516,8 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
   if (o.input + 1 < argc)
     return cc_err_set(err, CC_ERR_USAGE, "import takes one file; '%s' is a second one",
                       argv[o.input + 1]);
+  if (check_app_paths(&o, argv[o.input], err) != CC_OK)
+    return CC_ERR_USAGE;
   size_t len = strlen(argv[o.input]);
   int is_raw = len > 6 && strcmp(argv[o.input] + len - 6, ".ccgpu") == 0;
   if (is_raw != (o.trace != NULL))

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* annotate and fix join here, one file each. */
+#include "util/fileio.h"
+
+/* annotate joins here, one file each. */
 const struct cc_cli_command cc_cli_commands[] = {
   {"run", cc_cli_cmd_run, "record one launch in the emulator, report it (default)"},
   {"record", cc_cli_cmd_record, "run one launch, save its accesses as a .cctrace"},
   {"report", cc_cli_cmd_report, "report a .cctrace under one or several --arch"},
+  {"fix", cc_cli_cmd_fix, "permute the thread geometry of a kernel, verified (CGO 2015)"},
   {"import", cc_cli_cmd_import, "report a GPU backend JSON (libcoalcheck_gpu.so)"},
   {"help", cc_cli_cmd_help, "show this help"},
 };
@@ -31,6 +34,7 @@ int cc_cli_main(int argc, char **argv)
   struct cc_err err = {CC_OK, ""};
   const struct cc_cli_command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
   int rc;
+  cc_tmp_cleanup_install(); /* SIGINT, SIGTERM: no temporary output left behind */
   if (argc <= 1) {
     rc = cc_err_set(&err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx with "
                     "--grid, --block and --arg");
@@ -49,7 +53,8 @@ int cc_cli_main(int argc, char **argv)
                     "or the pipe it goes to", errno ? strerror(errno) : "write error");
   if (rc != CC_OK) {
     fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
-    if (rc == CC_ERR_USAGE && cmd && (cmd->fn == cc_cli_cmd_record || cmd->fn == cc_cli_cmd_report))
+    if (rc == CC_ERR_USAGE && cmd && (cmd->fn == cc_cli_cmd_record || cmd->fn == cc_cli_cmd_report ||
+                                    cmd->fn == cc_cli_cmd_fix))
       fprintf(stderr, "hint: run 'coalcheck %s --help' for the options\n", cmd->name);
     else if (rc == CC_ERR_USAGE)
       fprintf(stderr, "hint: run 'coalcheck --help' for the options\n");

@@ -37,7 +37,11 @@ struct cc_run_opts {
   char *arch;                    /* --arch, or NULL = "sm_90" */
   char *nvcc_flags;              /* --nvcc-flags, or NULL */
   uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */
+  uint64_t max_memory;           /* --max-memory: bytes all buffer arguments may take
+                                    together; 0 = default (cc_cli_max_memory) */
   uint32_t top;                  /* --top: instructions shown per kernel; 0 = all */
+  uint64_t max_memory_mib;       /* --max-analysis-memory: the analyses' memory limit in MiB (all
+                                    --arch models together); 0 = CC_ANALYSIS_MEM_DEFAULT */
   int quiet;                     /* -q, --quiet */
   int help, version;             /* --help, --version */
   char *trace_path;              /* --trace (main job) or -o (record): the .cctrace to write,
@@ -50,10 +54,13 @@ struct cc_run_opts {
   int record_only;               /* set by `record`: write the trace, no analysis, no report */
   int gpu_backend;               /* --backend gpu: run on the GPU (cli/gpu.h), not emulate */
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
+  char *fix_dir;                 /* fix: -o DIR, the folder the fix is written to */
+  int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */
+  int force;                     /* fix: --force, replace a non-empty -o DIR */
 };
 
 /* The commands that share the option table (each option says which take it). */
-enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT };
+enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT, CC_CLI_CMD_FIX };
 
 /* Frees everything *o owns (strings, --arg and --dump lists) and zeroes it; safe on a
  * zeroed struct. */
@@ -70,9 +77,9 @@ int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err
 /* Parses the command line of command cmd like cc_cli_parse_run (which is the same for
  * CC_CLI_CMD_RUN): only the options the command takes are accepted (an option of another
  * command is CC_ERR_USAGE on the command line; in a launch file read by `record`, the
- * report options --json, --arch, --top, --l1-cache, --smem-bank-width, --cache, --calibration and --trace are
- * ignored, so that one launch file serves `run` and `record`). `report` takes no launch
- * file; its INPUT is the .cctrace. A repeated --arch adds to the list ("--arch cc1.0
+ * report options --json, --arch, --top, --l1-cache, --smem-bank-width, --cache, --calibration,
+ * --max-analysis-memory and --trace are ignored, so that one launch file serves `run` and
+ * `record`). `report` takes no launch file; its INPUT is the .cctrace. A repeated --arch adds to the list ("--arch cc1.0
  * --arch sm_90" = "--arch cc1.0,sm_90"); a command-line --arch replaces a launch file's. */
 int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_opts *o,
                      struct cc_err *err);

@@ -10,10 +10,56 @@
 
 #define CC_CLI_VERSION "0.1.0"
 
+/* The most bytes the buffer arguments of a launch may take together (the allocator's
+ * max_bytes, launch.h): o->max_memory (--max-memory), else half of the machine's
+ * physical memory (sysconf _SC_PHYS_PAGES x _SC_PAGESIZE), else 4 GiB when that is
+ * unknown. Emulated and GPU runs alike: their buffers live in host memory first. */
+uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
+
+/* Checks the dimensions of --grid or --block (opt "grid" or "block") against CUDA's
+ * launch limits (CUDA C Programming Guide, Compute Capabilities): grid x 2^31-1, y and z
+ * 65535; block x and y 1024, z 64, at most 1024 threads (x*y*z). text[i], when text is not
+ * NULL, is how dims[i] was written (for messages: a value above 2^64-1 is UINT64_MAX in
+ * dims). Errors: CC_ERR_USAGE "--grid y = 65536 is above CUDA's limit of 65535; CUDA grids
+ * are at most 2147483647 x 65535 x 65535 CTAs", "--block 64,32,1 has 2048 threads; CUDA
+ * allows at most 1024 per CTA". */
+int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
+                      struct cc_err *err);
+
+/* ---- inputs and outputs on one path (paths.c) ---------------------------------------- */
+
+/* One path of a command line and its role in messages ("INPUT", "--json", "--dump out=":
+ * a role ending in '=' or ':' is glued to the path). Both borrowed. */
+struct cc_cli_path {
+  const char *role;
+  const char *path;
+};
+
+/* Refuses, before anything runs, an output that would destroy an input or another output:
+ * outputs[i] naming the same file as inputs[j] or outputs[j < i] (the same device and
+ * inode when both exist, links included; else the same path once its folder is made
+ * canonical). NULL, empty and "-" (standard output) paths are skipped, and so are two
+ * names of one device (/dev/null). Errors: CC_ERR_USAGE "--json k.ptx is INPUT k.ptx:
+ * writing it would destroy an input; give the output another path", "--json r.json and
+ * --dump out=r.json are one file: one output would replace the other; give each output
+ * its own path". */
+int cc_cli_check_paths(const struct cc_cli_path *inputs, size_t nin,
+                       const struct cc_cli_path *outputs, size_t nout, struct cc_err *err);
+
+/* cc_cli_check_paths over a launch's options: inputs INPUT, the --launch file and the
+ * file: initialisers; outputs --json, --trace (or record's -o) and every --dump. */
+int cc_cli_check_run_paths(const struct cc_run_opts *o, struct cc_err *err);
+
 /* Writes the option table of the main job as help lines (generated from the table). */
 void cc_cli_print_options(FILE *out);
 /* The same for one command: only the options it takes (options.c's table). */
 void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd);
+/* The same for the executable mode (app.c): every option it takes, or (only_app) those
+ * the main job does not take, then one line naming the others. */
+void cc_cli_print_options_app(FILE *out, int only_app);
+/* Whether word ("--kernel-name", "-q"; no "=VALUE") is an option of the executable mode:
+ * 1 when it takes a value, 0 for a flag, -1 when it is not one (options.c's table). */
+int cc_cli_app_option(const char *word);
 
 /* One command of the command table: argv[0] is the command's name (or the program's,
  * for the default command). Returns the exit status; errors fill err. */
@@ -28,7 +74,13 @@ int cc_cli_cmd_run(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
+int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
+
+/* Checks the INPUT of a run (emulator or --backend gpu) before its options: CC_ERR_USAGE
+ * when input is NULL, CC_ERR_INPUT "cannot read INPUT: WHY" (strerror) when it is not a
+ * readable file (run.c). */
+int cc_cli_check_input(const char *input, struct cc_err *err);
 
 /* ---- inlining chains (inline.c) -------------------------------------------------------- */
 
@@ -74,8 +126,42 @@ void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kern
  * several, the side-by-side comparison. Errors: CC_ERR_IO; those of report/compare.h. */
 int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err);
 
+/* Hands the static address forms of the kernel just run to every analysis (analysis.h's
+ * cc_analysis_set_forms). No-op for record. Errors: those of cc_analysis_set_forms. */
+int cc_cli_outputs_set_forms(struct cc_cli_outputs *s, const struct cc_kernel_forms *kf,
+                             struct cc_err *err);
+
+/* ---- static address forms (forms.c) ---------------------------------------------------- */
+
+/* Analyses the addresses of kernel f of module m (src/affine), evaluates the forms under
+ * the launch (o's grid and block, b's parameter values, o's --arg names for the
+ * parameters) and hands them to outs with the fix command for the advice (`coalcheck
+ * fix` with o's --launch file, or INPUT --kernel `kernel` and o's launch options).
+ * A function the analysis refuses gets no forms (not an error). Errors: those of
+ * cc_cli_outputs_set_forms. */
+int cc_cli_attach_forms(struct cc_cli_outputs *outs, cc_keep const struct ptx_module *m,
+                        cc_keep const struct ptx_function *f, const char *kernel,
+                        cc_keep const struct cc_run_opts *o, cc_keep const struct cc_launch_bound *b,
+                        struct cc_err *err);
+
 /* Frees s, removing an unfinished trace and --json file; NULL is allowed. */
 void cc_cli_outputs_free(cc_take struct cc_cli_outputs *s);
+
+/* ---- shared by the commands that run a launch (run.c) ------------------------------- */
+
+/* Checks what the parser cannot: INPUT, --grid and --block given, CUDA's launch limits.
+ * Errors: CC_ERR_USAGE. */
+int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err);
+
+/* Parses o->input into a module: .ptx read as is, .cu compiled with nvcc (-ptx -lineinfo,
+ * o->nvcc_flags). Errors: CC_ERR_USAGE (neither .cu nor .ptx), CC_ERR_INPUT, CC_ERR_TOOL. */
+int cc_cli_load_module(const struct cc_run_opts *o, cc_give struct ptx_module **out,
+                       struct cc_err *err);
+
+/* The files o reads, which no output may replace (util/fileio.h, cc_outfile_open_except):
+ * INPUT, the launch file and the file: initialisers, in a new array of *n paths borrowed
+ * from o (the caller frees the array). */
+cc_give const char **cc_cli_input_paths(cc_keep const struct cc_run_opts *o, size_t *n);
 
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];

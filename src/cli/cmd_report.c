@@ -31,6 +31,8 @@ int cc_cli_report(const struct cc_run_opts *o, FILE *report_out, struct cc_err *
   if (!o->input)
     return cc_err_set(err, CC_ERR_USAGE, "no trace given; pass the FILE.cctrace written by "
                       "'coalcheck record'");
+  if ((rc = cc_cli_check_run_paths(o, err)) != CC_OK)
+    return rc;
   /* the analyses are complete before anything is written: a trace that fails to replay
    * leaves no report and no --json file */
   if ((rc = cc_cli_outputs_open(o, &outs, err)) == CC_OK &&

@@ -29,11 +29,12 @@
  * reports it). Per instruction: executions = requests, thread_accesses = lanes; global:
  * sectors, ideal_sectors; shared and local: wavefronts, ideal_wavefronts, ways; the
  * stride count is lanes - requests (each request of n lanes has n - 1 neighbours), its
- * sum avg x count. Uncoalesced thread accesses (CGO Table 2) where the sums fix them:
- * 0 when no stride exceeds the size, all lanes when every stride does and every request
- * was a full warp, else 0 (unknown). Shared requests with a conflict likewise: 0 when
- * ways is 1, all when wavefronts = ways x ideal wavefronts, else 0 (unknown). Not
- * measured by the GPU: footprints (allStr: the report shows "whole footprint 0 bytes").
+ * sum avg x count. The figures the library does not measure (unique bytes, so the
+ * efficiency; the sectors histogram; Algorithm 1's uncoalesced requests and thread
+ * accesses; shared requests with a conflict) are derived by cc_analysis_import_kernel
+ * where the sums fix them and flagged unknown otherwise (analysis.h, enum cc_unknown:
+ * the reports show null or "-", never 0). Not measured by the GPU: footprints (allStr:
+ * the report says "not measured on the GPU", the JSON has null).
  * An "inlined_at" {file, line} becomes the instruction's inlined_file/inlined_line.
  * Errors: CC_ERR_INPUT "ORIGIN: ..." when the text is not JSON or not a GPU report (a
  * missing or mistyped field is named with its kernel and instruction), or the analysis
@@ -55,6 +56,45 @@ int cc_cli_is_elf(const char *path);
  * tree), DIR/NAME, DIR/../lib/coalcheck/NAME. Returns an owned path, or NULL with
  * CC_ERR_TOOL in err naming the places tried and the variable to set. */
 cc_give char *cc_cli_gpu_find_file(const char *env, const char *name, struct cc_err *err);
+
+/* Where a CUDA installation is looked for (cc_cli_cuda_places_from_env fills it from the
+ * environment; tests pass a fake toolkit). Strings borrowed; each may be NULL. */
+struct cc_cli_cuda_places {
+  const char *cuda_home;       /* $CUDA_HOME: the toolkit's root */
+  const char *path;            /* $PATH: the first nvcc on it is ROOT/bin/nvcc */
+  const char *default_root;    /* "/usr/local/cuda" */
+  const char *ld_library_path; /* $LD_LIBRARY_PATH: folders that may hold the library */
+};
+
+/* Fills p from $CUDA_HOME, $PATH and $LD_LIBRARY_PATH, default_root "/usr/local/cuda". */
+void cc_cli_cuda_places_from_env(struct cc_cli_cuda_places *p);
+
+/* Finds libsanitizer-public.so (the Compute Sanitizer API library, which
+ * libcoalcheck_gpu.so needs at run time; the toolkit's ROOT/compute-sanitizer/) in
+ * this order: $CUDA_HOME/compute-sanitizer; the toolkit of the first nvcc on PATH
+ * (ROOT/bin/nvcc, as found and with links resolved); default_root/compute-sanitizer;
+ * each folder of LD_LIBRARY_PATH. A folder is taken when DIR/libsanitizer-public.so is
+ * readable. Returns CC_OK with *dir (the folder) and *origin (where it came from:
+ * "$CUDA_HOME", "the nvcc on PATH", ...) owned, or CC_ERR_TOOL naming every folder tried
+ * and what to do (set CUDA_HOME). */
+int cc_cli_gpu_find_sanitizer(const struct cc_cli_cuda_places *p, cc_give char **dir,
+                              cc_give char **origin, struct cc_err *err);
+
+/* What a GPU run loads into the child: the injection library and the folder of
+ * libsanitizer-public.so (with where that came from). Owned strings. */
+struct cc_cli_gpu_files {
+  char *lib;        /* libcoalcheck_gpu.so (cc_cli_gpu_find_file, $COALCHECK_GPU_LIB) */
+  char *san_dir;    /* the folder put first on the child's LD_LIBRARY_PATH */
+  char *san_origin; /* "$CUDA_HOME", ... (cc_cli_gpu_find_sanitizer) */
+};
+
+/* Finds both from the environment; unless quiet, says on stderr which were taken.
+ * Errors: those of cc_cli_gpu_find_file and cc_cli_gpu_find_sanitizer (CC_ERR_TOOL);
+ * f is released on failure. */
+int cc_cli_gpu_files_find(struct cc_cli_gpu_files *f, int quiet, struct cc_err *err);
+
+/* Frees f's strings; f may be zeroed. */
+void cc_cli_gpu_files_release(struct cc_cli_gpu_files *f);
 
 /* `coalcheck [options] EXECUTABLE [ARGS...]`: the command line of the executable mode.
  * Returns 1 if argv (argv[0] the program) has, after options this mode knows, an INPUT
@@ -92,11 +132,23 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
                       struct cc_err *err);
 
 /* Runs child (child[0] the program's path, NULL-terminated) under the injection library
- * lib: LD_PRELOAD (lib first), COALCHECK_GPU_JSON=json, COALCHECK_GPU_QUIET=1 and the
- * filter variables (each NULL: not set) in the child's environment; waits for it
- * (*status: the wait status). Errors: CC_ERR_TOOL when it cannot be started. */
-int cc_cli_gpu_spawn(char **child, const char *lib, const char *json, const char *regex,
-                     const char *skip, const char *count, int *status, struct cc_err *err);
+ * f->lib: LD_PRELOAD (f->lib first), LD_LIBRARY_PATH (f->san_dir first, so that the
+ * library's libsanitizer-public.so is the toolkit's), COALCHECK_GPU_JSON=json,
+ * COALCHECK_GPU_QUIET=1 and the filter variables (each NULL: not set) in the child's
+ * environment; waits for it (*status: the wait status). Errors: CC_ERR_TOOL when it
+ * cannot be started. */
+int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char *json,
+                     const char *regex, const char *skip, const char *count, int *status,
+                     struct cc_err *err);
+
+/* Times kernel `mangled` of the PTX text (len bytes) on the GPU, uninstrumented: the
+ * arguments bound and filled as for the emulator, one launch, 3 warm-up launches, then
+ * runs launches each timed with CUDA events (coalcheck-gpu-launch's `time` directive);
+ * *ms: the median in milliseconds. Errors: CC_CLI_EXIT_NO_GPU, CC_ERR_TOOL (launcher
+ * missing or failed), those of cc_launch_bind. */
+int cc_cli_gpu_time(const char *ptx, size_t len, const char *mangled, const uint32_t grid[3],
+                    const uint32_t block[3], uint32_t shared, const struct cc_launch_arg *args,
+                    size_t nargs, unsigned runs, double *ms, struct cc_err *err);
 
 /* A wait status as a shell gives it: the exit code, or 128 + the signal. */
 int cc_cli_gpu_exit_status(int ws);

@@ -161,10 +161,6 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
         (rc = get_u64(j, "ways", w, &u, err)) != CC_OK)
       return rc;
     c->ways_max = (uint32_t)(u ? u : 1);
-    /* requests with a conflict, where the sums fix them: none without one; all when
-     * every phase of every request had the worst ways (wavefronts = ways x ideal) */
-    if (c->ways_max > 1 && c->wavefronts == (uint64_t)c->ways_max * c->ideal_wavefronts)
-      c->conflict_requests = requests;
   }
   stride = cJSON_GetObjectItemCaseSensitive(j, "stride");
   if (cJSON_IsObject(stride)) {
@@ -182,12 +178,6 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
   } else if (stride && !cJSON_IsNull(stride)) {
     return bad(w, "stride", "is neither {min, max, avg} nor null", err);
   }
-  /* CGO Table 2's uncoalesced thread accesses, where the sums determine them (W = 32 on
-   * sm_90: a group is a warp): none when no stride exceeds the size; all lanes when every
-   * stride does and every request was a full warp. Otherwise unknown: 0 (gpu.h). */
-  uint32_t bound = cc_access_coalesced_stride(info->space, info->size_bytes);
-  if (c->stride_count && c->stride_min > bound && lanes == (uint64_t)CC_WARP_SIZE * c->executions)
-    c->uncoalesced_thread_accesses = lanes;
   return CC_OK;
 }
 
@@ -287,7 +277,8 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
     goto done;
   if ((rc = cc_cli_gpu_import(text, json_path, m, &an, err)) != CC_OK)
     goto done;
-  if (json_out && (rc = cc_report_json_write(json_out, an, CC_CLI_VERSION, err)) != CC_OK)
+  if (json_out && ((rc = cc_outfile_check_inputs(json_out, &json_path, 1, err)) != CC_OK ||
+                   (rc = cc_report_json_write(json_out, an, CC_CLI_VERSION, err)) != CC_OK))
     goto done;
   if (!(json_out && strcmp(json_out, "-") == 0)) {
     /* --top: the first `top` instructions of each kernel (they are worst first) */

@@ -12,12 +12,16 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch/launch.h"
 #include "util/fileio.h"
 #include "util/mem.h"
+
+extern char **environ;
 
 /* Host buffers for cc_launch_bind; the "device address" is a tag (the buffers never meet
  * a device here: the launcher allocates its own). */
@@ -30,10 +34,13 @@ static int host_alloc_fn(void *ctx, uint64_t bytes, const char *name, uint64_t *
                          void **host, struct cc_err *err)
 {
   struct host_alloc *h = ctx;
-  (void)name;
-  (void)err;
+  void *mem = calloc(bytes ? bytes : 1, 1); /* the host may not have it: not an abort */
+  if (!mem)
+    return cc_err_set(err, CC_ERR_LIMIT, "cannot allocate %llu bytes of host memory for "
+                      "buffer '%s': out of memory; use a smaller size or free memory",
+                      (unsigned long long)bytes, name);
   h->blocks = cc_xrealloc(h->blocks, (h->n + 1) * sizeof *h->blocks);
-  h->blocks[h->n] = cc_xcalloc(bytes ? bytes : 1, 1);
+  h->blocks[h->n] = mem;
   *host = h->blocks[h->n++];
   *dev_addr = (uint64_t)h->n << 40; /* distinct and never 0 */
   return CC_OK;
@@ -100,7 +107,8 @@ static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf,
 
 /* Writes DIR/kernel.ptx and DIR/plan (format: src/gpu/launch.c). */
 static int write_plan(const char *dir, const struct cc_run_opts *o, const char *ptx, size_t len,
-                      const char *mangled, const struct cc_launch_bound *b, struct cc_err *err)
+                      const char *mangled, const struct cc_launch_bound *b, unsigned time_runs,
+                      struct cc_err *err)
 {
   char *path = cc_xmalloc(strlen(dir) + 16);
   struct cc_outfile f;
@@ -145,6 +153,8 @@ static int write_plan(const char *dir, const struct cc_run_opts *o, const char *
         snprintf(abs + strlen(abs), sizeof abs - strlen(abs), "/%s", o->dumps[i].path);
       fprintf(f.fp, "dump %s %s\n", o->dumps[i].name, abs);
     }
+    if (time_runs)
+      fprintf(f.fp, "time %u time.txt\n", time_runs);
     if (rc != CC_OK)
       cc_outfile_abort(&f);
     else
@@ -178,9 +188,9 @@ static int ptx_text(const struct cc_run_opts *o, char **text, size_t *len, struc
 
 static int check(const struct cc_run_opts *o, struct cc_err *err)
 {
-  if (!o->input)
-    return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
-                      "--launch FILE that names one");
+  int rc = cc_cli_check_input(o->input, err);
+  if (rc != CC_OK)
+    return rc;
   if (!o->grid[0] || !o->block[0])
     return cc_err_set(err, CC_ERR_USAGE, "missing --grid or --block: the launch needs both");
   if (o->arch && strcmp(o->arch, "sm_90") != 0)
@@ -195,12 +205,14 @@ static int check(const struct cc_run_opts *o, struct cc_err *err)
 /* Runs the plan in dir under the library and reports. */
 static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, struct cc_err *err)
 {
-  char *lib = NULL, *launcher = NULL, *plan, *json;
+  struct cc_cli_gpu_files files;
+  char *launcher, *plan, *json;
   int rc, ws = 0, st;
-  if (!(lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err)) ||
-      !(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err))) {
-    free(lib);
+  if (!(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err)))
     return err->status;
+  if ((rc = cc_cli_gpu_files_find(&files, o->quiet, err)) != CC_OK) {
+    free(launcher);
+    return rc;
   }
   plan = cc_xmalloc(strlen(dir) + 16);
   json = cc_xmalloc(strlen(dir) + 16);
@@ -208,7 +220,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   sprintf(json, "%s/gpu.json", dir);
   {
     char *child[] = {launcher, plan, NULL};
-    rc = cc_cli_gpu_spawn(child, lib, json, NULL, NULL, NULL, &ws, err);
+    rc = cc_cli_gpu_spawn(child, &files, json, NULL, NULL, NULL, &ws, err);
   }
   if (rc == CC_OK && (st = cc_cli_gpu_exit_status(ws)) != 0)
     rc = cc_err_set(err, st == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU : CC_ERR_TOOL,
@@ -220,7 +232,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   free(plan);
   free(json);
   free(launcher);
-  free(lib);
+  cc_cli_gpu_files_release(&files);
   return rc;
 }
 
@@ -229,7 +241,7 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
   struct host_alloc h = {NULL, 0};
-  struct cc_launch_allocator alloc = {&h, host_alloc_fn};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn, cc_cli_max_memory(o)};
   struct cc_launch_bound b;
   const char *keep = getenv("COALCHECK_GPU_PLAN");
   char *text = NULL, *dir = NULL;
@@ -262,7 +274,7 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
       goto done;
     }
   }
-  if ((rc = write_plan(dir, o, text, len, k->name, &b, err)) != CC_OK)
+  if ((rc = write_plan(dir, o, text, len, k->name, &b, 0, err)) != CC_OK)
     goto done;
   if (keep && *keep) { /* COALCHECK_GPU_PLAN: prepare only, run elsewhere */
     if (!o->quiet)
@@ -287,5 +299,90 @@ done:
   if (m)
     ptx_module_free(m);
   free(text);
+  return rc;
+}
+
+/* ---- timing for `coalcheck fix --backend gpu` ------------------------------------------ */
+
+/* Runs the launcher on dir/plan without the injection library (native speed), standard
+ * output and error inherited. */
+static int run_native(const char *launcher, const char *dir, struct cc_err *err)
+{
+  char *plan = cc_xmalloc(strlen(dir) + 16);
+  char *child[] = {(char *)launcher, plan, NULL};
+  pid_t pid;
+  int ws = 0, rc;
+  sprintf(plan, "%s/plan", dir);
+  rc = posix_spawn(&pid, launcher, NULL, NULL, child, environ);
+  if (rc == 0 && waitpid(pid, &ws, 0) < 0)
+    rc = errno;
+  free(plan);
+  if (rc != 0)
+    return cc_err_set(err, CC_ERR_TOOL, "cannot run %s: %s", launcher, strerror(rc));
+  if (cc_cli_gpu_exit_status(ws) != 0)
+    return cc_err_set(err, cc_cli_gpu_exit_status(ws) == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU
+                      : CC_ERR_TOOL, "the timed gpu launch failed (coalcheck-gpu-launch exit "
+                      "status %d, its message above)", cc_cli_gpu_exit_status(ws));
+  return CC_OK;
+}
+
+int cc_cli_gpu_time(const char *ptx, size_t len, const char *mangled, const uint32_t grid[3],
+                    const uint32_t block[3], uint32_t shared, const struct cc_launch_arg *args,
+                    size_t nargs, unsigned runs, double *ms, struct cc_err *err)
+{
+  struct ptx_module *m = NULL;
+  const struct ptx_function *k;
+  struct host_alloc h = {NULL, 0};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn, 0};
+  struct cc_launch_bound b;
+  struct cc_run_opts o;
+  char *dir = NULL, *launcher = NULL, *path = NULL, *text = NULL;
+  int rc;
+  memset(&b, 0, sizeof b);
+  memset(&o, 0, sizeof o);
+  memcpy(o.grid, grid, sizeof o.grid);
+  memcpy(o.block, block, sizeof o.block);
+  o.shared_bytes = shared;
+  o.args = (struct cc_launch_arg *)args;
+  o.nargs = nargs;
+  if ((rc = ptx_parse(ptx, len, "timed kernel", &m, err)) != CC_OK)
+    goto done;
+  if (!(k = ptx_module_find(m, mangled))) {
+    rc = cc_err_set(err, CC_ERR_INTERNAL, "no kernel %s to time", mangled);
+    goto done;
+  }
+  if ((rc = cc_launch_bind(args, nargs, k, &alloc, &b, err)) != CC_OK)
+    goto done;
+  if (!(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err)) ||
+      !(dir = cc_tmpdir_make(err))) {
+    rc = err->status;
+    goto done;
+  }
+  if ((rc = write_plan(dir, &o, ptx, len, mangled, &b, runs, err)) != CC_OK ||
+      (rc = run_native(launcher, dir, err)) != CC_OK)
+    goto done;
+  path = cc_xmalloc(strlen(dir) + 16);
+  sprintf(path, "%s/time.txt", dir);
+  if ((rc = cc_file_read(path, &text, NULL, err)) == CC_OK && sscanf(text, "%lf", ms) != 1)
+    rc = cc_err_set(err, CC_ERR_TOOL, "%s: no time in it", path);
+done:
+  if (dir) {
+    static const char *const names[] = {"plan", "kernel.ptx", "time.txt"};
+    char *p = cc_xmalloc(strlen(dir) + 16);
+    for (size_t i = 0; i < 3; i++) {
+      sprintf(p, "%s/%s", dir, names[i]);
+      unlink(p);
+    }
+    free(p);
+    rmdir(dir);
+  }
+  free(dir);
+  free(launcher);
+  free(path);
+  free(text);
+  cc_launch_bound_release(&b);
+  host_free(&h);
+  if (m)
+    ptx_module_free(m);
   return rc;
 }

@@ -102,3 +102,151 @@ char *cc_cli_gpu_find_file(const char *env, const char *name, struct cc_err *err
              tried[0] ? tried : "nothing: /proc/self/exe unreadable", env);
   return NULL;
 }
+
+/* ---- libsanitizer-public.so: the CUDA installation's, found at run time ---------------- */
+
+#define SAN_LIB "libsanitizer-public.so"
+
+void cc_cli_cuda_places_from_env(struct cc_cli_cuda_places *p)
+{
+  p->cuda_home = getenv("CUDA_HOME");
+  p->path = getenv("PATH");
+  p->default_root = "/usr/local/cuda";
+  p->ld_library_path = getenv("LD_LIBRARY_PATH");
+}
+
+/* The folders tried so far, and the hit. */
+struct san_search {
+  CC_VEC(char *) dirs;  /* tried, owned */
+  char *tried;          /* "DIR (WHY), ..." for the message, owned */
+  char *dir, *origin;   /* the hit, owned, or NULL */
+};
+
+/* Tries folder dir (why: where it came from); 1 once a folder held the library. */
+static int try_dir(struct san_search *s, const char *dir, const char *why)
+{
+  char *file, *entry;
+  size_t old;
+  if (s->dir)
+    return 1;
+  for (size_t i = 0; i < s->dirs.len; i++) /* CUDA_HOME=/usr/local/cuda: tried once */
+    if (strcmp(s->dirs.data[i], dir) == 0)
+      return 0;
+  CC_VEC_PUSH(&s->dirs, cc_xstrdup(dir));
+  file = join(dir, "", SAN_LIB);
+  if (access(file, R_OK) == 0) {
+    s->dir = cc_xstrdup(dir);
+    s->origin = cc_xstrdup(why);
+    free(file);
+    return 1;
+  }
+  free(file);
+  old = s->tried ? strlen(s->tried) : 0;
+  entry = cc_xmalloc(strlen(dir) + strlen(why) + 8);
+  sprintf(entry, "%s%s (%s)", old ? ", " : "", dir, why);
+  s->tried = cc_xrealloc(s->tried, old + strlen(entry) + 1);
+  strcpy(s->tried + old, entry);
+  free(entry);
+  return 0;
+}
+
+/* Tries ROOT/compute-sanitizer. */
+static int try_root(struct san_search *s, const char *root, const char *why)
+{
+  char *dir = join(root, "", "compute-sanitizer");
+  int hit = try_dir(s, dir, why);
+  free(dir);
+  return hit;
+}
+
+/* Tries the toolkit of nvcc_path (ROOT/bin/nvcc). */
+static int try_nvcc(struct san_search *s, const char *nvcc_path, const char *why)
+{
+  char *root = cc_xstrdup(nvcc_path), *slash;
+  int hit = 0;
+  if ((slash = strrchr(root, '/')) != NULL) {
+    *slash = '\0'; /* ROOT/bin */
+    slash = strrchr(root, '/');
+    if (slash && strcmp(slash, "/bin") == 0) {
+      *slash = '\0';
+      hit = try_root(s, *root ? root : "/", why);
+    } else {
+      char *up = join(root, "", "..");
+      hit = try_root(s, up, why);
+      free(up);
+    }
+  }
+  free(root);
+  return hit;
+}
+
+int cc_cli_gpu_find_sanitizer(const struct cc_cli_cuda_places *p, char **dir, char **origin,
+                              struct cc_err *err)
+{
+  struct san_search s;
+  char *nvcc = p->path ? cc_cli_find_program("nvcc", p->path, NULL) : NULL;
+  int rc = CC_OK;
+  memset(&s, 0, sizeof s);
+  if (p->cuda_home && *p->cuda_home)
+    try_root(&s, p->cuda_home, "$CUDA_HOME");
+  if (nvcc) {
+    char real[PATH_MAX];
+    try_nvcc(&s, nvcc, "the nvcc on PATH");
+    if (realpath(nvcc, real)) /* /usr/bin/nvcc -> the toolkit's bin/nvcc */
+      try_nvcc(&s, real, "the nvcc on PATH, links resolved");
+  }
+  if (p->default_root)
+    try_root(&s, p->default_root, "the default");
+  for (const char *l = p->ld_library_path; l && *l && !s.dir;) {
+    size_t n = strcspn(l, ":");
+    char *d = cc_xstrndup(l, n);
+    if (n)
+      try_dir(&s, d, "LD_LIBRARY_PATH");
+    free(d);
+    l += n + (l[n] == ':');
+  }
+  if (s.dir) {
+    *dir = s.dir;
+    *origin = s.origin;
+  } else {
+    *dir = *origin = NULL;
+    rc = cc_err_set(err, CC_ERR_TOOL, "cannot find %s, the CUDA toolkit's Compute Sanitizer "
+                    "library that libcoalcheck_gpu.so needs; tried %s%s%s; set CUDA_HOME to "
+                    "the toolkit's folder (the one holding compute-sanitizer/), or put the "
+                    "folder of %s on LD_LIBRARY_PATH", SAN_LIB, s.tried ? s.tried : "nothing",
+                    p->cuda_home && *p->cuda_home ? "" : "; CUDA_HOME is not set",
+                    nvcc ? "" : "; no nvcc on PATH", SAN_LIB);
+  }
+  for (size_t i = 0; i < s.dirs.len; i++)
+    free(s.dirs.data[i]);
+  CC_VEC_FREE(&s.dirs);
+  free(s.tried);
+  free(nvcc);
+  return rc;
+}
+
+int cc_cli_gpu_files_find(struct cc_cli_gpu_files *f, int quiet, struct cc_err *err)
+{
+  struct cc_cli_cuda_places where;
+  int rc;
+  memset(f, 0, sizeof *f);
+  if (!(f->lib = cc_cli_gpu_find_file("COALCHECK_GPU_LIB", "libcoalcheck_gpu.so", err)))
+    return err->status;
+  cc_cli_cuda_places_from_env(&where);
+  if ((rc = cc_cli_gpu_find_sanitizer(&where, &f->san_dir, &f->san_origin, err)) != CC_OK) {
+    cc_cli_gpu_files_release(f);
+    return rc;
+  }
+  if (!quiet)
+    fprintf(stderr, "coalcheck: GPU library %s, with %s/" SAN_LIB " (from %s)\n", f->lib,
+            f->san_dir, f->san_origin);
+  return CC_OK;
+}
+
+void cc_cli_gpu_files_release(struct cc_cli_gpu_files *f)
+{
+  free(f->lib);
+  free(f->san_dir);
+  free(f->san_origin);
+  memset(f, 0, sizeof *f);
+}

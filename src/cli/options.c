@@ -19,15 +19,20 @@ struct source {
   const uint32_t *lines;   /* line of each word (launch file) */
   const char *base_dir;    /* folder relative paths in the file are taken from, or NULL */
   size_t file_args, file_dumps; /* --arg/--dump entries that came from the launch file */
+  uint32_t line;           /* launch file: the line of the option being set */
   enum cc_cli_cmd cmd;     /* the command being parsed */
 };
 
 /* Which commands take an option: bits (1u << enum cc_cli_cmd). The launch options are
  * taken by run and record, the report options by run and report. */
 #define CMD_BIT(c) (1u << (c))
-#define FOR_LAUNCH (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD))
+#define FOR_LAUNCH (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX))
 #define FOR_REPORT (CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_REPORT))
 #define FOR_ALL (FOR_LAUNCH | FOR_REPORT)
+/* The executable mode (`coalcheck [OPTIONS] ./app [ARGS]`, app.c): app.c parses its words
+ * itself; the table says which options it takes (cc_cli_app_option) and gives their help.
+ * An option with this bit alone has no set function. */
+#define FOR_APP (1u << 16)
 
 struct option {
   const char *name;  /* long name without "--" */
@@ -61,7 +66,8 @@ static char *from_base(const struct source *src, const char *path)
   return out;
 }
 
-/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero). */
+/* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero) into *out; on
+ * CC_ERR_USAGE *out is left as it was. */
 static int parse_uint(const char *opt, const char *value, uint64_t max, int allow_zero,
                       uint64_t *out, struct cc_err *err)
 {
@@ -77,29 +83,39 @@ static int parse_uint(const char *opt, const char *value, uint64_t max, int allo
   *out = v;
   return CC_OK;
 bad:
-  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
-                    value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+  /* a constant status, not cc_err_set's result, so that callers' compilers see that
+   * *out is set whenever CC_OK comes back */
+  cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --%s: expected an integer in %d..%llu",
+             value, opt, allow_zero ? 0 : 1, (unsigned long long)max);
+  return CC_ERR_USAGE;
 }
 
-/* X[,Y[,Z]] with each component in 1..2^31-1; missing components are 1. */
+/* X[,Y[,Z]] of positive integers within CUDA's limits for opt ("grid" or "block",
+ * cc_cli_check_dims); missing components are 1. */
 static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struct cc_err *err)
 {
   const char *p = value;
-  uint32_t d[3] = {1, 1, 1};
+  uint64_t d[3] = {1, 1, 1};
+  char part[3][32] = {"1", "1", "1"};
+  const char *const text[3] = {part[0], part[1], part[2]};
+  int rc;
   for (int i = 0; i < 3; i++) {
-    char part[32];
     size_t n = strcspn(p, ",");
-    uint64_t v;
-    if (n == 0 || n >= sizeof part)
+    if (n == 0 || n >= sizeof part[i])
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: expected X[,Y[,Z]], e.g. 32,8", value, opt);
-    memcpy(part, p, n);
-    part[n] = '\0';
-    if (parse_uint(opt, part, INT32_MAX, 0, &v, err) != CC_OK)
+    memcpy(part[i], p, n);
+    part[i][n] = '\0';
+    if (parse_uint(opt, part[i], UINT64_MAX, 1, &d[i], NULL) != CC_OK) {
+      if (strspn(part[i], "0123456789") != n)
+        d[i] = 0;
+      else /* decimal digits beyond 2^64-1: above every limit (the message shows the text) */
+        d[i] = UINT64_MAX;
+    }
+    if (d[i] == 0)
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: expected X[,Y[,Z]] of positive integers",
                         value, opt);
-    d[i] = (uint32_t)v;
     p += n;
     if (*p == '\0')
       break;
@@ -108,7 +124,10 @@ static int parse_dim3(const char *opt, const char *value, uint32_t out[3], struc
       return cc_err_set(err, CC_ERR_USAGE,
                         "bad value '%s' for --%s: at most 3 dimensions", value, opt);
   }
-  memcpy(out, d, sizeof d);
+  if ((rc = cc_cli_check_dims(opt, d, text, err)) != CC_OK)
+    return rc;
+  for (int i = 0; i < 3; i++)
+    out[i] = (uint32_t)d[i]; /* at most 2^31-1 now */
   return CC_OK;
 }
 
@@ -138,6 +157,10 @@ static int set_arg(struct cc_run_opts *o, const char *v, const struct source *s,
   int rc = cc_launch_arg_parse(v, s->base_dir, &a, err);
   if (rc != CC_OK)
     return rc;
+  if (s->file) { /* errors found when binding name the line too */
+    a.origin = cc_xmalloc(strlen(s->file) + 16);
+    sprintf(a.origin, "%s:%u", s->file, s->line);
+  }
   /* the command line wins: an --arg named like one from the launch file replaces it */
   for (size_t i = 0; a.name && !s->file && i < s->file_args; i++) {
     if (o->args[i].name && strcmp(o->args[i].name, a.name) == 0) {
@@ -178,7 +201,8 @@ static int set_shared(struct cc_run_opts *o, const char *v, const struct source 
 {
   uint64_t n;
   int rc = parse_uint("shared", v, UINT32_MAX, 1, &n, err);
-  o->shared_bytes = (uint32_t)n;
+  if (rc == CC_OK) /* a refused value leaves the option as it was */
+    o->shared_bytes = (uint32_t)n;
   return rc;
 }
 
@@ -227,6 +251,17 @@ static int set_trace(struct cc_run_opts *o, const char *v, const struct source *
                       "pass a file name, or use 'coalcheck record -o -'");
   free(o->trace_path);
   o->trace_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
+  return CC_OK;
+}
+
+/* -o: record's trace file, or fix's output folder */
+static int set_output(struct cc_run_opts *o, const char *v, const struct source *s,
+                      struct cc_err *err)
+{
+  if (s->cmd != CC_CLI_CMD_FIX)
+    return set_trace(o, v, s, err);
+  free(o->fix_dir);
+  o->fix_dir = from_base(s, v);
   return CC_OK;
 }
 
@@ -281,12 +316,46 @@ static int set_max_insns(struct cc_run_opts *o, const char *v, const struct sour
   return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
 }
 
+/* --max-memory BYTES: an integer with an optional K, M, G or T suffix (powers of 1024) */
+static int set_max_memory(struct cc_run_opts *o, const char *v, const struct source *s,
+                          struct cc_err *err)
+{
+  static const char units[] = "KMGT";
+  size_t n = strlen(v);
+  const char *unit = n ? strchr(units, v[n - 1]) : NULL;
+  unsigned shift = unit && *unit ? 10u * (unsigned)(unit - units + 1) : 0;
+  char num[32];
+  uint64_t bytes;
+  if (shift)
+    n--;
+  if (n == 0 || n >= sizeof num)
+    goto bad;
+  memcpy(num, v, n);
+  num[n] = '\0';
+  if (parse_uint("max-memory", num, UINT64_MAX >> shift, 0, &bytes, NULL) != CC_OK)
+    goto bad;
+  o->max_memory = bytes << shift;
+  return CC_OK;
+bad:
+  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --max-memory: expected bytes, a "
+                    "positive integer with an optional K, M, G or T suffix (powers of 1024) "
+                    "below 2^64, e.g. 64G", v);
+}
+
+/* --max-analysis-memory MIB: the analyses' memory limit */
+static int set_max_analysis_memory(struct cc_run_opts *o, const char *v, const struct source *s,
+                                   struct cc_err *err)
+{
+  return parse_uint("max-analysis-memory", v, SIZE_MAX >> 20, 0, &o->max_memory_mib, err);
+}
+
 static int set_top(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
   uint64_t n;
   int rc = parse_uint("top", v, UINT32_MAX, 0, &n, err);
-  o->top = (uint32_t)n;
+  if (rc == CC_OK)
+    o->top = (uint32_t)n;
   return rc;
 }
 
@@ -298,6 +367,23 @@ static int set_backend(struct cc_run_opts *o, const char *v, const struct source
     return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --backend: expected emu or gpu",
                       v);
   o->gpu_backend = strcmp(v, "gpu") == 0;
+  return CC_OK;
+}
+
+static int set_strategy(struct cc_run_opts *o, const char *v, const struct source *s,
+                        struct cc_err *err)
+{
+  if (strcmp(v, "model") != 0 && strcmp(v, "empirical") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --strategy: expected model or "
+                      "empirical", v);
+  o->fix_strategy = strcmp(v, "empirical") == 0; /* enum cc_fix_strategy */
+  return CC_OK;
+}
+
+static int set_force(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  o->force = 1;
   return CC_OK;
 }
 
@@ -338,14 +424,16 @@ static const struct option options[] = {
    "SIZE elements: integers, scalar names, + - * / % ( );\n"
    "INIT zero | iota | random[:SEED] | file:PATH |\n"
    "const:VALUE; the buffer's device pointer is passed", set_arg, FOR_LAUNCH},
-  {"shared", 0, "BYTES", "dynamic shared memory per CTA", set_shared, FOR_LAUNCH},
+  {"shared", 0, "BYTES", "dynamic shared memory per CTA (default 0)", set_shared,
+   FOR_LAUNCH},
   {"dump", 0, "NAME=PATH", "after the run, write buffer NAME to PATH\n"
    "(raw little-endian elements)", set_dump, FOR_LAUNCH},
   {"launch", 0, "FILE",
    "read options (and INPUT) from FILE: shell-like\n"
    "words, '#' comments; its relative paths are taken\n"
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
-  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json, FOR_REPORT},
+  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
+   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
   {"arch", 0, "ARCH",
    "memory model (default sm_90); several, comma-\n"
    "separated or repeated (cc1.0,cc1.2,sm_90): the\n"
@@ -361,33 +449,57 @@ static const struct option options[] = {
   {"calibration", 0, "FILE", "device speeds measured by scripts/gpu-calibrate.sh\n"
    "(JSON) for the time estimates", set_calibration, FOR_REPORT},
   {"trace", 0, "FILE", "also save the access trace (.cctrace) for\n"
-   "`coalcheck report`", set_trace, CMD_BIT(CC_CLI_CMD_RUN)},
-  {"output", 'o', "FILE", "the trace file (default KERNEL.cctrace)", set_trace,
-   CMD_BIT(CC_CLI_CMD_RECORD)},
+   "`coalcheck report` (executables: GPU trace mode)", set_trace,
+   CMD_BIT(CC_CLI_CMD_RUN) | FOR_APP},
+  {"output", 'o', "FILE", "record: the trace file (default KERNEL.cctrace);\n"
+   "fix: the folder to write the fix into (DIR)", set_output,
+   CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"strategy", 0, "model|empirical", "fix: choose the permutation by the static cost\n"
+   "model (default) or by emulating every candidate", set_strategy, CMD_BIT(CC_CLI_CMD_FIX)},
+  {"force", 0, NULL, "fix: replace a non-empty -o DIR", set_force, CMD_BIT(CC_CLI_CMD_FIX)},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
-  {"max-insns", 0, "N", "warp-instruction budget (stops runaway kernels)", set_max_insns,
-   FOR_LAUNCH},
+  {"max-insns", 0, "N", "warp-instruction budget of the launch (stops\n"
+   "runaway kernels; default: 2^17 per thread of\neach block, at least 2^26 per block)",
+   set_max_insns, FOR_LAUNCH},
+  {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
+   "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,
-   FOR_REPORT},
-  {"backend", 0, "emu|gpu", "emu: the PTX emulator (default); gpu: run it on\n"
-   "the GPU under libcoalcheck_gpu.so (exit 10 when\n"
-   "there is none)", set_backend, CMD_BIT(CC_CLI_CMD_RUN)},
-  {"quiet", 'q', NULL, "no progress messages", set_quiet, FOR_ALL},
-  {"help", 'h', NULL, "show this help", set_help, FOR_ALL},
-  {"version", 0, NULL, "show the version", set_version, FOR_ALL},
+   FOR_REPORT | FOR_APP},
+  {"max-analysis-memory", 0, "MIB", "memory for the analyses' results, in MiB\n"
+   "(default 2048; exit 6 past it)", set_max_analysis_memory, FOR_REPORT},
+  {"backend", 0, "emu|gpu", "emu: the PTX emulator (default for .cu/.ptx);\n"
+   "gpu: run it on the GPU under libcoalcheck_gpu.so\n"
+   "(the only one for executables; exit 10 when\n"
+   "there is no GPU); fix: also time both on the GPU", set_backend,
+   CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX) | FOR_APP},
+  /* the executable mode's own options (app.c) */
+  {"kernel-name", 0, "REGEX", "profile kernels whose name matches (POSIX ERE,\n"
+   "demangled or mangled name)", NULL, FOR_APP},
+  {"launch-skip", 0, "N", "skip the first N matching launches", NULL, FOR_APP},
+  {"launch-count", 0, "N", "profile N matching launches (default: all)", NULL, FOR_APP},
+  {"gpu-json", 0, "FILE", "keep the injection library's own JSON", NULL, FOR_APP},
+  {"sample-ctas", 0, "N", "count and trace only CTAs whose linear id % N\n"
+   "is 0", NULL, FOR_APP},
+  {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
+   "(default all): the others run at native speed", NULL, FOR_APP},
+  {"quiet", 'q', NULL, "no progress messages", set_quiet,
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"help", 'h', NULL, "show this help", set_help,
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"version", 0, NULL, "show the version", set_version,
+   FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
 };
 
-void cc_cli_print_options(FILE *out)
-{
-  cc_cli_print_options_cmd(out, CC_CLI_CMD_RUN);
-}
+#define NOPTIONS (sizeof options / sizeof options[0])
 
-void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
+/* Writes the help of the options taken under any bit of want and none of skip. */
+static void print_matching(FILE *out, unsigned want, unsigned skip)
 {
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+  for (size_t i = 0; i < NOPTIONS; i++) {
     const struct option *op = &options[i];
+    unsigned cmds = op->cmds ? op->cmds : FOR_LAUNCH;
     char head[64];
-    if (!takes(op, cmd))
+    if (!(cmds & want) || (cmds & skip))
       continue;
     const char *h = op->help;
     int n = snprintf(head, sizeof head, "  %s%c%s--%s%s%s", op->short_name ? "-" : "",
@@ -410,9 +522,49 @@ void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
   }
 }
 
+void cc_cli_print_options(FILE *out)
+{
+  cc_cli_print_options_cmd(out, CC_CLI_CMD_RUN);
+}
+
+void cc_cli_print_options_cmd(FILE *out, enum cc_cli_cmd cmd)
+{
+  print_matching(out, CMD_BIT(cmd), 0);
+}
+
+void cc_cli_print_options_app(FILE *out, int only_app)
+{
+  print_matching(out, FOR_APP, only_app ? FOR_ALL : 0);
+  if (!only_app)
+    return;
+  fprintf(out, "%-26s", "  and, as above:");
+  for (size_t i = 0, n = 0; i < NOPTIONS; i++) {
+    const struct option *op = &options[i];
+    if (!(op->cmds & FOR_APP) || !(op->cmds & FOR_ALL))
+      continue;
+    if (op->short_name)
+      fprintf(out, "%s-%c", n++ ? ", " : "", op->short_name);
+    else
+      fprintf(out, "%s--%s", n++ ? ", " : "", op->name);
+  }
+  fputc('\n', out);
+}
+
+int cc_cli_app_option(const char *word)
+{
+  for (size_t i = 0; i < NOPTIONS; i++) {
+    const struct option *op = &options[i];
+    int hit = word[0] == '-' && ((word[1] == '-' && strcmp(word + 2, op->name) == 0) ||
+                                 (op->short_name && word[1] == op->short_name && !word[2]));
+    if (hit && (op->cmds & FOR_APP))
+      return op->arg != NULL;
+  }
+  return -1;
+}
+
 static const struct option *find_long(const char *name, size_t len)
 {
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+  for (size_t i = 0; i < NOPTIONS; i++)
     if (strlen(options[i].name) == len && memcmp(options[i].name, name, len) == 0)
       return &options[i];
   return NULL;
@@ -420,12 +572,13 @@ static const struct option *find_long(const char *name, size_t len)
 
 static const char *cmd_name(enum cc_cli_cmd cmd)
 {
-  return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report" : "run";
+  return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report"
+         : cmd == CC_CLI_CMD_FIX ? "fix" : "run";
 }
 
 static const struct option *find_short(char c)
 {
-  for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+  for (size_t i = 0; i < NOPTIONS; i++)
     if (options[i].short_name == c)
       return &options[i];
   return NULL;
@@ -455,6 +608,10 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   snprintf(shown, sizeof shown, "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
   if (!op)
     return cc_err_set(err, CC_ERR_USAGE, "unknown option '%s'; see 'coalcheck --help'", shown);
+  if (!op->set) /* an option of the executable mode (app.c) */
+    return cc_err_set(err, CC_ERR_USAGE, "option '%s' goes with an executable INPUT, "
+                      "before it (coalcheck %s %s ./app [ARGS]); a KERNEL.cu/.ptx does not "
+                      "take it", shown, shown, op->arg ? op->arg : "");
   if (!takes(op, src->cmd) && !(src->file && src->cmd == CC_CLI_CMD_RECORD &&
                                 takes(op, CC_CLI_CMD_RUN)))
     return cc_err_set(err, CC_ERR_USAGE, "option '%s' is not an option of 'coalcheck %s'",
@@ -473,7 +630,11 @@ static int parse_option(struct cc_run_opts *o, char **w, size_t n, size_t *i,
   }
   if (!takes(op, src->cmd)) /* a report option in a launch file read by record: ignored */
     return CC_OK;
-  return op->set(o, value, src, err);
+  {
+    struct source here = *src;
+    here.line = src->lines ? src->lines[*i] : 0;
+    return op->set(o, value, &here, err);
+  }
 }
 
 /* Parses words (the command line or a launch file) into o. */
@@ -527,6 +688,7 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->nvcc_flags);
   free(o->trace_path);
   free(o->command_line);
+  free(o->fix_dir);
   memset(o, 0, sizeof *o);
 }
 
@@ -554,15 +716,18 @@ static int find_launch(int argc, char **argv, const char **out, struct cc_err *e
   return CC_OK;
 }
 
-/* Reads launch file path into o. */
+/* Launch files hold a few lines; a bigger one is a mistake (docs/usage.md). */
+#define MAX_LAUNCH_FILE_BYTES (1u << 20)
+
+/* Reads launch file path (a regular file of at most MAX_LAUNCH_FILE_BYTES) into o. */
 static int read_launch_file(struct cc_run_opts *o, const char *path, enum cc_cli_cmd cmd,
                             struct cc_err *err)
 {
   char *text, **words = NULL, *dir_copy = cc_xstrdup(path);
   uint32_t *lines = NULL;
   size_t n = 0;
-  struct source src = {path, NULL, NULL, 0, 0, cmd};
-  int rc = cc_file_read(path, &text, NULL, err);
+  struct source src = {path, NULL, NULL, 0, 0, 0, cmd};
+  int rc = cc_file_read_max(path, MAX_LAUNCH_FILE_BYTES, "a launch file", &text, NULL, err);
   if (rc != CC_OK) {
     free(dir_copy);
     return cc_err_prefix(err, "cannot read launch file");
@@ -592,7 +757,7 @@ int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_o
                      struct cc_err *err)
 {
   const char *launch = NULL;
-  struct source cmdline = {NULL, NULL, NULL, 0, 0, cmd};
+  struct source cmdline = {NULL, NULL, NULL, 0, 0, 0, cmd};
   char *file_arch;
   int rc;
   memset(o, 0, sizeof *o);

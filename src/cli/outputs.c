@@ -27,7 +27,23 @@ struct cc_cli_outputs {
   char *trace_path;                  /* the trace's path (owned) */
   struct cc_access_sink sinks[2];    /* analyses, trace */
   struct cc_access_tee tee;
+  const char **inputs;               /* what o reads: no output replaces it */
+  size_t n_inputs;
 };
+
+const char **cc_cli_input_paths(const struct cc_run_opts *o, size_t *n)
+{
+  const char **p = cc_xcalloc(o->nargs + 2, sizeof *p);
+  *n = 0;
+  if (o->input)
+    p[(*n)++] = o->input;
+  if (o->launch_file)
+    p[(*n)++] = o->launch_file;
+  for (size_t i = 0; i < o->nargs; i++)
+    if (o->args[i].is_buffer && o->args[i].init == CC_INIT_FILE && o->args[i].init_text)
+      p[(*n)++] = o->args[i].init_text;
+  return p;
+}
 
 int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out,
                         struct cc_err *err)
@@ -36,6 +52,7 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
   struct cc_model_opts mopts = {o->l1_cache, (int)o->smem_bank_width};
   int rc = CC_OK;
   s->o = o;
+  s->inputs = cc_cli_input_paths(o, &s->n_inputs);
   *out = s;
   if (!o->record_only &&
       ((rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) !=
@@ -43,8 +60,11 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
        (rc = cc_analysis_multi_set_cache(s->multi, o->cache_spec, o->calibration, o->l1_cache,
                                          err)) != CC_OK))
     return rc;
+  if (s->multi)
+    cc_analysis_multi_set_mem_limit(s->multi, (size_t)o->max_memory_mib << 20);
   if (!o->record_only && o->json_path) {
-    if ((rc = cc_outfile_open(&s->json, o->json_path, err)) != CC_OK)
+    if ((rc = cc_outfile_open_except(&s->json, o->json_path, s->inputs, s->n_inputs, err)) !=
+        CC_OK)
       return rc;
     s->json_open = 1;
   }
@@ -60,6 +80,7 @@ void cc_cli_outputs_free(struct cc_cli_outputs *s)
   cc_trace_writer_abort(s->trace);
   cc_analysis_multi_free(s->multi);
   free(s->trace_path);
+  free(s->inputs);
   free(s);
 }
 
@@ -72,6 +93,21 @@ void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kern
   /* the analyses are mu's own, mutable objects; multi.h only hands them out read-only */
   for (size_t i = 0; i < cc_analysis_multi_count(s->multi); i++)
     cc_analysis_set_run_stats((struct cc_analysis *)ans[i], run);
+}
+
+int cc_cli_outputs_set_forms(struct cc_cli_outputs *s, const struct cc_kernel_forms *kf,
+                             struct cc_err *err)
+{
+  const struct cc_analysis *const *ans;
+  if (!s->multi)
+    return CC_OK;
+  ans = cc_analysis_multi_results(s->multi);
+  for (size_t i = 0; i < cc_analysis_multi_count(s->multi); i++) {
+    int rc = cc_analysis_set_forms((struct cc_analysis *)ans[i], kf, err);
+    if (rc != CC_OK)
+      return rc;
+  }
+  return CC_OK;
 }
 
 /* "<kernel>.cctrace", the kernel's source name made a safe file name: every character
@@ -99,7 +135,7 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
     s->sinks[n++] = cc_analysis_multi_sink(s->multi);
   if (s->o->trace_path || s->o->record_only) {
     struct cc_trace_writer_opts topts = {"coalcheck " CC_CLI_VERSION, s->o->command_line,
-                                         NULL, 0, 0};
+                                         NULL, 0, 0, s->inputs, s->n_inputs};
     s->trace_path = s->o->trace_path ? cc_xstrdup(s->o->trace_path) : default_trace_path(kernel);
     if ((rc = cc_trace_writer_open(s->trace_path, &topts, &s->trace, &s->sinks[n], err)) !=
         CC_OK)
@@ -112,16 +148,25 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
   return CC_OK;
 }
 
+/* Whether path is the file that out writes to (a trace sent to /dev/stdout). */
+static int is_stream_of(const char *path, FILE *out)
+{
+  struct stat a, b;
+  return strcmp(path, "-") == 0 || (stat(path, &a) == 0 && fstat(fileno(out), &b) == 0 &&
+                                    a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
 /* Closes the trace (whole or not at all) and, for record, writes the summary line:
- * records, bytes of the file, bytes per record. The trace's totals are taken before the
- * close (which frees the writer); its size after it, from the file (a trace written to
- * a pipe or standard output has no size to show). */
+ * records, bytes of the file, bytes per record (to stderr when the trace itself went to
+ * out). The trace's totals are taken before the close (which frees the writer); its size
+ * after it, from the file (a trace written to a pipe or standard output has no size to
+ * show). */
 static int close_trace(struct cc_cli_outputs *s, FILE *out, struct cc_err *err)
 {
   struct cc_trace_stats st;
   struct stat sb;
   int rc;
-  FILE *summary = strcmp(s->trace_path, "-") == 0 ? stderr : out;
+  FILE *summary = is_stream_of(s->trace_path, out) ? stderr : out;
   cc_trace_writer_stats(s->trace, &st);
   rc = cc_trace_writer_close(s->trace, err);
   s->trace = NULL;

@@ -4,6 +4,7 @@
 #include "cli/cli_impl.h"
 #include "cli/gpu.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,43 @@
 #define MAX_BLOCK_THREADS 1024u
 static const uint32_t max_block[3] = {1024, 1024, 64};
 static const uint32_t max_grid[3] = {INT32_MAX, 65535, 65535};
+
+int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
+                      struct cc_err *err)
+{
+  static const char axis[3] = {'x', 'y', 'z'};
+  int grid = strcmp(opt, "grid") == 0;
+  const uint32_t *max = grid ? max_grid : max_block;
+  for (int i = 0; i < 3; i++) {
+    char shown[32];
+    if (dims[i] <= max[i])
+      continue;
+    if (text && text[i])
+      snprintf(shown, sizeof shown, "%s", text[i]);
+    else
+      snprintf(shown, sizeof shown, "%llu", (unsigned long long)dims[i]);
+    return cc_err_set(err, CC_ERR_USAGE, "--%s %c = %s is above CUDA's limit of %u; %s", opt,
+                      axis[i], shown, max[i],
+                      grid ? "CUDA grids are at most 2147483647 x 65535 x 65535 CTAs"
+                           : "CUDA blocks are at most 1024 x 1024 x 64 threads, 1024 in all");
+  }
+  if (!grid && dims[0] * dims[1] * dims[2] > MAX_BLOCK_THREADS) /* each <= 1024 here */
+    return cc_err_set(err, CC_ERR_USAGE, "--block %llu,%llu,%llu has %llu threads; CUDA allows "
+                      "at most %u per CTA", (unsigned long long)dims[0],
+                      (unsigned long long)dims[1], (unsigned long long)dims[2],
+                      (unsigned long long)(dims[0] * dims[1] * dims[2]), MAX_BLOCK_THREADS);
+  return CC_OK;
+}
+
+uint64_t cc_cli_max_memory(const struct cc_run_opts *o)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (o->max_memory)
+    return o->max_memory;
+  if (pages <= 0 || page <= 0)
+    return UINT64_C(4) << 30;
+  return (uint64_t)pages * (uint64_t)page / 2;
+}
 
 /* Everything a run holds, released in one place. */
 struct run {
@@ -69,33 +107,38 @@ static int named_end(void *ctx, struct cc_err *err)
   return s->inner.end_kernel(s->inner.ctx, err);
 }
 
-/* Checks what the parser cannot: required options and CUDA's launch limits. */
-static int check_opts(const struct cc_run_opts *o, struct cc_err *err)
+int cc_cli_check_input(const char *input, struct cc_err *err)
 {
-  static const char axis[3] = {'x', 'y', 'z'};
-  uint64_t threads;
-  if (!o->input)
+  if (!input)
     return cc_err_set(err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx, or a "
                       "--launch FILE that names one");
+  if (access(input, R_OK) != 0)
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: %s; INPUT is KERNEL.cu, KERNEL.ptx "
+                      "or an executable (./app, or a program on PATH)", input, strerror(errno));
+  return CC_OK;
+}
+
+/* Checks what the parser cannot: INPUT first (a missing file is named before any missing
+ * option), then required options and CUDA's launch limits. */
+int cc_cli_check_launch(const struct cc_run_opts *o, struct cc_err *err)
+{
+  uint64_t grid[3], block[3];
+  int rc = cc_cli_check_input(o->input, err);
+  if (rc != CC_OK)
+    return rc;
   if (!o->grid[0])
     return cc_err_set(err, CC_ERR_USAGE, "missing --grid X[,Y[,Z]]: the grid dimensions in CTAs");
   if (!o->block[0])
     return cc_err_set(err, CC_ERR_USAGE,
                       "missing --block X[,Y[,Z]]: the CTA dimensions in threads");
+  /* the parser checks them too (with the launch file's line); callers may fill o */
   for (int i = 0; i < 3; i++) {
-    if (o->block[i] > max_block[i])
-      return cc_err_set(err, CC_ERR_USAGE, "--block %c = %u is above CUDA's limit of %u",
-                        axis[i], o->block[i], max_block[i]);
-    if (o->grid[i] > max_grid[i])
-      return cc_err_set(err, CC_ERR_USAGE, "--grid %c = %u is above CUDA's limit of %u",
-                        axis[i], o->grid[i], max_grid[i]);
+    grid[i] = o->grid[i];
+    block[i] = o->block[i];
   }
-  threads = (uint64_t)o->block[0] * o->block[1] * o->block[2];
-  if (threads > MAX_BLOCK_THREADS)
-    return cc_err_set(err, CC_ERR_USAGE, "--block %u,%u,%u has %llu threads; CUDA allows at "
-                      "most %u per CTA", o->block[0], o->block[1], o->block[2],
-                      (unsigned long long)threads, MAX_BLOCK_THREADS);
-  return CC_OK;
+  if ((rc = cc_cli_check_dims("block", block, NULL, err)) != CC_OK)
+    return rc;
+  return cc_cli_check_dims("grid", grid, NULL, err);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -104,8 +147,7 @@ static int ends_with(const char *s, const char *suffix)
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Parses INPUT into a module: .ptx read as is, .cu through nvcc. */
-static int load_module(const struct cc_run_opts *o, struct ptx_module **out, struct cc_err *err)
+int cc_cli_load_module(const struct cc_run_opts *o, struct ptx_module **out, struct cc_err *err)
 {
   char *text;
   size_t len;
@@ -115,12 +157,6 @@ static int load_module(const struct cc_run_opts *o, struct ptx_module **out, str
   if (!ends_with(o->input, ".cu"))
     return cc_err_set(err, CC_ERR_USAGE, "cannot tell what '%s' is; INPUT must be a CUDA "
                       "source (.cu) or PTX (.ptx)", o->input);
-  if (access(o->input, R_OK) != 0) { /* nvcc's own message for this is less clear */
-    char *probe;
-    if ((rc = cc_file_read(o->input, &probe, NULL, err)) != CC_OK)
-      return rc;
-    free(probe);
-  }
   {
     char *nvcc = cc_cli_find_nvcc();
     rc = cc_cli_nvcc_compile(nvcc, o->input, o->nvcc_flags, &text, &len, err);
@@ -139,27 +175,69 @@ static int load_module(const struct cc_run_opts *o, struct ptx_module **out, str
   return rc;
 }
 
-/* Every --dump must name a buffer argument: checked before the run, not after it. */
+/* A --dump must not replace a file the run reads (INPUT, the launch file, a file:
+ * initialiser): CC_ERR_USAGE from cc_outfile_check_inputs. */
+static int dump_not_input(const struct cc_run_opts *o, const char *path, struct cc_err *err)
+{
+  size_t n;
+  const char **inputs = cc_cli_input_paths(o, &n);
+  int rc = cc_outfile_check_inputs(path, inputs, n, err);
+  free(inputs);
+  return rc;
+}
+
+/* Every --dump must name a buffer argument and no input: checked before the run, not
+ * after it. */
 static int check_dumps(const struct cc_run_opts *o, const struct cc_launch_bound *b,
                        struct cc_err *err)
 {
-  for (size_t i = 0; i < o->ndumps; i++)
+  for (size_t i = 0; i < o->ndumps; i++) {
+    int rc;
     if (!cc_launch_find_buffer(b, o->dumps[i].name))
       return cc_err_set(err, CC_ERR_USAGE, "--dump %s=%s: no buffer argument is called '%s'; "
                         "dump a NAME=TYPE[SIZE]:INIT argument", o->dumps[i].name,
                         o->dumps[i].path, o->dumps[i].name);
+    if ((rc = dump_not_input(o, o->dumps[i].path, err)) != CC_OK)
+      return rc;
+  }
   return CC_OK;
 }
 
+/* Writes the dumps; each path is checked against the inputs again at write time (the
+ * file may have become one, e.g. a link made during the run). */
 static int write_dumps(const struct cc_run_opts *o, const struct cc_launch_bound *b,
                        struct cc_err *err)
 {
   for (size_t i = 0; i < o->ndumps; i++) {
-    int rc = cc_launch_dump(cc_launch_find_buffer(b, o->dumps[i].name), o->dumps[i].path, err);
+    int rc = dump_not_input(o, o->dumps[i].path, err);
+    if (rc == CC_OK)
+      rc = cc_launch_dump(cc_launch_find_buffer(b, o->dumps[i].name), o->dumps[i].path, err);
     if (rc != CC_OK)
       return rc;
   }
   return CC_OK;
+}
+
+/* How the emulator shows progress: -q none; one updating line on a terminal; lines. */
+static int progress_mode(const struct cc_run_opts *o)
+{
+  if (o->quiet)
+    return CC_EMU_PROGRESS_NONE;
+  return isatty(STDERR_FILENO) ? CC_EMU_PROGRESS_TERMINAL : CC_EMU_PROGRESS_LINES;
+}
+
+/* COALCHECK_PROGRESS_SECONDS=S shows progress after S seconds and every S seconds (tests
+ * use a tiny S; docs/usage.md); a value that is no positive number is ignored. */
+static void progress_timing(struct cc_emu *emu)
+{
+  const char *v = getenv("COALCHECK_PROGRESS_SECONDS");
+  char *end;
+  double sec;
+  if (!v || !*v)
+    return;
+  sec = strtod(v, &end);
+  if (*end == 0 && sec > 0 && sec < 1e6)
+    cc_emu_progress_timing(emu, sec, sec);
 }
 
 /* Runs the selected kernel with the analysis as sink, and hands the emulator's counters
@@ -168,7 +246,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
                    struct cc_err *err)
 {
   struct cc_launch_allocator alloc;
-  struct cc_emu_opts eopts = {o->max_insns, !o->quiet};
+  struct cc_emu_opts eopts = {o->max_insns, progress_mode(o)};
   struct cc_emu_launch launch;
   struct cc_emu_stats stats;
   struct named_sink named;
@@ -176,9 +254,10 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   struct timespec t0, t1;
   int rc;
   r->emu = cc_emu_new(r->module, &eopts);
+  progress_timing(r->emu);
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
     return rc;
-  alloc = cc_launch_emu_allocator(r->emu);
+  alloc = cc_launch_emu_allocator(r->emu, cc_cli_max_memory(o));
   if ((rc = cc_launch_bind(o->args, o->nargs, k, &alloc, &r->bound, err)) != CC_OK)
     return rc;
   if ((rc = check_dumps(o, &r->bound, err)) != CC_OK)
@@ -231,20 +310,26 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   const struct ptx_function *k;
   int rc;
   memset(&r, 0, sizeof r);
+  if ((rc = cc_cli_check_run_paths(o, err)) != CC_OK)
+    return rc;
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
-  if ((rc = check_opts(o, err)) != CC_OK)
+  if ((rc = cc_cli_check_launch(o, err)) != CC_OK)
     return rc;
   /* models and --json first: a bad --arch or an unwritable path fails before a long run,
    * and leaves nothing */
   if ((rc = cc_cli_outputs_open(o, &r.outs, err)) != CC_OK)
     goto done;
-  if ((rc = load_module(o, &r.module, err)) != CC_OK)
+  if ((rc = cc_cli_load_module(o, &r.module, err)) != CC_OK)
     goto done;
   if ((rc = cc_cli_find_kernel(r.module, o->kernel, &k, err)) != CC_OK)
     goto done;
   r.source_name = cc_cli_source_name(k->name);
   if ((rc = emulate(o, &r, k, err)) != CC_OK)
+    goto done;
+  /* the static forms: the report shows them, the advice uses them */
+  if ((rc = cc_cli_attach_forms(r.outs, r.module, k, o->kernel ? o->kernel : r.source_name, o,
+                                &r.bound, err)) != CC_OK)
     goto done;
   if ((rc = cc_cli_outputs_finish(r.outs, out, err)) != CC_OK)
     goto done;

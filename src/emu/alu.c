@@ -168,14 +168,16 @@ uint64_t emu_iop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c, uint
     return i->fam == F_MAD24 ? zx(r + c, 32) : r;
   }
   case F_SAD: {
-    uint64_t diff = i->k == K_S ? (uint64_t)(sx(a, w) > sx(b, w) ? sx(a, w) - sx(b, w)
-                                                                  : sx(b, w) - sx(a, w))
+    /* |a - b| in unsigned arithmetic: the signed difference of 64-bit values may overflow */
+    uint64_t diff = i->k == K_S ? (sx(a, w) > sx(b, w) ? (uint64_t)sx(a, w) - (uint64_t)sx(b, w)
+                                                       : (uint64_t)sx(b, w) - (uint64_t)sx(a, w))
                                 : (zx(a, w) > zx(b, w) ? zx(a, w) - zx(b, w) : zx(b, w) - zx(a, w));
     return zx(c + diff, w);
   }
   case F_DIV: return divrem(i, a, b, 0);
   case F_REM: return divrem(i, a, b, 1);
-  case F_ABS: return i->k == K_S && sx(a, w) < 0 ? zx((uint64_t)-sx(a, w), w) : zx(a, w);
+  case F_ABS: /* |INT_MIN| wraps to INT_MIN: negate as unsigned (no signed overflow) */
+    return i->k == K_S && sx(a, w) < 0 ? zx(0 - (uint64_t)sx(a, w), w) : zx(a, w);
   case F_NEG: return zx(-a, w);
   case F_MIN: return minmax(i, a, b, 0);
   case F_MAX: return minmax(i, a, b, 1);

@@ -742,6 +742,22 @@ static int has_unknown_semantics(const char *text)
   return 0;
 }
 
+/* Whether family f computes on its instruction type's width (i->w): such an instruction
+ * without a type, or with a type word the IR has no enum for, is not run (the parser
+ * requires a type wherever the ISA does; this keeps every shift and extension by the
+ * width defined whatever the IR holds). */
+static int needs_width(enum family f)
+{
+  switch (f) {
+  case F_NONE: case F_BRA: case F_RET: case F_EXIT: case F_BAR: case F_BARRIER: case F_CALL:
+  case F_MEMBAR: case F_FENCE: case F_TRAP: case F_BRKPT: case F_NANOSLEEP: case F_PMEVENT:
+  case F_PREFETCH: case F_HINT: case F_CREATEPOLICY: case F_ISSPACEP: case F_CP: case F_ELECT:
+  case F_ACTIVEMASK:
+    return 0;
+  default: return 1;
+  }
+}
+
 /* Decodes d->pi into *i; returns 0 when unsupported. */
 static int dec_insn(struct dec *d, struct dinsn *i)
 {
@@ -770,6 +786,7 @@ static int dec_insn(struct dec *d, struct dinsn *i)
   i->guard_neg = pi->guard_neg;
   if (pi->guard >= 0 && (uint32_t)pi->guard >= d->f->nregs) return 0;
   if (has_unknown_semantics(pi->opcode_text)) return 0;
+  if (needs_width((enum family)i->fam) && (i->w == 0 || (pi->flags & PTX_F_XTYPE))) return 0;
   if (i->fam == F_LDU) i->fam = F_LD;
 
   switch ((enum family)i->fam) {
@@ -1111,6 +1128,29 @@ static void layout_dynamic_shared(struct dec *d)
   }
 }
 
+static void add_shared_var(struct code *c, const struct ptx_var *v, uint64_t offset)
+{
+  struct cc_shared_var sv = { v->name, offset, v->size_bytes };
+  CC_VEC_PUSH(&c->shared_vars, sv);
+}
+
+/* c->shared_vars: every .shared variable of the module and of the run's functions, where
+ * it lies (after layout_dynamic_shared); extern unsized ones have size 0. */
+static void list_shared(struct dec *d)
+{
+  struct code *c = d->c;
+  const struct ptx_module *m = d->emu->m;
+  for (uint32_t j = 0; j < m->nvars; j++)
+    if (m->vars[j].space == PTX_SPACE_SHARED)
+      add_shared_var(c, &m->vars[j], c->mvar[j]);
+  for (uint32_t fi = 0; fi < c->nfuncs; fi++) {
+    const struct ptx_function *f = c->funcs[fi].f;
+    for (uint32_t j = 0; j < f->nvars; j++)
+      if (f->vars[j].space == PTX_SPACE_SHARED)
+        add_shared_var(c, &f->vars[j], c->funcs[fi].var_off[j]);
+  }
+}
+
 /* The kernel and every function it calls, transitively (funcs[0] = kernel). */
 static void find_callees(struct dec *d)
 {
@@ -1171,6 +1211,7 @@ int emu_decode(struct cc_emu *emu, const struct ptx_function *k, struct code *c,
     }
   }
   layout_dynamic_shared(&d);
+  list_shared(&d);
   for (uint32_t fi = 0; fi < c->nfuncs; fi++) decode_func(&d, fi);
   if (d.nbad) {
     cc_err_set(err, CC_ERR_UNSUPPORTED, "%s", d.msgs);
@@ -1192,6 +1233,7 @@ void emu_code_release(struct code *c)
   }
   for (size_t j = 0; j < c->insns.len; j++) free((char *)c->insns.data[j].text);
   CC_VEC_FREE(&c->insns);
+  CC_VEC_FREE(&c->shared_vars);
   free(c->funcs);
   free(c->func_map);
   free(c->mvar);

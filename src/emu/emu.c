@@ -13,13 +13,15 @@ static uint64_t round_up(uint64_t x, uint64_t a)
 }
 
 /* Appends a region at the next free global address (256-byte aligned, GLOBAL_GAP bytes
- * after the previous one so that small overruns hit no allocation). */
-static struct region *add_region(struct cc_emu *emu, uint64_t bytes, const char *name)
+ * after the previous one so that small overruns hit no allocation), backed by host (taken:
+ * zero-filled memory of at least bytes bytes, 1 for 0). */
+static struct region *add_region(struct cc_emu *emu, uint64_t bytes, const char *name,
+                                 cc_take void *host)
 {
   struct region g;
   g.base = emu->next_global;
   g.size = bytes;
-  g.host = cc_xcalloc(bytes ? bytes : 1, 1);
+  g.host = host;
   g.name = cc_xstrdup(name ? name : "?");
   emu->next_global = round_up(g.base + (bytes ? bytes : 1) + GLOBAL_GAP, 256);
   CC_VEC_PUSH(&emu->regions, g);
@@ -112,7 +114,8 @@ struct cc_emu *cc_emu_new(const struct ptx_module *m, const struct cc_emu_opts *
     if (v->space == PTX_SPACE_CONST && v->init)
       memcpy(emu->constbank + emu->mvar_addr[j], v->init, v->size_bytes);
     if (v->space == PTX_SPACE_GLOBAL) {
-      struct region *g = add_region(emu, v->size_bytes, v->name);
+      struct region *g = add_region(emu, v->size_bytes, v->name,
+                                    cc_xcalloc(v->size_bytes ? v->size_bytes : 1, 1));
       emu->mvar_addr[j] = g->base;
       if (v->init) memcpy(g->host, v->init, v->size_bytes);
     }
@@ -155,13 +158,19 @@ int cc_emu_alloc(struct cc_emu *emu, uint64_t bytes, const char *name, uint64_t 
                  void **host, struct cc_err *err)
 {
   struct region *g;
+  void *mem;
   /* the global window ends where 64-bit user space does on the GPU (2^47) */
   if (bytes > (UINT64_C(1) << 40) || emu->next_global + bytes > (UINT64_C(1) << 47))
     return cc_err_set(err, CC_ERR_INPUT,
                       "cannot allocate %" PRIu64 " bytes of emulated global memory for "
                       "buffer '%s'; use a smaller size",
                       bytes, name ? name : "?");
-  g = add_region(emu, bytes, name);
+  /* the host may not have it: an error, not an abort */
+  if (!(mem = calloc(bytes ? bytes : 1, 1)))
+    return cc_err_set(err, CC_ERR_LIMIT,
+                      "cannot allocate %" PRIu64 " bytes of host memory for buffer '%s': out "
+                      "of memory; use a smaller size or free memory", bytes, name ? name : "?");
+  g = add_region(emu, bytes, name, mem);
   if (dev_addr) *dev_addr = g->base;
   if (host) *host = g->host;
   return CC_OK;

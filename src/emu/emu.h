@@ -9,8 +9,9 @@
  * Memory: device-like addresses. Global allocations are 256-byte aligned (as cudaMalloc's).
  * Every access is bounds-checked; an access outside any allocation stops the run with a
  * memcheck-style report (CC_ERR_MEMCHECK). An instruction budget stops runaway kernels
- * (CC_ERR_LIMIT). Instructions the emulator does not implement are named, with their
- * PTX line, before the run starts (CC_ERR_UNSUPPORTED).
+ * (CC_ERR_LIMIT): per CTA by default, or one for the whole launch (max_warp_insns).
+ * Instructions the emulator does not implement are named, with their PTX line, before the
+ * run starts (CC_ERR_UNSUPPORTED).
  *
  * Ownership: struct cc_emu borrows the module (which must outlive it) and owns all
  * emulated memory. */
@@ -27,21 +28,46 @@
 struct cc_emu;
 
 struct cc_emu_opts {
-  uint64_t max_warp_insns; /* budget of warp-level instructions per launch; 0 = default
-                              (CC_EMU_DEFAULT_BUDGET) */
-  int progress;            /* non-zero: print CTA progress to stderr on long runs */
+  uint64_t max_warp_insns; /* budget of warp-level instructions for the whole launch; 0 =
+                              the default: each CTA at most cc_emu_cta_budget(its threads) */
+  int progress;            /* enum cc_emu_progress: progress on stderr for long runs */
 };
-#define CC_EMU_DEFAULT_BUDGET (UINT64_C(1) << 34)
+
+/* How progress shows on stderr, once a run has lasted 2 s: not at all; a line every 10 s;
+ * one line rewritten in place every 0.25 s (a terminal). Each says CTAs done / total, warp
+ * instructions, their rate, the time, and the running CTA's use of its default budget
+ * ("coalcheck: spin: 0/1 blocks, 126.4 M warp instructions, 10.8 M/s, 11.7 s; this block
+ * at 94% of its budget"); a last one ends in "done" or "stopped". */
+enum cc_emu_progress { CC_EMU_PROGRESS_NONE, CC_EMU_PROGRESS_LINES, CC_EMU_PROGRESS_TERMINAL };
+
+/* The default budget, per CTA: 2^17 warp instructions per thread of the CTA (2^22 per full
+ * warp), at least 2^26. Why these: the bundled examples run at most 8,492 warp
+ * instructions per warp and 67,936 per CTA (gesummv, cols.launch); the floor is 1000 times
+ * that, the per-warp share 500 times. A CTA that never ends stops after 2^26 (up to 256
+ * threads) to 2^27 (1024 threads) warp instructions: 6 to 12 s at the 10.8 M warp
+ * instructions/s of a spin loop that loads a flag (tests/e2e/data/kernels.cu spin), where
+ * the former launch-wide 2^34 took about 26 minutes. */
+#define CC_EMU_CTA_BUDGET_PER_THREAD (UINT64_C(1) << 17)
+#define CC_EMU_CTA_BUDGET_MIN (UINT64_C(1) << 26)
+/* The default budget of a CTA of threads threads, in warp instructions (see above). */
+uint64_t cc_emu_cta_budget(uint32_t threads);
 
 /* Creates an emulator for module m (borrowed). Never fails (allocation aborts). */
 cc_give struct cc_emu *cc_emu_new(cc_keep const struct ptx_module *m, const struct cc_emu_opts *opts);
+/* Changes when progress shows: after after_s seconds of running (default 2), then every
+ * every_s seconds (default 10; a terminal's line 0.25). Values <= 0 keep the default.
+ * (The command line's COALCHECK_PROGRESS_SECONDS sets both: tests show progress at once.) */
+void cc_emu_progress_timing(struct cc_emu *emu, double after_s, double every_s);
+
 /* Frees emu and its emulated memories (host copies included); the module stays the
  * caller's. NULL is allowed. */
 void cc_emu_free(cc_take struct cc_emu *emu);
 
 /* Allocates bytes of emulated global memory, zero-filled, 256-byte aligned. *dev_addr
  * receives the device address kernels use; *host receives a pointer to the backing
- * bytes (owned by emu, valid until cc_emu_free). name labels the buffer in reports. */
+ * bytes (owned by emu, valid until cc_emu_free). name labels the buffer in reports.
+ * Errors: CC_ERR_INPUT (above 2^40 bytes, or past the 2^47 window), CC_ERR_LIMIT (the
+ * host has not the memory: never an abort). */
 int cc_emu_alloc(struct cc_emu *emu, uint64_t bytes, const char *name, uint64_t *dev_addr,
                  void **host, struct cc_err *err);
 

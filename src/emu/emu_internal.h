@@ -4,6 +4,7 @@
 #define CC_EMU_INTERNAL_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "emu/emu.h"
 #include "util/mem.h"
@@ -118,6 +119,7 @@ struct region {
 struct cc_emu {
   const struct ptx_module *m;
   struct cc_emu_opts opts;
+  double progress_after_s, progress_every_s; /* cc_emu_progress_timing; 0: the defaults */
   CC_VEC(struct region) regions; /* global allocations and module .global vars, by base */
   uint64_t next_global;
   uint64_t *mvar_addr;           /* module var -> address / offset in its space */
@@ -135,6 +137,8 @@ struct code {
   uint32_t nfuncs;
   int32_t *func_map;             /* module function index -> funcs index, or -1 */
   CC_VEC(struct cc_insn_info) insns; /* static memory instructions (the sink's table) */
+  CC_VEC(struct cc_shared_var) shared_vars; /* .shared variables of the run (names borrowed
+                                               from the module), for the sink */
   uint64_t *mvar;                /* module var -> address (global), offset (const,
                                     shared) for this run */
   uint64_t shared_static;        /* bytes of static .shared (module + functions) */
@@ -166,6 +170,26 @@ float emu_f16_to_f32(uint32_t h);
 
 /* integer helper (exec.c) */
 uint64_t emu_iop(const struct dinsn *i, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+
+/* Progress of one run on stderr (progress.c). */
+struct emu_progress {
+  int mode;                /* enum cc_emu_progress */
+  double after, every;     /* seconds before the first output, between outputs */
+  const char *kernel;
+  uint64_t ctas_total;
+  struct timespec t0, last;
+  int shown;               /* something was written */
+};
+/* Starts timing a run of ctas_total CTAs of kernel (borrowed) with emu's progress
+ * options. */
+void emu_progress_start(struct emu_progress *p, const struct cc_emu *emu, const char *kernel,
+                        uint64_t ctas_total);
+/* Shows the state when due: ctas_done CTAs finished, warp_insns executed, the running CTA
+ * at fraction cta_used of its budget (negative: no per-CTA budget). */
+void emu_progress_note(struct emu_progress *p, uint64_t ctas_done, uint64_t warp_insns,
+                       double cta_used);
+/* Ends the output (a final "done" or "stopped" line) when anything was shown. */
+void emu_progress_end(struct emu_progress *p, int ok, uint64_t ctas_done, uint64_t warp_insns);
 
 /* Width and class of a PTX type. */
 void emu_type_class(enum ptx_type t, uint8_t *w, uint8_t *k);

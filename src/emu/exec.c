@@ -132,10 +132,13 @@ struct run {
   uint32_t bar_count[16];     /* thread count b of the last arrival, 0 = all threads */
   uint64_t bar_red[16];       /* bar.red: popc sum, or and/or flag */
   uint32_t live_warps;        /* warps of the CTA not yet done (some lane not exited) */
-  uint64_t budget;
+  uint64_t stop_at;           /* warp_insns at which the run stops: the launch's budget, or
+                                 the end of the running CTA's default budget */
+  uint64_t cta_budget;        /* each CTA's default budget; 0: one launch budget */
+  uint64_t cta_start;         /* warp_insns when the running CTA began */
+  uint64_t next_note;         /* warp_insns at which run_warp next looks at the clock */
   struct cc_warp_access rec;
-  struct timespec last_progress;
-  int progressed;
+  struct emu_progress prog;
 };
 
 /* the 32 lanes of register r of a frame */
@@ -1172,16 +1175,64 @@ static void leave(struct warp *w, struct frame *fr, uint32_t m, int is_exit)
 
 /* ---- the interpreter loop ---------------------------------------------------------- */
 
+/* A warp looks at the clock (progress) every this many warp instructions: 10 to 100 times
+ * a second at the emulator's speed. */
+#define NOTE_EVERY (UINT64_C(1) << 20)
+
+uint64_t cc_emu_cta_budget(uint32_t threads)
+{
+  uint64_t b = CC_EMU_CTA_BUDGET_PER_THREAD * threads;
+  return b > CC_EMU_CTA_BUDGET_MIN ? b : CC_EMU_CTA_BUDGET_MIN;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* warp instructions the running warp may execute before it must stop and look: at the
+ * budget's end or at the next progress note, whichever comes first */
+static uint64_t quota(const struct run *r)
+{
+  uint64_t end = r->stop_at < r->next_note ? r->stop_at : r->next_note;
+  return end > r->st->warp_insns ? end - r->st->warp_insns : 0;
+}
+
+static void note_progress(struct run *r)
+{
+  double used = r->cta_budget
+                    ? (double)(r->st->warp_insns - r->cta_start) / (double)r->cta_budget
+                    : -1.0;
+  r->next_note = sat_add(r->st->warp_insns, NOTE_EVERY);
+  emu_progress_note(&r->prog, r->st->ctas_done, r->st->warp_insns, used);
+}
+
 static int limit_error(struct run *r, struct warp *w, const struct frame *fr,
                        const struct dinsn *i)
 {
   char loc[700];
+  uint64_t nctas = (uint64_t)r->L->grid[0] * r->L->grid[1] * r->L->grid[2];
   where(r, fr, i, loc, sizeof loc);
+  if (!r->cta_budget)
+    return cc_err_set(r->err, CC_ERR_LIMIT,
+                      "instruction budget exhausted after %" PRIu64 " warp instructions in "
+                      "warp %u of block (%u,%u,%u) at %s; the kernel may not terminate, or "
+                      "raise the limit with --max-insns N",
+                      r->st->warp_insns, w->index, r->cta[0], r->cta[1], r->cta[2], loc);
   return cc_err_set(r->err, CC_ERR_LIMIT,
                     "instruction budget exhausted after %" PRIu64 " warp instructions in "
-                    "warp %u of block (%u,%u,%u) at %s; the kernel may not terminate, or "
-                    "raise the limit with --max-insns N",
-                    r->st->warp_insns, w->index, r->cta[0], r->cta[1], r->cta[2], loc);
+                    "warp %u of block (%u,%u,%u) at %s: the block ran its default budget of "
+                    "%" PRIu64 " warp instructions (2^17 per thread, at least 2^26); the "
+                    "kernel may not terminate; if it does, raise the limit with --max-insns N, "
+                    "a budget for the whole launch (the default allows %" PRIu64 " for its %"
+                    PRIu64 " block%s)",
+                    r->st->warp_insns, w->index, r->cta[0], r->cta[1], r->cta[2], loc,
+                    r->cta_budget, sat_mul(r->cta_budget, nctas), nctas, nctas == 1 ? "" : "s");
 }
 
 /* Runs warp w until it exits, waits at a barrier, or fails. */
@@ -1212,17 +1263,21 @@ reload:
   fr = &w->fr[w->depth - 1];
   code = fr->df->code;
   pc = fr->pc;
-  budget_left = r->budget - (r->st->warp_insns + executed);
+  budget_left = quota(r);
 
   for (;;) {
     i = &code[pc];
-    if (executed >= budget_left) {
+    if (executed >= budget_left) { /* the budget's end, or time to look at the clock */
       fr->pc = pc;
       r->st->warp_insns += executed;
       r->st->thread_insns += lanes;
       executed = lanes = 0;
-      s = limit_error(r, w, fr, i);
-      goto out;
+      if (r->st->warp_insns >= r->stop_at) {
+        s = limit_error(r, w, fr, i);
+        goto out;
+      }
+      note_progress(r);
+      budget_left = quota(r);
     }
     executed++;
     m = fr->active;
@@ -1608,6 +1663,8 @@ static int run_cta(struct run *r)
   memset(r->bar_arrived, 0, sizeof r->bar_arrived);
   memset(r->bar_count, 0, sizeof r->bar_count);
   r->live_warps = r->nwarps;
+  r->cta_start = r->st->warp_insns;
+  if (r->cta_budget) r->stop_at = sat_add(r->cta_start, r->cta_budget);
   init_warps(r);
   while (any_ready) {
     any_ready = 0;
@@ -1620,18 +1677,6 @@ static int run_cta(struct run *r)
     }
   }
   return deadlock_check(r);
-}
-
-static void progress(struct run *r, uint64_t done, uint64_t total)
-{
-  struct timespec now;
-  if (!r->emu->opts.progress) return;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  if (now.tv_sec - r->last_progress.tv_sec < 3) return;
-  r->last_progress = now;
-  r->progressed = 1;
-  fprintf(stderr, "coalcheck: %s: %" PRIu64 "/%" PRIu64 " blocks emulated\n", r->k->name,
-          done, total);
 }
 
 /* Packs launch->params per the kernel's .param declarations. */
@@ -1712,7 +1757,7 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   struct cc_kernel_info ki;
   struct cc_emu_stats dummy;
   int s, begun = 0;
-  uint64_t total, done = 0;
+  uint64_t total;
   memset(&r, 0, sizeof r);
   if (!stats) stats = &dummy;
   memset(stats, 0, sizeof *stats);
@@ -1722,9 +1767,11 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   r.sink = sink;
   r.st = stats;
   r.err = err;
-  r.budget = emu->opts.max_warp_insns ? emu->opts.max_warp_insns : CC_EMU_DEFAULT_BUDGET;
   if ((s = emu_code_get(emu, k, &r.c, err))) return s;
   if ((s = check_launch(&r)) || (s = pack_params(&r))) goto done;
+  r.cta_budget = emu->opts.max_warp_insns ? 0 : cc_emu_cta_budget(r.nthreads);
+  r.stop_at = emu->opts.max_warp_insns;
+  r.next_note = NOTE_EVERY;
   r.shared_size = r.c->shared_dyn_base + launch->dynamic_shared_bytes;
   if (r.c->shared_static > r.shared_size) r.shared_size = r.c->shared_static;
   if (r.shared_size > SHARED_MAX) {
@@ -1745,10 +1792,12 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   memcpy(ki.block, launch->block, sizeof ki.block);
   ki.n_insns = (uint32_t)r.c->insns.len;
   ki.insns = r.c->insns.data;
+  ki.n_shared_vars = (uint32_t)r.c->shared_vars.len;
+  ki.shared_vars = r.c->shared_vars.data;
   if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) goto done;
   begun = 1;
-  clock_gettime(CLOCK_MONOTONIC, &r.last_progress);
   total = (uint64_t)launch->grid[0] * launch->grid[1] * launch->grid[2];
+  emu_progress_start(&r.prog, emu, k->name, total);
   for (uint32_t z = 0; z < launch->grid[2]; z++)
     for (uint32_t y = 0; y < launch->grid[1]; y++)
       for (uint32_t x = 0; x < launch->grid[0]; x++) {
@@ -1757,7 +1806,7 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
         r.cta[2] = z;
         if ((s = run_cta(&r))) goto done;
         stats->ctas_done++;
-        progress(&r, ++done, total);
+        emu_progress_note(&r.prog, stats->ctas_done, stats->warp_insns, -1.0);
       }
 done:
   if (begun && sink && sink->end_kernel) {
@@ -1767,7 +1816,7 @@ done:
     s2 = sink->end_kernel(sink->ctx, s ? &e2 : err);
     if (!s) s = s2;
   }
-  if (r.progressed) fprintf(stderr, "coalcheck: %s: done\n", k->name);
+  emu_progress_end(&r.prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
   release_run(&r);
   return s;
 }

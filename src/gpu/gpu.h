@@ -239,13 +239,13 @@ int cc_gpu_raw_write(FILE *fp, cc_keep const struct cc_gpu_raw_func *funcs, size
                      struct cc_err *err);
 
 /* Decodes one warp record (addrs: its explicit addresses, if any) into *a against kernel
- * k, whose instruction for slot s is k->insns[index[s]] (index has n_slots + 1 entries,
- * UINT32_MAX: none): CTA (from the linear id and k->grid), warp, active mask, addresses
- * (0 in inactive lanes), space and size from the record, kind from the table; dyn is 0
- * (the device does not count instances). Returns -1 when the slot has no instruction. */
+ * k, whose instructions are sorted by slot (insns[i].id; the one for slot s is found by
+ * binary search, a->insn_slot its position): CTA (from the linear id and k->grid), warp,
+ * active mask, addresses (0 in inactive lanes), space and size from the record, kind
+ * from the table; dyn is 0 (the device does not count instances). Returns -1 when the
+ * slot has no instruction. */
 int cc_gpu_wrec_decode(const struct cc_gpu_wrec *w, const uint64_t *addrs,
-                       const struct cc_kernel_info *k, const uint32_t *index,
-                       uint32_t n_slots, struct cc_warp_access *a);
+                       const struct cc_kernel_info *k, struct cc_warp_access *a);
 
 /* What cc_gpu_raw_convert streamed. */
 struct cc_gpu_raw_summary {

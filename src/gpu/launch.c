@@ -16,6 +16,11 @@
  *                            FNV: FNV-1a 64 of the bytes the emulator's run starts from
  *                            (hex), checked here, so both backends read the same input
  *   dump NAME PATH           after the launch, buffer NAME's bytes to PATH
+ *   time RUNS PATH           after the launch (and the dumps): 3 warm-up launches, then
+ *                            RUNS launches each timed with CUDA events (no instrumentation
+ *                            unless the plan runs under the library); writes one line
+ *                            "MEDIAN_MS MIN_MS MAX_MS RUNS" to PATH (`coalcheck fix
+ *                            --backend gpu` times the original and the fix this way)
  * Plain C and the CUDA driver opened with dlopen (no cuda.h, no libcuda at link time),
  * so that it builds with gcc alone wherever the injection library is built.
  *
@@ -56,6 +61,10 @@ struct driver {
                 void *, void **, void **);
   int (*sync)(void);
   int (*error_name)(int, const char **);
+  int (*event_create)(void **, unsigned);
+  int (*event_record)(void *, void *);
+  int (*event_sync)(void *);
+  int (*event_elapsed)(float *, void *, void *);
 };
 
 struct param {
@@ -75,6 +84,8 @@ struct plan {
   unsigned nparams;
   char *dump_name[MAX_PARAMS], *dump_path[MAX_PARAMS];
   unsigned ndumps;
+  unsigned time_runs;     /* 0: no timing */
+  char *time_path;
 };
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -193,6 +204,9 @@ static int read_plan(const char *path, struct plan *p)
       rc = sscanf(rest, "%u", &p->shared) == 1 ? 0 : fail(3, "%s: shared needs BYTES", where);
     else if (strcmp(word, "param") == 0)
       rc = parse_param(p, rest, where);
+    else if (strcmp(word, "time") == 0 && sscanf(rest, "%u %4095s", &p->time_runs, arg1) == 2 &&
+             p->time_runs >= 1 && p->time_runs <= 10000)
+      p->time_path = path_in(dir, arg1);
     else if (strcmp(word, "dump") == 0 && p->ndumps < MAX_PARAMS &&
              sscanf(rest, "%31s %4095s", word, arg1) == 2) {
       p->dump_name[p->ndumps] = cc_xstrdup(word);
@@ -223,6 +237,8 @@ static int load_driver(struct driver *d)
   SYM(load, "cuModuleLoadDataEx") SYM(get_function, "cuModuleGetFunction")
   SYM(alloc, "cuMemAlloc_v2") SYM(htod, "cuMemcpyHtoD_v2") SYM(dtoh, "cuMemcpyDtoH_v2")
   SYM(launch, "cuLaunchKernel") SYM(sync, "cuCtxSynchronize") SYM(error_name, "cuGetErrorName")
+  SYM(event_create, "cuEventCreate") SYM(event_record, "cuEventRecord")
+  SYM(event_sync, "cuEventSynchronize") SYM(event_elapsed, "cuEventElapsedTime")
 #undef SYM
   return 0;
 }
@@ -304,6 +320,43 @@ static int dump_buffers(const struct driver *d, struct plan *p)
   return 0;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* The `time` directive: 3 warm-up launches, then p->time_runs timed ones (one event pair
+ * each, on the default stream); the median, minimum and maximum to p->time_path. */
+static int time_kernel(const struct driver *d, struct plan *p, void *fn, void **args)
+{
+  void *start, *stop;
+  float *ms = calloc(p->time_runs, sizeof *ms);
+  FILE *fp;
+  if (!ms)
+    return fail(3, "out of memory");
+  CU(d->event_create(&start, 0), "cuEventCreate");
+  CU(d->event_create(&stop, 0), "cuEventCreate");
+  for (unsigned r = 0; r < 3 + p->time_runs; r++) {
+    CU(d->event_record(start, NULL), "cuEventRecord");
+    CU(d->launch(fn, p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1], p->block[2],
+                 p->shared, NULL, args, NULL), "cuLaunchKernel");
+    CU(d->event_record(stop, NULL), "cuEventRecord");
+    CU(d->event_sync(stop), "the kernel (cuEventSynchronize)");
+    if (r >= 3)
+      CU(d->event_elapsed(&ms[r - 3], start, stop), "cuEventElapsedTime");
+  }
+  qsort(ms, p->time_runs, sizeof *ms, cmp_float);
+  fp = fopen(p->time_path, "w");
+  if (!fp || fprintf(fp, "%.6f %.6f %.6f %u\n", (double)ms[p->time_runs / 2], (double)ms[0],
+                     (double)ms[p->time_runs - 1], p->time_runs) < 0 || fclose(fp) != 0) {
+    free(ms);
+    return fail(7, "cannot write %s", p->time_path);
+  }
+  free(ms);
+  return 0;
+}
+
 static int run(const struct driver *d, struct plan *p)
 {
   void *ctx = NULL, *mod = NULL, *fn = NULL, *args[MAX_PARAMS];
@@ -337,7 +390,9 @@ static int run(const struct driver *d, struct plan *p)
   CU(d->launch(fn, p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1], p->block[2],
                p->shared, NULL, args, NULL), "cuLaunchKernel");
   CU(d->sync(), "the kernel (cuCtxSynchronize)");
-  return dump_buffers(d, p);
+  if ((r = dump_buffers(d, p)) != 0 || !p->time_runs)
+    return r;
+  return time_kernel(d, p, fn, args);
 }
 
 /* Frees what the plan holds on the host (device memory goes with the process). */
@@ -353,6 +408,7 @@ static void plan_release(struct plan *p)
   }
   free(p->module);
   free(p->kernel);
+  free(p->time_path);
 }
 
 int main(int argc, char **argv)

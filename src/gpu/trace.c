@@ -188,6 +188,7 @@ struct reader {
   FILE *fp;
   const char *path;
   struct cc_err *err;
+  long size;              /* bytes of the file: what counts read from it can hold */
 };
 
 static int get(struct reader *r, void *p, size_t n, const char *what)
@@ -218,22 +219,27 @@ static int get_str(struct reader *r, char **out, const char *what)
   return get(r, *out, n, what);
 }
 
-static int get_count(struct reader *r, uint32_t *n, const char *what)
+/* A count of items of at least item_bytes bytes each (0: not stored in the file, bounded
+ * by MAX_ITEMS only): more than the rest of the file can hold is corruption, found before
+ * anything is allocated for them. */
+static int get_count(struct reader *r, uint32_t *n, uint32_t item_bytes, const char *what)
 {
   int rc = get_u32(r, n, what);
-  if (rc == CC_OK && *n > MAX_ITEMS)
+  long left = r->size - ftell(r->fp);
+  if (rc == CC_OK && (*n > MAX_ITEMS || (item_bytes && (uint64_t)*n * item_bytes >
+                                                         (uint64_t)(left > 0 ? left : 0))))
     return cc_err_set(r->err, CC_ERR_INPUT, "%s: %u %s at offset %ld: not a GPU trace, "
-                      "or a corrupt one", r->path, *n, what, ftell(r->fp));
+                      "or a corrupt one (the %ld bytes left hold fewer)", r->path, *n, what,
+                      ftell(r->fp) - 4, left);
   return rc;
 }
 
-/* A function as read back: its table and the slot -> table index map. */
+/* A function as read back: its table, sorted by slot (cc_gpu_wrec_decode). */
 struct rfunc {
   char *name, *mangled;
   uint32_t n_slots, n;
   struct cc_insn_info *insns;
   char **strs;            /* 3 per insn: sass, file, inl_file (owned) */
-  uint32_t *index;        /* n_slots + 1 entries; UINT32_MAX: no instruction */
 };
 
 struct rtrace {
@@ -250,7 +256,6 @@ static void rtrace_free(struct rtrace *t)
       free(f->strs[j]);
     free(f->strs);
     free(f->insns);
-    free(f->index);
     free(f->name);
     free(f->mangled);
   }
@@ -269,16 +274,34 @@ static int read_insn(struct reader *r, struct rfunc *f, uint32_t j)
       (rc = get_str(r, &f->strs[3 * j + 1], "a file name")) != CC_OK ||
       (rc = get_str(r, &f->strs[3 * j + 2], "a file name")) != CC_OK)
     return rc;
-  if (v[0] > f->n_slots || v[1] > CC_ACCESS_REDUCTION || v[2] >= CC_SPACE_COUNT ||
-      f->index[v[0]] != UINT32_MAX)
+  if (v[0] > f->n_slots || v[1] > CC_ACCESS_REDUCTION || v[2] >= CC_SPACE_COUNT)
     return cc_err_set(r->err, CC_ERR_INPUT, "%s: instruction %u of %s is malformed (slot "
                       "%u, kind %u, space %u) at offset %ld; record the run again", r->path,
                       j, f->mangled ? f->mangled : "?", v[0], v[1], v[2], ftell(r->fp));
-  f->index[v[0]] = j;
   f->insns[j] = (struct cc_insn_info){
       .id = v[0], .kind = (enum cc_access_kind)v[1], .space = (enum cc_space)v[2],
       .size_bytes = v[3], .line = v[4], .inlined_line = v[5], .text = f->strs[3 * j],
       .file = f->strs[3 * j + 1], .inlined_file = f->strs[3 * j + 2]};
+  return CC_OK;
+}
+
+static int cmp_slot(const void *pa, const void *pb)
+{
+  uint32_t a = ((const struct cc_insn_info *)pa)->id, b = ((const struct cc_insn_info *)pb)->id;
+  return (a > b) - (a < b);
+}
+
+/* Sorts f's table by slot (cc_gpu_wrec_decode searches it), refusing a slot twice. A
+ * table indexed by slot would cost 4 bytes per slot of the kernel's code, a size the
+ * file states but does not hold. */
+static int sort_table(struct reader *r, struct rfunc *f)
+{
+  qsort(f->insns, f->n, sizeof *f->insns, cmp_slot);
+  for (uint32_t j = 1; j < f->n; j++)
+    if (f->insns[j].id == f->insns[j - 1].id)
+      return cc_err_set(r->err, CC_ERR_INPUT, "%s: %s has two instructions at slot %u (before "
+                        "offset %ld); record the run again", r->path,
+                        f->mangled ? f->mangled : "?", f->insns[j].id, ftell(r->fp));
   return CC_OK;
 }
 
@@ -292,25 +315,27 @@ static int read_tables(struct reader *r, struct rtrace *t)
     return cc_err_set(r->err, CC_ERR_INPUT, "%s: not a GPU trace (no CCGPUTR1 header); "
                       "pass the file libcoalcheck_gpu.so wrote to $COALCHECK_GPU_TRACE",
                       r->path);
-  if ((rc = get_count(r, &t->nf, "functions")) != CC_OK)
+  /* the least bytes of a function (two string lengths, two counts), an instruction (six
+   * u32, three string lengths) and a launch (eight u32) */
+  if ((rc = get_count(r, &t->nf, 16, "functions")) != CC_OK)
     return rc;
   t->funcs = cc_xcalloc(t->nf + 1, sizeof *t->funcs);
   for (uint32_t i = 0; i < t->nf; i++) {
     struct rfunc *f = &t->funcs[i];
     if ((rc = get_str(r, &f->name, "a kernel name")) != CC_OK ||
         (rc = get_str(r, &f->mangled, "a kernel name")) != CC_OK ||
-        (rc = get_count(r, &f->n_slots, "slots")) != CC_OK ||
-        (rc = get_count(r, &f->n, "instructions")) != CC_OK)
+        (rc = get_count(r, &f->n_slots, 0, "slots")) != CC_OK ||
+        (rc = get_count(r, &f->n, 36, "instructions")) != CC_OK)
       return rc;
     f->insns = cc_xcalloc(f->n + 1, sizeof *f->insns);
     f->strs = cc_xcalloc(3 * (size_t)f->n + 1, sizeof *f->strs);
-    f->index = cc_xmalloc(((size_t)f->n_slots + 1) * sizeof *f->index);
-    memset(f->index, 0xff, ((size_t)f->n_slots + 1) * sizeof *f->index);
     for (uint32_t j = 0; j < f->n; j++)
       if ((rc = read_insn(r, f, j)) != CC_OK)
         return rc;
+    if ((rc = sort_table(r, f)) != CC_OK)
+      return rc;
   }
-  if ((rc = get_count(r, &t->nl, "launches")) != CC_OK)
+  if ((rc = get_count(r, &t->nl, 32, "launches")) != CC_OK)
     return rc;
   t->launches = cc_xcalloc(t->nl + 1, sizeof *t->launches);
   for (uint32_t i = 0; i < t->nl; i++) {
@@ -329,15 +354,22 @@ static int read_tables(struct reader *r, struct rtrace *t)
 }
 
 int cc_gpu_wrec_decode(const struct cc_gpu_wrec *w, const uint64_t *addrs,
-                       const struct cc_kernel_info *k, const uint32_t *index,
-                       uint32_t n_slots, struct cc_warp_access *a)
+                       const struct cc_kernel_info *k, struct cc_warp_access *a)
 {
-  if (w->slot > n_slots || index[w->slot] == UINT32_MAX)
+  uint32_t lo = 0, hi = k->n_insns; /* the first instruction at a slot >= w->slot */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (k->insns[mid].id < w->slot)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == k->n_insns || k->insns[lo].id != w->slot)
     return -1;
-  const struct cc_insn_info *in = &k->insns[index[w->slot]];
+  const struct cc_insn_info *in = &k->insns[lo];
   uint32_t gx = k->grid[0] ? k->grid[0] : 1, gy = k->grid[1] ? k->grid[1] : 1;
   memset(a, 0, sizeof *a);
-  a->insn_slot = index[w->slot];
+  a->insn_slot = lo;
   a->cta[0] = w->cta % gx;
   a->cta[1] = w->cta / gx % gy;
   a->cta[2] = w->cta / gx / gy;
@@ -418,8 +450,7 @@ static int stream_records(struct reader *r, const struct rtrace *t,
       if (t->launches[cur].sample > sum->sample)
         sum->sample = t->launches[cur].sample;
     }
-    const struct rfunc *f = &t->funcs[t->launches[cur].func];
-    if (cc_gpu_wrec_decode(&w, addrs, &k, f->index, f->n_slots, &a) != 0) {
+    if (cc_gpu_wrec_decode(&w, addrs, &k, &a) != 0) {
       rc = cc_err_set(r->err, CC_ERR_INPUT, "%s: record %llu of %s is at sass offset 0x%x, "
                       "which has no memory instruction in the table; record the run again",
                       r->path, (unsigned long long)i, k.name, w.slot * CC_GPU_INSN_BYTES);
@@ -443,13 +474,19 @@ int cc_gpu_raw_convert(const char *path, const struct cc_access_sink *sink,
 {
   struct cc_gpu_raw_summary local = {0};
   struct rtrace t = {0};
-  struct reader r = {fopen(path, "rb"), path, err};
+  struct reader r = {fopen(path, "rb"), path, err, 0};
   int rc;
   if (sum == NULL)
     sum = &local;
   memset(sum, 0, sizeof *sum);
   if (r.fp == NULL)
     return cc_err_set(err, CC_ERR_INPUT, "cannot open %s: %s", path, strerror(errno));
+  if (fseek(r.fp, 0, SEEK_END) != 0 || (r.size = ftell(r.fp)) < 0 ||
+      fseek(r.fp, 0, SEEK_SET) != 0) {
+    fclose(r.fp);
+    return cc_err_set(err, CC_ERR_INPUT, "cannot read %s: not a seekable file (a GPU trace "
+                      "is a file written by libcoalcheck_gpu.so)", path);
+  }
   rc = read_tables(&r, &t);
   if (rc == CC_OK)
     rc = stream_records(&r, &t, sink, sum);

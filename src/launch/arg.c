@@ -3,6 +3,7 @@
 #include "launch/launch_impl.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,9 @@ static size_t ident_len(const char *s)
 
 /* Recursive descent over: expr = term {(+|-) term}; term = unary {(*|/|%) unary};
  * unary = - unary | ( expr ) | literal | name. With check_only, names are not looked up
- * and no arithmetic is done: only the syntax is checked. */
+ * and no arithmetic is done: only the syntax is checked. The recursion goes one level
+ * down per '(' and per unary '-', at most CC_LAUNCH_MAX_NESTING levels: the stack, not
+ * the input, bounds it. */
 struct expr {
   const char *text, *p;
   const struct cc_launch_arg *args;
@@ -66,7 +69,25 @@ struct expr {
   int check_only;
   struct cc_err *err;
   enum cc_status fail; /* status for errors */
+  unsigned depth;      /* '(' and unary '-' open around the current position */
 };
+
+/* Text quoted in a message, shortened to its first 60 characters and "..." when longer,
+ * so that the reason after it is not cut off (a message holds CC_ERR_MSG_MAX bytes). */
+struct shown {
+  char s[64];
+};
+
+static struct shown shorten(const char *text)
+{
+  struct shown out;
+  size_t n = strlen(text);
+  if (n < sizeof out.s)
+    memcpy(out.s, text, n + 1);
+  else
+    snprintf(out.s, sizeof out.s, "%.60s...", text);
+  return out;
+}
 
 static int expr_sum(struct expr *e, int64_t *out);
 
@@ -78,8 +99,19 @@ static void skip_blanks(struct expr *e)
 
 static int expr_error(struct expr *e, const char *what)
 {
-  return cc_err_set(e->err, e->fail, "bad size expression '%s' at column %d: %s", e->text,
-                    (int)(e->p - e->text) + 1, what);
+  return cc_err_set(e->err, e->fail, "bad size expression '%s' at column %d: %s",
+                    shorten(e->text).s, (int)(e->p - e->text) + 1, what);
+}
+
+/* Enters one level of '(' or unary '-' (expr_unary leaves it). */
+static int expr_enter(struct expr *e)
+{
+  char what[96];
+  if (++e->depth <= CC_LAUNCH_MAX_NESTING)
+    return CC_OK;
+  snprintf(what, sizeof what, "nested deeper than %d levels of '(' and unary '-'; simplify "
+           "the expression", CC_LAUNCH_MAX_NESTING);
+  return expr_error(e, what);
 }
 
 static int lookup_name(struct expr *e, const char *name, size_t len, int64_t *out)
@@ -90,17 +122,18 @@ static int lookup_name(struct expr *e, const char *name, size_t len, int64_t *ou
       continue;
     if (a->is_buffer)
       return cc_err_set(e->err, CC_ERR_INPUT,
-                        "bad size expression '%s': '%.*s' is a buffer, not a scalar", e->text,
-                        (int)len, name);
+                        "bad size expression '%s': '%.*s' is a buffer, not a scalar",
+                        shorten(e->text).s, (int)len, name);
     if (cc_launch_parse_i64(a->value, out) != 0)
       return cc_err_set(e->err, CC_ERR_INPUT,
                         "bad size expression '%s': scalar '%.*s' = '%s' is not a 64-bit "
-                        "integer", e->text, (int)len, name, a->value);
+                        "integer", shorten(e->text).s, (int)len, name, a->value);
     return CC_OK;
   }
   return cc_err_set(e->err, CC_ERR_INPUT,
                     "bad size expression '%s': unknown name '%.*s'; size expressions may "
-                    "use the names of scalar arguments (NAME=VALUE)", e->text, (int)len, name);
+                    "use the names of scalar arguments (NAME=VALUE)", shorten(e->text).s,
+                    (int)len, name);
 }
 
 static int expr_unary(struct expr *e, int64_t *out)
@@ -110,8 +143,9 @@ static int expr_unary(struct expr *e, int64_t *out)
     int64_t v;
     int rc;
     e->p++;
-    if ((rc = expr_unary(e, &v)) != CC_OK)
+    if ((rc = expr_enter(e)) != CC_OK || (rc = expr_unary(e, &v)) != CC_OK)
       return rc;
+    e->depth--;
     if (!e->check_only && __builtin_sub_overflow((int64_t)0, v, out))
       return expr_error(e, "64-bit overflow");
     return CC_OK;
@@ -119,8 +153,9 @@ static int expr_unary(struct expr *e, int64_t *out)
   if (*e->p == '(') {
     int rc;
     e->p++;
-    if ((rc = expr_sum(e, out)) != CC_OK)
+    if ((rc = expr_enter(e)) != CC_OK || (rc = expr_sum(e, out)) != CC_OK)
       return rc;
+    e->depth--;
     skip_blanks(e);
     if (*e->p != ')')
       return expr_error(e, "expected ')'");
@@ -210,6 +245,7 @@ static int expr_run(struct expr *e, int64_t *out)
 {
   int rc;
   e->p = e->text;
+  e->depth = 0;
   if ((rc = expr_sum(e, out)) != CC_OK)
     return rc;
   skip_blanks(e);
@@ -221,14 +257,14 @@ static int expr_run(struct expr *e, int64_t *out)
 int cc_launch_eval_size(const char *expr, const struct cc_launch_arg *args, size_t nargs,
                         uint64_t *out, struct cc_err *err)
 {
-  struct expr e = {expr, expr, args, nargs, 0, err, CC_ERR_INPUT};
+  struct expr e = {expr, expr, args, nargs, 0, err, CC_ERR_INPUT, 0};
   int64_t v = 0;
   int rc = expr_run(&e, &v);
   if (rc != CC_OK)
     return rc;
   if (v < 0)
-    return cc_err_set(err, CC_ERR_INPUT, "size expression '%s' is negative (%lld)", expr,
-                      (long long)v);
+    return cc_err_set(err, CC_ERR_INPUT, "size expression '%s' is negative (%lld)",
+                      shorten(expr).s, (long long)v);
   *out = (uint64_t)v;
   return CC_OK;
 }
@@ -242,6 +278,7 @@ void cc_launch_arg_release(struct cc_launch_arg *a)
   free(a->value);
   free(a->size_expr);
   free(a->init_text);
+  free(a->origin);
   memset(a, 0, sizeof *a);
 }
 
@@ -249,7 +286,7 @@ static int bad_arg(struct cc_launch_arg *a, struct cc_err *err, const char *spec
                    const char *what)
 {
   cc_launch_arg_release(a);
-  return cc_err_set(err, CC_ERR_USAGE, "bad --arg '%s': %s", spec, what);
+  return cc_err_set(err, CC_ERR_USAGE, "bad --arg '%s': %s", shorten(spec).s, what);
 }
 
 /* INIT of a buffer spec (the text after "TYPE[SIZE]:"). */
@@ -301,7 +338,7 @@ static int parse_buffer(struct cc_launch_arg *a, const char *value, const char *
 {
   const char *lb = strchr(value, '['), *rb;
   int depth = 0;
-  struct expr e = {NULL, NULL, NULL, 0, 1, err, CC_ERR_USAGE};
+  struct expr e = {NULL, NULL, NULL, 0, 1, err, CC_ERR_USAGE, 0};
   int64_t dummy;
   a->is_buffer = 1;
   a->type = cc_launch_type_parse(value, (size_t)(lb - value));
@@ -360,6 +397,56 @@ int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch
 
 /* ---- initialisers -------------------------------------------------------------------- */
 
+/* "buffer 'A': PATH has HAS bytes but the buffer holds ..." (has: "3", "more than 12"). */
+static int wrong_file_size(const struct cc_launch_arg *a, uint64_t count, const char *has,
+                           struct cc_err *err)
+{
+  uint64_t bytes = count * cc_launch_type_size(a->type);
+  return cc_err_set(err, CC_ERR_INPUT,
+                    "buffer '%s': %s has %s bytes but the buffer holds %llu %s elements "
+                    "(%llu bytes); the file must hold exactly the buffer, raw little-endian",
+                    a->name, a->init_text, has, (unsigned long long)count, type_name(a->type),
+                    (unsigned long long)bytes);
+}
+
+/* The file: initialiser: the regular file a->init_text must hold exactly count elements.
+ * Its size is checked before anything is read (a wrong file costs no time), and it is
+ * read straight into dst. */
+static int fill_from_file(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                          struct cc_err *err)
+{
+  uint64_t bytes = count * cc_launch_type_size(a->type), size;
+  FILE *fp;
+  size_t got;
+  char has[48], extra;
+  int rc = cc_file_open_regular(a->init_text, &fp, &size, err), e;
+  if (rc != CC_OK)
+    return cc_err_prefix(err, "buffer '%s'", a->name);
+  /* a size of 0 may be a file whose size stat does not know (/proc): read it to see */
+  if (size != bytes && size != 0) {
+    fclose(fp);
+    snprintf(has, sizeof has, "%llu", (unsigned long long)size);
+    return wrong_file_size(a, count, has, err);
+  }
+  got = bytes ? fread(dst, 1, (size_t)bytes, fp) : 0;
+  if (got == bytes && fread(&extra, 1, 1, fp) == 1) {
+    fclose(fp);
+    snprintf(has, sizeof has, "more than %llu", (unsigned long long)bytes);
+    return wrong_file_size(a, count, has, err);
+  }
+  e = errno;
+  if (ferror(fp)) {
+    fclose(fp);
+    return cc_err_set(err, CC_ERR_INPUT, "buffer '%s': cannot read %s: %s", a->name,
+                      a->init_text, strerror(e));
+  }
+  fclose(fp);
+  if (got == bytes)
+    return CC_OK;
+  snprintf(has, sizeof has, "%zu", got);
+  return wrong_file_size(a, count, has, err);
+}
+
 int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
                    struct cc_err *err)
 {
@@ -390,25 +477,8 @@ int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
       memcpy(p + i * size, v, size);
     return CC_OK;
   }
-  case CC_INIT_FILE: {
-    char *data;
-    size_t len;
-    int rc = cc_file_read(a->init_text, &data, &len, err);
-    if (rc != CC_OK)
-      return cc_err_prefix(err, "buffer '%s'", a->name);
-    if ((uint64_t)len != count * size) {
-      free(data);
-      return cc_err_set(err, CC_ERR_INPUT,
-                        "buffer '%s': %s has %zu bytes but the buffer holds %llu %s elements "
-                        "(%llu bytes); the file must hold exactly the buffer, raw "
-                        "little-endian", a->name, a->init_text, len,
-                        (unsigned long long)count, type_name(a->type),
-                        (unsigned long long)(count * size));
-    }
-    memcpy(dst, data, len);
-    free(data);
-    return CC_OK;
-  }
+  case CC_INIT_FILE:
+    return fill_from_file(a, count, dst, err);
   }
   CC_BUG("unknown initialiser %d", (int)a->init);
 }

@@ -40,11 +40,15 @@ struct cc_launch_arg {
   enum cc_launch_init init;
   uint64_t seed;         /* random: the seed (default 0) */
   char *init_text;       /* file: the path (already joined with base_dir); const: VALUE */
+  char *origin;          /* where the spec was written, "FILE:LINE" of a launch file, or
+                            NULL (the command line): prefixed to cc_launch_bind's errors
+                            about it. Not set by cc_launch_arg_parse */
 };
 
 /* Parses one --arg spec into *out (which the caller releases). base_dir, if not NULL and
  * not "", is prefixed (with '/') to a relative file: path, so that launch files can name
- * data beside them. Errors: CC_ERR_USAGE "bad --arg 'SPEC': what is wrong". */
+ * data beside them. Errors: CC_ERR_USAGE "bad --arg 'SPEC': what is wrong" (SPEC shortened
+ * to 60 characters and "..." when longer), the size expression's syntax included. */
 int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch_arg *out,
                         struct cc_err *err);
 /* Frees a's strings and zeroes it (a itself is the caller's); safe on a zeroed arg. */
@@ -56,10 +60,14 @@ enum ptx_type cc_launch_type_parse(const char *name, size_t len);
 /* Bytes per element of a buffer type (u8: 1 ... f64: 8), 0 for others. */
 unsigned cc_launch_type_size(enum ptx_type t);
 
+/* The deepest nesting of '(' and unary '-' a size expression may have (the parser
+ * recurses once per level; docs/usage.md). */
+#define CC_LAUNCH_MAX_NESTING 256
+
 /* Evaluates a size expression over the scalars among args (NAME=VALUE, VALUE an integer
  * literal). 64-bit signed arithmetic; / and % truncate toward zero (C). Errors
  * (CC_ERR_INPUT): unknown name, a name whose value is not an integer, overflow, division
- * by zero, a negative result, bad syntax. */
+ * by zero, a negative result, bad syntax, nesting deeper than CC_LAUNCH_MAX_NESTING. */
 int cc_launch_eval_size(const char *expr, const struct cc_launch_arg *args, size_t nargs,
                         uint64_t *out, struct cc_err *err);
 
@@ -81,15 +89,19 @@ int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
                    struct cc_err *err);
 
 /* Where buffers live: cc_launch_emu_allocator (launch_emu.c) wraps cc_emu_alloc; tests
- * pass their own. alloc returns zero-filled memory of bytes bytes. */
+ * pass their own. alloc returns zero-filled memory of bytes bytes, or an error (host
+ * memory exhausted included: never an abort). */
 struct cc_launch_allocator {
   void *ctx;
   int (*alloc)(void *ctx, uint64_t bytes, const char *name, uint64_t *dev_addr,
                void **host, struct cc_err *err);
+  uint64_t max_bytes; /* the most bytes all buffers of one binding may take together;
+                         0 = no limit (the CLI's --max-memory) */
 };
 struct cc_emu;
-/* An allocator whose memory is the emulator's global memory (emu borrowed). */
-struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu);
+/* An allocator whose memory is the emulator's global memory (emu borrowed); max_bytes as
+ * in struct cc_launch_allocator. */
+struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu, uint64_t max_bytes);
 
 /* One allocated buffer. */
 struct cc_launch_buffer {
@@ -111,10 +123,16 @@ struct cc_launch_bound {
 
 /* Matches args (one per kernel parameter, in order) to kernel k's .param list: counts,
  * sizes (a buffer needs a 64-bit parameter), scalar values converted to each parameter's
- * type (integers range-checked; floats from decimal text); then allocates every buffer
- * through alloc and fills it. Errors (CC_ERR_INPUT) name the argument, e.g. "argument 3
- * 'n' is s32 in the kernel but '1.5' is not an integer"; allocator errors pass through.
- * On failure *out is released. */
+ * type (integers range-checked: .sN -2^(N-1)..2^(N-1)-1; .uN and .bN -2^(N-1)..2^N-1,
+ * negative values as two's complement, since nvcc declares `int` parameters .u32; floats
+ * from decimal text); then evaluates every buffer's size and checks their total against
+ * alloc->max_bytes before allocating any; then allocates every buffer through alloc and
+ * fills it (zero: left as the allocator gives it). Errors (CC_ERR_INPUT) name the
+ * argument, e.g. "argument 3 'n' is s32 in the kernel but '1.5' is not an integer";
+ * CC_ERR_LIMIT when the buffers exceed alloc->max_bytes ("argument 1 'A' needs N bytes
+ * (64.0 GiB), which brings the buffers to ..., above the limit of ..."); allocator errors
+ * pass through. An error about one argument starts with its origin when it has one
+ * ("k.launch:3: buffer 'in': cannot read in.bin: ..."). On failure *out is released. */
 int cc_launch_bind(const struct cc_launch_arg *args, size_t nargs,
                    cc_keep const struct ptx_function *k, const struct cc_launch_allocator *alloc,
                    struct cc_launch_bound *out, struct cc_err *err);

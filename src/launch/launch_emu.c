@@ -10,8 +10,8 @@ static int emu_alloc(void *ctx, uint64_t bytes, const char *name, uint64_t *dev_
   return cc_emu_alloc(ctx, bytes, name, dev_addr, host, err);
 }
 
-struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu)
+struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu, uint64_t max_bytes)
 {
-  struct cc_launch_allocator a = {emu, emu_alloc};
+  struct cc_launch_allocator a = {emu, emu_alloc, max_bytes};
   return a;
 }

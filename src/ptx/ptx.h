@@ -115,7 +115,10 @@ enum {
   PTX_F_UNI = 1u << 4, PTX_F_NC = 1u << 5, PTX_F_VOLATILE = 1u << 6, PTX_F_CC = 1u << 7,
   PTX_F_SYNC = 1u << 8, PTX_F_ALIGNED = 1u << 9, PTX_F_SHIFTAMT = 1u << 10,
   PTX_F_CLAMP = 1u << 11, PTX_F_WRAP = 1u << 12, PTX_F_RELAXED = 1u << 13,
-  PTX_F_ACQUIRE = 1u << 14, PTX_F_RELEASE = 1u << 15, PTX_F_NOFTZ = 1u << 16
+  PTX_F_ACQUIRE = 1u << 14, PTX_F_RELEASE = 1u << 15, PTX_F_NOFTZ = 1u << 16,
+  PTX_F_XTYPE = 1u << 17 /* a type word with no enum ptx_type (.u16x2, .e4m3x2, ...): kept
+                            only in opcode_text; the emulator names the instruction
+                            unsupported */
 };
 
 /* ---- operands --------------------------------------------------------------------- */
@@ -332,6 +335,10 @@ enum { PTX_ITEM_VAR, PTX_ITEM_FUNC_DECL, PTX_ITEM_FUNC_DEF, PTX_ITEM_PRAGMA };
  *   "PATH:LINE:COL: 'add.s32' takes 3 operands (d, a, b), found 2"  (the shape column of
  *     ptx_ops.def; at the opcode) and "operand 2 of 'ld.global.f32' (m) must be an address
  *     '[..]', found a register" (at the operand); "label 'L' used as an operand value"
+ *   "PATH:LINE:COL: unknown modifier '.s32Y' in 'setp.ge.s32Y'" (at the word; also "does
+ *     not apply to", "type '.b32' is not valid for", "needs a type", ...: ptx_check.h) and
+ *     "operand 2 of 'add.s32' (a) must be a 32-bit integer or bit-size register, found
+ *     '%rd1' (.b64)" (operand types: PTX ISA 9.0 section 9.4; src/ptx/README.md)
  *   lexical errors ("malformed float constant ...", "unterminated comment ...") and
  *   limits (register ranges above 2^20, arrays above 4 GiB, 255 operands).
  * On failure *out is NULL and nothing leaks. Grammar coverage: src/ptx/README.md. */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ptx/ptx.h"
+#include "ptx/ptx_check.h"
 #include "ptx/ptx_lex.h"
 #include "util/fileio.h"
 #include "util/mem.h"
@@ -139,6 +140,8 @@ struct parser {
   struct ptx_module *m;
   size_t cap_files, cap_vars, cap_funcs, cap_items, cap_mpragmas;
   struct map mvars, mfuncs;
+  struct map forms;              /* opcode texts whose modifiers passed ptx_check_modifiers ->
+                                    the flags it set (a form is checked once per module) */
   CC_VEC(struct fixup) sym_fix;  /* module-wide: symbols not yet declared */
   CC_VEC(struct fixup) call_fix; /* module-wide: callees not yet declared */
   /* the function being parsed */
@@ -1101,6 +1104,8 @@ struct stok {
   uint8_t kind, pipe;
   const char *s; /* slot name */
   uint32_t len;
+  const char *ann; /* the slot's type rule after ':' ("u32" in "b:u32"), annlen bytes */
+  uint32_t annlen;
 };
 
 #define MAX_STOKS 48
@@ -1165,7 +1170,7 @@ static size_t shape_tokens(const char *g, const char *gend, struct stok *t) {
     char c = *g;
     if (c == ' ' || c == ',') { g++; continue; }
     assert(n < MAX_STOKS);
-    struct stok k = {ST_SLOT, 0, g, 1};
+    struct stok k = {ST_SLOT, 0, g, 1, NULL, 0};
     if (c == '[') { k.kind = ST_OPEN; g++; }
     else if (c == ']') { k.kind = ST_CLOSE; g++; }
     else if (c == '|') { pipe = 1; g++; continue; }
@@ -1177,6 +1182,11 @@ static size_t shape_tokens(const char *g, const char *gend, struct stok *t) {
       k.len = (uint32_t)(g - w);
       k.pipe = (uint8_t)pipe;
       pipe = 0;
+      if (g < gend && *g == ':') { /* a type rule: "b:u32" */
+        k.ann = ++g;
+        while (g < gend && isalnum((unsigned char)*g)) g++;
+        k.annlen = (uint32_t)(g - k.ann);
+      }
     }
     t[n++] = k;
   }
@@ -1291,6 +1301,19 @@ static int slot_accepts(const struct parser *p, const struct stok *s, const stru
   return o->kind != PTX_OPND_ADDR && o->kind != PTX_OPND_LABEL && o->kind != PTX_OPND_SINK;
 }
 
+/* The grammar [g, gend) as messages show it: without the slots' type rules (":u32"). */
+static void grammar_text(const char *g, const char *gend, char *buf, size_t size) {
+  size_t k = 0;
+  while (g < gend && k + 1 < size) {
+    if (*g == ':') {
+      for (g++; g < gend && isalnum((unsigned char)*g); g++) {}
+      continue;
+    }
+    buf[k++] = *g++;
+  }
+  buf[k] = 0;
+}
+
 /* "takes 3 operands", "takes 3 or 4 operands", "takes at least 4 operands", ... */
 static void count_phrase(int lo, int hi, char *buf, size_t size) {
   if (hi < 0) snprintf(buf, size, "takes at least %d operand%s", lo, lo == 1 ? "" : "s");
@@ -1324,7 +1347,8 @@ static void check_shape(struct parser *p, const struct ptx_insn *in, const struc
     found += !o->pipe;
     nu++;
   }
-  int gl = (int)(gend - g);
+  char gram[256];
+  grammar_text(g, gend, gram, sizeof gram);
   if (!layout(t, nt, 0, u, nu, 0, 0, slot)) {
     if (layout(t, nt, 0, u, nu, 0, 1, slot)) {
       /* the count fits: a '|' operand stands where the grammar has none */
@@ -1336,8 +1360,8 @@ static void check_shape(struct parser *p, const struct ptx_insn *in, const struc
         if (s >= nt || s + 2 >= nt || t[s + 1].kind != ST_OPEN || !t[s + 2].pipe) break;
       }
       const struct ptx_tok *at = &p->topt.data[u[k].top];
-      fail_at(p, at->line, at->col, "'%s' takes no '|' operand here (%.*s)", in->opcode_text,
-              gl, g);
+      fail_at(p, at->line, at->col, "'%s' takes no '|' operand here (%s)", in->opcode_text,
+              gram);
     }
     int lo, hi;
     char phrase[64];
@@ -1345,7 +1369,7 @@ static void check_shape(struct parser *p, const struct ptx_insn *in, const struc
     count_phrase(lo, hi, phrase, sizeof phrase);
     if (hi == 0)
       fail_at(p, op->line, op->col, "'%s' %s, found %d", in->opcode_text, phrase, found);
-    fail_at(p, op->line, op->col, "'%s' %s (%.*s), found %d", in->opcode_text, phrase, gl, g,
+    fail_at(p, op->line, op->col, "'%s' %s (%s), found %d", in->opcode_text, phrase, gram,
             found);
   }
   int num = 0;
@@ -1359,6 +1383,20 @@ static void check_shape(struct parser *p, const struct ptx_insn *in, const struc
             in->opcode_text, (int)t[slot[i]].len, t[slot[i]].s, want,
             opnd_desc(&p->top.data[u[i].top], u[i].group, is_dest_slot(&t[slot[i]])));
   }
+  if (!ptx_check_wants_operands(in)) return;
+  num = 0;
+  for (size_t i = 0; i < nu; i++) {
+    num += !u[i].pipe;
+    if (slot[i] >= nt || u[i].group) continue;
+    const struct stok *k = &t[slot[i]];
+    char why[600];
+    if (ptx_check_operand(in, k->s, k->len, k->ann, k->annlen, &p->top.data[u[i].top],
+                          p->elems.data, cur_fn(p)->regs, p->m->address_size, why, sizeof why))
+      continue;
+    const struct ptx_tok *at = &p->topt.data[u[i].top];
+    fail_at(p, at->line, at->col, "operand %d of '%s' (%.*s) %s", num, in->opcode_text,
+            (int)k->len, k->s, why);
+  }
 }
 
 /* [@[!]%p] opcode[.mods] operands ; */
@@ -1370,6 +1408,9 @@ static void parse_insn(struct parser *p) {
     guard_neg = accept_punct(p, '!');
     if (!is_reg_name(p, &p->tok)) expected(p, "a predicate register");
     guard = lookup_reg(p, &p->tok);
+    char why[200];
+    if (!ptx_check_guard(&f->regs[guard], why, sizeof why))
+      fail_at(p, p->tok.line, p->tok.col, "%s", why);
     next(p);
   }
   struct ptx_tok op = p->tok;
@@ -1396,6 +1437,16 @@ static void parse_insn(struct parser *p) {
   in->line = op.line;
   in->column = op.col;
   decode_modifiers(in, in->opcode_text);
+  int32_t form = map_get(&p->forms, in->opcode_text, op.len);
+  if (form >= 0) {
+    in->flags |= (uint32_t)form;
+  } else {
+    char why[600];
+    uint32_t off;
+    if (!ptx_check_modifiers(in, why, sizeof why, &off))
+      fail_at(p, op.line, op.col + off, "%s", why);
+    *map_slot(&p->forms, in->opcode_text, op.len) = (int32_t)(in->flags & PTX_F_XTYPE);
+  }
   next(p);
   p->top.len = p->elems.len = p->pend.len = p->topt.len = 0;
   if (code == PTX_OP_CALL) {
@@ -1724,6 +1775,9 @@ static void parse_section(struct parser *p) {
   size_t end = ptx_lex_skip_block(&p->lx);
   if (end == (size_t)-1)
     fail_at(p, at.line, at.col, "unterminated .section block (no closing '}')");
+  /* kept as a C string and printed back verbatim: a NUL byte would cut it short */
+  if (memchr(start, '\0', (size_t)(p->lx.text + end - start)))
+    fail_at(p, at.line, at.col, "NUL byte inside a .section block; PTX is text");
   str_append(&p->m->sections, start, (size_t)(p->lx.text + end - start), "\n");
   next(p);
 }
@@ -1828,6 +1882,7 @@ static void parse_module(struct parser *p) {
 static void parser_release(struct parser *p) {
   map_clear(&p->mvars);
   map_clear(&p->mfuncs);
+  map_clear(&p->forms);
   function_state_reset(p);
   CC_VEC_FREE(&p->sym_fix);
   CC_VEC_FREE(&p->call_fix);

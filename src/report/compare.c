@@ -91,11 +91,6 @@ int cc_report_compare_check(const struct cc_analysis *const *ans, size_t n, stru
 
 /* ---- text ---- */
 
-static double pct(uint64_t part, uint64_t whole)
-{
-  return whole ? 100.0 * (double)part / (double)whole : 100.0;
-}
-
 /* Global transactions of kernel k: the totals hold sectors, not transactions. */
 static uint64_t global_transactions(const struct cc_kernel_stats *k)
 {
@@ -116,7 +111,7 @@ static void kernel_totals(FILE *fp, const struct cc_analysis *const *ans, size_t
     fprintf(fp, "  %-8s  %15" PRIu64 "  %12" PRIu64 "  %14" PRIu64 "  %5.1f%%  %17" PRIu64
                 "  %10" PRIu64 "\n",
             cc_model_name(ans[m]->model), t->requests, global_transactions(k),
-            t->bytes_transferred, pct(t->bytes_requested, t->bytes_transferred),
+            t->bytes_transferred, 100.0 * cc_analysis_totals_efficiency(t),
             t->wavefronts, t->ideal_wavefronts);
   }
 }

@@ -28,6 +28,7 @@ static cJSON *model_json(const struct cc_insn_stats *s, uint32_t w)
     cc_report_json_num(o, "transactions", (double)s->transactions);
     cc_report_json_num(o, "transactions_per_request", req ? (double)s->transactions / req : 0.0);
     cc_report_json_num(o, "bytes_transferred", (double)s->bytes_transferred);
+    cc_report_json_num(o, "unique_bytes", (double)s->unique_bytes);
     cc_report_json_num(o, "sectors", (double)s->sectors);
     cc_report_json_num(o, "lines", (double)s->lines);
   }
@@ -76,8 +77,8 @@ static cJSON *totals_json(const struct cc_kernel_stats *k)
   cc_report_json_num(o, "transactions", (double)transactions);
   cc_report_json_num(o, "bytes_requested", (double)t->bytes_requested);
   cc_report_json_num(o, "bytes_transferred", (double)t->bytes_transferred);
-  cc_report_json_num(o, "efficiency", t->bytes_transferred
-                           ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
+  cc_report_json_num(o, "unique_bytes", (double)t->unique_bytes);
+  cc_report_json_num(o, "efficiency", cc_analysis_totals_efficiency(t));
   cc_report_json_num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
   cc_report_json_num(o, "wavefronts", (double)t->wavefronts);
   cc_report_json_num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);

@@ -1,4 +1,5 @@
 /* The JSON report (docs/json-schema.md, schema_version 2), built with cJSON. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,15 @@
 void cc_report_json_num(cJSON *o, const char *key, double v)
 {
   cJSON_AddItemToObject(o, key, cJSON_CreateNumber(v));
+}
+
+/* Adds key: v, or key: null when the figure is unknown (analysis.h, enum cc_unknown). */
+static void num_or_null(cJSON *o, const char *key, double v, int unknown)
+{
+  if (unknown || isnan(v))
+    cJSON_AddNullToObject(o, key);
+  else
+    cc_report_json_num(o, key, v);
 }
 
 static void str_or_null(cJSON *o, const char *key, const char *s)
@@ -131,10 +141,50 @@ static void kernel_cache_json(cJSON *o, const struct cc_kernel_stats *k)
   cJSON_AddItemToObject(o, "time", t);
 }
 
+/* A stride of a form: bytes, or null when unknown in this launch. */
+static cJSON *stride_json(const struct cc_addr_stride *t)
+{
+  return t->known ? cJSON_CreateNumber((double)t->bytes) : cJSON_CreateNull();
+}
+
+/* The static form of the address (docs/json-schema.md, "affine"), or null. */
+static cJSON *affine_json(const struct cc_insn_stats *s)
+{
+  static const char *const axis[3] = {"x", "y", "z"};
+  const struct cc_addr_form *a = &s->addr;
+  cJSON *o, *strides, *cls, *loops;
+  if (a->status == CC_ADDR_NONE)
+    return cJSON_CreateNull();
+  o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "status", a->kind);
+  if (a->status == CC_ADDR_NOT_AFFINE) {
+    cJSON_AddStringToObject(o, "why", a->text);
+    cc_report_json_num(o, "ptx_line", a->why_line);
+    return o;
+  }
+  cJSON_AddStringToObject(o, "form", a->text);
+  strides = cJSON_AddObjectToObject(o, "strides");
+  cls = cJSON_AddArrayToObject(o, "class");
+  for (uint32_t d = 0; d < 3; d++) {
+    cJSON_AddItemToObject(strides, axis[d], stride_json(&a->tid[d]));
+    cJSON_AddItemToArray(cls, cJSON_CreateString(cc_addr_class_name(cc_analysis_addr_class(s, d))));
+  }
+  loops = cJSON_AddArrayToObject(o, "loops");
+  for (uint32_t l = 0; l < a->nloops; l++) {
+    cJSON *lp = cJSON_CreateObject();
+    cc_report_json_num(lp, "loop", a->loops[l].index);
+    cc_report_json_num(lp, "line", a->loops[l].line);
+    cJSON_AddItemToObject(lp, "stride", stride_json(&a->loops[l].stride));
+    cJSON_AddItemToArray(loops, lp);
+  }
+  return o;
+}
+
 static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
-  cJSON *hist = cJSON_CreateArray(), *sugg = cJSON_CreateArray();
+  cJSON *hist, *sugg = cJSON_CreateArray();
+  int shared = s->info.space == CC_SPACE_SHARED || s->wavefronts;
   cc_report_json_num(o, "ptx_index", s->info.id);
   cJSON_AddItemToObject(o, "source", cc_report_json_source(s));
   str_or_null(o, "ptx", s->info.text);
@@ -147,6 +197,9 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
   cc_report_json_num(o, "requests", (double)s->requests);
   cc_report_json_num(o, "thread_accesses", (double)s->thread_accesses);
   cc_report_json_num(o, "bytes_requested", (double)s->bytes_requested);
+  if (!shared)
+    num_or_null(o, "unique_bytes", (double)s->unique_bytes,
+                s->unknown & CC_UNKNOWN_UNIQUE_BYTES);
   cc_report_json_num(o, "sectors", (double)s->sectors);
   cc_report_json_num(o, "ideal_sectors", (double)s->ideal_sectors);
   cc_report_json_num(o, "excess_sectors", (double)s->excess_sectors);
@@ -154,12 +207,17 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
   cc_report_json_num(o, "bytes_transferred", (double)s->bytes_transferred);
   cc_report_json_num(o, "lines", (double)s->lines);
   cc_report_json_num(o, "sectors_per_request", s->requests ? (double)s->sectors / (double)s->requests : 0.0);
-  cc_report_json_num(o, "efficiency", cc_analysis_efficiency(s));
+  num_or_null(o, "efficiency", cc_analysis_efficiency(s), 0);
   /* CGO 2015 Table 1 "bandwidth": transactions relative to the coalesced case */
   cc_report_json_num(o, "bandwidth_factor",
       s->ideal_sectors ? (double)s->sectors / (double)s->ideal_sectors : 1.0);
-  for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
-    cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s->sector_hist[b]));
+  if (s->unknown & CC_UNKNOWN_SECTOR_HIST) {
+    hist = cJSON_CreateNull();
+  } else {
+    hist = cJSON_CreateArray();
+    for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
+      cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s->sector_hist[b]));
+  }
   cJSON_AddItemToObject(o, "sector_histogram", hist);
   cc_report_json_num(stride, "min", (double)s->stride_min);
   cc_report_json_num(stride, "max", (double)s->stride_max);
@@ -179,8 +237,10 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
     cJSON_AddBoolToObject(o, "line_all_coalescable", s->line_all_coalescable);
   }
   cc_report_json_num(o, "line_instructions", s->line_insns);
-  cc_report_json_num(o, "uncoalesced_requests", (double)s->uncoalesced_requests);
-  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses);
+  num_or_null(o, "uncoalesced_requests", (double)s->uncoalesced_requests,
+              s->unknown & CC_UNKNOWN_UNCOALESCED);
+  num_or_null(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses,
+              s->unknown & CC_UNKNOWN_UNCOALESCED);
   cache_fields(o, &s->cache, cached);
   if (cached)
     cc_report_json_num(o, "estimated_gain_us", s->gain_us);
@@ -191,11 +251,13 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
     cJSON_AddItemToArray(sugg, g);
   }
   cJSON_AddItemToObject(o, "suggestions", sugg);
-  if (s->info.space == CC_SPACE_SHARED || s->wavefronts) {
+  cJSON_AddItemToObject(o, "affine", affine_json(s));
+  if (shared) {
     cc_report_json_num(o, "bank_conflict_ways", s->ways_max);
     cc_report_json_num(o, "wavefronts", (double)s->wavefronts);
     cc_report_json_num(o, "ideal_wavefronts", (double)s->ideal_wavefronts);
-    cc_report_json_num(o, "conflict_requests", (double)s->conflict_requests);
+    num_or_null(o, "conflict_requests", (double)s->conflict_requests,
+                s->unknown & CC_UNKNOWN_CONFLICTS);
   }
   return o;
 }
@@ -210,13 +272,15 @@ static cJSON *totals_json(const struct cc_kernel_stats *k)
   cc_report_json_num(o, "excess_sectors", (double)t->excess_sectors);
   cc_report_json_num(o, "bytes_requested", (double)t->bytes_requested);
   cc_report_json_num(o, "bytes_transferred", (double)t->bytes_transferred);
-  cc_report_json_num(o, "efficiency", t->bytes_transferred
-                           ? (double)t->bytes_requested / (double)t->bytes_transferred : 1.0);
+  num_or_null(o, "unique_bytes", (double)t->unique_bytes, t->unknown & CC_UNKNOWN_UNIQUE_BYTES);
+  num_or_null(o, "efficiency", cc_analysis_totals_efficiency(t), 0);
   cc_report_json_num(o, "thread_accesses", (double)t->thread_accesses);
-  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses);
+  num_or_null(o, "uncoalesced_thread_accesses", (double)t->uncoalesced_thread_accesses,
+              t->unknown & CC_UNKNOWN_UNCOALESCED);
   cc_report_json_num(o, "wavefronts", (double)t->wavefronts);
   cc_report_json_num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
-  cc_report_json_num(o, "conflict_requests", (double)t->conflict_requests);
+  num_or_null(o, "conflict_requests", (double)t->conflict_requests,
+              t->unknown & CC_UNKNOWN_CONFLICTS);
   cache_fields(o, &k->cache.total, k->cached);
   return o;
 }
@@ -237,7 +301,8 @@ static cJSON *line_json(const struct cc_line_stats *l)
   cc_report_json_num(o, "excess_sectors", (double)l->excess_sectors);
   cc_report_json_num(o, "wavefronts", (double)l->wavefronts);
   cc_report_json_num(o, "ideal_wavefronts", (double)l->ideal_wavefronts);
-  cc_report_json_num(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses);
+  num_or_null(o, "uncoalesced_thread_accesses", (double)l->uncoalesced_thread_accesses,
+              l->unknown & CC_UNKNOWN_UNCOALESCED);
   return o;
 }
 

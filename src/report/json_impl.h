@@ -21,8 +21,5 @@ const char *cc_report_json_op(enum cc_access_kind kind);
  * "inlined_from" (the header location) and "inlined_at" (the .loc's call site) when
  * they apply. The caller owns the new object. */
 cJSON *cc_report_json_source(const struct cc_insn_stats *s);
-/* Writes text (taken, freed on every path) and a newline to path ("-": standard output)
- * whole or not at all (util/fileio.h). Errors: CC_ERR_IO "cannot write PATH: ...". */
-int cc_report_json_write_text(const char *path, cc_take char *text, struct cc_err *err);
 
 #endif

@@ -43,4 +43,8 @@ cc_give char *cc_report_json_string(cc_keep const struct cc_analysis *an,
 int cc_report_json_write(const char *path, cc_keep const struct cc_analysis *an,
                          const char *tool_version, struct cc_err *err);
 
+/* Writes text (taken, freed on every path) and a newline to path ("-": standard output)
+ * whole or not at all (util/fileio.h). Errors: CC_ERR_IO "cannot write PATH: ...". */
+int cc_report_json_write_text(const char *path, cc_take char *text, struct cc_err *err);
+
 #endif

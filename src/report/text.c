@@ -13,7 +13,9 @@
  *   (verdict: Algorithm 1's for global and local rows; "N-way" or "no conflict" for shared;
  *    DRAM: bytes read + written for the instruction, "-" without a cache model)
  *        ptx     the PTX text
- *        stride  min, max, avg bytes; whole footprint
+ *        stride  min, max, avg bytes; footprint stride (allStr) and what it means
+ *        address the static form (src/affine, when the run had one) and its thread strides,
+ *                or "not affine (kind): why"
  *        banks   shared rows: conflict ways
  *        cache   L1 hits, L2 sectors, DRAM bytes read and written
  *        gain    what coalescing it would save, or why nothing
@@ -24,6 +26,7 @@
  *   Counts carry thousands separators (1,179,648); PTX whitespace is one space.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,29 +235,44 @@ static void kernel_header(FILE *fp, const struct cc_kernel_stats *k)
     fprintf(fp, "  global: %s requests, %s sectors, ideal %s, excess %s\n",
             grouped(t->requests, a, sizeof a), grouped(t->sectors, b, sizeof b),
             grouped(t->ideal_sectors, c, sizeof c), grouped(t->excess_sectors, d, sizeof d));
-    fprintf(fp, "          %s bytes requested of %s transferred: efficiency %.1f%%\n",
-            grouped(t->bytes_requested, a, sizeof a), grouped(t->bytes_transferred, b, sizeof b),
-            t->bytes_transferred ? pct(t->bytes_requested, t->bytes_transferred) : 100.0);
+    double eff = cc_analysis_totals_efficiency(t);
+    if (isnan(eff))
+      fprintf(fp, "          %s bytes requested, %s transferred; distinct bytes and efficiency "
+              "unknown\n", grouped(t->bytes_requested, a, sizeof a),
+              grouped(t->bytes_transferred, b, sizeof b));
+    else
+      fprintf(fp, "          %s bytes requested, %s distinct, %s transferred: efficiency "
+              "%.1f%%\n", grouped(t->bytes_requested, a, sizeof a),
+              grouped(t->unique_bytes, c, sizeof c), grouped(t->bytes_transferred, b, sizeof b),
+              100.0 * eff);
   }
-  if (t->wavefronts)
+  if (t->wavefronts && (t->unknown & CC_UNKNOWN_CONFLICTS))
+    fprintf(fp, "  shared: %s wavefronts, ideal %s, bank conflicts in an unknown number of "
+            "requests\n", grouped(t->wavefronts, a, sizeof a),
+            grouped(t->ideal_wavefronts, b, sizeof b));
+  else if (t->wavefronts)
     fprintf(fp, "  shared: %s wavefronts, ideal %s, bank conflicts in %s request%s\n",
             grouped(t->wavefronts, a, sizeof a), grouped(t->ideal_wavefronts, b, sizeof b),
             grouped(t->conflict_requests, c, sizeof c), t->conflict_requests == 1 ? "" : "s");
-  fprintf(fp, "  thread accesses %s, in uncoalesced requests %s (%.1f%%)  [CGO 2015 Table 2]\n",
-          grouped(t->thread_accesses, a, sizeof a),
-          grouped(t->uncoalesced_thread_accesses, b, sizeof b),
-          pct(t->uncoalesced_thread_accesses, t->thread_accesses));
+  if (t->unknown & CC_UNKNOWN_UNCOALESCED)
+    fprintf(fp, "  thread accesses %s, in uncoalesced requests unknown  [CGO 2015 Table 2]\n",
+            grouped(t->thread_accesses, a, sizeof a));
+  else
+    fprintf(fp, "  thread accesses %s, in uncoalesced requests %s (%.1f%%)  [CGO 2015 Table 2]"
+            "\n", grouped(t->thread_accesses, a, sizeof a),
+            grouped(t->uncoalesced_thread_accesses, b, sizeof b),
+            pct(t->uncoalesced_thread_accesses, t->thread_accesses));
   if (k->cached && k->device)
     traffic_lines(fp, k);
 }
 
-static const char *coalescable(int yes)
-{
-  return yes ? "all coalescable" : "cannot be all coalesced";
-}
-
-/* Strides, allStr, and, for unrolled copies, allStr of the whole source line; imported:
- * the figures came from the GPU backend, which measures no footprint (no allStr). */
+/* Strides, then Algorithm 1's footprint stride (allStr, CGO 2015 lines 28-31: the largest
+ * gap between the sorted distinct addresses of all executions), also over the unrolled
+ * copies of the source line; for an uncoalesced global instruction what allStr means
+ * (lines 39-42): no gap wider than an element, so a remapping of threads can coalesce
+ * it, or gaps that no remapping closes. A coalesced, shared or local row gets no
+ * judgement (coalescing by remapping threads is about global memory). imported: the GPU
+ * backend measures no footprint. */
 static void stride_line(FILE *fp, const struct cc_insn_stats *s, int imported)
 {
   char buf[384], lane[64];
@@ -265,18 +283,59 @@ static void stride_line(FILE *fp, const struct cc_insn_stats *s, int imported)
     snprintf(lane, sizeof lane, "min %" PRIu64 ", max %" PRIu64 ", avg %.1f bytes",
              s->stride_min, s->stride_max, cc_analysis_stride_avg(s));
   if (imported) {
-    snprintf(buf, sizeof buf, "%s; whole footprint not measured on the GPU", lane);
+    snprintf(buf, sizeof buf, "%s; footprint stride not measured on the GPU", lane);
     detail_wrap(fp, "stride", buf);
     return;
   }
-  n = snprintf(buf, sizeof buf, "%s; whole footprint %" PRIu64 " bytes", lane, s->all_stride);
+  n = snprintf(buf, sizeof buf, "%s; footprint stride %" PRIu64 " bytes", lane, s->all_stride);
   if (s->line_insns > 1)
-    snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu64 " bytes with the %" PRIu32
-             " instructions of this source line (%s)", s->line_all_stride, s->line_insns,
-             coalescable(s->line_all_coalescable));
-  else
-    snprintf(buf + n, sizeof buf - (size_t)n, " (%s)", coalescable(s->all_coalescable));
+    n += snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu64 " bytes over the %" PRIu32
+                  " instructions of this source line", s->line_all_stride, s->line_insns);
+  if (s->verdict == CC_VERDICT_UNCOALESCED && s->info.space == CC_SPACE_GLOBAL &&
+      s->wavefronts == 0)
+    snprintf(buf + n, sizeof buf - (size_t)n, "%s",
+             s->all_coalescable || s->line_all_coalescable
+                 ? ": contiguous, a remapping of threads can coalesce it"
+                 : ": gaps remain, no remapping of threads can coalesce it");
   detail_wrap(fp, "stride", buf);
+}
+
+/* The static form of the address (analysis.h, cc_addr_form) with its thread strides and
+ * loops, or why it has none; nothing when no form was handed in. */
+static void address_line(FILE *fp, const struct cc_insn_stats *s)
+{
+  char buf[1536];
+  const struct cc_addr_form *a = &s->addr;
+  size_t n;
+  if (a->status == CC_ADDR_NONE)
+    return;
+  if (a->status == CC_ADDR_NOT_AFFINE) {
+    snprintf(buf, sizeof buf, "not affine (%s): %s", a->kind, a->text);
+    detail_wrap(fp, "address", buf);
+    return;
+  }
+  n = (size_t)snprintf(buf, sizeof buf, "%s; thread strides", a->text);
+  for (uint32_t d = 0; d < 3 && n < sizeof buf; d++) {
+    static const char axis[3] = {'x', 'y', 'z'};
+    if (a->tid[d].known)
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %c %" PRId64, d ? "," : "", axis[d],
+                            a->tid[d].bytes);
+    else
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %c ?", d ? "," : "", axis[d]);
+  }
+  if (n < sizeof buf)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, " bytes (%s, %s, %s)",
+                          cc_addr_class_name(cc_analysis_addr_class(s, 0)),
+                          cc_addr_class_name(cc_analysis_addr_class(s, 1)),
+                          cc_addr_class_name(cc_analysis_addr_class(s, 2)));
+  for (uint32_t l = 0; l < a->nloops && n < sizeof buf; l++) {
+    const struct cc_addr_loop *lp = &a->loops[l];
+    if (lp->stride.known)
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "; L%" PRIu32 " (loop at line %" PRIu32
+                            ") %" PRId64 " bytes per iteration", lp->index, lp->line,
+                            lp->stride.bytes);
+  }
+  detail_wrap(fp, "address", buf);
 }
 
 /* The CUDA line of the instruction's source (analysis.h: the user's line), and "via" the
@@ -420,11 +479,15 @@ static void insn_row(FILE *fp, struct cc_source_cache *cache, size_t rank,
     human_bytes(s->cache.dram_bytes_read + s->cache.dram_bytes_written, dram, sizeof dram, 1);
   else
     snprintf(dram, sizeof dram, "-");
-  fprintf(fp, " %5.1f%% %6s  %s\n", 100.0 * cc_analysis_efficiency(s), dram, buf);
+  if (isnan(cc_analysis_efficiency(s))) /* unknown (an imported kernel) */
+    fprintf(fp, " %6s %6s  %s\n", "-", dram, buf);
+  else
+    fprintf(fp, " %5.1f%% %6s  %s\n", 100.0 * cc_analysis_efficiency(s), dram, buf);
   cc_report_squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
   detail_cut(fp, "ptx", ptx, strlen(ptx));
   stride_line(fp, s, imported);
-  if (shared && imported) {
+  address_line(fp, s);
+  if (shared && (s->unknown & CC_UNKNOWN_CONFLICTS)) {
     snprintf(buf, sizeof buf, "%" PRIu32 "-way at worst", s->ways_max);
     detail_wrap(fp, "banks", buf);
   } else if (shared) {
@@ -495,6 +558,9 @@ static void kernel_report(FILE *fp, struct cc_source_cache *cache, const struct 
     fprintf(fp, "  (no memory instruction was executed)\n");
   if (idle)
     fprintf(fp, "  %zu memory instruction%s never executed\n", idle, idle == 1 ? "" : "s");
+  if (rank && !k->imported)
+    fprintf(fp, "  footprint stride: allStr (CGO 2015), the largest gap between distinct addresses "
+            "of all executions\n");
   if (sectors)
     fprintf(fp, "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n");
   else

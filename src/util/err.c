@@ -29,8 +29,16 @@ int cc_err_prefix(struct cc_err *err, const char *fmt, ...)
   va_start(ap, fmt);
   n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
   va_end(ap);
-  if (n >= 0 && (size_t)n < sizeof err->msg - 2) /* room for ": " and some of the old text */
-    snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", old);
+  if (n >= 0 && (size_t)n < sizeof err->msg - 2) { /* room for ": " and some of the old text */
+    /* the old text cut to what fits (memcpy: snprintf's "%s" here is a truncation warning
+     * under gcc -O0, -Wformat-truncation) */
+    size_t at = (size_t)n + 2, len = strlen(old);
+    if (len > sizeof err->msg - 1 - at)
+      len = sizeof err->msg - 1 - at;
+    memcpy(err->msg + n, ": ", 2);
+    memcpy(err->msg + at, old, len);
+    err->msg[at + len] = '\0';
+  }
   return (int)err->status;
 }
 

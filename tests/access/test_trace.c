@@ -130,9 +130,9 @@ static const struct cc_insn_info insns_b[] = {
      NULL, 0},
 };
 static const struct cc_kernel_info kernels[] = {
-    {"transpose", "_Z9transposePfPKfii", {4, 2, 1}, {32, 8, 1}, 6, insns_a},
-    {"reduce", NULL, {UINT32_MAX, 65535, 64}, {1024, 1, 1}, 2, insns_b},
-    {NULL, NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL}, /* no name, no instructions, no records */
+    {"transpose", "_Z9transposePfPKfii", {4, 2, 1}, {32, 8, 1}, 6, insns_a, 0, NULL},
+    {"reduce", NULL, {UINT32_MAX, 65535, 64}, {1024, 1, 1}, 2, insns_b, 0, NULL},
+    {NULL, NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, 0, NULL}, /* no name, no instructions, no records */
 };
 
 /* Record template: slot, cta, warp, dyn, kind/space/size from the table unless *_set. */
@@ -326,7 +326,7 @@ static void roundtrip(size_t block_bytes, int level)
 {
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
   struct cc_trace_writer_opts o = {"coalcheck 0.1.0", "coalcheck record -o t.cctrace k.ptx",
-                                   "2026-11-22T00:00:00Z", level, block_bytes};
+                                   "2026-11-22T00:00:00Z", level, block_bytes, NULL, 0};
   struct cc_warp_access want[64];
   size_t n_a, n = build_records(want, &n_a);
   struct capture c = {0};
@@ -448,9 +448,9 @@ static void test_exact_encoding(void **state)
       0x80, 0x03};
   static const struct cc_insn_info in = {7, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, "ld",
                                          NULL, 0, 0, NULL, 0};
-  static const struct cc_kernel_info k = {"k", NULL, {1, 1, 1}, {64, 1, 1}, 1, &in};
+  static const struct cc_kernel_info k = {"k", NULL, {1, 1, 1}, {64, 1, 1}, 1, &in, 0, NULL};
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
-  struct cc_trace_writer_opts o = {"t", "", "d", 0, 0};
+  struct cc_trace_writer_opts o = {"t", "", "d", 0, 0, NULL, 0};
   struct cc_trace_writer *w;
   struct cc_access_sink s;
   struct cc_err err = {0};
@@ -528,7 +528,7 @@ struct bad {
 /* Writes the hand-built stream with 64-byte blocks (many blocks) and reads it back. */
 static void bad_setup(struct bad *b)
 {
-  struct cc_trace_writer_opts o = {"coalcheck 0.1.0", "rec", "2026-11-22T00:00:00Z", 0, 64};
+  struct cc_trace_writer_opts o = {"coalcheck 0.1.0", "rec", "2026-11-22T00:00:00Z", 0, 64, NULL, 0};
   strcpy(b->dir, "/tmp/cc_trace_XXXXXX");
   assert_non_null(mkdtemp(b->dir));
   snprintf(b->good, sizeof b->good, "%s/good.cctrace", b->dir);
@@ -748,12 +748,13 @@ static void im_block(image *im, const char *tag, const void *stored, size_t stor
 static void im_data(image *im, const uint8_t *raw, size_t raw_len, size_t claimed_raw,
                     uint32_t events)
 {
-  static uint8_t zb[8192];
-  size_t z;
-  assert_true(ZSTD_compressBound(raw_len) <= sizeof zb);
-  z = ZSTD_compress(zb, sizeof zb, raw, raw_len, 3);
+  size_t cap = ZSTD_compressBound(raw_len), z;
+  uint8_t *zb = malloc(cap);
+  assert_non_null(zb);
+  z = ZSTD_compress(zb, cap, raw, raw_len, 3);
   assert_false(ZSTD_isError(z));
   im_block(im, "CCBD", zb, z, claimed_raw, events);
+  free(zb);
 }
 
 /* The good file's header followed by one data block holding raw. */
@@ -812,6 +813,10 @@ static void test_malformed_events(void **state)
       {{0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x80, 0x80, 0x04},
        14, 1, 0, "instruction count larger than the block", NULL},
       {{K0, 0x80, 0x03}, 14, 3, 0, NULL, "event count differs from the header"},
+      /* two kernels in one block: the writer opens a block per table, so that the number
+       * of kernels is bounded by the file's size (issue 13: 1 M kernels -> 2.1 GB) */
+      {{K0, 0x80, 0x03, K0, 0x80, 0x03}, 28, 4, 14,
+       "kernel table not at the start of its block", NULL},
   };
   struct bad b;
   char want[512];
@@ -829,6 +834,54 @@ static void test_malformed_events(void **state)
       snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (%s)", head, m->block_why);
     expect_input_error(&b, want);
   }
+  bad_teardown(&b);
+}
+
+/* A kernel table of n instructions of 10 zero bytes each ({id 0, load, global, size 0,
+ * no strings, line 0}) and its end: 12 + varint(n) + 10 n + 2 bytes, 2 events. */
+static void write_wide_kernel(struct bad *b, uint32_t n)
+{
+  static const uint8_t head[] = {0x80, 0x02, 0x02, 0x6b, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01,
+                                 0x01};
+  size_t len = sizeof head;
+  uint8_t *raw = calloc(sizeof head + 5 + 10 * (size_t)n + 2, 1);
+  assert_non_null(raw);
+  memcpy(raw, head, sizeof head);
+  for (uint32_t v = n; ; v >>= 7) { /* varint n */
+    raw[len++] = (uint8_t)(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+    if (v < 0x80)
+      break;
+  }
+  len += 10 * (size_t)n;
+  raw[len++] = 0x80;
+  raw[len++] = 0x03;
+  write_handmade(b, raw, len, 2);
+  free(raw);
+}
+
+/* A kernel table may have CC_TRACE_INSNS_MAX = 65536 instructions, not one more: a small
+ * block that expands to millions of entries asked the reader and each analysis for
+ * ~1.4 KB per entry (issue 13: 1 M entries in a 504-byte file -> 1.35 GB). */
+static void test_instruction_count_limit(void **state)
+{
+  struct bad b;
+  struct capture c = {0};
+  struct cc_access_sink s = cap_sink(&c);
+  struct cc_err err = {0};
+  char want[256];
+  (void)state;
+  bad_setup(&b);
+  write_wide_kernel(&b, 65536);
+  /* accepted: the file only lacks its end marker */
+  assert_int_equal(cc_trace_replay(b.bad, &s, NULL, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "truncated after block 1"));
+  assert_int_equal(c.kernels.len, 1);
+  assert_int_equal(c.kernels.data[0].k.n_insns, 65536);
+  write_wide_kernel(&b, 65537);
+  snprintf(want, sizeof want, "block 1 at offset %zu is corrupt (bad record at byte 0 of its "
+           "data: instruction count over the limit of 65536)", 16 + (size_t)le32(b.img + 12) + 4);
+  expect_input_error(&b, want);
+  cap_free(&c);
   bad_teardown(&b);
 }
 
@@ -959,7 +1012,7 @@ static void test_decoder_fuzz(void **state)
   size_t n, offs[8], raw_len;
   uint64_t x = 0x9e3779b97f4a7c15ull;
   char path[300];
-  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 0, 0};
+  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 0, 0, NULL, 0};
   (void)state;
   bad_setup(&b);
   for (int round = 0; round < 3000; round++) {
@@ -1027,8 +1080,17 @@ static void test_sink_failure_stops_replay(void **state)
   struct cc_err err = {0};
   (void)state;
   bad_setup(&b);
+  char want[512];
+  int found = 0;
   assert_int_equal(cc_trace_replay(b.good, &s, NULL, &err), CC_ERR_LIMIT);
-  assert_string_equal(err.msg, "capture: stop at record 3");
+  /* the sink's message, after where the record was: one of the file's blocks */
+  for (size_t i = 0; i < b.n_blocks; i++) {
+    snprintf(want, sizeof want, "%s: block %zu at offset %zu: capture: stop at record 3",
+             b.good, i + 1, b.offs[i]);
+    found |= strcmp(err.msg, want) == 0;
+  }
+  if (!found)
+    fail_msg("unexpected message: %s", err.msg);
   assert_int_equal(c.recs.len, 3);
   cap_free(&c);
   bad_teardown(&b);
@@ -1080,7 +1142,7 @@ static void test_writer_dev_full(void **state)
 static void test_writer_file_too_large(void **state)
 {
   char dir[] = "/tmp/cc_trace_XXXXXX", path[256];
-  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 1, 4096};
+  struct cc_trace_writer_opts o = {NULL, NULL, NULL, 1, 4096, NULL, 0};
   struct cc_trace_writer *w;
   struct cc_access_sink s;
   struct cc_err err = {0};
@@ -1124,8 +1186,8 @@ static void test_writer_unwritable_and_bad_opts(void **state)
   struct cc_trace_writer *w = (void *)1;
   struct cc_access_sink s;
   struct cc_err err = {0};
-  struct cc_trace_writer_opts big = {NULL, NULL, NULL, 0, CC_TRACE_BLOCK_MAX};
-  struct cc_trace_writer_opts lvl = {NULL, NULL, NULL, 1000, 0};
+  struct cc_trace_writer_opts big = {NULL, NULL, NULL, 0, CC_TRACE_BLOCK_MAX, NULL, 0};
+  struct cc_trace_writer_opts lvl = {NULL, NULL, NULL, 1000, 0, NULL, 0};
   (void)state;
   assert_int_equal(cc_trace_writer_open("/nonexistent/dir/t.cctrace", NULL, &w, &s, &err),
                    CC_ERR_IO);
@@ -1189,7 +1251,7 @@ static void test_writer_protocol_errors(void **state)
 
   struct cc_insn_info bad_in = insns_b[0];
   bad_in.space = CC_SPACE_COUNT;
-  struct cc_kernel_info bad_k = {"bad", NULL, {1, 1, 1}, {1, 1, 1}, 1, &bad_in};
+  struct cc_kernel_info bad_k = {"bad", NULL, {1, 1, 1}, {1, 1, 1}, 1, &bad_in, 0, NULL};
   assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &bad_k, &err), CC_ERR_INTERNAL);
   assert_string_equal(strstr(err.msg, ": "), ": kernel bad, slot 0: kind 3, space 3 out of "
@@ -1197,7 +1259,7 @@ static void test_writer_protocol_errors(void **state)
   cc_trace_writer_abort(w);
   cc_trace_writer_abort(NULL);
 
-  struct cc_kernel_info no_table = {"nt", NULL, {1, 1, 1}, {1, 1, 1}, 3, NULL};
+  struct cc_kernel_info no_table = {"nt", NULL, {1, 1, 1}, {1, 1, 1}, 3, NULL, 0, NULL};
   assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &no_table, &err), CC_ERR_INTERNAL);
   assert_string_equal(strstr(err.msg, ": "), ": kernel nt has 3 instructions but no table");
@@ -1237,7 +1299,7 @@ static void test_writer_limits(void **state)
   struct cc_insn_info in = insns_b[1];
   in.text = text;
   in.file = NULL;
-  struct cc_kernel_info k = {"huge", NULL, {1, 1, 1}, {1, 1, 1}, 1, &in};
+  struct cc_kernel_info k = {"huge", NULL, {1, 1, 1}, {1, 1, 1}, 1, &in, 0, NULL};
   assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
   /* the entry: 2 + 5 ("huge") + 1 + 6 + 1, then id, kind, space, size (4), the text
@@ -1250,8 +1312,21 @@ static void test_writer_limits(void **state)
   assert_int_equal(cc_trace_writer_close(w, &err), CC_ERR_LIMIT);
   assert_true(dir_is_empty(dir));
 
+  /* 65537 instructions: more than a reader accepts (CC_TRACE_INSNS_MAX) */
+  struct cc_insn_info *many = cc_xcalloc(65537, sizeof *many);
+  struct cc_kernel_info wide = {"wide", NULL, {1, 1, 1}, {1, 1, 1}, 65537, many, 0, NULL};
+  for (size_t i = 0; i < 65537; i++)
+    many[i] = insns_b[0];
+  assert_int_equal(cc_trace_writer_open(path, NULL, &w, &s, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &wide, &err), CC_ERR_LIMIT);
+  assert_string_equal(strstr(err.msg, ": "), ": kernel wide has 65537 memory instructions, "
+                      "more than a trace holds (65536): split the kernel");
+  assert_int_equal(cc_trace_writer_close(w, &err), CC_ERR_LIMIT);
+  assert_true(dir_is_empty(dir));
+  free(many);
+
   text[(1u << 20) + 1] = '\0'; /* a command line of 1 MiB + 1 */
-  struct cc_trace_writer_opts o = {NULL, text, NULL, 0, 0};
+  struct cc_trace_writer_opts o = {NULL, text, NULL, 0, 0, NULL, 0};
   assert_int_equal(cc_trace_writer_open(path, &o, &w, &s, &err), CC_ERR_USAGE);
   assert_string_equal(strstr(err.msg, ": "), ": header strings too long (over 1048576 bytes): "
                       "shorten the command line");
@@ -1351,6 +1426,7 @@ int main(void)
     cmocka_unit_test(test_trailing_data_and_lost_block),
     cmocka_unit_test(test_malformed_events),
     cmocka_unit_test(test_malformed_blocks),
+    cmocka_unit_test(test_instruction_count_limit),
     cmocka_unit_test(test_every_flip_and_cut),
     cmocka_unit_test(test_decoder_fuzz),
     cmocka_unit_test(test_missing_file),

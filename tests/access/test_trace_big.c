@@ -32,7 +32,7 @@ static const struct cc_insn_info insns[] = {
      NULL, 0},
 };
 static const struct cc_kernel_info kernel = {
-    "copy", "_Z4copyPfPKf", {GRID_X, GRID_Y, 1}, {256, 1, 1}, 2, insns};
+    "copy", "_Z4copyPfPKf", {GRID_X, GRID_Y, 1}, {256, 1, 1}, 2, insns, 0, NULL};
 
 /* Record i of the stream. */
 static void gen(uint64_t i, struct cc_warp_access *a)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -524,6 +525,118 @@ static void test_groups_and_vectors(void **state)
   cc_model_free(m);
 }
 
+/* ---- the memory limit (issue 13: a 246-byte trace asked for 3.5 GB) ---- */
+
+/* Records whose 32 lanes are 4099 bytes apart and whose bases advance by 1048583 bytes
+ * (coprime: the footprint's granularity stays 1 byte, every lane lands in a chunk of its
+ * own): each record adds 32 chunks of 72 bytes plus their table, ~2.3 KiB at least. With
+ * a limit of 1 MiB the sink must stop within 1 MiB / 2.3 KiB = ~450 records, at the
+ * latest once the chunk array's next doubling passes the limit, and say so; what it holds
+ * stays within the limit plus one doubling of that array (< 2 MiB). */
+static void test_memory_limit(void **state)
+{
+  (void)state;
+  static const struct cc_insn_info insn = { .id = 3, .kind = CC_ACCESS_LOAD,
+                                            .space = CC_SPACE_GLOBAL, .size_bytes = 4 };
+  struct cc_kernel_info k = { .name = "scatter", .mangled = "scatter", .n_insns = 1,
+                              .insns = &insn };
+  struct cc_model *m = model();
+  struct cc_analysis *an = cc_analysis_new(m);
+  struct cc_access_sink s = cc_analysis_sink(an);
+  struct cc_err err = { 0 };
+  struct cc_warp_access a;
+  uint32_t r;
+  int rc = CC_OK;
+  an->mem_limit = (size_t)1 << 20;
+  memset(&a, 0, sizeof a);
+  a.size_bytes = 4, a.active = 0xffffffffu;
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  for (r = 0; r < 100000 && rc == CC_OK; r++) {
+    for (int l = 0; l < 32; l++)
+      a.addr[l] = 1048583ull * (r + 1) + 4099ull * (uint64_t)l;
+    rc = s.access(s.ctx, &a, &err);
+  }
+  assert_int_equal(rc, CC_ERR_LIMIT);
+  assert_true(r <= 450);
+  assert_true(an->mem_used > an->mem_limit);
+  assert_true(an->mem_used < 2 * an->mem_limit);
+  char want[300];
+  snprintf(want, sizeof want, "analysis memory limit of 1 MiB reached in kernel scatter "
+           "(kernel 1 of the stream, 1 memory instructions, %u distinct addresses in their "
+           "footprints): raise it with --max-analysis-memory MIB", 32 * r);
+  assert_string_equal(err.msg, want);
+  cc_analysis_free(an);
+
+  /* a kernel table alone over the limit: refused before anything is allocated */
+  an = cc_analysis_new(m);
+  s = cc_analysis_sink(an);
+  an->mem_limit = 100; /* less than one instruction's statistics */
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
+  assert_string_equal(err.msg, "analysis memory limit of 0 MiB reached in kernel scatter "
+                      "(kernel 1 of the stream, 1 memory instructions, 0 distinct addresses "
+                      "in their footprints): raise it with --max-analysis-memory MIB");
+  assert_int_equal(an->n_kernels, 0);
+  assert_int_equal(an->mem_used, 0);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
+/* The cache model the analysis owns counts in its memory (analysis.h, mem_used). A model
+ * of 2 SMs with 16 KiB of L1 each (128 lines of 16 bytes per SM: 4096 bytes) and a 64 KiB
+ * L2 (512 lines of 16 + 32 bytes: 24576 bytes) holds 28672 bytes of arrays, plus a header
+ * and a little per SM (under 4 KiB). A kernel of 1000 instructions then adds what it adds
+ * without a cache and 1000 of the model's per-instruction counters. A limit below the
+ * arrays refuses the first kernel and says that the cache model holds them. */
+static void test_memory_limit_cache(void **state)
+{
+  (void)state;
+  struct cc_insn_info insns[1000];
+  struct cc_kernel_info k = { .name = "k", .mangled = "k", .grid = { 1, 1, 1 },
+                              .block = { 32, 1, 1 }, .n_insns = 1000, .insns = insns };
+  struct cc_model *m = model();
+  struct cc_analysis *plain = cc_analysis_new(m), *an = cc_analysis_new(m);
+  struct cc_access_sink ps = cc_analysis_sink(plain), s = cc_analysis_sink(an);
+  struct cc_cache_device d;
+  struct cc_err err = { 0 };
+  size_t arrays;
+  int on = 0;
+  for (uint32_t i = 0; i < 1000; i++)
+    insns[i] = (struct cc_insn_info){ .id = i, .kind = CC_ACCESS_LOAD,
+                                      .space = CC_SPACE_GLOBAL, .size_bytes = 4 };
+  assert_int_equal(cc_cache_device_get("sm_90", "h100,sms=2,l1=16K,l2=64K", NULL, &d, &on,
+                                       &err), CC_OK);
+  assert_int_equal(on, 1);
+  cc_analysis_set_cache(an, cc_cache_new(&d));
+  arrays = an->mem_used;
+  assert_in_range(arrays, 28672, 28672 + 4096);
+  assert_int_equal(ps.begin_kernel(ps.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(an->mem_used - arrays,
+                   plain->mem_used + 1000 * sizeof(struct cc_cache_counts));
+  /* a model handed in later replaces the first one's bytes by its own */
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  cc_analysis_set_cache(an, NULL);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  assert_int_equal(ps.end_kernel(ps.ctx, &err), CC_OK);
+  assert_int_equal(an->mem_used, 2 * plain->mem_used);
+  cc_analysis_free(plain);
+  cc_analysis_free(an);
+
+  an = cc_analysis_new(m);
+  s = cc_analysis_sink(an);
+  cc_analysis_set_cache(an, cc_cache_new(&d));
+  an->mem_limit = 20000;
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
+  assert_string_equal(err.msg, "analysis memory limit of 0 MiB reached in kernel k (kernel 1 "
+                      "of the stream, 1000 memory instructions, 0 distinct addresses in their "
+                      "footprints, a cache model of 0.0 MiB, which --cache off drops): raise "
+                      "it with --max-analysis-memory MIB");
+  assert_int_equal(an->n_kernels, 0);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
 /* ---- error paths ---- */
 
 static void test_errors(void **state)
@@ -551,6 +664,15 @@ static void test_errors(void **state)
   a.insn_slot = 0, a.size_bytes = 0;
   assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INPUT);
   assert_non_null(strstr(err.msg, "size 0"));
+  /* above 32 bytes (.v4.b64): refused; a local one used to cost one model call per
+   * 32-bit word, a billion for 4 GiB (found by fuzz_trace) */
+  a.size_bytes = 33;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "size 33 (not 1 to 32 bytes)"));
+  a.size_bytes = UINT32_MAX, a.space = CC_SPACE_LOCAL;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_ERR_INPUT);
+  a.size_bytes = 32;
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
   /* merging while a kernel is open */
   assert_int_equal(cc_analysis_merge(an, an, &err), CC_ERR_INTERNAL);
   assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
@@ -629,6 +751,8 @@ int main(void)
     cmocka_unit_test(test_single_lane),      cmocka_unit_test(test_layout_aos),
     cmocka_unit_test(test_shared),           cmocka_unit_test(test_multi_kernel),
     cmocka_unit_test(test_memory_flat),      cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_memory_limit),
+    cmocka_unit_test(test_memory_limit_cache),
     cmocka_unit_test(test_merge_mismatch),   cmocka_unit_test(test_names),
     cmocka_unit_test(test_column_load_local), cmocka_unit_test(test_groups_and_vectors),
   };

@@ -372,8 +372,9 @@ static void test_merge_keeps_physical(void **state)
 /* Figures measured by the GPU backend for a local load (strides already of the
  * interleaved layout, src/gpu/patch.cu record()): the divergent store's 32 executions x
  * 31 strides, min 180, max 464 > 4 -> uncoalesced; advice local-array only (the imported
- * kernel has no footprint, so the global rule would have said thread-geometry). A
- * uniform one (strides all 4) -> coalesced, no advice. */
+ * kernel has no footprint, so the global rule would have said thread-geometry); its
+ * requests are full warps whose every stride exceeds 4, so all 32 requests and 1024
+ * thread accesses are uncoalesced. A uniform one (strides all 4) -> coalesced, no advice. */
 static void test_imported(void **state)
 {
   static const struct cc_insn_info insns[] = {
@@ -387,7 +388,7 @@ static void test_imported(void **state)
   const struct cc_insn_counts c[] = {
     { .executions = 32, .thread_accesses = 1024, .bytes_requested = 4096, .sectors = 1024,
       .ideal_sectors = 128, .stride_count = 992, .stride_min = 180, .stride_max = 464,
-      .stride_sum = 32 * 7908.0, .uncoalesced_thread_accesses = 1024 },
+      .stride_sum = 32 * 7908.0 },
     { .executions = 1, .thread_accesses = 32, .bytes_requested = 128, .sectors = 4,
       .ideal_sectors = 4, .stride_count = 31, .stride_min = 4, .stride_max = 4,
       .stride_sum = 124.0 },
@@ -403,6 +404,12 @@ static void test_imported(void **state)
   st = &ks->insns[ks->by_slot[0]];
   ld = &ks->insns[ks->by_slot[1]];
   assert_int_equal(st->verdict, CC_VERDICT_UNCOALESCED);
+  /* derived: full warps (1024 = 32 x 32 lanes), every stride (>= 180) above 4 */
+  assert_int_equal(st->uncoalesced_thread_accesses, 1024);
+  assert_int_equal(st->uncoalesced_requests, 32);
+  assert_int_equal(st->unknown, 0);
+  assert_int_equal(st->unique_bytes, 4096); /* local: lanes never share a byte */
+  assert_int_equal(st->sector_hist[32], 32); /* 1024 sectors = 32 x 32: all at the most */
   assert_int_equal(st->n_suggestions, 1);
   assert_int_equal(st->suggestions[0].kind, CC_SUGGEST_LOCAL_ARRAY);
   assert_false(has_kind(st, CC_SUGGEST_THREAD_GEOMETRY));

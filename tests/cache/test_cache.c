@@ -318,6 +318,42 @@ static void test_fast_paths(void **state)
   cc_cache_free(ref);
 }
 
+/* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
+ * the first): a lane's bytes past 2^64 - 1 wrap to address 0, as its address does, and
+ * every record touches a few sectors, never a range running from 0 to 2^64.
+ *  A: one lane, 4 bytes at 2^64 - 25: bytes 2^64 - 25 .. 2^64 - 22, the top sector: 1 L2
+ *     read sector, 32 DRAM bytes (it read the whole 2^64 before, from 0 up).
+ *  B: one lane, 4 bytes at 2^64 - 2: the top sector and sector 0 (bytes 0, 1): 2 sectors.
+ *  C: 32 lanes of 4 bytes from 2^64 - 64 (the contiguous fast form): 64 bytes at the top
+ *     (2 sectors of the top line) and 64 from address 0 (2 sectors of line 0): 4 sectors
+ *     (none were counted before: the range's end wrapped below its start).
+ * Each record has its own slot. L1 keeps what earlier records read (the top line in set
+ * 1, line 0 in set 0: no eviction): B hits A's top sector (1 hit, 1 L2 read); C hits
+ * sector 3 of the top line and sector 0 of line 0 (2 hits) and reads sectors 2 and 1
+ * (2 L2 reads). */
+static void test_address_wrap(void **state)
+{
+  struct cc_cache_device d = device("sm_90", SMALL);
+  struct cc_cache *c = start(&d, 1, 3);
+  struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 0, 1u);
+  (void)state;
+  a.addr[0] = UINT64_MAX - 24;
+  cc_cache_access(c, &a, 0);
+  a = rec(1, CC_ACCESS_LOAD, 0, 0, 1u);
+  a.addr[0] = UINT64_MAX - 1;
+  cc_cache_access(c, &a, 0);
+  a = rec(2, CC_ACCESS_LOAD, 0, UINT64_MAX - 63, 0xffffffffu);
+  cc_cache_access(c, &a, 0);
+  cc_cache_end_kernel(c);
+  assert_int_equal(cc_cache_insn(c, 0)->l2_sectors_read, 1);
+  assert_int_equal(cc_cache_insn(c, 0)->dram_bytes_read, 32);
+  assert_int_equal(cc_cache_insn(c, 1)->l1_hit_sectors, 1); /* A's top sector */
+  assert_int_equal(cc_cache_insn(c, 1)->l2_sectors_read, 1); /* sector 0 */
+  assert_int_equal(cc_cache_insn(c, 2)->l1_hit_sectors, 2);
+  assert_int_equal(cc_cache_insn(c, 2)->l2_sectors_read, 2);
+  cc_cache_free(c);
+}
+
 /* L1 capacity from the carveout (CUDA C Programming Guide, 9.0: 256 KB unified, shared
  * memory 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB; 1 KB reserved per CTA). */
 static void test_l1_capacity(void **state)
@@ -475,7 +511,7 @@ int main(void)
       cmocka_unit_test(test_atomics),       cmocka_unit_test(test_dispatch),
       cmocka_unit_test(test_arch_policies), cmocka_unit_test(test_row_walk),
       cmocka_unit_test(test_l1_capacity),   cmocka_unit_test(test_bad_specs),
-      cmocka_unit_test(test_fast_paths),
+      cmocka_unit_test(test_fast_paths),    cmocka_unit_test(test_address_wrap),
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

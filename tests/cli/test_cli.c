@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_impl.h"
 
 #define ANON "_ZN36_GLOBAL__N__81c2f8b8_4_k_cu_68ed0c614anonEPi"
 
@@ -131,7 +132,7 @@ static void test_options_all(void **state)
   int rc = PARSE(&o, &err, "coalcheck", "--grid", "32,8", "k.ptx", "--block=256", "--arg",
                  "n=4", "--arg", "-3", "-q", "--top", "5", "--max-insns", "1000", "--json",
                  "out.json", "--arch", "sm_80", "--nvcc-flags", "-O3 -DX=1", "--shared",
-                 "0x400", "--dump", "A=a.bin", "--kernel", "ns::k<2>");
+                 "0x400", "--dump", "A=a.bin", "--kernel", "ns::k<2>", "--max-memory", "3G");
   if (rc != CC_OK)
     fail_msg("%s", err.msg);
   assert_string_equal(o.input, "k.ptx");
@@ -147,6 +148,7 @@ static void test_options_all(void **state)
   assert_int_equal(o.quiet, 1);
   assert_int_equal(o.top, 5);
   assert_int_equal(o.max_insns, 1000);
+  assert_true(o.max_memory == UINT64_C(3) << 30); /* 3 x 2^30 */
   assert_string_equal(o.json_path, "out.json");
   assert_string_equal(o.arch, "sm_80");
   assert_string_equal(o.nvcc_flags, "-O3 -DX=1");
@@ -187,8 +189,27 @@ static void test_options_errors(void **state)
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "1,2,3,4"), "at most 3 dimensions");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "a"), "bad value 'a' for --block");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "4,"), "bad value '4,' for --block");
+  /* CUDA's limits are checked as the option is read; a value past them is not "not a
+   * positive integer" (as 2^31 was called) */
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "2147483648"),
-               "bad value '2147483648' for --grid");
+               "--grid x = 2147483648 is above CUDA's limit of 2147483647; CUDA grids are at "
+               "most 2147483647 x 65535 x 65535 CTAs");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "99999999999999999999"),
+               "--grid x = 99999999999999999999 is above CUDA's limit of 2147483647");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "2147483647,65536"),
+               "--grid y = 65536 is above CUDA's limit of 65535");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--grid", "1,1,0x10000"),
+               "--grid z = 0x10000 is above CUDA's limit of 65535");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "1,1,65"),
+               "--block z = 65 is above CUDA's limit of 64; CUDA blocks are at most 1024 x "
+               "1024 x 64 threads, 1024 in all");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--block", "32,32,2"),
+               "--block 32,32,2 has 2048 threads; CUDA allows at most 1024 per CTA");
+  assert_int_equal(PARSE(&o, &err, "c", "--grid", "2147483647,65535,65535", "--block",
+                         "1024"), CC_OK); /* the limits themselves are fine */
+  assert_int_equal(o.grid[0], 2147483647);
+  assert_int_equal(o.grid[2], 65535);
+  cc_cli_opts_release(&o);
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--quiet=1"), "option '--quiet' takes no value");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "a.ptx", "b.ptx"),
                "two inputs given: 'a.ptx' and 'b.ptx'");
@@ -199,8 +220,45 @@ static void test_options_errors(void **state)
                "bad value '1x' for --max-insns");
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--shared", "4294967296"),
                "bad value '4294967296' for --shared");
+  /* --max-memory: positive; 2^24 T = 2^64 bytes does not fit */
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "0"),
+               "bad value '0' for --max-memory: expected bytes");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "16777216T"),
+               "bad value '16777216T' for --max-memory");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "4X"),
+               "bad value '4X' for --max-memory");
+  expect_usage(&o, &err, PARSE(&o, &err, "c", "--max-memory", "G"),
+               "bad value 'G' for --max-memory");
+  assert_int_equal(PARSE(&o, &err, "c", "--max-memory", "16777215T", "--max-memory", "0x10"),
+                   CC_OK);
+  assert_true(o.max_memory == 16); /* the last one wins */
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--max-memory", "16777215T"), CC_OK);
+  assert_true(o.max_memory == UINT64_C(16777215) << 40); /* (2^24 - 1) x 2^40 */
+  cc_cli_opts_release(&o);
   expect_usage(&o, &err, PARSE(&o, &err, "c", "--launch", "a", "--launch=b"),
                "two --launch files given: 'a' and 'b'");
+}
+
+/* A refused value leaves its option as it was: --shared and --top used to store the
+ * unset result of the failed parse (gcc -O2: -Wmaybe-uninitialized, issue 13). The
+ * earlier option leaves a value on the stack where the unset one is read from. */
+static void test_refused_value_keeps_option(void **state)
+{
+  struct cc_run_opts o;
+  struct cc_err err = {0};
+  assert_int_equal(PARSE(&o, &err, "c", "--shared", "4096", "--top", "x"), CC_ERR_USAGE);
+  assert_int_equal(o.top, 0);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--top", "7", "--shared", "-"), CC_ERR_USAGE);
+  assert_int_equal(o.shared_bytes, 0);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--top", "7", "--top", "1x"), CC_ERR_USAGE);
+  assert_int_equal(o.top, 7);
+  cc_cli_opts_release(&o);
+  assert_int_equal(PARSE(&o, &err, "c", "--shared", "64", "--shared", "y"), CC_ERR_USAGE);
+  assert_int_equal(o.shared_bytes, 64);
+  cc_cli_opts_release(&o);
 }
 
 /* Writes text to dir/name; returns the path (owned). */
@@ -243,6 +301,12 @@ static void test_launch_file_merge(void **state)
   assert_string_equal(o.args[0].name, "A");
   snprintf(want, sizeof want, "%s/in.bin", dir);
   assert_string_equal(o.args[0].init_text, want);
+  /* where each --arg was written: the launch file's line, or nothing (command line) */
+  snprintf(want, sizeof want, "%s:3", path);
+  assert_string_equal(o.args[0].origin, want);
+  assert_string_equal(o.args[2].origin, want);
+  assert_null(o.args[1].origin); /* n=16 replaced the file's n=8 */
+  assert_null(o.args[3].origin);
   assert_string_equal(o.args[1].name, "n");
   assert_string_equal(o.args[1].value, "16");
   assert_string_equal(o.args[2].name, "B");
@@ -266,6 +330,11 @@ static void test_launch_file_merge(void **state)
   path = write_file(dir, "bad.launch", "k.ptx\n--grid 4 --bogus\n");
   expect_usage(&o, &err, PARSE(&o, &err, "coalcheck", "--launch", path),
                "bad.launch:2: unknown option '--bogus'");
+  unlink(path);
+  free(path);
+  path = write_file(dir, "grid.launch", "k.ptx\n--block 32 --grid 4,65536\n");
+  expect_usage(&o, &err, PARSE(&o, &err, "coalcheck", "--launch", path),
+               "grid.launch:2: --grid y = 65536 is above CUDA's limit of 65535");
   unlink(path);
   free(path);
   path = write_file(dir, "nest.launch", "--launch other.launch\n");
@@ -300,8 +369,13 @@ static void test_help_lists_every_option(void **state)
                                       "--launch FILE", "--json FILE", "--arch ARCH",
                                       "--l1-cache on|off", "--smem-bank-width 4|8",
                                       "--trace FILE", "--nvcc-flags FLAGS", "--max-insns N",
-                                      "--top N", "--backend emu|gpu", "-q, --quiet",
-                                      "-h, --help", "--version"};
+                                      "--max-memory BYTES", "--top N", "--backend emu|gpu", "-q, --quiet",
+                                      "-h, --help", "--version",
+                                      /* the executable INPUT's (usage.md, GPU backend) */
+                                      "coalcheck [GPU OPTIONS] ./app [ARGS]",
+                                      "--kernel-name REGEX", "--launch-skip N",
+                                      "--launch-count N", "--gpu-json FILE", "--sample-ctas N",
+                                      "--spaces LIST"};
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
@@ -552,7 +626,11 @@ static void test_run_checks(void **state)
   struct cc_run_opts o;
   memset(&o, 0, sizeof o);
   expect_run(&o, CC_ERR_USAGE, "no input given");
-  o.input = "k.ptx";
+  /* an INPUT that does not exist is named before the missing options (issue 13: "coalcheck
+   * bogus" said "missing --grid") */
+  o.input = "/nonexistent/bogus";
+  expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/bogus: No such file or directory");
+  o.input = CC_SOURCE_DIR "/tests/e2e/data/kernels.ptx";
   expect_run(&o, CC_ERR_USAGE, "missing --grid X[,Y[,Z]]");
   o.grid[0] = o.grid[1] = o.grid[2] = 1;
   expect_run(&o, CC_ERR_USAGE, "missing --block X[,Y[,Z]]");
@@ -570,15 +648,74 @@ static void test_run_checks(void **state)
   o.grid[1] = 65536;
   expect_run(&o, CC_ERR_USAGE, "--grid y = 65536 is above CUDA's limit of 65535");
   o.grid[1] = 1;
-  o.input = "k.txt";
-  expect_run(&o, CC_ERR_USAGE, "cannot tell what 'k.txt' is");
+  o.input = CC_SOURCE_DIR "/README.md";
+  expect_run(&o, CC_ERR_USAGE, "cannot tell what '" CC_SOURCE_DIR "/README.md' is");
   o.input = "/nonexistent/k.ptx";
   expect_run(&o, CC_ERR_INPUT, "/nonexistent/k.ptx");
   o.input = "/nonexistent/k.cu";
   expect_run(&o, CC_ERR_INPUT, "cannot read /nonexistent/k.cu");
+  /* an output on the input is refused before anything runs */
+  o.json_path = "/nonexistent/k.cu";
+  expect_run(&o, CC_ERR_USAGE, "--json /nonexistent/k.cu is INPUT /nonexistent/k.cu");
   /* an unwritable --json fails before the input is read */
+  o.input = CC_SOURCE_DIR "/tests/e2e/data/kernels.ptx";
   o.json_path = "/nonexistent/dir/r.json";
   expect_run(&o, CC_ERR_IO, "cannot write /nonexistent/dir/r.json");
+}
+
+/* An output on an input's file, or two outputs on one file, are refused: the same name,
+ * another spelling of it, a hard link, a symbolic link; not two names of /dev/null, nor
+ * standard output. */
+static void test_paths_one_file(void **state)
+{
+  char dir[] = "/tmp/cc-test-paths-XXXXXX", k[128], k2[128], hard[128], sym[128], other[128];
+  char alias[160], out[128];
+  struct cc_err err = {0};
+  FILE *fp;
+  assert_non_null(mkdtemp(dir));
+  snprintf(k, sizeof k, "%s/k.ptx", dir);
+  fp = fopen(k, "w");
+  assert_non_null(fp);
+  fclose(fp);
+  snprintf(k2, sizeof k2, "%s/./k.ptx", dir);
+  snprintf(hard, sizeof hard, "%s/hard.ptx", dir);
+  snprintf(sym, sizeof sym, "%s/sym.ptx", dir);
+  snprintf(other, sizeof other, "%s/r.json", dir);
+  snprintf(alias, sizeof alias, "%s/../%s/r.json", dir, strrchr(dir, '/') + 1);
+  snprintf(out, sizeof out, "%s/out.bin", dir);
+  assert_int_equal(link(k, hard), 0);
+  assert_int_equal(symlink(k, sym), 0);
+  {
+    const struct cc_cli_path in[] = {{"INPUT", k}};
+    struct cc_cli_path outs[] = {{"--json", k2}, {"--dump out=", out}};
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    expect_msg(&err, "--json ");
+    expect_msg(&err, "is INPUT ");
+    expect_msg(&err, "writing it would destroy an input; give the output another path");
+    outs[0].path = hard;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    outs[0].path = sym;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    /* two outputs that do not exist yet: one file by its canonical folder */
+    outs[0].path = other;
+    outs[1].path = alias;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_ERR_USAGE);
+    expect_msg(&err, "and --dump out=");
+    expect_msg(&err, "are one file: one output would replace the other");
+    /* fine: different files, standard output twice, /dev/null twice, no path */
+    outs[1].path = out;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+    outs[0].path = outs[1].path = "-";
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+    outs[0].path = outs[1].path = "/dev/null";
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+    outs[0].path = NULL;
+    assert_int_equal(cc_cli_check_paths(in, 1, outs, 2, &err), CC_OK);
+  }
+  unlink(sym);
+  unlink(hard);
+  unlink(k);
+  assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
@@ -589,6 +726,7 @@ int main(void)
     cmocka_unit_test(test_tokenize_errors),
     cmocka_unit_test(test_options_all),
     cmocka_unit_test(test_options_errors),
+    cmocka_unit_test(test_refused_value_keeps_option),
     cmocka_unit_test(test_launch_file_merge),
     cmocka_unit_test(test_help_lists_every_option),
     cmocka_unit_test(test_demangle),
@@ -599,6 +737,7 @@ int main(void)
     cmocka_unit_test(test_nvcc_missing),
     cmocka_unit_test(test_nvcc_compile),
     cmocka_unit_test(test_run_checks),
+    cmocka_unit_test(test_paths_one_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli/gpu.h"
 #include "report/report.h"
@@ -340,7 +343,8 @@ static void test_report_text(void **state)
   fclose(out);
   assert_non_null(strstr(buf, "kernel transpose  (_Z9transposePfPKfi)"));
   assert_non_null(strstr(buf, "global: 8 requests, 144 sectors, ideal 32, excess 112"));
-  assert_non_null(strstr(buf, "1,024 bytes requested of 4,608 transferred"));
+  assert_non_null(strstr(buf, "1,024 bytes requested, 1,024 distinct, 4,608 transferred: "
+                              "efficiency 22.2%"));
   assert_non_null(strstr(buf, "STG.E desc[UR4][R4.64], R2"));
   assert_non_null(strstr(buf, "LDS R5, [R6]"));
   assert_null(strstr(buf, "LDG.E")); /* --top 2: the coalesced load is third */
@@ -369,6 +373,84 @@ static void test_report_text(void **state)
   assert_non_null(strstr(err.msg, "/nonexistent/g.json"));
   free(buf);
   unlink(path);
+}
+
+/* What the GPU does not count is null in the JSON, "-" / "unknown" in the text, never 0
+ * (issue 13). STG (above): 128 sectors in 4 full-warp requests = 32 each, the most: the
+ * histogram is known (element 32: 4); every stride 4096 > 4 in full warps: 4 uncoalesced
+ * requests, 128 thread accesses. INSN_PART: 2 requests of 40 lanes (partial warps), 10
+ * sectors, strides 0..128: lanes share some bytes but not all (unique bytes unknown, so
+ * its efficiency and the kernel's), 10 sectors is neither 2 x 1 nor 2 x 32 (histogram
+ * unknown), max 128 > 4 with min 0 over 2 requests (uncoalesced unknown, so the kernel's
+ * Table 2 pair and its line's). */
+#define INSN_PART                                                                          \
+  "{\"sass_offset\":512,\"sass\":\"LDG.E R7, desc[UR4][R8.64]\",\"space\":\"global\","     \
+  "\"kind\":\"load\",\"size_bytes\":4,\"source\":{\"file\":\"t.cu\",\"line\":8},"          \
+  "\"requests\":2,\"lanes\":40,\"bytes_requested\":160,\"sectors\":10,"                    \
+  "\"ideal_sectors\":4,\"stride\":{\"min\":0,\"max\":128,\"avg\":26.3}}"
+
+static const cJSON *insn_by_index(const cJSON *insns, double index)
+{
+  const cJSON *o;
+  cJSON_ArrayForEach(o, insns)
+    if (cJSON_GetObjectItemCaseSensitive(o, "ptx_index")->valuedouble == index)
+      return o;
+  fail_msg("no instruction %g", index);
+  return NULL;
+}
+
+static int is_null(const cJSON *o, const char *key)
+{
+  return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static void test_import_unknown_figures(void **state)
+{
+  struct cc_model *m = sm90();
+  struct cc_analysis *an = NULL;
+  struct cc_err err = {CC_OK, ""};
+  char *json, *buf = NULL;
+  size_t len = 0;
+  (void)state;
+  assert_int_equal(cc_cli_gpu_import(DOC(INSN_STG "," INSN_PART), "g.json", m, &an, &err),
+                   CC_OK);
+  json = cc_report_json_string(an, "test");
+  cJSON *root = cJSON_Parse(json);
+  const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), 0);
+  const cJSON *insns = cJSON_GetObjectItemCaseSensitive(k, "instructions");
+  const cJSON *st = insn_by_index(insns, 16), *part = insn_by_index(insns, 32);
+  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(st, "sector_histogram");
+  assert_int_equal(cJSON_GetArraySize(hist), 33);
+  assert_true(cJSON_GetArrayItem(hist, 32)->valuedouble == 4);
+  assert_true(cJSON_GetArrayItem(hist, 0)->valuedouble == 0);
+  assert_true(cJSON_GetObjectItemCaseSensitive(st, "uncoalesced_requests")->valuedouble == 4);
+  assert_true(cJSON_GetObjectItemCaseSensitive(st, "unique_bytes")->valuedouble == 512);
+  assert_true(cJSON_GetObjectItemCaseSensitive(st, "efficiency")->valuedouble == 0.125);
+  assert_true(is_null(part, "sector_histogram"));
+  assert_true(is_null(part, "uncoalesced_requests"));
+  assert_true(is_null(part, "uncoalesced_thread_accesses"));
+  assert_true(is_null(part, "unique_bytes"));
+  assert_true(is_null(part, "efficiency"));
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "totals");
+  assert_true(is_null(t, "efficiency"));
+  assert_true(is_null(t, "unique_bytes"));
+  assert_true(is_null(t, "uncoalesced_thread_accesses"));
+  assert_true(cJSON_GetObjectItemCaseSensitive(t, "sectors")->valuedouble == 138);
+  const cJSON *lines = cJSON_GetObjectItemCaseSensitive(k, "lines");
+  assert_false(is_null(cJSON_GetArrayItem(lines, 0), "uncoalesced_thread_accesses")); /* 6 */
+  assert_true(is_null(cJSON_GetArrayItem(lines, 1), "uncoalesced_thread_accesses"));  /* 8 */
+  cJSON_Delete(root);
+  free(json);
+  FILE *out = open_memstream(&buf, &len);
+  assert_int_equal(cc_report_text(out, an, &err), CC_OK);
+  fclose(out);
+  assert_non_null(strstr(buf, "672 bytes requested, 4,416 transferred; distinct bytes and "
+                              "efficiency unknown"));
+  assert_non_null(strstr(buf, "in uncoalesced requests unknown"));
+  assert_non_null(strstr(buf, "      -  uncoalesced\n")); /* the eff column of INSN_PART */
+  free(buf);
+  cc_analysis_free(an);
+  cc_model_free(m);
 }
 
 static void test_probe_forced_none(void **state)
@@ -536,7 +618,11 @@ static void test_run_gpu_errors(void **state)
   assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_INPUT);
   o.nargs = 4;
   free(o.input);
-  o.input = strdup("kernel.txt");
+  o.input = strdup("kernel.txt"); /* not there: said before the missing kind */
+  assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "cannot read kernel.txt: No such file or directory"));
+  free(o.input);
+  o.input = strdup(CC_SOURCE_DIR "/README.md");
   assert_int_equal(cc_cli_run_gpu(&o, stdout, &err), CC_ERR_USAGE);
   assert_non_null(strstr(err.msg, "cannot tell what"));
   unsetenv("COALCHECK_GPU_PLAN");
@@ -544,15 +630,119 @@ static void test_run_gpu_errors(void **state)
   cc_cli_opts_release(&o);
 }
 
+/* ---- libsanitizer-public.so from the CUDA installation (a fake toolkit tree) ---------- */
+
+/* Creates root/rel (folders included) as an empty file with mode. */
+static void make_file(const char *root, const char *rel, mode_t mode)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
+    *p = '\0';
+    mkdir(path, 0755);
+    *p = '/';
+  }
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fclose(fp);
+  assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Expects the search to pick want_dir (root-relative) from want_origin. */
+static void expect_found(const struct cc_cli_cuda_places *p, const char *root,
+                         const char *want_dir, const char *want_origin)
+{
+  struct cc_err err = {CC_OK, ""};
+  char *dir = NULL, *origin = NULL, want[512];
+  if (cc_cli_gpu_find_sanitizer(p, &dir, &origin, &err) != CC_OK)
+    fail_msg("not found: %s", err.msg);
+  snprintf(want, sizeof want, "%s/%s", root, want_dir);
+  assert_string_equal(dir, want);
+  assert_string_equal(origin, want_origin);
+  free(dir);
+  free(origin);
+}
+
+/* Order: $CUDA_HOME, the toolkit of the nvcc on PATH (as found, then with links
+ * resolved), the default root, LD_LIBRARY_PATH; none: every folder tried is named. */
+static void test_find_sanitizer(void **state)
+{
+  char root[] = "/tmp/cc-test-cuda-XXXXXX", a[512], b[512], c[512], d[512];
+  struct cc_cli_cuda_places p = {NULL, NULL, NULL, NULL};
+  struct cc_err err = {CC_OK, ""};
+  char *dir = (char *)"x", *origin = (char *)"x";
+  (void)state;
+  assert_non_null(mkdtemp(root));
+  make_file(root, "home/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "tk/bin/nvcc", 0755);
+  make_file(root, "tk/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "real/bin/nvcc", 0755);
+  make_file(root, "real/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "dflt/compute-sanitizer/libsanitizer-public.so", 0644);
+  make_file(root, "ld/libsanitizer-public.so", 0644);
+  make_file(root, "bare/bin/nvcc", 0755); /* a toolkit without compute-sanitizer/ */
+  snprintf(a, sizeof a, "%s/links", root); /* links/bin/nvcc -> real/bin/nvcc */
+  assert_int_equal(mkdir(a, 0755), 0);
+  strcat(a, "/bin");
+  assert_int_equal(mkdir(a, 0755), 0);
+  strcat(a, "/nvcc");
+  snprintf(b, sizeof b, "%s/real/bin/nvcc", root);
+  assert_int_equal(symlink(b, a), 0);
+
+  snprintf(a, sizeof a, "%s/home", root);
+  snprintf(b, sizeof b, "%s/none:%s/tk/bin", root, root);
+  snprintf(c, sizeof c, "%s/dflt", root);
+  snprintf(d, sizeof d, "%s/none:%s/ld", root, root);
+  p = (struct cc_cli_cuda_places){a, b, c, d};
+  expect_found(&p, root, "home/compute-sanitizer", "$CUDA_HOME");
+  p.cuda_home = NULL;
+  expect_found(&p, root, "tk/compute-sanitizer", "the nvcc on PATH");
+  snprintf(b, sizeof b, "%s/links/bin", root);
+  expect_found(&p, root, "real/compute-sanitizer", "the nvcc on PATH, links resolved");
+  snprintf(b, sizeof b, "%s/bare/bin", root);
+  expect_found(&p, root, "dflt/compute-sanitizer", "the default");
+  p.default_root = NULL;
+  expect_found(&p, root, "ld", "LD_LIBRARY_PATH");
+
+  /* none: each folder named with where it came from, and what to do */
+  snprintf(a, sizeof a, "%s/empty", root);
+  snprintf(c, sizeof c, "%s/none", root);
+  snprintf(d, sizeof d, "%s/lib1::%s/lib2", root, root);
+  p = (struct cc_cli_cuda_places){a, b, c, d};
+  assert_int_equal(cc_cli_gpu_find_sanitizer(&p, &dir, &origin, &err), CC_ERR_TOOL);
+  assert_null(dir);
+  assert_null(origin);
+  {
+    static const char *const tried[] = {
+      "/empty/compute-sanitizer ($CUDA_HOME)", "/bare/compute-sanitizer (the nvcc on PATH)",
+      "/none/compute-sanitizer (the default)", "/lib1 (LD_LIBRARY_PATH)",
+      "/lib2 (LD_LIBRARY_PATH)", "set CUDA_HOME", "cannot find libsanitizer-public.so"};
+    for (size_t i = 0; i < sizeof tried / sizeof tried[0]; i++)
+      if (!strstr(err.msg, tried[i]))
+        fail_msg("message '%s' lacks '%s'", err.msg, tried[i]);
+  }
+  /* the same folder twice (CUDA_HOME = the default root) is tried once */
+  p = (struct cc_cli_cuda_places){c, NULL, c, NULL};
+  assert_int_equal(cc_cli_gpu_find_sanitizer(&p, &dir, &origin, &err), CC_ERR_TOOL);
+  assert_null(strstr(err.msg, "(the default)"));
+  assert_non_null(strstr(err.msg, "no nvcc on PATH"));
+  p.cuda_home = NULL;
+  assert_int_equal(cc_cli_gpu_find_sanitizer(&p, &dir, &origin, &err), CC_ERR_TOOL);
+  assert_non_null(strstr(err.msg, "CUDA_HOME is not set"));
+  snprintf(a, sizeof a, "rm -rf '%s'", root);
+  assert_int_equal(system(a), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_import_figures),     cmocka_unit_test(test_import_without_sass),
     cmocka_unit_test(test_import_errors),      cmocka_unit_test(test_report_text),
-    cmocka_unit_test(test_import_inlined),
+    cmocka_unit_test(test_import_inlined),     cmocka_unit_test(test_import_unknown_figures),
     cmocka_unit_test(test_probe_forced_none),  cmocka_unit_test(test_is_elf_and_find),
     cmocka_unit_test(test_app_wanted),         cmocka_unit_test(test_app_errors),
     cmocka_unit_test(test_plan_written),       cmocka_unit_test(test_run_gpu_errors),
+    cmocka_unit_test(test_find_sanitizer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,14 @@ jcheck "$TMP/small.json" "t['dram_bytes_written'] == 4194304 and 0 < k['cache'][
 expect 0 "" "$COALCHECK" report "$T" --cache off --json "$TMP/off.json" -q
 jcheck "$TMP/off.json" "k['cache'] is None and t['dram_bytes_read'] is None"
 
+# the cache model counts in the analyses' memory: the H100's arrays are 132 SMs x 2048 L1
+# lines x 16 bytes (4325376) plus 409600 L2 lines x 48 bytes (19660800), 22.9 MiB, above a
+# limit of 16 MiB; without the model, or with a 1 MiB L2 (4.7 MB), the trace fits
+expect 6 "a cache model of 22.9 MiB, which --cache off drops): raise it with --max-analysis-memory MIB" \
+  "$COALCHECK" report "$T" --max-analysis-memory 16
+expect 0 "" "$COALCHECK" report "$T" --max-analysis-memory 16 --cache off -q
+expect 0 "" "$COALCHECK" report "$T" --max-analysis-memory 16 --cache h100,l2=1M -q
+
 # calibration: the speeds replace the table's; H200's DRAM at 4000 GB/s: 8388608 bytes
 # take 2.097152 us
 printf '{"dram_gbs": 4000, "l2_gbs": 8000}\n' > "$TMP/calib.json"

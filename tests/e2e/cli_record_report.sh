@@ -80,16 +80,36 @@ ls "$TMP" | grep -q '\.tmp\.' && fail "temporary files left: $(ls "$TMP")"
 # ---- report, one arch: the main command's report -----------------------------------------
 # the same report but for the emulator's counters and wall time (a measurement of the
 # run, not of the trace: the main command's "emulated ..." line and JSON "emulator"
-# member; a replay has none)
+# member; a replay has none) and for what the static analysis of the PTX adds (a trace
+# holds no PTX: the "address" lines and JSON "affine" members, and the advice they
+# decide; the replay's advice is the dynamic one)
+# without_static FILE: the text report less the address and advice blocks (a block's
+# continuation lines are indented 13 blanks)
+without_static() {
+  awk '/^     [a-z]+ / { skip = ($1 == "address" || $1 == "advice") }
+       /^             / { if (skip) next; print; next }
+       /^     [a-z]+ / { if (skip) next }
+       { skip = skip && /^             /; print }' "$1"
+}
 expect 0 "" "$COALCHECK" --launch "$LAUNCH" -q --json "$TMP/main.json"
-grep -v '^  emulated .* thread-instructions in ' "$TMP/out" > "$TMP/main.txt"
+grep -q '^     address out + 4\*n\*tid.x + 4\*tid.y' "$TMP/out" ||
+  fail "the main command shows no address form for the store"
+grep -v '^  emulated .* thread-instructions in ' "$TMP/out" > "$TMP/main.full.txt"
+without_static "$TMP/main.full.txt" > "$TMP/main.txt"
 expect 0 "" "$COALCHECK" report "$T" --json "$TMP/rep.json"
 grep -q '^  emulated ' "$TMP/out" && fail "a replay claims emulator counters"
-cmp -s "$TMP/out" "$TMP/main.txt" || fail "report's text differs from the main command's"
+grep -q '^     address ' "$TMP/out" && fail "a replay claims address forms"
+without_static "$TMP/out" > "$TMP/rep.txt"
+cmp -s "$TMP/rep.txt" "$TMP/main.txt" || fail "report's text differs from the main command's"
 python3 -c "
 import json,sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in a['kernels']: k.pop('emulator', None)
+for d, affine in ((a, True), (b, False)):
+  for k in d['kernels']:
+    for i in k['instructions']:
+      if (i.pop('affine') is not None) != affine: sys.exit(1)
+      i.pop('suggestions')
 sys.exit(a != b)" "$TMP/main.json" "$TMP/rep.json" ||
   fail "report's JSON differs from the main command's"
 jcheck "$TMP/rep.json" "[(i['op'], i['requests'], i['sectors']) \

@@ -22,6 +22,12 @@ if grep -q "$(printf '\t')" "$TMP/out"; then fail "the text report holds a tab";
 [ "$(word "$TMP/out.bin" 99)" = 43460000 ] || fail "out[99] = $(word "$TMP/out.bin" 99)"
 [ "$(word "$TMP/out.bin" 100)" = 00000000 ] || fail "out[100] (not written) = $(word "$TMP/out.bin" 100)"
 
+# n is `int` in kernels.cu, which nvcc declares .u32: -1 is passed as 0xffffffff, which the
+# kernel's signed guard (setp.ge.s32 i, n) reads as -1, so no thread stores: out[1] stays 0
+expect 0 "" "$COALCHECK" "$K" --kernel scale --grid 1 --block 32 --arg 'out=f32[32]:zero' \
+  --arg 'in=f32[32]:iota' --arg n=-1 --arg a=2 --dump "out=$TMP/neg.bin" -q
+[ "$(word "$TMP/neg.bin" 1)" = 00000000 ] || fail "n=-1: out[1] = $(word "$TMP/neg.bin" 1)"
+
 # random (seed 0): the first splitmix64 output is 0xe220a8397b1dcdaf; f32 = (x >> 40) * 2^-24
 # = 0xe220a8 * 2^-24 = 1.766... * 2^-1: exponent 126 (0x3f000000), mantissa 0xe220a8 -
 # 0x800000 = 0x6220a8 -> 0x3f6220a8

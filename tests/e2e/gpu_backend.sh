@@ -62,7 +62,8 @@ fi
 # kernel transpose, block 32x4 (4 warps): LDG t.cu:5 reads consecutive floats: 4 requests,
 # 16 sectors (4 per request) = ideal; STG t.cu:6 writes a column: 4 requests, 128 sectors
 # (32 per request), ideal 16. Totals: 8 requests, 144 sectors, ideal 32, excess 112;
-# 1,024 bytes requested of 144 x 32 = 4,608 transferred. Worst first: the store.
+# 1,024 bytes requested of 144 x 32 = 4,608 transferred; no lanes share bytes (strides >=
+# 4 = size), so 1,024 distinct: efficiency 1024 / 4608 = 22.2%. Worst first: the store.
 cat > "$TMP/g.json" <<'EOF'
 {"tool":"coalcheck","backend":"gpu","device":"hand","model":"sm_90","kernels":[
 {"name":"transpose(float*, float const*, int)","mangled":"_Z9transposePfPKfi","grid":[1,1,1],
@@ -79,14 +80,15 @@ expect 0 "" "$COALCHECK" import "$TMP/g.json"
 grep -qF "kernel transpose  (_Z9transposePfPKfi)" "$TMP/out" || fail "import: kernel line"
 grep -qF "global: 8 requests, 144 sectors, ideal 32, excess 112" "$TMP/out" ||
   fail "import: totals: $(grep global: "$TMP/out")"
-grep -qF "1,024 bytes requested of 4,608 transferred" "$TMP/out" || fail "import: bytes"
+grep -qF "1,024 bytes requested, 1,024 distinct, 4,608 transferred: efficiency 22.2%" \
+  "$TMP/out" || fail "import: bytes"
 [ "$(grep -c '^     ptx ' "$TMP/out")" = 2 ] || fail "import: not 2 rows"
 grep -m1 '^     ptx ' "$TMP/out" | grep -qF "STG.E desc[UR4][R4.64], R2" ||
   fail "import: the store is not the worst row"
 grep -q '^  emulated ' "$TMP/out" && fail "import: an 'emulated' line for a GPU run"
 # the GPU keeps no footprint: allStr is unknown, not 0 ("all coalescable" would be a guess)
-grep -qF "whole footprint not measured on the GPU" "$TMP/out" || fail "import: footprint line"
-grep -q "whole footprint [0-9]" "$TMP/out" && fail "import: a measured footprint for a GPU run"
+grep -qF "footprint stride not measured on the GPU" "$TMP/out" || fail "import: footprint line"
+grep -q "footprint stride [0-9]" "$TMP/out" && fail "import: a measured footprint for a GPU run"
 expect 0 "" "$COALCHECK" import --top 1 "$TMP/g.json" --json "$TMP/r.json"
 [ "$(grep -c '^     ptx ' "$TMP/out")" = 1 ] || fail "import --top 1: not 1 row"
 grep -Eq '"ptx":[[:space:]]*"STG\.E desc\[UR4\]\[R4\.64\], R2"' "$TMP/r.json" ||
@@ -116,18 +118,26 @@ expect 2 "import takes only" "$COALCHECK" import --kernel-name x "$TMP/g.json"
 # ---- a stand-in driver and library: the executable mode and --backend gpu end to end ----
 # A fake libcuda.so.1 (only what the probe calls) on LD_LIBRARY_PATH, a fake "injection
 # library" whose destructor writes the hand-made report to $COALCHECK_GPU_JSON, and a fake
-# launcher script: everything but the GPU itself runs.
+# launcher script: everything but the GPU itself runs. Like the real one, the fake library
+# needs libsanitizer-public.so (DT_NEEDED, no RUNPATH: an installed copy on another
+# machine), which only a fake toolkit holds ($CUDA_HOME/compute-sanitizer/): coalcheck
+# must find it there and hand it to the application (before, the app died with 127).
 CC=$(command -v cc || command -v gcc)
 if [ -n "$CC" ]; then
-  mkdir -p "$TMP/drv" "$TMP/nodev"
+  mkdir -p "$TMP/drv" "$TMP/nodev" "$TMP/cuda/compute-sanitizer"
+  export CUDA_HOME="$TMP/cuda"
+  echo 'int sanitizer_fake(void) { return 0; }' > "$TMP/san.c"
+  "$CC" -shared -fPIC -Wl,-soname,libsanitizer-public.so -o \
+    "$TMP/cuda/compute-sanitizer/libsanitizer-public.so" "$TMP/san.c" || fail "fake sanitizer"
   printf 'int cuInit(unsigned f) { (void)f; return 0; }\nint cuDeviceGetCount(int *n) { *n = 1; return 0; }\n' > "$TMP/drv.c"
   printf 'int cuInit(unsigned f) { (void)f; return 100; }\nint cuDeviceGetCount(int *n) { *n = 0; return 0; }\n' > "$TMP/nodev.c"
   cat > "$TMP/fakelib.c" <<EOF2
 #include <stdio.h>
 #include <stdlib.h>
+int sanitizer_fake(void);
 __attribute__((destructor)) static void out(void)
 {
-  const char *p = getenv("COALCHECK_GPU_JSON");
+  const char *p = sanitizer_fake() ? NULL : getenv("COALCHECK_GPU_JSON");
   FILE *in = fopen("$TMP/g.json", "r"), *o = p ? fopen(p, "w") : NULL;
   int c;
   while (in && o && (c = fgetc(in)) != EOF) fputc(c, o);
@@ -140,7 +150,8 @@ EOF2
   "$CC" -o "$TMP/app" "$TMP/app.c" &&
     "$CC" -shared -fPIC -o "$TMP/drv/libcuda.so.1" "$TMP/drv.c" &&
     "$CC" -shared -fPIC -o "$TMP/nodev/libcuda.so.1" "$TMP/nodev.c" &&
-    "$CC" -shared -fPIC -o "$TMP/libfake_gpu.so" "$TMP/fakelib.c" || fail "cannot build the fakes"
+    "$CC" -shared -fPIC -o "$TMP/libfake_gpu.so" "$TMP/fakelib.c" \
+      -L"$TMP/cuda/compute-sanitizer" -lsanitizer-public || fail "cannot build the fakes"
   # cuInit fails (100 = CUDA_ERROR_NO_DEVICE): exit 10 naming the code
   LD_LIBRARY_PATH="$TMP/nodev" expect 10 "cuInit failed with CUresult 100" "$COALCHECK" /bin/true
   # a driver, but no library found: exit 8 naming the variable
@@ -157,10 +168,24 @@ EOF2
   [ "$(grep -c '^     ptx ' "$TMP/out")" = 1 ] || fail "executable mode: --top 1 not applied"
   grep -q hint "$TMP/err" && fail "executable mode: a --help hint for the app's status"
   [ -s "$TMP/kept.json" ] || fail "--gpu-json: the library's report was not kept"
-  # status 0, --json of the imported report
+  # status 0, --json of the imported report; the progress output names the sanitizer
+  # library taken and where from
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
-    "$COALCHECK" -q --json "$TMP/app.json" /bin/true
+    "$COALCHECK" --json "$TMP/app.json" /bin/true
   grep -Eq '"sectors":[[:space:]]*144,' "$TMP/app.json" || fail "executable mode: --json"
+  grep -qF "with $TMP/cuda/compute-sanitizer/libsanitizer-public.so (from \$CUDA_HOME)" \
+    "$TMP/err" || fail "progress output does not name the sanitizer library: $(cat "$TMP/err")"
+  # none found: every folder tried is named, and what to do (unless this machine's
+  # default toolkit has one)
+  if [ ! -e /usr/local/cuda/compute-sanitizer/libsanitizer-public.so ]; then
+    mkdir -p "$TMP/nobin"
+    expect 8 "set CUDA_HOME" env CUDA_HOME="$TMP/nocuda" PATH="$TMP/nobin" \
+      LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" "$COALCHECK" /bin/true
+    for where in "$TMP/nocuda/compute-sanitizer (\$CUDA_HOME)" "no nvcc on PATH" \
+                 "/usr/local/cuda/compute-sanitizer (the default)" "$TMP/drv (LD_LIBRARY_PATH)"; do
+      grep -qF "$where" "$TMP/err" || fail "the not-found message lacks '$where': $(cat "$TMP/err")"
+    done
+  fi
   # an app that loads no CUDA module leaves no report (the real library writes none): 8
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/drv/libcuda.so.1" expect 8 \
     "wrote no GPU report" "$COALCHECK" -q /bin/true

@@ -169,9 +169,22 @@ static void test_sink_failure(void **state)
   ptx_module_free(m);
 }
 
+/* The default budget per CTA (emu.h): 2^17 warp instructions per thread, at least 2^26:
+ * the floor up to 512 threads, 2^17 x 1024 = 2^27 at the most threads a block may have. */
+static void test_default_budget(void **state)
+{
+  (void)state;
+  assert_int_equal(cc_emu_cta_budget(1), UINT64_C(1) << 26);
+  assert_int_equal(cc_emu_cta_budget(32), UINT64_C(1) << 26);
+  assert_int_equal(cc_emu_cta_budget(512), UINT64_C(1) << 26);
+  assert_int_equal(cc_emu_cta_budget(513), UINT64_C(513) << 17);
+  assert_int_equal(cc_emu_cta_budget(1024), UINT64_C(1) << 27);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_default_budget),
       cmocka_unit_test(test_space_bounds),
       cmocka_unit_test(test_barrier_operands),
       cmocka_unit_test(test_resources),

@@ -467,6 +467,26 @@ static void ex_check_suggestion(const struct ex_pick *p, const char *kind, int w
   }
 }
 
+/* Every picked instruction has a suggestion of kind whose text contains part. */
+static void ex_check_advice_text(const struct ex_pick *p, const char *kind, const char *part)
+{
+  size_t i;
+  for (i = 0; i < p->n; i++) {
+    const cJSON *all = cJSON_GetObjectItemCaseSensitive(p->insn[i], JS_SUGGESTIONS), *e;
+    int found = 0;
+    cJSON_ArrayForEach(e, all)
+    {
+      const cJSON *kd = cJSON_GetObjectItemCaseSensitive(e, "kind");
+      const cJSON *tx = cJSON_GetObjectItemCaseSensitive(e, "text");
+      found |= cJSON_IsString(kd) && strcmp(kd->valuestring, kind) == 0 && cJSON_IsString(tx) &&
+               strstr(tx->valuestring, part) != NULL;
+    }
+    if (!found)
+      fail_msg("%s: '%s' has no '%s' suggestion saying '%s' (suggestions: %s)", p->what,
+               ex_str(p->insn[i], JS_PTX), kind, part, cJSON_PrintUnformatted(all));
+  }
+}
+
 /* ---- comparing outputs ------------------------------------------------------------ */
 
 /* got[i] == want[i] bit for bit, for count floats; names the first difference. */

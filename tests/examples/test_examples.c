@@ -70,8 +70,10 @@ static void test_transpose_naive(void **state)
   ex_check_each(&st, JS_EFFICIENCY, 0.125);
   /* Algorithm 1: load lanes 4 bytes apart: min = max = 4 = access size: coalesced.
    * Store lanes 4096 apart: min = max = 4096 > 4: uncoalesced; the store's footprint over
-   * all instances is the whole matrix, gaps of 4: all_stride 4 <= 4, so a thread-geometry
-   * transformation can coalesce it. */
+   * all instances is the whole matrix, gaps of 4: all_stride 4 <= 4. By its own strides a
+   * swap of threadIdx.x and threadIdx.y would coalesce the store (address out + 4n*tid.x +
+   * 4*tid.y: y unit) but uncoalesce the load (in + 4*tid.x + 4n*tid.y): no permutation
+   * coalesces both, the advice is shared-memory tiling (issue 9), not a swap. */
   ex_check_each(&ld, JS_STRIDE ".max", 4);
   ex_check_each_str(&ld, JS_VERDICT, "coalesced");
   ex_check_each(&st, JS_STRIDE ".min", 4096);
@@ -79,7 +81,8 @@ static void test_transpose_naive(void **state)
   ex_check_each(&st, JS_STRIDE ".avg", 4096);
   ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
   ex_check_each(&st, JS_ALL_STRIDE, 4);
-  ex_check_suggestion(&st, "thread-geometry", 1);
+  ex_check_suggestion(&st, "thread-geometry", 0);
+  ex_check_advice_text(&st, "shared-memory", "uncoalesce the load at line");
   /* CGO 2015 Table 2 pair for this kernel: every thread makes one load and one store:
    * total 2 n^2 = 2097152 thread accesses; the stores' groups are uncoalesced: n^2 =
    * 1048576. */
@@ -390,12 +393,14 @@ static void check_row_sums_thread_figures(const cJSON *k, int line)
   /* The u copies are one source-level reference (same line, load, global, 4 bytes; the
    * remainder loop's copy never runs, 1024 % u == 0, and joins none):
    * together they read every column of every row, the whole matrix: line_all_stride 4
-   * <= 4, so the advice is the thread-geometry change (one thread per column), and not
-   * "cannot be all coalesced". */
+   * <= 4: not "cannot be all coalesced". Each thread walks its row (4u bytes per
+   * iteration of the loop, 4096 between threads, blocks of 128x1x1): no permutation of
+   * threadIdx helps; the advice is the loop transformations, not a swap. */
   ex_check_each(&ld, JS_LINE_ALL_STRIDE, 4);
   ex_check_each(&ld, JS_LINE_INSNS, (double)unroll);
-  ex_check_suggestion(&ld, "thread-geometry", 1);
+  ex_check_suggestion(&ld, "thread-geometry", 0);
   ex_check_suggestion(&ld, "none", 0);
+  ex_check_advice_text(&ld, "loop", "each thread walks its own contiguous run");
 }
 
 static void test_row_sums_thread(void **state)
@@ -543,6 +548,10 @@ static void check_gesummv(const char *launch, const char *kernel, const char *a_
   ex_check_sum(&ldx, JS_SECTORS, 32768);
   ex_check_each(&ldx, JS_STRIDE ".max", 0);
   ex_check_each_str(&ldx, JS_VERDICT, "coalesced");
+  /* efficiency = distinct bytes / bytes moved: 4 of the sector's 32 = 1/8 (issue 13:
+   * bytes requested / moved said 128 / 32 = 400%) */
+  ex_check_sum(&ldx, "unique_bytes", 4ull * 32768); /* 4 bytes per request */
+  ex_check_each(&ldx, JS_EFFICIENCY, 0.125);
   /* y[i]: 32 stores of 32 consecutive floats: 4 sectors each. */
   ex_check_sum(&st, JS_REQUESTS, 32);
   ex_check_sum(&st, JS_SECTORS, 128);
@@ -560,13 +569,18 @@ static void check_gesummv(const char *launch, const char *kernel, const char *a_
     ex_check_each_str(&lda, JS_VERDICT, "uncoalesced");
     ex_check_each_str(&ldb, JS_VERDICT, "uncoalesced");
     /* each unrolled copy reads every u-th column: footprint gaps 4u (see row sums); the
-     * copies together read all of A: line_all_stride 4: thread-geometry (one thread per
-     * column, i.e. gesummv_cols), not "cannot be all coalesced" */
+     * copies together read all of A: line_all_stride 4, not "cannot be all coalesced".
+     * The address A + 4n*tid.x + 4u*L0 + 4c has no thread dimension of unit stride (the
+     * block is 256x1x1): a permutation cannot help; the loop walks the row: the advice is
+     * the loop transformations (issue 9), not "swap threadIdx.x and threadIdx.y". */
     ex_check_each(&lda, JS_ALL_STRIDE, 4.0 * (double)lda.n);
     ex_check_each(&lda, JS_LINE_ALL_STRIDE, 4);
     ex_check_each(&ldb, JS_LINE_ALL_STRIDE, 4);
-    ex_check_suggestion(&lda, "thread-geometry", 1);
+    ex_check_suggestion(&lda, "thread-geometry", 0);
+    ex_check_suggestion(&ldb, "thread-geometry", 0);
     ex_check_suggestion(&lda, "none", 0);
+    ex_check_advice_text(&lda, "loop", "no permutation of threadIdx helps");
+    ex_check_advice_text(&ldb, "loop", "lift|redistribute");
     EX_EQ_U64(ex_u64(totals, JS_T2_UNCOAL), 2ull * GS_N * GS_N, "%s Table 2 uncoalesced", kernel);
   } else {
     /* At[j][i] for 32 consecutive i: 128 aligned bytes: 4 sectors, coalesced. */
@@ -797,6 +811,9 @@ static void check_fan2(const char *launch, const char *kernel, int fixed)
     ex_check_each_str(&ld, JS_VERDICT, "uncoalesced");
     ex_check_each(&st, JS_ALL_STRIDE, 4);
     ex_check_suggestion(&st, "thread-geometry", 1);
+    /* a_cuda + 4*Size*tid.x + 4*tid.y + ...: the fastest index is on threadIdx.y */
+    ex_check_advice_text(&st, "thread-geometry", "swap threadIdx.x and threadIdx.y");
+    ex_check_advice_text(&st, "thread-geometry", "run `coalcheck fix --launch");
   } else {
     /* 32x8 threads, grid 16x64: 8192 warps, less the 16 (blockIdx.y = 63, threadIdx.y =
      * 7: row 512) that return at once: 8176 requests; 32 consecutive floats of a row,
@@ -864,6 +881,10 @@ static void check_cell3d(const char *launch, const char *kernel, int zfast)
     ex_check_each_str(&st, JS_VERDICT, "uncoalesced");
     ex_check_each(&ld, JS_ALL_STRIDE, 4);
     ex_check_suggestion(&ld, "thread-geometry", 1);
+    /* in + 4*nx*ny*tid.x + 4*nx*tid.y + 4*tid.z + ...: z has the unit stride, y does not
+     * (256 bytes): swap x and z, not x and y */
+    ex_check_advice_text(&ld, "thread-geometry", "swap threadIdx.x and threadIdx.z");
+    ex_check_advice_text(&st, "thread-geometry", "swap threadIdx.x and threadIdx.z");
   } else {
     /* 32 consecutive i, 128-byte aligned: 4 sectors, stride 4, coalesced. */
     ex_check_sum(&ld, JS_SECTORS, 4ull * 8192);
@@ -917,6 +938,12 @@ static void check_histogram(const char *launch, const char *kernel, int shared)
   /* global: one atomic per warp of data (2048); shared: one per warp of bins,
    * 256 CTAs x 8 warps = 2048, each 32 consecutive words: 4 sectors. */
   ex_check_sum(&atom, JS_REQUESTS, 2048);
+  if (!shared) {
+    /* bins[data[i]]: the address comes from memory: no permutation; privatise the bins
+     * in shared memory (what histogram_shared does) */
+    ex_check_suggestion(&atom, "thread-geometry", 0);
+    ex_check_advice_text(&atom, "shared-memory", "privatisation");
+  }
   if (shared) {
     struct ex_pick sst = ex_pick(k, "st.shared", 0, NULL);
     struct ex_pick sat = ex_pick(k, "atom.shared", 0, NULL);
@@ -1110,6 +1137,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_local_array.c */
     "local_array/divergent.launch", "local_array/uniform.launch",
     "local_array/uniform8.launch",
+    /* tested in tests/examples/test_permute.c */
+    "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
+    "permute/transpose16.launch",
 };
 
 static int is_tested(const char *rel)

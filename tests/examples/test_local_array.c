@@ -230,6 +230,7 @@ static void test_local_divergent(void **state)
   ex_check_each(&p.ld, "stride.max", 7684);
   ex_check_suggestion(&p.st, "local-array", 1);
   ex_check_suggestion(&p.ld, "local-array", 1);
+  ex_check_advice_text(&p.ld, "local-array", "make the index the same across the warp");
   ex_check_suggestion(&p.st, "thread-geometry", 0);
   ex_check_suggestion(&p.ld, "thread-geometry", 0);
   ex_check_suggestion(&p.st, "shared-memory", 0);

@@ -198,9 +198,7 @@ static void ring_record_becomes_wrec(void **state)
 
 static void decode_masks_inactive_lanes(void **state)
 {
-  uint32_t index[21];
-  memset(index, 0xff, sizeof index);
-  index[3] = 0, index[9] = 1;
+  /* sorted by slot: slot 3 at position 0, slot 9 at position 1 */
   struct cc_insn_info ii[2] = {{.id = 3, .kind = CC_ACCESS_LOAD},
                                {.id = 9, .kind = CC_ACCESS_STORE}};
   /* grid 3 x 2 x 2: linear CTA 11 = x 11 % 3 = 2, y 11 / 3 % 2 = 1, z 11 / 6 = 1 */
@@ -209,7 +207,7 @@ static void decode_masks_inactive_lanes(void **state)
   struct cc_gpu_wrec w = {.info = info4(1), .slot = 9, .cta = 11, .active = 0x5u,
                           .stride = 8, .base = 0x1000};
   struct cc_warp_access a;
-  assert_int_equal(cc_gpu_wrec_decode(&w, NULL, &k, index, 20, &a), 0);
+  assert_int_equal(cc_gpu_wrec_decode(&w, NULL, &k, &a), 0);
   assert_int_equal(a.insn_slot, 1);
   assert_int_equal(a.kind, CC_ACCESS_STORE); /* from the table, not the flags */
   assert_int_equal(a.space, CC_SPACE_GLOBAL);
@@ -225,15 +223,15 @@ static void decode_masks_inactive_lanes(void **state)
   /* explicit: lanes 0 and 2 take the two addresses in lane order */
   uint64_t ex[2] = {0x5000, 0x40};
   w.info |= CC_GPU_WREC_EXPLICIT;
-  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, index, 20, &a), 0);
+  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, &a), 0);
   assert_int_equal(a.addr[0], 0x5000);
   assert_int_equal(a.addr[1], 0);
   assert_int_equal(a.addr[2], 0x40);
-  /* slot 4 has no instruction, slot 21 is past n_slots: both refused */
+  /* slots 4 and 21 have no instruction: both refused */
   w.slot = 4;
-  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, index, 20, &a), -1);
+  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, &a), -1);
   w.slot = 21;
-  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, index, 20, &a), -1);
+  assert_int_equal(cc_gpu_wrec_decode(&w, ex, &k, &a), -1);
 }
 
 /* Writes the hand-made GPU trace into path: the ring records given, as warp records
@@ -472,6 +470,55 @@ static void errors(void **state)
   unlink(path);
 }
 
+/* Writes the n 32-bit words of v (and nothing else) into path. */
+static void write_words(const char *path, const uint32_t *v, size_t n)
+{
+  FILE *fp = fopen(path, "wb");
+  assert_non_null(fp);
+  fwrite("CCGPUTR2", 1, 8, fp);
+  fwrite(v, sizeof *v, n, fp);
+  assert_int_equal(fclose(fp), 0);
+}
+
+/* Counts read from the file are bounded by what the rest of the file can hold (a
+ * function takes at least 16 bytes, an instruction 36, a launch 32) before anything is
+ * allocated for them: a 12-byte file declaring 2^24 functions asked for 0.8 GB, and a
+ * table indexed by slot took 4 bytes per slot of the declared code size. A slot named by
+ * two instructions is refused. */
+static void counts_bounded_by_the_file(void **state)
+{
+  char path[] = "/tmp/cc-test-gpu-trace-XXXXXX";
+  int fd = mkstemp(path);
+  struct collect c = {0};
+  struct cc_err err = {0};
+  (void)state;
+  assert_true(fd >= 0);
+  close(fd);
+  const uint32_t many_funcs[] = {1u << 24};
+  write_words(path, many_funcs, 1);
+  assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, ": 16777216 functions at offset 8: not a GPU trace, or a "
+                                  "corrupt one (the 0 bytes left hold fewer)"));
+  /* one function (no names), 2^24 slots, 10^6 instructions, and 36 bytes of them */
+  uint32_t many_insns[5 + 9] = {1, 0xffffffffu, 0xffffffffu, 1u << 24, 1000000};
+  write_words(path, many_insns, 14);
+  assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, ": 1000000 instructions at offset 24: not a GPU trace, or "
+                                  "a corrupt one (the 36 bytes left hold fewer)"));
+  /* two instructions at slot 2^24 - 1 (the table's slots are taken as they come, not
+   * through a table of 2^24 entries), no launch */
+  uint32_t twice[5 + 2 * 9 + 1] = {1, 0xffffffffu, 0xffffffffu, 1u << 24, 2};
+  for (int j = 0; j < 2; j++) {
+    uint32_t insn[9] = {(1u << 24) - 1, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, 1, 0,
+                        0xffffffffu, 0xffffffffu, 0xffffffffu};
+    memcpy(&twice[5 + 9 * j], insn, sizeof insn);
+  }
+  write_words(path, twice, 24);
+  assert_int_equal(convert_file(path, &c, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "has two instructions at slot 16777215"));
+  unlink(path);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -484,6 +531,7 @@ int main(void)
       cmocka_unit_test(convert_streams_per_launch),
       cmocka_unit_test(convert_into_cctrace),
       cmocka_unit_test(errors),
+      cmocka_unit_test(counts_bounded_by_the_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,6 +198,57 @@ static void test_size_expressions(void **state)
   free_args(args, 7);
 }
 
+/* "A=f32[" + depth '(' (or '-') + "1" + depth ')' + "]:zero", owned. */
+static char *nested_spec(size_t depth, char open, int close)
+{
+  char *s = malloc(depth * 2 + 32), *p = s;
+  assert_non_null(s);
+  p += sprintf(p, "A=f32[");
+  memset(p, open, depth);
+  p += depth;
+  *p++ = '1';
+  if (close) {
+    memset(p, ')', depth);
+    p += depth;
+  }
+  strcpy(p, "]:zero");
+  return s;
+}
+
+/* Nesting is bounded (docs/usage.md: 256 levels of parentheses and unary minus): 100,000
+ * levels used to recurse until the stack overflowed (SIGSEGV). */
+static void test_size_nesting_limit(void **state)
+{
+  char *spec = nested_spec(100000, '(', 1);
+  struct cc_launch_arg a;
+  uint64_t v = 0;
+  struct cc_err err = {0};
+  expect_parse_error(spec, "nested deeper than 256 levels");
+  free(spec);
+  spec = nested_spec(100000, '-', 0);
+  expect_parse_error(spec, "nested deeper than 256 levels");
+  free(spec);
+  /* the message quotes a long spec shortened, so that the reason is not cut off */
+  spec = nested_spec(100000, '(', 1);
+  assert_int_equal(cc_launch_arg_parse(spec, NULL, &a, &err), CC_ERR_USAGE);
+  if (strlen(err.msg) > 400)
+    fail_msg("message of %zu bytes: '%.100s...'", strlen(err.msg), err.msg);
+  free(spec);
+  /* 256 levels are fine: ((...(1)...)) is 1; 257 are not */
+  spec = nested_spec(256, '(', 1);
+  a = parse_ok(spec, NULL);
+  assert_int_equal(eval_ok(a.size_expr, NULL, 0), 1);
+  cc_launch_arg_release(&a);
+  free(spec);
+  spec = nested_spec(257, '(', 1);
+  expect_parse_error(spec, "nested deeper than 256 levels");
+  /* evaluation checks it too (it does not rely on the syntax check) */
+  spec[6 + 257 + 1 + 257] = '\0';
+  assert_int_equal(cc_launch_eval_size(spec + 6, NULL, 0, &v, &err), CC_ERR_INPUT);
+  expect_msg(&err, "nested deeper than 256 levels");
+  free(spec);
+}
+
 /* ---- the random generator ------------------------------------------------------------- */
 
 /* splitmix64 from seed 0, by hand from the documented steps (and equal to the outputs of
@@ -414,7 +465,7 @@ static void test_bind(void **state)
   struct cc_launch_arg args[4];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   uint64_t p0, p1;
@@ -457,7 +508,7 @@ static void expect_bind_error(const char *const *specs, size_t n, const enum ptx
   struct cc_launch_arg args[6];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, fail_at, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   int rc;
@@ -486,7 +537,8 @@ static void test_bind_errors(void **state)
                                          "n=2305843009213693952", "1"};
   static const char *const agg[] = {"A=f32[4]:zero", "B=u8[4]:zero", "3", "1", "7"};
   static const char *const ok4[] = {"A=f32[4]:zero", "B=u8[4]:zero", "3", "1"};
-  static const char *const neg_u32[] = {"-1"};
+  static const char *const neg_u32[] = {"-2147483649"}; /* -2^31 - 1 */
+  static const char *const big_u32[] = {"4294967296"};  /* 2^32 */
   static const enum ptx_type u32[] = {PTX_TYPE_U32};
   static const enum ptx_type s64_types[] = {PTX_TYPE_U64, PTX_TYPE_U64, PTX_TYPE_S64,
                                             PTX_TYPE_F32};
@@ -512,14 +564,19 @@ static void test_bind_errors(void **state)
   expect_bind_error(overflow, 4, s64_types, 4, 0, CC_ERR_INPUT, "overflow 64 bits");
   expect_bind_error(ok4, 4, kern_types, 4, 2, CC_ERR_INPUT,
                     "argument 2 'B': out of emulated memory for B");
+  /* a .u32 parameter takes -2^31..2^32-1 (see test_bind_unsigned_params) */
   expect_bind_error(neg_u32, 1, u32, 1, 0, CC_ERR_INPUT,
-                    "argument 1 is u32 in the kernel but '-1' is out of range (0..4294967295)");
+                    "argument 1 is u32 in the kernel but '-2147483649' is out of range "
+                    "(-2147483648..4294967295)");
+  expect_bind_error(big_u32, 1, u32, 1, 0, CC_ERR_INPUT,
+                    "argument 1 is u32 in the kernel but '4294967296' is out of range "
+                    "(-2147483648..4294967295)");
   {
     /* a by-value struct: .param .align 4 .b8 p[12] */
     struct cc_launch_arg args[5];
     struct kernel k;
     struct fake_alloc fa = {0x10000, 0, 0, {0}};
-    struct cc_launch_allocator alloc = {&fa, fake_alloc_fn};
+    struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
     struct cc_launch_bound b;
     struct cc_err err = {0};
     make_kernel(&k, with_agg, 5);
@@ -532,6 +589,99 @@ static void test_bind_errors(void **state)
     free_args(args, 5);
     fake_free(&fa);
   }
+}
+
+/* The buffers' total is checked against the allocator's max_bytes before any buffer is
+ * allocated: A = 16 f32 = 64 bytes, B = n = 64 u8 = 64 bytes, 128 in all. */
+static void test_bind_memory_limit(void **state)
+{
+  static const char *const specs[] = {"A=f32[16]:zero", "B=u8[n]:iota", "n=64", "1"};
+  struct cc_launch_arg args[4];
+  struct kernel k;
+  struct fake_alloc fa = {0x10000, 0, 0, {0}};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 127};
+  struct cc_launch_bound b;
+  struct cc_err err = {0};
+  make_kernel(&k, kern_types, 4);
+  parse_all(specs, 4, args);
+  assert_int_equal(cc_launch_bind(args, 4, &k.f, &alloc, &b, &err), CC_ERR_LIMIT);
+  expect_msg(&err, "argument 2 'B' needs 64 bytes, which brings the buffers to 128 bytes, "
+                   "above the limit of 127 bytes of emulated memory");
+  expect_msg(&err, "--max-memory");
+  assert_int_equal(fa.calls, 0); /* nothing was allocated */
+  assert_null(b.params);
+  alloc.max_bytes = 128; /* exactly the total: fine */
+  assert_int_equal(cc_launch_bind(args, 4, &k.f, &alloc, &b, &err), CC_OK);
+  assert_int_equal(fa.calls, 2);
+  cc_launch_bound_release(&b);
+  fake_free(&fa);
+  free_args(args, 4);
+  /* 2^40 f32 = 4 TiB against 1 GiB; the sum of two 2^63-byte buffers (2^60 u64 each)
+   * overflows 64 bits */
+  {
+    static const char *const huge[] = {"A=f32[1099511627776]:zero",
+                                       "B=u64[1152921504606846976]:zero", "3", "1"};
+    struct fake_alloc fb = {0x10000, 0, 0, {0}};
+    struct cc_launch_allocator lim = {&fb, fake_alloc_fn, UINT64_C(1) << 30};
+    parse_all(huge, 4, args);
+    assert_int_equal(cc_launch_bind(args, 4, &k.f, &lim, &b, &err), CC_ERR_LIMIT);
+    expect_msg(&err, "argument 1 'A' needs 4398046511104 bytes (4.0 TiB), which brings the "
+                     "buffers to 4398046511104 bytes (4.0 TiB), above the limit of 1073741824 "
+                     "bytes (1.0 GiB)");
+    cc_launch_arg_release(&args[0]);
+    args[0] = parse_ok("A=u64[1152921504606846976]:zero", NULL);
+    lim.max_bytes = UINT64_MAX;
+    assert_int_equal(cc_launch_bind(args, 4, &k.f, &lim, &b, &err), CC_ERR_LIMIT);
+    expect_msg(&err, "argument 2 'B' needs 9223372036854775808 bytes (8.0 EiB), which brings "
+                     "the buffers to more than 2^64-1 bytes");
+    assert_int_equal(fb.calls, 0);
+    free_args(args, 4);
+  }
+}
+
+/* nvcc 13 declares every integer parameter unsigned: `int i, short s, signed char c, long
+ * long ll` become .u32, .u16, .u8, .u64 (nvcc -ptx of a kernel taking them). So a .uN
+ * parameter takes a negative value as two's complement, -2^(N-1)..2^N-1
+ * (docs/usage.md); a .sN parameter (hand-written PTX) keeps the signed range. */
+static void test_bind_unsigned_params(void **state)
+{
+  static const char *const specs[] = {"-1", "-2147483648", "4294967295", "-128", "-1",
+                                      "-9223372036854775808"};
+  static const enum ptx_type types[] = {PTX_TYPE_U32, PTX_TYPE_U32, PTX_TYPE_U32,
+                                        PTX_TYPE_U8, PTX_TYPE_U16, PTX_TYPE_U64};
+  static const char *const s32_big[] = {"4294967295"};
+  static const enum ptx_type s32[] = {PTX_TYPE_S32};
+  struct cc_launch_arg args[6];
+  struct kernel k;
+  struct fake_alloc fa = {0x10000, 0, 0, {0}};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
+  struct cc_launch_bound b;
+  struct cc_err err = {0};
+  uint32_t u32;
+  uint16_t u16;
+  uint64_t u64;
+  make_kernel(&k, types, 6);
+  parse_all(specs, 6, args);
+  if (cc_launch_bind(args, 6, &k.f, &alloc, &b, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  memcpy(&u32, b.params[0], 4);
+  assert_int_equal(u32, 0xffffffffu);          /* -1 mod 2^32 */
+  memcpy(&u32, b.params[1], 4);
+  assert_int_equal(u32, 0x80000000u);          /* -2^31 mod 2^32 */
+  memcpy(&u32, b.params[2], 4);
+  assert_int_equal(u32, 0xffffffffu);          /* 2^32-1 */
+  assert_int_equal(b.param_bytes[3], 1);
+  assert_int_equal(*(uint8_t *)b.params[3], 0x80); /* -128 mod 2^8 */
+  memcpy(&u16, b.params[4], 2);
+  assert_int_equal(u16, 0xffff);
+  memcpy(&u64, b.params[5], 8);
+  assert_true(u64 == UINT64_C(0x8000000000000000)); /* -2^63 mod 2^64 */
+  cc_launch_bound_release(&b);
+  free_args(args, 6);
+  expect_bind_error(s32_big, 1, s32, 1, 0, CC_ERR_INPUT,
+                    "argument 1 is s32 in the kernel but '4294967295' is out of range "
+                    "(-2147483648..2147483647)");
+  fake_free(&fa);
 }
 
 /* Scalar conversion to every parameter type, by hand. */
@@ -615,6 +765,7 @@ int main(void)
     cmocka_unit_test(test_parse_buffers),
     cmocka_unit_test(test_parse_errors),
     cmocka_unit_test(test_size_expressions),
+    cmocka_unit_test(test_size_nesting_limit),
     cmocka_unit_test(test_splitmix64),
     cmocka_unit_test(test_random_elements),
     cmocka_unit_test(test_fill_random),
@@ -623,6 +774,8 @@ int main(void)
     cmocka_unit_test(test_fill_file),
     cmocka_unit_test(test_bind),
     cmocka_unit_test(test_bind_errors),
+    cmocka_unit_test(test_bind_unsigned_params),
+    cmocka_unit_test(test_bind_memory_limit),
     cmocka_unit_test(test_convert),
     cmocka_unit_test(test_dump),
   };

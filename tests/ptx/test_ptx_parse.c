@@ -1112,11 +1112,10 @@ static void test_speed(void **state) {
   assert_int_equal(m->funcs[0].nlabels, 5000);
   double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
   printf("parsed 20,001 instructions in %.1f ms\n", ms);
-#if defined(__SANITIZE_ADDRESS__)
-  assert_true(ms < 2000.0); /* sanitizers slow everything down several times */
-#else
-  assert_true(ms < 100.0);
-#endif
+  /* Not a speed target (those live in bench/, where the machine is quiet): a bound that
+   * only a parser quadratic in the input would break, under sanitizers and on a loaded
+   * CI machine alike (it takes 50-80 ms in a plain build, alone). */
+  assert_true(ms < 10000.0);
   ptx_module_free(m);
   free(text);
 }

@@ -97,11 +97,15 @@ static void test_memory(void **state) {
         "'[..]'");
 }
 
-/* setp "p[|q], a, b[, c]", cvt "d, a" and the packing "d, a, b" (ISA 9.7.7.4, 9.7.9.21) */
+/* setp "p[|q], a, b" (with a boolean operation: "p[|q], a, b, c"), cvt "d, a" and the
+ * packing "d, a, b" (ISA 9.7.7.4: "setp.CmpOp.BoolOp.type p[|q], a, b, {!}c"; 9.7.9.21) */
 static void test_compare_convert(void **state) {
   (void)state;
-  fails("setp.lt.s32 %p1, %r1;",
-        "2: 'setp.lt.s32' takes 3 or 4 operands (p[|q], a, b[, c]), found 2");
+  fails("setp.lt.s32 %p1, %r1;", "2: 'setp.lt.s32' takes 3 operands (p[|q], a, b), found 2");
+  fails("setp.lt.s32 %p1, %r1, %r2, %p2;",
+        "2: 'setp.lt.s32' takes 3 operands (p[|q], a, b), found 4");
+  fails("setp.lt.and.s32 %p1, %r1, %r2;",
+        "2: 'setp.lt.and.s32' takes 4 operands (p[|q], a, b, c), found 3");
   /* "setp.lt.s32 " is 12 bytes: column 14 */
   fails("setp.lt.s32 1, %r1, %r2;",
         "14: operand 1 of 'setp.lt.s32' (p) must be a register, found an immediate");

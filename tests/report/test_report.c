@@ -36,18 +36,21 @@ static const char *const source_text =
 /* N = 32 transpose, blocks 32 x 8, grid 1 x 4: 4 CTAs x 8 warps = 32 records per global
  * instruction; warp w of CTA (0, by): y = 8 by + w, lane l: x = l.
  *  slot 0, ld.global.f32 (id 12), in + 4 (32 y + l): 128 contiguous aligned bytes ->
- *    4 sectors, ideal 4: 128 / 128 over 32 records, efficiency 100%, stride 4, coalesced.
+ *    4 sectors, ideal 4: 128 / 128 over 32 records, efficiency 100%, stride 4, coalesced;
+ *    128 distinct bytes per record: 4096 unique bytes.
  *  slot 1, st.global.f32 (id 14), out + 4 (32 l + y): lanes 128 bytes apart -> 32 sectors,
- *    ideal 4: 1024 / 128, excess 896, efficiency 4096 / 32768 = 12.5%; stride 128 = 32
- *    floats; footprint = all of out: allStr 4, all coalescable: thread-geometry advice.
+ *    ideal 4: 1024 / 128, excess 896, 4096 unique bytes, efficiency 4096 / 32768 = 12.5%;
+ *    stride 128 = 32 floats; footprint = all of out: allStr 4, "contiguous": thread-
+ *    geometry advice.
  *  slot 2, ld.shared.f32 (id 20), one record, lane i at 128 i: every lane in bank 0,
  *    32 distinct words -> 32 ways, 32 wavefronts, ideal 1, efficiency 1/32 = 3.1%;
- *    stride 128 > 4: uncoalesced; footprint gaps 128: cannot be all coalesced;
- *    source file does not exist.
+ *    stride 128 > 4; footprint gaps 128 (shared: no coalescing judgement); source file
+ *    does not exist. It reads tile (offset 0, 4096 bytes) down a column: lane stride 128
+ *    bytes = 32 floats = 32 words, even: pad by 1 float, tile[4096 / 128 = 32][33].
  *  slot 3, red.global.add.f32 (id 30): never executed.
  * Worst first: store (excess 896), shared (excess 31 wavefronts), load (0), red (0,
  * higher id). Totals: requests 64, sectors 1152, ideal 256, excess 896, bytes 8192 of
- * 36864 (22.2%); shared 32 wavefronts, ideal 1, 1 conflicted request; Table 2: 2048
+ * 36864, 8192 unique: 8192 / 36864 = 22.2%; shared 32 wavefronts, ideal 1, 1 conflicted request; Table 2: 2048
  * thread accesses (32 x 32 x 2), 1024 in uncoalesced requests (50.0%). */
 static int build_with(void **state, const char *cache_spec)
 {
@@ -74,9 +77,12 @@ static int build_with(void **state, const char *cache_spec)
     .file = "/nonexistent/dir/k.cu", .line = 9, .column = 3 };
   f->insns[3] = (struct cc_insn_info){ .id = 30, .kind = CC_ACCESS_REDUCTION,
     .space = CC_SPACE_GLOBAL, .size_bytes = 4, .text = "red.global.add.f32 [%rd3], %f4;" };
+  /* the static __shared__ float tile[32][32] the shared load reads, as the emulator
+   * names and places it */
+  static const struct cc_shared_var tile = { "_ZZ9transposePfPKfiE4tile", 0, 4096 };
   struct cc_kernel_info k = { .name = "transpose", .mangled = "_Z9transposePfPKfi",
                               .grid = { 1, 4, 1 }, .block = { 32, 8, 1 }, .n_insns = 4,
-                              .insns = f->insns };
+                              .insns = f->insns, .n_shared_vars = 1, .shared_vars = &tile };
   assert_int_equal(cc_model_get("sm_90", NULL, &f->model, &err), CC_OK);
   f->an = cc_analysis_new(f->model);
   if (cache_spec) {
@@ -154,14 +160,15 @@ static const char *const golden =
 "  grid 1 x 4 x 1, block 32 x 8 x 1, arch sm_90\n"
 "  emulated 1,234,567 thread-instructions in 0.50 s (5.8 M warp records/s)\n"
 "  global: 64 requests, 1,152 sectors, ideal 256, excess 896\n"
-"          8,192 bytes requested of 36,864 transferred: efficiency 22.2%\n"
+"          8,192 bytes requested, 8,192 distinct, 36,864 transferred: efficiency 22.2%\n"
 "  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
 "  thread accesses 2,048, in uncoalesced requests 1,024 (50.0%)  [CGO 2015 Table 2]\n"
 "\n"
 "    #  location            op    space   size    requests cost/req  ideal    eff   DRAM  verdict\n"
 "    1  transpose.cu:4      st    global     4          32    32.00   4.00  12.5%      -  uncoalesced\n"
 "     ptx     st.global.f32 [%rd9], %f1;\n"
-"     stride  min 128, max 128, avg 128.0 bytes; whole footprint 4 bytes (all coalescable)\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 4 bytes: contiguous, a remapping of\n"
+"             threads can coalesce it\n"
 "     advice  thread-geometry: lanes of a warp are 128 bytes (32 floats) apart: consecutive\n"
 "             threadIdx.x should write consecutive elements; swap the roles of threadIdx.x and\n"
 "             threadIdx.y (thread-geometry transformation)\n"
@@ -169,32 +176,33 @@ static const char *const golden =
 "     via     hdr.hpp:112 (inlined)\n"
 "    2  k.cu:9              ld    shared     4           1    32.00   1.00   3.1%      -  32-way\n"
 "     ptx     ld.shared.f32 %f2, [%r5];\n"
-"     stride  min 128, max 128, avg 128.0 bytes; whole footprint 128 bytes (cannot be all coalesced)\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 128 bytes\n"
 "     banks   32-way at worst; conflicts in 1 of 1 requests\n"
-"     advice  layout: 32-way bank conflict: lanes of a warp are up to 128 bytes (32 floats) apart and\n"
-"             reach different words of one bank; pad each row of the shared array by one 4-byte word\n"
-"             (e.g. [32][33]) or make the stride an odd number of words\n"
+"     advice  layout: 32-way bank conflict: lanes of a warp are 128 bytes (32 floats) apart, down a\n"
+"             column of 'tile' whose rows are 32 floats long, an even number of 4-byte words; pad\n"
+"             each row by 1 float (4 bytes) so that rows are an odd number of words long: declare\n"
+"             tile[32][33] instead of tile[32][32]\n"
 "     source  (source not available)\n"
 "    3  transpose.cu:4      ld    global     4          32     4.00   4.00 100.0%      -  coalesced\n"
 "     ptx     ld.global.f32 %f1, [%rd7];\n"
-"     stride  min 4, max 4, avg 4.0 bytes; whole footprint 4 bytes (all coalescable)\n"
+"     stride  min 4, max 4, avg 4.0 bytes; footprint stride 4 bytes\n"
 "     source  4 | out[x * n + y] = in[y * n + x];\n"
 "  1 memory instruction never executed\n"
+"  footprint stride: allStr (CGO 2015), the largest gap between distinct addresses of all executions\n"
 "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n";
 
-static void test_text_golden(void **state)
+/* The text report of an is want, every line within 100 columns. */
+static void assert_text_report(const struct cc_analysis *an, const char *want)
 {
-  struct fixture *f = *state;
   struct cc_err err = { 0 };
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
-  assert_int_equal(cc_report_text(fp, f->an, &err), CC_OK);
+  assert_int_equal(cc_report_text(fp, an, &err), CC_OK);
   fclose(fp);
-  if (strcmp(buf, golden) != 0)
-    fprintf(stderr, "--- got:\n%s--- expected:\n%s", buf, golden);
-  assert_string_equal(buf, golden);
-  /* every line fits in 100 columns */
+  if (strcmp(buf, want) != 0)
+    fprintf(stderr, "--- got:\n%s--- expected:\n%s", buf, want);
+  assert_string_equal(buf, want);
   for (char *line = buf; *line;) {
     char *nl = strchr(line, '\n');
     assert_non_null(nl);
@@ -202,6 +210,12 @@ static void test_text_golden(void **state)
     line = nl + 1;
   }
   free(buf);
+}
+
+static void test_text_golden(void **state)
+{
+  struct fixture *f = *state;
+  assert_text_report(f->an, golden);
 }
 
 static double get_num(const cJSON *o, const char *key)
@@ -248,6 +262,8 @@ static void test_json(void **state)
   assert_true(get_num(t, "ideal_sectors") == 256);
   assert_true(get_num(t, "thread_accesses") == 2048);
   assert_true(get_num(t, "uncoalesced_thread_accesses") == 1024);
+  assert_true(get_num(t, "unique_bytes") == 8192);
+  assert_true(get_num(t, "efficiency") == 8192.0 / 36864.0);
   assert_true(get_num(t, "wavefronts") == 32);
   /* no cache model attached: the traffic figures are null, not 0 */
   assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(t, "dram_bytes_read")));
@@ -271,6 +287,7 @@ static void test_json(void **state)
   assert_true(get_num(st, "transactions") == 1024);
   assert_true(get_num(st, "bytes_transferred") == 32768);
   assert_true(get_num(st, "sectors_per_request") == 32);
+  assert_true(get_num(st, "unique_bytes") == 4096);
   assert_true(get_num(st, "efficiency") == 0.125);
   assert_true(get_num(st, "bandwidth_factor") == 8); /* 1024 / 128 */
   assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(st, "l2_sectors")));
@@ -338,6 +355,12 @@ static void test_json(void **state)
   assert_true(get_num(sh, "wavefronts") == 32);
   assert_true(get_num(sh, "ideal_wavefronts") == 1);
   assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sh, "all_coalescable")));
+  assert_null(cJSON_GetObjectItemCaseSensitive(sh, "unique_bytes")); /* global/local only */
+  assert_true(get_num(sh, "efficiency") == 1.0 / 32);
+  assert_true(get_num(sh, "conflict_requests") == 1);
+  const cJSON *shs = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sh, "suggestions"), 0);
+  assert_string_equal(get_str(shs, "kind"), "layout");
+  assert_non_null(strstr(get_str(shs, "text"), "declare tile[32][33] instead of tile[32][32]"));
   /* the reduction: "atomic" with reduction true, never executed, no line info */
   const cJSON *red = cJSON_GetArrayItem(insns, 3);
   assert_string_equal(get_str(red, "op"), "atomic");
@@ -450,6 +473,84 @@ static void test_cached(void **state)
   free(json);
 }
 
+/* The merged layout of the text report, in full: the cached fixture above (build_cached:
+ * traffic, time, the DRAM column, cache and gain lines) with the static address forms a
+ * run hands in (cc_analysis_set_forms: an address line under stride) for the global load
+ * (in + 4 (32 y + x), y = 8 ctaid.y + tid.y: strides x 4 = the access size: unit, y 128:
+ * large, z 0: zero) and the shared load (not affine); the store has none, so its advice
+ * stays the dynamic thread-geometry one of `golden`. Rows and their figures as in
+ * `golden` and test_cached; DRAM column: store 4,096 bytes written, load 4,096 read
+ * ("4.1K"), shared 0. No note: the store, the only uncoalesced access, gains nothing but
+ * its re-reads are not absorbed (no L1 hit). Lines wrap at 100 columns (13 for the
+ * details, 11 for traffic and time). */
+static const char *const golden_cached_forms =
+"kernel transpose  (_Z9transposePfPKfi)\n"
+"  grid 1 x 4 x 1, block 32 x 8 x 1, arch sm_90\n"
+"  emulated 1,234,567 thread-instructions in 0.50 s (5.8 M warp records/s)\n"
+"  global: 64 requests, 1,152 sectors, ideal 256, excess 896\n"
+"          8,192 bytes requested, 8,192 distinct, 36,864 transferred: efficiency 22.2%\n"
+"  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
+"  thread accesses 2,048, in uncoalesced requests 1,024 (50.0%)  [CGO 2015 Table 2]\n"
+"  traffic: L1 hits 0 of 128 load sectors (0.0%); L2 1,152 sectors; DRAM 4.1 KB read, 4.1 KB written\n"
+"           (4.1 KB at the kernel's end)\n"
+"  time:    at least 0.2 us (L1 bound, busiest SM), serial latency 0.5 us: estimate 0.5 us; NVIDIA\n"
+"           H100 SXM5 (sm_90), L1 248 KiB on 1 of 1 SMs, L2 1 MiB; speeds: table defaults (not\n"
+"           calibrated)\n"
+"\n"
+"    #  location            op    space   size    requests cost/req  ideal    eff   DRAM  verdict\n"
+"    1  transpose.cu:4      st    global     4          32    32.00   4.00  12.5%   4.1K  uncoalesced\n"
+"     ptx     st.global.f32 [%rd9], %f1;\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 4 bytes: contiguous, a remapping of\n"
+"             threads can coalesce it\n"
+"     cache   L2 1,024 sectors written; DRAM 0 B read, 4.1 KB written\n"
+"     gain    none estimated: the kernel's time is set by latency (0.5 us), which coalescing this\n"
+"             line leaves about as it is\n"
+"     advice  thread-geometry: lanes of a warp are 128 bytes (32 floats) apart: consecutive\n"
+"             threadIdx.x should write consecutive elements; swap the roles of threadIdx.x and\n"
+"             threadIdx.y (thread-geometry transformation)\n"
+"     source  4 | out[x * n + y] = in[y * n + x];\n"
+"     via     hdr.hpp:112 (inlined)\n"
+"    2  k.cu:9              ld    shared     4           1    32.00   1.00   3.1%      0  32-way\n"
+"     ptx     ld.shared.f32 %f2, [%r5];\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 128 bytes\n"
+"     address not affine (opaque): the address is the result of a call at PTX line 40 (call.uni),\n"
+"             which the analysis does not follow\n"
+"     banks   32-way at worst; conflicts in 1 of 1 requests\n"
+"     advice  layout: 32-way bank conflict: lanes of a warp are 128 bytes (32 floats) apart, down a\n"
+"             column of 'tile' whose rows are 32 floats long, an even number of 4-byte words; pad\n"
+"             each row by 1 float (4 bytes) so that rows are an odd number of words long: declare\n"
+"             tile[32][33] instead of tile[32][32]\n"
+"     source  (source not available)\n"
+"    3  transpose.cu:4      ld    global     4          32     4.00   4.00 100.0%   4.1K  coalesced\n"
+"     ptx     ld.global.f32 %f1, [%rd7];\n"
+"     stride  min 4, max 4, avg 4.0 bytes; footprint stride 4 bytes\n"
+"     address in + 4*tid.x + 128*tid.y + 1024*ctaid.y; thread strides x 4, y 128, z 0 bytes (unit,\n"
+"             large, zero)\n"
+"     cache   L1 hits 0 of 128 sectors (0.0%); L2 128 sectors; DRAM 4.1 KB read, 0 B written; waits\n"
+"             on DRAM in 32 of 32 requests\n"
+"     source  4 | out[x * n + y] = in[y * n + x];\n"
+"  1 memory instruction never executed\n"
+"  footprint stride: allStr (CGO 2015), the largest gap between distinct addresses of all executions\n"
+"  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n"
+"  DRAM: bytes read + written (cache model of the h100); ideal: ideal/req\n";
+
+static void test_cached_forms_golden(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  const struct cc_addr_form forms[] = {
+    { .id = 12, .status = CC_ADDR_AFFINE, .kind = "affine",
+      .text = "in + 4*tid.x + 128*tid.y + 1024*ctaid.y",
+      .tid = { { 1, 4 }, { 1, 128 }, { 1, 0 } } },
+    { .id = 20, .status = CC_ADDR_NOT_AFFINE, .kind = "opaque",
+      .text = "the address is the result of a call at PTX line 40 (call.uni), which the "
+              "analysis does not follow", .why_line = 40 },
+  };
+  const struct cc_kernel_forms kf = { .forms = forms, .n = 2 };
+  assert_int_equal(cc_analysis_set_forms(f->an, &kf, &err), CC_OK);
+  assert_text_report(f->an, golden_cached_forms);
+}
+
 /* Two kernels with cache figures: the text report ends with the kernels by estimated
  * time (transpose, 0.5 us of latency, before a kernel of one coalesced store, which waits
  * on nothing: 1 wavefront, 0.0005 us) and the advice by estimated gain (the transpose's
@@ -549,6 +650,7 @@ int main(void)
     cmocka_unit_test(test_empty_kernels),
     cmocka_unit_test_setup_teardown(test_cached, build_cached, teardown),
     cmocka_unit_test_setup_teardown(test_ranking, build_cached, teardown),
+    cmocka_unit_test_setup_teardown(test_cached_forms_golden, build_cached, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,284 @@
+/* What `coalcheck fix` writes: the output folder (rewritten input, KERNEL.launch,
+ * fix.diff), whole or not at all. See fix_impl.h. */
+#include "fix/fix_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "util/mem.h"
+
+extern char **environ;
+
+static int dir_is_empty(const char *path)
+{
+  DIR *d = opendir(path);
+  struct dirent *e;
+  int empty = 1;
+  if (!d)
+    return 0;
+  while (empty && (e = readdir(d)))
+    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+  closedir(d);
+  return empty;
+}
+
+/* Whether path (an existing file) lies inside folder dir (both resolved: links, ./). */
+static int inside(const char *path, const char *dir)
+{
+  char rp[PATH_MAX], rd[PATH_MAX];
+  size_t n;
+  if (!realpath(path, rp) || !realpath(dir, rd))
+    return 0;
+  n = strlen(rd);
+  return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/'));
+}
+
+/* A file the fix reads (the input, a file: initialiser) inside DIR, which --force would
+ * replace: its path, or NULL. */
+static const char *input_inside(const struct cc_fix_opts *o)
+{
+  if (inside(o->input, o->out_dir))
+    return o->input;
+  for (size_t i = 0; i < o->nargs; i++)
+    if (o->args[i].is_buffer && o->args[i].init == CC_INIT_FILE &&
+        inside(o->args[i].init_text, o->out_dir))
+      return o->args[i].init_text;
+  return NULL;
+}
+
+int cc_fix_check_dir(const struct cc_fix_opts *o, struct cc_err *err)
+{
+  struct stat st;
+  const char *in;
+  if (!o->out_dir || !*o->out_dir)
+    return cc_err_set(err, CC_ERR_USAGE, "missing -o DIR: the folder to write the fix into");
+  if (stat(o->out_dir, &st) != 0)
+    return errno == ENOENT ? CC_OK
+                           : cc_err_set(err, CC_ERR_IO, "cannot use -o %s: %s", o->out_dir,
+                                        strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return cc_err_set(err, CC_ERR_USAGE, "-o %s exists and is not a folder; name a new folder",
+                      o->out_dir);
+  if ((in = input_inside(o)) != NULL)
+    return cc_err_set(err, CC_ERR_USAGE, "-o %s holds %s, which the fix reads; name another "
+                      "folder for the fix", o->out_dir, in);
+  if (!o->force && !dir_is_empty(o->out_dir))
+    return cc_err_set(err, CC_ERR_USAGE, "-o %s is not empty; pass --force to replace it, or "
+                      "name a new folder", o->out_dir);
+  return CC_OK;
+}
+
+static int write_file(const char *dir, const char *name, const char *data, size_t len,
+                      struct cc_err *err)
+{
+  char *path = cc_xmalloc(strlen(dir) + strlen(name) + 2);
+  FILE *fp;
+  int ok;
+  sprintf(path, "%s/%s", dir, name);
+  fp = fopen(path, "w");
+  ok = fp && fwrite(data, 1, len, fp) == len;
+  ok = fp && fclose(fp) == 0 && ok;
+  if (!ok) {
+    int rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return rc;
+  }
+  free(path);
+  return CC_OK;
+}
+
+/* A launch-file word in single quotes ('\'' for a quote inside). */
+static void put_quoted(FILE *fp, const char *s)
+{
+  fputc('\'', fp);
+  for (; *s; s++) {
+    if (*s == '\'')
+      fputs("'\\''", fp);
+    else
+      fputc(*s, fp);
+  }
+  fputc('\'', fp);
+}
+
+static const char *type_word(enum ptx_type t)
+{
+  return ptx_type_name(t);
+}
+
+/* One --arg as a launch-file word: its spec as given, except a file: initialiser, whose
+ * path is made absolute (the new launch file lives elsewhere). */
+static void put_arg(FILE *fp, const struct cc_launch_arg *a)
+{
+  char abs[PATH_MAX];
+  fputs("--arg ", fp);
+  if (a->is_buffer && a->init == CC_INIT_FILE && realpath(a->init_text, abs)) {
+    char *spec = cc_xmalloc(strlen(a->name) + strlen(a->size_expr) + strlen(abs) + 32);
+    sprintf(spec, "%s=%s[%s]:file:%s", a->name, type_word(a->type), a->size_expr, abs);
+    put_quoted(fp, spec);
+    free(spec);
+  } else {
+    put_quoted(fp, a->text);
+  }
+  fputc('\n', fp);
+}
+
+/* KERNEL.launch text (owned). */
+static char *launch_text(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
+                         const char *input_name)
+{
+  const struct cc_fix_candidate *c = &p->cands[p->chosen];
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *fp = open_memstream(&buf, &len);
+  if (!fp)
+    abort();
+  fprintf(fp, "# coalcheck fix: kernel %s of %s with the thread geometry permuted (%s%s),\n"
+          "# verified in the emulator: every buffer bitwise equal, global sectors %llu -> %llu\n",
+          o->kernel_name, o->input, cc_fix_perm_name(&c->perm),
+          c->reshaped ? ", block reshaped" : "",
+          (unsigned long long)cc_fix_measure_kernel(&p->before)->totals.sectors,
+          (unsigned long long)cc_fix_measure_kernel(&p->after)->totals.sectors);
+  put_quoted(fp, input_name);
+  fputs(" --kernel ", fp);
+  put_quoted(fp, o->kernel_name);
+  fprintf(fp, "\n--grid %u,%u,%u --block %u,%u,%u\n", c->grid[0], c->grid[1], c->grid[2],
+          c->block[0], c->block[1], c->block[2]);
+  if (o->shared_bytes)
+    fprintf(fp, "--shared %u\n", o->shared_bytes);
+  if (o->input_is_cuda) { /* the input's own folder stays on the include path */
+    char *dcopy = cc_xstrdup(o->input), abs[PATH_MAX];
+    const char *dir = realpath(dirname(dcopy), abs) ? abs : ".";
+    char *flags = cc_xmalloc(strlen(dir) + (o->nvcc_flags ? strlen(o->nvcc_flags) : 0) + 8);
+    sprintf(flags, "-I%s%s%s", dir, o->nvcc_flags ? " " : "", o->nvcc_flags ? o->nvcc_flags : "");
+    fputs("--nvcc-flags ", fp);
+    put_quoted(fp, flags);
+    fputc('\n', fp);
+    free(flags);
+    free(dcopy);
+  } else if (o->nvcc_flags) {
+    fputs("--nvcc-flags ", fp);
+    put_quoted(fp, o->nvcc_flags);
+    fputc('\n', fp);
+  }
+  if (o->max_insns)
+    fprintf(fp, "--max-insns %llu\n", (unsigned long long)o->max_insns);
+  for (size_t i = 0; i < o->nargs; i++)
+    put_arg(fp, &o->args[i]);
+  fclose(fp);
+  return buf;
+}
+
+/* `diff -u` of the input against DIR/NAME into DIR/fix.diff, labelled a/NAME, b/NAME.
+ * diff exits 1 when the files differ: that is success here. */
+static int write_diff(const char *input, const char *dir, const char *name, struct cc_err *err)
+{
+  char *after = cc_xmalloc(strlen(dir) + strlen(name) + 2), *out = cc_xmalloc(strlen(dir) + 16);
+  char *la = cc_xmalloc(strlen(name) + 3), *lb = cc_xmalloc(strlen(name) + 3);
+  char *argv[] = {"diff", "-u", "--label", la, "--label", lb, (char *)input, after, NULL};
+  posix_spawn_file_actions_t fa;
+  pid_t pid;
+  int status = 0, rc;
+  sprintf(after, "%s/%s", dir, name);
+  sprintf(out, "%s/fix.diff", dir);
+  sprintf(la, "a/%s", name);
+  sprintf(lb, "b/%s", name);
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  rc = posix_spawnp(&pid, "diff", &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc == 0 && waitpid(pid, &status, 0) < 0)
+    rc = errno;
+  if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+    rc = cc_err_set(err, CC_ERR_TOOL, "cannot write %s: `diff -u` %s; install diffutils", out,
+                    rc ? strerror(rc) : "failed");
+  else
+    rc = CC_OK;
+  free(after);
+  free(out);
+  free(la);
+  free(lb);
+  return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  return remove(path);
+}
+
+/* The output file name of kernel K's launch: K with every character other than
+ * [A-Za-z0-9_.-] made '_', then ".launch" (owned). */
+static char *launch_name(const char *kernel)
+{
+  char *s = cc_xmalloc(strlen(kernel) + 8);
+  size_t i;
+  for (i = 0; kernel[i]; i++) {
+    char c = kernel[i];
+    s[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-' ? c : '_';
+  }
+  strcpy(s + i, ".launch");
+  return s;
+}
+
+/* Moves the finished folder tmp to DIR: an empty DIR is removed first; a non-empty one
+ * (--force) is renamed aside and removed after the move, so DIR is never half. */
+static int move_into_place(const char *tmp, const char *dir, struct cc_err *err)
+{
+  struct stat st;
+  char *old = NULL;
+  int rc = CC_OK;
+  if (stat(dir, &st) == 0) {
+    old = cc_xmalloc(strlen(dir) + 32);
+    sprintf(old, "%s.old.%ld", dir, (long)getpid());
+    if (rename(dir, old) != 0)
+      rc = cc_err_set(err, CC_ERR_IO, "cannot replace %s: %s", dir, strerror(errno));
+  }
+  if (rc == CC_OK && rename(tmp, dir) != 0) {
+    rc = cc_err_set(err, CC_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    if (old)
+      rename(old, dir);
+  }
+  if (rc == CC_OK && old)
+    nftw(old, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  free(old);
+  return rc;
+}
+
+int cc_fix_emit_dir(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
+                    struct cc_err *err)
+{
+  char *copy = cc_xstrdup(o->input), *name = basename(copy);
+  char *tmp = cc_xmalloc(strlen(o->out_dir) + 32), *launch = NULL, *lname = NULL;
+  int rc;
+  if ((rc = cc_fix_check_dir(o, err)) != CC_OK)
+    goto done;
+  sprintf(tmp, "%s.tmp.%ld", o->out_dir, (long)getpid());
+  if (mkdir(tmp, 0777) != 0) {
+    rc = cc_err_set(err, CC_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    goto done;
+  }
+  launch = launch_text(o, p, name);
+  lname = launch_name(o->kernel_name);
+  if ((rc = write_file(tmp, name, p->text, p->len, err)) != CC_OK ||
+      (rc = write_file(tmp, lname, launch, strlen(launch), err)) != CC_OK ||
+      (rc = write_diff(o->input, tmp, name, err)) != CC_OK ||
+      (rc = move_into_place(tmp, o->out_dir, err)) != CC_OK)
+    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+done:
+  free(copy);
+  free(tmp);
+  free(launch);
+  free(lname);
+  return rc;
+}

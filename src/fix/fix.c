@@ -1,0 +1,607 @@
+/* `coalcheck fix`, the thread-geometry permutation: measure, check legality, choose,
+ * rewrite, verify, emit. See fix.h for the flow and fix_impl.h for the parts. */
+#include "fix/fix.h"
+#include "fix/fix_impl.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda/cuda.h"
+#include "util/mem.h"
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void progress(const struct cc_fix_opts *o, const char *fmt, ...)
+{
+  va_list ap;
+  if (o->quiet)
+    return;
+  va_start(ap, fmt);
+  fputs("coalcheck fix: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void cc_fix_plan_release(struct cc_fix_plan *p)
+{
+  free(p->text);
+  free(p->launch_note);
+  cc_fix_measure_release(&p->before);
+  cc_fix_measure_release(&p->after);
+  memset(p, 0, sizeof *p);
+}
+
+static struct cc_fix_launch launch_of(const struct cc_fix_opts *o, const uint32_t grid[3],
+                                      const uint32_t block[3])
+{
+  struct cc_fix_launch l;
+  memcpy(l.grid, grid, sizeof l.grid);
+  memcpy(l.block, block, sizeof l.block);
+  l.shared_bytes = o->shared_bytes;
+  l.args = o->args;
+  l.nargs = o->nargs;
+  l.max_insns = o->max_insns;
+  l.max_memory = o->max_memory;
+  return l;
+}
+
+/* The file id of k's own source: that of its first .loc without inlined_at, or 0. */
+static uint32_t own_file(const struct ptx_function *k)
+{
+  for (uint32_t i = 0; i < k->nlocs; i++)
+    if (k->locs[i].inl_file == 0)
+      return k->locs[i].file;
+  return 0;
+}
+
+/* "FILE:LINE" of instruction i of f into buf: the user's line for code inlined from a
+ * header (__shfl_down_sync of sm_30_intrinsics.hpp is placed where the kernel calls it),
+ * following the inlined_at chain through the earlier .loc lines that name each call
+ * site (PTX ISA, ".loc"); else the .loc's own line; else the PTX line. */
+static void insn_place(const struct ptx_module *m, const struct ptx_function *f,
+                       const struct ptx_function *k, uint32_t i, char *buf, size_t size)
+{
+  const struct ptx_loc *loc = ptx_insn_loc(f, i);
+  uint32_t want = own_file(k), file = loc ? loc->file : 0, line = loc ? loc->line : 0;
+  for (int hop = 0; loc && file != want && loc->inl_file && hop < 16; hop++) {
+    const struct ptx_loc *next = NULL;
+    file = loc->inl_file;
+    line = loc->inl_line;
+    for (uint32_t j = 0; j < f->nlocs && !next; j++) /* the .loc that names that call site */
+      if (f->locs[j].file == file && f->locs[j].line == line && f->locs[j].inl_file)
+        next = &f->locs[j];
+    loc = next;
+  }
+  if (file && line && ptx_file_path(m, file))
+    snprintf(buf, size, "%s:%u", ptx_file_path(m, file), line);
+  else
+    snprintf(buf, size, "%s:%u", m->path, f->insns[i].line);
+}
+
+/* The source side of legality (CUDA input): warpSize, lane and warp ids computed from
+ * threadIdx, cooperative groups, volatile shared memory (cuda.h's cc_cuda_scan_kernel),
+ * which the PTX does not show as such. */
+static int check_legal_source(const struct cc_fix_opts *o, struct cc_fix_plan *p,
+                              struct cc_err *err)
+{
+  struct cc_cuda_scan scan;
+  int rc;
+  if (!o->input_is_cuda)
+    return CC_OK;
+  if ((rc = cc_cuda_scan_kernel(o->input, o->input_text, o->input_len, o->kernel_name,
+                                o->clang_args, o->nclang_args, &scan, err)) != CC_OK)
+    return rc;
+  /* A lane or warp id computed from threadIdx, or warpSize, keeps its value in every
+   * thread (each thread computes what its counterpart did): a note, and the
+   * verification judges. Warp-level operations, cooperative groups, inline asm on lanes
+   * and volatile (warp-synchronous) memory observe which threads share a warp: refused. */
+  for (uint32_t i = 0; i < scan.nsites && rc == CC_OK; i++) {
+    const struct cc_cuda_hazard_site *h = &scan.sites[i];
+    if (h->kind == CC_CUDA_LANE_ID || h->kind == CC_CUDA_WARP_SIZE) {
+      if (!p->warp_note[0])
+        snprintf(p->warp_note, sizeof p->warp_note, "%s:%u:%u: %s computes %s; each thread "
+                 "keeps its value, but those threads no longer share a warp", h->file,
+                 h->line, h->column, o->kernel_name, h->what);
+      continue;
+    }
+    snprintf(p->reason, sizeof p->reason, "%s:%u:%u: %s uses %s, which depends on which "
+             "threads share a warp; a thread-geometry permutation would change its result",
+             h->file, h->line, h->column, o->kernel_name, h->what);
+    rc = cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  cc_cuda_scan_release(&scan);
+  return rc;
+}
+
+/* Refuses kernels whose results could depend on warp membership (fix_impl.h), from the
+ * source first (its places are the user's), then from the PTX. */
+static int check_legal(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  const struct ptx_function *f;
+  uint32_t insn;
+  char what[96], where[256];
+  int rc;
+  if ((rc = check_legal_source(o, p, err)) != CC_OK)
+    return rc;
+  if (!cc_fix_warp_dependent(o->module, o->kernel, &f, &insn, what, sizeof what))
+    return CC_OK;
+  insn_place(o->module, f, o->kernel, insn, where, sizeof where);
+  snprintf(p->reason, sizeof p->reason, "%s: %s uses %s, which depends on which threads share "
+           "a warp; a thread-geometry permutation would change its result", where,
+           o->kernel_name, what);
+  return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+}
+
+/* Whether the CUDA input launches the kernel itself: its launch sites are rewritten by the
+ * permutation alone, so a reshaped block could not be written back there. */
+static int launches_itself(const struct cc_fix_opts *o, struct cc_fix_plan *p)
+{
+  static const int identity[3] = {0, 1, 2};
+  struct cc_cuda_rewrite rw;
+  struct cc_err ignored;
+  int sites;
+  if (!o->input_is_cuda)
+    return 0;
+  if (cc_cuda_permute(o->input, o->input_text, o->input_len, o->kernel_name, identity,
+                      o->clang_args, o->nclang_args, &rw, &ignored) != CC_OK)
+    return 0; /* the permutation's own rewrite reports the problem */
+  sites = rw.nsites > 0;
+  if (sites)
+    snprintf(p->no_reshape, sizeof p->no_reshape, "%s launches %s itself (line %u): only a "
+             "permutation of its launch is rewritten", o->input, o->kernel_name,
+             rw.sites[0].line);
+  cc_cuda_rewrite_release(&rw);
+  return sites;
+}
+
+/* Fills every candidate's permuted launch and model cost. */
+static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  struct cc_affine_kernel *ak = NULL;
+  struct cc_affine_env env;
+  const struct cc_kernel_stats *before = cc_fix_measure_kernel(&p->before);
+  double t0 = now();
+  int rc;
+  if ((rc = cc_affine_analyze(o->module, o->kernel, &ak, err)) != CC_OK)
+    return rc;
+  env.params = p->before.param_values;
+  env.known = p->before.param_known;
+  env.nparams = p->before.nparams;
+  memcpy(env.ntid, o->block, sizeof env.ntid);
+  memcpy(env.nctaid, o->grid, sizeof env.nctaid);
+  p->ncands = cc_fix_reshape_legal(o->module, o->kernel, p->no_reshape, sizeof p->no_reshape) &&
+              !launches_itself(o, p) ? 12 : 6;
+  for (int i = 0; i < p->ncands; i++) {
+    struct cc_fix_candidate *c = &p->cands[i];
+    uint64_t unknown;
+    c->perm = cc_fix_perms[i % 6];
+    c->legal = cc_fix_perm_geometry(&c->perm, o->grid, o->block, c->grid, c->block, c->why,
+                                    sizeof c->why);
+    if (i >= 6) { /* the permuted launch regrouped into a block wide in x */
+      uint32_t g[3], b[3];
+      c->reshaped = 1;
+      if (c->legal && cc_fix_reshape(c->grid, c->block, g, b)) {
+        memcpy(c->grid, g, sizeof g);
+        memcpy(c->block, b, sizeof b);
+      } else if (c->legal) {
+        c->legal = 0;
+        snprintf(c->why, sizeof c->why, "no other block shape covers the same indices");
+      }
+    }
+    c->model_cost = cc_fix_model_sectors(ak, &env, before, &c->perm, o->block, c->block,
+                                         &unknown);
+    if (i == 0)
+      p->unknown_requests = unknown;
+  }
+  p->cands[0].measured = 1; /* the original, measured already */
+  p->cands[0].sectors = before->totals.sectors;
+  p->cands[0].excess_sectors = before->totals.excess_sectors;
+  p->cands[0].wavefronts = before->totals.wavefronts;
+  cc_affine_kernel_free(ak);
+  p->model_seconds = now() - t0;
+  return CC_OK;
+}
+
+/* The rewritten input for candidate c into p->text (and the launch note for CUDA). */
+static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
+                         struct cc_fix_plan *p, struct cc_err *err)
+{
+  struct cc_cuda_rewrite rw;
+  int rc;
+  free(p->text);
+  free(p->launch_note);
+  p->text = NULL;
+  p->launch_note = NULL;
+  if (!o->input_is_cuda)
+    return cc_fix_permute_ptx(o->input_text, o->input_len, o->module, o->kernel, &c->perm,
+                              &p->text, &p->len, err);
+  if ((rc = cc_cuda_permute(o->input, o->input_text, o->input_len, o->kernel_name,
+                            c->perm.sigma, o->clang_args, o->nclang_args, &rw, err)) != CC_OK)
+    return rc;
+  p->text = rw.text;
+  p->len = rw.len;
+  rw.text = NULL;
+  if (c->reshaped) { /* launch sites were ruled out (launches_itself): say it exactly */
+    char note[256];
+    snprintf(note, sizeof note, "launch %s with grid (%u, %u, %u) and block (%u, %u, %u): "
+             "the block is reshaped, not only permuted", o->kernel_name, c->grid[0],
+             c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
+    p->launch_note = cc_xstrdup(note);
+  } else if (rw.caller_note) {
+    p->launch_note = cc_xstrdup(rw.caller_note);
+  } else {
+    for (uint32_t i = 0; i < rw.nsites && !p->launch_note; i++)
+      if (!rw.sites[i].rewritten && rw.sites[i].note)
+        p->launch_note = cc_xstrdup(rw.sites[i].note);
+  }
+  cc_cuda_rewrite_release(&rw);
+  return CC_OK;
+}
+
+/* Emulates p->text (the rewritten input) with candidate c's launch into *out. */
+static int measure_rewritten(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
+                             const struct cc_fix_plan *p, struct cc_fix_measure *out,
+                             struct cc_err *err)
+{
+  struct ptx_module *m = NULL;
+  const struct ptx_function *k;
+  struct cc_fix_launch l = launch_of(o, c->grid, c->block);
+  char *ptx = NULL, *name;
+  size_t len = 0;
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (o->input_is_cuda) {
+    if ((rc = o->compiler.compile(o->compiler.ctx, o->input, p->text, p->len, &ptx, &len,
+                                  err)) != CC_OK)
+      return cc_err_prefix(err, "the rewritten kernel does not compile (a bug in coalcheck fix)");
+  }
+  name = cc_xmalloc(strlen(o->input) + 16);
+  sprintf(name, "%s (fixed)", o->input);
+  rc = ptx_parse(o->input_is_cuda ? ptx : p->text, o->input_is_cuda ? len : p->len, name, &m,
+                 err);
+  free(name);
+  free(ptx);
+  if (rc != CC_OK)
+    return rc;
+  if (!(k = ptx_module_find(m, o->kernel->name)))
+    rc = cc_err_set(err, CC_ERR_INTERNAL, "the rewritten module has no kernel %s",
+                    o->kernel->name);
+  else
+    rc = cc_fix_measure(m, k, &l, out, err);
+  ptx_module_free(m);
+  return rc;
+}
+
+/* Global excess sectors plus shared excess wavefronts: what a permutation must lower. */
+static uint64_t excess(const struct cc_kernel_stats *k)
+{
+  return k->totals.excess_sectors + (k->totals.wavefronts - k->totals.ideal_wavefronts);
+}
+
+/* Empirical strategy (Sec. 4.2.1): every legal candidate rewritten and emulated. */
+static int measure_all(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  double t0 = now();
+  for (int i = 1; i < p->ncands; i++) {
+    struct cc_fix_candidate *c = &p->cands[i];
+    struct cc_fix_measure m;
+    int rc;
+    if (!c->legal)
+      continue;
+    progress(o, "emulating candidate %s", cc_fix_perm_name(&c->perm));
+    if ((rc = rewrite_input(o, c, p, err)) != CC_OK ||
+        (rc = measure_rewritten(o, c, p, &m, err)) != CC_OK) {
+      cc_fix_measure_release(&m);
+      return rc;
+    }
+    c->measured = 1;
+    c->sectors = cc_fix_measure_kernel(&m)->totals.sectors;
+    c->excess_sectors = cc_fix_measure_kernel(&m)->totals.excess_sectors;
+    c->wavefronts = cc_fix_measure_kernel(&m)->totals.wavefronts;
+    cc_fix_measure_release(&m);
+  }
+  p->empirical_seconds = now() - t0;
+  return CC_OK;
+}
+
+/* The best candidate: by measured sectors + wavefronts (empirical) or model cost; the
+ * identity wins ties, so a choice is always a strict improvement of its criterion. */
+static int choose(const struct cc_fix_opts *o, const struct cc_fix_plan *p)
+{
+  int best = 0;
+  for (int i = 1; i < p->ncands; i++) {
+    const struct cc_fix_candidate *c = &p->cands[i], *b = &p->cands[best];
+    if (!c->legal)
+      continue;
+    if (o->strategy == CC_FIX_STRATEGY_EMPIRICAL
+            ? c->sectors + c->wavefronts < b->sectors + b->wavefronts
+            : c->model_cost < b->model_cost * (1 - 1e-9))
+      best = i;
+  }
+  return best;
+}
+
+/* The one-line reason when no permutation helps. */
+static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
+{
+  const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before);
+  int any_legal = 0, transposition = 0;
+  for (int i = 1; i < p->ncands; i++)
+    any_legal |= p->cands[i].legal;
+  /* a transposition-shaped pair: some access has unit stride along one dimension and
+   * another along a different one, so every permutation leaves one strided */
+  int coalesced = 0, strided = 0;
+  for (size_t i = 0; i < b->n_insns; i++) {
+    const struct cc_insn_stats *s = &b->insns[i];
+    if (s->info.space != CC_SPACE_GLOBAL || !s->requests)
+      continue;
+    coalesced |= s->excess_sectors == 0;
+    strided |= s->excess_sectors > 0 && s->all_coalescable;
+  }
+  transposition = coalesced && strided;
+  if (!any_legal)
+    snprintf(p->reason, sizeof p->reason, "no permutation of the launch fits CUDA's limits "
+             "(%s)", p->cands[1].why);
+  else if (transposition && p->unknown_requests == 0)
+    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
+             "excess sectors of %s: its accesses are coalesced along different thread "
+             "dimensions (a transposition), so one of them stays strided; stage the data "
+             "through shared memory (tiling) instead", o->kernel_name);
+  else
+    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
+             "excess sectors of %s: its strided accesses do not come from the thread "
+             "dimensions%s; loop lifting or reduction redistribution may help", o->kernel_name,
+             p->unknown_requests ? " (some addresses are not affine)" : "");
+}
+
+/* The PTX of text (the input or its rewrite): as is, or compiled when it is CUDA C. */
+static int ptx_of(const struct cc_fix_opts *o, const char *text, size_t len, char **ptx,
+                  size_t *plen, struct cc_err *err)
+{
+  if (o->input_is_cuda)
+    return o->compiler.compile(o->compiler.ctx, o->input, text, len, ptx, plen, err);
+  *ptx = cc_xmalloc(len + 1);
+  memcpy(*ptx, text, len);
+  (*ptx)[len] = '\0';
+  *plen = len;
+  return CC_OK;
+}
+
+/* Times the original and the fix on the GPU (--backend gpu): uninstrumented, warm-up
+ * excluded, the median of the timer's runs, the same arguments. */
+static int time_on_gpu(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  struct cc_fix_candidate *c = &p->cands[p->chosen];
+  char *ptx = NULL;
+  size_t len = 0;
+  int rc;
+  progress(o, "timing the original and the fix on the GPU");
+  if ((rc = ptx_of(o, o->input_text, o->input_len, &ptx, &len, err)) == CC_OK)
+    rc = o->timer->time(o->timer->ctx, ptx, len, o->kernel->name, o->grid, o->block,
+                        o->shared_bytes, o->args, o->nargs, &p->gpu_ms_before, &p->gpu_runs,
+                        err);
+  free(ptx);
+  ptx = NULL;
+  if (rc == CC_OK && (rc = ptx_of(o, p->text, p->len, &ptx, &len, err)) == CC_OK)
+    rc = o->timer->time(o->timer->ctx, ptx, len, o->kernel->name, c->grid, c->block,
+                        o->shared_bytes, o->args, o->nargs, &p->gpu_ms_after, &p->gpu_runs,
+                        err);
+  free(ptx);
+  p->cands[0].gpu_ms = p->gpu_ms_before;
+  c->gpu_ms = p->gpu_ms_after;
+  return rc;
+}
+
+static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
+                                         const struct cc_insn_stats *s,
+                                         const struct cc_kernel_stats *after);
+
+/* After a verified permutation: the instructions that stay uncoalesced, into
+ * p->remaining. When one of them was coalesced before, the permutation moved the excess
+ * from one access to another: their accesses are contiguous along different thread
+ * dimensions (a transposition), which shared-memory tiling fixes, not a permutation. */
+static void explain_remaining(struct cc_fix_plan *p)
+{
+  const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
+                               *a = cc_fix_measure_kernel(&p->after);
+  size_t len = 0;
+  int moved = 0, n = 0;
+  p->remaining[0] = '\0';
+  for (size_t i = 0; i < a->n_insns; i++) {
+    const struct cc_insn_stats *s = &a->insns[i], *was = match(a, s, b);
+    /* what matters: at least 1% of the fixed kernel's sectors in excess */
+    if (s->excess_sectors == 0 || s->requests == 0 || len >= sizeof p->remaining - 128 ||
+        s->excess_sectors * 100 < a->totals.sectors)
+      continue;
+    moved |= was && was->excess_sectors == 0;
+    len += (size_t)snprintf(p->remaining + len, sizeof p->remaining - len, "%sline %u %s "
+                            "(%.1f sectors per request, ideal %.1f)", n++ ? "; " : "",
+                            s->source.line, cc_access_kind_name(s->info.kind),
+                            (double)s->sectors / (double)s->requests,
+                            (double)s->ideal_sectors / (double)s->requests);
+  }
+  if (n && moved && len < sizeof p->remaining)
+    snprintf(p->remaining + len, sizeof p->remaining - len, ": the permutation moved excess "
+             "sectors from one access to another, whose accesses are contiguous along "
+             "different thread dimensions (a transposition); stage the data through shared "
+             "memory (tiling) to coalesce both");
+}
+
+/* Verifies the chosen fix: bitwise equal buffers, fewer excess sectors. */
+static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  struct cc_fix_candidate *c = &p->cands[p->chosen];
+  char why[256];
+  int rc, same;
+  progress(o, "verifying %s in the emulator", cc_fix_perm_name(&c->perm));
+  if ((rc = measure_rewritten(o, c, p, &p->after, err)) != CC_OK)
+    return rc;
+  c->measured = 1;
+  c->sectors = cc_fix_measure_kernel(&p->after)->totals.sectors;
+  c->excess_sectors = cc_fix_measure_kernel(&p->after)->totals.excess_sectors;
+  c->wavefronts = cc_fix_measure_kernel(&p->after)->totals.wavefronts;
+  same = cc_fix_buffers_equal(&p->before, &p->after, why, sizeof why);
+  if (!same && cc_fix_uses_atomics(o->module, o->kernel)) {
+    snprintf(p->reason, sizeof p->reason, "the permutation %s changes the results of %s (%s): "
+             "its atomics run in another order, so the outputs are not bitwise reproducible "
+             "and the fix cannot be verified", cc_fix_perm_name(&c->perm), o->kernel_name, why);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if (!same)
+    return cc_err_set(err, CC_ERR_INTERNAL, "the permutation %s of %s failed its verification "
+                      "(a bug in coalcheck fix; nothing was written): %s",
+                      cc_fix_perm_name(&c->perm), o->kernel_name, why);
+  if (excess(cc_fix_measure_kernel(&p->after)) >= excess(cc_fix_measure_kernel(&p->before))) {
+    snprintf(p->reason, sizeof p->reason, "the best permutation by the model, %s, does not "
+             "lower the measured excess sectors (%llu before, %llu after)",
+             cc_fix_perm_name(&c->perm),
+             (unsigned long long)excess(cc_fix_measure_kernel(&p->before)),
+             (unsigned long long)excess(cc_fix_measure_kernel(&p->after)));
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  p->verified = 1;
+  explain_remaining(p);
+  return CC_OK;
+}
+
+/* From the original's measurement to a verified plan (or a reason in p->reason). */
+static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  struct cc_fix_launch l = launch_of(o, o->grid, o->block);
+  const struct cc_kernel_stats *b;
+  int rc;
+  p->chosen = -1;
+  progress(o, "emulating %s as given", o->kernel_name);
+  if ((rc = cc_fix_measure(o->module, o->kernel, &l, &p->before, err)) != CC_OK)
+    return rc;
+  b = cc_fix_measure_kernel(&p->before);
+  if ((rc = model_costs(o, p, err)) != CC_OK)
+    return rc;
+  if (excess(b) == 0) {
+    snprintf(p->reason, sizeof p->reason, "%s is already coalesced: %llu requests, no excess "
+             "sectors or wavefronts", o->kernel_name, (unsigned long long)b->totals.requests);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if ((rc = check_legal(o, p, err)) != CC_OK)
+    return rc;
+  if (o->strategy == CC_FIX_STRATEGY_EMPIRICAL && (rc = measure_all(o, p, err)) != CC_OK)
+    return rc;
+  p->chosen = choose(o, p);
+  if (p->chosen == 0) {
+    p->chosen = -1;
+    explain_no_gain(o, p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if ((rc = rewrite_input(o, &p->cands[p->chosen], p, err)) != CC_OK ||
+      (rc = verify(o, p, err)) != CC_OK)
+    return rc;
+  return o->timer ? time_on_gpu(o, p, err) : CC_OK;
+}
+
+/* ---- the text summary ------------------------------------------------------------------ */
+
+/* The instruction of `after` that is instruction s of `before`: the same source line,
+ * kind, space and size, and the same rank among those (instruction order). */
+static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
+                                         const struct cc_insn_stats *s,
+                                         const struct cc_kernel_stats *after)
+{
+  uint32_t rank = 0, seen = 0;
+#define SAME(a, b) ((a)->info.line == (b)->info.line && (a)->info.kind == (b)->info.kind && \
+                    (a)->info.space == (b)->info.space && \
+                    (a)->info.size_bytes == (b)->info.size_bytes)
+  for (size_t i = 0; i < before->n_insns; i++)
+    rank += SAME(&before->insns[i], s) && before->insns[i].info.id < s->info.id;
+  for (uint32_t id = 0;; id++) { /* walk after's instructions in id order */
+    const struct cc_insn_stats *best = NULL;
+    for (size_t i = 0; i < after->n_insns; i++)
+      if (SAME(&after->insns[i], s) && after->insns[i].info.id >= id &&
+          (!best || after->insns[i].info.id < best->info.id))
+        best = &after->insns[i];
+    if (!best)
+      return NULL;
+    if (seen++ == rank)
+      return best;
+    id = best->info.id;
+  }
+#undef SAME
+}
+
+static void print_insn_row(FILE *out, const struct cc_insn_stats *s, const struct cc_insn_stats *a)
+{
+  int shared = s->info.space == CC_SPACE_SHARED;
+  fprintf(out, "  line %-5u %-7s %-6s %2uB %10llu  %10llu -> %-10llu %5.1f%% -> %5.1f%%\n",
+          s->source.line, cc_access_kind_name(s->info.kind), cc_space_name(s->info.space),
+          s->info.size_bytes, (unsigned long long)s->executions,
+          (unsigned long long)(shared ? s->wavefronts : s->sectors),
+          (unsigned long long)(a ? (shared ? a->wavefronts : a->sectors) : 0),
+          100 * cc_analysis_efficiency(s), a ? 100 * cc_analysis_efficiency(a) : 0.0);
+}
+
+static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan *p, FILE *out)
+{
+  const struct cc_fix_candidate *c = &p->cands[p->chosen];
+  const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
+                               *a = cc_fix_measure_kernel(&p->after);
+  fprintf(out, "coalcheck fix: %s in %s: thread geometry permuted (%s)%s, verified\n",
+          o->kernel_name, o->input, cc_fix_perm_name(&c->perm),
+          c->reshaped ? " and the block reshaped" : "");
+  fprintf(out, "  chosen by the %s (%.3f s); predicted cost %.0f -> %.0f\n",
+          o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "emulated candidates" : "cost model",
+          o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? p->empirical_seconds : p->model_seconds,
+          p->cands[0].model_cost, c->model_cost);
+  fprintf(out, "  launch: grid %u,%u,%u block %u,%u,%u -> grid %u,%u,%u block %u,%u,%u\n",
+          o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1], o->block[2],
+          c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
+  fprintf(out, "  outputs: %u buffers bitwise equal to the original's\n", p->before.nbufs);
+  fprintf(out, "  %-10s %-7s %-6s %3s %10s  %-24s %s\n", "source", "kind", "space", "", "requests",
+          "sectors before -> after", "efficiency");
+  for (size_t i = 0; i < b->n_insns; i++)
+    print_insn_row(out, &b->insns[i], match(b, &b->insns[i], a));
+  fprintf(out, "  kernel: %llu -> %llu sectors (%llu -> %llu excess), %.2fx fewer\n",
+          (unsigned long long)b->totals.sectors, (unsigned long long)a->totals.sectors,
+          (unsigned long long)b->totals.excess_sectors,
+          (unsigned long long)a->totals.excess_sectors,
+          a->totals.sectors ? (double)b->totals.sectors / (double)a->totals.sectors : 0.0);
+  if (p->gpu_runs)
+    fprintf(out, "  GPU: %.4f ms -> %.4f ms (median of %d runs), %.2fx\n", p->gpu_ms_before,
+            p->gpu_ms_after, p->gpu_runs, p->gpu_ms_before / p->gpu_ms_after);
+  if (p->remaining[0])
+    fprintf(out, "  still uncoalesced: %s\n", p->remaining);
+  if (p->warp_note[0])
+    fprintf(out, "  note: %s\n", p->warp_note);
+  if (p->launch_note)
+    fprintf(out, "  launch: %s\n", p->launch_note);
+  fprintf(out, "  wrote %s/\n", o->out_dir);
+}
+
+int cc_fix_run(const struct cc_fix_opts *o, FILE *out, struct cc_err *err)
+{
+  struct cc_fix_plan p;
+  int rc, jrc = CC_OK;
+  struct cc_err jerr = {0};
+  memset(&p, 0, sizeof p);
+  p.chosen = -1;
+  if ((rc = cc_fix_check_dir(o, err)) != CC_OK)
+    return rc;
+  rc = plan(o, &p, err);
+  if (rc == CC_OK)
+    rc = cc_fix_emit_dir(o, &p, err);
+  /* the JSON report is written for a fix and for a refusal (verified false, the reason) */
+  if (o->json_path && (rc == CC_OK || rc == CC_ERR_NO_FIX) && cc_fix_measure_kernel(&p.before))
+    jrc = cc_fix_write_json(o, &p, rc == CC_OK ? err : &jerr);
+  if (rc == CC_OK && jrc != CC_OK)
+    rc = jrc;
+  if (rc == CC_OK)
+    print_summary(o, &p, out);
+  cc_fix_plan_release(&p);
+  return rc;
+}

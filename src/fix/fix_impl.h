@@ -1,0 +1,195 @@
+/* Internals shared by the files of src/fix (not part of the module's interface). */
+#ifndef CC_FIX_FIX_IMPL_H
+#define CC_FIX_FIX_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "affine/affine.h"
+#include "analysis/analysis.h"
+#include "fix/fix.h"
+#include "model/model.h"
+
+/* ---- measuring one launch in the emulator (measure.c) -------------------------------- */
+
+/* One buffer argument after the run: a copy of its bytes. */
+struct cc_fix_buffer {
+  char *name;              /* owned */
+  enum ptx_type type;
+  uint64_t bytes;
+  uint8_t *data;           /* owned: bytes */
+};
+
+/* A launch emulated with the sm_90 sector model as the sink. */
+struct cc_fix_measure {
+  struct cc_model *model;        /* owned */
+  struct cc_analysis *an;        /* owned; one finished kernel */
+  struct cc_fix_buffer *bufs; uint32_t nbufs; /* every buffer argument, in argument order */
+  int64_t *param_values;         /* owned: the kernel parameters' values as the kernel loads
+                                    them (sign- or zero-extended by their PTX type) */
+  uint8_t *param_known;          /* owned: 1 where param_values holds an integer scalar */
+  uint32_t nparams;
+  uint64_t warp_insns;           /* emulator counters */
+  double seconds;                /* wall time of the emulation */
+};
+
+/* The launch of a measurement: borrowed parts of cc_fix_opts with a geometry. */
+struct cc_fix_launch {
+  uint32_t grid[3], block[3];
+  uint32_t shared_bytes;
+  const struct cc_launch_arg *args; size_t nargs;
+  uint64_t max_insns;
+  uint64_t max_memory;           /* bytes all buffers may take; 0 = no limit */
+};
+
+/* Emulates kernel k of m (an .entry) with launch l, its arguments bound and filled as the
+ * main job does (same initialisers and seeds, so two runs start from identical buffers),
+ * into *out (zeroed first; release with cc_fix_measure_release even on failure). Errors:
+ * those of cc_launch_bind and cc_emu_run. */
+int cc_fix_measure(cc_keep const struct ptx_module *m, cc_keep const struct ptx_function *k,
+                   const struct cc_fix_launch *l, struct cc_fix_measure *out,
+                   struct cc_err *err);
+void cc_fix_measure_release(struct cc_fix_measure *r);
+
+/* The kernel's results of a measurement (its one kernel). */
+const struct cc_kernel_stats *cc_fix_measure_kernel(const struct cc_fix_measure *r);
+
+/* Compares every buffer of a and b byte for byte. Returns 1 when all are equal; else 0
+ * and a one-line description of the first difference in why (size bytes): the buffer,
+ * the element index and both values. */
+int cc_fix_buffers_equal(const struct cc_fix_measure *a, const struct cc_fix_measure *b,
+                         char *why, size_t size);
+
+/* ---- the thread-geometry permutation (permute.c) ------------------------------------- */
+
+/* sigma[e] = the new dimension taking the role of old dimension e (cuda/cuda.h). */
+struct cc_fix_perm {
+  int sigma[3];
+};
+
+/* The 6 permutations of {0,1,2}, identity first. */
+extern const struct cc_fix_perm cc_fix_perms[6];
+
+/* "identity", "x<->y", "x<->z", "y<->z", "x->y->z->x", "x->z->y->x" (static storage). */
+const char *cc_fix_perm_name(const struct cc_fix_perm *p);
+
+/* The permuted launch: grid'[sigma[e]] = grid[e], likewise block. Returns 0 and sets a
+ * reason in why (size bytes) when the permuted block breaks CUDA's per-dimension limits
+ * (1024, 1024, 64; CUDA C Programming Guide, technical specifications) or the grid's
+ * (2^31-1, 65535, 65535); else 1. */
+int cc_fix_perm_geometry(const struct cc_fix_perm *p, const uint32_t grid[3],
+                         const uint32_t block[3], uint32_t grid_out[3], uint32_t block_out[3],
+                         char *why, size_t size);
+
+/* Rewrites the PTX text (len bytes) of module m, whose kernel is k: every %tid, %ntid,
+ * %ctaid, %nctaid component in k and in the .func it calls (transitively) becomes its
+ * sigma image, and k's .reqntid/.maxntid triple is permuted; every other byte unchanged.
+ * *out is owned by the caller (NUL terminated, *out_len bytes). Errors: CC_ERR_NO_FIX when
+ * a called .func is also called from another kernel (the rewrite cannot be consistent;
+ * the message names it). */
+int cc_fix_permute_ptx(const char *text, size_t len, cc_keep const struct ptx_module *m,
+                       cc_keep const struct ptx_function *k, const struct cc_fix_perm *p,
+                       cc_give char **out, size_t *out_len, struct cc_err *err);
+
+/* The first instruction in k or its callees that makes a permutation observable (CGO
+ * 2015 keeps each thread's arithmetic, so only warp membership can change a result):
+ * shfl, vote, match, redux, activemask, bar.warp.sync, %laneid, %warpid, %lanemask_*,
+ * volatile shared-memory accesses (warp-synchronous code). Returns 1 and fills *f_out,
+ * *insn_out; 0 when there is none. */
+int cc_fix_warp_dependent(cc_keep const struct ptx_module *m, cc_keep const struct ptx_function *k,
+                          const struct ptx_function **f_out, uint32_t *insn_out,
+                          char *what, size_t size);
+
+/* Whether k or a function it calls has an atomic or reduction (atom, red): their order
+ * across threads changes with the geometry, so results may differ bitwise (floating-point
+ * sums) without a bug. */
+int cc_fix_uses_atomics(cc_keep const struct ptx_module *m, cc_keep const struct ptx_function *k);
+
+/* Whether the block of k may be reshaped (threads regrouped into blocks of another shape,
+ * the grid adjusted so that the same global indices exist): only when each thread's work
+ * depends on nothing but its global index blockIdx.d * blockDim.d + threadIdx.d, i.e.
+ * every %ctaid.d, %ntid.d and %tid.d is read once, into a register used only by the
+ * mad.lo forming that index, no %nctaid is read, no callee reads the geometry, and no
+ * shared memory or barrier ties threads to their CTA. Returns 1, or 0 with the reason in
+ * why (size bytes). */
+int cc_fix_reshape_legal(cc_keep const struct ptx_module *m, cc_keep const struct ptx_function *k,
+                         char *why, size_t size);
+
+/* A block of the same thread count whose x extent is the largest power of two dividing
+ * the x extent of the launch (grid x block), then y likewise, z the rest (at most 64),
+ * and the grid that covers the same extents exactly. Returns 1 when such a shape exists
+ * and differs from block; else 0. */
+int cc_fix_reshape(const uint32_t grid[3], const uint32_t block[3], uint32_t grid_out[3],
+                   uint32_t block_out[3]);
+
+/* ---- the cost model (cost.c) ---------------------------------------------------------- */
+
+/* Predicted sectors of the kernel's global accesses (plus wavefronts of its shared ones)
+ * when old thread dimension e becomes new dimension p->sigma[e] and the block is nb (the
+ * original block is block): for each affine access, the distinct 32-byte sectors of
+ * every warp of one CTA of nb (addresses base + sum_e coeff_e * tid_e, base
+ * sector-aligned), averaged over the CTA's warps and weighted by the instruction's
+ * measured requests; a non-affine access keeps its measured sectors. *unknown counts the
+ * requests whose access had no usable form. The paper's ILP (Sec. 4.2.2) minimises a
+ * linear surrogate of this over permutation matrices; the 6 matrices are enumerated, so
+ * the minimum is exact. */
+double cc_fix_model_sectors(cc_keep const struct cc_affine_kernel *ak,
+                            const struct cc_affine_env *env,
+                            cc_keep const struct cc_kernel_stats *before,
+                            const struct cc_fix_perm *p, const uint32_t block[3],
+                            const uint32_t nb[3], uint64_t *unknown);
+
+/* ---- the plan: one record from choice to output (fix.c, emit.c) ----------------------- */
+
+/* One candidate permutation. */
+struct cc_fix_candidate {
+  struct cc_fix_perm perm;
+  int reshaped;                  /* the block was also reshaped (cc_fix_reshape) */
+  int legal;                     /* the permuted launch fits CUDA's limits */
+  char why[160];                 /* !legal: why not */
+  uint32_t grid[3], block[3];    /* the permuted launch */
+  double model_cost;             /* predicted global sectors + shared wavefronts */
+  int measured;                  /* emulated (empirical strategy, or the chosen one) */
+  uint64_t sectors, excess_sectors, wavefronts; /* measured */
+  double gpu_ms;                 /* median kernel time on the GPU, or 0 */
+};
+
+struct cc_fix_plan {
+  struct cc_fix_candidate cands[12]; /* cc_fix_perms order, then the same 6 with the block
+                                    reshaped; [0] is the original */
+  int ncands;                    /* 6, or 12 when the block may be reshaped */
+  char no_reshape[256];          /* why the block may not be reshaped */
+  int chosen;                    /* index into cands, or -1 */
+  double model_seconds, empirical_seconds; /* time each strategy took to decide */
+  uint64_t unknown_requests;     /* requests of accesses without a usable affine form */
+  char *text; size_t len;        /* owned: the rewritten input */
+  char *launch_note;             /* owned or NULL: what the caller's launch must change */
+  char remaining[1024];          /* verified fix: what stays uncoalesced and why, or "" */
+  char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
+  struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */
+  int verified;                  /* buffers bitwise equal and fewer excess sectors */
+  char reason[1024];             /* no fix: why (one line) */
+  double gpu_ms_before, gpu_ms_after; int gpu_runs; /* --backend gpu */
+};
+
+void cc_fix_plan_release(struct cc_fix_plan *p);
+
+/* Writes o->out_dir whole or not at all: the rewritten input under the input's file
+ * name, KERNEL.launch (runnable as `coalcheck --launch DIR/KERNEL.launch`, with the
+ * original's --arg list, initialisers and seeds) and fix.diff (`diff -u`). A non-empty
+ * existing DIR is replaced only with o->force. Errors: CC_ERR_USAGE (DIR not empty),
+ * CC_ERR_IO (what failed and where). */
+int cc_fix_emit_dir(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
+                    struct cc_err *err);
+
+/* Checks, before any work, that o->out_dir can be written: absent, an empty folder, or
+ * (o->force) a folder. Errors: CC_ERR_USAGE. */
+int cc_fix_check_dir(const struct cc_fix_opts *o, struct cc_err *err);
+
+/* Writes the --json report of plan p (before, after, every candidate with its cost under
+ * each strategy, the choice, verified, the reason), whole or not at all. Errors:
+ * CC_ERR_IO. */
+int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
+                      struct cc_err *err);
+
+#endif

@@ -1,0 +1,106 @@
+/* The --json report of `coalcheck fix` (docs/json-schema.md, "fix report"): the
+ * candidates with their cost under each strategy, the choice, and the before/after
+ * reports in the main job's own schema. */
+#include "fix/fix_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/report.h"
+#include "util/mem.h"
+
+#define FIX_SCHEMA_VERSION 1
+
+static cJSON *dim3(const uint32_t d[3])
+{
+  double v[3] = {d[0], d[1], d[2]};
+  return cJSON_CreateDoubleArray(v, 3);
+}
+
+static cJSON *candidate_json(const struct cc_fix_candidate *c)
+{
+  cJSON *o = cJSON_CreateObject();
+  double s[3] = {c->perm.sigma[0], c->perm.sigma[1], c->perm.sigma[2]};
+  cJSON_AddStringToObject(o, "permutation", cc_fix_perm_name(&c->perm));
+  cJSON_AddBoolToObject(o, "reshaped", c->reshaped);
+  cJSON_AddItemToObject(o, "sigma", cJSON_CreateDoubleArray(s, 3));
+  cJSON_AddBoolToObject(o, "legal", c->legal);
+  if (!c->legal)
+    cJSON_AddStringToObject(o, "why_not", c->why);
+  cJSON_AddItemToObject(o, "grid", dim3(c->grid));
+  cJSON_AddItemToObject(o, "block", dim3(c->block));
+  cJSON_AddNumberToObject(o, "model_cost", c->model_cost);
+  if (c->measured) {
+    cJSON_AddNumberToObject(o, "measured_sectors", (double)c->sectors);
+    cJSON_AddNumberToObject(o, "measured_excess_sectors", (double)c->excess_sectors);
+    cJSON_AddNumberToObject(o, "measured_wavefronts", (double)c->wavefronts);
+  } else {
+    cJSON_AddNullToObject(o, "measured_sectors");
+  }
+  if (c->gpu_ms > 0)
+    cJSON_AddNumberToObject(o, "gpu_ms", c->gpu_ms);
+  return o;
+}
+
+/* The main job's JSON document of measurement m, parsed back into a cJSON tree. */
+static cJSON *report_json(const struct cc_fix_measure *m)
+{
+  char *text = cc_report_json_string(m->an, NULL);
+  cJSON *o = cJSON_Parse(text);
+  free(text);
+  return o ? o : cJSON_CreateNull();
+}
+
+int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
+                      struct cc_err *err)
+{
+  cJSON *root = cJSON_CreateObject(), *cands = cJSON_CreateArray();
+  char *text, *out;
+  cJSON_AddNumberToObject(root, "fix_schema_version", FIX_SCHEMA_VERSION);
+  cJSON_AddStringToObject(root, "input", o->input);
+  cJSON_AddStringToObject(root, "kernel", o->kernel_name);
+  cJSON_AddStringToObject(root, "transform", "permute");
+  cJSON_AddStringToObject(root, "strategy",
+                          o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "empirical" : "model");
+  cJSON_AddBoolToObject(root, "verified", p->verified);
+  if (p->chosen >= 0)
+    cJSON_AddItemToObject(root, "chosen", candidate_json(&p->cands[p->chosen]));
+  else
+    cJSON_AddNullToObject(root, "chosen");
+  if (!p->verified)
+    cJSON_AddStringToObject(root, "reason", p->reason);
+  cJSON_AddNumberToObject(root, "model_seconds", p->model_seconds);
+  if (o->strategy == CC_FIX_STRATEGY_EMPIRICAL)
+    cJSON_AddNumberToObject(root, "empirical_seconds", p->empirical_seconds);
+  cJSON_AddNumberToObject(root, "non_affine_requests", (double)p->unknown_requests);
+  if (p->ncands == 6)
+    cJSON_AddStringToObject(root, "no_reshape", p->no_reshape);
+  for (int i = 0; i < p->ncands; i++)
+    cJSON_AddItemToArray(cands, candidate_json(&p->cands[i]));
+  cJSON_AddItemToObject(root, "candidates", cands);
+  if (p->launch_note)
+    cJSON_AddStringToObject(root, "launch_note", p->launch_note);
+  if (p->verified)
+    cJSON_AddStringToObject(root, "remaining", p->remaining);
+  if (p->warp_note[0])
+    cJSON_AddStringToObject(root, "warp_note", p->warp_note);
+  if (p->gpu_runs) {
+    cJSON *g = cJSON_AddObjectToObject(root, "gpu");
+    cJSON_AddNumberToObject(g, "runs", p->gpu_runs);
+    cJSON_AddNumberToObject(g, "ms_before", p->gpu_ms_before);
+    cJSON_AddNumberToObject(g, "ms_after", p->gpu_ms_after);
+    cJSON_AddNumberToObject(g, "speedup", p->gpu_ms_before / p->gpu_ms_after);
+  }
+  cJSON_AddItemToObject(root, "before", report_json(&p->before));
+  if (p->verified)
+    cJSON_AddItemToObject(root, "after", report_json(&p->after));
+  text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text)
+    CC_BUG("cJSON_Print failed (out of memory)");
+  out = cc_xstrdup(text);
+  cJSON_free(text);
+  return cc_report_json_write_text(o->json_path, out, err);
+}
