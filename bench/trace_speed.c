@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "access/trace.h"
+#include "patterns.h"
 
 static const struct cc_insn_info insns[2] = {
     {1, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, "ld.global.f32 %f1, [%rd1];", "bench.cu", 1, 1,
@@ -29,74 +30,6 @@ static const struct cc_insn_info insns[2] = {
 };
 static const struct cc_kernel_info kernel = {"bench", "_Z5benchPfPKf", {1, 1, 1},
                                              {256, 1, 1}, 2, insns};
-
-enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, N_PATTERNS };
-static const char *const pattern_names[N_PATTERNS] = {"copy", "transpose", "divergent",
-                                                      "loop", "gather"};
-
-static void fill(struct cc_warp_access *a, uint64_t base, uint64_t stride)
-{
-  for (uint32_t l = 0; l < 32; l++)
-    a->addr[l] = base + l * stride;
-}
-
-/* Record i of pattern p; *x is the gather generator's state. */
-static void gen(enum pattern p, uint64_t i, uint64_t *x, struct cc_warp_access *a)
-{
-  const uint64_t in = 0x7f0000000000ull, out = 0x7f1000000000ull;
-  uint64_t pair = i / 2, warp_id = pair, cta = warp_id / 8;
-  uint32_t slot = (uint32_t)(i & 1);
-  a->insn_slot = slot;
-  a->kind = insns[slot].kind;
-  a->space = CC_SPACE_GLOBAL;
-  a->size_bytes = 4;
-  a->dyn = 0;
-  a->active = 0xffffffffu;
-  a->cta[0] = (uint32_t)(cta % 4096);
-  a->cta[1] = (uint32_t)(cta / 4096);
-  a->cta[2] = 0;
-  a->warp = (uint32_t)(warp_id % 8);
-  switch (p) {
-  case COPY:
-    fill(a, (slot ? out : in) + warp_id * 128, 4);
-    break;
-  case TRANSPOSE: { /* CTA (bx, by) of 32x8 threads; warp w = thread row ty = w */
-    uint64_t bx = cta % 128, by = cta / 128 % 512, ty = warp_id % 8;
-    uint64_t row = by * 8 + ty, col = bx * 32;
-    a->cta[0] = (uint32_t)bx;
-    a->cta[1] = (uint32_t)by;
-    if (slot)
-      fill(a, out + (col * 4096 + row) * 4, 4096 * 4);
-    else
-      fill(a, in + (row * 4096 + col) * 4, 4);
-    break;
-  }
-  case DIVERGENT:
-    fill(a, (slot ? out : in) + warp_id * 128, 4);
-    if (warp_id & 1)
-      a->active = (warp_id & 2) ? 0x0000ffffu : 0xaaaaaaaau;
-    break;
-  case LOOP: { /* warp w of the grid handles rows 32w..32w+31; trip t reads column t */
-    uint64_t w = i / 4096, t = i % 4096;
-    a->insn_slot = 0;
-    a->kind = CC_ACCESS_LOAD;
-    a->cta[0] = (uint32_t)(w / 8);
-    a->cta[1] = 0;
-    a->warp = (uint32_t)(w % 8);
-    a->dyn = t;
-    fill(a, in + (w * 32 * 4096 + t) * 4, 4096 * 4);
-    break;
-  }
-  case GATHER:
-    for (uint32_t l = 0; l < 32; l++) {
-      *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
-      a->addr[l] = in + (*x % (1u << 26)) * 4;
-    }
-    break;
-  case N_PATTERNS:
-    break;
-  }
-}
 
 static double now(void)
 {

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,18 @@ void cc_analysis_free(struct cc_analysis *an)
   for (size_t i = 0; i < an->n_kernels; i++)
     cc_analysis_kernel_release(&an->kernels[i]);
   free(an->kernels);
+  cc_cache_free(an->cache);
   free(an);
+}
+
+void cc_analysis_set_cache(struct cc_analysis *an, struct cc_cache *c)
+{
+  if (an->cache)
+    an->mem_used -= cc_cache_bytes(an->cache);
+  cc_cache_free(an->cache);
+  an->cache = c;
+  if (c)
+    an->mem_used += cc_cache_bytes(c); /* checked at the next kernel */
 }
 
 static void init_insn(struct cc_insn_stats *s, const struct cc_insn_info *info, uint32_t slot)
@@ -92,17 +104,22 @@ static size_t mem_limit(const struct cc_analysis *an)
   return an->mem_limit ? an->mem_limit : CC_ANALYSIS_MEM_DEFAULT;
 }
 
-/* CC_ERR_LIMIT naming the kernel being analysed, what it holds, and the option. */
+/* CC_ERR_LIMIT naming the kernel being analysed, what it holds (the cache model's arrays
+ * too, when there is one), and the option. */
 static int limit_error(const struct cc_analysis *an, const char *kernel, size_t n_insns,
                        const struct cc_insn_stats *insns, struct cc_err *err)
 {
   uint64_t addrs = 0;
+  char cache[96] = "";
   for (size_t i = 0; insns && i < n_insns; i++)
     addrs += cc_analysis_fp_count(insns[i].footprint);
+  if (an->cache)
+    snprintf(cache, sizeof cache, ", a cache model of %.1f MiB, which --cache off drops",
+             (double)cc_cache_bytes(an->cache) / (1 << 20));
   return cc_err_set(err, CC_ERR_LIMIT, "analysis memory limit of %zu MiB reached in kernel %s "
                     "(kernel %zu of the stream, %zu memory instructions, %" PRIu64 " distinct "
-                    "addresses in their footprints): raise it with --max-analysis-memory MIB",
-                    mem_limit(an) >> 20, kernel, an->n_kernels + !insns, n_insns, addrs);
+                    "addresses in their footprints%s): raise it with --max-analysis-memory MIB",
+                    mem_limit(an) >> 20, kernel, an->n_kernels + !insns, n_insns, addrs, cache);
 }
 
 static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_err *err)
@@ -115,9 +132,11 @@ static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_er
                       "access stream began kernel %s inside another kernel: report this bug",
                       ki->name ? ki->name : "?");
   need = kernel_bytes(ki);
+  if (an->cache) /* at most: the previous kernel's counters are freed */
+    need += (size_t)ki->n_insns * sizeof(struct cc_cache_counts);
   if (an->mem_used > mem_limit(an) || need > mem_limit(an) - an->mem_used)
     return limit_error(an, ki->name ? ki->name : "?", ki->n_insns, NULL, err);
-  an->mem_used += need;
+  an->mem_used += kernel_bytes(ki);
   an->kernels = cc_xgrow(an->kernels, &an->kernels_cap, an->n_kernels + 1, sizeof *an->kernels);
   k = &an->kernels[an->n_kernels++];
   memset(k, 0, sizeof *k);
@@ -141,6 +160,13 @@ static int begin_kernel(void *ctx, const struct cc_kernel_info *ki, struct cc_er
       k->shared_vars[i].name = cc_xstrdup(ki->shared_vars[i].name ? ki->shared_vars[i].name
                                                                    : "?");
     }
+  }
+  if (an->cache) {
+    size_t before = cc_cache_bytes(an->cache);
+    cc_cache_begin_kernel(an->cache, ki->grid, ki->block, ki->n_insns);
+    an->mem_used += cc_cache_bytes(an->cache) - before; /* mod 2^n: may shrink */
+    k->cached = 1;
+    k->device = cc_cache_device_of(an->cache);
   }
   an->open = 1;
   return CC_OK;
@@ -415,12 +441,35 @@ void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *i
   init_insn(s, info, slot);
 }
 
+/* Hands record a to the cache model: shared records with the wavefronts the shared
+ * model gave them; local ones in the hardware's interleaved layout, one 4-byte piece per
+ * 32-bit word (as cc_model_global costs them: word j 128 x j bytes further). */
+static void feed_cache(struct cc_cache *c, const struct cc_warp_access *a, uint32_t wavefronts)
+{
+  struct cc_warp_access phys;
+  uint32_t words;
+  if (a->space != CC_SPACE_LOCAL) {
+    cc_cache_access(c, a, wavefronts);
+    return;
+  }
+  cc_model_local_layout(a, &phys);
+  words = cc_access_words(a->space, a->size_bytes);
+  if (words > 1)
+    phys.size_bytes = 4;
+  for (uint32_t j = 0; j < words; j++) {
+    cc_cache_access(c, &phys, 0);
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      phys.addr[l] += 4 * CC_WARP_SIZE;
+  }
+}
+
 static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
   struct cc_kernel_stats *k;
   struct cc_insn_stats *s;
   size_t before;
+  uint64_t wavefronts;
   if (!an->open)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access record outside a kernel (no begin_kernel): report this bug");
@@ -439,7 +488,10 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
                       a->size_bytes, CC_ACCESS_MAX_BYTES);
   s = &k->insns[k->by_slot[a->insn_slot]];
   before = cc_analysis_fp_bytes(s->footprint);
+  wavefronts = s->wavefronts;
   cc_analysis_accumulate(s, an->model, an->group_lanes, a);
+  if (an->cache)
+    feed_cache(an->cache, a, (uint32_t)(s->wavefronts - wavefronts));
   an->mem_used += cc_analysis_fp_bytes(s->footprint) - before; /* mod 2^n: may shrink */
   if (an->mem_used > mem_limit(an))
     return limit_error(an, k->name, k->n_insns, k->insns, err);
@@ -454,6 +506,12 @@ static int end_kernel(void *ctx, struct cc_err *err)
     return cc_err_set(err, CC_ERR_INTERNAL,
                       "access stream ended a kernel that was not begun: report this bug");
   k = &an->kernels[an->n_kernels - 1];
+  if (an->cache) {
+    cc_cache_end_kernel(an->cache);
+    cc_cache_kernel_figures(an->cache, &k->cache);
+    for (size_t i = 0; i < k->n_insns; i++) /* slot order: nothing is sorted yet */
+      k->insns[i].cache = *cc_cache_insn(an->cache, k->insns[i].slot);
+  }
   cc_analysis_finalize_kernel(k);
   an->open = 0;
   for (size_t i = 0; i < k->n_insns; i++) /* the advice texts */

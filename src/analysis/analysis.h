@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "access/access.h"
+#include "cache/cache.h"
 #include "model/model.h"
 #include "util/err.h"
 
@@ -210,6 +211,18 @@ struct cc_insn_stats {
    * (cli/inline.c), so that two levels are enough here. */
   struct cc_source_loc source, inlined_from;
 
+  /* Traffic beyond L1 (cache/cache.h), when the kernel's `cached` is set: L1 hits, L2
+   * sectors, DRAM bytes, L1 wavefronts and load latencies of this instruction. For a
+   * global or local instruction whose verdict is uncoalesced, ref_cache, ref_requests and
+   * ref_ideal_sectors sum those of the uncoalesced instructions of its source-level
+   * reference (same source line, inlined_from, kind, space and size: an unrolled loop's
+   * copies, which one fix at the source coalesces together), and gain_us is what that
+   * fix would save (cc_cache_fix_gain_us on those sums); all 0 otherwise. Set at
+   * end_kernel. */
+  struct cc_cache_counts cache;
+  struct cc_cache_counts ref_cache;
+  uint64_t ref_requests, ref_ideal_sectors;
+  double gain_us;
   /* The static form of the address (cc_analysis_set_forms; status CC_ADDR_NONE until
    * then); kind and text owned. */
   struct cc_addr_form addr;
@@ -258,8 +271,9 @@ struct cc_kernel_stats {
   const char *arch;           /* the model's name (static storage) */
   struct cc_kernel_totals totals;
   size_t n_insns;
-  struct cc_insn_stats *insns; /* after end_kernel: worst first (excess sectors, shared:
-                                  excess wavefronts; ties by ptx_index) */
+  struct cc_insn_stats *insns; /* after end_kernel: worst first (cached: largest gain_us;
+                                  then excess sectors, shared: excess wavefronts; ties by
+                                  ptx_index) */
   size_t *by_slot;            /* owned: insns index of each slot */
   int finished;               /* end_kernel seen */
   size_t n_lines;             /* after end_kernel: per source line sums, ordered by file */
@@ -274,6 +288,14 @@ struct cc_kernel_stats {
                                  backend): no footprint was measured, so all_stride and
                                  line_all_stride are unknown (reported as such); the
                                  instructions' `unknown` bits say what else is */
+  /* The cache model's figures (cc_analysis_set_cache), or cached 0: not modelled (no
+   * cache attached, cc1.x, imported kernels). cache.total sums the instructions' cache
+   * counts; time is cc_cache_estimate's; device is the analysis's (borrowed). Worst-first
+   * order puts the largest gain_us first when cached. */
+  int cached;
+  struct cc_cache_kernel cache;
+  struct cc_cache_time time;
+  const struct cc_cache_device *device;
 };
 
 /* Default of cc_analysis.mem_limit: 2 GiB. */
@@ -281,6 +303,7 @@ struct cc_kernel_stats {
 
 struct cc_analysis {
   const struct cc_model *model; /* borrowed */
+  struct cc_cache *cache;     /* owned, or NULL: no cache figures (cc_analysis_set_cache) */
   uint32_t group_lanes;       /* Algorithm 1's W */
   size_t n_kernels, kernels_cap;
   struct cc_kernel_stats *kernels; /* in stream order */
@@ -288,7 +311,9 @@ struct cc_analysis {
   /* Memory. The results grow with the stream's kernels, instructions, strings and the
    * footprints' distinct addresses (up to ~180 bytes per scattered address; a stream
    * read from a small trace file can name billions). mem_used counts the bytes they hold
-   * (what was asked of malloc: tables, strings, footprints, suggestions); the sink
+   * (what was asked of malloc: tables, strings, footprints, suggestions) and those of the
+   * cache model the analysis owns (cc_cache_bytes: its arrays, fixed by the device, and
+   * the current kernel's per-instruction counters); the sink
    * refuses to go past mem_limit (bytes; 0: CC_ANALYSIS_MEM_DEFAULT) with CC_ERR_LIMIT.
    * Checked per record, after it: one record can pass the limit by one footprint array
    * doubling. */
@@ -297,6 +322,14 @@ struct cc_analysis {
 
 /* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */
 cc_give struct cc_analysis *cc_analysis_new(cc_keep const struct cc_model *m);
+/* Hands the cache model c (taken; NULL: none) to an: from the next kernel on, every
+ * record also goes through c (global and local through L1/L2/DRAM; local records in the
+ * interleaved layout, 4 bytes a piece; shared records count the model's wavefronts),
+ * and each kernel gets its cache figures, time estimate and per-instruction gains
+ * (struct cc_kernel_stats: cached). A cache set earlier is freed. c's bytes count in
+ * an->mem_used from now on (a limit below them refuses the next kernel, CC_ERR_LIMIT). */
+void cc_analysis_set_cache(struct cc_analysis *an, cc_take struct cc_cache *c);
+
 /* Frees an and every result it holds (names, texts, footprints); NULL is allowed. */
 void cc_analysis_free(cc_take struct cc_analysis *an);
 
@@ -304,7 +337,8 @@ void cc_analysis_free(cc_take struct cc_analysis *an);
  * that names no instruction of the kernel (insn_slot out of range) or whose size is 0 or
  * above CC_ACCESS_MAX_BYTES;
  * CC_ERR_LIMIT when the results would hold more than an->mem_limit bytes ("analysis
- * memory limit of N MiB reached in kernel K (...): raise it with --max-analysis-memory MIB");
+ * memory limit of N MiB reached in kernel K (...): raise it with --max-analysis-memory MIB";
+ * with a cache model the parenthesis names its size and `--cache off`);
  * CC_ERR_INTERNAL for callbacks out of order (access or end_kernel outside a kernel,
  * begin_kernel inside one). */
 struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);

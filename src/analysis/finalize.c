@@ -590,7 +590,9 @@ static const struct cc_shared_var *shared_array(const struct cc_kernel_stats *k,
  * without a measured lane stride (an imported kernel) the padding advice is conditional. */
 static void suggest_shared(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
 {
-  char text[640], row[96], pad[64], array[200] = "", raw[96] = "", name[100];
+  /* sized for the longest of each part, so that no advice is cut (gcc -O0
+   * -Wformat-truncation checks it) */
+  char text[1024], row[96], pad[64], array[320] = "", raw[96] = "", name[100];
   const struct cc_shared_var *v = shared_array(k, s);
   uint64_t S = s->lane_stride, u = s->info.size_bytes > 4 ? s->info.size_bytes : 4;
   uint32_t size = s->info.size_bytes;
@@ -856,13 +858,71 @@ static uint64_t excess(const struct cc_insn_stats *s)
   return s->excess_sectors + (s->wavefronts - s->ideal_wavefronts);
 }
 
+/* Worst first: the largest estimated gain (cached kernels; gains below a nanosecond are
+ * ties), then the most excess, then ptx_index. */
 static int cmp_worst_first(const void *pa, const void *pb)
 {
   const struct cc_insn_stats *a = pa, *b = pb;
   uint64_t ea = excess(a), eb = excess(b);
+  if (a->gain_us > b->gain_us + 1e-3 || b->gain_us > a->gain_us + 1e-3)
+    return a->gain_us > b->gain_us ? -1 : 1;
   if (ea != eb)
     return ea > eb ? -1 : 1;
   return (a->info.id > b->info.id) - (a->info.id < b->info.id);
+}
+
+/* An instruction a coalescing fix is about: global or local, executed, uncoalesced. */
+static int fixable(const struct cc_insn_stats *s)
+{
+  return is_global(s) && s->requests && s->verdict == CC_VERDICT_UNCOALESCED;
+}
+
+/* The kernel's cache totals (the instructions' sums), its time estimate, and for each
+ * uncoalesced global or local instruction the sums over the uncoalesced instructions of
+ * its source line with its inlined_from, kind, space and size (an unrolled loop's copies,
+ * which one fix at the source coalesces together; itself alone without a source file)
+ * and the gain of coalescing them (cache/cache.h). The copies are sorted together by
+ * cmp_ref (footprint ranges left 0: every array of the line counts): n log n. */
+static void cache_figures(struct cc_kernel_stats *k)
+{
+  size_t n = 0;
+  struct ref_entry *e = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *e);
+  memset(&k->cache.total, 0, sizeof k->cache.total);
+  for (size_t i = 0; i < k->n_insns; i++)
+    cc_cache_counts_add(&k->cache.total, &k->insns[i].cache);
+  cc_cache_estimate(k->device, &k->cache, &k->time);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    struct cc_insn_stats *s = &k->insns[i];
+    memset(&s->ref_cache, 0, sizeof s->ref_cache);
+    s->ref_requests = s->ref_ideal_sectors = 0;
+    s->gain_us = 0;
+    if (fixable(s)) {
+      e[n].s = s;
+      e[n++].insn = i;
+    }
+  }
+  qsort(e, n, sizeof *e, cmp_ref);
+  for (size_t first = 0, last; first < n; first = last) {
+    struct cc_cache_counts sum = {0};
+    uint64_t requests = 0, ideal = 0;
+    double gain;
+    for (last = first; last < n; last++) {
+      if (last > first && (!e[first].s->source.file || cmp_ref(&e[first], &e[last]) != 0))
+        break;
+      cc_cache_counts_add(&sum, &e[last].s->cache);
+      requests += e[last].s->requests;
+      ideal += e[last].s->ideal_sectors;
+    }
+    gain = cc_cache_fix_gain_us(k->device, &k->cache, &sum, requests, ideal, NULL);
+    for (size_t m = first; m < last; m++) {
+      struct cc_insn_stats *s = &k->insns[e[m].insn];
+      s->ref_cache = sum;
+      s->ref_requests = requests;
+      s->ref_ideal_sectors = ideal;
+      s->gain_us = gain;
+    }
+  }
+  free(e);
 }
 
 void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
@@ -889,6 +949,8 @@ void cc_analysis_finalize_kernel(struct cc_kernel_stats *k)
     add_totals(&k->totals, s);
   }
   free(fields);
+  if (k->cached)
+    cache_figures(k);
   qsort(k->insns, k->n_insns, sizeof *k->insns, cmp_worst_first);
   for (size_t i = 0; i < k->n_insns; i++)
     k->by_slot[k->insns[i].slot] = i;

@@ -38,6 +38,23 @@ static void merge_insn(struct cc_insn_stats *d, const struct cc_insn_stats *s)
   cc_analysis_fp_union(d->footprint, s->footprint);
   d->lane_stride = cc_analysis_lane_stride_combine(d->lane_stride, s->lane_stride);
   d->lanes_seen |= s->lanes_seen;
+  cc_cache_counts_add(&d->cache, &s->cache);
+}
+
+/* Cache figures of two shards: sums add; the busiest SM's wavefronts and the serial
+ * latency of the shards' own busiest SMs add too (each shard ran other CTAs on the same
+ * SMs: an upper estimate, as the caches of two shards are not one cache). */
+static void merge_cache(struct cc_kernel_stats *d, const struct cc_kernel_stats *s)
+{
+  if (!d->cached || !s->cached) {
+    d->cached = 0;
+    return;
+  }
+  d->cache.dram_bytes_flushed += s->cache.dram_bytes_flushed;
+  d->cache.l1_wavefronts_max_sm += s->cache.l1_wavefronts_max_sm;
+  d->cache.latency_ns_max_sm += s->cache.latency_ns_max_sm;
+  if (s->cache.sms_used > d->cache.sms_used)
+    d->cache.sms_used = s->cache.sms_used;
 }
 
 /* Run counters of shards add up (seconds too: the work of all shards). */
@@ -97,6 +114,7 @@ int cc_analysis_merge(struct cc_analysis *into, const struct cc_analysis *from,
     for (size_t slot = 0; slot < s->n_insns; slot++)
       merge_insn(&d->insns[d->by_slot[slot]], &s->insns[s->by_slot[slot]]);
     merge_run(&d->run, &s->run);
+    merge_cache(d, s);
     cc_analysis_finalize_kernel(d);
   }
   return CC_OK;

@@ -37,6 +37,45 @@ int cc_analysis_multi_new(const char *arch_list, const struct cc_model_opts *opt
   return CC_OK;
 }
 
+int cc_analysis_multi_set_cache(struct cc_analysis_multi *mu, const char *spec,
+                                const char *calibration, int l1_cache, struct cc_err *err)
+{
+  struct cc_cache_device *devs = cc_xcalloc(mu->n, sizeof *devs);
+  int *on = cc_xcalloc(mu->n, sizeof *on);
+  struct cc_err first = {0};
+  size_t matched = 0;
+  int rc = CC_OK;
+  for (size_t i = 0; i < mu->n && rc == CC_OK; i++) {
+    const char *arch = cc_model_name(mu->models[i]);
+    struct cc_err e = {0};
+    if (cc_cache_device_get(arch, spec, calibration, &devs[i], &on[i], &e) == CC_OK) {
+      matched++;
+      continue;
+    }
+    if (mu->n == 1 || e.status != CC_ERR_USAGE || !spec) { /* not an arch mismatch */
+      rc = cc_err_set(err, e.status, "%s", e.msg);
+      break;
+    }
+    if (!first.status)
+      first = e;
+    rc = cc_cache_device_get(arch, NULL, calibration, &devs[i], &on[i], err);
+  }
+  if (rc == CC_OK && matched == 0 && first.status)
+    rc = cc_err_set(err, first.status, "%s", first.msg);
+  for (size_t i = 0; i < mu->n && rc == CC_OK; i++) {
+    if (!on[i])
+      continue;
+    if (l1_cache == CC_MODEL_L1_OFF)
+      devs[i].l1_global_loads = 0;
+    else if (l1_cache == CC_MODEL_L1_ON)
+      devs[i].l1_global_loads = 1;
+    cc_analysis_set_cache(mu->ans[i], cc_cache_new(&devs[i]));
+  }
+  free(devs);
+  free(on);
+  return rc;
+}
+
 void cc_analysis_multi_free(struct cc_analysis_multi *mu)
 {
   if (!mu)

@@ -23,6 +23,19 @@ struct cc_analysis_multi; /* opaque: the models, their analyses and the fan-out 
 int cc_analysis_multi_new(const char *arch_list, const struct cc_model_opts *opts,
                           cc_give struct cc_analysis_multi **out, struct cc_err *err);
 
+/* Attaches a cache model (cache/cache.h) to every analysis of mu: the device
+ * cc_cache_device_get gives for its architecture and spec ("h200,l1=128K", "off", NULL:
+ * the architecture's default device) with the calibration file (NULL: none); l1_cache
+ * (model.h's enum cc_model_l1, the --l1-cache option) turns the L1 caching of global
+ * loads off (-1) or on (1) on every architecture, as -dlcm=cg / -dlcm=ca do. With several
+ * architectures, a spec naming a device applies to the analyses of that device's
+ * architecture and the others get their default device; it is an error when none is of
+ * that architecture. Architectures without a cache model (cc1.x) and "off" get none.
+ * Errors: those of cc_cache_device_get (CC_ERR_USAGE, CC_ERR_INPUT); mu is unchanged
+ * then. */
+int cc_analysis_multi_set_cache(struct cc_analysis_multi *mu, const char *spec,
+                                const char *calibration, int l1_cache, struct cc_err *err);
+
 /* Frees mu, its analyses and models; NULL is allowed. */
 void cc_analysis_multi_free(cc_take struct cc_analysis_multi *mu);
 

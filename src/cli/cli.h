@@ -48,6 +48,9 @@ struct cc_run_opts {
                                     or NULL (record: "<kernel>.cctrace") */
   int l1_cache;                  /* --l1-cache: CC_MODEL_L1_ON / _OFF; 0 = the default */
   uint32_t smem_bank_width;      /* --smem-bank-width: 4 or 8 bytes; 0 = the default */
+  char *cache_spec;              /* --cache: device and shape (cache/cache.h), "off", or NULL
+                                    = the architecture's default device */
+  char *calibration;             /* --calibration: speeds from scripts/gpu-calibrate.sh, or NULL */
   int record_only;               /* set by `record`: write the trace, no analysis, no report */
   int gpu_backend;               /* --backend gpu: run on the GPU (cli/gpu.h), not emulate */
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
@@ -74,9 +77,9 @@ int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err
 /* Parses the command line of command cmd like cc_cli_parse_run (which is the same for
  * CC_CLI_CMD_RUN): only the options the command takes are accepted (an option of another
  * command is CC_ERR_USAGE on the command line; in a launch file read by `record`, the
- * report options --json, --arch, --top, --l1-cache, --smem-bank-width, --max-analysis-memory and
- * --trace are ignored, so that one launch file serves `run` and `record`). `report` takes
- * no launch file; its INPUT is the .cctrace. A repeated --arch adds to the list ("--arch cc1.0
+ * report options --json, --arch, --top, --l1-cache, --smem-bank-width, --cache, --calibration,
+ * --max-analysis-memory and --trace are ignored, so that one launch file serves `run` and
+ * `record`). `report` takes no launch file; its INPUT is the .cctrace. A repeated --arch adds to the list ("--arch cc1.0
  * --arch sm_90" = "--arch cc1.0,sm_90"); a command-line --arch replaces a launch file's. */
 int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_opts *o,
                      struct cc_err *err);

@@ -288,6 +288,21 @@ static int set_smem_bank_width(struct cc_run_opts *o, const char *v, const struc
   return CC_OK;
 }
 
+static int set_cache(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  replace_str(&o->cache_spec, v); /* checked with the models (cache.h cc_cache_device_get) */
+  return CC_OK;
+}
+
+static int set_calibration(struct cc_run_opts *o, const char *v, const struct source *s,
+                           struct cc_err *err)
+{
+  free(o->calibration);
+  o->calibration = from_base(s, v);
+  return CC_OK;
+}
+
 static int set_nvcc_flags(struct cc_run_opts *o, const char *v, const struct source *s,
                           struct cc_err *err)
 {
@@ -427,6 +442,12 @@ static const struct option options[] = {
    "(default on, as -Xptxas -dlcm=ca)", set_l1_cache, FOR_REPORT},
   {"smem-bank-width", 0, "4|8", "shared memory bank width in bytes (8: cc3.x\n"
    "8-byte bank mode; default 4)", set_smem_bank_width, FOR_REPORT},
+  {"cache", 0, "SPEC", "cache model: DEVICE[,KEY=VALUE...] or off;\n"
+   "DEVICE h100 h200 a100 v100 ... (default: the\n"
+   "arch's); keys sms l1 l1-ways carveout smem l2\n"
+   "l2-ways dispatch=rr|blocked (docs/usage.md)", set_cache, FOR_REPORT},
+  {"calibration", 0, "FILE", "device speeds measured by scripts/gpu-calibrate.sh\n"
+   "(JSON) for the time estimates", set_calibration, FOR_REPORT},
   {"trace", 0, "FILE", "also save the access trace (.cctrace) for\n"
    "`coalcheck report` (executables: GPU trace mode)", set_trace,
    CMD_BIT(CC_CLI_CMD_RUN) | FOR_APP},
@@ -662,6 +683,8 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->launch_file);
   free(o->json_path);
   free(o->arch);
+  free(o->cache_spec);
+  free(o->calibration);
   free(o->nvcc_flags);
   free(o->trace_path);
   free(o->command_line);

@@ -55,7 +55,10 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
   s->inputs = cc_cli_input_paths(o, &s->n_inputs);
   *out = s;
   if (!o->record_only &&
-      (rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) != CC_OK)
+      ((rc = cc_analysis_multi_new(o->arch ? o->arch : "sm_90", &mopts, &s->multi, err)) !=
+           CC_OK ||
+       (rc = cc_analysis_multi_set_cache(s->multi, o->cache_spec, o->calibration, o->l1_cache,
+                                         err)) != CC_OK))
     return rc;
   if (s->multi)
     cc_analysis_multi_set_mem_limit(s->multi, (size_t)o->max_memory_mib << 20);

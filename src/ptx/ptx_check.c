@@ -48,6 +48,10 @@ struct rule {
   "f16 f32 f64 bf16 tf32 e4m3 e5m2 e3m2 e2m3 e2m1 ue8m0 ue4m3 u8 s8 u4 s4 b1 s32 b8 b16 "  \
   "b8x16 b6x16_p32 b4x16_p64 f16x2 "
 
+/* rows without a needed word leave need and needwhat NULL (clang's
+ * -Wmissing-field-initializers would have every row spell them out) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct rule rules[PTX_OP_COUNT] = {
     [PTX_OP_ADD] = {"sat ftz cc relu " RND, INTS HALFS "f32 f64 u16x2 s16x2 f32x2", 1, 2, 1},
     [PTX_OP_SUB] = {"sat ftz cc relu " RND, INTS HALFS "f32 f64 u16x2 s16x2 f32x2", 1, 2, 1},
@@ -193,6 +197,7 @@ static const struct rule rules[PTX_OP_COUNT] = {
                     "memory_layout", "b32", 1, 1, 0},
     [PTX_OP_ISTYPEP] = {"texref samplerref surfref", "", 0, 0, 0},
 };
+#pragma GCC diagnostic pop
 
 /* Type words that no enum ptx_type stands for (packed and narrow formats of recent
  * architectures): known, so not "unknown modifiers", but the IR keeps them only in

@@ -71,6 +71,76 @@ cJSON *cc_report_json_source(const struct cc_insn_stats *s)
   return src;
 }
 
+/* The traffic figures of c (an instruction's or a kernel's) into o: the four of issue 12
+ * (null when the kernel has no cache figures) and, when it has, their parts. */
+static void cache_fields(cJSON *o, const struct cc_cache_counts *c, int cached)
+{
+  static const char *const keys[] = {"l1_hit_sectors", "l2_sectors", "dram_bytes_read",
+                                     "dram_bytes_written"};
+  cJSON *waits;
+  if (!cached) {
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+      cJSON_AddNullToObject(o, keys[i]);
+    return;
+  }
+  cc_report_json_num(o, keys[0], (double)c->l1_hit_sectors);
+  cc_report_json_num(o, keys[1], (double)cc_cache_l2_sectors(c));
+  cc_report_json_num(o, keys[2], (double)c->dram_bytes_read);
+  cc_report_json_num(o, keys[3], (double)c->dram_bytes_written);
+  cc_report_json_num(o, "l2_sectors_read", (double)c->l2_sectors_read);
+  cc_report_json_num(o, "l2_sectors_write", (double)c->l2_sectors_write);
+  cc_report_json_num(o, "l2_sectors_atomic", (double)c->l2_sectors_atomic);
+  cc_report_json_num(o, "l2_hit_sectors", (double)c->l2_hit_sectors);
+  cc_report_json_num(o, "l1_wavefronts", (double)c->l1_wavefronts);
+  waits = cJSON_CreateObject();
+  cc_report_json_num(waits, "l1", (double)c->waits_l1);
+  cc_report_json_num(waits, "l2", (double)c->waits_l2);
+  cc_report_json_num(waits, "dram", (double)c->waits_dram);
+  cJSON_AddItemToObject(o, "waits", waits);
+}
+
+/* The kernel's "cache" (the device and shape modelled) and "time" objects; null when
+ * the kernel has no cache figures. */
+static void kernel_cache_json(cJSON *o, const struct cc_kernel_stats *k)
+{
+  cJSON *c, *t;
+  const struct cc_cache_device *d = k->device;
+  if (!k->cached || !d) {
+    cJSON_AddNullToObject(o, "cache");
+    cJSON_AddNullToObject(o, "time");
+    return;
+  }
+  c = cJSON_CreateObject();
+  cJSON_AddStringToObject(c, "device", d->name);
+  cJSON_AddStringToObject(c, "label", d->label);
+  cc_report_json_num(c, "sms", d->sms);
+  cc_report_json_num(c, "sms_used", k->cache.sms_used);
+  cc_report_json_num(c, "resident_ctas", k->cache.resident_ctas);
+  cc_report_json_num(c, "l1_bytes", k->cache.l1_bytes);
+  cc_report_json_num(c, "l1_ways", d->l1_ways);
+  cc_report_json_num(c, "l2_bytes", (double)d->l2_bytes);
+  cc_report_json_num(c, "l2_ways", d->l2_ways);
+  cJSON_AddStringToObject(c, "dispatch",
+                          d->dispatch == CC_CACHE_DISPATCH_BLOCKED ? "blocked" : "round-robin");
+  cJSON_AddBoolToObject(c, "l1_caches_global_loads", d->l1_global_loads);
+  cc_report_json_num(c, "dram_bytes_flushed", (double)k->cache.dram_bytes_flushed);
+  cJSON_AddItemToObject(o, "cache", c);
+  t = cJSON_CreateObject();
+  cc_report_json_num(t, "lower_bound_us", k->time.bound_us);
+  cJSON_AddStringToObject(t, "bound_by", cc_cache_bound_name(k->time.bound_by));
+  cc_report_json_num(t, "dram_us", k->time.dram_us);
+  cc_report_json_num(t, "l2_us", k->time.l2_us);
+  cc_report_json_num(t, "l1_us", k->time.l1_us);
+  cc_report_json_num(t, "latency_us", k->time.latency_us);
+  cc_report_json_num(t, "estimate_us", k->time.estimate_us);
+  cc_report_json_num(t, "dram_gbs", d->dram_gbs);
+  cc_report_json_num(t, "l2_gbs", d->l2_gbs);
+  cc_report_json_num(t, "clock_ghz", d->clock_ghz);
+  cJSON_AddBoolToObject(t, "calibrated", d->calibrated);
+  cJSON_AddStringToObject(t, "speeds_from", d->speed_source ? d->speed_source : "?");
+  cJSON_AddItemToObject(o, "time", t);
+}
+
 /* A stride of a form: bytes, or null when unknown in this launch. */
 static cJSON *stride_json(const struct cc_addr_stride *t)
 {
@@ -110,7 +180,7 @@ static cJSON *affine_json(const struct cc_insn_stats *s)
   return o;
 }
 
-static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
+static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
   cJSON *hist, *sugg = cJSON_CreateArray();
@@ -171,6 +241,9 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
               s->unknown & CC_UNKNOWN_UNCOALESCED);
   num_or_null(o, "uncoalesced_thread_accesses", (double)s->uncoalesced_thread_accesses,
               s->unknown & CC_UNKNOWN_UNCOALESCED);
+  cache_fields(o, &s->cache, cached);
+  if (cached)
+    cc_report_json_num(o, "estimated_gain_us", s->gain_us);
   for (size_t j = 0; j < s->n_suggestions; j++) {
     cJSON *g = cJSON_CreateObject();
     cJSON_AddStringToObject(g, "kind", cc_suggestion_kind_name(s->suggestions[j].kind));
@@ -189,8 +262,9 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported)
   return o;
 }
 
-static cJSON *totals_json(const struct cc_kernel_totals *t)
+static cJSON *totals_json(const struct cc_kernel_stats *k)
 {
+  const struct cc_kernel_totals *t = &k->totals;
   cJSON *o = cJSON_CreateObject();
   cc_report_json_num(o, "requests", (double)t->requests);
   cc_report_json_num(o, "sectors", (double)t->sectors);
@@ -207,6 +281,7 @@ static cJSON *totals_json(const struct cc_kernel_totals *t)
   cc_report_json_num(o, "ideal_wavefronts", (double)t->ideal_wavefronts);
   num_or_null(o, "conflict_requests", (double)t->conflict_requests,
               t->unknown & CC_UNKNOWN_CONFLICTS);
+  cache_fields(o, &k->cache.total, k->cached);
   return o;
 }
 
@@ -250,9 +325,10 @@ static cJSON *kernel_json(const struct cc_kernel_stats *k)
   cJSON_AddItemToObject(o, "block", cc_report_json_dim3(k->block));
   if (k->run.present)
     cJSON_AddItemToObject(o, "emulator", run_json(&k->run));
-  cJSON_AddItemToObject(o, "totals", totals_json(&k->totals));
+  cJSON_AddItemToObject(o, "totals", totals_json(k));
+  kernel_cache_json(o, k);
   for (size_t i = 0; i < k->n_insns; i++)
-    cJSON_AddItemToArray(insns, insn_json(&k->insns[i], k->imported));
+    cJSON_AddItemToArray(insns, insn_json(&k->insns[i], k->imported, k->cached));
   cJSON_AddItemToObject(o, "instructions", insns);
   for (size_t i = 0; i < k->n_lines; i++)
     cJSON_AddItemToArray(lines, line_json(&k->lines[i]));

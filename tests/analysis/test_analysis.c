@@ -581,6 +581,62 @@ static void test_memory_limit(void **state)
   cc_model_free(m);
 }
 
+/* The cache model the analysis owns counts in its memory (analysis.h, mem_used). A model
+ * of 2 SMs with 16 KiB of L1 each (128 lines of 16 bytes per SM: 4096 bytes) and a 64 KiB
+ * L2 (512 lines of 16 + 32 bytes: 24576 bytes) holds 28672 bytes of arrays, plus a header
+ * and a little per SM (under 4 KiB). A kernel of 1000 instructions then adds what it adds
+ * without a cache and 1000 of the model's per-instruction counters. A limit below the
+ * arrays refuses the first kernel and says that the cache model holds them. */
+static void test_memory_limit_cache(void **state)
+{
+  (void)state;
+  struct cc_insn_info insns[1000];
+  struct cc_kernel_info k = { .name = "k", .mangled = "k", .grid = { 1, 1, 1 },
+                              .block = { 32, 1, 1 }, .n_insns = 1000, .insns = insns };
+  struct cc_model *m = model();
+  struct cc_analysis *plain = cc_analysis_new(m), *an = cc_analysis_new(m);
+  struct cc_access_sink ps = cc_analysis_sink(plain), s = cc_analysis_sink(an);
+  struct cc_cache_device d;
+  struct cc_err err = { 0 };
+  size_t arrays;
+  int on = 0;
+  for (uint32_t i = 0; i < 1000; i++)
+    insns[i] = (struct cc_insn_info){ .id = i, .kind = CC_ACCESS_LOAD,
+                                      .space = CC_SPACE_GLOBAL, .size_bytes = 4 };
+  assert_int_equal(cc_cache_device_get("sm_90", "h100,sms=2,l1=16K,l2=64K", NULL, &d, &on,
+                                       &err), CC_OK);
+  assert_int_equal(on, 1);
+  cc_analysis_set_cache(an, cc_cache_new(&d));
+  arrays = an->mem_used;
+  assert_in_range(arrays, 28672, 28672 + 4096);
+  assert_int_equal(ps.begin_kernel(ps.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(an->mem_used - arrays,
+                   plain->mem_used + 1000 * sizeof(struct cc_cache_counts));
+  /* a model handed in later replaces the first one's bytes by its own */
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  cc_analysis_set_cache(an, NULL);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  assert_int_equal(ps.end_kernel(ps.ctx, &err), CC_OK);
+  assert_int_equal(an->mem_used, 2 * plain->mem_used);
+  cc_analysis_free(plain);
+  cc_analysis_free(an);
+
+  an = cc_analysis_new(m);
+  s = cc_analysis_sink(an);
+  cc_analysis_set_cache(an, cc_cache_new(&d));
+  an->mem_limit = 20000;
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_ERR_LIMIT);
+  assert_string_equal(err.msg, "analysis memory limit of 0 MiB reached in kernel k (kernel 1 "
+                      "of the stream, 1000 memory instructions, 0 distinct addresses in their "
+                      "footprints, a cache model of 0.0 MiB, which --cache off drops): raise "
+                      "it with --max-analysis-memory MIB");
+  assert_int_equal(an->n_kernels, 0);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
 /* ---- error paths ---- */
 
 static void test_errors(void **state)
@@ -696,6 +752,7 @@ int main(void)
     cmocka_unit_test(test_shared),           cmocka_unit_test(test_multi_kernel),
     cmocka_unit_test(test_memory_flat),      cmocka_unit_test(test_errors),
     cmocka_unit_test(test_memory_limit),
+    cmocka_unit_test(test_memory_limit_cache),
     cmocka_unit_test(test_merge_mismatch),   cmocka_unit_test(test_names),
     cmocka_unit_test(test_column_load_local), cmocka_unit_test(test_groups_and_vectors),
   };

@@ -14,7 +14,7 @@ for opt in "--kernel-name REGEX" "--launch-skip N" "--launch-count N" "--gpu-jso
            "--sample-ctas N" "--spaces LIST"; do
   grep -qF -- "$opt" "$TMP/out" || fail "--help lacks the GPU option '$opt'"
 done
-grep -A1 -- '--max-insns N' "$TMP/out" | grep -q 'default 2^34' ||
+grep -A2 -- '--max-insns N' "$TMP/out" | tr -s ' \n' ' ' | grep -qF 'default: 2^17 per thread of each block, at least 2^26 per block' ||
   fail "--help does not show the default of --max-insns"
 grep -A1 -- '--shared BYTES' "$TMP/out" | grep -q 'default 0' ||
   fail "--help does not show the default of --shared"

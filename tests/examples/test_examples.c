@@ -606,6 +606,138 @@ static void test_gesummv_cols(void **state)
   check_gesummv("gesummv/cols.launch", "gesummv_cols", "At", "Bt", 1);
 }
 
+/* ---- gemv (examples/gemv): traffic beyond L1 ------------------------------------------ */
+
+#define GV_N 1024u
+#define JS_L1_HITS "l1_hit_sectors"
+#define JS_L2_SECTORS "l2_sectors"
+#define JS_DRAM_READ "dram_bytes_read"
+#define JS_DRAM_WRITTEN "dram_bytes_written"
+
+/* out[r] = sum over k of A(r, k) * v[k] in k order, fma as in the PTX (fma.rn.f32), with
+ * A(r, k) = A[r*n + k] (rows) or A[k*n + r] (cols). */
+static void gemv_ref(float *out, const float *A, const float *v, int cols)
+{
+  uint32_t r, k;
+  for (r = 0; r < GV_N; r++) {
+    float s = 0.0f;
+    for (k = 0; k < GV_N; k++)
+      s = fmaf(cols ? A[(size_t)k * GV_N + r] : A[(size_t)r * GV_N + k], v[k], s);
+    out[r] = s;
+  }
+}
+
+/* Runs examples/gemv/LAUNCH and checks its outputs and its figures, model and cache (the
+ * default H100, n = 1024: 4 CTAs of 256 threads = 8 warps, one CTA on each of SMs 0..3, so
+ * each SM's L1 sees one CTA; L1 248 KiB: 8 CTAs resident by the thread limit, 8 KiB of
+ * carveout; the 4 MiB of A and all else fit the 50 MiB L2, nothing is evicted from it).
+ * Returns the kernel's time.estimate_us. */
+static double check_gemv(const char *launch, const char *kernel, int cols)
+{
+  struct ex_buffer b[] = {{"A", 4, GV_N * GV_N, NULL, NULL, NULL},
+                          {cols ? "w" : "x", 4, GV_N, NULL, NULL, NULL},
+                          {cols ? "z" : "y", 4, GV_N, NULL, NULL, NULL}};
+  struct ex_run r;
+  float want[GV_N];
+  const cJSON *k, *totals;
+  struct ex_pick lda, ldv, st;
+  const char *src = "gemv/gemv.cu", *anchor = cols ? "void gemv_cols(" : "void gemv_rows(";
+  char path[128], *text;
+  size_t len;
+  double estimate;
+  ex_run(&r, launch, b, 3, NULL);
+  gemv_ref(want, b[0].data, b[1].data, cols);
+  ex_check_floats_exact(kernel, b[2].data, want, GV_N);
+
+  k = ex_kernel(&r, kernel);
+  lda = ex_pick(k, "ld.global", ex_source_line(src, anchor, "float a = A"), NULL);
+  ldv = ex_pick(k, "ld.global", ex_source_line(src, anchor, cols ? "a * w[i]" : "a * x[j]"),
+                NULL);
+  st = ex_pick(k, "st.global", 0, NULL);
+  totals = cJSON_GetObjectItemCaseSensitive(k, JS_TOTALS);
+  /* 32 warps x 1024 steps: 32768 requests for A and for the vector (1 sector each: one
+   * word for all lanes); 32 stores of 32 consecutive floats (4 sectors). */
+  ex_check_sum(&lda, JS_REQUESTS, 32768);
+  ex_check_sum(&ldv, JS_REQUESTS, 32768);
+  ex_check_sum(&ldv, JS_SECTORS, 32768);
+  ex_check_sum(&st, JS_SECTORS, 128);
+  /* Both read all of A from DRAM once: n^2 x 4 = 4194304 bytes, and the vector once:
+   * 4096; they write the result once, 4096 bytes, still in L2 at the end. */
+  ex_check_sum(&lda, JS_DRAM_READ, 4ull * GV_N * GV_N);
+  ex_check_sum(&ldv, JS_DRAM_READ, 4ull * GV_N);
+  ex_check_sum(&st, JS_DRAM_WRITTEN, 4ull * GV_N);
+  EX_EQ_U64(ex_u64(totals, JS_DRAM_READ), 4ull * GV_N * GV_N + 4 * GV_N, "%s DRAM read", kernel);
+  EX_EQ_U64(ex_u64(totals, JS_DRAM_WRITTEN), 4ull * GV_N, "%s DRAM written", kernel);
+  /* The vector: its 128 sectors come into each SM's L1 at least once (4 SMs: 512 from
+   * L2; only the first SM's from DRAM, 4096 bytes above). Within a warp, consecutive
+   * reads of one of its sectors have at most one new line of A between them (cols), or
+   * none (rows: A's 32 lines stay for 32 steps): an L1 set of 4 ways keeps a line used
+   * last until 4 newer ones arrive, so a sector misses at most at a warp's first read of
+   * it: at most 128 x 32 warps = 4096. Between warps (run one after another) it may or
+   * may not survive, by the sets A's lines fall in: 512 to 4096. */
+  if (ex_sum(&ldv, JS_L2_SECTORS) < 512 || ex_sum(&ldv, JS_L2_SECTORS) > 4096)
+    fail_msg("%s vector loads: %" PRIu64 " L2 sectors, expected 512 to 4096", kernel,
+             ex_sum(&ldv, JS_L2_SECTORS));
+  EX_EQ_U64(ex_sum(&ldv, JS_L1_HITS) + ex_sum(&ldv, JS_L2_SECTORS), 32768,
+            "%s vector loads: L1 hits + L2 sectors = its sectors", kernel);
+  if (!cols) {
+    /* Lane l of a warp reads row 32w + l: 32 sectors per request, 4096 bytes apart; the
+     * 4 unrolled copies: 4 x 8192 requests, 32 x 32768 = 1048576 sectors. A sector holds 8
+     * consecutive floats of a row: the first of 8 steps brings it from L2 (and DRAM), the
+     * next 7 hit L1: 1048576 / 8 = 131072 L2 sectors (4 MiB, all of A), 917504 L1 hits;
+     * 1 request in 8 (4096 of 32768) waits on DRAM, the others on L1 only. */
+    ex_check_sum(&lda, JS_SECTORS, 32ull * 32768);
+    ex_check_sum(&lda, JS_L2_SECTORS, 131072);
+    ex_check_sum(&lda, JS_L1_HITS, 917504);
+    ex_check_sum(&lda, "waits.dram", 4096);
+    ex_check_sum(&lda, "waits.l1", 28672);
+    ex_check_each_str(&lda, JS_VERDICT, "uncoalesced");
+    /* 16.5 sectors per request on average over A and x: (32 + 1) / 2, issue 12's figure */
+    EX_EQ_U64(ex_sum(&lda, JS_SECTORS) + ex_sum(&ldv, JS_SECTORS), 33ull * 32768,
+              "%s sectors of A and x", kernel);
+    /* and no gain from coalescing it: a coalesced form reads the same 4 MiB, 128 bytes a
+     * request, so every request would wait on DRAM */
+    ex_check_each(&lda, "estimated_gain_us", 0);
+  } else {
+    /* Lane l reads column 32w + l of row i: one whole new line each request, 4 sectors:
+     * 131072 sectors, none in L1, every request waits on DRAM. */
+    ex_check_sum(&lda, JS_SECTORS, 4ull * 32768);
+    ex_check_sum(&lda, JS_L2_SECTORS, 131072);
+    ex_check_sum(&lda, JS_L1_HITS, 0);
+    ex_check_sum(&lda, "waits.dram", 32768);
+    ex_check_each_str(&lda, JS_VERDICT, "coalesced");
+    /* per warp 1024 requests x 500 ns (the H100 table's DRAM latency) waiting on DRAM:
+     * the serial latency is at least 512 us */
+    if (ex_num(k, "time.latency_us") < 512.0)
+      fail_msg("%s: serial latency %g us, expected >= 512", kernel, ex_num(k, "time.latency_us"));
+  }
+  /* the text report says why the uncoalesced kernel is not the slow one */
+  snprintf(path, sizeof path, "%s/stdout.txt", r.dir);
+  text = ex_read_file(path, &len);
+  assert_non_null(text);
+  if (!cols && (!strstr(text, "note:    its uncoalesced accesses are not what makes it slow") ||
+                !strstr(text, "none estimated: L1 and L2 absorb the line's re-reads") ||
+                !strstr(text, "1 in 8 of its requests waits on")))
+    fail_msg("%s: the text report does not say why it is not slow:\n%s", kernel, text);
+  free(text);
+  estimate = ex_num(k, "time.estimate_us");
+  ex_release(&r, b, 3);
+  return estimate;
+}
+
+/* Both launch files; the row-per-thread kernel (uncoalesced, 16.5 sectors per request)
+ * is estimated faster than the column-per-thread one (coalesced, 2.5), as on the H200. */
+static void test_gemv(void **state)
+{
+  double rows, cols;
+  (void)state;
+  rows = check_gemv("gemv/rows.launch", "gemv_rows", 0);
+  cols = check_gemv("gemv/cols.launch", "gemv_cols", 1);
+  if (!(rows < cols))
+    fail_msg("estimates: gemv_rows %g us, gemv_cols %g us: the coalesced one should be slower",
+             rows, cols);
+}
+
 /* ---- Gaussian Fan2 (examples/gaussian) --------------------------------------------- */
 
 #define GA_N 512u
@@ -994,7 +1126,8 @@ static const char *const tested_launches[] = {
     "cell3d/xfast.launch",         "cell3d/zfast.launch",
     "divergent/divergent.launch",  "gaussian/fan2.launch",
     "gaussian/fan2_fixed.launch",  "gesummv/cols.launch",
-    "gesummv/rows.launch",         "histogram/global.launch",
+    "gesummv/rows.launch",         "gemv/cols.launch",
+    "gemv/rows.launch",            "histogram/global.launch",
     "histogram/shared.launch",     "row_sums/thread_per_row.launch",
     "row_sums/warp_per_row.launch", "strided_copy/stride1.launch",
     "strided_copy/stride2.launch", "strided_copy/stride4.launch",
@@ -1062,6 +1195,7 @@ int main(void)
       cmocka_unit_test(test_aos),              cmocka_unit_test(test_soa),
       cmocka_unit_test(test_row_sums_thread),  cmocka_unit_test(test_row_sums_warp),
       cmocka_unit_test(test_gesummv_rows),     cmocka_unit_test(test_gesummv_cols),
+      cmocka_unit_test(test_gemv),
       cmocka_unit_test(test_gaussian_fan2),    cmocka_unit_test(test_gaussian_fan2_fixed),
       cmocka_unit_test(test_cell3d_zfast),     cmocka_unit_test(test_cell3d_xfast),
       cmocka_unit_test(test_histogram_global), cmocka_unit_test(test_histogram_shared),

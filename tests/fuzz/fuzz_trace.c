@@ -6,13 +6,16 @@
  *         that mutations reach the event decoder and the analysis instead of stopping at
  *         the checksum. The block's event count is written as 0: the reader delivers the
  *         block's records before it compares the count, then reports the mismatch.
- * The file is replayed (cc_trace_replay) into the analysis under sm_90, as `coalcheck
- * report` does, and the analysis, when no kernel is left open, written as a JSON report. */
+ * The file is replayed (cc_trace_replay) into the analysis under sm_90 with a cache model,
+ * as `coalcheck report` does (a small H100, 2 SMs, 16 KiB L1, 64 KiB L2, so that each
+ * kernel's cold start stays cheap), and the analysis, when no kernel is left open, written
+ * as a JSON report. */
 #include "fuzz.h"
 
 #include <zstd.h>
 
 #include "access/trace.h"
+#include "cache/cache.h"
 #include "report/report.h"
 
 static void put_le(uint8_t *p, uint64_t v, int n)
@@ -82,8 +85,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct cc_access_sink sink;
   struct cc_trace_info info;
   struct cc_err err = {CC_OK, ""};
+  struct cc_cache_device dev;
   const char *path;
-  int rc;
+  int rc, on = 0;
   if (size == 0)
     return 0;
   if (data[0] & 1) {
@@ -97,6 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (cc_model_get("sm_90", NULL, &m, &err) != CC_OK)
     abort();
   an = cc_analysis_new(m);
+  if (cc_cache_device_get("sm_90", "h100,sms=2,l1=16K,l2=64K", NULL, &dev, &on, &err) !=
+      CC_OK)
+    abort();
+  cc_analysis_set_cache(an, cc_cache_new(&dev));
   sink = cc_analysis_sink(an);
   memset(&info, 0, sizeof info);
   rc = cc_trace_replay(path, &sink, &info, &err);

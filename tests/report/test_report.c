@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
@@ -50,7 +52,7 @@ static const char *const source_text =
  * higher id). Totals: requests 64, sectors 1152, ideal 256, excess 896, bytes 8192 of
  * 36864, 8192 unique: 8192 / 36864 = 22.2%; shared 32 wavefronts, ideal 1, 1 conflicted request; Table 2: 2048
  * thread accesses (32 x 32 x 2), 1024 in uncoalesced requests (50.0%). */
-static int build(void **state)
+static int build_with(void **state, const char *cache_spec)
 {
   struct fixture *f = calloc(1, sizeof *f);
   struct cc_err err = { 0 };
@@ -83,6 +85,12 @@ static int build(void **state)
                               .insns = f->insns, .n_shared_vars = 1, .shared_vars = &tile };
   assert_int_equal(cc_model_get("sm_90", NULL, &f->model, &err), CC_OK);
   f->an = cc_analysis_new(f->model);
+  if (cache_spec) {
+    struct cc_cache_device d;
+    int on = 0;
+    assert_int_equal(cc_cache_device_get("sm_90", cache_spec, NULL, &d, &on, &err), CC_OK);
+    cc_analysis_set_cache(f->an, cc_cache_new(&d));
+  }
   struct cc_access_sink s = cc_analysis_sink(f->an);
   assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
   memset(&a, 0, sizeof a);
@@ -112,6 +120,30 @@ static int build(void **state)
   return 0;
 }
 
+static int build(void **state)
+{
+  return build_with(state, NULL);
+}
+
+/* The same stream through the H100's cache model on one SM with a 1 MiB L2 (nothing is
+ * evicted; the 4 CTAs of 256 threads share SM 0: 8 resident, 8 KB carveout, 248 KB L1):
+ *  load (slot 0): 32 records, each one whole line of `in`, all new: 0 L1 hits, 128 L2
+ *    sectors, DRAM 4096 bytes read, 32 requests waiting on DRAM, 1 wavefront each;
+ *  store (slot 1): 32 records x 32 sectors = 1024 L2 write sectors, 8 wavefronts each
+ *    (256); `out`'s 32 lines x 4 sectors, each wholly written by 8 warps, are dirty at the
+ *    end: 4096 bytes written, all at the kernel's end;
+ *  shared load: 32 wavefronts (the bank model's), one L1 wait.
+ * Kernel: L2 1152 sectors; wavefronts on SM 0: 32 + 256 + 32 = 320; latency 32 x 500 +
+ * 20 = 16020 ns over 4 CTAs x 8 warps = 500.625 ns. Times (H100 table: 3350 and 5500
+ * GB/s, 128 bytes a clock at 1.98 GHz): DRAM 8192 / 3350e3 = 0.0024 us, L2 36864 /
+ * 5500e3 = 0.0067 us, L1 320 x 128 / 253.44e3 = 0.1616 us: L1 bound; estimate = the
+ * latency, 0.5006 us. The store's fix (32 wavefronts, 128 L2 sectors) leaves the
+ * latency: gain 0. */
+static int build_cached(void **state)
+{
+  return build_with(state, "h100,sms=1,l2=1M");
+}
+
 static int teardown(void **state)
 {
   struct fixture *f = *state;
@@ -132,8 +164,8 @@ static const char *const golden =
 "  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
 "  thread accesses 2,048, in uncoalesced requests 1,024 (50.0%)  [CGO 2015 Table 2]\n"
 "\n"
-"    #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict\n"
-"    1  transpose.cu:4      st    global     4          32     32.00       4.00   12.5%  uncoalesced\n"
+"    #  location            op    space   size    requests cost/req  ideal    eff   DRAM  verdict\n"
+"    1  transpose.cu:4      st    global     4          32    32.00   4.00  12.5%      -  uncoalesced\n"
 "     ptx     st.global.f32 [%rd9], %f1;\n"
 "     stride  min 128, max 128, avg 128.0 bytes; footprint stride 4 bytes: contiguous, a remapping of\n"
 "             threads can coalesce it\n"
@@ -142,7 +174,7 @@ static const char *const golden =
 "             threadIdx.y (thread-geometry transformation)\n"
 "     source  4 | out[x * n + y] = in[y * n + x];\n"
 "     via     hdr.hpp:112 (inlined)\n"
-"    2  k.cu:9              ld    shared     4           1     32.00       1.00    3.1%  32-way\n"
+"    2  k.cu:9              ld    shared     4           1    32.00   1.00   3.1%      -  32-way\n"
 "     ptx     ld.shared.f32 %f2, [%r5];\n"
 "     stride  min 128, max 128, avg 128.0 bytes; footprint stride 128 bytes\n"
 "     banks   32-way at worst; conflicts in 1 of 1 requests\n"
@@ -151,7 +183,7 @@ static const char *const golden =
 "             each row by 1 float (4 bytes) so that rows are an odd number of words long: declare\n"
 "             tile[32][33] instead of tile[32][32]\n"
 "     source  (source not available)\n"
-"    3  transpose.cu:4      ld    global     4          32      4.00       4.00  100.0%  coalesced\n"
+"    3  transpose.cu:4      ld    global     4          32     4.00   4.00 100.0%      -  coalesced\n"
 "     ptx     ld.global.f32 %f1, [%rd7];\n"
 "     stride  min 4, max 4, avg 4.0 bytes; footprint stride 4 bytes\n"
 "     source  4 | out[x * n + y] = in[y * n + x];\n"
@@ -159,19 +191,18 @@ static const char *const golden =
 "  footprint stride: allStr (CGO 2015), the largest gap between distinct addresses of all executions\n"
 "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n";
 
-static void test_text_golden(void **state)
+/* The text report of an is want, every line within 100 columns. */
+static void assert_text_report(const struct cc_analysis *an, const char *want)
 {
-  struct fixture *f = *state;
   struct cc_err err = { 0 };
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
-  assert_int_equal(cc_report_text(fp, f->an, &err), CC_OK);
+  assert_int_equal(cc_report_text(fp, an, &err), CC_OK);
   fclose(fp);
-  if (strcmp(buf, golden) != 0)
-    fprintf(stderr, "--- got:\n%s--- expected:\n%s", buf, golden);
-  assert_string_equal(buf, golden);
-  /* every line fits in 100 columns */
+  if (strcmp(buf, want) != 0)
+    fprintf(stderr, "--- got:\n%s--- expected:\n%s", buf, want);
+  assert_string_equal(buf, want);
   for (char *line = buf; *line;) {
     char *nl = strchr(line, '\n');
     assert_non_null(nl);
@@ -179,6 +210,12 @@ static void test_text_golden(void **state)
     line = nl + 1;
   }
   free(buf);
+}
+
+static void test_text_golden(void **state)
+{
+  struct fixture *f = *state;
+  assert_text_report(f->an, golden);
 }
 
 static double get_num(const cJSON *o, const char *key)
@@ -228,6 +265,10 @@ static void test_json(void **state)
   assert_true(get_num(t, "unique_bytes") == 8192);
   assert_true(get_num(t, "efficiency") == 8192.0 / 36864.0);
   assert_true(get_num(t, "wavefronts") == 32);
+  /* no cache model attached: the traffic figures are null, not 0 */
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(t, "dram_bytes_read")));
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(k, "cache")));
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(k, "time")));
   const cJSON *insns = cJSON_GetObjectItemCaseSensitive(k, "instructions");
   assert_int_equal(cJSON_GetArraySize(insns), 4); /* all, the never executed one too */
   /* worst first: the store */
@@ -249,6 +290,7 @@ static void test_json(void **state)
   assert_true(get_num(st, "unique_bytes") == 4096);
   assert_true(get_num(st, "efficiency") == 0.125);
   assert_true(get_num(st, "bandwidth_factor") == 8); /* 1024 / 128 */
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(st, "l2_sectors")));
   assert_true(get_num(st, "all_stride") == 4);
   assert_string_equal(get_str(st, "verdict"), "uncoalesced");
   assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "all_coalescable")));
@@ -373,6 +415,180 @@ static void test_text_write(void **state)
   unlink(path);
 }
 
+static void test_cached(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  char *buf = NULL, *json;
+  size_t len = 0;
+  FILE *fp = open_memstream(&buf, &len);
+  static const char *const want[] = {
+    "  traffic: L1 hits 0 of 128 load sectors (0.0%); L2 1,152 sectors; DRAM 4.1 KB read, 4.1 KB written\n"
+    "           (4.1 KB at the kernel's end)\n",
+    "  time:    at least 0.2 us (L1 bound, busiest SM), serial latency 0.5 us: estimate 0.5 us; NVIDIA\n"
+    "           H100 SXM5 (sm_90), L1 248 KiB on 1 of 1 SMs, L2 1 MiB; speeds: table defaults (not\n",
+    "    1  transpose.cu:4      st    global     4          32    32.00   4.00  12.5%   4.1K  uncoalesced\n",
+    "     cache   L2 1,024 sectors written; DRAM 0 B read, 4.1 KB written\n"
+    "     gain    none estimated: the kernel's time is set by latency (0.5 us), which coalescing this\n",
+    "    2  k.cu:9              ld    shared     4           1    32.00   1.00   3.1%      0  32-way\n",
+    "     cache   L1 hits 0 of 128 sectors (0.0%); L2 128 sectors; DRAM 4.1 KB read, 0 B written; waits\n"
+    "             on DRAM in 32 of 32 requests\n",
+    "  DRAM: bytes read + written (cache model of the h100); ideal: ideal/req\n",
+  };
+  assert_int_equal(cc_report_text(fp, f->an, &err), CC_OK);
+  fclose(fp);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(buf, want[i]))
+      fail_msg("text report lacks:\n%s--- report:\n%s", want[i], buf);
+  for (char *line = buf; *line;) { /* every line fits in 100 columns */
+    char *nl = strchr(line, '\n');
+    assert_true(nl - line <= CC_REPORT_WIDTH);
+    line = nl + 1;
+  }
+  free(buf);
+  json = cc_report_json_string(f->an, "0.1.0");
+  cJSON *root = cJSON_Parse(json);
+  const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), 0);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(k, "totals");
+  const cJSON *time = cJSON_GetObjectItemCaseSensitive(k, "time");
+  const cJSON *cache = cJSON_GetObjectItemCaseSensitive(k, "cache");
+  const cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k, "instructions"), 0);
+  assert_true(get_num(t, "l1_hit_sectors") == 0);
+  assert_true(get_num(t, "l2_sectors") == 1152);
+  assert_true(get_num(t, "dram_bytes_read") == 4096);
+  assert_true(get_num(t, "dram_bytes_written") == 4096);
+  assert_true(get_num(t, "l1_wavefronts") == 320);
+  assert_true(get_num(st, "l2_sectors") == 1024);
+  assert_true(get_num(st, "l2_sectors_write") == 1024);
+  assert_true(get_num(st, "dram_bytes_written") == 4096);
+  assert_true(get_num(st, "estimated_gain_us") == 0);
+  assert_string_equal(get_str(cache, "device"), "h100");
+  assert_true(get_num(cache, "l1_bytes") == 248 * 1024);
+  assert_true(get_num(cache, "dram_bytes_flushed") == 4096);
+  assert_string_equal(get_str(time, "bound_by"), "L1");
+  assert_true(fabs(get_num(time, "l1_us") - 320 * 128 / 253.44e3) < 1e-9);
+  assert_true(fabs(get_num(time, "latency_us") - 0.500625) < 1e-9);
+  assert_true(fabs(get_num(time, "estimate_us") - 0.500625) < 1e-9);
+  cJSON_Delete(root);
+  free(json);
+}
+
+/* The merged layout of the text report, in full: the cached fixture above (build_cached:
+ * traffic, time, the DRAM column, cache and gain lines) with the static address forms a
+ * run hands in (cc_analysis_set_forms: an address line under stride) for the global load
+ * (in + 4 (32 y + x), y = 8 ctaid.y + tid.y: strides x 4 = the access size: unit, y 128:
+ * large, z 0: zero) and the shared load (not affine); the store has none, so its advice
+ * stays the dynamic thread-geometry one of `golden`. Rows and their figures as in
+ * `golden` and test_cached; DRAM column: store 4,096 bytes written, load 4,096 read
+ * ("4.1K"), shared 0. No note: the store, the only uncoalesced access, gains nothing but
+ * its re-reads are not absorbed (no L1 hit). Lines wrap at 100 columns (13 for the
+ * details, 11 for traffic and time). */
+static const char *const golden_cached_forms =
+"kernel transpose  (_Z9transposePfPKfi)\n"
+"  grid 1 x 4 x 1, block 32 x 8 x 1, arch sm_90\n"
+"  emulated 1,234,567 thread-instructions in 0.50 s (5.8 M warp records/s)\n"
+"  global: 64 requests, 1,152 sectors, ideal 256, excess 896\n"
+"          8,192 bytes requested, 8,192 distinct, 36,864 transferred: efficiency 22.2%\n"
+"  shared: 32 wavefronts, ideal 1, bank conflicts in 1 request\n"
+"  thread accesses 2,048, in uncoalesced requests 1,024 (50.0%)  [CGO 2015 Table 2]\n"
+"  traffic: L1 hits 0 of 128 load sectors (0.0%); L2 1,152 sectors; DRAM 4.1 KB read, 4.1 KB written\n"
+"           (4.1 KB at the kernel's end)\n"
+"  time:    at least 0.2 us (L1 bound, busiest SM), serial latency 0.5 us: estimate 0.5 us; NVIDIA\n"
+"           H100 SXM5 (sm_90), L1 248 KiB on 1 of 1 SMs, L2 1 MiB; speeds: table defaults (not\n"
+"           calibrated)\n"
+"\n"
+"    #  location            op    space   size    requests cost/req  ideal    eff   DRAM  verdict\n"
+"    1  transpose.cu:4      st    global     4          32    32.00   4.00  12.5%   4.1K  uncoalesced\n"
+"     ptx     st.global.f32 [%rd9], %f1;\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 4 bytes: contiguous, a remapping of\n"
+"             threads can coalesce it\n"
+"     cache   L2 1,024 sectors written; DRAM 0 B read, 4.1 KB written\n"
+"     gain    none estimated: the kernel's time is set by latency (0.5 us), which coalescing this\n"
+"             line leaves about as it is\n"
+"     advice  thread-geometry: lanes of a warp are 128 bytes (32 floats) apart: consecutive\n"
+"             threadIdx.x should write consecutive elements; swap the roles of threadIdx.x and\n"
+"             threadIdx.y (thread-geometry transformation)\n"
+"     source  4 | out[x * n + y] = in[y * n + x];\n"
+"     via     hdr.hpp:112 (inlined)\n"
+"    2  k.cu:9              ld    shared     4           1    32.00   1.00   3.1%      0  32-way\n"
+"     ptx     ld.shared.f32 %f2, [%r5];\n"
+"     stride  min 128, max 128, avg 128.0 bytes; footprint stride 128 bytes\n"
+"     address not affine (opaque): the address is the result of a call at PTX line 40 (call.uni),\n"
+"             which the analysis does not follow\n"
+"     banks   32-way at worst; conflicts in 1 of 1 requests\n"
+"     advice  layout: 32-way bank conflict: lanes of a warp are 128 bytes (32 floats) apart, down a\n"
+"             column of 'tile' whose rows are 32 floats long, an even number of 4-byte words; pad\n"
+"             each row by 1 float (4 bytes) so that rows are an odd number of words long: declare\n"
+"             tile[32][33] instead of tile[32][32]\n"
+"     source  (source not available)\n"
+"    3  transpose.cu:4      ld    global     4          32     4.00   4.00 100.0%   4.1K  coalesced\n"
+"     ptx     ld.global.f32 %f1, [%rd7];\n"
+"     stride  min 4, max 4, avg 4.0 bytes; footprint stride 4 bytes\n"
+"     address in + 4*tid.x + 128*tid.y + 1024*ctaid.y; thread strides x 4, y 128, z 0 bytes (unit,\n"
+"             large, zero)\n"
+"     cache   L1 hits 0 of 128 sectors (0.0%); L2 128 sectors; DRAM 4.1 KB read, 0 B written; waits\n"
+"             on DRAM in 32 of 32 requests\n"
+"     source  4 | out[x * n + y] = in[y * n + x];\n"
+"  1 memory instruction never executed\n"
+"  footprint stride: allStr (CGO 2015), the largest gap between distinct addresses of all executions\n"
+"  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n"
+"  DRAM: bytes read + written (cache model of the h100); ideal: ideal/req\n";
+
+static void test_cached_forms_golden(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  const struct cc_addr_form forms[] = {
+    { .id = 12, .status = CC_ADDR_AFFINE, .kind = "affine",
+      .text = "in + 4*tid.x + 128*tid.y + 1024*ctaid.y",
+      .tid = { { 1, 4 }, { 1, 128 }, { 1, 0 } } },
+    { .id = 20, .status = CC_ADDR_NOT_AFFINE, .kind = "opaque",
+      .text = "the address is the result of a call at PTX line 40 (call.uni), which the "
+              "analysis does not follow", .why_line = 40 },
+  };
+  const struct cc_kernel_forms kf = { .forms = forms, .n = 2 };
+  assert_int_equal(cc_analysis_set_forms(f->an, &kf, &err), CC_OK);
+  assert_text_report(f->an, golden_cached_forms);
+}
+
+/* Two kernels with cache figures: the text report ends with the kernels by estimated
+ * time (transpose, 0.5 us of latency, before a kernel of one coalesced store, which waits
+ * on nothing: 1 wavefront, 0.0005 us) and the advice by estimated gain (the transpose's
+ * store: thread-geometry, no gain). */
+static void test_ranking(void **state)
+{
+  struct fixture *f = *state;
+  struct cc_err err = { 0 };
+  struct cc_insn_info st = { .id = 3, .kind = CC_ACCESS_STORE, .space = CC_SPACE_GLOBAL,
+                             .size_bytes = 4, .text = "st.global.f32 [%rd1], %f1;" };
+  struct cc_kernel_info k = { .name = "fill", .mangled = "_Z4fillPf", .grid = { 1, 1, 1 },
+                              .block = { 32, 1, 1 }, .n_insns = 1, .insns = &st };
+  struct cc_access_sink s = cc_analysis_sink(f->an);
+  struct cc_warp_access a;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *fp;
+  const char *kernels, *advice;
+  memset(&a, 0, sizeof a);
+  a.kind = CC_ACCESS_STORE, a.space = CC_SPACE_GLOBAL, a.size_bytes = 4, a.active = 0xffffffffu;
+  for (uint32_t l = 0; l < 32; l++)
+    a.addr[l] = 0x40000 + 4u * l;
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.access(s.ctx, &a, &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  fp = open_memstream(&buf, &len);
+  assert_int_equal(cc_report_text(fp, f->an, &err), CC_OK);
+  fclose(fp);
+  kernels = strstr(buf, "\nkernels by estimated time, slowest first\n");
+  advice = strstr(buf, "\nadvice by estimated gain\n");
+  if (!kernels || !advice || advice < kernels)
+    fail_msg("no ranking at the end:\n%s", buf);
+  assert_non_null(strstr(kernels, "    1  transpose "));
+  assert_non_null(strstr(kernels, "    2  fill "));
+  assert_non_null(strstr(advice, "    1  transpose                transpose.cu:4  thread-geometry  gain none of 0.5 us"));
+  free(buf);
+}
+
 /* Two kernels without memory instructions: no requests, 0 of 0 in Table 2, a blank line
  * between the kernels. JSON: empty instruction lists, totals all 0, efficiency 1. */
 static void test_empty_kernels(void **state)
@@ -397,7 +613,7 @@ static void test_empty_kernels(void **state)
       "  global: no requests\n"
       "  thread accesses 0, in uncoalesced requests 0 (0.0%)  [CGO 2015 Table 2]\n"
       "\n"
-      "    #  location            op    space   size    requests  cost/req  ideal/req     eff  verdict\n"
+      "    #  location            op    space   size    requests cost/req  ideal    eff   DRAM  verdict\n"
       "  (no memory instruction was executed)\n"
       "  cost/req: 32-byte sectors (global, local) or wavefronts (shared) per request\n";
   char expected[2048];
@@ -432,6 +648,9 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_write_failures, build, teardown),
     cmocka_unit_test_setup_teardown(test_text_write, build, teardown),
     cmocka_unit_test(test_empty_kernels),
+    cmocka_unit_test_setup_teardown(test_cached, build_cached, teardown),
+    cmocka_unit_test_setup_teardown(test_ranking, build_cached, teardown),
+    cmocka_unit_test_setup_teardown(test_cached_forms_golden, build_cached, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Cache model speed benchmark (src/cache): warp records per second through the model alone
+# for four access patterns (bench/cache_speed.c), its memory, and what it adds to
+# `coalcheck report` replaying a trace (the naive 4096x4096 transpose, 1 M records, and
+# the row-per-thread row sums, 0.5 M records of 32 lines each), --cache off vs on.
+#
+# usage: bench/cache_speed.sh [-o RESULT.md] [RECORDS]
+#   RECORDS    records per pattern of the model-only run (default 4194304)
+#   COALCHECK  the binary (default: build/coalcheck); the trace part needs nvcc and
+#              /usr/bin/time, and is left out without them
+# Writes bench/results/cache-speed-YYYY-MM-DD.md (or -o) with the date, the machine, the
+# commands and the numbers, and prints it. Rates divide by CPU time (the machine may be
+# shared). Target (issue 12): >= 50 M warp records/s per core.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=""
+if [[ ${1:-} == -o ]]; then
+  out=$2
+  shift 2
+fi
+records=${1:-4194304}
+[[ -n $out ]] || out="$root/bench/results/cache-speed-$(date -u +%Y-%m-%d).md"
+cc_bin=${COALCHECK:-$root/build/coalcheck}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cache_speed.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cc=${CC:-cc}
+$cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$root/src" -o "$work/cache_speed" \
+  "$root/bench/cache_speed.c" "$root"/src/cache/*.c "$root/src/util/err.c" \
+  "$root/src/util/mem.c" "$root/src/util/fileio.c" "$root/src/access/access.c" \
+  $(pkg-config --cflags --libs libcjson) -lm
+
+table=$("$work/cache_speed" "$records" h100)
+
+# `coalcheck report` of a recorded trace, cache model off and on: CPU seconds (user+sys)
+replay=""
+if command -v nvcc >/dev/null 2>&1 && [[ -x /usr/bin/time && -x $cc_bin ]]; then
+  replay="| trace | records | --cache off: CPU s | --cache h100: CPU s | added per record |"$'\n'
+  replay+="| --- | ---: | ---: | ---: | ---: |"$'\n'
+  for pair in transpose_naive_4096:transpose/transpose.cu row_sums_thread_4096:row_sums/row_sums.cu; do
+    launch=${pair%%:*}
+    t="$work/$launch.cctrace"
+    "$cc_bin" record "$root/examples/${pair#*:}" --launch "$root/bench/$launch.launch" -q -o "$t" >/dev/null
+    n=$("$cc_bin" report "$t" --cache off --json - -q |
+        python3 -c "import json,sys; print(sum(i['executions'] for k in json.load(sys.stdin)['kernels'] for i in k['instructions']))")
+    for mode in off h100; do
+      /usr/bin/time -f "%U %S" -o "$work/time.$mode" "$cc_bin" report "$t" --cache "$mode" \
+        -q > /dev/null
+    done
+    off=$(awk '{ print $1 + $2 }' "$work/time.off")
+    on=$(awk '{ print $1 + $2 }' "$work/time.h100")
+    per=$(python3 -c "print('%.0f ns' % (max(0.0, $on - $off) / $n * 1e9))")
+    replay+="| $launch | $n | $off | $on | $per |"$'\n'
+  done
+fi
+
+{
+  echo "# Cache model speed ($(date -u +%Y-%m-%d))"
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores (shared with other jobs), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $($cc --version | head -n1)"
+  echo "- command: \`bench/cache_speed.sh $records\` (one thread, -O2)"
+  echo "- model: H100 (132 SMs, L1 248 KiB per SM for 256-thread CTAs, 4 ways; L2 50 MiB, 16 ways); rates per CPU second of the replay alone (record generation excluded); M = 10^6"
+  echo
+  echo "$table"
+  if [[ -n $replay ]]; then
+    echo
+    echo "\`coalcheck report TRACE --cache off|h100 -q\` (the analysis, and the cache model when on):"
+    echo
+    echo "$replay"
+  fi
+} > "$out"
+cat "$out"

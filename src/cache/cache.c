@@ -1,0 +1,750 @@
+/* The cache model: L1 per SM, L2 and DRAM over a warp access stream. See cache.h.
+ *
+ * Rules, and where each comes from:
+ *   - Lines of 128 bytes, sectors of 32: the unit of tag and of transfer between L1 and
+ *     L2 on Volta and later (Nsight Compute Kernel Profiling Guide, "Memory Tables": "a
+ *     cache line is four sectors"; NVIDIA forum, Greg Smith: "the L1 and L2 cache line
+ *     size is 128 bytes composed of 4 x 32B sectors"). An L1 miss fetches only the missing
+ *     sectors (sectored fill); cc2.x fetches whole 128-byte lines (CUDA C Programming
+ *     Guide, compute capability 2.x, "Global Memory": cached loads are 128-byte
+ *     transactions), as `l1_whole_lines`.
+ *   - Loads allocate in L1 where the architecture caches global loads there: sm_70 and
+ *     later, and cc2.x unless -dlcm=cg (`l1_global_loads`); on cc3.x..sm_6x global loads
+ *     are cached in L2 only by default (Programming Guide, 3.x and 5.x "Global Memory":
+ *     L1 caching of global loads is opt-in), local memory in L1 everywhere.
+ *   - Global stores write through to L2 and do not allocate in L1; a line already in L1
+ *     keeps its sectors (updated in place; its LRU age is not refreshed). Sources: Programming Guide, compute capability 2.x:
+ *     global stores go to L2 (the L1 line is invalidated); for sm_70 and later Jia et al.,
+ *     "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking" (2018), the L1
+ *     data cache is write-through for global memory; the check against Nsight Compute's
+ *     lts__t_sectors_srcunit_tex_op_write (scripts/gpu-cache-check.sh) tests it: every
+ *     store sector must appear there. Local stores also write through, and allocate
+ *     (spilled registers are read back soon; assumption).
+ *   - Atomics and reductions are performed in L2 (Programming Guide, "Atomic Functions";
+ *     Nsight Compute counts them as lts ..._op_atom/_op_red); L1 is not involved.
+ *   - L2: write-back, write-allocate without a DRAM read: a store records which bytes of a
+ *     sector it wrote; a sector wholly written becomes valid; a read of a sector not valid
+ *     reads its 32 bytes from DRAM (merging what was written). Dirty sectors go to DRAM,
+ *     32 bytes each, when their line is evicted and at the kernel's end. DRAM is
+ *     accessed per 32-byte sector (Nsight Compute's dram__sectors).
+ *   - Replacement: LRU per set (NVIDIA does not publish its policies). Set index: the
+ *     line number folded with its higher bits (set_of; GPUs hash set indices: with a plain
+ *     modulo a warp reading 32 rows 16 KiB apart would fall into a few sets and thrash,
+ *     which the H200's row-per-thread kernels do not: issue 12), or the plain modulo for
+ *     tests. A record's lines are replayed in increasing order.
+ *   - L2 as one array of the device's size: the H100/H200's L2 is two partitions whose
+ *     far half an SM reaches through the partition crossbar; lts__t_sectors_srcunit_tex
+ *     counts each L1 miss once whichever partition serves it, so the sector counts do not
+ *     depend on the split. Not modelled: a line read by SMs of both halves may be held in
+ *     both (less capacity for shared data than 50 MB), so footprints between 25 and 50 MB
+ *     may reach DRAM more than predicted.
+ *   - CTA placement: cache.h's enum cc_cache_dispatch; the records of a CTA go to its
+ *     SM's L1. The emulator runs CTAs one after another: on the GPU about SMs x resident
+ *     CTAs run at once, so L2 sees other interleavings; reuse within a CTA and footprints
+ *     that fit in L2 are not affected by the order, reuse across CTAs at distances near
+ *     the L2's size may be.
+ *   - Local memory: each warp's local area lies at its own address, one per SM and
+ *     residency slot (the slot is reused by the SM's later CTAs, as local memory is
+ *     allocated per resident thread, not per CTA). */
+#include "cache/cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+#define EMPTY_TAG UINT64_MAX
+#define FULL_SECTOR 0xffffffffu
+#define MAX_ENTS 64            /* lines one record can touch: 32 lanes x 2 lines */
+#define LOCAL_BASE 0xc000000000000000ull
+#define LOCAL_REGION_SHIFT 32  /* bytes per warp local area: 4 GiB apart */
+#define MAX_WARPS_PER_SM 64
+
+/* One way of a set: the line it holds and its state. 16 bytes, so that a set of 4 ways
+ * is one host cache line and the 16 ways of an L2 set four neighbouring ones. */
+struct way {
+  uint64_t tag;                /* line number, EMPTY_TAG */
+  uint32_t stamp;              /* last use (LRU); 0 for empty ways */
+  uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
+  uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
+  uint16_t pad;
+};
+
+/* What stores wrote into an L2 line: per sector, the bytes written of a sector not valid
+ * (bit b: byte b) and the slot of the instruction that last wrote it (for the DRAM
+ * write-back). Beside the ways, touched by stores and write-backs only. */
+struct written {
+  uint32_t bytes[4];
+  uint32_t writer[4];
+};
+
+/* One cache level (for L1: one SM's share of the common array). */
+struct level {
+  uint32_t sets, ways;
+  uint32_t shift;              /* ceil(log2(sets)): the index's fold */
+  uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
+  enum cc_cache_index index;
+  struct way *w;               /* [sets * ways], set-major */
+  struct written *part;        /* L2 only: per way, what stores wrote */
+  uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
+};
+
+struct cc_cache {
+  struct cc_cache_device dev;
+  uint32_t l1_cap_lines;       /* per SM, allocated */
+  struct level *l1;            /* [dev.sms] */
+  struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
+  struct level l2;
+  /* the kernel */
+  uint32_t grid[3];
+  uint64_t ctas, per_sm_blocked;
+  uint32_t warps_per_cta, resident, l1_bytes;
+  uint32_t n_insns;
+  struct cc_cache_counts *insn;
+  struct cc_cache_counts zero;
+  uint64_t *sm_wavefronts;
+  double *sm_latency;
+  uint64_t flushed;
+};
+
+/* A line a record touches: the sectors, and for stores the bytes written per sector. */
+struct ent {
+  uint64_t line;
+  uint32_t bytes[4];
+  uint8_t mask;
+};
+
+/* A record's lines, in increasing line order (the order they are replayed in, whichever
+ * lanes hold them). */
+struct gather {
+  struct ent e[MAX_ENTS];
+  uint32_t n;
+  uint64_t max_line;
+  uint32_t sectors;
+  int unsorted;               /* while gathering: a line came after a larger one */
+};
+
+/* A record gathered into lines, ready to be replayed. */
+struct pending {
+  struct gather g;
+  uint32_t slot, sm;
+  enum cc_access_kind kind;
+  enum cc_space space;
+};
+
+/* Sets lv to sets x ways with the device's index function. */
+static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_cache_index index)
+{
+  lv->sets = sets ? sets : 1;
+  lv->ways = ways;
+  lv->index = index;
+  lv->shift = 1;
+  while (lv->shift < 32 && (1ull << lv->shift) < lv->sets)
+    lv->shift++;
+  lv->mod_magic = UINT64_MAX / lv->sets + 1;
+}
+
+/* Empties the first `lines` ways of lv. */
+static void level_clear(struct level *lv, size_t lines)
+{
+  for (size_t i = 0; i < lines; i++)
+    lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
+  if (lv->part)
+    memset(lv->part, 0, lines * sizeof *lv->part);
+  lv->clock = 0;
+}
+
+struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
+{
+  struct cc_cache *c = cc_xcalloc(1, sizeof *c);
+  uint32_t max_l1 = d->l1_bytes_override ? d->l1_bytes_override : d->l1_unified_bytes;
+  size_t l2_lines = (size_t)(d->l2_bytes / CC_CACHE_LINE_BYTES);
+  c->dev = *d;
+  c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
+  c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
+  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  for (uint32_t s = 0; s < d->sms; s++)
+    c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
+  level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
+  l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
+  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
+  c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
+  return c;
+}
+
+void cc_cache_free(struct cc_cache *c)
+{
+  if (!c)
+    return;
+  free(c->l1);
+  free(c->l1_ways);
+  free(c->l2.w);
+  free(c->l2.part);
+  free(c->insn);
+  free(c->sm_wavefronts);
+  free(c->sm_latency);
+  free(c);
+}
+
+size_t cc_cache_bytes(const struct cc_cache *c)
+{
+  size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->sm_wavefronts +
+                                   sizeof *c->sm_latency) +
+         (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
+         l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
+         (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0);
+}
+
+const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c)
+{
+  return &c->dev;
+}
+
+uint32_t cc_cache_resident_ctas(const struct cc_cache_device *d, uint32_t threads_per_cta)
+{
+  uint32_t warp_threads = (threads_per_cta + CC_WARP_SIZE - 1) / CC_WARP_SIZE * CC_WARP_SIZE;
+  uint32_t r = warp_threads ? d->max_threads_per_sm / warp_threads : d->max_ctas_per_sm;
+  if (r > d->max_ctas_per_sm)
+    r = d->max_ctas_per_sm;
+  return r ? r : 1;
+}
+
+uint32_t cc_cache_l1_bytes(const struct cc_cache_device *d, uint32_t threads_per_cta)
+{
+  uint64_t bytes = d->l1_unified_bytes;
+  uint32_t lines;
+  if (d->l1_bytes_override) {
+    bytes = d->l1_bytes_override;
+  } else if (d->n_carveouts) {
+    uint32_t kb = d->carveouts_kb[d->n_carveouts - 1];
+    if (d->carveout_kb != UINT32_MAX) {
+      kb = d->carveout_kb;
+    } else {
+      uint64_t need = (uint64_t)cc_cache_resident_ctas(d, threads_per_cta) *
+                      (d->smem_per_cta_bytes + d->smem_reserved_bytes);
+      for (uint32_t i = 0; i < d->n_carveouts; i++)
+        if ((uint64_t)d->carveouts_kb[i] * 1024 >= need) {
+          kb = d->carveouts_kb[i];
+          break;
+        }
+    }
+    bytes = (uint64_t)kb * 1024 < bytes ? bytes - (uint64_t)kb * 1024 : 0;
+  }
+  lines = (uint32_t)(bytes / CC_CACHE_LINE_BYTES / d->l1_ways * d->l1_ways);
+  if (lines == 0)
+    lines = d->l1_ways;
+  return lines * CC_CACHE_LINE_BYTES;
+}
+
+void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uint32_t block[3],
+                           uint32_t n_insns)
+{
+  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+  uint32_t lines;
+  memcpy(c->grid, grid, sizeof c->grid);
+  c->ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+  c->per_sm_blocked = (c->ctas + c->dev.sms - 1) / c->dev.sms;
+  if (c->per_sm_blocked == 0)
+    c->per_sm_blocked = 1;
+  c->warps_per_cta = (uint32_t)((threads + CC_WARP_SIZE - 1) / CC_WARP_SIZE);
+  c->resident = cc_cache_resident_ctas(&c->dev, (uint32_t)threads);
+  c->l1_bytes = cc_cache_l1_bytes(&c->dev, (uint32_t)threads);
+  lines = c->l1_bytes / CC_CACHE_LINE_BYTES;
+  if (lines > c->l1_cap_lines) { /* cannot happen: the arrays hold the largest L1 */
+    lines = c->l1_cap_lines / c->dev.l1_ways * c->dev.l1_ways;
+    c->l1_bytes = lines * CC_CACHE_LINE_BYTES;
+  }
+  for (uint32_t s = 0; s < c->dev.sms; s++) {
+    level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
+    level_clear(&c->l1[s], lines);
+  }
+  level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
+  free(c->insn);
+  c->n_insns = n_insns;
+  c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
+  memset(c->sm_wavefronts, 0, c->dev.sms * sizeof *c->sm_wavefronts);
+  memset(c->sm_latency, 0, c->dev.sms * sizeof *c->sm_latency);
+  c->flushed = 0;
+}
+
+/* ---- placement ------------------------------------------------------------------------ */
+
+static uint64_t cta_linear(const struct cc_cache *c, const uint32_t cta[3])
+{
+  return cta[0] + (uint64_t)c->grid[0] * (cta[1] + (uint64_t)c->grid[1] * cta[2]);
+}
+
+static uint32_t sm_of(const struct cc_cache *c, uint64_t cta)
+{
+  if (c->dev.dispatch == CC_CACHE_DISPATCH_BLOCKED)
+    return (uint32_t)(cta / c->per_sm_blocked % c->dev.sms);
+  return (uint32_t)(cta % c->dev.sms);
+}
+
+/* The k-th CTA an SM receives (0, 1, ...): the order its CTAs arrive in. */
+static uint64_t nth_on_sm(const struct cc_cache *c, uint64_t cta)
+{
+  return c->dev.dispatch == CC_CACHE_DISPATCH_BLOCKED ? cta % c->per_sm_blocked
+                                                      : cta / c->dev.sms;
+}
+
+/* The address of a warp's local area: one per SM and residency slot. */
+static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, uint32_t warp)
+{
+  uint64_t slot = nth_on_sm(c, cta) % c->resident * c->warps_per_cta + warp;
+  uint64_t region = (uint64_t)sm * MAX_WARPS_PER_SM * 32 + slot;
+  return LOCAL_BASE + (region << LOCAL_REGION_SHIFT);
+}
+
+/* ---- the arrays ------------------------------------------------------------------------- */
+
+/* The set of line. INDEX_HASH: the line number folded with its higher bits, h = line ^
+ * (line >> s) ^ (line >> 2s) with s = ceil(log2(sets)), then h mod sets: neighbouring
+ * lines stay in neighbouring sets (as in a plain modulo; it keeps the replay's host memory
+ * accesses local), while lines a power of two apart (rows of a matrix) spread over the
+ * sets instead of sharing a few. */
+static uint32_t set_of(const struct level *lv, uint64_t line)
+{
+  uint64_t h;
+  uint32_t h32;
+  if (lv->index == CC_CACHE_INDEX_MOD)
+    return (uint32_t)(line % lv->sets);
+  h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
+  h32 = (uint32_t)(h ^ (h >> 32));
+  /* h32 mod sets by one multiplication (Lemire, Kaser, Kurz, "Faster remainder by direct
+   * computation", 2019) */
+  return (uint32_t)(((unsigned __int128)(lv->mod_magic * h32) * lv->sets) >> 64);
+}
+
+/* Before lv's clock wraps: each set's stamps become their ranks 1..ways (empty ways stay
+ * 0), which keeps every set's LRU order; the clock restarts above them. */
+static void renumber(struct level *lv)
+{
+  for (size_t base = 0; base < (size_t)lv->sets * lv->ways; base += lv->ways) {
+    struct way *set = &lv->w[base];
+    uint32_t rank[64];
+    for (uint32_t i = 0; i < lv->ways; i++) {
+      rank[i] = set[i].stamp ? 1 : 0;
+      for (uint32_t j = 0; j < lv->ways && rank[i]; j++)
+        rank[i] += set[j].stamp && set[j].stamp < set[i].stamp;
+    }
+    for (uint32_t i = 0; i < lv->ways; i++)
+      set[i].stamp = rank[i];
+  }
+  lv->clock = lv->ways;
+}
+
+/* Marks way w of lv used now. */
+static void touch(struct level *lv, struct way *w)
+{
+  if (lv->clock == UINT32_MAX)
+    renumber(lv);
+  w->stamp = ++lv->clock;
+}
+
+/* The way of lv holding line, or the victim to replace (the least recently used, an empty
+ * way first) with *hit 0. */
+static struct way *lookup(const struct level *lv, uint64_t line, int *hit)
+{
+  struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways], *victim = set;
+  for (uint32_t i = 0; i < lv->ways; i++)
+    if (set[i].tag == line) {
+      *hit = 1;
+      return &set[i];
+    }
+  for (uint32_t i = 1; i < lv->ways; i++)
+    if (set[i].stamp < victim->stamp)
+      victim = &set[i];
+  *hit = 0;
+  return victim;
+}
+
+/* ---- one record ------------------------------------------------------------------------ */
+
+static void add_sector(struct gather *g, uint64_t sector, uint32_t bytes)
+{
+  uint64_t line = sector / 4;
+  uint32_t s = (uint32_t)(sector % 4);
+  struct ent *e = NULL;
+  if (g->n && g->e[g->n - 1].line == line) {
+    e = &g->e[g->n - 1];
+  } else if (g->n == 0 || line > g->max_line) {
+    g->max_line = line;
+  } else {
+    for (uint32_t i = g->n; i-- > 0;)
+      if (g->e[i].line == line) {
+        e = &g->e[i];
+        break;
+      }
+  }
+  if (!e) {
+    g->unsorted |= g->n > 0 && line < g->max_line;
+    e = &g->e[g->n++];
+    memset(e, 0, sizeof *e);
+    e->line = line;
+  }
+  if (!(e->mask & (1u << s)))
+    g->sectors++;
+  e->mask |= (uint8_t)(1u << s);
+  e->bytes[s] |= bytes;
+}
+
+/* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
+static uint32_t byte_bits(uint32_t off, uint32_t len)
+{
+  return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
+}
+
+/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g. */
+static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
+{
+  for (uint64_t line = lo / CC_CACHE_LINE_BYTES; line <= (hi - 1) / CC_CACHE_LINE_BYTES; line++) {
+    struct ent *e = &g->e[g->n++];
+    memset(e, 0, sizeof *e);
+    e->line = line;
+    for (uint32_t s = 0; s < 4; s++) {
+      uint64_t a = line * CC_CACHE_LINE_BYTES + s * CC_CACHE_SECTOR_BYTES;
+      uint64_t b = a + CC_CACHE_SECTOR_BYTES;
+      uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
+      if (from >= to)
+        continue;
+      e->mask |= (uint8_t)(1u << s);
+      e->bytes[s] = byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
+      g->sectors++;
+    }
+  }
+  g->max_line = (hi - 1) / CC_CACHE_LINE_BYTES;
+}
+
+/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d). One
+ * pass without branches on the data. */
+static int full_affine(const struct cc_warp_access *a, uint64_t *d)
+{
+  uint64_t step = a->addr[1] - a->addr[0], bad = 0;
+  if (a->active != 0xffffffffu)
+    return 0;
+  for (uint32_t l = 2; l < CC_WARP_SIZE; l++)
+    bad |= a->addr[l] ^ (a->addr[0] + l * step);
+  *d = step;
+  return bad == 0;
+}
+
+/* The lines and sectors of a's active lanes (addresses + base); for stores the bytes.
+ * Fast forms: 32 lanes on consecutive elements (a contiguous range), and 32 lanes a line
+ * or more apart in address order, each in one sector (a line per lane: no grouping); the
+ * general form groups lane by lane (add_sector) and sorts the lines, and gives the same
+ * entries (tests/cache/test_cache.c test_fast_paths). */
+static void gather(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t d, top;
+  g->n = 0;
+  g->sectors = 0;
+  g->unsorted = 0;
+  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
+  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
+      !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
+      !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
+    uint64_t lo = a->addr[0] + base;
+    if (d == size) {
+      gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
+      return;
+    }
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
+                                                            CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0) {
+      uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
+      for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
+        uint64_t sector = (lo + l * d) / CC_CACHE_SECTOR_BYTES;
+        struct ent *e = &g->e[l];
+        memset(e, 0, sizeof *e);
+        e->line = sector / 4;
+        e->mask = (uint8_t)(1u << (sector % 4));
+        e->bytes[sector % 4] = bits;
+      }
+      g->n = g->sectors = CC_WARP_SIZE;
+      g->max_line = g->e[CC_WARP_SIZE - 1].line;
+      return;
+    }
+  }
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    /* one piece per sector the lane's bytes reach (at most 2: size <= 32); bytes past
+     * 2^64 - 1 wrap to address 0, as addresses do */
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      add_sector(g, addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len));
+      addr += len;
+      left -= len;
+    }
+  }
+  for (uint32_t i = 1; g->unsorted && i < g->n; i++) { /* insertion sort: n <= 64 */
+    struct ent t = g->e[i];
+    uint32_t j = i;
+    for (; j > 0 && g->e[j - 1].line > t.line; j--)
+      g->e[j] = g->e[j - 1];
+    g->e[j] = t;
+  }
+}
+
+/* Sectors set in a 4-bit mask (a table: no library call without a popcount instruction). */
+static uint32_t popc4(uint8_t m)
+{
+  static const uint8_t n[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return n[m & 15];
+}
+
+/* Writes L2 way w's dirty sectors to DRAM (charged to their writers); returns the bytes
+ * written. */
+static uint64_t write_back(struct cc_cache *c, struct way *w)
+{
+  size_t i = (size_t)(w - c->l2.w);
+  uint64_t bytes = 0;
+  for (uint32_t s = 0; s < 4; s++) {
+    if (!(w->dirty & (1u << s)))
+      continue;
+    uint32_t slot = c->l2.part[i].writer[s];
+    if (slot < c->n_insns)
+      c->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
+    bytes += CC_CACHE_SECTOR_BYTES;
+  }
+  w->dirty = 0;
+  return bytes;
+}
+
+/* The L2 way holding line, allocated (the victim written back) when absent. */
+static struct way *l2_line(struct cc_cache *c, uint64_t line)
+{
+  int hit;
+  struct way *w = lookup(&c->l2, line, &hit);
+  if (!hit) {
+    if (w->dirty)
+      write_back(c, w);
+    w->tag = line;
+    w->valid = 0;
+    memset(c->l2.part[w - c->l2.w].bytes, 0, sizeof c->l2.part[0].bytes);
+  }
+  touch(&c->l2, w);
+  return w;
+}
+
+/* Reads sectors `mask` of line into L2 for instruction ic (fetching from DRAM the ones
+ * not valid, merging bytes already written); returns 1 if DRAM was read. */
+static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_cache_counts *ic)
+{
+  struct way *w = l2_line(c, line);
+  uint8_t missing = mask & (uint8_t)~w->valid;
+  ic->l2_hit_sectors += popc4(mask & w->valid);
+  if (!missing)
+    return 0;
+  ic->dram_bytes_read += (uint64_t)popc4(missing) * CC_CACHE_SECTOR_BYTES;
+  w->valid |= missing;
+  for (uint32_t s = 0; s < 4; s++)
+    if (missing & (1u << s))
+      c->l2.part[w - c->l2.w].bytes[s] = 0;
+  return 1;
+}
+
+/* Stores the bytes of e into L2 (write-allocate, no fetch) for instruction slot; returns
+ * the sectors that were valid before (hits). */
+static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+{
+  struct way *w = l2_line(c, e->line);
+  size_t i = (size_t)(w - c->l2.w);
+  uint32_t hits = popc4(e->mask & w->valid);
+  for (uint32_t s = 0; s < 4; s++) {
+    if (!(e->mask & (1u << s)))
+      continue;
+    w->dirty |= (uint8_t)(1u << s);
+    c->l2.part[i].writer[s] = slot;
+    if (!(w->valid & (1u << s))) {
+      c->l2.part[i].bytes[s] |= e->bytes[s];
+      if (c->l2.part[i].bytes[s] == FULL_SECTOR) {
+        w->valid |= (uint8_t)(1u << s);
+        c->l2.part[i].bytes[s] = 0;
+      }
+    }
+  }
+  return hits;
+}
+
+/* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
+ * when all hit), counting hits in *hits; allocates the line when alloc, else only
+ * reports (a store's L1 lookup: hits are updated in place). whole: fetch every sector of
+ * the line on a miss. */
+static uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int alloc, int whole,
+                         uint32_t *hits)
+{
+  int hit;
+  struct way *w = lookup(lv, line, &hit);
+  uint8_t have = hit ? w->valid : 0, fetch;
+  *hits = popc4(mask & have);
+  if (!hit && !alloc)
+    return mask;
+  fetch = mask & (uint8_t)~have;
+  if (fetch && whole)
+    fetch = (uint8_t)(0xfu & ~have);
+  if (!hit) {
+    w->tag = line;
+    w->valid = 0;
+  }
+  if (alloc)
+    w->valid |= fetch;
+  touch(lv, w);
+  return alloc ? fetch : mask;
+}
+
+enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
+
+/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts. */
+static void replay(struct cc_cache *c, const struct pending *p)
+{
+  const struct gather *g = &p->g;
+  struct cc_cache_counts *ic = &c->insn[p->slot];
+  struct level *l1 = &c->l1[p->sm];
+  enum level_reached reach = REACH_L1;
+  int load = p->kind == CC_ACCESS_LOAD, store = p->kind == CC_ACCESS_STORE;
+  int local = p->space == CC_SPACE_LOCAL;
+  int l1_alloc = local || c->dev.l1_global_loads;
+  uint32_t wavefronts = (g->sectors + 3) / 4;
+  ic->l1_wavefronts += wavefronts;
+  c->sm_wavefronts[p->sm] += wavefronts;
+  for (uint32_t i = 0; i < g->n; i++) {
+    const struct ent *e = &g->e[i];
+    uint32_t hits = 0;
+    if (load) {
+      uint8_t fetch = l1_alloc ? l1_lookup(l1, e->line, e->mask, 1, c->dev.l1_whole_lines,
+                                           &hits)
+                               : e->mask;
+      ic->l1_hit_sectors += hits;
+      if (!fetch)
+        continue;
+      ic->l2_sectors_read += popc4(fetch);
+      reach = reach < REACH_L2 ? REACH_L2 : reach;
+      if (l2_read(c, e->line, fetch, ic))
+        reach = REACH_DRAM;
+    } else if (store) {
+      /* write-through: a line L1 has is updated in place (no count changes, and its LRU
+       * age is left: only loads touch it); local stores also allocate */
+      if (local)
+        l1_lookup(l1, e->line, e->mask, 1, 0, &hits);
+      ic->l2_sectors_write += popc4(e->mask);
+      ic->l2_hit_sectors += l2_write(c, e, p->slot);
+    } else { /* atomic, reduction: read-modify-write in L2 */
+      ic->l2_sectors_atomic += popc4(e->mask);
+      reach = reach < REACH_L2 ? REACH_L2 : reach;
+      if (l2_read(c, e->line, e->mask, ic))
+        reach = REACH_DRAM;
+      l2_write(c, e, p->slot);
+    }
+  }
+  if (!store) {
+    double lat = reach == REACH_DRAM ? c->dev.lat_dram_ns
+                 : reach == REACH_L2 ? c->dev.lat_l2_ns : c->dev.lat_l1_ns;
+    ic->waits_l1 += reach == REACH_L1;
+    ic->waits_l2 += reach == REACH_L2;
+    ic->waits_dram += reach == REACH_DRAM;
+    ic->latency_ns += lat;
+    c->sm_latency[p->sm] += lat;
+  }
+}
+
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  struct pending p;
+  uint64_t cta;
+  uint32_t sm;
+  if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
+    return;
+  cta = cta_linear(c, a->cta);
+  sm = sm_of(c, cta);
+  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
+    struct cc_cache_counts *ic = &c->insn[a->insn_slot];
+    ic->l1_wavefronts += shared_wavefronts;
+    c->sm_wavefronts[sm] += shared_wavefronts;
+    if (a->kind == CC_ACCESS_LOAD) {
+      ic->waits_l1++;
+      ic->latency_ns += c->dev.lat_l1_ns;
+      c->sm_latency[sm] += c->dev.lat_l1_ns;
+    }
+    return;
+  }
+  p.slot = a->insn_slot;
+  p.sm = sm;
+  p.kind = a->kind;
+  p.space = a->space;
+  gather(a, a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0, &p.g);
+  replay(c, &p);
+}
+
+void cc_cache_end_kernel(struct cc_cache *c)
+{
+  size_t lines = (size_t)c->l2.sets * c->l2.ways;
+  for (size_t i = 0; i < lines; i++)
+    if (c->l2.w[i].dirty)
+      c->flushed += write_back(c, &c->l2.w[i]);
+}
+
+const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
+{
+  return slot < c->n_insns ? &c->insn[slot] : &c->zero;
+}
+
+void cc_cache_counts_add(struct cc_cache_counts *a, const struct cc_cache_counts *b)
+{
+  a->l1_hit_sectors += b->l1_hit_sectors;
+  a->l2_sectors_read += b->l2_sectors_read;
+  a->l2_sectors_write += b->l2_sectors_write;
+  a->l2_sectors_atomic += b->l2_sectors_atomic;
+  a->l2_hit_sectors += b->l2_hit_sectors;
+  a->dram_bytes_read += b->dram_bytes_read;
+  a->dram_bytes_written += b->dram_bytes_written;
+  a->l1_wavefronts += b->l1_wavefronts;
+  a->waits_l1 += b->waits_l1;
+  a->waits_l2 += b->waits_l2;
+  a->waits_dram += b->waits_dram;
+  a->latency_ns += b->latency_ns;
+}
+
+uint64_t cc_cache_l2_sectors(const struct cc_cache_counts *c)
+{
+  return c->l2_sectors_read + c->l2_sectors_write + c->l2_sectors_atomic;
+}
+
+/* CTAs the dispatch rule gives SM sm. */
+static uint64_t ctas_on_sm(const struct cc_cache *c, uint32_t sm)
+{
+  if (c->dev.dispatch == CC_CACHE_DISPATCH_BLOCKED) {
+    uint64_t first = (uint64_t)sm * c->per_sm_blocked;
+    if (first >= c->ctas)
+      return 0;
+    return c->ctas - first < c->per_sm_blocked ? c->ctas - first : c->per_sm_blocked;
+  }
+  return c->ctas / c->dev.sms + (sm < c->ctas % c->dev.sms);
+}
+
+void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *out)
+{
+  memset(out, 0, sizeof *out);
+  for (uint32_t i = 0; i < c->n_insns; i++)
+    cc_cache_counts_add(&out->total, &c->insn[i]);
+  out->dram_bytes_flushed = c->flushed;
+  out->l1_bytes = c->l1_bytes;
+  out->resident_ctas = c->resident;
+  for (uint32_t s = 0; s < c->dev.sms; s++) {
+    uint64_t n = ctas_on_sm(c, s), at_once = n < c->resident ? n : c->resident;
+    double warps = (double)(at_once * c->warps_per_cta);
+    if (n == 0)
+      continue;
+    out->sms_used++;
+    if (c->sm_wavefronts[s] > out->l1_wavefronts_max_sm)
+      out->l1_wavefronts_max_sm = c->sm_wavefronts[s];
+    if (warps > 0 && c->sm_latency[s] / warps > out->latency_ns_max_sm)
+      out->latency_ns_max_sm = c->sm_latency[s] / warps;
+  }
+}

@@ -1,0 +1,243 @@
+/* coalcheck cache model: what a warp access stream costs beyond L1 — L1 hits per SM, L2
+ * sectors, DRAM bytes read and written — and the time those figures take at a device's
+ * bandwidths and latencies.
+ *
+ * The model replays the warp access records (access/access.h) of one kernel at a time,
+ * in the order the producer delivers them (the emulator: CTAs one after another, the
+ * warps of a CTA round-robin between barriers; a .cctrace: the order it was recorded
+ * in), through real set-associative arrays with LRU replacement:
+ *   - one L1 per SM, 128-byte lines of four 32-byte sectors, filled per sector (whole
+ *     lines on cc2.x), its capacity the SM's unified L1/shared storage less the shared
+ *     memory carveout; CTAs are placed on SMs by a dispatch rule (round-robin by
+ *     default: CTA c, linear in x, then y, then z, runs on SM c mod SMs);
+ *   - one L2 of the device's size, 128-byte lines of 32-byte sectors, write-back,
+ *     write-allocate without fetch (a store marks the bytes it writes; a read of a sector
+ *     not wholly written fetches it), dirty sectors written to DRAM when evicted and at
+ *     the kernel's end;
+ *   - DRAM: 32 bytes per L2 sector missed or written back.
+ * Both arrays start empty at each kernel (Nsight Compute flushes the caches before each
+ * profiled kernel by default, --cache-control all). The rules per level, the policy
+ * assumed where NVIDIA publishes none (set-index hash, LRU, L2 as one unified array)
+ * and the sources are in cache.c and README.md; the device table with its sources in
+ * device.c.
+ *
+ * Memory is bounded by the cache sizes (the arrays) and the kernel's instruction and SM
+ * counts, never by the number of records. */
+#ifndef CC_CACHE_CACHE_H
+#define CC_CACHE_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "access/access.h"
+#include "util/err.h"
+
+#define CC_CACHE_LINE_BYTES 128u
+#define CC_CACHE_SECTOR_BYTES 32u
+#define CC_CACHE_MAX_CARVEOUTS 12
+
+/* How CTAs are placed on SMs (the hardware's scheduler is not documented). */
+enum cc_cache_dispatch {
+  CC_CACHE_DISPATCH_ROUND_ROBIN, /* CTA c on SM c mod SMs (linear CTA order, x fastest) */
+  CC_CACHE_DISPATCH_BLOCKED      /* CTA c on SM c / ceil(CTAs / SMs): neighbours share an SM */
+};
+
+/* How a line picks its set. */
+enum cc_cache_index {
+  CC_CACHE_INDEX_HASH, /* the line number folded with its higher bits, mod sets (GPUs
+                          hash their set index; power-of-two strides would otherwise share
+                          a few sets): cache.c set_of */
+  CC_CACHE_INDEX_MOD   /* line number mod sets (for hand-derived tests) */
+};
+
+/* One GPU's memory system as the model and the estimate use it. Sizes in bytes, speeds
+ * in GB/s (10^9 bytes per second), clock in GHz, latencies in ns. */
+struct cc_cache_device {
+  char name[32];              /* "h100", "h200", ..., or the base name of a custom shape */
+  const char *label;          /* "NVIDIA H100 SXM5 (sm_90)"; static */
+  const char *arch;           /* the --arch model it belongs to, e.g. "sm_90"; static */
+  uint32_t sms;               /* streaming multiprocessors */
+  uint32_t l1_unified_bytes;  /* L1 and shared memory storage per SM */
+  uint32_t carveouts_kb[CC_CACHE_MAX_CARVEOUTS]; /* shared memory sizes the SM can be set
+                                 to, increasing (KiB); L1 = unified - carveout */
+  uint32_t n_carveouts;       /* 0: fixed split, L1 = l1_unified_bytes */
+  uint32_t smem_reserved_bytes; /* shared memory the driver reserves per CTA (1 KiB from
+                                   sm_80 on) */
+  uint32_t smem_per_cta_bytes;/* the kernel's shared memory per CTA, as far as known (the
+                                 `smem=` option; 0 when not given) */
+  uint32_t carveout_kb;       /* chosen carveout (`carveout=`); UINT32_MAX: the smallest
+                                 that holds the resident CTAs' shared memory */
+  uint32_t l1_bytes_override; /* `l1=`: L1 capacity per SM; 0: from the carveout */
+  uint32_t l1_ways;
+  int l1_global_loads;        /* global loads allocate in L1 (sm_70 on, cc2.x default) */
+  int l1_whole_lines;         /* an L1 miss fetches the whole 128-byte line (cc2.x) */
+  uint64_t l2_bytes;
+  uint32_t l2_ways;
+  enum cc_cache_index index;
+  enum cc_cache_dispatch dispatch;
+  uint32_t max_ctas_per_sm, max_threads_per_sm; /* residency limits */
+  double clock_ghz;           /* SM clock */
+  double dram_gbs;            /* DRAM bandwidth */
+  double l2_gbs;              /* L2 bandwidth (reads from the SMs) */
+  double l1_bytes_per_clk;    /* L1 data bandwidth per SM: one 128-byte wavefront a clock */
+  double lat_l1_ns, lat_l2_ns, lat_dram_ns; /* load-to-use latency of a hit in L1, L2, and
+                                               of a DRAM access */
+  const char *speed_source;   /* where the speeds come from (static, or the calibration
+                                 file's path: borrowed from the caller) */
+  int calibrated;             /* speeds read from a calibration file */
+};
+
+/* Looks up the device for an architecture (cc_model_name's spelling: "sm_90", "cc3.5"):
+ * spec NULL or "" gives the architecture's default device (sm_90: h100); otherwise spec
+ * is "NAME[,KEY=VALUE...]" with NAME a device of the table (h100, h200, h100-pcie, a100,
+ * l40, a10, t4, v100, p100, gtx1080, m40, gtx750ti, k80, k40, tk1, gtx680, c2050,
+ * gtx460) or "default" (the architecture's), and keys: sms=N, l1=SIZE, l1-ways=N,
+ * carveout=KB, smem=SIZE, l2=SIZE, l2-ways=N, dispatch=rr|blocked, index=hash|mod
+ * (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
+ * two of at least 128 bytes, ways must divide its lines (associativity times sets =
+ * lines), carveout one of the device's sizes. calibration, if not NULL, is a JSON file
+ * written by scripts/gpu-calibrate.sh whose speeds replace the table's (cc_cache_calibrate).
+ * *enabled is 0 (and CC_OK) for spec "off" and for architectures without an L1/L2 data
+ * cache (cc1.x). Errors: CC_ERR_USAGE naming the unknown device or key (listing the known
+ * ones), the bad value and the rule, or a device of another architecture than arch;
+ * CC_ERR_INPUT for an unreadable or malformed calibration file. */
+int cc_cache_device_get(const char *arch, const char *spec, const char *calibration,
+                        struct cc_cache_device *out, int *enabled, struct cc_err *err);
+
+/* Reads the speeds of a calibration file (JSON object; scripts/gpu-calibrate.sh writes
+ * it) into d: "dram_gbs", "l2_gbs", and when present "clock_ghz", "sms", "lat_l1_ns",
+ * "lat_l2_ns", "lat_dram_ns". path is kept in d->speed_source (borrowed). Errors:
+ * CC_ERR_INPUT (unreadable file, not JSON, a field missing, not a positive number). */
+int cc_cache_calibrate(struct cc_cache_device *d, const char *path, struct cc_err *err);
+
+/* The L1 capacity (bytes) the device gives a kernel of threads_per_cta threads per CTA:
+ * l1_bytes_override when set; else unified storage less the carveout, which is the
+ * chosen one or the smallest that holds resident CTAs x (smem_per_cta + reserved)
+ * (cc_cache_resident_ctas); rounded down to whole sets of l1_ways lines. */
+uint32_t cc_cache_l1_bytes(const struct cc_cache_device *d, uint32_t threads_per_cta);
+
+/* CTAs of threads_per_cta threads one SM holds at once by the device's thread and CTA
+ * limits (registers and shared memory are not known to the model; they may lower it). */
+uint32_t cc_cache_resident_ctas(const struct cc_cache_device *d, uint32_t threads_per_cta);
+
+/* Traffic figures, per instruction and per kernel. Sectors are 32 bytes. */
+struct cc_cache_counts {
+  uint64_t l1_hit_sectors;    /* requested sectors found in L1 (loads) */
+  uint64_t l2_sectors_read;   /* sectors L1 asked of L2 for loads (lts__t_sectors_srcunit_tex_op_read) */
+  uint64_t l2_sectors_write;  /* sectors stores wrote to L2 (..._op_write) */
+  uint64_t l2_sectors_atomic; /* sectors of atomics and reductions, done in L2 (..._op_atom/red) */
+  uint64_t l2_hit_sectors;    /* of those, found in L2 */
+  uint64_t dram_bytes_read;   /* 32 per sector L2 fetched from DRAM */
+  uint64_t dram_bytes_written;/* 32 per dirty sector written back (evicted or at the end),
+                                 counted for the instruction that last wrote the sector */
+  uint64_t l1_wavefronts;     /* L1 data-stage cycles: ceil(sectors / 4) per global or
+                                 local request (one 128-byte wavefront a clock), the shared
+                                 model's wavefronts per shared request */
+  uint64_t waits_l1, waits_l2, waits_dram; /* load and atomic requests by the deepest level
+                                              one of their sectors had to reach */
+  double latency_ns;          /* sum of the latencies those requests wait (device's) */
+};
+
+/* A kernel's figures: the counts summed, and what the estimate needs. */
+struct cc_cache_kernel {
+  struct cc_cache_counts total;
+  uint64_t dram_bytes_flushed;  /* part of total.dram_bytes_written: dirty sectors left in
+                                   L2 at the kernel's end */
+  uint64_t l1_wavefronts_max_sm;/* the busiest SM's wavefronts */
+  double latency_ns_max_sm;     /* max over SMs of (its requests' latency sum / the warps it
+                                   holds at once): the serial-latency time */
+  uint32_t l1_bytes;            /* L1 capacity per SM for this kernel */
+  uint32_t resident_ctas;       /* per SM (cc_cache_resident_ctas) */
+  uint32_t sms_used;            /* SMs that received a CTA */
+};
+
+struct cc_cache; /* opaque: the arrays and counters of one device */
+
+/* Makes an empty model of device d (copied). Allocates the L1 arrays for the largest L1
+ * the device can have and the L2 array: 16 bytes per L1 line of every SM plus 48 bytes
+ * per L2 line (16 for the way, 32 for what stores wrote), and a little per SM (H100:
+ * 4.3 MB + 19.7 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
+cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
+/* Frees c; NULL is allowed. */
+void cc_cache_free(cc_take struct cc_cache *c);
+
+/* Bytes c holds: what cc_cache_new allocated (the L1 and L2 arrays, fixed by the device)
+ * and the per-instruction counters of the kernel begun last (sizeof(struct
+ * cc_cache_counts) per instruction slot; cc_cache_begin_kernel replaces them). The
+ * analysis counts them in its memory (analysis.h, mem_used). */
+size_t cc_cache_bytes(const struct cc_cache *c);
+
+/* The device c models (borrowed from c). */
+const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c);
+
+/* Starts a kernel: empties both levels, sizes L1 for the kernel's CTA size, zeroes the
+ * counters of n_insns instruction slots. grid and block in CTAs and threads. */
+void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uint32_t block[3],
+                           uint32_t n_insns);
+
+/* Replays one warp record: a global or local access through L1 (on a->cta's SM), L2 and
+ * DRAM; a shared access only counts shared_wavefronts (the shared model's) as L1
+ * wavefronts and, for loads, an L1 latency. Local records must carry the addresses of the
+ * hardware's interleaved layout (model.h cc_model_local_layout) in 4-byte pieces: the
+ * caller splits wider ones; each warp's local area is placed at its own address by its
+ * SM and residency slot. Records with insn_slot >= n_insns or a size above
+ * CC_ACCESS_MAX_BYTES are ignored (the analysis refuses them first). A lane's bytes past
+ * 2^64 - 1 continue at address 0. */
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts);
+
+/* Ends the kernel: writes every dirty L2 sector to DRAM (counted in the writing
+ * instruction's dram_bytes_written and in dram_bytes_flushed) and finishes the per-SM
+ * figures. */
+void cc_cache_end_kernel(struct cc_cache *c);
+
+/* The figures of instruction slot `slot` of the kernel (after cc_cache_end_kernel for
+ * final write-backs); a zeroed struct for a slot out of range. Borrowed from c. */
+const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot);
+
+/* The kernel's figures into *out (after cc_cache_end_kernel). */
+void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *out);
+
+/* Adds b's counts to a (for merges and sums). */
+void cc_cache_counts_add(struct cc_cache_counts *a, const struct cc_cache_counts *b);
+
+/* L2 sectors of all kinds: read + write + atomic. */
+uint64_t cc_cache_l2_sectors(const struct cc_cache_counts *c);
+
+/* ---- time (estimate.c) --------------------------------------------------------------- */
+
+enum cc_cache_bound { CC_CACHE_BOUND_DRAM, CC_CACHE_BOUND_L2, CC_CACHE_BOUND_L1 };
+
+/* A kernel's times, microseconds. */
+struct cc_cache_time {
+  double dram_us;             /* (DRAM bytes read + written) / dram_gbs */
+  double l2_us;               /* L2 sectors x 32 / l2_gbs */
+  double l1_us;               /* busiest SM's wavefronts x 128 / (l1_bytes_per_clk x clock) */
+  double bound_us;            /* max of the three: no kernel moving these bytes is faster */
+  enum cc_cache_bound bound_by;
+  double latency_us;          /* serial latency: the busiest SM's warps each waiting for
+                                 every load in turn (no overlap within a warp) */
+  double estimate_us;         /* max(bound_us, latency_us) */
+};
+
+/* The times of kernel k on device d. */
+void cc_cache_estimate(const struct cc_cache_device *d, const struct cc_cache_kernel *k,
+                       struct cc_cache_time *t);
+
+/* "DRAM", "L2", "L1" */
+const char *cc_cache_bound_name(enum cc_cache_bound b);
+
+/* What making one instruction coalesced would save, in microseconds (>= 0): the kernel's
+ * estimate now minus its estimate with the instruction's figures replaced by those of a
+ * coalesced access of the same requests: ideal_sectors (the model's fewest sectors) per
+ * request through L1 (wavefronts ceil(ideal / 4) in all), L2 sectors of each kind at most
+ * ideal_sectors, DRAM bytes unchanged (a coalesced access reads the same data), and its
+ * loads waiting on DRAM once per ideal-sized piece of the DRAM bytes, on L1 otherwise
+ * (a coalesced access reads fresh sectors each request where an uncoalesced one's
+ * re-reads hit L1). The kernel's busiest-SM wavefronts and latency scale with their
+ * kernel-wide sums. `after` (may be NULL) receives the kernel's times after the fix. */
+double cc_cache_fix_gain_us(const struct cc_cache_device *d, const struct cc_cache_kernel *k,
+                            const struct cc_cache_counts *insn, uint64_t requests,
+                            uint64_t ideal_sectors, struct cc_cache_time *after);
+
+#endif

@@ -1,0 +1,518 @@
+/* The cache model on small caches and known access sequences. Every expected figure is
+ * derived by hand in the comment above its check. Conventions: lines of 128 bytes (line
+ * n holds bytes [128n, 128n + 128)), sectors of 32 (sector s of a line holds bytes
+ * [32s, 32s + 32) of it); "index=mod" puts line n in set n mod sets, so that the sets are
+ * known; LRU evicts the way used longest ago. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cache/cache.h"
+
+/* 1 SM; L1 512 bytes = 4 lines, 2 ways -> 2 sets; L2 1 KiB = 8 lines, 2 ways -> 4 sets */
+#define SMALL "h100,sms=1,l1=512,l1-ways=2,l2=1K,l2-ways=2,index=mod"
+
+static struct cc_cache_device device(const char *arch, const char *spec)
+{
+  struct cc_cache_device d;
+  struct cc_err err = {0};
+  int on = 0;
+  if (cc_cache_device_get(arch, spec, NULL, &d, &on, &err) != CC_OK)
+    fail_msg("cc_cache_device_get(%s, %s): %s", arch, spec, err.msg);
+  assert_int_equal(on, 1);
+  return d;
+}
+
+/* A record of slot `slot`, kind, in CTA cta (x), lanes of mask at base + 4 i, 4 bytes. */
+static struct cc_warp_access rec(uint32_t slot, enum cc_access_kind kind, uint32_t cta,
+                                 uint64_t base, uint32_t mask)
+{
+  struct cc_warp_access a;
+  memset(&a, 0, sizeof a);
+  a.insn_slot = slot;
+  a.kind = kind;
+  a.space = CC_SPACE_GLOBAL;
+  a.size_bytes = 4;
+  a.active = mask;
+  a.cta[0] = cta;
+  for (int i = 0; i < CC_WARP_SIZE; i++)
+    a.addr[i] = base + 4u * (uint32_t)i;
+  return a;
+}
+
+static struct cc_cache *start(const struct cc_cache_device *d, uint32_t ctas, uint32_t n_insns)
+{
+  static const uint32_t block[3] = {32, 1, 1};
+  uint32_t grid[3] = {ctas, 1, 1};
+  struct cc_cache *c = cc_cache_new(d);
+  cc_cache_begin_kernel(c, grid, block, n_insns);
+  return c;
+}
+
+static void load_line(struct cc_cache *c, uint32_t cta, uint64_t line)
+{
+  struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, cta, line * 128, 0xffffffffu);
+  cc_cache_access(c, &a, 0);
+}
+
+/* Loads through L1 and L2, with evictions in both (L1 set 0 holds lines 0, 2, 4, 8...;
+ * L2 set 0 holds lines 0, 4, 8). */
+static void test_loads_lru(void **state)
+{
+  struct cc_cache_device d = device("sm_90", SMALL);
+  struct cc_cache *c = start(&d, 1, 1);
+  const struct cc_cache_counts *n;
+  (void)state;
+  /* A: line 0, 4 sectors: L1 miss, L2 miss: DRAM 128 bytes */
+  load_line(c, 0, 0);
+  /* B: line 0 again: 4 L1 hits */
+  load_line(c, 0, 0);
+  /* C: line 2 (L1 set 0, second way; L2 set 2): misses, DRAM 128 */
+  load_line(c, 0, 2);
+  /* D: line 4 (L1 set 0 full: evicts line 0, used at B, before line 2 at C; L2 set 0
+   * second way): DRAM 128 */
+  load_line(c, 0, 4);
+  /* E: line 0: L1 miss (evicted at D; now evicts line 2), L2 hit: 4 L2 hit sectors */
+  load_line(c, 0, 0);
+  /* F: line 8: L2 set 0 holds 0 (used at E) and 4 (at D): evicts 4; DRAM 128 */
+  load_line(c, 0, 8);
+  /* G: line 4 again: L1 miss, L2 miss (evicted at F): DRAM 128 */
+  load_line(c, 0, 4);
+  cc_cache_end_kernel(c);
+  n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l1_hit_sectors, 4);            /* B */
+  assert_int_equal(n->l2_sectors_read, 6 * 4);       /* A C D E F G */
+  assert_int_equal(n->l2_hit_sectors, 4);            /* E */
+  assert_int_equal(n->dram_bytes_read, 5 * 128);     /* A C D F G */
+  assert_int_equal(n->dram_bytes_written, 0);
+  assert_int_equal(n->l1_wavefronts, 7);             /* 4 sectors a request: 1 each */
+  assert_int_equal(n->waits_l1, 1);
+  assert_int_equal(n->waits_l2, 1);
+  assert_int_equal(n->waits_dram, 5);
+  /* latencies: 1 x L1 + 1 x L2 + 5 x DRAM of the device */
+  assert_true(fabs(n->latency_ns - (d.lat_l1_ns + d.lat_l2_ns + 5 * d.lat_dram_ns)) < 1e-9);
+  cc_cache_free(c);
+}
+
+/* Partial and whole sector stores: write-allocate in L2 without a read, a read of a
+ * partly written sector fetches it, write-backs at eviction and at the end. */
+static void test_stores_write_back(void **state)
+{
+  struct cc_cache_device d = device("sm_90", SMALL);
+  struct cc_cache *c = start(&d, 1, 2);
+  struct cc_warp_access a;
+  struct cc_cache_kernel k;
+  const struct cc_cache_counts *ld, *st;
+  (void)state;
+  /* slot 1 stores 4 bytes at 0 (lane 0): line 0 in L2, sector 0 dirty, 4 of 32 bytes
+   * written; no DRAM read; 1 L2 write sector */
+  a = rec(1, CC_ACCESS_STORE, 0, 0, 0x1u);
+  cc_cache_access(c, &a, 0);
+  /* slot 0 loads 4 bytes at 4 (lane 0, sector 0): not in L1 (stores do not allocate),
+   * L2 has the sector only partly: DRAM read 32 */
+  a = rec(0, CC_ACCESS_LOAD, 0, 4, 0x1u);
+  cc_cache_access(c, &a, 0);
+  /* slot 1 stores 8 lanes x 4 bytes at 32..63: sector 1 wholly written: valid, dirty, no
+   * DRAM read */
+  a = rec(1, CC_ACCESS_STORE, 0, 32, 0xffu);
+  cc_cache_access(c, &a, 0);
+  /* slot 0 loads 32..63: L1 has line 0 (from the load) but not sector 1: L2 hit */
+  a = rec(0, CC_ACCESS_LOAD, 0, 32, 0xffu);
+  cc_cache_access(c, &a, 0);
+  /* loads of lines 4 and 8 fill L2 set 0: line 8 evicts line 0 (LRU): its 2 dirty
+   * sectors go to DRAM, 64 bytes, charged to the store (slot 1) */
+  load_line(c, 0, 4);
+  load_line(c, 0, 8);
+  /* slot 1 stores 4 bytes into line 13 (L2 set 1): dirty at the end: 32 bytes flushed */
+  a = rec(1, CC_ACCESS_STORE, 0, 13 * 128, 0x1u);
+  cc_cache_access(c, &a, 0);
+  cc_cache_end_kernel(c);
+  ld = cc_cache_insn(c, 0);
+  st = cc_cache_insn(c, 1);
+  assert_int_equal(st->l2_sectors_write, 1 + 1 + 1);
+  assert_int_equal(st->dram_bytes_read, 0);
+  assert_int_equal(st->dram_bytes_written, 64 + 32);
+  assert_int_equal(st->waits_l1 + st->waits_l2 + st->waits_dram, 0); /* stores do not wait */
+  /* loads: 1 + 1 sectors, then lines 4 and 8 (4 each): 10 L2 sectors; DRAM 32 + 2 x 128 */
+  assert_int_equal(ld->l2_sectors_read, 10);
+  assert_int_equal(ld->l2_hit_sectors, 1);
+  assert_int_equal(ld->dram_bytes_read, 32 + 256);
+  cc_cache_kernel_figures(c, &k);
+  assert_int_equal(k.dram_bytes_flushed, 32);
+  assert_int_equal(k.total.dram_bytes_written, 96);
+  assert_int_equal(cc_cache_l2_sectors(&k.total), 13);
+  cc_cache_free(c);
+}
+
+/* Atomics go to L2: the sector is read from DRAM and written back at the end. */
+static void test_atomics(void **state)
+{
+  struct cc_cache_device d = device("sm_90", SMALL);
+  struct cc_cache *c = start(&d, 1, 1);
+  struct cc_warp_access a = rec(0, CC_ACCESS_ATOMIC, 0, 64, 0x3u); /* bytes 64..71 */
+  const struct cc_cache_counts *n;
+  (void)state;
+  cc_cache_access(c, &a, 0);
+  cc_cache_access(c, &a, 0); /* again: an L2 hit */
+  cc_cache_end_kernel(c);
+  n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l2_sectors_atomic, 2);
+  assert_int_equal(n->l1_hit_sectors, 0);
+  assert_int_equal(n->dram_bytes_read, 32);
+  assert_int_equal(n->dram_bytes_written, 32);
+  assert_int_equal(n->waits_dram, 1);
+  assert_int_equal(n->waits_l2, 1);
+  cc_cache_free(c);
+}
+
+/* CTA c reads line c / 2 on 2 SMs. Round-robin: SM 0 runs CTAs 0, 2 (lines 0, 1), SM 1
+ * runs 1, 3 (lines 0, 1): no L1 hit; L2: lines 0 and 1 miss once each. Blocked (2 per
+ * SM): SM 0 runs 0, 1 (line 0 twice), SM 1 runs 2, 3 (line 1 twice): one L1 hit of 4
+ * sectors on each. */
+/* Runs 4 CTAs, CTA c reading line c / 2, on device d; returns the kernel's figures. */
+static struct cc_cache_kernel four_ctas(const struct cc_cache_device *d)
+{
+  struct cc_cache_kernel k;
+  struct cc_cache *c = start(d, 4, 1);
+  for (uint32_t cta = 0; cta < 4; cta++)
+    load_line(c, cta, cta / 2);
+  cc_cache_end_kernel(c);
+  cc_cache_kernel_figures(c, &k);
+  cc_cache_free(c);
+  return k;
+}
+
+static void test_dispatch(void **state)
+{
+  struct cc_cache_device rr = device("sm_90", SMALL ",sms=2");
+  struct cc_cache_device bl = device("sm_90", SMALL ",sms=2,dispatch=blocked");
+  struct cc_cache_kernel k;
+  (void)state;
+  k = four_ctas(&rr);
+  assert_int_equal(k.total.l1_hit_sectors, 0);
+  assert_int_equal(k.total.l2_sectors_read, 16);
+  assert_int_equal(k.total.l2_hit_sectors, 8);
+  assert_int_equal(k.total.dram_bytes_read, 256);
+  assert_int_equal(k.sms_used, 2);
+  assert_int_equal(k.l1_wavefronts_max_sm, 2);
+  k = four_ctas(&bl);
+  assert_int_equal(k.total.l1_hit_sectors, 8);
+  assert_int_equal(k.total.l2_sectors_read, 8);
+  assert_int_equal(k.total.dram_bytes_read, 256);
+}
+
+/* cc2.x fetches whole lines into L1; sm_60 does not cache global loads in L1 (but local
+ * ones). */
+static void test_arch_policies(void **state)
+{
+  struct cc_cache_device fermi = device("cc2.0", "c2050,index=mod");
+  struct cc_cache_device pascal = device("sm_60", "p100,index=mod");
+  struct cc_warp_access a;
+  struct cc_cache *c;
+  const struct cc_cache_counts *n;
+  (void)state;
+  /* one lane reads sector 1 of line 0: Fermi's L1 fetches the 4 sectors of the line;
+   * then a read of sector 3 hits */
+  c = start(&fermi, 1, 1);
+  a = rec(0, CC_ACCESS_LOAD, 0, 32, 0x1u);
+  cc_cache_access(c, &a, 0);
+  a = rec(0, CC_ACCESS_LOAD, 0, 96, 0x1u);
+  cc_cache_access(c, &a, 0);
+  n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l2_sectors_read, 4);
+  assert_int_equal(n->l1_hit_sectors, 1);
+  assert_int_equal(n->dram_bytes_read, 128);
+  cc_cache_free(c);
+  /* Pascal: the same global line read twice goes to L2 twice (4 + 4 sectors, the second
+   * time L2 hits); a local access read twice hits L1 the second time */
+  c = start(&pascal, 1, 1);
+  load_line(c, 0, 0);
+  load_line(c, 0, 0);
+  n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l1_hit_sectors, 0);
+  assert_int_equal(n->l2_sectors_read, 8);
+  assert_int_equal(n->l2_hit_sectors, 4);
+  a = rec(0, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  a.space = CC_SPACE_LOCAL;
+  cc_cache_access(c, &a, 0);
+  cc_cache_access(c, &a, 0);
+  assert_int_equal(n->l1_hit_sectors, 4);
+  cc_cache_free(c);
+}
+
+/* Lanes 16 KiB apart (a row-per-thread walk, 4-byte elements): 32 lines of 1 sector each,
+ * 8 wavefronts (ceil(32 / 4)) a request; the 32 lines fit the H100's L1 (224 KiB for
+ * 32-thread CTAs, test_l1_capacity; hashed index), so the next 7 column steps, in the
+ * same sectors, hit: in 8 requests 32 sectors come from L2 (and DRAM) and 7 x 32 hit. */
+static void test_row_walk(void **state)
+{
+  struct cc_cache_device d = device("sm_90", "h100");
+  struct cc_cache *c = start(&d, 1, 1);
+  const struct cc_cache_counts *n;
+  (void)state;
+  for (uint32_t j = 0; j < 8; j++) {
+    struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 4u * j, 0xffffffffu);
+    for (int i = 0; i < CC_WARP_SIZE; i++)
+      a.addr[i] = 16384u * (uint32_t)i + 4u * j;
+    cc_cache_access(c, &a, 0);
+  }
+  cc_cache_end_kernel(c);
+  n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l1_wavefronts, 8 * 8);
+  assert_int_equal(n->l2_sectors_read, 32);
+  assert_int_equal(n->l1_hit_sectors, 7 * 32);
+  assert_int_equal(n->dram_bytes_read, 32 * 32);
+  assert_int_equal(n->waits_dram, 1);
+  assert_int_equal(n->waits_l1, 7);
+  cc_cache_free(c);
+}
+
+/* The fast forms of grouping lanes into lines (32 lanes on consecutive elements; 32
+ * lanes a line or more apart) against the general one: the same records with their
+ * lanes' addresses permuted (not affine any more, so grouped lane by lane) must give the
+ * same figures. Random strides, offsets, sizes and kinds on a small cache. */
+static void test_fast_paths(void **state)
+{
+  static const uint64_t strides[] = {1, 2, 4, 8, 16, 32, 64, 128, 160, 256, 4096, 16384};
+  struct cc_cache_device d = device("sm_90", SMALL ",sms=2");
+  struct cc_cache *fast = start(&d, 4, 3), *ref = start(&d, 4, 3);
+  uint32_t x = 12345;
+  (void)state;
+  for (int r = 0; r < 20000; r++) {
+    struct cc_warp_access a, b;
+    uint32_t size;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    size = 1u << (x % 4);                        /* 1, 2, 4, 8 bytes */
+    a = rec(x % 3, (enum cc_access_kind)(x % 3), (x >> 4) % 4, 0, 0xffffffffu);
+    a.size_bytes = size;
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      a.addr[l] = (uint64_t)((x >> 8) % 64) * size + (uint64_t)l * strides[(x >> 16) % 12] * size;
+    b = a;
+    for (int l = 0; l < CC_WARP_SIZE; l++) { /* reverse the lanes: same addresses */
+      b.addr[l] = a.addr[CC_WARP_SIZE - 1 - l];
+    }
+    cc_cache_access(fast, &a, 0);
+    cc_cache_access(ref, &b, 0);
+  }
+  cc_cache_end_kernel(fast);
+  cc_cache_end_kernel(ref);
+  for (uint32_t slot = 0; slot < 3; slot++) {
+    const struct cc_cache_counts *f = cc_cache_insn(fast, slot), *g = cc_cache_insn(ref, slot);
+    assert_int_equal(f->l1_hit_sectors, g->l1_hit_sectors);
+    assert_int_equal(cc_cache_l2_sectors(f), cc_cache_l2_sectors(g));
+    assert_int_equal(f->l2_hit_sectors, g->l2_hit_sectors);
+    assert_int_equal(f->dram_bytes_read, g->dram_bytes_read);
+    assert_int_equal(f->dram_bytes_written, g->dram_bytes_written);
+    assert_int_equal(f->l1_wavefronts, g->l1_wavefronts);
+    assert_int_equal(f->waits_dram, g->waits_dram);
+  }
+  cc_cache_free(fast);
+  cc_cache_free(ref);
+}
+
+/* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
+ * the first): a lane's bytes past 2^64 - 1 wrap to address 0, as its address does, and
+ * every record touches a few sectors, never a range running from 0 to 2^64.
+ *  A: one lane, 4 bytes at 2^64 - 25: bytes 2^64 - 25 .. 2^64 - 22, the top sector: 1 L2
+ *     read sector, 32 DRAM bytes (it read the whole 2^64 before, from 0 up).
+ *  B: one lane, 4 bytes at 2^64 - 2: the top sector and sector 0 (bytes 0, 1): 2 sectors.
+ *  C: 32 lanes of 4 bytes from 2^64 - 64 (the contiguous fast form): 64 bytes at the top
+ *     (2 sectors of the top line) and 64 from address 0 (2 sectors of line 0): 4 sectors
+ *     (none were counted before: the range's end wrapped below its start).
+ * Each record has its own slot. L1 keeps what earlier records read (the top line in set
+ * 1, line 0 in set 0: no eviction): B hits A's top sector (1 hit, 1 L2 read); C hits
+ * sector 3 of the top line and sector 0 of line 0 (2 hits) and reads sectors 2 and 1
+ * (2 L2 reads). */
+static void test_address_wrap(void **state)
+{
+  struct cc_cache_device d = device("sm_90", SMALL);
+  struct cc_cache *c = start(&d, 1, 3);
+  struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 0, 1u);
+  (void)state;
+  a.addr[0] = UINT64_MAX - 24;
+  cc_cache_access(c, &a, 0);
+  a = rec(1, CC_ACCESS_LOAD, 0, 0, 1u);
+  a.addr[0] = UINT64_MAX - 1;
+  cc_cache_access(c, &a, 0);
+  a = rec(2, CC_ACCESS_LOAD, 0, UINT64_MAX - 63, 0xffffffffu);
+  cc_cache_access(c, &a, 0);
+  cc_cache_end_kernel(c);
+  assert_int_equal(cc_cache_insn(c, 0)->l2_sectors_read, 1);
+  assert_int_equal(cc_cache_insn(c, 0)->dram_bytes_read, 32);
+  assert_int_equal(cc_cache_insn(c, 1)->l1_hit_sectors, 1); /* A's top sector */
+  assert_int_equal(cc_cache_insn(c, 1)->l2_sectors_read, 1); /* sector 0 */
+  assert_int_equal(cc_cache_insn(c, 2)->l1_hit_sectors, 2);
+  assert_int_equal(cc_cache_insn(c, 2)->l2_sectors_read, 2);
+  cc_cache_free(c);
+}
+
+/* L1 capacity from the carveout (CUDA C Programming Guide, 9.0: 256 KB unified, shared
+ * memory 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB; 1 KB reserved per CTA). */
+static void test_l1_capacity(void **state)
+{
+  struct cc_cache_device h100 = device("sm_90", "h100");
+  struct cc_cache_device big = device("sm_90", "h100,smem=48K");
+  struct cc_cache_device fixed = device("sm_90", "h100,carveout=100");
+  struct cc_cache_device a100 = device("sm_80", "a100");
+  (void)state;
+  /* 256 threads: 2048 / 256 = 8 CTAs per SM (< 32): 8 x 1 KB -> carveout 8: 248 KB */
+  assert_int_equal(cc_cache_resident_ctas(&h100, 256), 8);
+  assert_int_equal(cc_cache_l1_bytes(&h100, 256), 248 * 1024);
+  /* 32 threads: 64 by threads, 32 by the CTA limit: 32 KB -> carveout 32: 224 KB */
+  assert_int_equal(cc_cache_resident_ctas(&h100, 32), 32);
+  assert_int_equal(cc_cache_l1_bytes(&h100, 32), 224 * 1024);
+  /* 48 KB of shared memory per CTA, 8 CTAs: 392 KB, more than any: the largest, 228:
+   * 28 KB of L1 */
+  assert_int_equal(cc_cache_l1_bytes(&big, 256), 28 * 1024);
+  /* carveout=100: 156 KB */
+  assert_int_equal(cc_cache_l1_bytes(&fixed, 256), 156 * 1024);
+  /* A100: 192 KB unified, 8 KB carveout for 8 CTAs: 184 KB */
+  assert_int_equal(cc_cache_l1_bytes(&a100, 256), 184 * 1024);
+}
+
+/* Bad --cache specs: each a usage error naming what is wrong. */
+static void check_bad(const char *arch, const char *spec, const char *want)
+{
+  struct cc_cache_device d;
+  struct cc_err err = {0};
+  int on = 1;
+  int rc = cc_cache_device_get(arch, spec, NULL, &d, &on, &err);
+  if (rc != CC_ERR_USAGE || !strstr(err.msg, want))
+    fail_msg("--cache %s on %s: status %d, message '%s' (want usage error with '%s')", spec,
+             arch, rc, err.msg, want);
+}
+
+static void test_bad_specs(void **state)
+{
+  struct cc_cache_device d;
+  struct cc_err err = {0};
+  int on = 1;
+  (void)state;
+  check_bad("sm_90", "b200", "unknown device 'b200'");
+  check_bad("sm_90", "b200", "h100 (sm_90), h200 (sm_90)");        /* lists the known ones */
+  check_bad("sm_80", "h100", "h100 is a sm_90 device but the model is sm_80");
+  check_bad("sm_90", "h100,l1=100K", "power of two");
+  check_bad("sm_90", "h100,l2=1K,l2-ways=3", "3 ways do not divide its 8 lines");
+  check_bad("sm_90", "h100,l1=512,l1-ways=3", "3 ways do not divide its 4 lines");
+  check_bad("sm_90", "h100,l2-ways=0", "1..64");
+  check_bad("sm_90", "h100,carveout=50", "use one of: 0, 8, 16, 32, 64, 100, 132, 164, 196, 228");
+  check_bad("sm_90", "h100,colour=red", "unknown key");
+  check_bad("sm_90", "h100,sms", "KEY=VALUE");
+  check_bad("sm_90", "h100,dispatch=random", "rr");
+  check_bad("sm_90", "h100,,sms=2", "empty");
+  /* no cache model, no error: off, and cc1.x (no data cache) */
+  assert_int_equal(cc_cache_device_get("sm_90", "off", NULL, &d, &on, &err), CC_OK);
+  assert_int_equal(on, 0);
+  assert_int_equal(cc_cache_device_get("cc1.3", NULL, NULL, &d, &on, &err), CC_OK);
+  assert_int_equal(on, 0);
+  /* either spelling of an architecture */
+  assert_int_equal(cc_cache_device_get("cc9.0", "h200", NULL, &d, &on, &err), CC_OK);
+  assert_int_equal(on, 1);
+  assert_string_equal(d.name, "h200");
+  assert_int_equal(cc_cache_device_get("sm_35", NULL, NULL, &d, &on, &err), CC_OK);
+  assert_string_equal(d.name, "k40");
+}
+
+/* The calibration file replaces the speeds; a bad one is an input error. */
+static void test_calibration(void **state)
+{
+  char dir[] = "/tmp/cc-calib-XXXXXX", good[64], bad_path[64];
+  struct cc_cache_device d;
+  struct cc_err err = {0};
+  int on = 0;
+  FILE *fp;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(good, sizeof good, "%s/good.json", dir);
+  snprintf(bad_path, sizeof bad_path, "%s/bad.json", dir);
+  fp = fopen(good, "w");
+  fputs("{\"device\": \"NVIDIA H200\", \"dram_gbs\": 4000.5, \"l2_gbs\": 9000, "
+        "\"lat_dram_ns\": 600}\n", fp);
+  fclose(fp);
+  fp = fopen(bad_path, "w");
+  fputs("{\"dram_gbs\": -1, \"l2_gbs\": 9000}\n", fp);
+  fclose(fp);
+  assert_int_equal(cc_cache_device_get("sm_90", "h200", good, &d, &on, &err), CC_OK);
+  assert_true(d.calibrated);
+  assert_true(d.dram_gbs == 4000.5 && d.l2_gbs == 9000 && d.lat_dram_ns == 600);
+  assert_true(d.lat_l1_ns == 20); /* not in the file: the table's */
+  assert_int_equal(cc_cache_device_get("sm_90", "h200", bad_path, &d, &on, &err), CC_ERR_INPUT);
+  assert_non_null(strstr(err.msg, "'dram_gbs' is not a positive number"));
+  assert_int_equal(cc_cache_device_get("sm_90", NULL, "/nonexistent/c.json", &d, &on, &err),
+                   CC_ERR_INPUT);
+  unlink(good);
+  unlink(bad_path);
+  rmdir(dir);
+}
+
+/* Times from hand-made figures on the H100's defaults (3350 GB/s DRAM, 5500 GB/s L2,
+ * 128 bytes a clock at 1.98 GHz = 253.44 GB/s per SM's L1; L1 20 ns, DRAM 500 ns). */
+static void test_estimate_and_gain(void **state)
+{
+  struct cc_cache_device d = device("sm_90", "h100");
+  struct cc_cache_kernel k;
+  struct cc_cache_counts row;
+  struct cc_cache_time t;
+  double gain;
+  (void)state;
+  /* a row-per-thread load, one warp: 8 requests of 32 sectors (ideal 4 each: 32), 8
+   * wavefronts each; L1 absorbs 7 of 8: 32 sectors from L2 and DRAM (1024 bytes); the
+   * warp waits on DRAM once and on L1 7 times: 500 + 7 x 20 = 640 ns */
+  memset(&row, 0, sizeof row);
+  row.l1_wavefronts = 64;
+  row.l2_sectors_read = 32;
+  row.dram_bytes_read = 1024;
+  row.waits_dram = 1;
+  row.waits_l1 = 7;
+  row.latency_ns = 640;
+  memset(&k, 0, sizeof k);
+  k.total = row;
+  k.l1_wavefronts_max_sm = 64;
+  k.latency_ns_max_sm = 640;
+  cc_cache_estimate(&d, &k, &t);
+  /* DRAM 1024 / 3350e3 = 0.000306 us; L2 1024 / 5500e3; L1 8192 / 253.44e3 = 0.03232 us;
+   * latency 0.64 us: the estimate */
+  assert_true(fabs(t.dram_us - 1024 / 3350e3) < 1e-12);
+  assert_true(fabs(t.l1_us - 8192 / 253.44e3) < 1e-9);
+  assert_int_equal(t.bound_by, CC_CACHE_BOUND_L1);
+  assert_true(fabs(t.estimate_us - 0.64) < 1e-9);
+  /* coalesced, the same 1024 DRAM bytes come 128 a request: all 8 requests wait on DRAM,
+   * 4000 ns: slower, no gain */
+  gain = cc_cache_fix_gain_us(&d, &k, &row, 8, 32, &t);
+  assert_true(gain == 0.0);
+  assert_true(fabs(t.latency_us - 4.0) < 1e-9);
+  /* a transpose-like store: 8 requests x 32 sectors to L2 (ideal 4 each), 64 wavefronts;
+   * L1 bound 0.03232 us now, after: 8 wavefronts = 0.00404 us, L2 32 sectors, DRAM the
+   * same 1024 bytes (0.000306 us): gain 0.02828 us */
+  memset(&row, 0, sizeof row);
+  row.l1_wavefronts = 64;
+  row.l2_sectors_write = 256;
+  row.dram_bytes_written = 1024;
+  memset(&k, 0, sizeof k);
+  k.total = row;
+  k.l1_wavefronts_max_sm = 64;
+  gain = cc_cache_fix_gain_us(&d, &k, &row, 8, 32, &t);
+  assert_true(fabs(gain - (8192 - 1024) / 253.44e3) < 1e-9);
+  assert_int_equal(t.bound_by, CC_CACHE_BOUND_L1);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_loads_lru),     cmocka_unit_test(test_stores_write_back),
+      cmocka_unit_test(test_atomics),       cmocka_unit_test(test_dispatch),
+      cmocka_unit_test(test_arch_policies), cmocka_unit_test(test_row_walk),
+      cmocka_unit_test(test_l1_capacity),   cmocka_unit_test(test_bad_specs),
+      cmocka_unit_test(test_fast_paths),    cmocka_unit_test(test_address_wrap),
+      cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
