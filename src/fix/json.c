@@ -57,7 +57,6 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
                       struct cc_err *err)
 {
   cJSON *root = cJSON_CreateObject(), *cands = cJSON_CreateArray();
-  char *text, *out;
   cJSON_AddNumberToObject(root, "fix_schema_version", FIX_SCHEMA_VERSION);
   cJSON_AddStringToObject(root, "input", o->input);
   cJSON_AddStringToObject(root, "kernel", o->kernel_name);
@@ -96,11 +95,5 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
   cJSON_AddItemToObject(root, "before", report_json(&p->before));
   if (p->verified)
     cJSON_AddItemToObject(root, "after", report_json(&p->after));
-  text = cJSON_Print(root);
-  cJSON_Delete(root);
-  if (!text)
-    CC_BUG("cJSON_Print failed (out of memory)");
-  out = cc_xstrdup(text);
-  cJSON_free(text);
-  return cc_report_json_write_text(o->json_path, out, err);
+  return cc_report_json_write_text(o->json_path, cc_report_json_finish(root), err);
 }

@@ -110,7 +110,6 @@ int cc_report_compare_json_string(const struct cc_analysis *const *ans, size_t n
                                   const char *tool_version, char **out, struct cc_err *err)
 {
   cJSON *root, *arch, *kernels;
-  char *text;
   int rc;
   *out = NULL;
   if ((rc = cc_report_compare_check(ans, n, err)) != CC_OK)
@@ -127,13 +126,7 @@ int cc_report_compare_json_string(const struct cc_analysis *const *ans, size_t n
   for (size_t ki = 0; ki < ans[0]->n_kernels; ki++)
     cJSON_AddItemToArray(kernels, kernel_json(ans, n, ki));
   cJSON_AddItemToObject(root, "kernels", kernels);
-  text = cJSON_Print(root);
-  cJSON_Delete(root);
-  if (!text)
-    CC_BUG("cJSON_Print failed (out of memory)");
-  /* hand back memory the caller frees with free(), whatever cJSON's allocator is */
-  *out = cc_xstrdup(text);
-  cJSON_free(text);
+  *out = cc_report_json_finish(root);
   return CC_OK;
 }
 

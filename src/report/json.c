@@ -339,14 +339,18 @@ static cJSON *kernel_json(const struct cc_kernel_stats *k)
 char *cc_report_json_string(const struct cc_analysis *an, const char *tool_version)
 {
   cJSON *root = cJSON_CreateObject(), *kernels = cJSON_CreateArray();
-  char *text, *out;
   cc_report_json_num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
   cJSON_AddStringToObject(root, "tool_version", tool_version ? tool_version : "unknown");
   cJSON_AddStringToObject(root, "arch", cc_model_name(an->model));
   for (size_t i = 0; i < an->n_kernels; i++)
     cJSON_AddItemToArray(kernels, kernel_json(&an->kernels[i]));
   cJSON_AddItemToObject(root, "kernels", kernels);
-  text = cJSON_Print(root);
+  return cc_report_json_finish(root);
+}
+
+char *cc_report_json_finish(cJSON *root)
+{
+  char *text = cJSON_Print(root), *out;
   cJSON_Delete(root);
   if (!text)
     CC_BUG("cJSON_Print failed (out of memory)");

@@ -43,6 +43,11 @@ cc_give char *cc_report_json_string(cc_keep const struct cc_analysis *an,
 int cc_report_json_write(const char *path, cc_keep const struct cc_analysis *an,
                          const char *tool_version, struct cc_err *err);
 
+struct cJSON;
+/* The JSON text of root (indented), which is freed (taken); the caller frees the text with
+ * free(), whatever cJSON's allocator is. Aborts (CC_BUG) when cJSON runs out of memory. */
+cc_give char *cc_report_json_finish(cc_take struct cJSON *root);
+
 /* Writes text (taken, freed on every path) and a newline to path ("-": standard output)
  * whole or not at all (util/fileio.h). Errors: CC_ERR_IO "cannot write PATH: ...". */
 int cc_report_json_write_text(const char *path, cc_take char *text, struct cc_err *err);
