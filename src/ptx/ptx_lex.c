@@ -229,7 +229,8 @@ struct ptx_tok ptx_lex_next(struct ptx_lexer *lx) {
         lx->pos = i;
         return error_tok(lx, start, "unterminated string");
       }
-      if (d == 0) { /* PTX is text: a NUL would end the string wherever it is printed */
+      if (d == 0 || (d == '\\' && at(lx, i + 1) == 0)) {
+        /* PTX is text: a NUL, escaped or not, would end the string wherever it is printed */
         lx->pos = i;
         return error_tok(lx, start, "NUL byte inside a string; PTX is text");
       }

@@ -879,6 +879,14 @@ static void test_errors(void **state) {
     assert_null(m);
     assert_non_null(strstr(e.msg, "t.ptx:6:10: NUL byte inside a string"));
   }
+  { /* escaped: "\\\0" (the second fuzz_ptx finding) */
+    static const char nul[] = HDR ".entry k()\n{\n\t.pragma \"no\\\0x\";\n\tret;\n}\n";
+    struct ptx_module *m = NULL;
+    struct cc_err e = {0};
+    assert_int_equal(ptx_parse(nul, sizeof nul - 1, "t.ptx", &m, &e), CC_ERR_INPUT);
+    assert_null(m);
+    assert_non_null(strstr(e.msg, "NUL byte inside a string"));
+  }
   /* "\tcall.uni nothere;": the name at column 11 */
   assert_string_equal(parse_err(HDR ".entry k()\n{\n\tcall.uni nothere;\n}\n"),
                       "t.ptx:6:11: undefined function 'nothere'");
