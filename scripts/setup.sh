@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(gcc g++ make cmake pkg-config libcjson-dev libcmocka-dev libzstd-dev python3 python3-pip time
-          clang libclang-dev libclang-rt-14-dev)
+          clang libclang-dev libclang-rt-14-dev libisl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -28,6 +28,19 @@
 #include "ptx/ptx.h"
 #include "util/err.h"
 
+/* Which transformation `coalcheck fix --transform` applies (issue 10; CGO 2015 Sec. 4). */
+enum cc_fix_transform {
+  CC_FIX_T_AUTO,          /* every applicable one; the fewest measured sectors wins (default) */
+  CC_FIX_T_PERMUTE,       /* thread-geometry permutation (Sec. 4.2) */
+  CC_FIX_T_LIFT,          /* intra-thread loop lifted into a thread dimension (Sec. 4.3, Alg. 2) */
+  CC_FIX_T_REDISTRIBUTE,  /* per-thread reduction spread over a warp (Sec. 4.4, Alg. 3) */
+  CC_FIX_T_TILE,          /* transposition staged through a padded shared-memory tile */
+  CC_FIX_T_SOA            /* array of structures made a structure of arrays */
+};
+
+/* "auto", "permute", "lift", "redistribute", "tile", "soa" (static storage). */
+const char *cc_fix_transform_name(enum cc_fix_transform t);
+
 enum cc_fix_strategy {
   CC_FIX_STRATEGY_MODEL,     /* static cost model over the affine forms (default) */
   CC_FIX_STRATEGY_EMPIRICAL  /* emulate every legal candidate; fewest excess sectors wins */
@@ -71,6 +84,7 @@ struct cc_fix_opts {
   uint64_t max_insns;            /* emulator budget per run; 0: the default */
   uint64_t max_memory;           /* bytes all buffers of one run may take (--max-memory) */
   enum cc_fix_strategy strategy;
+  enum cc_fix_transform transform; /* --transform (CC_FIX_T_AUTO when not given) */
   const char *out_dir;           /* -o DIR */
   int force;                     /* --force: replace a non-empty DIR */
   const char *json_path;         /* --json FILE, "-" for stdout, or NULL */

@@ -9,6 +9,7 @@
 #include "analysis/analysis.h"
 #include "fix/fix.h"
 #include "model/model.h"
+#include "util/mem.h"
 
 /* ---- measuring one launch in the emulator (measure.c) -------------------------------- */
 
@@ -40,6 +41,21 @@ struct cc_fix_launch {
   const struct cc_launch_arg *args; size_t nargs;
   uint64_t max_insns;
   uint64_t max_memory;           /* bytes all buffers may take; 0 = no limit */
+  const struct cc_fix_relayout *relayouts; uint32_t nrelayouts; /* borrowed; may be 0 */
+};
+
+/* A change of one buffer's layout made by a fix (AoS -> SoA), or a preparation of its
+ * contents for a measurement (the absolute values of cc_fix_reassociation_ok): to_fix
+ * rewrites the buffer's bytes as the launch bound them (the original's layout) into the
+ * fix's, in place and at the same size, before the kernel runs; from_fix, when not NULL,
+ * turns the run's final bytes back into the original's layout before they are copied for
+ * the comparison. ctx belongs to whoever made the relayout (free_ctx, may be NULL). */
+struct cc_fix_relayout {
+  char *buffer;                  /* owned: the buffer argument's name (its --arg NAME=...) */
+  void *ctx;
+  void (*to_fix)(const void *ctx, uint8_t *data, uint64_t bytes);
+  void (*from_fix)(const void *ctx, uint8_t *data, uint64_t bytes);
+  void (*free_ctx)(void *ctx);
 };
 
 /* Emulates kernel k of m (an .entry) with launch l, its arguments bound and filled as the
@@ -59,6 +75,22 @@ const struct cc_kernel_stats *cc_fix_measure_kernel(const struct cc_fix_measure 
  * the element index and both values. */
 int cc_fix_buffers_equal(const struct cc_fix_measure *a, const struct cc_fix_measure *b,
                          char *why, size_t size);
+
+/* Compares every buffer of fix with orig, where orig's f32 and f64 buffers may differ from
+ * the fix's by the error of a reassociated sum (a reduction redistributed over a warp):
+ * element i passes when it is bitwise equal, both are NaN, or
+ *   |orig_i - fix_i| <= 2 * gamma(n) * abs_i,  gamma(n) = n u / (1 - n u)
+ * with u the unit roundoff (2^-24 for f32, 2^-53 for f64), n = terms + 2 (the sum's terms
+ * plus the operations around it) and abs_i element i of absrun: the original kernel run
+ * on the absolute values of its float inputs, which for a sum of products of inputs is
+ * sum |x_j y_j|, the quantity of the classical bound (Higham, Accuracy and Stability of
+ * Numerical Algorithms, 2nd ed., Sec. 4.2: |s^ - s| <= gamma(n-1) sum |x_i|; two orders
+ * each within it of the exact sum). Other buffers and types compare bitwise. Returns 1
+ * when all pass, with *max_rel the largest |orig_i - fix_i| / bound_i seen; else 0 and a
+ * one-line description of the first failing element in why (size bytes). */
+int cc_fix_reassociation_ok(const struct cc_fix_measure *orig, const struct cc_fix_measure *fix,
+                            const struct cc_fix_measure *absrun, uint64_t terms,
+                            double *max_rel, char *why, size_t size);
 
 /* ---- the thread-geometry permutation (permute.c) ------------------------------------- */
 
@@ -139,6 +171,62 @@ double cc_fix_model_sectors(cc_keep const struct cc_affine_kernel *ak,
                             const struct cc_fix_perm *p, const uint32_t block[3],
                             const uint32_t nb[3], uint64_t *unknown);
 
+/* ---- source transformations (lift.c, redistribute.c, tile.c, soa.c), run by xform.c --- */
+
+/* How a candidate's outputs must compare with the original's. */
+enum cc_fix_compare {
+  CC_FIX_COMPARE_BITWISE,        /* every buffer byte for byte */
+  CC_FIX_COMPARE_REASSOCIATED    /* floats within cc_fix_reassociation_ok's bound */
+};
+
+/* One rewritten kernel proposed by a source transformation. The transformation fills the
+ * first part; xform.c compiles, emulates, compares and fills the rest. */
+struct cc_fix_xcand {
+  const char *transform;         /* "lift", "redistribute", "tile", "soa" (static) */
+  char what[256];                /* one line: what was done, where: "the loop over k at
+                                    gemv.cu:14 spread over the 32 lanes of a warp (warp
+                                    shuffle)" */
+  char why[512];                 /* why it should help (shown by --transform auto), or "" */
+  char *text; size_t len;        /* owned: the whole rewritten input (CUDA C) */
+  uint32_t grid[3], block[3];    /* the fixed kernel's launch */
+  uint32_t shared_bytes;         /* its dynamic shared memory per CTA */
+  enum cc_fix_compare compare;
+  uint64_t terms;                /* REASSOCIATED: the most terms one output value sums */
+  struct cc_fix_relayout *relayouts; uint32_t nrelayouts; /* owned: buffers whose layout
+                                    the fix changes (soa), applied when it is verified */
+  char *extra_name, *extra_text; /* owned or NULL: one more file for DIR and its name (the
+                                    host-side conversion routines of soa) */
+  char *launch_note;             /* owned or NULL: what the caller's launch must change */
+  /* filled by xform.c */
+  int measured, verified;
+  uint64_t sectors, excess_sectors, wavefronts;
+  double max_rel;                /* REASSOCIATED: largest error / bound seen */
+  double gpu_ms;                 /* median GPU time, or 0 */
+  char failure[512];             /* why it was not verified, or "" */
+};
+
+typedef CC_VEC(struct cc_fix_xcand) cc_fix_xcands;
+
+/* Frees what c owns (text, relayouts and their contexts, extra file, note); zeroes it. */
+void cc_fix_xcand_release(struct cc_fix_xcand *c);
+
+/* A source transformation: appends to out one or more candidates for kernel
+ * o->kernel_name of the CUDA input o->input_text, whose original run is before (its
+ * parameter values, per-instruction requests and sectors); or returns CC_ERR_NO_FIX with
+ * the reason as the message, naming the construct and FILE:LINE:COL ("gemv.cu:12:5: the
+ * loop over k has a non-affine bound"). Other errors (CC_ERR_TOOL: libclang) pass. */
+typedef int (*cc_fix_xform_fn)(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                               cc_fix_xcands *out, struct cc_err *err);
+
+int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                cc_fix_xcands *out, struct cc_err *err);         /* lift.c */
+int cc_fix_redistribute(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                        cc_fix_xcands *out, struct cc_err *err); /* redistribute.c */
+int cc_fix_tile(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                cc_fix_xcands *out, struct cc_err *err);         /* tile.c */
+int cc_fix_soa(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+               cc_fix_xcands *out, struct cc_err *err);          /* soa.c */
+
 /* ---- the plan: one record from choice to output (fix.c, emit.c) ----------------------- */
 
 /* One candidate permutation. */
@@ -170,6 +258,16 @@ struct cc_fix_plan {
   int verified;                  /* buffers bitwise equal and fewer excess sectors */
   char reason[1024];             /* no fix: why (one line) */
   double gpu_ms_before, gpu_ms_after; int gpu_runs; /* --backend gpu */
+  /* the chosen fix, whichever transformation made it: what emit.c, json.c and the
+     summary print (the permutation fills these too) */
+  const char *transform;         /* "permute", "lift", ...; NULL: none chosen */
+  char what[256];                /* one line: what was done (cc_fix_xcand.what) */
+  char why[512];                 /* auto: why it was chosen */
+  uint32_t grid[3], block[3], shared_bytes; /* the fixed launch */
+  enum cc_fix_compare compare; uint64_t terms; double max_rel;
+  cc_fix_xcands x;               /* owned: the source transformations' candidates */
+  int xchosen;                   /* index into x, or -1 (the permutation or nothing) */
+  char refusals[2048];           /* each transformation that did not apply, and why */
 };
 
 void cc_fix_plan_release(struct cc_fix_plan *p);
