@@ -9,6 +9,7 @@
 #include <clang-c/Index.h>
 
 #include "cuda/cuda.h"
+#include "cuda/redist.h"
 #include "util/mem.h"
 
 /* ---- prelude.c: files that exist only in memory ---- */
@@ -276,5 +277,53 @@ int cc_cuda_macro_edits(const struct cc_cuda_model *m, const int sigma[3], cc_cu
  * caller_note. */
 void cc_cuda_launch_rewrite(const struct cc_cuda_model *m, const int sigma[3],
                             cc_cuda_edits *ed, struct cc_cuda_rewrite *out);
+
+/* ---- redist.c, redist_emit.c: a reduction loop spread over a warp (redist.h) ---- */
+
+/* An accumulation target of a rewritten loop: its partial is __cc_p<id>. */
+struct cc_cuda_rtarget {
+  char *key;                /* owned: the lvalue's bytes without white space */
+  char *text;               /* owned: the lvalue as written (copied after the loop) */
+  char *type;               /* owned: its canonical type's spelling ("float") */
+  int memory;               /* 1: memory, folded in by lane 0 between two __syncwarp() */
+  int integer;              /* 1: an integer type */
+  uint32_t size;            /* bytes of its type */
+  CXCursor decl;            /* local: the variable; memory: its base variable, or null */
+  uint32_t id;
+};
+
+/* Bytes [b, e) of the input that become the partial of target `target` (an
+ * accumulation's left-hand side, or the T of `T = T + E`). */
+struct cc_cuda_rrename {
+  unsigned b, e;
+  uint32_t target;          /* index into the loop's targets */
+};
+
+/* A loop of the kernel, analysed. */
+struct cc_cuda_rloop {
+  CXCursor stmt;
+  unsigned b, e;            /* the statement's bytes, its `;` included */
+  unsigned init_b, init_e;  /* the initial value's bytes (`0` of `int j = 0`) */
+  unsigned step_b, step_e;  /* the increment's bytes (`j++`) */
+  int ok;                   /* the shape of redist.h; else why says what breaks it */
+  int selected;             /* ok and holds an uncoalesced load: rewritten */
+  char why[1024];           /* !ok: "FILE:LINE:COL: what; why" */
+  CC_VEC(struct cc_cuda_rtarget) targets;
+  CC_VEC(struct cc_cuda_rrename) renames;
+  struct cc_cuda_redist_loop info;
+};
+
+/* A statement outside the rewritten loops that stores to memory: made by lane 0 only. */
+struct cc_cuda_rstore {
+  unsigned b, e;            /* its bytes, `;` included */
+};
+
+/* Adds to ed the edits of form f: the prologue (virtual thread from the real builtins,
+ * shadows), each selected loop of loops (nloops) and each store; *shared_bytes gets the
+ * static shared memory the form declares. in gives the launch and W. */
+void cc_cuda_redist_edits(const struct cc_cuda_model *m, const struct cc_cuda_redist_in *in,
+                          unsigned body_b, unsigned body_e, struct cc_cuda_rloop *loops,
+                          size_t nloops, const struct cc_cuda_rstore *stores, size_t nstores,
+                          enum cc_cuda_redist_form f, cc_cuda_edits *ed, uint32_t *shared_bytes);
 
 #endif
