@@ -29,9 +29,26 @@ static void put(struct text *t, const char *fmt, ...)
   t->len += (size_t)n;
 }
 
-/* Adds the edit [b, e) -> t's text and frees t. */
+/* Adds the edit [b, e) -> t's text, each line break and the indentation after it made
+ * one space, and frees t. Inserted code adds no line, so every original line keeps its
+ * number: the report's per-line figures of the fix compare with the original's, and
+ * the added code sits on the line of the construct it serves (a loop's warp sum on the
+ * loop's last line). */
 static void flush(cc_cuda_edits *ed, unsigned b, unsigned e, struct text *t)
 {
+  char *w = t->s;
+  for (const char *r = t->s; r && *r; r++) {
+    if (*r != '\n') {
+      *w++ = *r;
+      continue;
+    }
+    while (r[1] == ' ' || r[1] == '\t')
+      r++;
+    if (w == t->s || w[-1] != ' ')
+      *w++ = ' ';
+  }
+  if (w)
+    *w = '\0';
   cc_cuda_edits_add(ed, b, e, t->s ? t->s : "");
   free(t->s);
   memset(t, 0, sizeof *t);
@@ -59,9 +76,8 @@ static void prologue(struct text *t, const struct cc_cuda_redist_in *in,
 {
   unsigned long long threads = (unsigned long long)in->block[0] * in->block[1] * in->block[2];
   unsigned long long total = threads * in->grid[0] * in->grid[1] * in->grid[2];
-  put(t, "{\n  /* coalcheck fix --transform redistribute (CGO 2015 Sec. 4.4): warp v of this "
-      "launch plays thread v\n     of the original one (grid %u x %u x %u, block %u x %u x %u); "
-      "its 32 lanes split the loop */\n", in->grid[0], in->grid[1], in->grid[2],
+  put(t, "{ /* coalcheck redistribute: warp v plays thread v of grid (%u, %u, %u) x block "
+      "(%u, %u, %u), its lanes split the loop */\n", in->grid[0], in->grid[1], in->grid[2],
       in->block[0], in->block[1], in->block[2]);
   put(t, "  const int __cc_lane = (int)threadIdx.x, __cc_warp = (int)threadIdx.y;\n");
   put(t, "  const unsigned long long __cc_v = (unsigned long long)blockIdx.x * %uull + "
