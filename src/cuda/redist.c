@@ -672,6 +672,16 @@ static int body_statement(struct redist *r, struct cc_cuda_rloop *l, CXCursor st
   if (k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt || k == CXCursor_ReturnStmt ||
       k == CXCursor_GotoStmt)
     return 1; /* loop_visit names it */
+  if (k == CXCursor_CallExpr) {
+    char *name = callee_name(st);
+    int atomic = name && is_atomic(name);
+    if (atomic)
+      loop_fail(r, l, st, "atomic %s in the loop over %s; only accumulations into a local or "
+                "a memory location (`T += E;`) are redistributed", name, l->info.var);
+    free(name);
+    if (atomic)
+      return 0;
+  }
   return loop_fail(r, l, st, "the loop over %s has a statement that is neither a local "
                    "declaration nor an accumulation (`T += E;`, `T = T + E;`); Algorithm 3 "
                    "splits a loop that only reduces", l->info.var);
