@@ -158,8 +158,8 @@ static int check_warp_level(const struct cc_fix_opts *o, struct cc_err *err)
 int cc_fix_redistribute(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                         cc_fix_xcands *out, struct cc_err *err)
 {
-  const struct cc_kernel_stats *k = cc_fix_measure_kernel(before);
-  struct lines_ctx lc = {o, k};
+  const struct cc_kernel_stats *k;
+  struct lines_ctx lc;
   struct cc_cuda_redist_in in;
   struct cc_cuda_redist r;
   int rc, integer = 1;
@@ -169,6 +169,11 @@ int cc_fix_redistribute(const struct cc_fix_opts *o, const struct cc_fix_measure
                       o->input);
   if ((rc = check_warp_level(o, err)) != CC_OK)
     return rc;
+  if (!(k = cc_fix_measure_kernel(before)))
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: kernel %s was not measured: no global load "
+                      "to coalesce", o->input, o->kernel_name);
+  lc.o = o;
+  lc.k = k;
   memset(&in, 0, sizeof in);
   in.path = o->input;
   in.text = o->input_text;
