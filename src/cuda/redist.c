@@ -1103,6 +1103,12 @@ static int analyse(struct redist *r)
   uint32_t id = 0;
   int any = 0;
   walk(r, r->body, kernel_visit, NULL);
+  for (size_t i = 0; i < r->m->fns.len && r->status == CC_OK; i++) { /* and its callees */
+    const struct cc_cuda_fn *f = &r->m->fns.data[i];
+    if (f->in_tree && f->visited && (int)i != r->m->kernel && f->where != CC_CUDA_PRELUDE &&
+        f->where != CC_CUDA_SYSTEM)
+      walk(r, f->def, kernel_visit, NULL);
+  }
   if (r->status != CC_OK)
     return r->status;
   clang_visitChildren(r->body, collect_visit, &lc);

@@ -204,6 +204,9 @@ struct refusal {
 static const struct refusal refusals[] = {
   {"barrier", HEAD "  __syncthreads();\n  for (int j = 0; j < n; j++)\n    s += A[i * n + j];\n"
               "  y[i] = s;\n}\n", 1, ":5:3: ", "barrier __syncthreads in kernel k"},
+  {"barrier_in_helper", "__device__ void sync() { __syncthreads(); }\n" HEAD
+                        "  for (int j = 0; j < n; j++)\n    s += A[j];\n  sync();\n"
+                        "  y[i] = s;\n}\n", 1, ":1:26: ", "barrier __syncthreads"},
   {"shared", HEAD "  __shared__ float t[32];\n  for (int j = 0; j < n; j++)\n    s += A[j];\n"
              "  y[i] = s + t[0];\n}\n", 1, ":5:20: ", "__shared__ variable in kernel k"},
   {"warp", HEAD "  for (int j = 0; j < n; j++)\n    s += A[j];\n"
