@@ -326,4 +326,49 @@ void cc_cuda_redist_edits(const struct cc_cuda_model *m, const struct cc_cuda_re
                           size_t nloops, const struct cc_cuda_rstore *stores, size_t nstores,
                           enum cc_cuda_redist_form f, cc_cuda_edits *ed, uint32_t *shared_bytes);
 
+/* ---- redist_ast.c: cursor questions of the redistribution ---- */
+
+/* c without parentheses and implicit conversions (libclang's UnexposedExpr of one child). */
+CXCursor cc_cuda_rd_strip(CXCursor c);
+/* 1 and [*b, *e) when c is written in the input outside any macro expansion (so that its
+ * bytes can be edited or copied). */
+int cc_cuda_rd_bytes(const struct cc_cuda_model *m, CXCursor c, unsigned *b, unsigned *e);
+/* The bytes [b, e) of text without white space (owned). */
+cc_give char *cc_cuda_rd_squeeze(const char *text, unsigned b, unsigned e);
+/* The operator token of c: the first token at or after the end of its first operand lhs
+ * (binary), or its first or last token (unary, lhs null). Owned, or NULL. */
+cc_give char *cc_cuda_rd_operator(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs);
+int cc_cuda_rd_op_is(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs, const char *want);
+/* 1 for the cursor kinds that may assign (binary, compound, unary operators). */
+int cc_cuda_rd_is_assignment(enum CXCursorKind k);
+/* 1 when c writes its first operand (=, op=, ++, --); *target gets it. */
+int cc_cuda_rd_writes(const struct cc_cuda_model *m, CXCursor c, CXCursor *target);
+/* Type kinds: int, unsigned, long (long) and unsigned; float, double; every integer. */
+int cc_cuda_rd_integer(enum CXTypeKind k);
+int cc_cuda_rd_float(enum CXTypeKind k);
+int cc_cuda_rd_any_integer(enum CXTypeKind k);
+/* The canonical type kind of c. */
+enum CXTypeKind cc_cuda_rd_type_kind(CXCursor c);
+/* 1 when c has a child attribute of kind attr (CXCursor_CUDASharedAttr). */
+int cc_cuda_rd_has_attr(CXCursor c, enum CXCursorKind attr);
+/* 1 when variable d is the thread's own: a parameter, or a local neither static nor
+ * __shared__. */
+int cc_cuda_rd_private(CXCursor d);
+/* 1 when lvalue c names memory the lanes share (global, a pointer's target, shared); 0
+ * for a local scalar, a local array's element, a member of a local struct. */
+int cc_cuda_rd_shared_lvalue(CXCursor c);
+/* The offset of c's location in the input (0 when elsewhere). */
+unsigned cc_cuda_rd_off(const struct cc_cuda_model *m, CXCursor c);
+/* The name of the function call c reaches (owned), or NULL. */
+cc_give char *cc_cuda_rd_callee(CXCursor call);
+/* Names: a CTA barrier (__syncthreads*), a warp-level primitive, an atomic. */
+int cc_cuda_rd_barrier(const char *name);
+int cc_cuda_rd_warp_op(const char *name);
+int cc_cuda_rd_atomic(const char *name);
+/* The model's function that call c reaches (its index), or -1. */
+int cc_cuda_rd_model_fn(const struct cc_cuda_model *m, CXCursor call);
+/* The end offset of statement c whose extent ends at e: e, or past the `;` that follows
+ * an expression or a jump (clang's extent stops before it). */
+unsigned cc_cuda_rd_statement_end(const struct cc_cuda_model *m, CXCursor c, unsigned e);
+
 #endif

@@ -1,7 +1,7 @@
 /* coalcheck CUDA front end: cc_cuda_redistribute, a per-thread reduction loop spread over
  * the 32 lanes of a warp (CGO 2015 Sec. 4.4, Algorithm 3): which loops qualify, what is
  * refused, and where the stores outside the loops are. The text is made by
- * redist_emit.c. */
+ * redist_emit.c, the cursor questions redist_ast.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,192 +59,6 @@ static enum CXCursorKind kind(CXCursor c)
   return clang_getCursorKind(c);
 }
 
-/* c without parentheses and implicit conversions (libclang's UnexposedExpr of one child). */
-static CXCursor strip(CXCursor c)
-{
-  CXCursor k;
-  for (int i = 0; i < 64; i++) {
-    enum CXCursorKind ck = kind(c);
-    if ((ck != CXCursor_ParenExpr && ck != CXCursor_UnexposedExpr) || cc_cuda_children(c, &k, 1) != 1)
-      break;
-    c = k;
-  }
-  return c;
-}
-
-/* The bytes of c in the input, outside any macro expansion (so that they can be edited
- * or copied); 0 when c is not written so. */
-static int bytes_of(const struct redist *r, CXCursor c, unsigned *b, unsigned *e)
-{
-  return cc_cuda_tu_extent(&r->m->tu, c, b, e) && !cc_cuda_model_expansion_at(r->m, *b) &&
-         cc_cuda_model_whole(r->m, *b, *e);
-}
-
-/* The bytes [b, e) without white space (owned). */
-static char *squeeze(const char *text, unsigned b, unsigned e)
-{
-  char *s = cc_xmalloc(e - b + 1), *p = s;
-  for (unsigned i = b; i < e; i++)
-    if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
-      *p++ = text[i];
-  *p = '\0';
-  return s;
-}
-
-/* The operator token of operator expression c: the first token at or after the end of
- * its first operand lhs (binary), or its first or last token (unary). Owned, or NULL. */
-static char *operator_of(const struct redist *r, CXCursor c, CXCursor lhs)
-{
-  struct cc_cuda_tokens tk;
-  unsigned b, e, lend = 0;
-  char *op = NULL;
-  if (!bytes_of(r, c, &b, &e))
-    return NULL;
-  if (!clang_Cursor_isNull(lhs) && !bytes_of(r, lhs, &b, &lend))
-    return NULL;
-  cc_cuda_tokens_get(&r->m->tu, clang_getCursorExtent(c), &tk);
-  if (clang_Cursor_isNull(lhs)) {
-    if (tk.n && (cc_cuda_token_is(&tk, 0, "++") || cc_cuda_token_is(&tk, 0, "--") ||
-                 cc_cuda_token_is(&tk, 0, "*") || cc_cuda_token_is(&tk, 0, "&")))
-      op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[0]));
-    else if (tk.n)
-      op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[tk.n - 1]));
-  } else {
-    for (unsigned i = 0; i < tk.n && !op; i++)
-      if (cc_cuda_token_off(&tk, i) >= lend)
-        op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[i]));
-  }
-  cc_cuda_tokens_release(&tk);
-  return op;
-}
-
-static int op_is(const struct redist *r, CXCursor c, CXCursor lhs, const char *want)
-{
-  char *op = operator_of(r, c, lhs);
-  int yes = op && strcmp(op, want) == 0;
-  free(op);
-  return yes;
-}
-
-static int is_assignment(enum CXCursorKind k)
-{
-  return k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator ||
-         k == CXCursor_UnaryOperator;
-}
-
-/* 1 when operator expression c writes its first operand (=, op=, ++, --); *target gets it. */
-static int writes(const struct redist *r, CXCursor c, CXCursor *target)
-{
-  CXCursor kids[2];
-  unsigned n = cc_cuda_children(c, kids, 2);
-  if (kind(c) == CXCursor_CompoundAssignOperator && n == 2) {
-    *target = kids[0];
-    return 1;
-  }
-  if (kind(c) == CXCursor_BinaryOperator && n == 2 && op_is(r, c, kids[0], "=")) {
-    *target = kids[0];
-    return 1;
-  }
-  if (kind(c) == CXCursor_UnaryOperator && n == 1) {
-    char *op = operator_of(r, c, clang_getNullCursor());
-    int yes = op && (strcmp(op, "++") == 0 || strcmp(op, "--") == 0);
-    free(op);
-    *target = kids[0];
-    return yes;
-  }
-  return 0;
-}
-
-static int integer_kind(enum CXTypeKind k)
-{
-  return k == CXType_Int || k == CXType_UInt || k == CXType_Long || k == CXType_ULong ||
-         k == CXType_LongLong || k == CXType_ULongLong;
-}
-
-static int float_kind(enum CXTypeKind k)
-{
-  return k == CXType_Float || k == CXType_Double;
-}
-
-static int any_integer_kind(enum CXTypeKind k)
-{
-  return integer_kind(k) || k == CXType_Short || k == CXType_UShort || k == CXType_Char_S ||
-         k == CXType_Char_U || k == CXType_SChar || k == CXType_UChar || k == CXType_Bool;
-}
-
-static enum CXTypeKind type_kind(CXCursor c)
-{
-  return clang_getCanonicalType(clang_getCursorType(c)).kind;
-}
-
-struct attr_find {
-  enum CXCursorKind want;
-  int found;
-};
-
-static enum CXChildVisitResult attr_visit(CXCursor c, CXCursor parent, CXClientData data)
-{
-  struct attr_find *a = data;
-  (void)parent;
-  if (kind(c) == a->want)
-    a->found = 1;
-  return CXChildVisit_Continue;
-}
-
-static int has_attr(CXCursor c, enum CXCursorKind attr)
-{
-  struct attr_find a = {attr, 0};
-  clang_visitChildren(c, attr_visit, &a);
-  return a.found;
-}
-
-/* 1 when variable d lives in a thread's registers or local memory: a parameter, or a
- * variable of a function's body that is neither static nor __shared__. */
-static int thread_private(CXCursor d)
-{
-  enum CXCursorKind pk;
-  if (kind(d) == CXCursor_ParmDecl)
-    return 1;
-  if (kind(d) != CXCursor_VarDecl || has_attr(d, CXCursor_CUDASharedAttr) ||
-      clang_Cursor_getStorageClass(d) == CX_SC_Static ||
-      clang_Cursor_getStorageClass(d) == CX_SC_Extern)
-    return 0;
-  pk = kind(clang_getCursorSemanticParent(d));
-  return pk == CXCursor_FunctionDecl || pk == CXCursor_FunctionTemplate ||
-         pk == CXCursor_CXXMethod;
-}
-
-/* 1 when lvalue c names memory every lane shares (a global, a pointer's target, shared
- * memory); 0 when it lies in the thread's own variables (a local scalar, a local array's
- * element, a member of a local struct). */
-static int shared_lvalue(CXCursor c)
-{
-  for (int i = 0; i < 64; i++) {
-    CXCursor kids[2];
-    unsigned n;
-    c = strip(c);
-    n = cc_cuda_children(c, kids, 2);
-    switch (kind(c)) {
-    case CXCursor_DeclRefExpr:
-      return !thread_private(clang_getCursorReferenced(c));
-    case CXCursor_ArraySubscriptExpr:
-      if (n != 2 || clang_getCanonicalType(clang_getCursorType(strip(kids[0]))).kind !=
-                        CXType_ConstantArray)
-        return 1;
-      c = kids[0];
-      break;
-    case CXCursor_MemberRefExpr:
-      if (n < 1 || clang_getCanonicalType(clang_getCursorType(kids[0])).kind == CXType_Pointer)
-        return 1;
-      c = kids[0];
-      break;
-    default:
-      return 1;
-    }
-  }
-  return 1;
-}
-
 /* ---- the kernel's parameters and the trip count ---- */
 
 /* The value of integer expression c: a constant, a kernel parameter whose value is known,
@@ -256,7 +70,7 @@ static int eval(const struct redist *r, CXCursor c, int64_t *v, int depth)
   unsigned n;
   if (depth > 32)
     return 0;
-  c = strip(c);
+  c = cc_cuda_rd_strip(c);
   if (kind(c) == CXCursor_IntegerLiteral || kind(c) == CXCursor_BinaryOperator ||
       kind(c) == CXCursor_DeclRefExpr) {
     if ((ev = clang_Cursor_Evaluate(c))) {
@@ -281,10 +95,10 @@ static int eval(const struct redist *r, CXCursor c, int64_t *v, int depth)
     return 0;
   }
   if (kind(c) == CXCursor_CStyleCastExpr && n >= 1)
-    return any_integer_kind(type_kind(c)) && eval(r, kids[n - 1], v, depth + 1);
+    return cc_cuda_rd_any_integer(cc_cuda_rd_type_kind(c)) && eval(r, kids[n - 1], v, depth + 1);
   if (kind(c) == CXCursor_BinaryOperator && n == 2) {
     int64_t a, b;
-    char *op = operator_of(r, c, kids[0]);
+    char *op = cc_cuda_rd_operator(r->m, c, kids[0]);
     int ok = op && eval(r, kids[0], &a, depth + 1) && eval(r, kids[1], &b, depth + 1);
     if (ok && strcmp(op, "+") == 0)
       *v = a + b;
@@ -329,7 +143,8 @@ static enum CXChildVisitResult sub_visit(CXCursor c, CXCursor parent, CXClientDa
 
 /* Calls fn on every cursor below root (pre-order), with its parent and its index among
  * the parent's children. */
-static void walk(struct redist *r, CXCursor root, void (*fn)(struct sub *, CXCursor, CXCursor, unsigned),
+static void walk(struct redist *r, CXCursor root,
+                 void (*fn)(struct sub *, CXCursor, CXCursor, unsigned),
                  void *ctx)
 {
   struct sub s = {r, fn, ctx, 0, 0, root};
@@ -341,56 +156,6 @@ static int inside(unsigned off, unsigned b, unsigned e)
   return off >= b && off < e;
 }
 
-static unsigned off_of(const struct redist *r, CXCursor c)
-{
-  unsigned off = 0;
-  cc_cuda_tu_off(&r->m->tu, clang_getCursorLocation(c), &off);
-  return off;
-}
-
-/* The name of the function a call reaches (owned), or NULL. */
-static char *callee_name(CXCursor call)
-{
-  CXCursor f = cc_cuda_fn_target(call);
-  return clang_Cursor_isNull(f) ? NULL : cc_cuda_spelling(f);
-}
-
-static int is_barrier(const char *name)
-{
-  return strncmp(name, "__syncthreads", 13) == 0 || strcmp(name, "__barrier_sync") == 0;
-}
-
-static int is_warp_op(const char *name)
-{
-  return strncmp(name, "__shfl", 6) == 0 || strncmp(name, "__ballot", 8) == 0 ||
-         strncmp(name, "__all", 5) == 0 || strncmp(name, "__any", 5) == 0 ||
-         strncmp(name, "__uni", 5) == 0 || strncmp(name, "__match", 7) == 0 ||
-         strncmp(name, "__reduce", 8) == 0 || strcmp(name, "__activemask") == 0 ||
-         strcmp(name, "__syncwarp") == 0;
-}
-
-static int is_atomic(const char *name)
-{
-  return strncmp(name, "atomic", 6) == 0 || strncmp(name, "__atomic", 8) == 0;
-}
-
-/* The model's function that call c reaches, or -1. */
-static int model_fn(const struct redist *r, CXCursor call)
-{
-  CXCursor f = cc_cuda_fn_target(call), t;
-  char *usr;
-  int found = -1;
-  if (clang_Cursor_isNull(f))
-    return -1;
-  t = clang_getSpecializedCursorTemplate(f);
-  usr = cc_cuda_str(clang_getCursorUSR(clang_Cursor_isNull(t) ? f : t));
-  for (size_t i = 0; i < r->m->fns.len && found < 0; i++)
-    if (strcmp(r->m->fns.data[i].usr, usr) == 0)
-      found = (int)i;
-  free(usr);
-  return found;
-}
-
 /* ---- the whole kernel: what no loop may have ---- */
 
 static void kernel_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned index)
@@ -399,19 +164,19 @@ static void kernel_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned in
   char *name;
   (void)parent;
   (void)index;
-  if (kind(c) == CXCursor_VarDecl && has_attr(c, CXCursor_CUDASharedAttr)) {
+  if (kind(c) == CXCursor_VarDecl && cc_cuda_rd_has_attr(c, CXCursor_CUDASharedAttr)) {
     fail(r, c, "__shared__ variable in kernel %s; its threads are regrouped into other "
          "CTAs, so shared memory would not be shared as before: redistribute by hand",
          r->m->kernel_name);
   } else if (kind(c) == CXCursor_AsmStmt) {
     fail(r, c, "inline asm in kernel %s; coalcheck cannot tell what it reads or stores "
          "when 32 lanes run it", r->m->kernel_name);
-  } else if (kind(c) == CXCursor_CallExpr && (name = callee_name(c))) {
-    int fn = model_fn(r, c);
-    if (is_barrier(name))
+  } else if (kind(c) == CXCursor_CallExpr && (name = cc_cuda_rd_callee(c))) {
+    int fn = cc_cuda_rd_model_fn(r->m, c);
+    if (cc_cuda_rd_barrier(name))
       fail(r, c, "barrier %s in kernel %s; its threads are regrouped into other CTAs, so a "
            "CTA-wide barrier would not order the same threads", name, r->m->kernel_name);
-    else if (is_warp_op(name))
+    else if (cc_cuda_rd_warp_op(name))
       fail(r, c, "warp intrinsic %s in kernel %s; a warp now plays one thread of the "
            "original, so warp-level operations would see other lanes", name,
            r->m->kernel_name);
@@ -457,7 +222,7 @@ static void loop_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned inde
   struct cc_cuda_rloop *l = ls->l;
   struct redist *r = s->r;
   enum CXCursorKind k = kind(c);
-  unsigned off = off_of(r, c);
+  unsigned off = cc_cuda_rd_off(r->m, c);
   CXCursor t;
   char *name;
   (void)parent;
@@ -472,16 +237,16 @@ static void loop_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned inde
     ls->bad = !loop_fail(r, l, c, "`%s` in the loop over %s; the lanes split its "
                          "iterations, so every iteration must run: rewrite the loop without "
                          "leaving it early", names[w], l->info.var);
-  } else if (k == CXCursor_CallExpr && (name = callee_name(c))) {
-    if (is_atomic(name))
+  } else if (k == CXCursor_CallExpr && (name = cc_cuda_rd_callee(c))) {
+    if (cc_cuda_rd_atomic(name))
       ls->bad = !loop_fail(r, l, c, "atomic %s in the loop over %s; only accumulations "
                            "into a local or a memory location are redistributed", name,
                            l->info.var);
     free(name);
-  } else if (is_assignment(k) && !renamed(l, off) && writes(r, c, &t) &&
-             !(off < ls->body_b && kind(strip(t)) == CXCursor_DeclRefExpr &&
-               clang_equalCursors(clang_getCursorReferenced(strip(t)), ls->var))) {
-    char *what = cc_cuda_spelling(strip(t));
+  } else if (cc_cuda_rd_is_assignment(k) && !renamed(l, off) && cc_cuda_rd_writes(r->m, c, &t) &&
+             !(off < ls->body_b && kind(cc_cuda_rd_strip(t)) == CXCursor_DeclRefExpr &&
+               clang_equalCursors(clang_getCursorReferenced(cc_cuda_rd_strip(t)), ls->var))) {
+    char *what = cc_cuda_spelling(cc_cuda_rd_strip(t));
     ls->bad = !loop_fail(r, l, c, "the loop over %s writes %s here, which is not one of "
                          "its accumulations (`T += E;` statements); only accumulations are "
                          "split over the lanes", l->info.var, what[0] ? what : "memory");
@@ -517,13 +282,14 @@ static void lvalue_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned in
   (void)index;
   if (ls->bad)
     return;
-  if (kind(c) == CXCursor_CallExpr || (is_assignment(kind(c)) && writes(r, c, &t))) {
+  if (kind(c) == CXCursor_CallExpr ||
+      (cc_cuda_rd_is_assignment(kind(c)) && cc_cuda_rd_writes(r->m, c, &t))) {
     ls->bad = !loop_fail(r, ls->l, c, "the target of an accumulation in the loop over %s "
                          "has a side effect; it is evaluated once after the loop", ls->l->info.var);
   } else if (kind(c) == CXCursor_DeclRefExpr) {
     CXCursor d = clang_getCursorReferenced(c);
     enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(d)).kind;
-    if (clang_equalCursors(d, ls->var) || inside(off_of(r, d), ls->body_b, ls->body_e))
+    if (clang_equalCursors(d, ls->var) || inside(cc_cuda_rd_off(r->m, d), ls->body_b, ls->body_e))
       ls->bad = !loop_fail(r, ls->l, c, "the target of an accumulation depends on the loop "
                            "over %s (it names a variable of the loop); only a reduction "
                            "into one location per run of the loop is redistributed",
@@ -541,21 +307,21 @@ static int add_target(struct redist *r, struct cc_cuda_rloop *l, CXCursor lhs, C
 {
   struct cc_cuda_rtarget t;
   unsigned b, e;
-  enum CXTypeKind tk = type_kind(lhs);
+  enum CXTypeKind tk = cc_cuda_rd_type_kind(lhs);
   char *key;
   int idx;
-  lhs = strip(lhs);
-  if (!bytes_of(r, lhs, &b, &e))
+  lhs = cc_cuda_rd_strip(lhs);
+  if (!cc_cuda_rd_bytes(r->m, lhs, &b, &e))
     return loop_fail(r, l, lhs, "an accumulation target of the loop over %s is written "
                      "through a macro; write it in the file", l->info.var) - 1;
-  key = squeeze(r->m->tu.text, b, e);
+  key = cc_cuda_rd_squeeze(r->m->tu.text, b, e);
   if ((idx = target_index(l, key)) >= 0) {
     free(key);
     return idx;
   }
   memset(&t, 0, sizeof t);
   t.decl = clang_getNullCursor();
-  if (!integer_kind(tk) && !float_kind(tk)) {
+  if (!cc_cuda_rd_integer(tk) && !cc_cuda_rd_float(tk)) {
     char *ty = cc_cuda_str(clang_getTypeSpelling(clang_getCursorType(lhs)));
     loop_fail(r, l, lhs, "the loop over %s accumulates into a value of type %s; the warp's "
               "sum is formed for int, unsigned, long, long long, float and double only",
@@ -564,9 +330,9 @@ static int add_target(struct redist *r, struct cc_cuda_rloop *l, CXCursor lhs, C
     free(key);
     return -1;
   }
-  if (kind(lhs) == CXCursor_DeclRefExpr && thread_private(clang_getCursorReferenced(lhs))) {
+  if (kind(lhs) == CXCursor_DeclRefExpr && cc_cuda_rd_private(clang_getCursorReferenced(lhs))) {
     CXCursor d = clang_getCursorReferenced(lhs);
-    if (clang_equalCursors(d, var) || inside(off_of(r, d), body_b, body_e)) {
+    if (clang_equalCursors(d, var) || inside(cc_cuda_rd_off(r->m, d), body_b, body_e)) {
       loop_fail(r, l, lhs, "the loop over %s accumulates into %s, a variable of the loop "
                 "itself; only a variable declared before the loop is a reduction target",
                 l->info.var, key);
@@ -583,12 +349,12 @@ static int add_target(struct redist *r, struct cc_cuda_rloop *l, CXCursor lhs, C
       return -1;
     }
     t.decl = ls.base;
-    t.memory = shared_lvalue(lhs);
+    t.memory = cc_cuda_rd_shared_lvalue(lhs);
   }
   t.key = key;
   t.text = cc_xstrndup(r->m->tu.text + b, e - b);
   t.type = cc_cuda_str(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(lhs))));
-  t.integer = integer_kind(tk);
+  t.integer = cc_cuda_rd_integer(tk);
   t.size = (uint32_t)clang_Type_getSizeOf(clang_getCanonicalType(clang_getCursorType(lhs)));
   CC_VEC_PUSH(&l->targets, t);
   return (int)l->targets.len - 1;
@@ -597,7 +363,7 @@ static int add_target(struct redist *r, struct cc_cuda_rloop *l, CXCursor lhs, C
 static void add_rename(struct redist *r, struct cc_cuda_rloop *l, CXCursor at, int target)
 {
   struct cc_cuda_rrename rn = {0, 0, (uint32_t)target};
-  bytes_of(r, strip(at), &rn.b, &rn.e);
+  cc_cuda_rd_bytes(r->m, cc_cuda_rd_strip(at), &rn.b, &rn.e);
   CC_VEC_PUSH(&l->renames, rn);
 }
 
@@ -609,10 +375,10 @@ static CXCursor chain_head(const struct redist *r, CXCursor c)
     CXCursor kids[2];
     char *op;
     int ok;
-    c = strip(c);
+    c = cc_cuda_rd_strip(c);
     if (kind(c) != CXCursor_BinaryOperator || cc_cuda_children(c, kids, 2) != 2)
       return c;
-    op = operator_of(r, c, kids[0]);
+    op = cc_cuda_rd_operator(r->m, c, kids[0]);
     ok = op && (strcmp(op, "+") == 0 || strcmp(op, "-") == 0);
     free(op);
     if (!ok)
@@ -626,7 +392,8 @@ static CXCursor chain_head(const struct redist *r, CXCursor c)
  * (each step would truncate: not a reassociable sum). */
 static int truncating(CXCursor target, CXCursor rhs)
 {
-  return integer_kind(type_kind(target)) && !any_integer_kind(type_kind(strip(rhs)));
+  return cc_cuda_rd_integer(cc_cuda_rd_type_kind(target)) &&
+         !cc_cuda_rd_any_integer(cc_cuda_rd_type_kind(cc_cuda_rd_strip(rhs)));
 }
 
 /* One statement of the loop's body: a declaration, an empty statement or an
@@ -640,7 +407,7 @@ static int body_statement(struct redist *r, struct cc_cuda_rloop *l, CXCursor st
   if (k == CXCursor_DeclStmt || k == CXCursor_NullStmt)
     return 1;
   if (k == CXCursor_CompoundAssignOperator && cc_cuda_children(st, kids, 2) == 2 &&
-      (op_is(r, st, kids[0], "+=") || op_is(r, st, kids[0], "-="))) {
+      (cc_cuda_rd_op_is(r->m, st, kids[0], "+=") || cc_cuda_rd_op_is(r->m, st, kids[0], "-="))) {
     if (truncating(kids[0], kids[1]))
       return loop_fail(r, l, st, "the accumulation into an integer adds a floating-point "
                        "value, rounded at every step; such a sum cannot be reassociated");
@@ -650,12 +417,14 @@ static int body_statement(struct redist *r, struct cc_cuda_rloop *l, CXCursor st
     return 1;
   }
   if (k == CXCursor_BinaryOperator && cc_cuda_children(st, kids, 2) == 2 &&
-      op_is(r, st, kids[0], "=") && !clang_Cursor_isNull(head = chain_head(r, kids[1]))) {
+      cc_cuda_rd_op_is(r->m, st, kids[0], "=") &&
+      !clang_Cursor_isNull(head = chain_head(r, kids[1]))) {
     unsigned lb, le, hb, he;
-    int same = bytes_of(r, strip(kids[0]), &lb, &le) && bytes_of(r, head, &hb, &he);
-    char *a = same ? squeeze(r->m->tu.text, lb, le) : NULL;
-    char *b = same ? squeeze(r->m->tu.text, hb, he) : NULL;
-    same = same && strcmp(a, b) == 0 && !clang_equalCursors(strip(kids[1]), head);
+    int same = cc_cuda_rd_bytes(r->m, cc_cuda_rd_strip(kids[0]), &lb, &le) &&
+               cc_cuda_rd_bytes(r->m, head, &hb, &he);
+    char *a = same ? cc_cuda_rd_squeeze(r->m->tu.text, lb, le) : NULL;
+    char *b = same ? cc_cuda_rd_squeeze(r->m->tu.text, hb, he) : NULL;
+    same = same && strcmp(a, b) == 0 && !clang_equalCursors(cc_cuda_rd_strip(kids[1]), head);
     free(a);
     free(b);
     if (same) {
@@ -673,8 +442,8 @@ static int body_statement(struct redist *r, struct cc_cuda_rloop *l, CXCursor st
       k == CXCursor_GotoStmt)
     return 1; /* loop_visit names it */
   if (k == CXCursor_CallExpr) {
-    char *name = callee_name(st);
-    int atomic = name && is_atomic(name);
+    char *name = cc_cuda_rd_callee(st);
+    int atomic = name && cc_cuda_rd_atomic(name);
     if (atomic)
       loop_fail(r, l, st, "atomic %s in the loop over %s; only accumulations into a local or "
                 "a memory location (`T += E;`) are redistributed", name, l->info.var);
@@ -701,8 +470,9 @@ static int loop_init(struct redist *r, struct cc_cuda_rloop *l, CXCursor init, C
       return loop_fail(r, l, init, "the loop variable has no initial value");
     *value = kids[n - 1];
   } else if (kind(init) == CXCursor_BinaryOperator && cc_cuda_children(init, kids, 2) == 2 &&
-             op_is(r, init, kids[0], "=") && kind(strip(kids[0])) == CXCursor_DeclRefExpr) {
-    *var = clang_getCursorReferenced(strip(kids[0]));
+             cc_cuda_rd_op_is(r->m, init, kids[0], "=") &&
+             kind(cc_cuda_rd_strip(kids[0])) == CXCursor_DeclRefExpr) {
+    *var = clang_getCursorReferenced(cc_cuda_rd_strip(kids[0]));
     *value = kids[1];
   } else {
     return loop_fail(r, l, init, "the loop's init is not `int j = A` or `j = A`");
@@ -712,9 +482,9 @@ static int loop_init(struct redist *r, struct cc_cuda_rloop *l, CXCursor init, C
     snprintf(l->info.var, sizeof l->info.var, "%s", name);
     free(name);
   }
-  if (!integer_kind(type_kind(*var)) || !thread_private(*var))
+  if (!cc_cuda_rd_integer(cc_cuda_rd_type_kind(*var)) || !cc_cuda_rd_private(*var))
     return loop_fail(r, l, init, "the loop variable %s is not a local integer", l->info.var);
-  if (!bytes_of(r, *value, &l->init_b, &l->init_e))
+  if (!cc_cuda_rd_bytes(r->m, *value, &l->init_b, &l->init_e))
     return loop_fail(r, l, *value, "the initial value of %s is written through a macro; "
                      "write the loop header in the file", l->info.var);
   return 1;
@@ -728,9 +498,9 @@ static int loop_cond(struct redist *r, struct cc_cuda_rloop *l, CXCursor cond, C
   CXCursor kids[2];
   char *op;
   int which = -1;
-  cond = strip(cond);
+  cond = cc_cuda_rd_strip(cond);
   if (kind(cond) != CXCursor_BinaryOperator || cc_cuda_children(cond, kids, 2) != 2 ||
-      !(op = operator_of(r, cond, kids[0])))
+      !(op = cc_cuda_rd_operator(r->m, cond, kids[0])))
     return loop_fail(r, l, cond, "the condition of the loop over %s is not `%s < B`",
                      l->info.var, l->info.var);
   for (int i = 0; i < 4; i++)
@@ -738,7 +508,7 @@ static int loop_cond(struct redist *r, struct cc_cuda_rloop *l, CXCursor cond, C
       which = i;
   free(op);
   if (which >= 0) {
-    CXCursor side = strip(kids[which < 2 ? 0 : 1]);
+    CXCursor side = cc_cuda_rd_strip(kids[which < 2 ? 0 : 1]);
     if (kind(side) == CXCursor_DeclRefExpr &&
         clang_equalCursors(clang_getCursorReferenced(side), var)) {
       *bound = kids[which < 2 ? 1 : 0];
@@ -757,18 +527,18 @@ static int loop_step(struct redist *r, struct cc_cuda_rloop *l, CXCursor inc, CX
   CXCursor kids[2], t;
   int64_t one = 0;
   int ok = 0;
-  inc = strip(inc);
-  if (kind(inc) == CXCursor_UnaryOperator && writes(r, inc, &t))
-    ok = op_is(r, inc, clang_getNullCursor(), "++");
+  inc = cc_cuda_rd_strip(inc);
+  if (kind(inc) == CXCursor_UnaryOperator && cc_cuda_rd_writes(r->m, inc, &t))
+    ok = cc_cuda_rd_op_is(r->m, inc, clang_getNullCursor(), "++");
   else if (kind(inc) == CXCursor_CompoundAssignOperator && cc_cuda_children(inc, kids, 2) == 2 &&
-           op_is(r, inc, kids[0], "+=") && eval(r, kids[1], &one, 0) && one == 1)
+           cc_cuda_rd_op_is(r->m, inc, kids[0], "+=") && eval(r, kids[1], &one, 0) && one == 1)
     ok = 1, t = kids[0];
-  if (!ok || kind(strip(t)) != CXCursor_DeclRefExpr ||
-      !clang_equalCursors(clang_getCursorReferenced(strip(t)), var))
+  if (!ok || kind(cc_cuda_rd_strip(t)) != CXCursor_DeclRefExpr ||
+      !clang_equalCursors(clang_getCursorReferenced(cc_cuda_rd_strip(t)), var))
     return loop_fail(r, l, inc, "the step of the loop over %s is not +1 (`%s++`, `++%s`, "
                      "`%s += 1`); the lanes take consecutive iterations of a unit step",
                      l->info.var, l->info.var, l->info.var, l->info.var);
-  if (!bytes_of(r, inc, &l->step_b, &l->step_e))
+  if (!cc_cuda_rd_bytes(r->m, inc, &l->step_b, &l->step_e))
     return loop_fail(r, l, inc, "the step of the loop over %s is written through a macro",
                      l->info.var);
   return 1;
@@ -789,33 +559,10 @@ static void var_use_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned i
   (void)index;
   if (!u->found && kind(c) == CXCursor_DeclRefExpr &&
       clang_equalCursors(clang_getCursorReferenced(c), u->var) &&
-      !inside(off_of(s->r, c), u->b, u->e)) {
+      !inside(cc_cuda_rd_off(s->r->m, c), u->b, u->e)) {
     u->found = 1;
     u->at = c;
   }
-}
-
-/* Reads the end of statement c: its extent, and the `;` that follows an expression or a
- * jump (clang's extent stops before it). */
-static unsigned statement_end(const struct redist *r, CXCursor c, unsigned e)
-{
-  enum CXCursorKind k = kind(c);
-  CXCursor kids[5];
-  unsigned n;
-  const char *t = r->m->tu.text;
-  if (k == CXCursor_CompoundStmt || k == CXCursor_DeclStmt)
-    return e;
-  n = cc_cuda_children(c, kids, 5);
-  if ((k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_IfStmt ||
-       k == CXCursor_LabelStmt || k == CXCursor_CXXForRangeStmt) && n > 0 && n <= 5)
-    return statement_end(r, kids[n - 1], e);
-  for (unsigned i = e; i < r->m->tu.len; i++) {
-    if (t[i] == ';')
-      return i + 1;
-    if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r')
-      break;
-  }
-  return e;
 }
 
 static void analyse_loop(struct redist *r, struct cc_cuda_rloop *l, int nested)
@@ -833,11 +580,11 @@ static void analyse_loop(struct redist *r, struct cc_cuda_rloop *l, int nested)
   cc_cuda_tu_linecol(clang_getRangeEnd(clang_getCursorExtent(l->stmt)), &line, &col);
   l->info.first_line = l->info.line;
   l->info.last_line = line;
-  if (!bytes_of(r, l->stmt, &l->b, &l->e)) {
+  if (!cc_cuda_rd_bytes(r->m, l->stmt, &l->b, &l->e)) {
     loop_fail(r, l, l->stmt, "the loop is written through a macro; write it in the file");
     return;
   }
-  l->e = statement_end(r, l->stmt, l->e);
+  l->e = cc_cuda_rd_statement_end(r->m, l->stmt, l->e);
   if (n != 4) {
     loop_fail(r, l, l->stmt, "the loop has no init, condition or step, or declares a "
               "variable in its condition; the form `for (int j = A; j < B; j++)` is needed");
@@ -847,7 +594,7 @@ static void analyse_loop(struct redist *r, struct cc_cuda_rloop *l, int nested)
   if (!loop_init(r, l, kids[0], &var, &value) || !loop_cond(r, l, kids[1], var, &bound, &incl) ||
       !loop_step(r, l, kids[2], var))
     return;
-  bytes_of(r, body, &body_b, &body_e);
+  cc_cuda_rd_bytes(r->m, body, &body_b, &body_e);
   if (kind(body) == CXCursor_CompoundStmt) {
     CXCursor st[256];
     unsigned ns = cc_cuda_children(body, st, 256);
@@ -976,11 +723,12 @@ static void fn_store_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned 
   (void)index;
   if (f->found)
     return;
-  if (is_assignment(kind(c)) && writes(s->r, c, &t) && shared_lvalue(t))
+  if (cc_cuda_rd_is_assignment(kind(c)) && cc_cuda_rd_writes(s->r->m, c, &t) &&
+      cc_cuda_rd_shared_lvalue(t))
     f->found = 1;
-  else if (kind(c) == CXCursor_CallExpr && (name = callee_name(c))) {
-    int fn = model_fn(s->r, c);
-    f->found = is_atomic(name) || (fn >= 0 && fn_stores(s->r, fn, f->depth + 1));
+  else if (kind(c) == CXCursor_CallExpr && (name = cc_cuda_rd_callee(c))) {
+    int fn = cc_cuda_rd_model_fn(s->r->m, c);
+    f->found = cc_cuda_rd_atomic(name) || (fn >= 0 && fn_stores(s->r, fn, f->depth + 1));
     free(name);
   }
 }
@@ -998,17 +746,17 @@ static int fn_stores(struct redist *r, int fn, int depth)
 static void store_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned index)
 {
   struct redist *r = s->r;
-  unsigned off = off_of(r, c), b, e;
+  unsigned off = cc_cuda_rd_off(r->m, c), b, e;
   CXCursor t;
   char *name = NULL;
   int store = 0;
   if (r->status != CC_OK || in_selected(r, off))
     return;
-  if (is_assignment(kind(c)) && writes(r, c, &t))
-    store = shared_lvalue(t);
-  else if (kind(c) == CXCursor_CallExpr && (name = callee_name(c))) {
-    int fn = model_fn(r, c);
-    if (is_atomic(name))
+  if (cc_cuda_rd_is_assignment(kind(c)) && cc_cuda_rd_writes(r->m, c, &t))
+    store = cc_cuda_rd_shared_lvalue(t);
+  else if (kind(c) == CXCursor_CallExpr && (name = cc_cuda_rd_callee(c))) {
+    int fn = cc_cuda_rd_model_fn(r->m, c);
+    if (cc_cuda_rd_atomic(name))
       store = 1;
     else if (fn >= 0 && fn != r->m->kernel && fn_stores(r, fn, 0))
       fail(r, c, "%s stores to memory and is called outside the redistributed loop, where "
@@ -1018,14 +766,14 @@ static void store_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned ind
   }
   if (!store || r->status != CC_OK)
     return;
-  if (!statement_position(parent, index) || !bytes_of(r, c, &b, &e)) {
+  if (!statement_position(parent, index) || !cc_cuda_rd_bytes(r->m, c, &b, &e)) {
     fail(r, c, "a store to memory inside an expression (or written through a macro) "
          "outside the redistributed loop; the 32 lanes would all make it: write it as a "
          "statement of its own");
     return;
   }
   {
-    struct cc_cuda_rstore st = {b, statement_end(r, c, e)};
+    struct cc_cuda_rstore st = {b, cc_cuda_rd_statement_end(r->m, c, e)};
     CC_VEC_PUSH(&r->stores, st);
   }
 }
@@ -1145,7 +893,7 @@ int cc_cuda_redistribute(const struct cc_cuda_redist_in *in, struct cc_cuda_redi
   r.err = err;
   r.kernel = m.fns.data[m.kernel].def;
   r.body = kernel_body(r.kernel);
-  if (clang_Cursor_isNull(r.body) || !bytes_of(&r, r.body, &body_b, &body_e))
+  if (clang_Cursor_isNull(r.body) || !cc_cuda_rd_bytes(&m, r.body, &body_b, &body_e))
     rc = cc_err_set(err, CC_ERR_NO_FIX, "%s: the body of kernel %s is not written in the file",
                     in->path, m.kernel_name);
   else if ((rc = new_launch(&r, out)) == CC_OK && (rc = analyse(&r)) == CC_OK) {
