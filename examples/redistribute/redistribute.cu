@@ -7,15 +7,18 @@
 // mvt_kernel1 (PolyBench/GPU mvt, n = 1024, 4 CTAs of 256): x1[i] += a[i][j] y_1[j].
 //   a[i*n+j]: lanes 4n = 4096 bytes apart: 32 sectors per request (ideal 4); 32 warps x
 //   1024 columns = 32768 requests: 1,048,576 sectors. y_1[j]: a broadcast, 1 sector per
-//   request: 32768. x1[i] is read and written at every j (x1 may alias a or y_1, so
-//   nvcc keeps it in memory): 32 consecutive floats, 4 sectors, 32768 requests each.
+//   request: 32768. x1[i] is loaded once before the loop (32 requests of 4 sectors) and
+//   stored back at every j (x1 may alias a, so each new sum is written before the next
+//   load of a): 32768 store requests of 4 sectors, 131,072.
 //   Fixed (one warp per row): a row is 1024 consecutive floats read 32 at a time: 32
 //   requests of 4 sectors per row, 1024 rows: 131,072 sectors; y_1 likewise 131,072;
 //   x1[i] once by lane 0 after the loop (1 sector per load and store).
 // bicg_kernel2 (PolyBench/GPU bicg, nx = 1024 rows, ny = 512 columns, 4 CTAs of 256):
 //   q[i] = 0; q[i] += A[i][j] p[j] with j declared before the loop (PolyBench's style).
 //   A: lanes 4 ny = 2048 bytes apart: 32 sectors per request, 32 warps x 512 = 16384
-//   requests: 524,288 sectors. Fixed: 16 requests of 4 sectors per row: 65,536.
+//   requests: 524,288 sectors; p[j] a broadcast, 16,384. q[i] is never reloaded (nvcc
+//   forwards the value it stored) but stored at every j: 16384 requests of 4 sectors.
+//   Fixed: 16 requests of 4 sectors per row: 65,536.
 // spmv_csr_scalar (CSR, a thread per row, rows = 1024): row i has 8 (2 + i % 5) nonzeros
 //   (16, 24, 32, 40, 48; nnz = 8 x (205 x 14 + 204 x 6) = 32,752), stored in order;
 //   rowptr.bin holds rowptr (1025 s32, rowptr[0] = 0); the column of nonzero p is p
