@@ -80,6 +80,9 @@ struct cc_cuda_redist {
  * defined in the file that stores to memory, a launch over CUDA's limits (grid.x above
  * 2^31-1). When no loop holds an uncoalesced load: "the loop over j at FILE:LINE is
  * already coalesced". Other errors: those of cc_cuda_permute (CC_ERR_INPUT, CC_ERR_TOOL).
+ * Assumed, not proved (the caller's verification on the launch is the judge): a memory
+ * target does not alias what the loop reads through another pointer, and the loop
+ * variable does not overflow when it steps by 32 past its bound.
  * On error *out is zeroed. */
 int cc_cuda_redistribute(const struct cc_cuda_redist_in *in, struct cc_cuda_redist *out,
                          struct cc_err *err);
