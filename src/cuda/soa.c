@@ -4,6 +4,7 @@
  * as a member access, a whole-element copy into a local, or an escape. */
 #include "cuda/soa.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,10 +130,12 @@ static int is_constant(CXCursor e)
   return yes;
 }
 
+/* An escape at the reference to p (u->at), or at `at` when not null. */
 static void escape(struct use *u, CXCursor at, const char *fmt, const char *arg)
 {
   u->kind = USE_ESCAPE;
-  u->at = at;
+  if (!clang_Cursor_isNull(at))
+    u->at = at;
   snprintf(u->what, sizeof u->what, fmt, arg);
 }
 
@@ -157,7 +160,7 @@ static struct use classify(const struct walk *w, const char *name)
       u.kind = USE_GET;
       u.at = a;
     } else {
-      escape(&u, a, "%s[e] is used whole (written, assigned, passed or its address taken), "
+      escape(&u, clang_getNullCursor(), "%s[e] is used whole (written, assigned, passed or its address taken), "
              "not copied into a local `S q = p[e];`", name);
     }
   } else if (kind_is(a, CXCursor_BinaryOperator) && via_first_child(w, i) &&
@@ -169,7 +172,7 @@ static struct use classify(const struct walk *w, const char *name)
       u.at = b;
       u.index = second_child(a);
     } else {
-      escape(&u, a, "%s + e is used other than as (p + e)->member (address arithmetic)", name);
+      escape(&u, clang_getNullCursor(), "%s + e is used other than as (p + e)->member (address arithmetic)", name);
     }
   } else if (kind_is(a, CXCursor_MemberRefExpr) && via_first_child(w, i)) {
     u.kind = USE_MEMBER; /* p->m */
@@ -178,15 +181,15 @@ static struct use classify(const struct walk *w, const char *name)
     char fmt[200], *callee = cc_cuda_spelling(a);
     snprintf(fmt, sizeof fmt, "%%s is passed to %s", callee[0] ? callee : "a function");
     free(callee);
-    escape(&u, a, fmt, name);
+    escape(&u, clang_getNullCursor(), fmt, name);
   } else if (kind_is(a, CXCursor_CStyleCastExpr) || kind_is(a, CXCursor_CXXStaticCastExpr) ||
              kind_is(a, CXCursor_CXXReinterpretCastExpr) ||
              kind_is(a, CXCursor_CXXConstCastExpr) || kind_is(a, CXCursor_CXXFunctionalCastExpr)) {
-    escape(&u, a, "%s is cast to another type", name);
+    escape(&u, clang_getNullCursor(), "%s is cast to another type", name);
   } else if (kind_is(a, CXCursor_VarDecl) || binop_is(w->m, a, "=")) {
-    escape(&u, a, "%s is stored or assigned", name);
+    escape(&u, clang_getNullCursor(), "%s is stored or assigned", name);
   } else if (!clang_Cursor_isNull(a)) {
-    escape(&u, a, "%s is used other than as p[e].member, (p + e)->member or `S q = p[e];` "
+    escape(&u, clang_getNullCursor(), "%s is used other than as p[e].member, (p + e)->member or `S q = p[e];` "
            "(address arithmetic, a comparison or a pointer use)", name);
   }
   if (u.kind == USE_MEMBER) {
@@ -488,9 +491,9 @@ static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get
 {
   const char *c = p->is_const ? "const " : "";
   cat(s, len, cap, "/* coalcheck fix --transform soa: %s (struct %s, %u bytes) is stored member "
-      "by member in blocks\n * of 32 elements: element e's member m is at byte (e / 32) * 32 * "
-      "%u + 32 * offsetof(m) + (e %% 32) * sizeof(m). */\n", p->name, p->record, p->size,
-      p->size);
+      "by member in\n * blocks of 32 elements: element e's member m is at byte\n * (e / 32) * "
+      "%llu + 32 * offsetof(%s, m) + (e %% 32) * sizeof(m) of the buffer. */\n", p->name,
+      p->record, p->size, 32ull * p->size, p->record);
   for (uint32_t i = 0; i < p->nmembers; i++) {
     const struct cc_cuda_soa_member *mb = &p->members[i];
     if (!used[i])
@@ -515,23 +518,27 @@ static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get
   cat(s, len, cap, "  return __cc_s;\n}\n");
 }
 
-/* Where the helpers go: before the kernel's definition, or before an `extern "C"` written
- * without braces in front of it. */
+/* Where the helpers go: before the kernel's definition, or before the `extern "C"` written
+ * (without braces) in front of it. */
 static unsigned insert_at(const struct cc_cuda_model *m, CXCursor def)
 {
-  CXCursor lp = clang_getCursorLexicalParent(def);
-  unsigned b = 0, e, lb, le, kb = 0;
+  static const char *const linkage[] = {"\"C\"", "\"C++\""};
+  const char *t = m->tu.text;
+  unsigned kb = 0, e, at;
   cc_cuda_tu_extent(&m->tu, def, &kb, &e);
-  if (kind_is(lp, CXCursor_LinkageSpec) && cc_cuda_tu_extent(&m->tu, lp, &lb, &le) &&
-      !token_after(m, lp, lb, "{")) {
-    struct cc_cuda_tokens tk;
-    int brace = 0;
-    cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(lp), &tk);
-    for (unsigned i = 0; i < tk.n && cc_cuda_token_off(&tk, i) < kb; i++)
-      brace |= cc_cuda_token_is(&tk, i, "{");
-    cc_cuda_tokens_release(&tk);
-    b = brace ? kb : lb;
-    return b;
+  for (size_t i = 0; i < 2; i++) {
+    size_t n = strlen(linkage[i]);
+    at = kb;
+    while (at > 0 && strchr(" \t\r\n", t[at - 1]))
+      at--;
+    if (at < n || strncmp(t + at - n, linkage[i], n) != 0)
+      continue;
+    at -= (unsigned)n;
+    while (at > 0 && strchr(" \t\r\n", t[at - 1]))
+      at--;
+    if (at >= 6 && strncmp(t + at - 6, "extern", 6) == 0 &&
+        (at == 6 || !(isalnum((unsigned char)t[at - 7]) || t[at - 7] == '_')))
+      return at - 6;
   }
   return kb;
 }
