@@ -609,6 +609,27 @@ static int choose(const struct cc_cuda_model *m, struct walk *w, struct cc_cuda_
   return CC_OK;
 }
 
+/* The helpers h as inserted at offset at of text (len bytes): numbered by #line as if they
+ * followed the file's last line, and the text after them numbered as it was, so that the
+ * kernel's lines keep their numbers (coalcheck's before/after reports compare lines, and
+ * a load written in the kernel stays on its line). */
+static char *numbered(const char *text, size_t len, unsigned at, const char *h)
+{
+  unsigned lines = 0, line = 1;
+  char *s = NULL;
+  size_t n = 0, cap = 0;
+  for (size_t i = 0; i < len; i++) {
+    lines += text[i] == '\n';
+    line += i < at && text[i] == '\n';
+  }
+  lines += len > 0 && text[len - 1] != '\n';
+  cat(&s, &n, &cap, "%s/* coalcheck fix --transform soa: the helpers below are numbered after "
+      "the file's last\n * line and the kernel keeps its line numbers (#line), so that reports "
+      "compare lines. */\n#line %u\n%s\n#line %u\n",
+      at > 0 && text[at - 1] != '\n' ? "\n" : "", lines + 1, h, line);
+  return s;
+}
+
 static int rewrite(const struct cc_cuda_model *m, const struct walk *w, CXCursor def,
                    struct cc_cuda_soa *out, struct cc_err *err)
 {
@@ -633,8 +654,10 @@ static int rewrite(const struct cc_cuda_model *m, const struct walk *w, CXCursor
     free(used);
   }
   if (rc == CC_OK) {
-    cat(&h, &hlen, &hcap, "\n");
-    cc_cuda_edits_add(&ed, insert_at(m, def), insert_at(m, def), h);
+    unsigned at = insert_at(m, def);
+    char *block = numbered(m->tu.text, m->tu.len, at, h);
+    cc_cuda_edits_add(&ed, at, at, block);
+    free(block);
     rc = cc_cuda_edits_apply(&ed, m->tu.text, m->tu.len, &out->text, &out->len, err);
   }
   free(h);

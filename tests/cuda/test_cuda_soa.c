@@ -32,6 +32,9 @@ static void test_rewrite(void **state)
 {
   static const char want[] =
     "struct pt { double w; float x; int k; };\n"
+    "/* coalcheck fix --transform soa: the helpers below are numbered after the file's last\n"
+    " * line and the kernel keeps its line numbers (#line), so that reports compare lines. */\n"
+    "#line 10\n" /* the input has 9 lines */
     "/* coalcheck fix --transform soa: p (struct pt, 16 bytes) is stored member by member in\n"
     " * blocks of 32 elements: element e's member m is at byte\n"
     " * (e / 32) * 512 + 32 * offsetof(pt, m) + (e % 32) * sizeof(m) of the buffer. */\n"
@@ -64,6 +67,7 @@ static void test_rewrite(void **state)
     "  return __cc_s;\n"
     "}\n"
     "\n"
+    "#line 2\n"
     "__global__ void move(pt *p, const pt *q, float dt)\n"
     "{\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -125,6 +129,9 @@ static void test_constant_index_and_padding(void **state)
   static const char want[] =
     "struct cfg { float scale; int n; };\n"
     "struct rec { char c; double d; };\n"
+    "/* coalcheck fix --transform soa: the helpers below are numbered after the file's last\n"
+    " * line and the kernel keeps its line numbers (#line), so that reports compare lines. */\n"
+    "#line 8\n" /* 7 lines */
     "/* coalcheck fix --transform soa: r (struct rec, 16 bytes) is stored member by member in\n"
     " * blocks of 32 elements: element e's member m is at byte\n"
     " * (e / 32) * 512 + 32 * offsetof(rec, m) + (e % 32) * sizeof(m) of the buffer. */\n"
@@ -133,6 +140,7 @@ static void test_constant_index_and_padding(void **state)
     "  return (double *)((char *)__cc_p + (__cc_e / 32u) * 512u + 256u + (__cc_e % 32u) * 8u);\n"
     "}\n"
     "\n"
+    "#line 3\n"
     "extern \"C\" __global__ void k(const cfg *c, rec *r)\n"
     "{\n"
     "  int i = threadIdx.x;\n"

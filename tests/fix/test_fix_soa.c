@@ -110,11 +110,10 @@ static void rewrite_example(const char *k, struct cc_cuda_soa *r)
   free(text);
 }
 
-/* The helpers the rewrite inserted: from its first comment to the blank line before the
- * kernel. */
+/* The helpers the rewrite inserted: from their #line to the blank line before the kernel. */
 static char *helpers_of(const char *text)
 {
-  const char *b = strstr(text, "/* coalcheck fix --transform soa"), *e;
+  const char *b = strstr(text, "#line "), *e;
   char *h;
   assert_non_null(b);
   e = strstr(b, "\n\n");
