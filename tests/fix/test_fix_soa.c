@@ -247,18 +247,8 @@ static void release_args(struct cc_launch_arg *a, size_t n)
 
 static void release_cands(cc_fix_xcands *xs)
 {
-  for (size_t i = 0; i < xs->len; i++) {
-    struct cc_fix_xcand *c = &xs->data[i];
-    for (uint32_t k = 0; k < c->nrelayouts; k++) {
-      free(c->relayouts[k].buffer);
-      c->relayouts[k].free_ctx(c->relayouts[k].ctx);
-    }
-    free(c->relayouts);
-    free(c->text);
-    free(c->extra_name);
-    free(c->extra_text);
-    free(c->launch_note);
-  }
+  for (size_t i = 0; i < xs->len; i++)
+    cc_fix_xcand_release(&xs->data[i]);
   CC_VEC_FREE(xs);
 }
 
@@ -333,12 +323,128 @@ static void test_refusals(void **state)
   expect_refusal(rc, &err, SRC ":14: the accesses to b are coalesced already", "0 sectors");
 }
 
+/* ---- with nvcc: examples/soa emulated before and after ------------------------------ */
+
+static const char *nvcc_path(void)
+{
+  const char *n = getenv("NVCC");
+  if (!n)
+    n = "/usr/local/cuda/bin/nvcc";
+  return access(n, X_OK) == 0 ? n : NULL;
+}
+
+/* text compiled by nvcc (-ptx -arch=sm_90 -lineinfo) in dir as NAME.cu, parsed. */
+static struct ptx_module *compile(const char *dir, const char *name, const char *text)
+{
+  char cu[1024], ptx[1024], cmd[4096];
+  struct ptx_module *m = NULL;
+  struct cc_err err = {0};
+  snprintf(cu, sizeof cu, "%s/%s.cu", dir, name);
+  snprintf(ptx, sizeof ptx, "%s/%s.ptx", dir, name);
+  put(cu, text);
+  snprintf(cmd, sizeof cmd, "%s -ptx -arch=sm_90 -lineinfo -o %s %s", nvcc_path(), ptx, cu);
+  assert_int_equal(run(cmd), 0);
+  if (ptx_parse_file(ptx, &m, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  return m;
+}
+
+struct example {
+  const char *kernel, *mangled;
+  const char *const *specs;
+  size_t nargs;
+  uint64_t sectors_before, sectors_after;
+};
+
+/* The example's original and soa candidate, each emulated on the same arguments (the
+ * candidate with its relayouts), 64 CTAs of 256 threads: every buffer bitwise equal in
+ * the original layout, and the global sectors of both as derived by hand. */
+static void check_example(const struct example *x)
+{
+  struct cc_err err = {0};
+  char *dir = cc_tmpdir_make(&err), cmd[1200], *text, why[512];
+  struct cc_launch_arg args[8];
+  struct ptx_module *m, *m2;
+  const struct ptx_function *k, *k2;
+  struct cc_fix_measure before, after;
+  struct cc_fix_launch l = {{64, 1, 1}, {256, 1, 1}, 0, NULL, 0, 0, 0, NULL, 0};
+  struct cc_fix_opts o;
+  cc_fix_xcands xs = {0};
+  size_t len;
+  assert_non_null(dir);
+  text = slurp(SRC, &len);
+  parse_args(x->specs, x->nargs, args);
+  m = compile(dir, "soa", text); /* named as the input: its lines are the input's */
+  assert_non_null(k = ptx_module_find(m, x->mangled));
+  l.args = args;
+  l.nargs = x->nargs;
+  if (cc_fix_measure(m, k, &l, &before, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  memset(&o, 0, sizeof o);
+  o.input = SRC;
+  o.input_text = text;
+  o.input_len = len;
+  o.input_is_cuda = 1;
+  o.module = m;
+  o.kernel = k;
+  o.kernel_name = x->kernel;
+  memcpy(o.grid, l.grid, sizeof o.grid);
+  memcpy(o.block, l.block, sizeof o.block);
+  o.args = args;
+  o.nargs = x->nargs;
+  if (cc_fix_soa(&o, &before, &xs, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  assert_int_equal(xs.len, 1);
+  assert_int_equal(xs.data[0].nrelayouts, 1);
+  m2 = compile(dir, "fixed", xs.data[0].text);
+  assert_non_null(k2 = ptx_module_find(m2, x->mangled));
+  l.relayouts = xs.data[0].relayouts;
+  l.nrelayouts = xs.data[0].nrelayouts;
+  if (cc_fix_measure(m2, k2, &l, &after, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  if (!cc_fix_buffers_equal(&before, &after, why, sizeof why))
+    fail_msg("%s: %s", x->kernel, why);
+  assert_int_equal(cc_fix_measure_kernel(&before)->totals.sectors, x->sectors_before);
+  assert_int_equal(cc_fix_measure_kernel(&after)->totals.sectors, x->sectors_after);
+  cc_fix_measure_release(&before);
+  cc_fix_measure_release(&after);
+  release_cands(&xs);
+  release_args(args, x->nargs);
+  ptx_module_free(m);
+  ptx_module_free(m2);
+  free(text);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(run(cmd), 0);
+  free(dir);
+}
+
+static void test_examples_emulated(void **state)
+{
+  static const char *const step[] = {"b=f32[6*n]:random:11", "dt=0.25", "n=16384"};
+  static const char *const knn[] = {"pts=f32[4*n]:random:12", "qx=0.5", "qy=0.25", "qz=0.75",
+                                    "dist=f32[n]:zero", "label=s32[n]:zero", "n=16384"};
+  /* step, 512 warps (soa.cu's comment): before 3 loads + 3 stores of 24 sectors each per
+   * warp = 144 * 512 = 73728; after, loads t 8, v 4, a 4, steps 4 and stores t 8, v 4,
+   * steps 4 = 36 * 512 = 18432. knn_dist: before 4 loads of 16 and 2 stores of 4 = 72 *
+   * 512 = 36864; after 6 * 4 * 512 = 12288. */
+  static const struct example xs[] = {
+    {"step", "_Z4stepP4bodyfi", step, 3, 73728, 18432},
+    {"knn_dist", "_Z8knn_distPK5pointfffPfPii", knn, 7, 36864, 12288},
+  };
+  (void)state;
+  if (!nvcc_path() || !cc_cuda_available())
+    skip();
+  for (size_t i = 0; i < sizeof xs / sizeof *xs; i++)
+    check_example(&xs[i]);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_relayout_small),
     cmocka_unit_test(test_header_compiles),
     cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_examples_emulated),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
