@@ -1140,6 +1140,8 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_permute.c */
     "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
     "permute/transpose16.launch",
+    /* tested in tests/examples/test_soa.c */
+    "soa/energy.launch", "soa/knn.launch", "soa/step.launch", "soa/step_n1000.launch",
 };
 
 static int is_tested(const char *rel)

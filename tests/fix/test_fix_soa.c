@@ -307,20 +307,20 @@ static void test_refusals(void **state)
   /* PTX in */
   rc = soa_on("step", 0, step_1000, 3, "b", 24000, &err);
   expect_refusal(rc, &err, SRC ": laying an array of structures out", "CUDA C source");
-  /* 1000 bodies of 24 bytes: not a multiple of 32; the parameter b is declared at 10:28 */
+  /* 1000 bodies of 24 bytes: not a multiple of 32; the parameter b is declared at 33:28 */
   rc = soa_on("step", 1, step_1000, 3, "b", 24000, &err);
-  expect_refusal(rc, &err, SRC ":10:28: buffer 'b' of parameter b holds 1000 struct body",
+  expect_refusal(rc, &err, SRC ":33:28: buffer 'b' of parameter b holds 1000 struct body",
                  "pad the array to a multiple of 32 elements (1024)");
   /* 6 * 64 + 1 floats = 1540 bytes: not whole 24-byte elements */
   rc = soa_on("step", 1, step_odd, 3, "b", 1540, &err);
-  expect_refusal(rc, &err, SRC ":10:28: buffer 'b' of parameter b has 1540 bytes", "24-byte");
-  /* energy passes p to norm2 at 55:25: the advice names the three float arrays */
+  expect_refusal(rc, &err, SRC ":33:28: buffer 'b' of parameter b has 1540 bytes", "24-byte");
+  /* energy passes p to norm2 at 78:25: the advice names the three float arrays */
   rc = soa_on("energy", 1, energy, 3, "p", 16384 * 12, &err);
-  expect_refusal(rc, &err, SRC ":55:25: p is passed to norm2",
+  expect_refusal(rc, &err, SRC ":78:25: p is passed to norm2",
                  "(const float *x, const float *y, const float *z)");
   /* no instruction measured on the accesses' lines: nothing to lower */
   rc = soa_on("step", 1, step_1000, 3, "b", 24 * 1024, &err);
-  expect_refusal(rc, &err, SRC ":14: the accesses to b are coalesced already", "0 sectors");
+  expect_refusal(rc, &err, SRC ":37: the accesses to b are coalesced already", "0 sectors");
 }
 
 /* ---- with nvcc: examples/soa emulated before and after ------------------------------ */
