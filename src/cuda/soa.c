@@ -192,6 +192,10 @@ static struct use classify(const struct walk *w, const char *name)
     escape(&u, clang_getNullCursor(), "%s is used other than as p[e].member, (p + e)->member or `S q = p[e];` "
            "(address arithmetic, a comparison or a pointer use)", name);
   }
+  if (u.kind == USE_MEMBER &&
+      !kind_is(clang_getCursorReferenced(u.at), CXCursor_FieldDecl))
+    escape(&u, w->stack[w->depth - 1], "a member function of %s[e] is called (it sees the "
+           "structure's layout)", name);
   if (u.kind == USE_MEMBER) {
     j = i;
     while (j > 0 && !clang_equalCursors(w->stack[j], u.at))
@@ -294,10 +298,12 @@ static enum CXVisitorResult visit_field(CXCursor c, CXClientData data)
   CXType t = clang_getCursorType(c);
   struct cc_cuda_soa_member mb;
   long long off = clang_Cursor_getOffsetOfField(c), size = clang_Type_getSizeOf(t);
-  if (clang_Cursor_isBitField(c) || !scalar_type(t) || off < 0 || off % 8 || size <= 0) {
+  if (clang_Cursor_isBitField(c) || !scalar_type(t) || clang_isConstQualifiedType(t) ||
+      off < 0 || off % 8 || size <= 0) {
     f->bad = c;
-    f->why = clang_Cursor_isBitField(c) ? "a bit-field" : "not a scalar (an array, a "
-             "structure, a union or a vector type)";
+    f->why = clang_Cursor_isBitField(c) ? "a bit-field"
+             : clang_isConstQualifiedType(t) ? "const (a whole copy could not assign it)"
+             : "not a scalar (an array, a structure, a union or a vector type)";
     return CXVisit_Break;
   }
   mb.name = cc_cuda_spelling(c);

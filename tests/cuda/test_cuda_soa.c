@@ -178,7 +178,11 @@ static void test_refusals(void **state)
     "__global__ void k8(P *p, float *o) { int i = threadIdx.x; o[i] = X(i); }\n"    /* 11 */
     "struct Q { float a[2]; };\n"                                                   /* 12 */
     "__global__ void k9(Q *p, float *o) { int i = threadIdx.x; o[i] = p[i].a[0]; }\n"
-    "__global__ void k10(P *p, float *o) { int i = threadIdx.x; p++; o[i] = p[i].x; }\n";
+    "__global__ void k10(P *p, float *o) { int i = threadIdx.x; p++; o[i] = p[i].x; }\n"
+    "struct R { float x; __device__ float f() const { return x; } };\n"            /* 15 */
+    "__global__ void k11(R *p, float *o) { int i = threadIdx.x; o[i] = p[i].f(); }\n"
+    "struct C { const float x; float y; };\n"                                      /* 17 */
+    "__global__ void k12(C *p, float *o) { int i = threadIdx.x; o[i] = p[i].y; }\n";
   static const struct {
     const char *kernel, *place, *what;
   } cases[] = {
@@ -193,6 +197,8 @@ static void test_refusals(void **state)
     {"k8", ":11:66: this access to p is written in a macro expansion", "outside the macro"},
     {"k9", ":12:18: member a of Q is not a scalar", "flatten it"},
     {"k10", ":14:60: p is used other than as p[e].member", "escapes kernel k10"},
+    {"k11", ":16:67: a member function of p[e] is called", "float *x"},
+    {"k12", ":17:24: member x of C is const", "scalar members only"},
   };
   struct fixture *f = *state;
   const char *path = put(f, "esc.cu", in);
