@@ -5,7 +5,6 @@
 #include "cuda/soa.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,38 +464,21 @@ static int use_edits(const struct cc_cuda_model *m, const struct cc_cuda_soa_par
   return CC_OK;
 }
 
-/* Appends printf-style text to the growing string *s (length *len, capacity *cap). */
-static void cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  *s = cc_xgrow(*s, cap, *len + (size_t)n + 1, 1);
-  va_start(ap, fmt);
-  vsnprintf(*s + *len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  *len += (size_t)n;
-}
-
 /* The address of member mb of element __cc_e, bytes from the buffer's base (soa.h). */
-static void address(char **s, size_t *len, size_t *cap, const struct cc_cuda_soa_param *p,
+static void address(struct cc_strbuf *s, const struct cc_cuda_soa_param *p,
                     const struct cc_cuda_soa_member *mb)
 {
-  cat(s, len, cap, "(__cc_e / 32u) * %lluu + %lluu + (__cc_e %% 32u) * %uu",
+  cc_strbuf_printf(s, "(__cc_e / 32u) * %lluu + %lluu + (__cc_e %% 32u) * %uu",
       32ull * p->size, 32ull * mb->offset, mb->size);
 }
 
 /* The device helpers of parameter p: one address function per member used (used[i]) and the
  * whole-element load when get (a template, so that S need not be spelled). */
-static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get, char **s,
-                    size_t *len, size_t *cap)
+static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get,
+                    struct cc_strbuf *s)
 {
   const char *c = p->is_const ? "const " : "";
-  cat(s, len, cap, "/* coalcheck fix --transform soa: %s (struct %s, %u bytes) is stored member "
+  cc_strbuf_printf(s, "/* coalcheck fix --transform soa: %s (struct %s, %u bytes) is stored member "
       "by member in\n * blocks of 32 elements: element e's member m is at byte\n * (e / 32) * "
       "%llu + 32 * offsetof(%s, m) + (e %% 32) * sizeof(m) of the buffer. */\n", p->name,
       p->record, p->size, 32ull * p->size, p->record);
@@ -504,24 +486,24 @@ static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get
     const struct cc_cuda_soa_member *mb = &p->members[i];
     if (!used[i])
       continue;
-    cat(s, len, cap, "static __device__ __forceinline__ %s%s *__cc_soa_%s_%s(%svoid *__cc_p, "
+    cc_strbuf_printf(s, "static __device__ __forceinline__ %s%s *__cc_soa_%s_%s(%svoid *__cc_p, "
         "unsigned long long __cc_e)\n{\n  return (%s%s *)((%schar *)__cc_p + ", c, mb->type,
         p->name, mb->name, c, c, mb->type, c);
-    address(s, len, cap, p, mb);
-    cat(s, len, cap, ");\n}\n");
+    address(s, p, mb);
+    cc_strbuf_printf(s, ");\n}\n");
   }
   if (!get)
     return;
-  cat(s, len, cap, "template <class __cc_T>\nstatic __device__ __forceinline__ __cc_T "
+  cc_strbuf_printf(s, "template <class __cc_T>\nstatic __device__ __forceinline__ __cc_T "
       "__cc_soa_%s_get(const __cc_T *__cc_p, unsigned long long __cc_e)\n{\n  __cc_T __cc_s;\n",
       p->name);
   for (uint32_t i = 0; i < p->nmembers; i++) {
     const struct cc_cuda_soa_member *mb = &p->members[i];
-    cat(s, len, cap, "  __cc_s.%s = *(const %s *)((const char *)__cc_p + ", mb->name, mb->type);
-    address(s, len, cap, p, mb);
-    cat(s, len, cap, ");\n");
+    cc_strbuf_printf(s, "  __cc_s.%s = *(const %s *)((const char *)__cc_p + ", mb->name, mb->type);
+    address(s, p, mb);
+    cc_strbuf_printf(s, ");\n");
   }
-  cat(s, len, cap, "  return __cc_s;\n}\n");
+  cc_strbuf_printf(s, "  return __cc_s;\n}\n");
 }
 
 /* Where the helpers go: before the kernel's definition, or before the `extern "C"` written
@@ -622,26 +604,24 @@ static int choose(const struct cc_cuda_model *m, struct walk *w, struct cc_cuda_
 static char *numbered(const char *text, size_t len, unsigned at, const char *h)
 {
   unsigned lines = 0, line = 1;
-  char *s = NULL;
-  size_t n = 0, cap = 0;
+  struct cc_strbuf s = {NULL, 0, 0};
   for (size_t i = 0; i < len; i++) {
     lines += text[i] == '\n';
     line += i < at && text[i] == '\n';
   }
   lines += len > 0 && text[len - 1] != '\n';
-  cat(&s, &n, &cap, "%s/* coalcheck fix --transform soa: the helpers below are numbered after "
+  cc_strbuf_printf(&s, "%s/* coalcheck fix --transform soa: the helpers below are numbered after "
       "the file's last\n * line and the kernel keeps its line numbers (#line), so that reports "
       "compare lines. */\n#line %u\n%s\n#line %u\n",
       at > 0 && text[at - 1] != '\n' ? "\n" : "", lines + 1, h, line);
-  return s;
+  return s.s;
 }
 
 static int rewrite(const struct cc_cuda_model *m, const struct walk *w, CXCursor def,
                    struct cc_cuda_soa *out, struct cc_err *err)
 {
   cc_cuda_edits ed = {0};
-  char *h = NULL;
-  size_t hlen = 0, hcap = 0;
+  struct cc_strbuf h = {NULL, 0, 0};
   int rc = CC_OK;
   for (uint32_t i = 0; i < out->nparams && rc == CC_OK; i++) {
     const struct cc_cuda_soa_param *p = &out->params[i];
@@ -656,17 +636,17 @@ static int rewrite(const struct cc_cuda_model *m, const struct walk *w, CXCursor
             used[f] |= cc_cuda_spelled(u->at, p->members[f].name);
           rc = use_edits(m, p, u, &ed, err);
         }
-    helpers(p, used, get, &h, &hlen, &hcap);
+    helpers(p, used, get, &h);
     free(used);
   }
   if (rc == CC_OK) {
     unsigned at = insert_at(m, def);
-    char *block = numbered(m->tu.text, m->tu.len, at, h);
+    char *block = numbered(m->tu.text, m->tu.len, at, h.s);
     cc_cuda_edits_add(&ed, at, at, block);
     free(block);
     rc = cc_cuda_edits_apply(&ed, m->tu.text, m->tu.len, &out->text, &out->len, err);
   }
-  free(h);
+  free(h.s);
   cc_cuda_edits_release(&ed);
   return rc;
 }

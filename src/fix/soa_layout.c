@@ -3,7 +3,6 @@
 #include "fix/soa_impl.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,26 +70,6 @@ void cc_fix_soa_from_blocked(const void *ctx, uint8_t *data, uint64_t bytes)
 
 /* ---- the header ---- */
 
-struct text {
-  char *s;
-  size_t len, cap;
-};
-
-static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct text *t, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  t->s = cc_xgrow(t->s, &t->cap, t->len + (size_t)n + 1, 1);
-  va_start(ap, fmt);
-  vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
-}
-
 /* The member of p at offset o, or NULL (padding). */
 static const struct cc_cuda_soa_member *member_at(const struct cc_cuda_soa_param *p, uint32_t o)
 {
@@ -100,25 +79,25 @@ static const struct cc_cuda_soa_member *member_at(const struct cc_cuda_soa_param
   return NULL;
 }
 
-static void header_param(struct text *t, const char *id, const struct cc_cuda_soa_param *p,
+static void header_param(struct cc_strbuf *t, const char *id, const struct cc_cuda_soa_param *p,
                          const struct cc_fix_soa_layout *l)
 {
-  put(t, "/* %s: struct %s, %u bytes; its pieces (offset, size), padding included so that a "
+  cc_strbuf_printf(t, "/* %s: struct %s, %u bytes; its pieces (offset, size), padding included so that a "
       "round trip\n * restores every byte. */\nstatic const struct %s_soa_piece %s_%s_pieces[] "
       "= {\n", p->name, p->record, p->size, id, id, p->name);
   for (uint32_t k = 0; k < l->npieces; k++) {
     const struct cc_cuda_soa_member *mb = member_at(p, l->pieces[k].offset);
-    put(t, "  {%u, %u}, /* %s%s%s */\n", l->pieces[k].offset, l->pieces[k].size,
+    cc_strbuf_printf(t, "  {%u, %u}, /* %s%s%s */\n", l->pieces[k].offset, l->pieces[k].size,
         l->pieces[k].padding ? "padding" : mb->name, l->pieces[k].padding ? "" : ": ",
         l->pieces[k].padding ? "" : mb->type);
   }
-  put(t, "};\n\n/* Converts n elements of struct %s (n a multiple of 32) from the array of "
+  cc_strbuf_printf(t, "};\n\n/* Converts n elements of struct %s (n a multiple of 32) from the array of "
       "structures at\n * aos into %s's blocked layout at blocked (n * %u bytes each, not "
       "overlapping). Returns 0,\n * or -1 when n is not a multiple of 32 (nothing written). */\n"
       "static inline int %s_%s_to_blocked(void *blocked, const void *aos, size_t n)\n{\n"
       "  return %s_soa_convert(blocked, aos, n, %u, %s_%s_pieces, %u, 1);\n}\n\n",
       p->record, p->name, p->size, id, p->name, id, p->size, id, p->name, l->npieces);
-  put(t, "/* The inverse: n elements of %s's blocked layout at blocked back into an array of\n"
+  cc_strbuf_printf(t, "/* The inverse: n elements of %s's blocked layout at blocked back into an array of\n"
       " * struct %s at aos. Returns 0, or -1 when n is not a multiple of 32. */\n"
       "static inline int %s_%s_from_blocked(void *aos, const void *blocked, size_t n)\n{\n"
       "  return %s_soa_convert(aos, blocked, n, %u, %s_%s_pieces, %u, 0);\n}\n\n",
@@ -129,7 +108,7 @@ char *cc_fix_soa_header(const char *input, const char *kernel,
                         const struct cc_cuda_soa_param *params, uint32_t nparams,
                         struct cc_fix_soa_layout *const *layouts)
 {
-  struct text t = {NULL, 0, 0};
+  struct cc_strbuf t = {NULL, 0, 0};
   char id[256], guard[256];
   size_t i;
   for (i = 0; kernel[i] && i + 1 < sizeof id; i++) {
@@ -137,7 +116,7 @@ char *cc_fix_soa_header(const char *input, const char *kernel,
     guard[i] = (char)toupper((unsigned char)id[i]);
   }
   id[i] = guard[i] = '\0';
-  put(&t, "/* %s_soa_layout.h: written by `coalcheck fix --transform soa` for kernel %s of %s.\n"
+  cc_strbuf_printf(&t, "/* %s_soa_layout.h: written by `coalcheck fix --transform soa` for kernel %s of %s.\n"
       " *\n * The fixed kernel reads the buffers below in a blocked layout (an \"array of "
       "structures of\n * arrays\", 32 elements per block, one per lane of a warp): element "
       "e's member m of a\n * structure S lives at byte\n *\n *     (e / 32) * 32 * sizeof(S) + "
@@ -149,12 +128,12 @@ char *cc_fix_soa_header(const char *input, const char *kernel,
       "throughout). Plain C99; compiles as C++ (nvcc) too. */\n"
       "#ifndef %s_SOA_LAYOUT_H\n#define %s_SOA_LAYOUT_H\n\n#include <stddef.h>\n"
       "#include <string.h>\n\n", id, kernel, input, guard, guard);
-  put(&t, "/* A run of a structure's bytes that moves as one: a member, or padding. */\n"
+  cc_strbuf_printf(&t, "/* A run of a structure's bytes that moves as one: a member, or padding. */\n"
       "struct %s_soa_piece {\n  size_t offset, size;\n};\n\n"
       "/* Byte of element e's run at offset o (size z) in the blocked layout of structures "
       "of s bytes. */\nstatic inline size_t %s_soa_address(size_t s, size_t e, size_t o, "
       "size_t z)\n{\n  return (e / 32) * 32 * s + 32 * o + (e %% 32) * z;\n}\n\n", id, id);
-  put(&t, "/* Converts n structures of s bytes (pieces: npieces runs covering [0, s)) from src "
+  cc_strbuf_printf(&t, "/* Converts n structures of s bytes (pieces: npieces runs covering [0, s)) from src "
       "to dst,\n * which must not overlap: to_blocked 1, array of structures -> blocked; 0, "
       "back. Returns 0,\n * or -1 when n is not a multiple of 32 (nothing written). */\n"
       "static inline int %s_soa_convert(void *dst, const void *src, size_t n, size_t s,\n"
@@ -171,6 +150,6 @@ char *cc_fix_soa_header(const char *input, const char *kernel,
       id, id, id);
   for (uint32_t k = 0; k < nparams; k++)
     header_param(&t, id, &params[k], layouts[k]);
-  put(&t, "#endif\n");
+  cc_strbuf_printf(&t, "#endif\n");
   return t.s;
 }
