@@ -17,11 +17,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
 # ---- update_aos: both structure parameters, through DIR's own files --------------------------
 expect 0 "" "$COALCHECK" fix --transform soa --launch "$EX/aos_soa/aos.launch" -o "$TMP/aos" -q \
   --json "$TMP/aos.json"
