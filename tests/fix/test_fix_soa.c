@@ -438,6 +438,39 @@ static void test_examples_emulated(void **state)
     check_example(&xs[i]);
 }
 
+/* Every access form of tests/cuda/test_cuda_soa.c's kernel (p[i].m read and written,
+ * (p + i)->m, p->m, a whole copy, a const parameter) rewritten and compiled by nvcc. */
+static void test_all_forms_compile(void **state)
+{
+  static const char in[] =
+    "struct pt { double w; float x; int k; };\n"
+    "__global__ void move(pt *p, const pt *q, float dt)\n"
+    "{\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  p[i].x += q[ i ].x * dt;\n"
+    "  (p + i)->k = p->k + 1;\n"
+    "  pt s = q[i + 1];\n"
+    "  p[i].w = s.w;\n"
+    "}\n";
+  struct cc_err err = {0};
+  char *dir = cc_tmpdir_make(&err), cmd[1200];
+  struct cc_cuda_soa r;
+  struct ptx_module *m;
+  (void)state;
+  assert_non_null(dir);
+  if (!nvcc_path() || !cc_cuda_available())
+    skip();
+  if (cc_cuda_soa("move.cu", in, strlen(in), "move", NULL, 0, &r, &err) != CC_OK)
+    fail_msg("%s", err.msg);
+  m = compile(dir, "move", r.text);
+  assert_non_null(ptx_module_find(m, "_Z4moveP2ptPKS_f"));
+  ptx_module_free(m);
+  cc_cuda_soa_release(&r);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(run(cmd), 0);
+  free(dir);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -445,6 +478,7 @@ int main(void)
     cmocka_unit_test(test_header_compiles),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_examples_emulated),
+    cmocka_unit_test(test_all_forms_compile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
