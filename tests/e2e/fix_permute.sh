@@ -15,11 +15,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
 # sectors of the global instruction(s) OP on source line LINE in report REPORT of FILE
 # (before/after); prints the sum
 line_sectors() {
@@ -149,7 +144,8 @@ expect 11 "already coalesced" "$COALCHECK" fix --launch "$EX/cell3d/xfast.launch
 # the bank conflicts but doubles the global sectors (4 -> 8 per request); refused
 expect 11 "raises the global sectors of transpose_tiled from 262144 to 524288" \
   "$COALCHECK" fix --launch "$EX/transpose/tiled.launch" -o "$TMP/tiled" -q --transform permute
-# an array of structures: the reason is the report's own advice for the worst access
+# an array of structures: the permutation's reason is the report's own advice for the worst
+# access (--transform auto fixes it by the layout change: tests/e2e/fix_soa.sh)
 expect 11 "AoS -> SoA" "$COALCHECK" fix --launch "$EX/aos_soa/aos.launch" -o "$TMP/aos" -q --transform permute
 [ ! -e "$TMP/xf" ] || fail "an already coalesced kernel got a folder"
 

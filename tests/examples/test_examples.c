@@ -1143,6 +1143,8 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_redistribute.c */
     "redistribute/bicg.launch", "redistribute/mvt.launch", "redistribute/row_sums_u32.launch",
     "redistribute/spmv_csr.launch",
+    /* tested in tests/examples/test_soa.c */
+    "soa/energy.launch", "soa/knn.launch", "soa/step.launch", "soa/step_n1000.launch",
 };
 
 static int is_tested(const char *rel)
