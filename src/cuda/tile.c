@@ -148,7 +148,8 @@ static int on_assign(struct twalk *w, CXCursor c, int loop, enum CXCursorKind pa
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
       (!cc_cuda_tu_extent(&w->m->tu, lhs, &b, &e) || !plain_assign_after(&w->m->tu, e)))
     return 0; /* a comparison or arithmetic: a read, walked as such */
-  struct psub *s = &w->subs.data[record(w, lhs, p, loop)];
+  size_t at = record(w, lhs, p, loop); /* before w->subs.data: record may move it */
+  struct psub *s = &w->subs.data[at];
   s->write = 1;
   s->read = clang_getCursorKind(c) == CXCursor_CompoundAssignOperator;
   s->stmt = parent == CXCursor_CompoundStmt || (parent == CXCursor_IfStmt && idx > 0);
@@ -217,15 +218,16 @@ static void walk(struct twalk *w, CXCursor c, int loop, enum CXCursorKind parent
   case CXCursor_UnaryOperator: { /* ++, --, &: the operand is read and written or escapes */
     CXCursor kid = cc_cuda_first_child(c);
     if (!clang_Cursor_isNull(kid) && (p = subscript_param(w, strip(kid))) >= 0) {
-      struct psub *s = &w->subs.data[record(w, strip(kid), p, loop)];
-      s->read = s->write = 1;
+      size_t at = record(w, strip(kid), p, loop);
+      w->subs.data[at].read = w->subs.data[at].write = 1;
       return;
     }
     break;
   }
   case CXCursor_ArraySubscriptExpr:
     if ((p = subscript_param(w, c)) >= 0) {
-      w->subs.data[record(w, c, p, loop)].read = 1;
+      size_t at = record(w, c, p, loop);
+      w->subs.data[at].read = 1;
       return;
     }
     break;
@@ -441,6 +443,44 @@ static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const
   return o;
 }
 
+/* The input's bytes [b, e) with [lb, le) (inside them) replaced by sub (owned). */
+static char *splice(const char *text, unsigned b, unsigned e, unsigned lb, unsigned le,
+                    const char *sub)
+{
+  char *o = NULL;
+  size_t len = 0, cap = 0;
+  add(&o, &len, &cap, "%.*s%s%.*s", (int)(lb - b), text + b, sub, (int)(e - le), text + le);
+  return o;
+}
+
+/* The store statement's new text: phase 0 stores nothing (it evaluates the stored value
+ * only when the load lies in it, writing the loaded element into the tile); phase 1
+ * stores as written, the load read back from the tile. Owned, or NULL when the load lies
+ * in the store's address. */
+static char *store_text(const char *text, unsigned lb, unsigned le, unsigned ab, unsigned ae,
+                        unsigned rb, unsigned re)
+{
+  char *o = NULL, *phase0, *phase1, *load;
+  size_t len = 0, cap = 0;
+  if (!(lb >= rb && le <= re)) {
+    if (lb < ae && le > ab)
+      return NULL;
+    add(&o, &len, &cap, "(__cc_phase == 0 ? (void)0 : (void)(%.*s))", (int)(ae - ab), text + ab);
+    return o;
+  }
+  load = splice(text, lb, le, lb, lb, "");
+  add(&o, &len, &cap, lb == rb && le == re ? "__cc_tile[__cc_j][__cc_i] = %s"
+                                           : "(__cc_tile[__cc_j][__cc_i] = %s)", load);
+  phase0 = splice(text, rb, re, lb, le, o);
+  phase1 = splice(text, ab, ae, lb, le, "__cc_tile[__cc_j][__cc_i]");
+  len = 0;
+  add(&o, &len, &cap, "(__cc_phase == 0 ? (void)(%s) : (void)(%s))", phase0, phase1);
+  free(load);
+  free(phase0);
+  free(phase1);
+  return o;
+}
+
 /* The edits: the load through the tile, the store only in phase 1, the body wrapped. */
 static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCursor body,
                    const struct psub *ld, const struct psub *st, struct cc_cuda_tile_result *out,
@@ -449,27 +489,28 @@ static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCurs
   const struct cc_cuda_model *m = w->m;
   cc_cuda_edits ed = {0};
   unsigned lb, le, ab, ae, rb, re, bb, be;
-  char *load, *rhs, *assign, *text = NULL, *inner, *wrapped;
-  size_t tlen = 0, tcap = 0;
+  char *text, *inner, *wrapped;
   int rc;
   if ((rc = movable(m, ld->at, &lb, &le, "load", err)) != CC_OK ||
       (rc = movable(m, st->assign, &ab, &ae, "store", err)) != CC_OK ||
       (rc = movable(m, st->rhs, &rb, &re, "stored value", err)) != CC_OK ||
       (rc = movable(m, body, &bb, &be, "kernel body", err)) != CC_OK)
     return rc;
-  load = cc_cuda_edits_render(&ed, m->tu.text, lb, le, 0);
-  add(&text, &tlen, &tcap, "(__cc_phase == 0 ? (__cc_tile[__cc_j][__cc_i] = %s) : "
-      "__cc_tile[__cc_j][__cc_i])", load);
-  cc_cuda_edits_add(&ed, lb, le, text);
-  free(load);
-  tlen = 0;
-  rhs = cc_cuda_edits_render(&ed, m->tu.text, rb, re, 0);
-  assign = cc_cuda_edits_render(&ed, m->tu.text, ab, ae, 1);
-  add(&text, &tlen, &tcap, "(__cc_phase == 0 ? (void)(%s) : (void)(%s))", rhs, assign);
+  if (!(text = store_text(m->tu.text, lb, le, ab, ae, rb, re)))
+    return refuse(m, ld->at, err, "the load lies in the store's address", "the tile needs "
+                  "the store's address independent of the loaded value");
   cc_cuda_edits_add(&ed, ab, ae, text);
-  free(rhs);
-  free(assign);
   free(text);
+  if (!(lb >= ab && le <= ae)) { /* elsewhere: evaluated in both phases */
+    char *load = splice(m->tu.text, lb, le, lb, lb, "");
+    size_t len = 0, cap = 0;
+    text = NULL;
+    add(&text, &len, &cap, "(__cc_phase == 0 ? (__cc_tile[__cc_j][__cc_i] = %s) : "
+        "__cc_tile[__cc_j][__cc_i])", load);
+    cc_cuda_edits_add(&ed, lb, le, text);
+    free(load);
+    free(text);
+  }
   inner = cc_cuda_edits_render(&ed, m->tu.text, bb, be, 1);
   out->elt = element_type(ld->at);
   wrapped = wrap_body(spec, out->elt, inner);
