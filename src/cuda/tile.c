@@ -402,8 +402,24 @@ static void add(char **s, size_t *len, size_t *cap, const char *fmt, ...)
   *len += (size_t)n;
 }
 
-/* The new kernel body around the original one (body, already edited). */
-static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const char *body)
+/* The builtins the kernel's body reads (bit b: enum cc_cuda_builtin b), by component or
+ * whole: those it gets shadowed (a local never read draws a warning from nvcc). */
+static unsigned builtins_used(const struct cc_cuda_model *m)
+{
+  unsigned used = 0;
+  for (size_t i = 0; i < m->comps.len; i++)
+    if (m->comps.data[i].fn == m->kernel)
+      used |= 1u << m->comps.data[i].b;
+  for (size_t i = 0; i < m->uses.len; i++)
+    if (m->uses.data[i].fn == m->kernel)
+      used |= 1u << m->uses.data[i].b;
+  return used;
+}
+
+/* The new kernel body around the original one (body, already edited); used: the
+ * builtins to shadow (builtins_used). */
+static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const char *body,
+                       unsigned used)
 {
   char *o = NULL;
   size_t len = 0, cap = 0;
@@ -426,20 +442,20 @@ static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const
       "      const unsigned __cc_gx = blockIdx.x * %uu + %s, __cc_gy = blockIdx.y * %uu + %s;\n"
       "      [=]() mutable {\n"
       "        if (__cc_gx >= %uu || __cc_gy >= %uu)\n"
-      "          return;\n"
-      "        const uint3 threadIdx = make_uint3(__cc_gx %% %uu, __cc_gy %% %uu, 0u);\n"
-      "        const uint3 blockIdx = make_uint3(__cc_gx / %uu, __cc_gy / %uu, 0u);\n"
-      "        const dim3 blockDim(%uu, %uu, 1u);\n"
-      "        const dim3 gridDim(%uu, %uu, 1u);\n"
-      "        %s\n"
-      "      }();\n"
-      "    }\n"
-      "  }\n"
-      "}",
+      "          return;\n",
       T, T, s->pad, s->grid[0], s->grid[1], s->block[0], s->block[1], elt, T, T + s->pad,
-      T, s->rows, T, gi, T, gj, s->grid[0] * s->block[0], s->grid[1] * s->block[1],
-      s->block[0], s->block[1], s->block[0], s->block[1], s->block[0], s->block[1],
-      s->grid[0], s->grid[1], body);
+      T, s->rows, T, gi, T, gj, s->grid[0] * s->block[0], s->grid[1] * s->block[1]);
+  if (used & (1u << CC_CUDA_B_TID))
+    add(&o, &len, &cap, "        const uint3 threadIdx = make_uint3(__cc_gx %% %uu, __cc_gy %% "
+        "%uu, 0u);\n", s->block[0], s->block[1]);
+  if (used & (1u << CC_CUDA_B_CTAID))
+    add(&o, &len, &cap, "        const uint3 blockIdx = make_uint3(__cc_gx / %uu, __cc_gy / "
+        "%uu, 0u);\n", s->block[0], s->block[1]);
+  if (used & (1u << CC_CUDA_B_NTID))
+    add(&o, &len, &cap, "        const dim3 blockDim(%uu, %uu, 1u);\n", s->block[0], s->block[1]);
+  if (used & (1u << CC_CUDA_B_NCTAID))
+    add(&o, &len, &cap, "        const dim3 gridDim(%uu, %uu, 1u);\n", s->grid[0], s->grid[1]);
+  add(&o, &len, &cap, "        %s\n      }();\n    }\n  }\n}", body);
   return o;
 }
 
@@ -513,7 +529,7 @@ static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCurs
   }
   inner = cc_cuda_edits_render(&ed, m->tu.text, bb, be, 1);
   out->elt = element_type(ld->at);
-  wrapped = wrap_body(spec, out->elt, inner);
+  wrapped = wrap_body(spec, out->elt, inner, builtins_used(m));
   cc_cuda_edits_add(&ed, bb, be, wrapped);
   free(inner);
   free(wrapped);

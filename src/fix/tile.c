@@ -30,11 +30,14 @@ struct gacc {
 };
 
 /* "FILE:LINE:COL" of instruction i of the kernel (its .loc; the kernel lives in the
- * input file), or the PTX line. */
+ * input file; code inlined from a header, atomicAdd's, is placed at its call site, the
+ * .loc's inlined_at), or the PTX line. */
 static void place(const struct cc_fix_opts *o, uint32_t i, char *buf, size_t size)
 {
   const struct ptx_loc *loc = ptx_insn_loc(o->kernel, i);
-  if (loc && loc->line)
+  if (loc && loc->inl_file && loc->inl_line)
+    snprintf(buf, size, "%s:%u:%u", o->input, loc->inl_line, loc->inl_column);
+  else if (loc && loc->line)
     snprintf(buf, size, "%s:%u:%u", o->input, loc->line, loc->column);
   else
     snprintf(buf, size, "%s: PTX line %u", o->input, o->kernel->insns[i].line);
