@@ -277,6 +277,13 @@ int cc_fix_tile(const struct cc_fix_opts *o, const struct cc_fix_measure *before
     return cc_err_set(err, CC_ERR_NO_FIX, "%s: kernel %s is launched with a 3-D geometry (grid "
                       "z %u, block z %u); the tile handles 2-D launches", o->input,
                       o->kernel_name, o->grid[2], o->block[2]);
+  if ((uint64_t)o->grid[0] * o->block[0] > UINT32_MAX ||
+      ((uint64_t)o->grid[1] * o->block[1] + TILE - 1) / TILE > 65535)
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: kernel %s's launch spans %llu x %llu threads; "
+                      "the tile's grid of 32x32 tiles would break CUDA's limits (x extent "
+                      "below 2^32 in the rewrite's unsigned indices, grid y at most 65535)",
+                      o->input, o->kernel_name, (unsigned long long)o->grid[0] * o->block[0],
+                      (unsigned long long)o->grid[1] * o->block[1]);
   if ((rc = check_ptx(o, err)) != CC_OK)
     return rc;
   if ((rc = cc_affine_analyze(o->module, o->kernel, &ak, err)) != CC_OK)

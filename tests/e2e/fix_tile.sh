@@ -73,6 +73,12 @@ tile colmajor "$EX/tile/colmajor.launch" 3456 768 224 2,2
 grep -q '^  int x = blockIdx.x \* TILE_DIM + threadIdx.x;$' "$TMP/naive/transpose.cu" ||
   fail "naive: the body's first statement changed"
 
+# --transform auto (the default) prefers the tile to the permutation for the naive
+# transpose (262,144 sectors + 65,536 wavefronts against x<->y's 393,216 sectors)
+expect 0 "" "$COALCHECK" fix --launch "$EX/transpose/naive.launch" -o "$TMP/auto" -q \
+  --json "$TMP/auto.json"
+jcheck "$TMP/auto.json" 'd["transform"] == "tile" and d["verified"] is True'
+
 # ---- refusals: exit 11 with the place and the reason --------------------------------------
 expect 11 "permute.cu:42:5: no global load has unit stride along the other thread dimension" \
   "$COALCHECK" fix --transform tile --launch "$EX/permute/stencil2d.launch" -o "$TMP/no1" -q
