@@ -45,17 +45,6 @@ sys.exit(0 if minus and len(minus) == len(plus) and all(norm(a) == norm(b) for a
 EOF
 }
 
-# dump_compare LAUNCH DIR BUF: the original launch and DIR's launch dump BUF identically
-dump_compare() {
-  local launch=$1 dir=$2 buf=$3 fixed
-  fixed=$(ls "$dir"/*.launch)
-  "$COALCHECK" --launch "$launch" -q --dump "$buf=$TMP/orig.bin" >/dev/null 2>"$TMP/e1" ||
-    { fail "original $launch did not run"; cat "$TMP/e1"; return; }
-  "$COALCHECK" --launch "$fixed" -q --dump "$buf=$TMP/fixed.bin" >/dev/null 2>"$TMP/e2" ||
-    { fail "fixed $fixed did not run"; cat "$TMP/e2"; return; }
-  cmp -s "$TMP/orig.bin" "$TMP/fixed.bin" || fail "$fixed: buffer $buf differs from the original's"
-}
-
 # ---- copy3d: fastest index on threadIdx.z -> x<->z ---------------------------------------
 expect 0 "" "$COALCHECK" fix --launch "$EX/permute/copy3d.launch" -o "$TMP/copy3d" -q \
   --json "$TMP/copy3d.json"

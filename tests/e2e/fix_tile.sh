@@ -34,17 +34,6 @@ print(sum(i["wavefronts"] for i in sh), sum(i["ideal_wavefronts"] for i in sh))
 EOF
 }
 
-# dump_compare LAUNCH DIR BUF: the original launch and DIR's launch dump BUF identically
-dump_compare() {
-  local launch=$1 dir=$2 buf=$3 fixed
-  fixed=$(ls "$dir"/*.launch)
-  "$COALCHECK" --launch "$launch" -q --dump "$buf=$TMP/orig.bin" >/dev/null 2>"$TMP/e1" ||
-    { fail "original $launch did not run"; cat "$TMP/e1"; return; }
-  "$COALCHECK" --launch "$fixed" -q --dump "$buf=$TMP/fixed.bin" >/dev/null 2>"$TMP/e2" ||
-    { fail "fixed $fixed did not run"; cat "$TMP/e2"; return; }
-  cmp -s "$TMP/orig.bin" "$TMP/fixed.bin" || fail "$fixed: buffer $buf differs from the original's"
-}
-
 # tile NAME LAUNCH BEFORE AFTER WAVEFRONTS GRID: fix, figures, the launch, the dumps
 tile() {
   local name=$1 launch=$2 before=$3 after=$4 wf=$5 grid=$6 src

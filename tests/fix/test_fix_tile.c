@@ -295,7 +295,7 @@ static void test_padding_f64(void **state)
   kfix_release(&f);
 }
 
-/* Refusals that need no PTX: the input is PTX; a 3-D launch. */
+/* Refusals that need no PTX: the input is PTX; a 3-D launch; a grid too tall. */
 static void test_refusals_without_ptx(void **state)
 {
   struct cc_fix_opts o;
@@ -318,6 +318,13 @@ static void test_refusals_without_ptx(void **state)
   assert_int_equal(cc_fix_tile(&o, &before, &cands, &err), CC_ERR_NO_FIX);
   assert_string_equal(err.msg, "k.cu: kernel k is launched with a 3-D geometry (grid z 1, "
                                "block z 4); the tile handles 2-D launches");
+  /* 65535 x 1024 threads along y: 2,097,120 tiles, over the grid's 65535 */
+  o.block[2] = 1;
+  o.grid[1] = 65535;
+  o.block[1] = 1024;
+  assert_int_equal(cc_fix_tile(&o, &before, &cands, &err), CC_ERR_NO_FIX);
+  assert_non_null(strstr(err.msg, "k.cu: kernel k's launch spans 1 x 67107840 threads; the "
+                                  "tile's grid of 32x32 tiles would break CUDA's limits"));
   assert_int_equal(cands.len, 0);
 }
 
