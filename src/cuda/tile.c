@@ -417,9 +417,9 @@ static unsigned builtins_used(const struct cc_cuda_model *m)
 }
 
 /* The new kernel body around the original one (body, already edited); used: the
- * builtins to shadow (builtins_used). */
+ * builtins to shadow (builtins_used); lines: the input's lines of the body's braces. */
 static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const char *body,
-                       unsigned used)
+                       unsigned used, const unsigned lines[2])
 {
   char *o = NULL;
   size_t len = 0, cap = 0;
@@ -455,8 +455,20 @@ static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const
     add(&o, &len, &cap, "        const dim3 blockDim(%uu, %uu, 1u);\n", s->block[0], s->block[1]);
   if (used & (1u << CC_CUDA_B_NCTAID))
     add(&o, &len, &cap, "        const dim3 gridDim(%uu, %uu, 1u);\n", s->grid[0], s->grid[1]);
-  add(&o, &len, &cap, "        %s\n      }();\n    }\n  }\n}", body);
+  /* #line: the body keeps its line numbers (the PTX's .loc, so reports compare the
+     original and the fix line by line), and so does the rest of the file */
+  add(&o, &len, &cap, "#line %u\n%s\n      }();\n    }\n  }\n}\n#line %u\n", lines[0], body,
+      lines[1]);
   return o;
+}
+
+/* The 1-based line of byte off of text. */
+static unsigned line_at(const char *text, unsigned off)
+{
+  unsigned line = 1;
+  for (unsigned i = 0; i < off; i++)
+    line += text[i] == '\n';
+  return line;
 }
 
 /* The input's bytes [b, e) with [lb, le) (inside them) replaced by sub (owned). */
@@ -504,7 +516,7 @@ static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCurs
 {
   const struct cc_cuda_model *m = w->m;
   cc_cuda_edits ed = {0};
-  unsigned lb, le, ab, ae, rb, re, bb, be;
+  unsigned lb, le, ab, ae, rb, re, bb, be, lines[2];
   char *text, *inner, *wrapped;
   int rc;
   if ((rc = movable(m, ld->at, &lb, &le, "load", err)) != CC_OK ||
@@ -529,7 +541,9 @@ static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCurs
   }
   inner = cc_cuda_edits_render(&ed, m->tu.text, bb, be, 1);
   out->elt = element_type(ld->at);
-  wrapped = wrap_body(spec, out->elt, inner, builtins_used(m));
+  lines[0] = line_at(m->tu.text, bb);
+  lines[1] = line_at(m->tu.text, be - 1);
+  wrapped = wrap_body(spec, out->elt, inner, builtins_used(m), lines);
   cc_cuda_edits_add(&ed, bb, be, wrapped);
   free(inner);
   free(wrapped);

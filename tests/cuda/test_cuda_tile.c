@@ -35,7 +35,8 @@ static int tile(struct fixture *f, const char *name, const char *src,
 /* The whole rewrite, written by hand: the body kept byte for byte inside the lambda, the
  * store done in phase 1 only, its value read from the tile; X = 2*32 = 64, Y = 8*8 = 64;
  * the played thread's threadIdx = (gx % 32, gy % 8), blockIdx = (gx / 32, gy / 8),
- * blockDim (32, 8); gridDim is not read, so not declared (nvcc would warn). */
+ * blockDim (32, 8); gridDim is not read, so not declared (nvcc would warn). The body's
+ * braces were on lines 2 and 7: #line 2 before it, #line 7 before the rest of line 7. */
 static void test_rewrite_naive(void **state)
 {
   static const char want[] =
@@ -60,7 +61,8 @@ static void test_rewrite_naive(void **state)
     "        const uint3 threadIdx = make_uint3(__cc_gx % 32u, __cc_gy % 8u, 0u);\n"
     "        const uint3 blockIdx = make_uint3(__cc_gx / 32u, __cc_gy / 8u, 0u);\n"
     "        const dim3 blockDim(32u, 8u, 1u);\n"
-    "        {\n"
+    "#line 2\n"
+    "{\n"
     "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
     "  if (x < n && y < n)\n"
@@ -70,7 +72,9 @@ static void test_rewrite_naive(void **state)
     "      }();\n"
     "    }\n"
     "  }\n"
-    "}\n";
+    "}\n"
+    "#line 7\n"
+    "\n";
   struct fixture *f = *state;
   struct cc_cuda_tile_spec s = spec_naive(8, 1);
   struct cc_cuda_tile_result r;
