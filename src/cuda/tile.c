@@ -373,10 +373,16 @@ static int movable(const struct cc_cuda_model *m, CXCursor c, unsigned *b, unsig
                 "macro)");
 }
 
-/* The tile's element type: the load's type, canonical, without qualifiers (owned). */
+/* The tile's element type: the load's type, canonical, without qualifiers (owned); in a
+ * template, whose canonical types are "type-parameter-0-0", as written ("T"). */
 static char *element_type(CXCursor load)
 {
-  char *s = cc_cuda_str(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(load))));
+  CXType t = clang_getCursorType(load);
+  char *s = cc_cuda_str(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  if (strstr(s, "type-parameter")) {
+    free(s);
+    s = cc_cuda_str(clang_getTypeSpelling(t));
+  }
   for (;;) {
     size_t n = strncmp(s, "const ", 6) == 0 ? 6 : strncmp(s, "volatile ", 9) == 0 ? 9 : 0;
     if (!n)

@@ -119,6 +119,11 @@ static int global_accesses(const struct cc_fix_opts *o, const struct cc_affine_k
     char what[600];
     if (a->space != PTX_SPACE_GLOBAL && a->space != PTX_SPACE_GENERIC)
       continue;
+    if (a->status == CC_AFFINE_OK && a->loops)
+      return refuse_at(o, a->insn, err, "this global access is inside a loop (its address "
+                       "depends on the loop's counter)", "the tile stages one element per "
+                       "thread; a per-thread loop over rows is not handled: write one "
+                       "element per thread");
     if (a->status != CC_AFFINE_OK) {
       snprintf(what, sizeof what, "the address of this global access is not affine (%s)",
                a->why ? a->why : cc_affine_status_name(a->status));
@@ -135,6 +140,13 @@ static int global_accesses(const struct cc_fix_opts *o, const struct cc_affine_k
   return CC_OK;
 }
 
+/* 1 when instructions a and b of the kernel come from the same source line. */
+static int same_line(const struct cc_fix_opts *o, uint32_t a, uint32_t b)
+{
+  const struct ptx_loc *la = ptx_insn_loc(o->kernel, a), *lb = ptx_insn_loc(o->kernel, b);
+  return la && lb && la->line && la->file == lb->file && la->line == lb->line;
+}
+
 /* The pair: the one store, a row of a transposition, and the one load of another array
  * with unit stride along the other dimension. */
 static int find_pair(const struct cc_fix_opts *o, const struct gacc *g, uint32_t n,
@@ -144,6 +156,11 @@ static int find_pair(const struct cc_fix_opts *o, const struct gacc *g, uint32_t
   *ld = *st = NULL;
   for (uint32_t i = 0; i < n; i++)
     if (g[i].store) {
+      if (*st && same_line(o, (*st)->a->insn, g[i].a->insn))
+        return refuse_at(o, g[i].a->insn, err, "this store runs several times per thread (a "
+                         "loop, unrolled by nvcc)", "the tile stages one element per thread; a "
+                         "per-thread loop over rows is not handled: write one element per "
+                         "thread");
       if (*st)
         return refuse_at(o, g[i].a->insn, err, "a second global store",
                          "the tile stages one transposition (one load, one store) per thread");

@@ -129,6 +129,35 @@ static void test_rewrite_reverse(void **state)
   cc_cuda_tile_result_release(&r);
 }
 
+/* A template kernel: the element type as written (its canonical spelling,
+ * "type-parameter-0-0", is no C++). */
+static void test_template(void **state)
+{
+  static const char src[] =
+    "template <typename T>\n"
+    "__global__ void k(double *out, const T *in, int n)\n"
+    "{\n"
+    "  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "  if (x >= n || y >= n)\n"
+    "    return;\n"
+    "  out[x * n + y] = (double)in[y * n + x] * 2.0;\n"
+    "}\n"
+    "template __global__ void k<float>(double *, const float *, int);\n";
+  struct fixture *f = *state;
+  struct cc_cuda_tile_spec s = spec_naive(8, 1);
+  struct cc_cuda_tile_result r;
+  struct cc_err err;
+  assert_int_equal(tile(f, "template.cu", src, &s, &r, &err), CC_OK);
+  assert_string_equal(r.elt, "T");
+  assert_non_null(strstr(r.text, "  __shared__ T __cc_tile[32][33];\n"));
+  assert_non_null(strstr(r.text, "  (__cc_phase == 0 ? (void)((double)(__cc_tile[__cc_j][__cc_i] = "
+                                 "in[y * n + x]) * 2.0) : (void)(out[x * n + y] = "
+                                 "(double)__cc_tile[__cc_j][__cc_i] * 2.0));\n"));
+  /* the explicit instantiation after the kernel stays */
+  assert_non_null(strstr(r.text, "#line 8\n\ntemplate __global__ void k<float>"));
+  cc_cuda_tile_result_release(&r);
+}
+
 /* ---- refusals: the message names the place and the reason ---- */
 
 struct refusal {
@@ -196,6 +225,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_rewrite_naive, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_rewrite_reverse, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_template, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();

@@ -347,6 +347,10 @@ static const struct refusal refusals[] = {
    "the kernel reads the array it stores to"},
   {"barrier", "  __syncthreads();\n  out[x * n + y] = in[y * n + x];\n", ":4:",
    "the kernel already has a barrier"},
+  {"loop_unrolled", "  for (int j = 0; j < 2; j++)\n    out[x * n + y] = in[y * n + x] + j;\n",
+   ":5:", "this store runs several times per thread (a loop, unrolled by nvcc)"},
+  {"loop", "  for (int j = y; j < n; j += n)\n    out[x * n + j] = in[j * n + x];\n", ":5:",
+   "this global access is inside a loop (its address depends on the loop's counter)"},
   {"two_stores", "  out[x * n + y] = in[y * n + x];\n  out[y * n + x] = 0.0f;\n", ":5:",
    "a second global store"},
 };
