@@ -22,6 +22,7 @@ struct psub {
   CXCursor assign, rhs;     /* write: the assignment and its right side */
 };
 
+/* What the walk of the kernel's body found. */
 struct twalk {
   const struct cc_cuda_model *m;
   CXCursor params[MAX_PARAMS]; uint32_t nparams;
@@ -33,6 +34,7 @@ struct twalk {
   int depth;
 };
 
+/* The walk's place: the cursor whose children are visited, inside a loop or not. */
 struct frame {
   struct twalk *w;
   int loop;
@@ -40,6 +42,8 @@ struct frame {
   unsigned idx;
 };
 
+/* Records what the tile must know of cursor c (child idx of a parent of kind parent) and
+ * below: subscripts of the kernel's parameters, other uses of them, refused constructs. */
 static void walk(struct twalk *w, CXCursor c, int loop, enum CXCursorKind parent, unsigned idx);
 
 static enum CXChildVisitResult visit_kid(CXCursor c, CXCursor parent, CXClientData data)
@@ -261,6 +265,8 @@ static int kernel_parts(struct twalk *w, CXCursor def, CXCursor *body, struct cc
     return refuse(w->m, def, err, "the kernel has too many parameters", "at most 256 are read");
   for (unsigned i = 0; i < n; i++) {
     enum CXCursorKind k = clang_getCursorKind(kids[i]);
+    if (k == CXCursor_ParmDecl && w->nparams == MAX_PARAMS)
+      return refuse(w->m, def, err, "the kernel has too many parameters", "at most 256 are read");
     if (k == CXCursor_ParmDecl)
       w->params[w->nparams++] = kids[i];
     else if (k == CXCursor_CompoundStmt)

@@ -201,16 +201,13 @@ static int find_pair(const struct cc_fix_opts *o, const struct gacc *g, uint32_t
 }
 
 /* The measured excess sectors of the kernel's instruction insn (its global requests). */
-static uint64_t excess_of(const struct cc_kernel_stats *b, uint32_t insn, uint64_t *requests)
+static uint64_t excess_of(const struct cc_kernel_stats *b, uint32_t insn)
 {
   uint64_t x = 0;
-  *requests = 0;
   for (size_t i = 0; b && i < b->n_insns; i++)
     if (b->insns[i].info.id == insn && b->insns[i].info.space == CC_SPACE_GLOBAL &&
-        !b->insns[i].inlined_from.line) {
+        !b->insns[i].inlined_from.line)
       x += b->insns[i].excess_sectors;
-      *requests += b->insns[i].requests;
-    }
   return x;
 }
 
@@ -285,7 +282,6 @@ int cc_fix_tile(const struct cc_fix_opts *o, const struct cc_fix_measure *before
   struct gacc *g = NULL;
   const struct gacc *ld, *st;
   uint32_t n = 0;
-  uint64_t lreq, sreq;
   int rc;
   if (!o->input_is_cuda)
     return cc_err_set(err, CC_ERR_NO_FIX, "%s: staging a transposition through a shared-memory "
@@ -314,8 +310,8 @@ int cc_fix_tile(const struct cc_fix_opts *o, const struct cc_fix_measure *before
   if ((rc = global_accesses(o, ak, &env, before, &g, &n, err)) != CC_OK ||
       (rc = find_pair(o, g, n, &ld, &st, err)) != CC_OK)
     goto done;
-  if (!excess_of(cc_fix_measure_kernel(before), ld->a->insn, &lreq) &&
-      !excess_of(cc_fix_measure_kernel(before), st->a->insn, &sreq)) {
+  if (!excess_of(cc_fix_measure_kernel(before), ld->a->insn) &&
+      !excess_of(cc_fix_measure_kernel(before), st->a->insn)) {
     rc = refuse_at(o, st->a->insn, err, "the transposition's load and store are both "
                    "coalesced in this launch", "nothing to gain from a tile");
     goto done;
