@@ -5,6 +5,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/tile.h"
+#include "cuda/redist.h"
 
 static const char *const hazard_names[] = {
   "warp intrinsic", "cooperative groups", "inline asm lane id", "inline asm warp instruction",
@@ -40,5 +41,13 @@ void cc_cuda_tile_result_release(struct cc_cuda_tile_result *r)
 {
   free(r->text);
   free(r->elt);
+  memset(r, 0, sizeof *r);
+}
+
+void cc_cuda_redist_release(struct cc_cuda_redist *r)
+{
+  for (int f = 0; f < CC_CUDA_REDIST_NFORMS; f++)
+    free(r->text[f]);
+  free(r->loops);
   memset(r, 0, sizeof *r);
 }

@@ -1142,6 +1142,9 @@ static const char *const tested_launches[] = {
     "permute/transpose16.launch",
     /* tested in tests/examples/test_tile.c */
     "tile/colmajor.launch", "tile/f64.launch", "tile/scale.launch",
+    /* tested in tests/examples/test_redistribute.c */
+    "redistribute/bicg.launch", "redistribute/mvt.launch", "redistribute/row_sums_u32.launch",
+    "redistribute/spmv_csr.launch",
 };
 
 static int is_tested(const char *rel)
