@@ -15,11 +15,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
 # sectors of the global instruction(s) OP on source line LINE in report REPORT of FILE
 # (before/after); prints the sum
 line_sectors() {

@@ -19,11 +19,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
 # shared wavefronts and their ideal in the fixed kernel of report $1: prints "W I"
 wavefronts() {
   python3 - "$1" <<'EOF'
