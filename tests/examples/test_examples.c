@@ -1140,6 +1140,8 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_permute.c */
     "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
     "permute/transpose16.launch",
+    /* tested in tests/examples/test_tile.c */
+    "tile/colmajor.launch", "tile/f64.launch", "tile/scale.launch",
     /* tested in tests/examples/test_redistribute.c */
     "redistribute/bicg.launch", "redistribute/mvt.launch", "redistribute/row_sums_u32.launch",
     "redistribute/spmv_csr.launch",
