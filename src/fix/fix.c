@@ -43,20 +43,6 @@ void cc_fix_plan_release(struct cc_fix_plan *p)
   memset(p, 0, sizeof *p);
 }
 
-static struct cc_fix_launch launch_of(const struct cc_fix_opts *o, const uint32_t grid[3],
-                                      const uint32_t block[3])
-{
-  struct cc_fix_launch l;
-  memset(&l, 0, sizeof l);
-  memcpy(l.grid, grid, sizeof l.grid);
-  memcpy(l.block, block, sizeof l.block);
-  l.shared_bytes = o->shared_bytes;
-  l.args = o->args;
-  l.nargs = o->nargs;
-  l.max_insns = o->max_insns;
-  l.max_memory = o->max_memory;
-  return l;
-}
 
 /* The file id of k's own source: that of its first .loc without inlined_at, or 0. */
 static uint32_t own_file(const struct ptx_function *k)
@@ -258,7 +244,7 @@ static int measure_rewritten(const struct cc_fix_opts *o, const struct cc_fix_ca
 {
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
-  struct cc_fix_launch l = launch_of(o, c->grid, c->block);
+  struct cc_fix_launch l = cc_fix_launch_make(o, c->grid, c->block, o->shared_bytes);
   char *ptx = NULL, *name;
   size_t len = 0;
   int rc;
@@ -674,7 +660,7 @@ static int choose_final(const struct cc_fix_opts *o, struct cc_fix_plan *p, stru
  * permutation and the source transformations o->transform selects, then the choice. */
 static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
-  struct cc_fix_launch l = launch_of(o, o->grid, o->block);
+  struct cc_fix_launch l = cc_fix_launch_make(o, o->grid, o->block, o->shared_bytes);
   int permute = o->transform == CC_FIX_T_AUTO || o->transform == CC_FIX_T_PERMUTE;
   const struct cc_kernel_stats *b;
   int rc;
