@@ -165,7 +165,8 @@ def gpu_table(prep, dev, ref):
         bf, frac = bw(tf)
         vt, vcheck = dev.vendor.get(r["vendor"], (None, ""))
         ratio = tf / vt if tf and vt else None
-        g = goals(r, speedup, frac, ratio) if r["status"] == "fixed" else r["status"]
+        g = (goals(r, speedup, frac, ratio) if r["status"] == "fixed"
+             else r["status"].split(":")[0] + " (the reason above)")
         for k in tally:
             tally[k] += g.count(k + ":")
         fixed_ms = ms(tf) if r["status"] == "fixed" else "no fix"

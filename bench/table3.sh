@@ -162,20 +162,30 @@ time_plan() {
   local n=$1 d=$DIR/plans/$1 est="" runs
   local -a t
   # the plans name this machine's files (the SpMV matrix) by the prepare machine's root
-  sed "s#file:$ROOT/#file:$PWD/#" "$d/plan" | grep -v '^time ' > "$d/plan.n"
-  if [ "${NCU:-1}" = 1 ] && command -v ncu > /dev/null && [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
-    est=$(ncu_plan "$n" "$d/plan.n") || { say "$n: ncu failed ($L/$n.ncu.err)"; est=""; }
+  if [ -n "$ROOT" ]; then
+    sed "s#file:$ROOT/#file:$PWD/#" "$d/plan" | grep -v '^time ' > "$d/plan.n"
+  else
+    grep -v '^time ' "$d/plan" > "$d/plan.n"
+  fi
+  if [ "$NCU" = 1 ] && [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+    # the first launch under ncu estimates the time too; one failure (no counter access,
+    # no ncu) turns ncu off for the rest
+    est=$(ncu_plan "$n" "$d/plan.n") ||
+      { say "$n: ncu failed ($L/$n.ncu.err): no more ncu"; NCU=0; est=""; }
   fi
   if [ -z "$est" ]; then # a pilot: 3 warm-ups and one timed run
     { cat "$d/plan.n"; echo "time 1 pilot.txt"; } > "$d/plan.p"
-    "$B/coalcheck-gpu-launch" "$d/plan.p" > "$L/$n.pilot.log" 2>&1 &&
-      est=$(cut -d' ' -f1 "$d/pilot.txt")
+    timeout 300 "$B/coalcheck-gpu-launch" "$d/plan.p" > "$L/$n.pilot.log" 2>&1
+    case $? in
+      0) est=$(cut -d' ' -f1 "$d/pilot.txt") ;;
+      10) say "no usable GPU: $(tail -n1 "$L/$n.pilot.log")"; return 10 ;;
+    esac
   fi
   [ -n "$est" ] || { say "$n: launch failed ($L/$n.pilot.log)"; trow time "$n" - - - - - "launch failed"; return; }
   runs=$(python3 -c "import sys; print(max(5, min($RUNS, int($BUDGET / max(float(sys.argv[1]), 1e-6)))))" "$est")
   [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || runs=5
   { cat "$d/plan.n"; echo "time $runs time.txt"; } > "$d/plan.t"
-  if "$B/coalcheck-gpu-launch" "$d/plan.t" > "$L/$n.time.log" 2>&1; then
+  if timeout 300 "$B/coalcheck-gpu-launch" "$d/plan.t" > "$L/$n.time.log" 2>&1; then
     read -r -a t < "$d/time.txt"
     trow time "$n" "${t[0]}" "${t[1]}" "${t[2]}" "${t[3]}" - -
     say "$n: median ${t[0]} ms of ${t[3]} (first estimate $est ms)"
@@ -188,7 +198,8 @@ time_plan() {
 device() {
   OUT=${OUT:-$PWD/$DIR/out}
   B=$DIR/bin L=$OUT/logs TSV=$OUT/table3.tsv
-  BUDGET=${PLAN_BUDGET_MS:-3000} DEADLINE=${DEADLINE_S:-300}
+  BUDGET=${PLAN_BUDGET_MS:-3000} DEADLINE=${DEADLINE_S:-300} NCU=${NCU:-1}
+  command -v ncu > /dev/null || NCU=0
   [ -s "$DIR/prepare.tsv" ] || { echo "device: no $DIR/prepare.tsv (run prepare first and carry $DIR)"; return 1; }
   ROOT=$(sed -n 's/^root: //p' "$DIR/prepare.txt" 2>/dev/null)
   mkdir -p "$B" "$L"
@@ -204,15 +215,16 @@ device() {
     grep '^copy' "$TSV" | awk -F'\t' '{ printf "           %s: %.1f GB/s\n", $2, $7 / $3 / 1e6 }'
   fi
   local specs
-  specs=$(awk -F'\t' 'NR > 1 && $8 != "-" { print $8 }' "$DIR/prepare.tsv" | sort -u | tr '\n' ' ')
+  specs=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "vendor") v = i; next }
+                     v && $v != "-" { print $v }' "$DIR/prepare.tsv" | sort -u | tr '\n' ' ')
   if [ -x "$B/cublas_gemv" ] && [ -n "${specs// }" ]; then
     say "cuBLAS: $specs"
     timeout 180 "$B/cublas_gemv" "$RUNS" $specs >> "$TSV" 2> "$L/cublas.err" || say "cublas_gemv: $(cat "$L/cublas.err")"
   fi
   local n
   for n in $(cut -f1 "$DIR/prepare.tsv" | tail -n +2); do
-    [ -f "$DIR/plans/$n.orig/plan" ] && time_plan "$n.orig"
-    [ -f "$DIR/plans/$n.fixed/plan" ] && time_plan "$n.fixed"
+    if [ -f "$DIR/plans/$n.orig/plan" ]; then time_plan "$n.orig" || break; fi
+    if [ -f "$DIR/plans/$n.fixed/plan" ]; then time_plan "$n.fixed" || break; fi
   done
   say "done: $TSV"
   cat "$TSV"
