@@ -116,8 +116,8 @@ def fixes_table(prep):
     print("## The fixes (emulated here)")
     print()
     print("| case | kernel | shape | expected | transform (choice) | global sectors before -> "
-          "after | verified | outputs | decide (s) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | ---: |")
+          "after | verified | outputs | decide (s) | source candidates (sectors) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | ---: | --- |")
     for r in prep:
         b, a = num(r["sectors_before"]), num(r["sectors_after"])
         sect = f"{int(b):,}" if b is not None else "-"
@@ -126,7 +126,8 @@ def fixes_table(prep):
         what = (f"{r['transform']} ({r['choice']})" if r["status"] == "fixed"
                 else r["status"])
         print(f"| {r['case']} | `{r['kernel']}` | {r['shape']} | {r['expected']} | {what} | "
-              f"{sect} | {r['verified']} | {r['compare']} | {r['decide_s']} |")
+              f"{sect} | {r['verified']} | {r['compare']} | {r['decide_s']} | "
+              f"{r.get('candidates') or '-'} |")
     print()
 
 

@@ -20,7 +20,7 @@ import sys
 COLUMNS = ["case", "kernel", "shape", "expected", "paper", "bound", "ideal_bytes", "ideal_expr",
            "vendor",
            "exit", "status", "transform", "choice", "sectors_before", "sectors_after",
-           "verified", "compare", "decide_s", "reason"]
+           "verified", "compare", "decide_s", "reason", "candidates"]
 
 
 def manifest(path):
@@ -79,20 +79,44 @@ def one_line(s):
 
 
 def find_compare(d, log):
-    """'bitwise' or 'not bitwise: reassociated' (the fix report's `compare`, wherever the
-    frame puts it, or the summary's wording), '-' when unknown."""
-    for o in (d, d.get("chosen") or {}):
-        v = o.get("compare") if isinstance(o, dict) else None
-        if isinstance(v, str):
-            return "bitwise" if v == "bitwise" else f"not bitwise: {v}"
+    """'bitwise', or 'not bitwise: reassociated' with the terms summed and the largest error
+    as a fraction of the verified bound (fix report schema 2: bitwise_equal, terms,
+    max_error_of_bound; the summary's wording for older reports), '-' when unknown."""
+    if "bitwise_equal" in d:
+        if d["bitwise_equal"]:
+            return "bitwise"
+        extra = [f"{d['terms']:.0f} terms" if "terms" in d else "",
+                 f"error {d['max_error_of_bound']:.2g} of the bound"
+                 if "max_error_of_bound" in d else ""]
+        return "not bitwise: reassociated" + "".join(f", {x}" for x in extra if x)
     if "reassociated" in log:
         return "not bitwise: reassociated"
-    if "bitwise equal" in log:
-        return "bitwise"
-    return "-"
+    return "bitwise" if "bitwise equal" in log else "-"
 
 
-def fix_fields(json_path, log_path, rc):
+def refusal(d, expected, fallback):
+    """Why the case was not fixed, one line: the expected transformation's refusal or its
+    candidate's failed verification when the report has them, else the report's reason."""
+    for c in d.get("source_candidates") or []:
+        if c.get("transform") == expected and c.get("failure"):
+            return f"{expected}: candidate not verified: {c['failure']}"
+    for r in d.get("refusals") or []:
+        if r.get("transform") == expected:
+            return f"{expected}: {r.get('reason', '?')}"
+    return fallback
+
+
+def candidates(d):
+    """The source transformations' candidates: 'TRANSFORM SECTORS verified|failed', '-'."""
+    out = []
+    for c in d.get("source_candidates") or []:
+        sect = f" {c['measured_sectors']:.0f}" if "measured_sectors" in c else ""
+        out.append(f"{c.get('transform', '?')}{sect} "
+                   + ("verified" if c.get("verified") else "not verified"))
+    return "; ".join(out) or "-"
+
+
+def fix_fields(json_path, log_path, rc, expected):
     """The fix's columns (status .. reason) from its JSON report and its log."""
     log = open(log_path, errors="replace").read() if os.path.exists(log_path) else ""
     try:
@@ -101,7 +125,8 @@ def fix_fields(json_path, log_path, rc):
         d = {}
     errors = [l[len("coalcheck: error: "):] for l in log.splitlines()
               if l.startswith("coalcheck: error: ")]
-    reason = one_line(d.get("reason") or (errors[-1] if errors else f"exit {rc}"))
+    reason = one_line(refusal(d, expected, d.get("reason") or
+                              (errors[-1] if errors else f"exit {rc}")))
 
     def sectors(which):
         try:
@@ -124,7 +149,8 @@ def fix_fields(json_path, log_path, rc):
             "sectors_before": sectors("before"),
             "sectors_after": sectors("after") if verified else "-",
             "verified": "yes" if verified else "no",
-            "compare": find_compare(d, log) if verified else "-", "reason": reason}
+            "compare": find_compare(d, log) if verified else "-", "reason": reason,
+            "candidates": candidates(d)}
 
 
 def row(manifest_path, case, json_path, log_path, rc, decide_s):
@@ -138,7 +164,7 @@ def row(manifest_path, case, json_path, log_path, rc, decide_s):
     out = {"case": case, "kernel": kernel, "shape": e["shape"], "expected": e["expected"],
            "paper": e["paper"], "bound": e["bound"], "ideal_bytes": str(ideal), "ideal_expr": e["ideal_bytes"],
            "vendor": vendor, "decide_s": f"{float(decide_s):.1f}"}
-    out.update(fix_fields(json_path, log_path, int(rc)))
+    out.update(fix_fields(json_path, log_path, int(rc), e["expected"]))
     return "\t".join(out[c] for c in COLUMNS)
 
 

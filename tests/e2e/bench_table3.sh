@@ -37,8 +37,10 @@ EOF
 { printf '# test manifest\ncase\tlaunch\tshape\texpected\tpaper\tbound\tideal_bytes\tvendor\n'
   printf 'cell3d\tcell3d.launch\tCell 3D\tpermute\t3.9\tmem\t4*(in + out)\t-\n'
   printf 'gemv_cols\tgemv_cols.launch\tcolumns\tnone\t-\tmem\t4*(A + w + z)\tsgemv_cols:{n}\n'
+  printf 'fake\tgemv_cols.launch\tfake\tredistribute\t1.9\tmem\t4*A\t-\n'
 } > "$TMP/cases.tsv"
-COALCHECK="$COALCHECK" MANIFEST="$TMP/cases.tsv" bash "$SRC/bench/table3.sh" prepare "$TMP/prep" \
+COALCHECK="$COALCHECK" MANIFEST="$TMP/cases.tsv" CASES="cell3d gemv_cols" \
+  bash "$SRC/bench/table3.sh" prepare "$TMP/prep" \
   > "$TMP/prepare.log" 2>&1 || { fail "prepare exited $?"; cat "$TMP/prepare.log"; }
 
 # field NAME of CASE's row in the prepare TSV
@@ -75,6 +77,48 @@ for p in cell3d.orig cell3d.fixed gemv_cols.orig; do
 done
 [ ! -e "$TMP/prep/plans/gemv_cols.fixed" ] || fail "a plan for a fix that was refused"
 grep -q "^root: $SRC\$" "$TMP/prep/prepare.txt" || fail "prepare.txt lacks the root"
+
+# ---- prep_row.py on fix reports of schema 2 written by hand: a reassociated fix, and a
+# refusal whose reason must be the expected transformation's (the manifest's case "fake":
+# gemv_cols.launch, expected redistribute, ideal 4 x A = 4 x 1024^2 = 4,194,304)
+row_field() { # row_field JSON EXIT FIELD
+  python3 - "$SRC/bench/table3/prep_row.py" "$TMP/cases.tsv" "$1" "$2" "$3" <<'PY'
+import subprocess, sys
+tool, manifest, js, rc, name = sys.argv[1:]
+run = lambda *a: subprocess.run(["python3", tool, *a], capture_output=True,
+                                text=True).stdout.rstrip("\n").split("\t")
+print(dict(zip(run("header"), run("row", manifest, "fake", js, "/dev/null", rc, "1.5")))
+      .get(name, "?"))
+PY
+}
+cat > "$TMP/re.json" <<'EOF'
+{"fix_schema_version": 2, "transform": "redistribute", "verified": true, "chosen": {},
+ "what": "the loop over j spread over a warp", "bitwise_equal": false, "terms": 1024,
+ "max_error_of_bound": 0.031, "source_candidates": [{"transform": "redistribute",
+ "measured_sectors": 135168, "verified": true}],
+ "before": {"kernels": [{"totals": {"sectors": 540672}}]},
+ "after": {"kernels": [{"totals": {"sectors": 135168}}]}}
+EOF
+got=$(row_field "$TMP/re.json" 0 compare)
+[ "$got" = "not bitwise: reassociated, 1024 terms, error 0.031 of the bound" ] ||
+  fail "reassociated: compare is '$got'"
+got=$(row_field "$TMP/re.json" 0 choice)
+[ "$got" = "the loop over j spread over a warp" ] || fail "reassociated: choice is '$got'"
+got=$(row_field "$TMP/re.json" 0 candidates)
+[ "$got" = "redistribute 135168 verified" ] || fail "reassociated: candidates are '$got'"
+got=$(row_field "$TMP/re.json" 0 ideal_bytes)
+[ "$got" = 4194304 ] || fail "fake: ideal bytes are '$got'"
+cat > "$TMP/no.json" <<'EOF'
+{"fix_schema_version": 2, "transform": null, "verified": false, "chosen": null,
+ "reason": "no transformation improves gemv_cols:\npermute: already coalesced",
+ "refusals": [{"transform": "permute", "reason": "already coalesced"},
+              {"transform": "redistribute", "reason": "gemv.cu:40:5: no reduction"}],
+ "before": {"kernels": [{"totals": {"sectors": 1000}}]}}
+EOF
+got=$(row_field "$TMP/no.json" 11 status)
+[ "$got" = "no fix: redistribute: gemv.cu:40:5: no reduction" ] || fail "refusal: status is '$got'"
+got=$(row_field "$TMP/no.json" 11 sectors_before)
+[ "$got" = 1000 ] || fail "refusal: sectors before are '$got'"
 
 # ---- the table from a hand-made device TSV ------------------------------------------------
 # copy: 2e9 bytes in 1 ms = 2000 GB/s. cell3d: ideal 2,097,152 bytes; fixed 0.002097152 ms
