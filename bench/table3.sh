@@ -82,7 +82,10 @@ prepare() {
     { topt=""; say "this coalcheck has no --transform: plain fix (the permutation)"; }
   read -r -a cases <<<"${CASES:-$($ROW cases "$MANIFEST")}"
   mkdir -p "$DIR/plans"
-  [ -s "$DIR/prepare.tsv" ] || $ROW header > "$DIR/prepare.tsv"
+  if [ "$(head -n1 "$DIR/prepare.tsv" 2>/dev/null)" != "$($ROW header)" ]; then
+    [ -s "$DIR/prepare.tsv" ] && say "$DIR/prepare.tsv has other columns: started afresh"
+    $ROW header > "$DIR/prepare.tsv"
+  fi
   case " ${cases[*]} " in *" spmv "*) gen || return 1 ;; esac
   { echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "host: $(nproc) CPUs, $(uname -srm)"
@@ -92,6 +95,7 @@ prepare() {
   for name in "${cases[@]}"; do
     prepare_case "$cc" "$topt" "$name"
   done
+  $ROW sort "$MANIFEST" "$DIR/prepare.tsv"
   column -t -s $'\t' "$DIR/prepare.tsv" 2>/dev/null || cat "$DIR/prepare.tsv"
 }
 

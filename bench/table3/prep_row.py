@@ -168,11 +168,25 @@ def row(manifest_path, case, json_path, log_path, rc, decide_s):
     return "\t".join(out[c] for c in COLUMNS)
 
 
+def sort_rows(manifest_path, tsv):
+    """Rewrites the prepare TSV with its rows in the manifest's order (cases the manifest
+    does not name last), so that re-prepared cases keep their place in the table."""
+    order = {r["case"]: i for i, r in enumerate(manifest(manifest_path))}
+    with open(tsv) as f:
+        head, *rows = f.read().splitlines()
+    rows.sort(key=lambda l: order.get(l.split("\t")[0], len(order)))
+    with open(tsv + ".tmp", "w") as f:
+        f.write("\n".join([head] + rows) + "\n")
+    os.replace(tsv + ".tmp", tsv)
+
+
 def main():
     if sys.argv[1:2] == ["header"]:
         print("\t".join(COLUMNS))
     elif sys.argv[1:2] == ["row"] and len(sys.argv) == 8:
         print(row(*sys.argv[2:8]))
+    elif sys.argv[1:2] == ["sort"] and len(sys.argv) == 4:
+        sort_rows(sys.argv[2], sys.argv[3])
     elif sys.argv[1:2] == ["cases"] and len(sys.argv) == 3:
         print(" ".join(r["case"] for r in manifest(sys.argv[2])))
     elif sys.argv[1:2] == ["launch"] and len(sys.argv) == 4:
@@ -182,7 +196,7 @@ def main():
         print(os.path.join(os.path.dirname(sys.argv[2]), e[0]["launch"]))
     else:
         sys.exit("usage: prep_row.py header | row MANIFEST CASE FIX_JSON FIX_LOG EXIT DECIDE_S"
-                 " | cases MANIFEST | launch MANIFEST CASE")
+                 " | sort MANIFEST TSV | cases MANIFEST | launch MANIFEST CASE")
 
 
 if __name__ == "__main__":
