@@ -135,7 +135,8 @@ info_rows() {
 ncu_plan() {
   local n=$1 p=$2 m
   m=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
-  m=$m,lts__t_sectors_srcunit_tex.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+  m=$m,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
+  m=$m,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
   timeout 120 ncu --csv --print-units base --metrics "$m" "$B/coalcheck-gpu-launch" "$p" \
     > "$L/$n.ncu.csv" 2> "$L/$n.ncu.err" || return 1
   python3 - "$L/$n.ncu.csv" "$n" "$TSV" <<'EOF'
@@ -151,9 +152,11 @@ if ms is None:
     sys.exit(1)
 g = lambda k: "%d" % v[k] if k in v else "-"
 dram = v.get("dram__bytes_read.sum", 0) + v.get("dram__bytes_write.sum", 0)
+l2 = ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum"]
+v["l2"] = sum(v[k] for k in l2) if all(k in v for k in l2) else None
 note = ";".join(["ld_sectors=" + g("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
                  "st_sectors=" + g("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
-                 "l2_sectors=" + g("lts__t_sectors_srcunit_tex.sum"),
+                 "l2_sectors=" + (g("l2") if v["l2"] is not None else "-"),
                  "dram_read=" + g("dram__bytes_read.sum"), "dram_write=" + g("dram__bytes_write.sum")])
 with open(tsv, "a") as f:
     f.write(f"ncu\t{name}\t{ms:.6f}\t-\t-\t1\t{dram:.0f}\t{note}\n")
