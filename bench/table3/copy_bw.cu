@@ -7,19 +7,11 @@
 //   copy_bw [MIB [RUNS]]     (default 1024 MiB, 20 runs)
 // Prints TSV rows "copy NAME MEDIAN_MS MIN_MS MAX_MS RUNS BYTES" (the columns of
 // bench/table3.sh's device TSV); exit 1 on a CUDA error (the message on stderr).
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
-#define CHECK(call)                                                                         \
-  do {                                                                                      \
-    cudaError_t e_ = (call);                                                                \
-    if (e_ != cudaSuccess) {                                                                \
-      fprintf(stderr, "copy_bw: error: %s failed: %s\n", #call, cudaGetErrorString(e_));  \
-      exit(1);                                                                              \
-    }                                                                                       \
-  } while (0)
+#define TOOL "copy_bw"
+#include "event_timer.cuh"
 
 __global__ void copy_kernel(float4 *dst, const float4 *src, size_t n)
 {
@@ -28,27 +20,13 @@ __global__ void copy_kernel(float4 *dst, const float4 *src, size_t n)
     dst[i] = src[i];
 }
 
-// Times `what` (one copy) RUNS times after 3 warm-ups; prints its row.
-template <typename F> static void time_rows(const char *name, int runs, double bytes, F what)
+// Times `what` (one copy) `runs` times after 3 warm-ups; prints its row.
+template <typename F> static void time_row(const char *name, int runs, double bytes, F what)
 {
-  cudaEvent_t a, b;
-  std::vector<float> ms(runs);
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int r = 0; r < 3 + runs; r++) {
-    CHECK(cudaEventRecord(a));
-    what();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    if (r >= 3)
-      CHECK(cudaEventElapsedTime(&ms[r - 3], a, b));
-  }
-  CHECK(cudaGetLastError());
-  std::sort(ms.begin(), ms.end());
-  printf("copy\t%s\t%.6f\t%.6f\t%.6f\t%d\t%.0f\tread+written\n", name, ms[runs / 2], ms[0], ms[runs - 1], runs,
+  float t[3];
+  time_events(runs, what, t);
+  printf("copy\t%s\t%.6f\t%.6f\t%.6f\t%d\t%.0f\tread+written\n", name, t[0], t[1], t[2], runs,
          bytes);
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
 }
 
 int main(int argc, char **argv)
@@ -65,10 +43,10 @@ int main(int argc, char **argv)
   CHECK(cudaMalloc(&dst, bytes));
   CHECK(cudaMemset(src, 1, bytes));
   CHECK(cudaMemset(dst, 0, bytes));
-  time_rows("memcpy_d2d", runs, 2.0 * bytes,
+  time_row("memcpy_d2d", runs, 2.0 * bytes,
             [&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
   unsigned blocks = (unsigned)((n4 + 255) / 256);
-  time_rows("copy_kernel", runs, 2.0 * bytes, [&] {
+  time_row("copy_kernel", runs, 2.0 * bytes, [&] {
     copy_kernel<<<blocks, 256>>>((float4 *)dst, (const float4 *)src, n4);
   });
   CHECK(cudaFree(src));

@@ -23,14 +23,9 @@
 
 #include <cublas_v2.h>
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "cublas_gemv: error: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+#define TOOL "cublas_gemv"
+#include "event_timer.cuh"
+
 #define CHECK_BLAS(call)                                                                     \
   do {                                                                                       \
     cublasStatus_t s_ = (call);                                                              \
@@ -64,86 +59,59 @@ struct buf {
   }
 };
 
-// Median, min and max of RUNS timed calls of `what` after 3 warm-ups, in ms.
-template <typename F> static void time_it(int runs, F what, float out[3])
-{
-  cudaEvent_t a, b;
-  std::vector<float> ms(runs);
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int r = 0; r < 3 + runs; r++) {
-    CHECK(cudaEventRecord(a));
-    what();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    if (r >= 3)
-      CHECK(cudaEventElapsedTime(&ms[r - 3], a, b));
-  }
-  std::sort(ms.begin(), ms.end());
-  out[0] = ms[runs / 2], out[1] = ms[0], out[2] = ms[runs - 1];
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-}
-
-// |got - sum| within 1e-4 x sum|terms| (FP32 accumulation of 8192 terms in blocked order
-// errs about 1e-6 of it; a wrong result errs by O(1)); appends the first failure to why.
-static void near(double got, double sum, double mag, const char *what, size_t i, std::string &why)
-{
-  if (why.empty() && !(fabs(got - sum) <= 1e-4 * mag + 1e-30)) {
-    char m[160];
-    snprintf(m, sizeof m, "bad: %s[%zu] = %.9g, CPU %.9g", what, i, got, sum);
-    why = m;
-  }
-}
-
 static const size_t CHECK_ROWS[] = {0, 1, 31, 1000, 4095, 8191};
+
+// "ok", or the first checked output (index i < n of CHECK_ROWS) whose value got(i) is not
+// within 1e-4 x sum|terms| of the double sum over j < len of term(i, j) (FP32 accumulation
+// of 8192 terms in blocked order errs about 1e-6 of it; a wrong result errs by O(1)).
+template <typename T, typename G>
+static std::string check_sums(size_t n, size_t len, T term, G got)
+{
+  for (size_t i : CHECK_ROWS) {
+    if (i >= n)
+      continue;
+    double s = 0, mag = 0;
+    for (size_t j = 0; j < len; j++) {
+      double v = term(i, j);
+      s += v, mag += fabs(v);
+    }
+    if (!(fabs(got(i) - s) <= 1e-4 * mag + 1e-30)) {
+      char m[160];
+      snprintf(m, sizeof m, "bad: output %zu = %.9g, CPU %.9g", i, got(i), s);
+      return m;
+    }
+  }
+  return "ok";
+}
 
 static std::string gemv(cublasHandle_t h, int runs, size_t n, bool rows, float t[3])
 {
   buf A(n * n, 1), x(n, 2), y(n, 3);
   const float one = 1.0f, zero = 0.0f;
   cublasOperation_t op = rows ? CUBLAS_OP_T : CUBLAS_OP_N;
-  time_it(runs, [&] {
+  time_events(runs, [&] {
     CHECK_BLAS(cublasSgemv(h, op, (int)n, (int)n, &one, A.d, (int)n, x.d, 1, &zero, y.d, 1));
   }, t);
   std::vector<float> got = y.back(n);
-  std::string why;
-  for (size_t i : CHECK_ROWS) {
-    if (i >= n)
-      continue;
-    double s = 0, mag = 0;
-    for (size_t j = 0; j < n; j++) {
-      double v = (double)(rows ? A.h[i * n + j] : A.h[j * n + i]) * x.h[j];
-      s += v, mag += fabs(v);
-    }
-    near(got[i], s, mag, "y", i, why);
-  }
-  return why.empty() ? "ok" : why;
+  return check_sums(n, n, [&](size_t i, size_t j) {
+    return (double)(rows ? A.h[i * n + j] : A.h[j * n + i]) * x.h[j];
+  }, [&](size_t i) { return (double)got[i]; });
 }
 
 static std::string gesummv(cublasHandle_t h, int runs, size_t n, float t[3])
 {
   buf A(n * n, 4), B(n * n, 5), x(n, 6), y(n, 7);
   const float alpha = 1.5f, beta = 1.25f, one = 1.0f, zero = 0.0f;
-  time_it(runs, [&] {
+  time_events(runs, [&] {
     CHECK_BLAS(cublasSgemv(h, CUBLAS_OP_T, (int)n, (int)n, &alpha, A.d, (int)n, x.d, 1, &zero,
                            y.d, 1));
     CHECK_BLAS(cublasSgemv(h, CUBLAS_OP_T, (int)n, (int)n, &beta, B.d, (int)n, x.d, 1, &one,
                            y.d, 1));
   }, t);
   std::vector<float> got = y.back(n);
-  std::string why;
-  for (size_t i : CHECK_ROWS) {
-    if (i >= n)
-      continue;
-    double s = 0, mag = 0;
-    for (size_t j = 0; j < n; j++) {
-      double v = alpha * (double)A.h[i * n + j] * x.h[j] + beta * (double)B.h[i * n + j] * x.h[j];
-      s += v, mag += fabs(v);
-    }
-    near(got[i], s, mag, "y", i, why);
-  }
-  return why.empty() ? "ok" : why;
+  return check_sums(n, n, [&](size_t i, size_t j) {
+    return alpha * (double)A.h[i * n + j] * x.h[j] + beta * (double)B.h[i * n + j] * x.h[j];
+  }, [&](size_t i) { return (double)got[i]; });
 }
 
 // C (M x M) = D^T D for D N x M row-major: with D's column-major view X (M x N, ld M),
@@ -152,24 +120,16 @@ static std::string sgemm_ata(cublasHandle_t h, int runs, size_t m, size_t n, flo
 {
   buf D(n * m, 8), C(m * m, 9);
   const float one = 1.0f, zero = 0.0f;
-  time_it(runs, [&] {
+  time_events(runs, [&] {
     CHECK_BLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)m, (int)m, (int)n, &one, D.d,
                            (int)m, D.d, (int)m, &zero, C.d, (int)m));
   }, t);
   std::vector<float> got = C.back(m * m);
-  std::string why;
-  for (size_t j1 : CHECK_ROWS) {
-    size_t j2 = (j1 * 7 + 3) % m;
-    if (j1 >= m)
-      continue;
-    double s = 0, mag = 0;
-    for (size_t i = 0; i < n; i++) {
-      double v = (double)D.h[i * m + j1] * D.h[i * m + j2];
-      s += v, mag += fabs(v);
-    }
-    near(got[j2 * m + j1], s, mag, "C", j2 * m + j1, why);
-  }
-  return why.empty() ? "ok" : why;
+  // output j1: C[j1][(7 j1 + 3) mod m] (symmetric: row or column major alike)
+  auto j2 = [m](size_t j1) { return (j1 * 7 + 3) % m; };
+  return check_sums(m, n, [&](size_t j1, size_t i) {
+    return (double)D.h[i * m + j1] * D.h[i * m + j2(j1)];
+  }, [&](size_t j1) { return (double)got[j2(j1) * m + j1]; });
 }
 
 int main(int argc, char **argv)
