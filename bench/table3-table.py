@@ -22,6 +22,7 @@ import sys
 BW_GOAL = 0.80       # memory-bound fixes: >= 80% of the copy bandwidth (issue 10)
 VENDOR_GOAL = 1.10   # gemv-shaped fixes: within 1.1x of cuBLAS sgemv (issue 10)
 GEMV_SPECS = ("sgemv_rows:", "sgemv_cols:", "gesummv:")
+L2_BYTES = 50 * 2**20  # the H100's and H200's L2
 
 
 def read_tsv(path):
@@ -220,7 +221,9 @@ def cache_table(prep, dev):
         note = []
         if sr and tr and tr < sr / 2:
             note.append(f"time fell {tr:.1f}x for {sr:.1f}x fewer sectors")
-        if dram and ideal and dram < 1.5 * ideal:
+        if ideal and ideal < L2_BYTES:
+            note.append("the data fits in the 50 MB L2")
+        elif dram and ideal and dram < 1.5 * ideal:
             note.append(f"the original's DRAM traffic is {dram / ideal:.2f}x the ideal: "
                         "its strided re-reads hit in L1/L2")
         print(f"| {c} | {f'{sr:.2f}x' if sr else '-'} | {f'{tr:.2f}x' if tr else '-'} | "

@@ -107,11 +107,14 @@ def refusal(d, expected, fallback):
 
 
 def candidates(d):
-    """The source transformations' candidates: 'TRANSFORM SECTORS verified|failed', '-'."""
+    """The source transformations' candidates, '; '-separated: 'TRANSFORM[/VARIANT] SECTORS
+    verified|not verified' (VARIANT: the parenthesis ending the candidate's `what`, e.g.
+    "warp shuffle"), '-' when none."""
     out = []
     for c in d.get("source_candidates") or []:
         sect = f" {c['measured_sectors']:.0f}" if "measured_sectors" in c else ""
-        out.append(f"{c.get('transform', '?')}{sect} "
+        variant = re.search(r"\(([^()]*)\)\s*$", c.get("what") or "")
+        out.append(f"{c.get('transform', '?')}{'/' + variant.group(1) if variant else ''}{sect} "
                    + ("verified" if c.get("verified") else "not verified"))
     return "; ".join(out) or "-"
 

@@ -95,7 +95,9 @@ cat > "$TMP/re.json" <<'EOF'
 {"fix_schema_version": 2, "transform": "redistribute", "verified": true, "chosen": {},
  "what": "the loop over j spread over a warp", "bitwise_equal": false, "terms": 1024,
  "max_error_of_bound": 0.031, "source_candidates": [{"transform": "redistribute",
- "measured_sectors": 135168, "verified": true}],
+ "what": "the loop over j spread over a warp (warp shuffle)", "measured_sectors": 135168,
+ "verified": true}, {"transform": "lift", "what": "the loop over j lifted",
+ "measured_sectors": 540672, "verified": false}],
  "before": {"kernels": [{"totals": {"sectors": 540672}}]},
  "after": {"kernels": [{"totals": {"sectors": 135168}}]}}
 EOF
@@ -105,7 +107,8 @@ got=$(row_field "$TMP/re.json" 0 compare)
 got=$(row_field "$TMP/re.json" 0 choice)
 [ "$got" = "the loop over j spread over a warp" ] || fail "reassociated: choice is '$got'"
 got=$(row_field "$TMP/re.json" 0 candidates)
-[ "$got" = "redistribute 135168 verified" ] || fail "reassociated: candidates are '$got'"
+[ "$got" = "redistribute/warp shuffle 135168 verified; lift 540672 not verified" ] ||
+  fail "reassociated: candidates are '$got'"
 got=$(row_field "$TMP/re.json" 0 ideal_bytes)
 [ "$got" = 4194304 ] || fail "fake: ideal bytes are '$got'"
 cat > "$TMP/no.json" <<'EOF'
