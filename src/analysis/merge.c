@@ -8,6 +8,7 @@
 static void merge_insn(struct cc_insn_stats *d, const struct cc_insn_stats *s)
 {
   d->executions += s->executions;
+  d->max_dyn = s->max_dyn > d->max_dyn ? s->max_dyn : d->max_dyn;
   d->thread_accesses += s->thread_accesses;
   d->bytes_requested += s->bytes_requested;
   d->requests += s->requests;
