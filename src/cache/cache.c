@@ -24,9 +24,22 @@
  *     Nsight Compute counts them as lts ..._op_atom/_op_red); L1 is not involved.
  *   - L2: write-back, write-allocate without a DRAM read: a store records which bytes of a
  *     sector it wrote; a sector wholly written becomes valid; a read of a sector not valid
- *     reads its 32 bytes from DRAM (merging what was written). Dirty sectors go to DRAM,
- *     32 bytes each, when their line is evicted and at the kernel's end. DRAM is
- *     accessed per 32-byte sector (Nsight Compute's dram__sectors).
+ *     reads it from DRAM (merging what was written). Dirty sectors go to DRAM, 32 bytes
+ *     each, when their line is evicted; those dirty at the kernel's end stay in L2 and
+ *     are counted apart (l2_dirty_bytes_at_end), not as DRAM writes: on the H100 Nsight
+ *     Compute measures 0 DRAM bytes written for kernels whose footprint fits L2
+ *     (bench/results/cache-h100-2026-11-25.md, the "w/o end" column).
+ *   - DRAM reads come in units of dram_access_bytes (device.c): a miss of one sector
+ *     reads its aligned unit (the H100: 64 bytes, a sector pair; measured: a read of one
+ *     float per 128-byte line costs 64 DRAM bytes, strided_copy_stride32: 4.20 MB for
+ *     65536 sectors), and every sector of the unit becomes valid in L2, so a later read
+ *     of the neighbour hits. Evidence for the fill: the row-per-thread kernels (gemv_rows,
+ *     row_sums_thread_per_row, row_sums_thread_4096, gesummv_rows) read sector s of a
+ *     row and, 8 steps later, sector s + 1 in a separate request; their DRAM reads
+ *     equal the footprint (4.20 MB for 4 MiB of A, 268.47 MB for 256 MiB), where an
+ *     unfilled neighbour would double them. Write-backs stay 32 bytes a dirty sector
+ *     (assumed: every large-footprint kernel measured writes whole lines, which cannot
+ *     tell the two apart).
  *   - Replacement: LRU per set (NVIDIA does not publish its policies). Set index: the
  *     line number folded with its higher bits (set_of; GPUs hash set indices: with a plain
  *     modulo a warp reading 32 rows 16 KiB apart would fall into a few sets and thrash,
@@ -104,7 +117,9 @@ struct cc_cache {
   struct cc_cache_counts zero;
   uint64_t *sm_wavefronts;
   double *sm_latency;
-  uint64_t flushed;
+  uint64_t l2_evictions;       /* lines replaced in L2 this kernel */
+  uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
+                                  of sectors missed (dram_units) */
 };
 
 /* A line a record touches: the sectors, and for stores the bytes written per sector. */
@@ -154,6 +169,20 @@ static void level_clear(struct level *lv, size_t lines)
   lv->clock = 0;
 }
 
+/* unit[m]: the sectors of a line the DRAM reads for missed sectors m bring into L2, in
+ * aligned units of `bytes` (32, 64 or 128: one sector, a pair, the line). */
+static void dram_units(uint32_t bytes, uint8_t unit[16])
+{
+  uint32_t per = bytes / CC_CACHE_SECTOR_BYTES;
+  uint8_t group = (uint8_t)((1u << (per ? per : 1)) - 1u);
+  for (uint32_t m = 0; m < 16; m++) {
+    unit[m] = 0;
+    for (uint32_t s = 0; s < 4; s++)
+      if (m & (1u << s))
+        unit[m] |= (uint8_t)((group << (s / per * per)) & 0xfu);
+  }
+}
+
 struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
 {
   struct cc_cache *c = cc_xcalloc(1, sizeof *c);
@@ -171,6 +200,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
+  dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
 }
 
@@ -267,7 +297,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
   memset(c->sm_wavefronts, 0, c->dev.sms * sizeof *c->sm_wavefronts);
   memset(c->sm_latency, 0, c->dev.sms * sizeof *c->sm_latency);
-  c->flushed = 0;
+  c->l2_evictions = 0;
 }
 
 /* ---- placement ------------------------------------------------------------------------ */
@@ -498,22 +528,16 @@ static uint32_t popc4(uint8_t m)
   return n[m & 15];
 }
 
-/* Writes L2 way w's dirty sectors to DRAM (charged to their writers); returns the bytes
- * written. */
-static uint64_t write_back(struct cc_cache *c, struct way *w)
+/* Writes L2 way w's dirty sectors to DRAM, 32 bytes each, charged to their writers. */
+static void write_back(struct cc_cache *c, struct way *w)
 {
   size_t i = (size_t)(w - c->l2.w);
-  uint64_t bytes = 0;
   for (uint32_t s = 0; s < 4; s++) {
-    if (!(w->dirty & (1u << s)))
-      continue;
     uint32_t slot = c->l2.part[i].writer[s];
-    if (slot < c->n_insns)
+    if ((w->dirty & (1u << s)) && slot < c->n_insns)
       c->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
-    bytes += CC_CACHE_SECTOR_BYTES;
   }
   w->dirty = 0;
-  return bytes;
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
@@ -524,6 +548,7 @@ static struct way *l2_line(struct cc_cache *c, uint64_t line)
   if (!hit) {
     if (w->dirty)
       write_back(c, w);
+    c->l2_evictions += w->tag != EMPTY_TAG;
     w->tag = line;
     w->valid = 0;
     memset(c->l2.part[w - c->l2.w].bytes, 0, sizeof c->l2.part[0].bytes);
@@ -532,19 +557,22 @@ static struct way *l2_line(struct cc_cache *c, uint64_t line)
   return w;
 }
 
-/* Reads sectors `mask` of line into L2 for instruction ic (fetching from DRAM the ones
- * not valid, merging bytes already written); returns 1 if DRAM was read. */
+/* Reads sectors `mask` of line into L2 for instruction ic: the DRAM units of the ones
+ * not valid are read whole (dram_unit), and every sector of them becomes valid (bytes
+ * already written merged; a sector valid before is read again: the unit is the access);
+ * returns 1 if DRAM was read. */
 static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_cache_counts *ic)
 {
   struct way *w = l2_line(c, line);
-  uint8_t missing = mask & (uint8_t)~w->valid;
+  uint8_t missing = mask & (uint8_t)~w->valid, fetched;
   ic->l2_hit_sectors += popc4(mask & w->valid);
   if (!missing)
     return 0;
-  ic->dram_bytes_read += (uint64_t)popc4(missing) * CC_CACHE_SECTOR_BYTES;
-  w->valid |= missing;
+  fetched = c->dram_unit[missing];
+  ic->dram_bytes_read += (uint64_t)popc4(fetched) * CC_CACHE_SECTOR_BYTES;
+  w->valid |= fetched;
   for (uint32_t s = 0; s < 4; s++)
-    if (missing & (1u << s))
+    if (fetched & (1u << s))
       c->l2.part[w - c->l2.w].bytes[s] = 0;
   return 1;
 }
@@ -685,9 +713,15 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
 void cc_cache_end_kernel(struct cc_cache *c)
 {
   size_t lines = (size_t)c->l2.sets * c->l2.ways;
-  for (size_t i = 0; i < lines; i++)
-    if (c->l2.w[i].dirty)
-      c->flushed += write_back(c, &c->l2.w[i]);
+  for (size_t i = 0; i < lines; i++) {
+    struct way *w = &c->l2.w[i];
+    for (uint32_t s = 0; w->dirty && s < 4; s++) {
+      uint32_t slot = c->l2.part[i].writer[s];
+      if ((w->dirty & (1u << s)) && slot < c->n_insns)
+        c->insn[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
+    }
+    w->dirty = 0;
+  }
 }
 
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
@@ -704,6 +738,7 @@ void cc_cache_counts_add(struct cc_cache_counts *a, const struct cc_cache_counts
   a->l2_hit_sectors += b->l2_hit_sectors;
   a->dram_bytes_read += b->dram_bytes_read;
   a->dram_bytes_written += b->dram_bytes_written;
+  a->l2_dirty_bytes_at_end += b->l2_dirty_bytes_at_end;
   a->l1_wavefronts += b->l1_wavefronts;
   a->waits_l1 += b->waits_l1;
   a->waits_l2 += b->waits_l2;
@@ -733,7 +768,7 @@ void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *o
   memset(out, 0, sizeof *out);
   for (uint32_t i = 0; i < c->n_insns; i++)
     cc_cache_counts_add(&out->total, &c->insn[i]);
-  out->dram_bytes_flushed = c->flushed;
+  out->l2_evictions = c->l2_evictions;
   out->l1_bytes = c->l1_bytes;
   out->resident_ctas = c->resident;
   for (uint32_t s = 0; s < c->dev.sms; s++) {
