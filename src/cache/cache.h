@@ -164,8 +164,9 @@ struct cc_cache; /* opaque: the arrays and counters of one device */
 
 /* Makes an empty model of device d (copied). Allocates the L1 arrays for the largest L1
  * the device can have and the L2 array: 16 bytes per L1 line of every SM plus 48 bytes
- * per L2 line (16 for the way, 32 for what stores wrote), and a little per SM (H100:
- * 4.3 MB + 19.7 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
+ * per L2 line (16 for the way, 32 for what stores wrote), the way predictors (4 bytes an
+ * entry: up to 1024 per SM, up to 65536 for L2), and a little per SM (H100: 4.3 MB +
+ * 19.7 MB + 0.8 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
 cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
 /* Frees c; NULL is allowed. */
 void cc_cache_free(cc_take struct cc_cache *c);
