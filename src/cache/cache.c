@@ -105,7 +105,7 @@ struct level {
   uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
   uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
                                   hash of the line; a guess, checked against the tag */
-  uint32_t pred_bits;
+  uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
 };
 
 struct cc_cache {
@@ -218,12 +218,14 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
     c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
     c->l1[s].pred = c->l1_pred + ((size_t)s << c->l1_pred_bits);
     c->l1[s].pred_bits = c->l1_pred_bits;
+    c->l1[s].pred_shift = 64 - c->l1_pred_bits;
   }
   level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
   c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
   c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
+  c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
@@ -457,7 +459,7 @@ static inline struct way *scan(const struct level *lv, uint64_t line, int *hit)
 static inline __attribute__((always_inline)) struct way *lookup(struct level *lv,
                                                                  uint64_t line, int *hit)
 {
-  uint32_t *p = &lv->pred[(line * PRED_MUL) >> (64 - lv->pred_bits)];
+  uint32_t *p = &lv->pred[(line * PRED_MUL) >> lv->pred_shift];
   struct way *w = &lv->w[*p];
   if (w->tag == line) {
     *hit = 1;
@@ -570,15 +572,14 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct gather 
                                                             CC_CACHE_SECTOR_BYTES &&
         d % CC_CACHE_SECTOR_BYTES == 0) {
       uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
-      for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
-        uint64_t sector = (lo + l * d) / CC_CACHE_SECTOR_BYTES;
-        struct ent *e = &g->e[l];
-        e->line = sector / 4;
-        e->mask = (uint8_t)(1u << (sector % 4));
-        if (g->want_bytes) {
-          memset(e->bytes, 0, sizeof e->bytes);
-          e->bytes[sector % 4] = bits;
-        }
+      uint64_t addr = lo;
+      for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += d) {
+        g->e[l].line = addr / CC_CACHE_LINE_BYTES;
+        g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
+      }
+      for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
+        memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
+        g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
       }
       g->n = g->sectors = CC_WARP_SIZE;
       g->max_line = g->e[CC_WARP_SIZE - 1].line;
@@ -626,7 +627,8 @@ static void write_back(struct cc_cache *c, struct way *w)
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
-static struct way *l2_line(struct cc_cache *c, uint64_t line)
+static inline __attribute__((always_inline)) struct way *l2_line(struct cc_cache *c,
+                                                                  uint64_t line)
 {
   int hit;
   struct way *w = lookup(&c->l2, line, &hit);
@@ -669,10 +671,9 @@ static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
   struct way *w = l2_line(c, e->line);
   size_t i = (size_t)(w - c->l2.w);
   uint32_t hits = popc4(e->mask & w->valid);
-  for (uint32_t s = 0; s < 4; s++) {
-    if (!(e->mask & (1u << s)))
-      continue;
-    w->dirty |= (uint8_t)(1u << s);
+  w->dirty |= e->mask;
+  for (uint32_t m = e->mask; m; m &= m - 1) {
+    uint32_t s = (uint32_t)__builtin_ctz(m);
     c->l2.part[i].writer[s] = slot;
     if (!(w->valid & (1u << s))) {
       c->l2.part[i].bytes[s] |= e->bytes[s];
