@@ -437,6 +437,74 @@ static void test_fast_paths(void **state)
   cc_cache_free(ref);
 }
 
+/* A reference LRU, independent of the model's arrays: per set, its lines most recently
+ * used first (at most `ways`). Returns whether line was there; either way it is in front
+ * afterwards (the last one dropped when the set was full). */
+static int ref_touch(uint64_t *set, uint32_t ways, uint64_t line)
+{
+  uint32_t i = 0;
+  while (i < ways && set[i] != line && set[i] != UINT64_MAX)
+    i++;
+  int hit = i < ways && set[i] == line;
+  if (i == ways)
+    i = ways - 1; /* full, absent: the least recently used goes */
+  memmove(&set[1], &set[0], i * sizeof *set);
+  set[0] = line;
+  return hit;
+}
+
+/* Whole-line loads from random CTAs (2 SMs, round-robin) of random lines against the
+ * reference LRU of both levels (index=mod: line n in set n mod sets): every load of a
+ * line L1 holds hits its 4 sectors; an L1 miss asks L2 for 4 sectors, which hits them
+ * or reads the line from DRAM (128 bytes, two 64-byte units). The model's way predictors
+ * collide constantly here (a few entries for 64 or 256 lines), and the second shape
+ * (L1: one set of 8 ways; L2: 4 sets of 16) takes the scan that stops at an empty way. */
+static void check_against_reference(const char *spec, uint32_t l1_sets, uint32_t l1_ways,
+                                    uint32_t l2_sets, uint32_t l2_ways, uint32_t n_lines)
+{
+  struct cc_cache_device d = device("sm_90", spec);
+  struct cc_cache *c = start(&d, 4, 1);
+  uint64_t l1[2][8][8], l2[8][16];
+  uint64_t hits = 0, to_l2 = 0, l2_hits = 0, dram = 0;
+  uint32_t x = 2463534242u;
+  memset(l1, 0xff, sizeof l1);
+  memset(l2, 0xff, sizeof l2);
+  for (int r = 0; r < 20000; r++) {
+    uint32_t cta, sm;
+    uint64_t line;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    cta = x % 4;
+    sm = cta % 2;
+    line = (x >> 8) % n_lines;
+    load_line(c, cta, line);
+    if (ref_touch(l1[sm][line % l1_sets], l1_ways, line)) {
+      hits += 4;
+      continue;
+    }
+    to_l2 += 4;
+    if (ref_touch(l2[line % l2_sets], l2_ways, line))
+      l2_hits += 4;
+    else
+      dram += 128;
+  }
+  cc_cache_end_kernel(c);
+  const struct cc_cache_counts *n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l1_hit_sectors, hits);
+  assert_int_equal(n->l2_sectors_read, to_l2);
+  assert_int_equal(n->l2_hit_sectors, l2_hits);
+  assert_int_equal(n->dram_bytes_read, dram);
+  assert_true(hits > 0 && l2_hits > 0 && dram > 0); /* every path taken */
+  cc_cache_free(c);
+}
+
+static void test_reference_lru(void **state)
+{
+  (void)state;
+  check_against_reference(SMALL ",sms=2", 2, 2, 4, 2, 64);
+  check_against_reference("h100,sms=2,l1=1K,l1-ways=8,l2=8K,l2-ways=16,index=mod", 1, 8, 4,
+                          16, 256);
+}
+
 /* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
  * the first): a lane's bytes past 2^64 - 1 wrap to address 0, as its address does, and
  * every record touches a few sectors, never a range running from 0 to 2^64.
@@ -636,6 +704,7 @@ int main(void)
       cmocka_unit_test(test_fast_paths),    cmocka_unit_test(test_address_wrap),
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
+      cmocka_unit_test(test_reference_lru),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
