@@ -359,7 +359,8 @@ static void test_dram_units(void **state)
  *    lines are evicted by its last 16: 8192 evictions, 1 MiB written during the kernel,
  *    1 MiB dirty at the end; L2 overflowed, so the estimate counts 2 MiB.
  *  A second cc_cache_end_kernel counts nothing more. */
-static struct cc_cache_kernel store_run(const char *spec, uint32_t lines)
+static void check_store_run(const char *spec, uint32_t lines, uint64_t written,
+                            uint64_t dirty, uint64_t evictions, uint64_t estimate_bytes)
 {
   struct cc_cache_device d = device("sm_90", spec);
   struct cc_cache *c = start(&d, 1, 1);
@@ -372,26 +373,19 @@ static struct cc_cache_kernel store_run(const char *spec, uint32_t lines)
   cc_cache_end_kernel(c);
   cc_cache_kernel_figures(c, &k);
   cc_cache_free(c);
-  return k;
+  assert_int_equal(k.total.l2_sectors_write, 4ull * lines);
+  assert_int_equal(k.total.dram_bytes_read, 0);
+  assert_int_equal(k.total.dram_bytes_written, written);
+  assert_int_equal(k.total.l2_dirty_bytes_at_end, dirty);
+  assert_int_equal(k.l2_evictions, evictions);
+  assert_int_equal(cc_cache_dram_bytes(&k), estimate_bytes);
 }
 
 static void test_dirty_at_end(void **state)
 {
-  struct cc_cache_kernel k = store_run("h100", 8192);
   (void)state;
-  assert_int_equal(k.total.l2_sectors_write, 32768);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 0);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 1048576);
-  assert_int_equal(k.l2_evictions, 0);
-  assert_int_equal(cc_cache_dram_bytes(&k), 0);
-  k = store_run("h100,l2=1M,index=mod", 16384);
-  assert_int_equal(k.total.l2_sectors_write, 65536);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 1048576);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 1048576);
-  assert_int_equal(k.l2_evictions, 8192);
-  assert_int_equal(cc_cache_dram_bytes(&k), 2097152);
+  check_store_run("h100", 8192, 0, 1048576, 0, 0);
+  check_store_run("h100,l2=1M,index=mod", 16384, 1048576, 1048576, 8192, 2097152);
 }
 
 /* The fast forms of grouping lanes into lines (32 lanes on consecutive elements; 32
