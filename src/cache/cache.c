@@ -106,6 +106,7 @@ struct level {
   uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
                                   hash of the line; a guess, checked against the tag */
   uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
+  int hot;                     /* the last lookup found its line: use the predictor */
 };
 
 struct cc_cache {
@@ -178,6 +179,7 @@ static void level_clear(struct level *lv, size_t lines)
     memset(lv->part, 0, lines * sizeof *lv->part);
   memset(lv->pred, 0, ((size_t)1 << lv->pred_bits) * sizeof *lv->pred);
   lv->clock = 0;
+  lv->hot = 0;
 }
 
 /* Predictor bits for a level of `lines` ways: enough for one entry a way, at most max. */
@@ -451,22 +453,28 @@ static inline struct way *scan(const struct level *lv, uint64_t line, int *hit)
 }
 
 /* As scan, first trying the way the predictor remembers for line's hash (the way this
- * hash last found or filled): a line lives in one way of its set at most, so a way whose
- * tag is line is the way scan would find, and the result is the same. The hot path of
- * the replay (every line of every record): a record re-reading the lines of the warp's
- * previous record, or of the other warps of its CTA, hits without hashing the set
- * index or scanning. */
+ * hash last found): a line lives in one way of its set at most, so a way whose tag is
+ * line is the way scan would find, and the result is the same. The hot path of the
+ * replay (every line of every record): a record re-reading the lines of the warp's
+ * previous record, or of the other warps of its CTA, hits without hashing the set index
+ * or scanning. The predictor is used only while lookups find their lines (lv->hot): a
+ * stream of new lines (a copy) would only add a host memory access to each miss. */
 static inline __attribute__((always_inline)) struct way *lookup(struct level *lv,
                                                                  uint64_t line, int *hit)
 {
   uint32_t *p = &lv->pred[(line * PRED_MUL) >> lv->pred_shift];
-  struct way *w = &lv->w[*p];
-  if (w->tag == line) {
-    *hit = 1;
-    return w;
+  struct way *w;
+  if (lv->hot) {
+    w = &lv->w[*p];
+    if (w->tag == line) {
+      *hit = 1;
+      return w;
+    }
   }
   w = scan(lv, line, hit);
-  *p = (uint32_t)(w - lv->w);
+  lv->hot = *hit;
+  if (*hit)
+    *p = (uint32_t)(w - lv->w);
   return w;
 }
 
