@@ -46,4 +46,15 @@ cc_give void *cc_xgrow(cc_take void *p, size_t *cap, size_t need, size_t elem);
   } while (0)
 #define CC_VEC_FREE(v) (free((v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
 
+/* A growing NUL-terminated string: `struct cc_strbuf b = {0}; cc_strbuf_printf(&b, "%d", 3);`
+ * then b.s (owned by the caller; NULL until something is appended), b.len bytes. */
+struct cc_strbuf {
+  char *s;
+  size_t len, cap;
+};
+
+/* Appends printf-style text to b. Aborts on exhausted memory as cc_xmalloc does. */
+void cc_strbuf_printf(struct cc_strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -1149,6 +1149,11 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_permute.c */
     "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
     "permute/transpose16.launch",
+    /* tested in tests/examples/test_redistribute.c */
+    "redistribute/bicg.launch", "redistribute/mvt.launch", "redistribute/row_sums_u32.launch",
+    "redistribute/spmv_csr.launch",
+    /* tested in tests/examples/test_soa.c */
+    "soa/energy.launch", "soa/knn.launch", "soa/step.launch", "soa/step_n1000.launch",
 };
 
 static int is_tested(const char *rel)

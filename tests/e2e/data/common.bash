@@ -41,6 +41,12 @@ find_nvcc() {
   command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; }
 }
 
+# jcheck FILE EXPR: the Python expression EXPR is true of d, the JSON document in FILE
+jcheck() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
+    "$1" || fail "$1: not true: $2"
+}
+
 finish() {
   if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"
