@@ -1,12 +1,329 @@
-/* coalcheck fix --transform lift: lifting an intra-thread loop into a thread dimension (CGO 2015 Sec. 4.3, Algorithm 2).
- * Placeholder until the transformation lands: it refuses every kernel, saying so. */
+/* coalcheck fix --transform lift: an intra-thread loop lifted into a thread dimension
+ * (CGO 2015, seeds/004, Sec. 4.3, Algorithm 2).
+ *
+ * A kernel whose threads each walk a row (`for (i...) A[tx*N + i] = v;`) touches N
+ * elements apart in one warp; making i the thread index x (and the old index y) makes
+ * consecutive lanes touch consecutive elements. Steps, as in Algorithm 2:
+ * 1. the polyhedral representation: cc_cuda_scop_extract (src/cuda) reads the affine
+ *    subset of the kernel, the global index g = blockIdx.x*blockDim.x+threadIdx.x playing
+ *    the paper's t_x loop 0..tdim (refusing what is not affine, with its place);
+ * 2. legality and parallelism (poly.c, isl): a loop may become a thread dimension only
+ *    when no dependence relates instances with different (g, loop) values;
+ * 3. the permutation ILP: which of (g, loops) becomes the new t_x, minimising the
+ *    dynamic count of references whose stride along t_x is neither 0 nor 1 element. The
+ *    other rows of the permutation do not enter the objective (only t_x's stride does),
+ *    and the candidates are the few loops enclosing every statement, so enumerating
+ *    them and counting exactly solves that ILP exactly;
+ * 4. code: isl's AST generator with g and the loop fixed to the new thread indices
+ *    (parameters, as PPCG does), each statement printed as its original text in a block
+ *    that declares the thread's virtual builtins (a local `threadIdx` shadows the real
+ *    one), the locals it reads and its loop counters;
+ * 5. mapping back: the loop tiled over blocks in x (blockDim.x * gridDim.x covers its
+ *    extent, blocks of at most 256 threads in multiples of 32), g in y.
+ * Outputs compare bitwise: every instance runs once, with the same operands, and only
+ * instances without dependences between them change their order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/scop.h"
 #include "fix/fix_impl.h"
+#include "fix/poly.h"
+
+#define TX "__cc_tx"  /* the new thread index x: the lifted loop's value */
+#define TY "__cc_ty"  /* the new thread index y: the old global index g */
+#define MAX_GRID_Y 65535u
+#define BLOCK_THREADS 256u
+
+/* What lift chose, for printing. */
+struct lift {
+  const struct cc_fix_opts *o;
+  const struct cc_cuda_scop *s;
+  int var;                 /* the lifted loop's variable */
+};
+
+static int64_t iabs64(int64_t v)
+{
+  return v < 0 ? -v : v;
+}
+
+/* Requests of the global accesses on source line `line` in the original run: the dynamic
+ * weight of the paper's cost (Sec. 4.3: "weighted by their execution counts"). */
+static double line_weight(const struct cc_fix_measure *before, unsigned line)
+{
+  const struct cc_kernel_stats *k = cc_fix_measure_kernel(before);
+  double w = 0;
+  for (size_t i = 0; k && i < k->n_insns; i++)
+    if (k->insns[i].info.line == line && k->insns[i].info.space == CC_SPACE_GLOBAL)
+      w += (double)k->insns[i].requests;
+  return w;
+}
+
+/* The paper's objective for variable var as the new t_x: the weighted count of
+ * references whose subscript moves by neither 0 nor 1 element when var steps by 1. */
+static double cost(const struct cc_cuda_scop *s, const double *w, int var)
+{
+  double c = 0;
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
+      int64_t stride = iabs64(s->stmts[i].acc[k].sub.coef[var]);
+      if (stride > 1)
+        c += w[i] / s->stmts[i].nacc;
+    }
+  return c;
+}
+
+/* 1 when loop variable var encloses every statement (only such a loop can be a thread
+ * dimension without a barrier between it and the statements outside it). */
+static int encloses_all(const struct cc_cuda_scop *s, int var)
+{
+  for (uint32_t i = 0; i < s->nstmts; i++) {
+    int in = 0;
+    for (int k = 0; k < s->stmts[i].nloops; k++)
+      in |= s->stmts[i].loops[k] == var;
+    if (!in)
+      return 0;
+  }
+  return 1;
+}
+
+static void place(const struct cc_cuda_scop *s, int var, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s:%u:%u", s->path, s->vars[var].line, s->vars[var].column);
+}
+
+/* ---- printing a statement instance ---- */
+
+/* Prints statement st's text in a block: the virtual builtins of original thread g
+ * (args[0]), then the declarations it can see and its loop counters (args[1..]) in source
+ * order, then the statement. */
+static void print_stmt(void *ctx, FILE *f, uint32_t stmt, const char *const *args, int nargs,
+                       int ind)
+{
+  const struct lift *l = ctx;
+  const struct cc_cuda_scop *s = l->s;
+  const struct cc_cuda_scop_stmt *st = &s->stmts[stmt];
+  const char *text = l->o->input_text;
+  uint32_t d = 0;
+  int k = 0;
+  (void)nargs;
+  fprintf(f, "%*s{\n", ind, "");
+  fprintf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
+          ind + 2, "", args[0], s->block_x);
+  fprintf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
+          ind + 2, "", args[0], s->block_x);
+  fprintf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
+          l->o->block[1], l->o->block[2]);
+  fprintf(f, "%*sconst dim3 gridDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->grid[0],
+          l->o->grid[1], l->o->grid[2]);
+  /* merge the visible declarations and the loops by their offsets */
+  while (d < st->ndecls || k < st->nloops) {
+    const struct cc_cuda_scop_decl *dc = d < st->ndecls ? &s->decls[st->decls[d]] : NULL;
+    if (dc && (k == st->nloops || dc->b < st->beta[k])) {
+      fprintf(f, "%*s%.*s\n", ind + 2, "", (int)(dc->e - dc->b), text + dc->b);
+      d++;
+    } else {
+      const struct cc_cuda_scop_var *v = &s->vars[st->loops[k]];
+      if (v->type)
+        fprintf(f, "%*s%s %s = %s;\n", ind + 2, "", v->type, v->name, args[k + 1]);
+      else
+        fprintf(f, "%*s%s = %s;\n", ind + 2, "", v->name, args[k + 1]);
+      k++;
+    }
+  }
+  fprintf(f, "%*s%.*s;\n", ind + 2, "", (int)(st->e - st->b), text + st->b);
+  fprintf(f, "%*s}\n", ind, "");
+}
+
+/* ---- the choice ---- */
+
+struct choice {
+  int var;                 /* chosen loop, or -1 */
+  double cost_g, cost;     /* objective with g as t_x (the original), with var */
+  char refusal[1024];      /* var < 0: why */
+};
+
+static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
+                   const double *w, struct choice *c)
+{
+  char illegal[768] = "", why[256];
+  int nloops = 0;
+  c->var = -1;
+  c->cost_g = cost(s, w, 0);
+  for (int v = 1; v < s->nvars; v++) {
+    double cv;
+    char at[300];
+    if (s->vars[v].kind != CC_CUDA_SV_LOOP || !encloses_all(s, v))
+      continue;
+    nloops++;
+    cv = cost(s, w, v);
+    place(s, v, at, sizeof at);
+    if (!cc_fix_poly_parallel(p, v, why, sizeof why)) {
+      if (!illegal[0])
+        snprintf(illegal, sizeof illegal, "%s: the loop over %s carries a dependence (%s)",
+                 at, s->vars[v].name, why);
+      continue;
+    }
+    if (cv < c->cost_g && (c->var < 0 || cv < c->cost)) {
+      c->var = v;
+      c->cost = cv;
+    }
+  }
+  if (c->var >= 0)
+    return;
+  if (nloops == 0)
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: no loop of kernel encloses every "
+             "statement, so none can become a thread dimension without a barrier",
+             s->path, s->line, s->column);
+  else if (c->cost_g == 0)
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: already coalesced: every access has "
+             "stride 0 or 1 along the thread index", s->path, s->line, s->column);
+  else if (illegal[0])
+    snprintf(c->refusal, sizeof c->refusal, "%s; lifting it would race", illegal);
+  else
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: no loop has fewer non-unit-stride "
+             "references than the thread index", s->path, s->line, s->column);
+}
+
+/* ---- the launch ---- */
+
+static uint32_t ceil_div(uint64_t a, uint64_t b)
+{
+  return (uint32_t)((a + b - 1) / b);
+}
+
+/* The new launch: x covers the loop's extent ext in blocks of at most 256 threads (a
+ * multiple of 32), y the old index's extent gext with the rest of the block. */
+static int geometry(uint64_t ext, uint64_t gext, uint32_t grid[3], uint32_t block[3],
+                    char *why, size_t size)
+{
+  uint64_t bx = (ext + 31) / 32 * 32;
+  if (bx > BLOCK_THREADS)
+    bx = BLOCK_THREADS;
+  block[0] = (uint32_t)bx;
+  block[1] = (uint32_t)(BLOCK_THREADS / bx < gext ? BLOCK_THREADS / bx : gext);
+  block[2] = 1;
+  grid[0] = ceil_div(ext, bx);
+  grid[2] = 1;
+  if (ceil_div(gext, block[1]) > MAX_GRID_Y || ext / bx >= (1ull << 31)) {
+    snprintf(why, size, "the lifted launch needs more than %u blocks in y (an in-kernel "
+             "loop over the old thread index is not generated)", MAX_GRID_Y);
+    return 0;
+  }
+  grid[1] = ceil_div(gext, block[1]);
+  return 1;
+}
+
+/* ---- the rewrite ---- */
+
+static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo,
+                   const uint32_t block[3], char **text, size_t *len, struct cc_err *err)
+{
+  const struct cc_cuda_scop *s = l->s;
+  char *body, *buf = NULL;
+  size_t n = 0;
+  FILE *f;
+  body = cc_fix_poly_codegen(p, l->var, TY, TX, print_stmt, (void *)l, 2, err);
+  if (!body)
+    return err->status;
+  f = open_memstream(&buf, &n);
+  if (!f)
+    CC_BUG("open_memstream failed (out of memory)");
+  fwrite(l->o->input_text, 1, s->body_b, f);
+  fprintf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
+          "is thread index x, the old global index x is y */\n", s->vars[l->var].name);
+  fprintf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
+          (long long)lo);
+  fprintf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
+  fputs(body, f);
+  fputs("}", f);
+  fwrite(l->o->input_text + s->body_e, 1, l->o->input_len - s->body_e, f);
+  if (fclose(f) != 0)
+    CC_BUG("a text in memory could not be finished (out of memory)");
+  free(body);
+  *text = buf;
+  *len = n;
+  return CC_OK;
+}
+
+static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                     const struct cc_cuda_scop *s, cc_fix_xcands *out, struct cc_err *err)
+{
+  struct cc_fix_poly *p = NULL;
+  struct choice ch;
+  struct cc_fix_xcand c;
+  struct lift l = {o, s, -1};
+  double *w;
+  int64_t lo = 0, hi = -1, glo = 0, ghi = -1;
+  char why[512], at[300];
+  int rc;
+  if ((rc = cc_fix_poly_build(s, &p, err)) != CC_OK)
+    return rc;
+  if (!cc_fix_poly_parallel(p, -1, why, sizeof why)) {
+    rc = cc_err_set(err, CC_ERR_NO_FIX, "%s:%u:%u: threads of kernel %s share an element "
+                    "(%s): the original's threads are not independent", s->path, s->line,
+                    s->column, o->kernel_name, why);
+    cc_fix_poly_free(p);
+    return rc;
+  }
+  w = cc_xcalloc(s->nstmts ? s->nstmts : 1, sizeof *w);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    w[i] = line_weight(before, s->stmts[i].line) + 1; /* +1: a reference never run counts */
+  choose(s, p, w, &ch);
+  free(w);
+  if (ch.var < 0) {
+    cc_fix_poly_free(p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", ch.refusal);
+  }
+  l.var = ch.var;
+  place(s, ch.var, at, sizeof at);
+  if (!cc_fix_poly_range(p, ch.var, &lo, &hi) || !cc_fix_poly_range(p, 0, &glo, &ghi) ||
+      glo < 0) {
+    cc_fix_poly_free(p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: the loop over %s never runs in this launch "
+                      "(its domain is empty or unbounded)", at, s->vars[ch.var].name);
+  }
+  memset(&c, 0, sizeof c);
+  if (!geometry((uint64_t)(hi - lo + 1), (uint64_t)ghi + 1, c.grid, c.block, why, sizeof why)) {
+    cc_fix_poly_free(p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
+  }
+  rc = rewrite(&l, p, lo, c.block, &c.text, &c.len, err);
+  cc_fix_poly_free(p);
+  if (rc != CC_OK)
+    return rc;
+  c.transform = "lift";
+  snprintf(c.what, sizeof c.what, "the loop over %.40s at %.120s lifted into thread index x "
+           "(%lld..%lld), the old index x moved to y", s->vars[ch.var].name, at,
+           (long long)lo, (long long)hi);
+  snprintf(c.why, sizeof c.why, "references with a non-unit stride along x, weighted by "
+           "their requests: %.0f before, %.0f after (CGO 2015 Sec. 4.3)", ch.cost_g, ch.cost);
+  c.compare = CC_FIX_COMPARE_BITWISE;
+  {
+    char note[256];
+    snprintf(note, sizeof note, "launch %s with grid (%u, %u, %u) and block (%u, %u, %u)",
+             o->kernel_name, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+             c.block[2]);
+    c.launch_note = cc_xstrdup(note);
+  }
+  CC_VEC_PUSH(out, c);
+  return CC_OK;
+}
 
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
-              cc_fix_xcands *out, struct cc_err *err)
+                cc_fix_xcands *out, struct cc_err *err)
 {
-  (void)before;
-  (void)out;
-  return cc_err_set(err, CC_ERR_NO_FIX, "%s: lifting an intra-thread loop into a thread dimension (CGO 2015 Sec. 4.3, Algorithm 2) is not available in this build",
-                    o->kernel_name);
+  struct cc_cuda_scop s;
+  int rc;
+  if (!o->input_is_cuda)
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: loop lifting (CGO 2015 Sec. 4.3) needs the "
+                      "kernel's CUDA C source; give the .cu file", o->input);
+  rc = cc_cuda_scop_extract(o->input, o->input_text, o->input_len, o->kernel_name, o->grid,
+                            o->block, before->param_values, before->param_known,
+                            before->nparams, o->clang_args, o->nclang_args, &s, err);
+  if (rc != CC_OK)
+    return rc;
+  rc = lift_scop(o, before, &s, out, err);
+  cc_cuda_scop_release(&s);
+  return rc;
 }

@@ -1,0 +1,139 @@
+/* coalcheck CUDA front end: a SCoP's release and its isl notation (scop.h). Built with
+ * and without libclang (CMakeLists.txt adds this file to the stub build), since it only
+ * formats what cc_cuda_scop_extract found. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/scop.h"
+#include "util/mem.h"
+
+/* A text built with fprintf; out of memory is a programmer-visible abort (CC_BUG). */
+static FILE *text_open(char **buf, size_t *len)
+{
+  FILE *f = open_memstream(buf, len);
+  if (!f)
+    CC_BUG("open_memstream failed (out of memory)");
+  return f;
+}
+
+static char *text_done(FILE *f, char **buf)
+{
+  if (fclose(f) != 0)
+    CC_BUG("a text in memory could not be finished (out of memory)");
+  return *buf;
+}
+
+void cc_cuda_scop_release(struct cc_cuda_scop *s)
+{
+  for (int i = 0; i < s->nvars; i++) {
+    free(s->vars[i].name);
+    free(s->vars[i].type);
+  }
+  for (uint32_t i = 0; i < s->nstmts; i++) {
+    struct cc_cuda_scop_stmt *st = &s->stmts[i];
+    for (uint32_t j = 0; j < st->nacc; j++)
+      free(st->acc[j].array);
+    free(st->acc);
+    free(st->cons);
+    free(st->decls);
+  }
+  free(s->stmts);
+  free(s->decls);
+  free(s->path);
+  memset(s, 0, sizeof *s);
+}
+
+static void put_aff(const struct cc_cuda_scop *s, const struct cc_cuda_aff *a, int numeric,
+                    FILE *b)
+{
+  int64_t c = a->c;
+  int first = 1;
+  for (int v = 0; v < s->nvars; v++) {
+    int64_t k = a->coef[v];
+    if (!k)
+      continue;
+    if (numeric && s->vars[v].kind == CC_CUDA_SV_PARAM) {
+      c += k * s->vars[v].value;
+      continue;
+    }
+    if (first)
+      fprintf(b, k < 0 ? "-" : "");
+    else
+      fprintf(b, k < 0 ? " - " : " + ");
+    if (k != 1 && k != -1)
+      fprintf(b, "%lld * ", (long long)(k < 0 ? -k : k));
+    fprintf(b, "%s", s->vars[v].name);
+    first = 0;
+  }
+  if (first)
+    fprintf(b, "%lld", (long long)c);
+  else if (c)
+    fprintf(b, " %s %lld", c < 0 ? "-" : "+", (long long)(c < 0 ? -c : c));
+}
+
+char *cc_cuda_scop_aff_str(const struct cc_cuda_scop *s, const struct cc_cuda_aff *a,
+                           int numeric)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *b = text_open(&buf, &len);
+  put_aff(s, a, numeric, b);
+  return text_done(b, &buf);
+}
+
+static void put_tuple(const struct cc_cuda_scop *s, uint32_t i, FILE *b)
+{
+  const struct cc_cuda_scop_stmt *st = &s->stmts[i];
+  fprintf(b, "S%u[%s", i, s->vars[0].name);
+  for (int k = 0; k < st->nloops; k++)
+    fprintf(b, ", %s", s->vars[st->loops[k]].name);
+  fprintf(b, "]");
+}
+
+char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int numeric)
+{
+  const struct cc_cuda_scop_stmt *st = &s->stmts[i];
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *b = text_open(&buf, &len);
+  int np = 0;
+  if (!numeric) {
+    for (int v = 0; v < s->nvars; v++)
+      if (s->vars[v].kind == CC_CUDA_SV_PARAM)
+        fprintf(b, "%s%s", np++ ? ", " : "[", s->vars[v].name);
+    if (np)
+      fprintf(b, "] -> ");
+  }
+  fprintf(b, "{ ");
+  put_tuple(s, i, b);
+  for (uint32_t k = 0; k < st->ncons; k++) {
+    fprintf(b, k ? " and " : " : ");
+    put_aff(s, &st->cons[k], numeric, b);
+    fprintf(b, " >= 0");
+  }
+  fprintf(b, " }");
+  return text_done(b, &buf);
+}
+
+char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int write)
+{
+  const struct cc_cuda_scop_stmt *st = &s->stmts[i];
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *b = text_open(&buf, &len);
+  int n = 0;
+  fprintf(b, "{ ");
+  for (uint32_t k = 0; k < st->nacc; k++) {
+    if (st->acc[k].write != write)
+      continue;
+    if (n++)
+      fprintf(b, "; ");
+    put_tuple(s, i, b);
+    fprintf(b, " -> %s[", st->acc[k].array);
+    put_aff(s, &st->acc[k].sub, 1, b);
+    fprintf(b, "]");
+  }
+  fprintf(b, " }");
+  return text_done(b, &buf);
+}
