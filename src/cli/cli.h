@@ -56,6 +56,7 @@ struct cc_run_opts {
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
   char *fix_dir;                 /* fix: -o DIR, the folder the fix is written to */
   int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */
+  int fix_transform;             /* fix: --transform, enum cc_fix_transform (0: auto) */
   int force;                     /* fix: --force, replace a non-empty -o DIR */
 };
 

@@ -1,5 +1,5 @@
 /* `coalcheck fix INPUT --kernel K [launch options | --launch FILE] -o DIR
- * [--strategy model|empirical] [--json FILE] [--force]`: options -> struct cc_fix_opts ->
+ * [--transform NAME] [--strategy model|empirical] [--json FILE] [--force]`: options -> struct cc_fix_opts ->
  * cc_fix_run (src/fix). This file only parses, loads the input and lends the fix engine
  * the nvcc driver. */
 #include "cli/cli.h"
@@ -137,6 +137,7 @@ static int run_fix(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   fo.max_insns = o->max_insns;
   fo.max_memory = cc_cli_max_memory(o);
   fo.strategy = o->fix_strategy ? CC_FIX_STRATEGY_EMPIRICAL : CC_FIX_STRATEGY_MODEL;
+  fo.transform = (enum cc_fix_transform)o->fix_transform;
   fo.out_dir = o->fix_dir;
   fo.force = o->force;
   fo.json_path = o->json_path;

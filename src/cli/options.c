@@ -380,6 +380,27 @@ static int set_strategy(struct cc_run_opts *o, const char *v, const struct sourc
   return CC_OK;
 }
 
+/* --transform NAME: enum cc_fix_transform's names, in its order (auto = 0) */
+static int set_transform(struct cc_run_opts *o, const char *v, const struct source *s,
+                         struct cc_err *err)
+{
+  static const char *const names[] = {"auto", "permute", "lift", "redistribute", "tile", "soa"};
+  for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+    if (strcmp(v, names[i]) == 0) {
+      o->fix_transform = i;
+      return CC_OK;
+    }
+  return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --transform: expected auto, "
+                    "permute, lift, redistribute, tile or soa", v);
+}
+
+static int set_auto(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  o->fix_transform = 0;
+  return CC_OK;
+}
+
 static int set_force(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
@@ -456,6 +477,14 @@ static const struct option options[] = {
    CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_FIX)},
   {"strategy", 0, "model|empirical", "fix: choose the permutation by the static cost\n"
    "model (default) or by emulating every candidate", set_strategy, CMD_BIT(CC_CLI_CMD_FIX)},
+  {"transform", 0, "NAME", "fix: permute (thread geometry, CGO'15 4.2), lift\n"
+   "(a loop into a thread dimension, 4.3), redistribute\n"
+   "(a reduction over a warp, 4.4), tile (shared-\n"
+   "memory transpose), soa (structures into arrays),\n"
+   "or auto (default: every one that applies; the\n"
+   "fewest sectors, or the fastest with --backend gpu)", set_transform,
+   CMD_BIT(CC_CLI_CMD_FIX)},
+  {"auto", 0, NULL, "fix: the same as --transform auto", set_auto, CMD_BIT(CC_CLI_CMD_FIX)},
   {"force", 0, NULL, "fix: replace a non-empty -o DIR", set_force, CMD_BIT(CC_CLI_CMD_FIX)},
   {"nvcc-flags", 0, "FLAGS", "extra flags for nvcc (one string)", set_nvcc_flags, FOR_LAUNCH},
   {"max-insns", 0, "N", "warp-instruction budget of the launch (stops\n"

@@ -137,25 +137,25 @@ static void put_arg(FILE *fp, const struct cc_launch_arg *a)
 static char *launch_text(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
                          const char *input_name)
 {
-  const struct cc_fix_candidate *c = &p->cands[p->chosen];
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
   if (!fp)
     abort();
-  fprintf(fp, "# coalcheck fix: kernel %s of %s with the thread geometry permuted (%s%s),\n"
-          "# verified in the emulator: every buffer bitwise equal, global sectors %llu -> %llu\n",
-          o->kernel_name, o->input, cc_fix_perm_name(&c->perm),
-          c->reshaped ? ", block reshaped" : "",
+  fprintf(fp, "# coalcheck fix (%s): kernel %s of %s: %s,\n"
+          "# verified in the emulator: %s, global sectors %llu -> %llu\n",
+          p->transform, o->kernel_name, o->input, p->what,
+          p->compare == CC_FIX_COMPARE_BITWISE ? "every buffer bitwise equal"
+                                               : "outputs within the reassociation bound",
           (unsigned long long)cc_fix_measure_kernel(&p->before)->totals.sectors,
           (unsigned long long)cc_fix_measure_kernel(&p->after)->totals.sectors);
   put_quoted(fp, input_name);
   fputs(" --kernel ", fp);
   put_quoted(fp, o->kernel_name);
-  fprintf(fp, "\n--grid %u,%u,%u --block %u,%u,%u\n", c->grid[0], c->grid[1], c->grid[2],
-          c->block[0], c->block[1], c->block[2]);
-  if (o->shared_bytes)
-    fprintf(fp, "--shared %u\n", o->shared_bytes);
+  fprintf(fp, "\n--grid %u,%u,%u --block %u,%u,%u\n", p->grid[0], p->grid[1], p->grid[2],
+          p->block[0], p->block[1], p->block[2]);
+  if (p->shared_bytes)
+    fprintf(fp, "--shared %u\n", p->shared_bytes);
   if (o->input_is_cuda) { /* the input's own folder stays on the include path */
     char *dcopy = cc_xstrdup(o->input), abs[PATH_MAX];
     const char *dir = realpath(dirname(dcopy), abs) ? abs : ".";
@@ -274,6 +274,23 @@ static int move_into_place(const char *tmp, const char *dir, struct cc_err *err)
   return rc;
 }
 
+/* The chosen source candidate's extra file (the host-side routines of soa), if any, under
+ * its own name; a name that is the input's, a launch's or fix.diff, or that leaves DIR,
+ * is a bug of the transformation. */
+static int write_extra(const struct cc_fix_plan *p, const char *dir, const char *input_name,
+                       struct cc_err *err)
+{
+  const struct cc_fix_xcand *c = p->xchosen >= 0 ? &p->x.data[p->xchosen] : NULL;
+  if (!c || !c->extra_name || !c->extra_text)
+    return CC_OK;
+  if (strchr(c->extra_name, '/') || !strcmp(c->extra_name, input_name) ||
+      !strcmp(c->extra_name, "fix.diff") || strstr(c->extra_name, ".launch") ||
+      c->extra_name[0] == '.')
+    return cc_err_set(err, CC_ERR_INTERNAL, "the %s fix names its extra file '%s', which "
+                      "may not be written", c->transform, c->extra_name);
+  return write_file(dir, c->extra_name, c->extra_text, strlen(c->extra_text), err);
+}
+
 int cc_fix_emit_dir(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
                     struct cc_err *err)
 {
@@ -293,6 +310,7 @@ int cc_fix_emit_dir(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
   lname = launch_name(o->kernel_name);
   if ((rc = write_file(tmp, name, p->text, p->len, err)) != CC_OK ||
       (rc = write_file(tmp, lname, launch, strlen(launch), err)) != CC_OK ||
+      (rc = write_extra(p, tmp, name, err)) != CC_OK ||
       (rc = write_diff(o->input, tmp, name, err)) != CC_OK ||
       (rc = move_into_place(tmp, o->out_dir, err)) != CC_OK)
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -36,6 +36,10 @@ void cc_fix_plan_release(struct cc_fix_plan *p)
   free(p->launch_note);
   cc_fix_measure_release(&p->before);
   cc_fix_measure_release(&p->after);
+  cc_fix_measure_release(&p->absrun);
+  for (size_t i = 0; i < p->x.len; i++)
+    cc_fix_xcand_release(&p->x.data[i]);
+  CC_VEC_FREE(&p->x);
   memset(p, 0, sizeof *p);
 }
 
@@ -43,6 +47,7 @@ static struct cc_fix_launch launch_of(const struct cc_fix_opts *o, const uint32_
                                       const uint32_t block[3])
 {
   struct cc_fix_launch l;
+  memset(&l, 0, sizeof l);
   memcpy(l.grid, grid, sizeof l.grid);
   memcpy(l.block, block, sizeof l.block);
   l.shared_bytes = o->shared_bytes;
@@ -404,28 +409,6 @@ static int time_candidate(const struct cc_fix_opts *o, struct cc_fix_candidate *
   return rc;
 }
 
-/* Times the original and the fix on the GPU (--backend gpu): uninstrumented, warm-up
- * excluded, the median of the timer's runs, the same arguments. */
-static int time_on_gpu(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
-{
-  struct cc_fix_candidate *c = &p->cands[p->chosen];
-  char *ptx = NULL;
-  size_t len = 0;
-  int rc;
-  progress(o, "timing the original and the fix on the GPU");
-  if ((rc = ptx_of(o, o->input_text, o->input_len, &ptx, &len, err)) == CC_OK)
-    rc = o->timer->time(o->timer->ctx, ptx, len, o->kernel->name, o->grid, o->block,
-                        o->shared_bytes, o->args, o->nargs, &p->gpu_ms_before, &p->gpu_runs,
-                        err);
-  free(ptx);
-  /* the empirical strategy timed the chosen candidate already: not again */
-  if (rc == CC_OK && c->gpu_ms <= 0)
-    rc = time_candidate(o, c, p, err);
-  p->gpu_ms_after = c->gpu_ms;
-  p->cands[0].gpu_ms = p->gpu_ms_before;
-  return rc;
-}
-
 static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
                                          const struct cc_insn_stats *s,
                                          const struct cc_kernel_stats *after);
@@ -512,24 +495,11 @@ static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
   return CC_OK;
 }
 
-/* From the original's measurement to a verified plan (or a reason in p->reason). */
-static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+/* The thread-geometry permutation (Sec. 4.2) on a kernel measured in p->before: legality,
+ * the choice of sigma, the rewrite and its verification; p->after is the permuted run. */
+static int plan_permute(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
-  struct cc_fix_launch l = launch_of(o, o->grid, o->block);
-  const struct cc_kernel_stats *b;
   int rc;
-  p->chosen = -1;
-  progress(o, "emulating %s as given", o->kernel_name);
-  if ((rc = cc_fix_measure(o->module, o->kernel, &l, &p->before, err)) != CC_OK)
-    return rc;
-  b = cc_fix_measure_kernel(&p->before);
-  if ((rc = model_costs(o, p, err)) != CC_OK)
-    return rc;
-  if (excess(b) == 0) {
-    snprintf(p->reason, sizeof p->reason, "%s is already coalesced: %llu requests, no excess "
-             "sectors or wavefronts", o->kernel_name, (unsigned long long)b->totals.requests);
-    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
-  }
   if ((rc = check_legal(o, p, err)) != CC_OK)
     return rc;
   if (o->strategy == CC_FIX_STRATEGY_EMPIRICAL && (rc = measure_all(o, p, err)) != CC_OK)
@@ -540,10 +510,200 @@ static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_er
     explain_no_gain(o, p);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
-  if ((rc = rewrite_input(o, &p->cands[p->chosen], p, err)) != CC_OK ||
-      (rc = verify(o, p, err)) != CC_OK)
+  if ((rc = rewrite_input(o, &p->cands[p->chosen], p, err)) != CC_OK)
     return rc;
-  return o->timer ? time_on_gpu(o, p, err) : CC_OK;
+  return verify(o, p, err);
+}
+
+/* Times candidate c of the source transformations on the GPU into c->gpu_ms. */
+static int time_xcand(const struct cc_fix_opts *o, struct cc_fix_xcand *c, struct cc_err *err)
+{
+  char *ptx = NULL;
+  size_t len = 0;
+  int runs, rc = ptx_of(o, c->text, c->len, &ptx, &len, err);
+  if (rc == CC_OK)
+    rc = o->timer->time(o->timer->ctx, ptx, len, o->kernel->name, c->grid, c->block,
+                        c->shared_bytes, o->args, o->nargs, &c->gpu_ms, &runs, err);
+  free(ptx);
+  return rc;
+}
+
+/* What a candidate costs when no GPU judges: global sectors plus shared wavefronts (each
+ * a 32-byte transfer or a shared-memory cycle). */
+static uint64_t cost_of(const struct cc_fix_measure *m)
+{
+  const struct cc_kernel_stats *k = cc_fix_measure_kernel(m);
+  return k->totals.sectors + k->totals.wavefronts;
+}
+
+/* The winner among the verified permutation (-1) and the verified source candidates
+ * (index into p->x): the fastest on the GPU when a timer measured them, else the lowest
+ * cost_of; -2 when none is verified. */
+static int pick(const struct cc_fix_plan *p, int timed)
+{
+  int best = p->verified ? -1 : -2;
+  double best_ms = p->verified ? p->gpu_ms_after : 0;
+  uint64_t best_cost = p->verified ? cost_of(&p->after) : 0;
+  for (size_t i = 0; i < p->x.len; i++) {
+    const struct cc_fix_xcand *c = &p->x.data[i];
+    if (!c->verified)
+      continue;
+    if (best == -2 || (timed ? c->gpu_ms < best_ms : cost_of(&c->run) < best_cost)) {
+      best = (int)i;
+      best_ms = c->gpu_ms;
+      best_cost = cost_of(&c->run);
+    }
+  }
+  return best;
+}
+
+/* Times the original and every verified candidate on the GPU (--backend gpu):
+ * uninstrumented, warm-up excluded, the median of the timer's runs, the same arguments. */
+static int time_finalists(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  char *ptx = NULL;
+  size_t len = 0;
+  int rc;
+  progress(o, "timing the original and each verified fix on the GPU");
+  if ((rc = ptx_of(o, o->input_text, o->input_len, &ptx, &len, err)) == CC_OK)
+    rc = o->timer->time(o->timer->ctx, ptx, len, o->kernel->name, o->grid, o->block,
+                        o->shared_bytes, o->args, o->nargs, &p->gpu_ms_before, &p->gpu_runs,
+                        err);
+  free(ptx);
+  if (rc == CC_OK && p->verified) {
+    struct cc_fix_candidate *c = &p->cands[p->chosen];
+    /* the empirical strategy timed the chosen permutation already: not again */
+    if (c->gpu_ms <= 0)
+      rc = time_candidate(o, c, p, err);
+    p->gpu_ms_after = c->gpu_ms;
+    p->cands[0].gpu_ms = p->gpu_ms_before;
+  }
+  for (size_t i = 0; i < p->x.len && rc == CC_OK; i++)
+    if (p->x.data[i].verified)
+      rc = time_xcand(o, &p->x.data[i], err);
+  return rc;
+}
+
+/* The permutation's record of the chosen fix (transform, what, launch). */
+static void describe_permutation(const struct cc_fix_opts *o, struct cc_fix_plan *p)
+{
+  const struct cc_fix_candidate *c = &p->cands[p->chosen];
+  p->transform = "permute";
+  snprintf(p->what, sizeof p->what, "thread geometry permuted (%s)%s",
+           cc_fix_perm_name(&c->perm), c->reshaped ? " and the block reshaped" : "");
+  memcpy(p->grid, c->grid, sizeof p->grid);
+  memcpy(p->block, c->block, sizeof p->block);
+  p->shared_bytes = o->shared_bytes;
+  p->compare = CC_FIX_COMPARE_BITWISE;
+}
+
+/* Makes source candidate i the plan's fix: its text, run and launch replace the
+ * permutation's. */
+static void adopt_xcand(struct cc_fix_plan *p, size_t i)
+{
+  struct cc_fix_xcand *c = &p->x.data[i];
+  free(p->text);
+  free(p->launch_note);
+  cc_fix_measure_release(&p->after);
+  p->text = c->text;
+  p->len = c->len;
+  p->launch_note = c->launch_note;
+  p->after = c->run;
+  c->text = NULL;
+  c->launch_note = NULL;
+  memset(&c->run, 0, sizeof c->run);
+  p->xchosen = (int)i;
+  p->verified = 1;
+  p->transform = c->transform;
+  snprintf(p->what, sizeof p->what, "%s", c->what);
+  memcpy(p->grid, c->grid, sizeof p->grid);
+  memcpy(p->block, c->block, sizeof p->block);
+  p->shared_bytes = c->shared_bytes;
+  p->compare = c->compare;
+  p->terms = c->terms;
+  p->max_rel = c->max_rel;
+  p->remaining[0] = '\0';
+  explain_remaining(p);
+}
+
+/* Why the chosen fix won (--transform auto), into p->why. */
+static void explain_choice(const struct cc_fix_opts *o, struct cc_fix_plan *p, int timed,
+                           int finalists)
+{
+  const char *own = p->xchosen >= 0 ? p->x.data[p->xchosen].why : "";
+  if (finalists <= 1)
+    cc_fix_setf(p->why, sizeof p->why, "%s%sthe only verified candidate", own, *own ? "; " : "");
+  else if (timed)
+    cc_fix_setf(p->why, sizeof p->why, "%s%sthe fastest of %d verified candidates on the GPU "
+             "(%.4f ms)", own, *own ? "; " : "", finalists, p->gpu_ms_after);
+  else
+    cc_fix_setf(p->why, sizeof p->why, "%s%sthe fewest global sectors plus shared wavefronts "
+             "of %d verified candidates (%llu)", own, *own ? "; " : "", finalists,
+             (unsigned long long)cost_of(&p->after));
+  (void)o;
+}
+
+/* Chooses among the verified fixes (the permutation's and the source transformations'),
+ * timing them first with --backend gpu; or explains why there is none (CC_ERR_NO_FIX). */
+static int choose_final(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  int finalists = p->verified, best, rc;
+  for (size_t i = 0; i < p->x.len; i++)
+    finalists += p->x.data[i].verified;
+  if (!finalists) {
+    if (o->transform == CC_FIX_T_PERMUTE)
+      return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+    cc_fix_setf(p->reason, sizeof p->reason, "no transformation improves %s:\n%s",
+             o->kernel_name, p->refusals);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if (o->timer && (rc = time_finalists(o, p, err)) != CC_OK)
+    return rc;
+  if (p->verified)
+    describe_permutation(o, p);
+  best = pick(p, o->timer != NULL);
+  if (best >= 0)
+    adopt_xcand(p, (size_t)best);
+  if (o->timer)
+    p->gpu_ms_after = best >= 0 ? p->x.data[best].gpu_ms : p->cands[p->chosen].gpu_ms;
+  explain_choice(o, p, o->timer != NULL, finalists);
+  return CC_OK;
+}
+
+/* From the original's measurement to a verified plan (or a reason in p->reason): the
+ * permutation and the source transformations o->transform selects, then the choice. */
+static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
+{
+  struct cc_fix_launch l = launch_of(o, o->grid, o->block);
+  int permute = o->transform == CC_FIX_T_AUTO || o->transform == CC_FIX_T_PERMUTE;
+  const struct cc_kernel_stats *b;
+  int rc;
+  p->chosen = -1;
+  p->xchosen = -1;
+  progress(o, "emulating %s as given", o->kernel_name);
+  if ((rc = cc_fix_measure(o->module, o->kernel, &l, &p->before, err)) != CC_OK)
+    return rc;
+  b = cc_fix_measure_kernel(&p->before);
+  if (permute && (rc = model_costs(o, p, err)) != CC_OK)
+    return rc;
+  if (excess(b) == 0) {
+    snprintf(p->reason, sizeof p->reason, "%s is already coalesced: %llu requests, no excess "
+             "sectors or wavefronts", o->kernel_name, (unsigned long long)b->totals.requests);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if (permute) {
+    rc = plan_permute(o, p, err);
+    if (rc == CC_ERR_NO_FIX && o->transform == CC_FIX_T_AUTO) {
+      cc_fix_refusal_add(p, "permute", p->reason);
+      p->chosen = -1;
+      rc = CC_OK;
+    }
+    if (rc != CC_OK)
+      return rc;
+  }
+  if (o->transform != CC_FIX_T_PERMUTE && (rc = cc_fix_xform_run(o, p, err)) != CC_OK)
+    return rc;
+  return choose_final(o, p, err);
 }
 
 /* ---- the text summary ------------------------------------------------------------------ */
@@ -586,22 +746,37 @@ static void print_insn_row(FILE *out, const struct cc_insn_stats *s, const struc
           100 * cc_analysis_efficiency(s), a ? 100 * cc_analysis_efficiency(a) : 0.0);
 }
 
+/* The comparison line of the summary: bitwise, or within the reassociation bound. */
+static void print_outputs(const struct cc_fix_plan *p, FILE *out)
+{
+  if (p->compare == CC_FIX_COMPARE_BITWISE)
+    fprintf(out, "  outputs: %u buffers bitwise equal to the original's\n", p->before.nbufs);
+  else
+    fprintf(out, "  outputs: not bitwise equal: reassociated; %u buffers within the bound "
+            "|orig - fix| <= 2 gamma(n) sum|terms|, n = %llu terms + 2 (largest error %.3g "
+            "of the bound)\n", p->before.nbufs, (unsigned long long)p->terms, p->max_rel);
+}
+
 static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan *p, FILE *out)
 {
-  const struct cc_fix_candidate *c = &p->cands[p->chosen];
   const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
                                *a = cc_fix_measure_kernel(&p->after);
-  fprintf(out, "coalcheck fix: %s in %s: thread geometry permuted (%s)%s, verified\n",
-          o->kernel_name, o->input, cc_fix_perm_name(&c->perm),
-          c->reshaped ? " and the block reshaped" : "");
-  fprintf(out, "  chosen by the %s (%.3f s); predicted cost %.0f -> %.0f\n",
-          o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "emulated candidates" : "cost model",
-          o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? p->empirical_seconds : p->model_seconds,
-          p->cands[0].model_cost, c->model_cost);
-  fprintf(out, "  launch: grid %u,%u,%u block %u,%u,%u -> grid %u,%u,%u block %u,%u,%u\n",
+  fprintf(out, "coalcheck fix: %s in %s: %s: %s, verified\n", o->kernel_name, o->input,
+          p->transform, p->what);
+  if (p->xchosen < 0)
+    fprintf(out, "  chosen by the %s (%.3f s); predicted cost %.0f -> %.0f\n",
+            o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "emulated candidates" : "cost model",
+            o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? p->empirical_seconds : p->model_seconds,
+            p->cands[0].model_cost, p->cands[p->chosen].model_cost);
+  if (p->why[0])
+    fprintf(out, "  why: %s\n", p->why);
+  fprintf(out, "  launch: grid %u,%u,%u block %u,%u,%u -> grid %u,%u,%u block %u,%u,%u",
           o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1], o->block[2],
-          c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
-  fprintf(out, "  outputs: %u buffers bitwise equal to the original's\n", p->before.nbufs);
+          p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1], p->block[2]);
+  if (p->shared_bytes != o->shared_bytes)
+    fprintf(out, ", dynamic shared %u -> %u bytes", o->shared_bytes, p->shared_bytes);
+  fputc('\n', out);
+  print_outputs(p, out);
   fprintf(out, "  %-10s %-7s %-6s %3s %10s  %-24s %s\n", "source", "kind", "space", "", "requests",
           "sectors before -> after", "efficiency");
   for (size_t i = 0; i < b->n_insns; i++)
@@ -611,15 +786,28 @@ static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan 
           (unsigned long long)b->totals.excess_sectors,
           (unsigned long long)a->totals.excess_sectors,
           a->totals.sectors ? (double)b->totals.sectors / (double)a->totals.sectors : 0.0);
+  if (b->totals.wavefronts || a->totals.wavefronts)
+    fprintf(out, "  shared: %llu -> %llu wavefronts (ideal %llu)\n",
+            (unsigned long long)b->totals.wavefronts, (unsigned long long)a->totals.wavefronts,
+            (unsigned long long)a->totals.ideal_wavefronts);
   if (p->gpu_runs)
     fprintf(out, "  GPU: %.4f ms -> %.4f ms (median of %d runs), %.2fx\n", p->gpu_ms_before,
             p->gpu_ms_after, p->gpu_runs, p->gpu_ms_before / p->gpu_ms_after);
   if (p->remaining[0])
     fprintf(out, "  still uncoalesced: %s\n", p->remaining);
-  if (p->warp_note[0])
+  if (p->warp_note[0] && p->xchosen < 0)
     fprintf(out, "  note: %s\n", p->warp_note);
   if (p->launch_note)
     fprintf(out, "  launch: %s\n", p->launch_note);
+  if (p->refusals[0] && o->transform == CC_FIX_T_AUTO) {
+    const char *s = p->refusals;
+    fputs("  not chosen or not applicable:\n", out);
+    while (*s) {
+      size_t n = strcspn(s, "\n");
+      fprintf(out, "    %.*s\n", (int)n, s);
+      s += n + (s[n] == '\n');
+    }
+  }
   fprintf(out, "  wrote %s/\n", o->out_dir);
 }
 

@@ -173,6 +173,15 @@ double cc_fix_model_sectors(cc_keep const struct cc_affine_kernel *ak,
 
 /* ---- source transformations (lift.c, redistribute.c, tile.c, soa.c), run by xform.c --- */
 
+/* Relayouts that replace every f32 and f64 buffer argument of the launch by its absolute
+ * values before the run (the |x| run of cc_fix_reassociation_ok), into *out (owned;
+ * release each with cc_fix_relayouts_free). Returns how many. */
+uint32_t cc_fix_abs_relayouts(const struct cc_launch_arg *args, size_t nargs,
+                              cc_give struct cc_fix_relayout **out);
+
+/* Frees n relayouts (their names and contexts) and the array. */
+void cc_fix_relayouts_free(struct cc_fix_relayout *r, uint32_t n);
+
 /* How a candidate's outputs must compare with the original's. */
 enum cc_fix_compare {
   CC_FIX_COMPARE_BITWISE,        /* every buffer byte for byte */
@@ -198,6 +207,7 @@ struct cc_fix_xcand {
                                     host-side conversion routines of soa) */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
   /* filled by xform.c */
+  struct cc_fix_measure run;     /* owned: the fix emulated (kept for the chosen one) */
   int measured, verified;
   uint64_t sectors, excess_sectors, wavefronts;
   double max_rel;                /* REASSOCIATED: largest error / bound seen */
@@ -267,8 +277,30 @@ struct cc_fix_plan {
   enum cc_fix_compare compare; uint64_t terms; double max_rel;
   cc_fix_xcands x;               /* owned: the source transformations' candidates */
   int xchosen;                   /* index into x, or -1 (the permutation or nothing) */
-  char refusals[2048];           /* each transformation that did not apply, and why */
+  char refusals[2048];           /* each transformation that did not apply, and why, one
+                                    "NAME: reason" a line */
+  struct cc_fix_measure absrun;  /* the original on |inputs| (cc_fix_reassociation_ok) */
+  int have_absrun;
 };
+
+/* Runs the source transformations o->transform selects (every one for CC_FIX_T_AUTO) on
+ * the kernel measured in p->before: each one's candidates are appended to p->x, compiled
+ * by o->compiler, emulated with their own launch and relayouts (cc_xcand.run) and judged:
+ * outputs bitwise equal (or within cc_fix_reassociation_ok's bound for reassociated
+ * sums), fewer global sectors and less excess than the original; a transformation that
+ * does not apply, and a candidate that does not improve, add a line to p->refusals.
+ * Errors: CC_ERR_INTERNAL when a candidate does not compile, fails in the emulator or
+ * changes the outputs (a bug: nothing may be written), except for kernels with atomics,
+ * whose reordering makes that a refusal; the transformations' own errors (CC_ERR_TOOL). */
+int cc_fix_xform_run(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err);
+
+/* printf into the fixed field dst (size bytes), cut to fit: a cut reason is still a
+ * reason, and vsnprintf keeps gcc's truncation warnings for the true snprintf calls. */
+void cc_fix_setf(char *dst, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Appends the line "name: reason" to p->refusals (cut to fit). */
+void cc_fix_refusal_add(struct cc_fix_plan *p, const char *name, const char *reason);
 
 void cc_fix_plan_release(struct cc_fix_plan *p);
 

@@ -11,7 +11,7 @@
 #include "report/report.h"
 #include "util/mem.h"
 
-#define FIX_SCHEMA_VERSION 1
+#define FIX_SCHEMA_VERSION 2
 
 static cJSON *dim3(const uint32_t d[3])
 {
@@ -44,6 +44,58 @@ static cJSON *candidate_json(const struct cc_fix_candidate *c)
   return o;
 }
 
+static cJSON *xcand_json(const struct cc_fix_xcand *c)
+{
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "transform", c->transform);
+  cJSON_AddStringToObject(o, "what", c->what);
+  cJSON_AddStringToObject(o, "why", c->why);
+  cJSON_AddItemToObject(o, "grid", dim3(c->grid));
+  cJSON_AddItemToObject(o, "block", dim3(c->block));
+  cJSON_AddNumberToObject(o, "shared_bytes", c->shared_bytes);
+  cJSON_AddStringToObject(o, "compare", c->compare == CC_FIX_COMPARE_BITWISE ? "bitwise"
+                                                                             : "reassociated");
+  if (c->compare == CC_FIX_COMPARE_REASSOCIATED)
+    cJSON_AddNumberToObject(o, "terms", (double)c->terms);
+  cJSON_AddBoolToObject(o, "verified", c->verified);
+  if (c->measured) {
+    cJSON_AddNumberToObject(o, "measured_sectors", (double)c->sectors);
+    cJSON_AddNumberToObject(o, "measured_excess_sectors", (double)c->excess_sectors);
+    cJSON_AddNumberToObject(o, "measured_wavefronts", (double)c->wavefronts);
+  }
+  if (c->failure[0])
+    cJSON_AddStringToObject(o, "failure", c->failure);
+  if (c->gpu_ms > 0)
+    cJSON_AddNumberToObject(o, "gpu_ms", c->gpu_ms);
+  if (c->extra_name)
+    cJSON_AddStringToObject(o, "extra_file", c->extra_name);
+  return o;
+}
+
+/* p->refusals ("NAME: reason" lines) as [{"transform": NAME, "reason": ...}]. */
+static cJSON *refusals_json(const char *s)
+{
+  cJSON *a = cJSON_CreateArray();
+  while (*s) {
+    size_t n = strcspn(s, "\n"), k = strcspn(s, ":");
+    cJSON *o = cJSON_CreateObject();
+    char *line = cc_xmalloc(n + 1);
+    memcpy(line, s, n);
+    line[n] = '\0';
+    if (k < n) {
+      line[k] = '\0';
+      cJSON_AddStringToObject(o, "transform", line);
+      cJSON_AddStringToObject(o, "reason", line + k + (k + 1 < n && line[k + 1] == ' ' ? 2 : 1));
+    } else {
+      cJSON_AddStringToObject(o, "reason", line);
+    }
+    cJSON_AddItemToArray(a, o);
+    free(line);
+    s += n + (s[n] == '\n');
+  }
+  return a;
+}
+
 /* The main job's JSON document of measurement m, parsed back into a cJSON tree. */
 static cJSON *report_json(const struct cc_fix_measure *m)
 {
@@ -60,14 +112,32 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
   cJSON_AddNumberToObject(root, "fix_schema_version", FIX_SCHEMA_VERSION);
   cJSON_AddStringToObject(root, "input", o->input);
   cJSON_AddStringToObject(root, "kernel", o->kernel_name);
-  cJSON_AddStringToObject(root, "transform", "permute");
+  cJSON_AddStringToObject(root, "requested_transform", cc_fix_transform_name(o->transform));
+  if (p->verified && p->transform)
+    cJSON_AddStringToObject(root, "transform", p->transform);
+  else
+    cJSON_AddNullToObject(root, "transform");
   cJSON_AddStringToObject(root, "strategy",
                           o->strategy == CC_FIX_STRATEGY_EMPIRICAL ? "empirical" : "model");
   cJSON_AddBoolToObject(root, "verified", p->verified);
-  if (p->chosen >= 0)
+  if (p->verified && p->xchosen >= 0)
+    cJSON_AddItemToObject(root, "chosen", xcand_json(&p->x.data[p->xchosen]));
+  else if (p->chosen >= 0)
     cJSON_AddItemToObject(root, "chosen", candidate_json(&p->cands[p->chosen]));
   else
     cJSON_AddNullToObject(root, "chosen");
+  if (p->verified) {
+    cJSON_AddStringToObject(root, "what", p->what);
+    cJSON_AddStringToObject(root, "why", p->why);
+    cJSON_AddItemToObject(root, "grid", dim3(p->grid));
+    cJSON_AddItemToObject(root, "block", dim3(p->block));
+    cJSON_AddNumberToObject(root, "shared_bytes", p->shared_bytes);
+    cJSON_AddBoolToObject(root, "bitwise_equal", p->compare == CC_FIX_COMPARE_BITWISE);
+    if (p->compare == CC_FIX_COMPARE_REASSOCIATED) {
+      cJSON_AddNumberToObject(root, "terms", (double)p->terms);
+      cJSON_AddNumberToObject(root, "max_error_of_bound", p->max_rel);
+    }
+  }
   if (!p->verified)
     cJSON_AddStringToObject(root, "reason", p->reason);
   cJSON_AddNumberToObject(root, "model_seconds", p->model_seconds);
@@ -79,6 +149,13 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
   for (int i = 0; i < p->ncands; i++)
     cJSON_AddItemToArray(cands, candidate_json(&p->cands[i]));
   cJSON_AddItemToObject(root, "candidates", cands);
+  {
+    cJSON *xs = cJSON_CreateArray();
+    for (size_t i = 0; i < p->x.len; i++)
+      cJSON_AddItemToArray(xs, xcand_json(&p->x.data[i]));
+    cJSON_AddItemToObject(root, "source_candidates", xs);
+  }
+  cJSON_AddItemToObject(root, "refusals", refusals_json(p->refusals));
   if (p->launch_note)
     cJSON_AddStringToObject(root, "launch_note", p->launch_note);
   if (p->verified)

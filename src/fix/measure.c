@@ -73,6 +73,28 @@ static void param_values(const struct ptx_function *k, const struct cc_launch_bo
         out->param_known[j] = 0;
 }
 
+/* Applies l's relayouts to the bound buffers: to_fix before the run (to_fix = 1), from_fix
+ * after it (to_fix = 0; a relayout without one is skipped). A relayout naming no buffer
+ * argument is a bug of the transformation that made it. */
+static int apply_relayouts(const struct cc_fix_launch *l, const struct cc_launch_bound *b,
+                           int to_fix, struct cc_err *err)
+{
+  for (uint32_t r = 0; r < l->nrelayouts; r++) {
+    const struct cc_fix_relayout *x = &l->relayouts[r];
+    uint32_t i = 0;
+    while (i < b->nbuffers && (!b->buffers[i].name || strcmp(b->buffers[i].name, x->buffer)))
+      i++;
+    if (i == b->nbuffers)
+      return cc_err_set(err, CC_ERR_INTERNAL, "a fix relays out buffer '%s', which the "
+                        "launch does not have", x->buffer);
+    if (to_fix)
+      x->to_fix(x->ctx, b->buffers[i].host, b->buffers[i].bytes);
+    else if (x->from_fix)
+      x->from_fix(x->ctx, b->buffers[i].host, b->buffers[i].bytes);
+  }
+  return CC_OK;
+}
+
 int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
                    const struct cc_fix_launch *l, struct cc_fix_measure *out,
                    struct cc_err *err)
@@ -104,6 +126,8 @@ int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
   launch.params = (const void *const *)bound.params;
   launch.param_bytes = bound.param_bytes;
   memset(&stats, 0, sizeof stats);
+  if ((rc = apply_relayouts(l, &bound, 1, err)) != CC_OK)
+    goto done;
   sink = cc_analysis_sink(out->an);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   rc = cc_emu_run(emu, k, &launch, &sink, &stats, err);
@@ -117,6 +141,7 @@ int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
                     "nothing to fix", k->name);
     goto done;
   }
+  apply_relayouts(l, &bound, 0, err);
   copy_buffers(&bound, out);
   param_values(k, &bound, out);
 done:
