@@ -8,7 +8,9 @@
  *    subset of the kernel, the global index g = blockIdx.x*blockDim.x+threadIdx.x playing
  *    the paper's t_x loop 0..tdim (refusing what is not affine, with its place);
  * 2. legality and parallelism (poly.c, isl): a loop may become a thread dimension only
- *    when no dependence relates instances with different (g, loop) values;
+ *    when no dependence relates instances with different (g, loop) values, a statement
+ *    outside the loop counting as run by the thread of the loop's first value (which
+ *    runs it in the generated code: correlation's diagonal store);
  * 3. the permutation ILP: which of (g, loops) becomes the new t_x, minimising the
  *    dynamic count of references whose stride along t_x is neither 0 nor 1 element. The
  *    other rows of the permutation do not enter the objective (only t_x's stride does),
@@ -71,20 +73,6 @@ static double cost(const struct cc_cuda_scop *s, const double *w, int var)
         c += w[i] / s->stmts[i].nacc;
     }
   return c;
-}
-
-/* 1 when loop variable var encloses every statement (only such a loop can be a thread
- * dimension without a barrier between it and the statements outside it). */
-static int encloses_all(const struct cc_cuda_scop *s, int var)
-{
-  for (uint32_t i = 0; i < s->nstmts; i++) {
-    int in = 0;
-    for (int k = 0; k < s->stmts[i].nloops; k++)
-      in |= s->stmts[i].loops[k] == var;
-    if (!in)
-      return 0;
-  }
-  return 1;
 }
 
 static void place(const struct cc_cuda_scop *s, int var, char *buf, size_t n)
@@ -153,12 +141,13 @@ static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
   for (int v = 1; v < s->nvars; v++) {
     double cv;
     char at[300];
-    if (s->vars[v].kind != CC_CUDA_SV_LOOP || !encloses_all(s, v))
+    int64_t lo, hi;
+    if (s->vars[v].kind != CC_CUDA_SV_LOOP || !cc_fix_poly_range(p, v, &lo, &hi))
       continue;
     nloops++;
     cv = cost(s, w, v);
     place(s, v, at, sizeof at);
-    if (!cc_fix_poly_parallel(p, v, why, sizeof why)) {
+    if (!cc_fix_poly_parallel(p, v, lo, why, sizeof why)) {
       if (!illegal[0])
         snprintf(illegal, sizeof illegal, "%s: the loop over %s carries a dependence (%s)",
                  at, s->vars[v].name, why);
@@ -172,9 +161,8 @@ static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
   if (c->var >= 0)
     return;
   if (nloops == 0)
-    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: no loop of kernel encloses every "
-             "statement, so none can become a thread dimension without a barrier",
-             s->path, s->line, s->column);
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: the kernel has no loop that runs in "
+             "this launch, so none can become a thread dimension", s->path, s->line, s->column);
   else if (c->cost_g == 0)
     snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: already coalesced: every access has "
              "stride 0 or 1 along the thread index", s->path, s->line, s->column);
@@ -223,7 +211,7 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
   char *body, *buf = NULL;
   size_t n = 0;
   FILE *f;
-  body = cc_fix_poly_codegen(p, l->var, TY, TX, print_stmt, (void *)l, 2, err);
+  body = cc_fix_poly_codegen(p, l->var, lo, TY, TX, print_stmt, (void *)l, 2, err);
   if (!body)
     return err->status;
   f = open_memstream(&buf, &n);
@@ -259,7 +247,7 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   int rc;
   if ((rc = cc_fix_poly_build(s, &p, err)) != CC_OK)
     return rc;
-  if (!cc_fix_poly_parallel(p, -1, why, sizeof why)) {
+  if (!cc_fix_poly_parallel(p, -1, 0, why, sizeof why)) {
     rc = cc_err_set(err, CC_ERR_NO_FIX, "%s:%u:%u: threads of kernel %s share an element "
                     "(%s): the original's threads are not independent", s->path, s->line,
                     s->column, o->kernel_name, why);

@@ -156,8 +156,9 @@ static isl_union_map *dependences(const struct cc_fix_poly *p, const char *array
   return isl_union_map_union(isl_union_map_union(ww, wr), rw);
 }
 
-/* { S<i>[...] -> [g, var] } for every statement (var < 0: [g]). */
-static isl_union_map *threads(const struct cc_fix_poly *p, int var)
+/* { S<i>[...] -> [g, var] } for every statement (var < 0: [g]); a statement outside the
+ * loop var runs on the thread var = pin. */
+static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
 {
   const struct cc_cuda_scop *s = p->s;
   isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(p->ctx, 0));
@@ -167,12 +168,12 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var)
     FILE *f = text_open(&buf, &len);
     int pos = var < 0 ? -1 : var_pos(s, i, var);
     isl_map *m;
-    if (var >= 0 && pos < 0) /* the loop does not enclose this statement (lift.c refuses) */
-      pos = 0;
     fprintf(f, "{ ");
     put_tuple(f, s, i);
     if (var < 0)
       fprintf(f, " -> [a0] }");
+    else if (pos < 0)
+      fprintf(f, " -> [a0, %lld] }", (long long)pin);
     else
       fprintf(f, " -> [a0, a%d] }", pos);
     text_done(f, &buf);
@@ -183,9 +184,10 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var)
   return u;
 }
 
-int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, char *why, size_t size)
+int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char *why,
+                         size_t size)
 {
-  isl_union_map *t = threads(p, var);
+  isl_union_map *t = threads(p, var, pin);
   int ok = 1;
   for (uint32_t a = 0; a < p->narrays && ok; a++) {
     isl_union_map *d = dependences(p, p->arrays[a]);
@@ -247,8 +249,9 @@ int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t
 
 /* ---- code generation ---- */
 
-/* Statement i's domain with symbolic parameters, g = gname and var = vname. */
-static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i, int var,
+/* Statement i's domain with symbolic parameters, g = gname and var = vname (a statement
+ * outside the loop: vname = pin). */
+static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i, int var, int64_t pin,
                                const char *gname, const char *vname)
 {
   char *t = cc_cuda_scop_isl_domain(p->s, i, 0), *buf = NULL;
@@ -258,7 +261,10 @@ static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i, int var,
   free(t);
   fprintf(f, "[%s, %s] -> { ", gname, vname);
   put_tuple(f, p->s, i);
-  fprintf(f, " : a0 = %s and a%d = %s }", gname, var_pos(p->s, i, var), vname);
+  if (var_pos(p->s, i, var) < 0)
+    fprintf(f, " : a0 = %s and %s = %lld }", gname, vname, (long long)pin);
+  else
+    fprintf(f, " : a0 = %s and a%d = %s }", gname, var_pos(p->s, i, var), vname);
   text_done(f, &buf);
   fix = isl_set_read_from_str(p->ctx, buf);
   free(buf);
@@ -525,7 +531,7 @@ static void print_node(struct printer *pr, isl_ast_node *n, int ind)
   }
 }
 
-char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, const char *gname,
+char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, int64_t pin, const char *gname,
                           const char *vname, cc_fix_poly_stmt_fn fn, void *ctx, int indent,
                           struct cc_err *err)
 {
@@ -543,7 +549,7 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, const char *gnam
     if (2 * s->stmts[i].nloops + 1 > width)
       width = 2 * s->stmts[i].nloops + 1;
   for (uint32_t i = 0; i < s->nstmts; i++) {
-    isl_set *d = codegen_domain(p, i, var, gname, vname);
+    isl_set *d = codegen_domain(p, i, var, pin, gname, vname);
     isl_map *m = codegen_schedule(p, i, var, width);
     dom = dom ? isl_union_set_add_set(dom, d) : isl_union_set_from_set(d);
     sched = sched ? isl_union_map_add_map(sched, m) : isl_union_map_from_map(m);

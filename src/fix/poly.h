@@ -27,9 +27,11 @@ void cc_fix_poly_free(cc_take struct cc_fix_poly *p);
 
 /* Whether the thread dimensions (g, loop variable var) may run in parallel: no dependence
  * relates two instances that differ in g or in var (the loop carries none, and the
- * original threads share none). var = -1 checks g alone. Returns 1, or 0 with the array
- * and an example pair of (g, var) differences in why (size bytes). */
-int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, char *why, size_t size);
+ * original threads share none), where a statement outside the loop counts as running at
+ * var = pin (the one thread that will run it). var = -1 checks g alone. Returns 1, or 0
+ * with the array and an example pair of (g, var) differences in why (size bytes). */
+int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char *why,
+                         size_t size);
 
 /* The smallest and largest value of variable var (g or a loop variable) over every
  * statement's domain that has it. Returns 1, or 0 when no domain has it or it is
@@ -44,11 +46,13 @@ typedef void (*cc_fix_poly_stmt_fn)(void *ctx, FILE *f, uint32_t stmt, const cha
 /* The body of the lifted kernel: the loops and guards isl's AST generator
  * (isl_ast_build_node_from_schedule_map) makes for the schedule that keeps the original
  * order (the 2d+1 textual schedule) of every loop but var, with g and var fixed to the
- * C parameters gname and vname (the thread dimensions, as PPCG treats them), parameters
+ * C parameters gname and vname (the thread dimensions, as PPCG treats them; a statement
+ * outside the loop runs where vname = pin), parameters
  * symbolic. Printed as CUDA C (int loop counters __cc_c<k>, min/max/floord as
  * conditional expressions), each statement through fn. Owned; NULL with err set on an
  * isl failure (CC_ERR_INTERNAL). */
-cc_give char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, const char *gname,
+cc_give char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, int64_t pin,
+                                  const char *gname,
                                   const char *vname, cc_fix_poly_stmt_fn fn, void *ctx,
                                   int indent, struct cc_err *err);
 
