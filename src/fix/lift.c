@@ -24,6 +24,7 @@
  *    extent, blocks of at most 256 threads in multiples of 32), g in y.
  * Outputs compare bitwise: every instance runs once, with the same operands, and only
  * instances without dependences between them change their order. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,34 @@ static void place(const struct cc_cuda_scop *s, int var, char *buf, size_t n)
 
 /* ---- printing a statement instance ---- */
 
+static int is_ident(char c)
+{
+  return c == '_' || isalnum((unsigned char)c);
+}
+
+/* 1 when the bytes [b, e) of the input contain word w. */
+static int has_word(const char *text, unsigned b, unsigned e, const char *w)
+{
+  size_t n = strlen(w);
+  for (unsigned i = b; i + n <= e; i++)
+    if (memcmp(text + i, w, n) == 0 && (i == b || !is_ident(text[i - 1])) &&
+        (i + n == e || !is_ident(text[i + n])))
+      return 1;
+  return 0;
+}
+
+/* 1 when statement st or a declaration it sees names w. */
+static int names(const struct lift *l, const struct cc_cuda_scop_stmt *st, const char *w)
+{
+  const char *text = l->o->input_text;
+  if (has_word(text, st->b, st->e, w))
+    return 1;
+  for (uint32_t d = 0; d < st->ndecls; d++)
+    if (has_word(text, l->s->decls[st->decls[d]].b, l->s->decls[st->decls[d]].e, w))
+      return 1;
+  return 0;
+}
+
 /* Prints statement st's text in a block: the virtual builtins of original thread g
  * (args[0]), then the declarations it can see and its loop counters (args[1..]) in source
  * order, then the statement. */
@@ -96,14 +125,20 @@ static void print_stmt(void *ctx, FILE *f, uint32_t stmt, const char *const *arg
   int k = 0;
   (void)nargs;
   fprintf(f, "%*s{\n", ind, "");
-  fprintf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
-          ind + 2, "", args[0], s->block_x);
-  fprintf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
-          ind + 2, "", args[0], s->block_x);
-  fprintf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
-          l->o->block[1], l->o->block[2]);
-  fprintf(f, "%*sconst dim3 gridDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->grid[0],
-          l->o->grid[1], l->o->grid[2]);
+  /* the builtins of thread g, each only where the statement or a declaration it sees
+   * names it (an unused one would draw nvcc's warning 177) */
+  if (names(l, st, "threadIdx"))
+    fprintf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
+            ind + 2, "", args[0], s->block_x);
+  if (names(l, st, "blockIdx"))
+    fprintf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
+            ind + 2, "", args[0], s->block_x);
+  if (names(l, st, "blockDim"))
+    fprintf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
+            l->o->block[1], l->o->block[2]);
+  if (names(l, st, "gridDim"))
+    fprintf(f, "%*sconst dim3 gridDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->grid[0],
+            l->o->grid[1], l->o->grid[2]);
   /* merge the visible declarations and the loops by their offsets */
   while (d < st->ndecls || k < st->nloops) {
     const struct cc_cuda_scop_decl *dc = d < st->ndecls ? &s->decls[st->decls[d]] : NULL;
