@@ -1140,6 +1140,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_permute.c */
     "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
     "permute/transpose16.launch",
+    /* tested in tests/examples/test_lift.c */
+    "lift/corr.launch", "lift/covar.launch", "lift/myocyte_rows.launch",
+    "lift/row_prefix.launch", "lift/row_store.launch",
 };
 
 static int is_tested(const char *rel)
