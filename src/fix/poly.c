@@ -218,6 +218,14 @@ int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char
   return ok;
 }
 
+/* The value of the one dimension of a single-point set s (taken), or NULL. */
+static isl_val *fixed_val(isl_set *s)
+{
+  isl_val *v = isl_set_plain_get_val_if_fixed(s, isl_dim_set, 0);
+  isl_set_free(s);
+  return v;
+}
+
 int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t *hi)
 {
   int found = 0;
@@ -231,8 +239,8 @@ int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t
     d = isl_set_project_out(d, isl_dim_set, (unsigned)pos + 1,
                             (unsigned)isl_set_dim(d, isl_dim_set) - (unsigned)pos - 1);
     d = isl_set_project_out(d, isl_dim_set, 0, (unsigned)pos);
-    mn = isl_set_plain_get_val_if_fixed(isl_set_lexmin(isl_set_copy(d)), isl_dim_set, 0);
-    mx = isl_set_plain_get_val_if_fixed(isl_set_lexmax(d), isl_dim_set, 0);
+    mn = fixed_val(isl_set_lexmin(isl_set_copy(d)));
+    mx = fixed_val(isl_set_lexmax(d));
     if (mn && mx && isl_val_is_int(mn) && isl_val_is_int(mx)) {
       int64_t a = isl_val_get_num_si(mn), b = isl_val_get_num_si(mx);
       if (!found || a < *lo)
