@@ -8,22 +8,6 @@
 #include "cuda/scop.h"
 #include "util/mem.h"
 
-/* A text built with fprintf; out of memory is a programmer-visible abort (CC_BUG). */
-static FILE *text_open(char **buf, size_t *len)
-{
-  FILE *f = open_memstream(buf, len);
-  if (!f)
-    CC_BUG("open_memstream failed (out of memory)");
-  return f;
-}
-
-static char *text_done(FILE *f, char **buf)
-{
-  if (fclose(f) != 0)
-    CC_BUG("a text in memory could not be finished (out of memory)");
-  return *buf;
-}
-
 void cc_cuda_scop_release(struct cc_cuda_scop *s)
 {
   for (int i = 0; i < s->nvars; i++) {
@@ -77,9 +61,9 @@ char *cc_cuda_scop_aff_str(const struct cc_cuda_scop *s, const struct cc_cuda_af
 {
   char *buf = NULL;
   size_t len = 0;
-  FILE *b = text_open(&buf, &len);
+  FILE *b = cc_text_open(&buf, &len);
   put_aff(s, a, numeric, b);
-  return text_done(b, &buf);
+  return cc_text_close(b, &buf);
 }
 
 static void put_tuple(const struct cc_cuda_scop *s, uint32_t i, FILE *b)
@@ -96,7 +80,7 @@ char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int nume
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
   char *buf = NULL;
   size_t len = 0;
-  FILE *b = text_open(&buf, &len);
+  FILE *b = cc_text_open(&buf, &len);
   int np = 0;
   if (!numeric) {
     for (int v = 0; v < s->nvars; v++)
@@ -113,7 +97,7 @@ char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int nume
     fprintf(b, " >= 0");
   }
   fprintf(b, " }");
-  return text_done(b, &buf);
+  return cc_text_close(b, &buf);
 }
 
 char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int write)
@@ -121,7 +105,7 @@ char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int writ
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
   char *buf = NULL;
   size_t len = 0;
-  FILE *b = text_open(&buf, &len);
+  FILE *b = cc_text_open(&buf, &len);
   int n = 0;
   fprintf(b, "{ ");
   for (uint32_t k = 0; k < st->nacc; k++) {
@@ -135,5 +119,5 @@ char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int writ
     fprintf(b, "]");
   }
   fprintf(b, " }");
-  return text_done(b, &buf);
+  return cc_text_close(b, &buf);
 }

@@ -249,9 +249,7 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
   body = cc_fix_poly_codegen(p, l->var, lo, TY, TX, print_stmt, (void *)l, 2, err);
   if (!body)
     return err->status;
-  f = open_memstream(&buf, &n);
-  if (!f)
-    CC_BUG("open_memstream failed (out of memory)");
+  f = cc_text_open(&buf, &n);
   fwrite(l->o->input_text, 1, s->body_b, f);
   fprintf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
           "is thread index x, the old global index x is y */\n", s->vars[l->var].name);
@@ -261,10 +259,8 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
   fputs(body, f);
   fputs("}", f);
   fwrite(l->o->input_text + s->body_e, 1, l->o->input_len - s->body_e, f);
-  if (fclose(f) != 0)
-    CC_BUG("a text in memory could not be finished (out of memory)");
+  *text = cc_text_close(f, &buf);
   free(body);
-  *text = buf;
   *len = n;
   return CC_OK;
 }

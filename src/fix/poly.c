@@ -25,23 +25,6 @@ struct cc_fix_poly {
   char **arrays; uint32_t narrays; /* distinct array names */
 };
 
-/* ---- text helpers (open_memstream, as emit.c) ---- */
-
-static FILE *text_open(char **buf, size_t *len)
-{
-  FILE *f = open_memstream(buf, len);
-  if (!f)
-    CC_BUG("open_memstream failed (out of memory)");
-  return f;
-}
-
-static char *text_done(FILE *f, char **buf)
-{
-  if (fclose(f) != 0)
-    CC_BUG("a text in memory could not be finished (out of memory)");
-  return *buf;
-}
-
 /* "S<i>[a0, a1, ...]" for statement i, dims named by position. */
 static void put_tuple(FILE *f, const struct cc_cuda_scop *s, uint32_t i)
 {
@@ -127,7 +110,7 @@ static isl_union_map *accesses(const struct cc_fix_poly *p, const char *array, i
       isl_map *m;
       if (a->write != write || strcmp(a->array, array))
         continue;
-      f = text_open(&buf, &len);
+      f = cc_text_open(&buf, &len);
       sub = cc_cuda_scop_aff_str(s, &a->sub, 1);
       /* the subscript is written over the variable names: name the tuple by them */
       fprintf(f, "{ S%u[%s", i, s->vars[0].name);
@@ -135,7 +118,7 @@ static isl_union_map *accesses(const struct cc_fix_poly *p, const char *array, i
         fprintf(f, ", %s", s->vars[s->stmts[i].loops[d]].name);
       fprintf(f, "] -> %s[%s] }", array, sub);
       free(sub);
-      text_done(f, &buf);
+      cc_text_close(f, &buf);
       m = isl_map_read_from_str(p->ctx, buf);
       free(buf);
       m = isl_map_intersect_domain(m, isl_set_copy(p->dom[i]));
@@ -165,7 +148,7 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
   for (uint32_t i = 0; i < s->nstmts; i++) {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = text_open(&buf, &len);
+    FILE *f = cc_text_open(&buf, &len);
     int pos = var < 0 ? -1 : var_pos(s, i, var);
     isl_map *m;
     fprintf(f, "{ ");
@@ -176,7 +159,7 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
       fprintf(f, " -> [a0, %lld] }", (long long)pin);
     else
       fprintf(f, " -> [a0, a%d] }", pos);
-    text_done(f, &buf);
+    cc_text_close(f, &buf);
     m = isl_map_read_from_str(p->ctx, buf);
     free(buf);
     u = isl_union_map_add_map(u, m);
@@ -264,7 +247,7 @@ static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i, int var,
 {
   char *t = cc_cuda_scop_isl_domain(p->s, i, 0), *buf = NULL;
   size_t len = 0;
-  FILE *f = text_open(&buf, &len);
+  FILE *f = cc_text_open(&buf, &len);
   isl_set *d = isl_set_read_from_str(p->ctx, t), *fix;
   free(t);
   fprintf(f, "[%s, %s] -> { ", gname, vname);
@@ -273,7 +256,7 @@ static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i, int var,
     fprintf(f, " : a0 = %s and %s = %lld }", gname, vname, (long long)pin);
   else
     fprintf(f, " : a0 = %s and a%d = %s }", gname, var_pos(p->s, i, var), vname);
-  text_done(f, &buf);
+  cc_text_close(f, &buf);
   fix = isl_set_read_from_str(p->ctx, buf);
   free(buf);
   return isl_set_intersect(d, fix);
@@ -286,7 +269,7 @@ static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int va
   const struct cc_cuda_scop_stmt *st = &p->s->stmts[i];
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = text_open(&buf, &len);
+  FILE *f = cc_text_open(&buf, &len);
   int n = 0;
   isl_map *m;
   fprintf(f, "{ ");
@@ -300,7 +283,7 @@ static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int va
   for (; n < width; n++)
     fprintf(f, ", 0");
   fprintf(f, "] }");
-  text_done(f, &buf);
+  cc_text_close(f, &buf);
   m = isl_map_read_from_str(p->ctx, buf);
   free(buf);
   return m;
@@ -340,65 +323,45 @@ static void print_fold(struct printer *pr, isl_ast_expr *e, int from, int n, con
   fprintf(pr->f, "))");
 }
 
+/* Prints template t with each "#k" replaced by argument k of e. */
+static void print_tmpl(struct printer *pr, isl_ast_expr *e, const char *t)
+{
+  for (; *t; t++)
+    if (t[0] == '#' && t[1] >= '0' && t[1] <= '9')
+      print_arg(pr, e, *++t - '0');
+    else
+      fputc(*t, pr->f);
+}
+
 static void print_op(struct printer *pr, isl_ast_expr *e)
 {
-  static const struct { enum isl_ast_expr_op_type t; const char *op; } bin[] = {
-    {isl_ast_expr_op_and, "&&"}, {isl_ast_expr_op_and_then, "&&"}, {isl_ast_expr_op_or, "||"},
-    {isl_ast_expr_op_or_else, "||"}, {isl_ast_expr_op_add, "+"}, {isl_ast_expr_op_sub, "-"},
-    {isl_ast_expr_op_mul, "*"}, {isl_ast_expr_op_div, "/"}, {isl_ast_expr_op_pdiv_q, "/"},
-    {isl_ast_expr_op_pdiv_r, "%"}, {isl_ast_expr_op_zdiv_r, "%"}, {isl_ast_expr_op_eq, "=="},
-    {isl_ast_expr_op_le, "<="}, {isl_ast_expr_op_lt, "<"}, {isl_ast_expr_op_ge, ">="},
-    {isl_ast_expr_op_gt, ">"},
+  static const struct { enum isl_ast_expr_op_type t; int n; const char *tmpl; } ops[] = {
+    {isl_ast_expr_op_and, 2, "(#0 && #1)"}, {isl_ast_expr_op_and_then, 2, "(#0 && #1)"},
+    {isl_ast_expr_op_or, 2, "(#0 || #1)"}, {isl_ast_expr_op_or_else, 2, "(#0 || #1)"},
+    {isl_ast_expr_op_add, 2, "(#0 + #1)"}, {isl_ast_expr_op_sub, 2, "(#0 - #1)"},
+    {isl_ast_expr_op_mul, 2, "(#0 * #1)"}, {isl_ast_expr_op_div, 2, "(#0 / #1)"},
+    {isl_ast_expr_op_pdiv_q, 2, "(#0 / #1)"}, {isl_ast_expr_op_pdiv_r, 2, "(#0 % #1)"},
+    {isl_ast_expr_op_zdiv_r, 2, "(#0 % #1)"}, {isl_ast_expr_op_eq, 2, "(#0 == #1)"},
+    {isl_ast_expr_op_le, 2, "(#0 <= #1)"}, {isl_ast_expr_op_lt, 2, "(#0 < #1)"},
+    {isl_ast_expr_op_ge, 2, "(#0 >= #1)"}, {isl_ast_expr_op_gt, 2, "(#0 > #1)"},
+    {isl_ast_expr_op_minus, 1, "(-#0)"},
+    {isl_ast_expr_op_cond, 3, "(#0 ? #1 : #2)"}, {isl_ast_expr_op_select, 3, "(#0 ? #1 : #2)"},
+    /* floor division by a positive constant d: n < 0 ? -((-n + d - 1) / d) : n / d */
+    {isl_ast_expr_op_fdiv_q, 2, "((#0) < 0 ? -((-(#0) + (#1) - 1) / (#1)) : (#0) / (#1))"},
   };
   enum isl_ast_expr_op_type t = isl_ast_expr_op_get_type(e);
   int n = (int)isl_ast_expr_op_get_n_arg(e);
-  for (size_t i = 0; i < sizeof bin / sizeof bin[0]; i++)
-    if (bin[i].t == t && n == 2) {
-      fprintf(pr->f, "(");
-      print_arg(pr, e, 0);
-      fprintf(pr->f, " %s ", bin[i].op);
-      print_arg(pr, e, 1);
-      fprintf(pr->f, ")");
-      return;
-    }
-  switch (t) {
-  case isl_ast_expr_op_minus:
-    fprintf(pr->f, "(-");
-    print_arg(pr, e, 0);
-    fprintf(pr->f, ")");
-    return;
-  case isl_ast_expr_op_min: case isl_ast_expr_op_max:
+  if (t == isl_ast_expr_op_min || t == isl_ast_expr_op_max) {
     print_fold(pr, e, 0, n, t == isl_ast_expr_op_min ? "<" : ">");
     return;
-  case isl_ast_expr_op_fdiv_q:
-    /* floor division by a positive constant d: n < 0 ? -((-n + d - 1) / d) : n / d */
-    fprintf(pr->f, "((");
-    print_arg(pr, e, 0);
-    fprintf(pr->f, ") < 0 ? -((-(");
-    print_arg(pr, e, 0);
-    fprintf(pr->f, ") + (");
-    print_arg(pr, e, 1);
-    fprintf(pr->f, ") - 1) / (");
-    print_arg(pr, e, 1);
-    fprintf(pr->f, ")) : (");
-    print_arg(pr, e, 0);
-    fprintf(pr->f, ") / (");
-    print_arg(pr, e, 1);
-    fprintf(pr->f, "))");
-    return;
-  case isl_ast_expr_op_cond: case isl_ast_expr_op_select:
-    fprintf(pr->f, "(");
-    print_arg(pr, e, 0);
-    fprintf(pr->f, " ? ");
-    print_arg(pr, e, 1);
-    fprintf(pr->f, " : ");
-    print_arg(pr, e, 2);
-    fprintf(pr->f, ")");
-    return;
-  default:
-    pr->bad = 1;
-    fprintf(pr->f, "/* isl operation %d */", (int)t);
   }
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (ops[i].t == t && ops[i].n == n) {
+      print_tmpl(pr, e, ops[i].tmpl);
+      return;
+    }
+  pr->bad = 1;
+  fprintf(pr->f, "/* isl operation %d */", (int)t);
 }
 
 static void print_expr(struct printer *pr, isl_ast_expr *e)
@@ -430,9 +393,9 @@ static char *expr_str(struct printer *pr, isl_ast_expr *e)
   struct printer sub = *pr;
   char *buf = NULL;
   size_t len = 0;
-  sub.f = text_open(&buf, &len);
+  sub.f = cc_text_open(&buf, &len);
   print_expr(&sub, e);
-  text_done(sub.f, &buf);
+  cc_text_close(sub.f, &buf);
   pr->bad |= sub.bad;
   return buf;
 }
@@ -577,12 +540,12 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, int64_t pin, con
     cc_err_set(err, CC_ERR_INTERNAL, "isl's AST generator failed on the lifted schedule");
     return NULL;
   }
-  pr.f = text_open(&buf, &len);
+  pr.f = cc_text_open(&buf, &len);
   pr.fn = fn;
   pr.ctx = ctx;
   pr.bad = 0;
   print_node(&pr, tree, indent);
-  text_done(pr.f, &buf);
+  cc_text_close(pr.f, &buf);
   isl_ast_node_free(tree);
   if (pr.bad) {
     free(buf);

@@ -55,3 +55,18 @@ void *cc_xgrow(void *p, size_t *cap, size_t need, size_t elem)
   *cap = nc;
   return p;
 }
+
+FILE *cc_text_open(char **buf, size_t *len)
+{
+  FILE *f = open_memstream(buf, len);
+  if (!f)
+    CC_BUG("open_memstream failed (out of memory)");
+  return f;
+}
+
+char *cc_text_close(FILE *f, char **buf)
+{
+  if (fclose(f) != 0)
+    CC_BUG("a text in memory could not be finished (out of memory)");
+  return *buf;
+}

@@ -6,6 +6,7 @@
 #define CC_UTIL_MEM_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util/err.h" /* cc_give, cc_take, cc_keep */
 
@@ -27,6 +28,12 @@ cc_give char *cc_xstrndup(cc_keep const char *s, size_t n);
  * elements (doubling; first size 8); returns the (possibly moved) array and updates *cap.
  * The caller owns the result; never NULL (aborts on exhaustion). */
 cc_give void *cc_xgrow(cc_take void *p, size_t *cap, size_t need, size_t elem);
+
+/* A text built in memory with stdio (open_memstream): *buf and *len belong to the
+ * stream until cc_text_close, which returns the NUL-terminated text (owned by the caller,
+ * free()). Both abort on exhaustion (CC_BUG). */
+FILE *cc_text_open(char **buf, size_t *len);
+cc_give char *cc_text_close(FILE *f, char **buf);
 
 /* Growable array of T: `CC_VEC(int) v = {0}; CC_VEC_PUSH(&v, 3); free(v.data);`. */
 #define CC_VEC(T) struct { T *data; size_t len, cap; }

@@ -29,22 +29,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples/lift"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
-# dump_compare LAUNCH DIR BUF: the original launch and DIR's launch dump BUF identically
-dump_compare() {
-  local launch=$1 dir=$2 buf=$3 fixed
-  fixed=$(ls "$dir"/*.launch)
-  "$COALCHECK" --launch "$launch" -q --dump "$buf=$TMP/orig.bin" >/dev/null 2>"$TMP/e1" ||
-    { fail "original $launch did not run"; cat "$TMP/e1"; return; }
-  "$COALCHECK" --launch "$fixed" -q --dump "$buf=$TMP/fixed.bin" >/dev/null 2>"$TMP/e2" ||
-    { fail "fixed $fixed did not run"; cat "$TMP/e2"; return; }
-  cmp -s "$TMP/orig.bin" "$TMP/fixed.bin" || fail "$fixed: buffer $buf differs from the original's"
-}
-
 # lifted NAME BEFORE AFTER GRID BLOCK BUF: fix --transform lift on NAME.launch is verified
 # with those kernel sectors and that launch, and BUF dumps identically
 lifted() {

@@ -15,11 +15,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
 # sectors of the global instruction(s) OP on source line LINE in report REPORT of FILE
 # (before/after); prints the sum
 line_sectors() {
@@ -43,17 +38,6 @@ plus = [l[1:] for l in lines if l.startswith('+') and not l.startswith('+++')]
 norm = lambda s: re.sub(sys.argv[2], lambda m: m.group(0)[:-1] + '?', s)
 sys.exit(0 if minus and len(minus) == len(plus) and all(norm(a) == norm(b) for a, b in zip(minus, plus)) else 1)
 EOF
-}
-
-# dump_compare LAUNCH DIR BUF: the original launch and DIR's launch dump BUF identically
-dump_compare() {
-  local launch=$1 dir=$2 buf=$3 fixed
-  fixed=$(ls "$dir"/*.launch)
-  "$COALCHECK" --launch "$launch" -q --dump "$buf=$TMP/orig.bin" >/dev/null 2>"$TMP/e1" ||
-    { fail "original $launch did not run"; cat "$TMP/e1"; return; }
-  "$COALCHECK" --launch "$fixed" -q --dump "$buf=$TMP/fixed.bin" >/dev/null 2>"$TMP/e2" ||
-    { fail "fixed $fixed did not run"; cat "$TMP/e2"; return; }
-  cmp -s "$TMP/orig.bin" "$TMP/fixed.bin" || fail "$fixed: buffer $buf differs from the original's"
 }
 
 # ---- copy3d: fastest index on threadIdx.z -> x<->z ---------------------------------------

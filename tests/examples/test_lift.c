@@ -73,6 +73,26 @@ static void symmat_ref(float *want, const float *data, int m, int n, int from)
   }
 }
 
+/* Runs lift/KERNEL.launch (m = 64, n = 16), checks symmat against symmat_ref(from) and
+ * the kernel's totals. */
+static void run_symmat(const char *kernel, int from, uint64_t requests, uint64_t sectors)
+{
+  enum { M = 64, N = 16 };
+  struct ex_buffer b[] = {{"symmat", 4, M * M, NULL, NULL, NULL},
+                          {"data", 4, N * M, NULL, NULL, NULL}};
+  struct ex_run r;
+  char launch[64], what[64];
+  float *want = malloc(M * M * sizeof *want);
+  snprintf(launch, sizeof launch, "lift/%s.launch", kernel);
+  snprintf(what, sizeof what, "%s symmat", kernel);
+  ex_run(&r, launch, b, 2, NULL);
+  symmat_ref(want, b[1].data, M, N, from);
+  ex_check_floats_exact(what, b[0].data, want, M * M);
+  free(want);
+  check_totals(&r, kernel, requests, sectors);
+  ex_release(&r, b, 2);
+}
+
 /* covar, m = 64, n = 16, threads j1 = 0..63, j2 = j1 + s for s = 0..63-j1 (2080
  * instances (j1, j2)). nvcc keeps the sum in a register between its stores (symmat is
  * never loaded): per step of j2 a warp issues the zero store, 16 x (two data loads and
@@ -90,18 +110,8 @@ static void symmat_ref(float *want, const float *data, int m, int n, int from)
  * Total 2080 + 33280 + 2080 + 4608 + 5056 = 47104. */
 static void test_covar(void **state)
 {
-  enum { M = 64, N = 16 };
-  struct ex_buffer b[] = {{"symmat", 4, M * M, NULL, NULL, NULL},
-                          {"data", 4, N * M, NULL, NULL, NULL}};
-  struct ex_run r;
-  float *want = malloc(M * M * sizeof *want);
   (void)state;
-  ex_run(&r, "lift/covar.launch", b, 2, NULL);
-  symmat_ref(want, b[1].data, M, N, 0);
-  ex_check_floats_exact("covar symmat", b[0].data, want, M * M);
-  free(want);
-  check_totals(&r, "covar", 4800, 47104);
-  ex_release(&r, b, 2);
+  run_symmat("covar", 0, 4800, 47104);
 }
 
 /* corr, m = 64, n = 16: threads j1 = 0..62, j2 = j1 + s for s = 1..63-j1 (2016
@@ -114,18 +124,8 @@ static void test_covar(void **state)
  * 16 x 308 = 4928. Total 63 + 2016 + 32256 + 2016 + 4480 + 4928 = 45759. */
 static void test_corr(void **state)
 {
-  enum { M = 64, N = 16 };
-  struct ex_buffer b[] = {{"symmat", 4, M * M, NULL, NULL, NULL},
-                          {"data", 4, N * M, NULL, NULL, NULL}};
-  struct ex_run r;
-  float *want = malloc(M * M * sizeof *want);
   (void)state;
-  ex_run(&r, "lift/corr.launch", b, 2, NULL);
-  symmat_ref(want, b[1].data, M, N, 1);
-  ex_check_floats_exact("corr symmat", b[0].data, want, M * M);
-  free(want);
-  check_totals(&r, "corr", 4702, 45759);
-  ex_release(&r, b, 2);
+  run_symmat("corr", 1, 4702, 45759);
 }
 
 /* row_prefix, n = 64: running sums along each row, in j's order. */

@@ -20,12 +20,12 @@
 #include "ptx/ptx.h"
 #include "util/fileio.h"
 
-/* Runs cc_fix_lift on text (kernel k, launch grid x block, parameter values vals where
- * known) without a measured run (every statement weighs 1). Returns its status; *out
- * gets the candidates. */
-static int lift(const char *text, const char *k, const uint32_t grid[3], const uint32_t block[3],
-                int64_t *vals, uint8_t *known, uint32_t n, cc_fix_xcands *out,
-                struct cc_err *err)
+/* Runs cc_fix_lift on text (CUDA C when is_cuda; kernel k, launch grid x block,
+ * parameter values vals where known) without a measured run (every statement weighs 1).
+ * Returns its status; *out gets the candidates. */
+static int lift_input(const char *text, int is_cuda, const char *k, const uint32_t grid[3],
+                      const uint32_t block[3], int64_t *vals, uint8_t *known, uint32_t n,
+                      cc_fix_xcands *out, struct cc_err *err)
 {
   struct cc_fix_opts o;
   struct cc_fix_measure before;
@@ -34,7 +34,7 @@ static int lift(const char *text, const char *k, const uint32_t grid[3], const u
   o.input = "k.cu";
   o.input_text = text;
   o.input_len = strlen(text);
-  o.input_is_cuda = 1;
+  o.input_is_cuda = is_cuda;
   o.kernel_name = k;
   memcpy(o.grid, grid, sizeof o.grid);
   memcpy(o.block, block, sizeof o.block);
@@ -42,6 +42,13 @@ static int lift(const char *text, const char *k, const uint32_t grid[3], const u
   before.param_known = known;
   before.nparams = n;
   return cc_fix_lift(&o, &before, out, err);
+}
+
+static int lift(const char *text, const char *k, const uint32_t grid[3], const uint32_t block[3],
+                int64_t *vals, uint8_t *known, uint32_t n, cc_fix_xcands *out,
+                struct cc_err *err)
+{
+  return lift_input(text, 1, k, grid, block, vals, known, n, out, err);
 }
 
 static void release(cc_fix_xcands *v)
@@ -152,23 +159,10 @@ static void test_covar_choice(void **state)
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
 {
-  struct cc_fix_opts o;
-  struct cc_fix_measure before;
   cc_fix_xcands v = {0};
   struct cc_err err = {CC_OK, ""};
-  memset(&o, 0, sizeof o);
-  memset(&before, 0, sizeof before);
-  o.input = "k.cu";
-  o.input_text = text;
-  o.input_len = strlen(text);
-  o.input_is_cuda = is_cuda;
-  o.kernel_name = k;
-  memcpy(o.grid, grid2, sizeof o.grid);
-  memcpy(o.block, block32, sizeof o.block);
-  before.param_values = vals;
-  before.param_known = known;
-  before.nparams = n;
-  assert_int_equal(cc_fix_lift(&o, &before, &v, &err), CC_ERR_NO_FIX);
+  assert_int_equal(lift_input(text, is_cuda, k, grid2, block32, vals, known, n, &v, &err),
+                   CC_ERR_NO_FIX);
   assert_int_equal(v.len, 0);
   if (strncmp(err.msg, want, strlen(want)) != 0)
     fail_msg("got \"%s\", want a message starting \"%s\"", err.msg, want);

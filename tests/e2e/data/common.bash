@@ -41,6 +41,23 @@ find_nvcc() {
   command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; }
 }
 
+# jcheck FILE EXPR: the Python expression EXPR is true of the JSON document d in FILE
+jcheck() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
+    "$1" || fail "$1: not true: $2"
+}
+
+# dump_compare LAUNCH DIR BUF: the original launch and DIR's launch dump BUF identically
+dump_compare() {
+  local launch=$1 dir=$2 buf=$3 fixed
+  fixed=$(ls "$dir"/*.launch)
+  "$COALCHECK" --launch "$launch" -q --dump "$buf=$TMP/orig.bin" >/dev/null 2>"$TMP/e1" ||
+    { fail "original $launch did not run"; cat "$TMP/e1"; return; }
+  "$COALCHECK" --launch "$fixed" -q --dump "$buf=$TMP/fixed.bin" >/dev/null 2>"$TMP/e2" ||
+    { fail "fixed $fixed did not run"; cat "$TMP/e2"; return; }
+  cmp -s "$TMP/orig.bin" "$TMP/fixed.bin" || fail "$fixed: buffer $buf differs from the original's"
+}
+
 finish() {
   if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"
