@@ -45,10 +45,18 @@ struct ex {
   CC_VEC(struct cc_cuda_scop_stmt) stmts;
   CC_VEC(struct cc_cuda_scop_decl) decls;
   CXCursor bad;              /* the expression that was not affine */
+  char note[160];            /* why, when a builtin made it so (or "") */
   struct cc_err *err;
 };
 
 /* ---- refusals ---- */
+
+/* Forgets the culprit of the last evaluation (before a new one). */
+static void fresh(struct ex *x)
+{
+  x->bad = clang_getNullCursor();
+  x->note[0] = 0;
+}
 
 /* The bytes of c in the input as a short string for messages ("rowptr[i + 1]"). */
 static void snippet(const struct ex *x, CXCursor c, char *buf, size_t n)
@@ -82,7 +90,10 @@ static int refuse_affine(struct ex *x, CXCursor at, const char *role)
   char snip[160], what[256];
   CXCursor c = clang_Cursor_isNull(x->bad) ? at : x->bad;
   snippet(x, c, snip, sizeof snip);
-  snprintf(what, sizeof what, "the %s `%%s` is not affine", role);
+  if (x->note[0]) /* a builtin: name it, then the place it is in */
+    snprintf(what, sizeof what, "`%%s` in the %s is not affine: %s", role, x->note);
+  else
+    snprintf(what, sizeof what, "the %s `%%s` is not affine", role);
   return refuse(x, c, what, snip);
 }
 
@@ -258,19 +269,18 @@ static int eval_builtin(struct ex *x, CXCursor c, struct xaff *out)
   switch (b) {
   case CC_CUDA_B_NTID: out->a.c = x->block[d]; return 1;
   case CC_CUDA_B_NCTAID: out->a.c = x->grid[d]; return 1;
-  case CC_CUDA_B_TID:
-    if (x->block[d] == 1)
-      return 1;
-    if (d != 0)
+  case CC_CUDA_B_TID: case CC_CUDA_B_CTAID:
+    if ((b == CC_CUDA_B_TID ? x->block[d] : x->grid[d]) == 1)
+      return 1; /* the only index of an extent of 1 */
+    if (d != 0) {
+      snprintf(x->note, sizeof x->note, "the launch has %u threads in %c; lifting handles "
+               "kernels indexed in x only", x->grid[d] * x->block[d], "xyz"[d]);
       return 0;
-    out->tid = 1;
-    return 1;
-  case CC_CUDA_B_CTAID:
-    if (x->grid[d] == 1)
-      return 1;
-    if (d != 0)
-      return 0;
-    out->ctaid = 1;
+    }
+    if (b == CC_CUDA_B_TID)
+      out->tid = 1;
+    else
+      out->ctaid = 1;
     return 1;
   default:
     return 0;
@@ -411,6 +421,8 @@ static int eval_final(struct ex *x, CXCursor c, struct cc_cuda_aff *out)
   if (!finish(x, &v, out)) {
     if (clang_Cursor_isNull(x->bad))
       x->bad = c;
+    snprintf(x->note, sizeof x->note, "threadIdx.x and blockIdx.x are used apart from "
+             "blockIdx.x * blockDim.x + threadIdx.x");
     return 0;
   }
   return 1;
@@ -515,7 +527,7 @@ static int add_access(struct ex *x, struct cc_cuda_scop_stmt *st, CXCursor sub, 
     return refuse(x, sub, "the array `%s` is not a pointer parameter of the kernel", snip);
   }
   memset(&a, 0, sizeof a);
-  x->bad = clang_getNullCursor();
+  fresh(x);
   if (!eval_final(x, kids[1], &a.sub))
     return refuse_affine(x, kids[1], "subscript");
   a.array = cc_cuda_spelling(base);
@@ -674,15 +686,20 @@ static int declaration(struct ex *x, CXCursor c)
         rc = refuse(x, kids[i], "%s is declared without a value and is not an integer", name);
     } else if (rc == CC_OK) {
       CXCursor e = init[ni - 1];
-      x->bad = clang_getNullCursor();
+      fresh(x);
       if (is_int_type(t) && eval(x, e, &l.val)) {
         l.kind = L_AFFINE;
       } else {
         int pure = 1;
         clang_visitChildren(kids[i], pure_visit, &pure);
-        if (!pure || is_int_type(t))
-          rc = refuse(x, kids[i], "the local variable %s is not initialised from an affine "
-                      "or constant expression", name);
+        if (is_int_type(t)) {
+          char role[200];
+          snprintf(role, sizeof role, "initialiser of %s", name);
+          rc = refuse_affine(x, e, role);
+        } else if (!pure) {
+          rc = refuse(x, kids[i], "the local variable %s is initialised from memory or a call "
+                      "(it would be read again where each statement runs)", name);
+        }
         l.kind = L_OPAQUE;
       }
     }
@@ -776,7 +793,7 @@ static int loop(struct ex *x, CXCursor c)
     return refuse(x, c, "a for loop without all of its init, condition and increment%s", "");
   if (x->nloops == MAX_DEPTH)
     return refuse(x, c, "a loop nest deeper than %s", "22");
-  x->bad = clang_getNullCursor();
+  fresh(x);
   if (!for_init(x, kids[0], &l, &lo, &type))
     return refuse_affine(x, kids[0], "loop start");
   name = cc_cuda_spelling(l->decl);
@@ -799,7 +816,7 @@ static int loop(struct ex *x, CXCursor c)
   cmp.coef[v] += 1;
   if (!push_con(x, &cmp))
     return refuse(x, c, "more than %s constraints", "256");
-  x->bad = clang_getNullCursor();
+  fresh(x);
   {
     CXCursor cc[2], cs = strip(kids[1]);
     char op[8];
@@ -835,10 +852,10 @@ static int branch(struct ex *x, CXCursor c, int top)
   uint32_t ncons = x->ncons;
   unsigned n = cc_cuda_children(c, kids, 3);
   int rc;
-  if (n != 2)
-    return refuse(x, c, n == 3 ? "an if with an else branch%s" : "an if with an init%s", "");
-  x->bad = clang_getNullCursor();
-  if (clang_getCursorKind(kids[1]) == CXCursor_ReturnStmt) {
+  if (n < 2 || n > 3 || clang_getCursorKind(kids[0]) == CXCursor_DeclStmt)
+    return refuse(x, c, "an if with an init or a declared condition%s", "");
+  fresh(x);
+  if (n == 2 && clang_getCursorKind(kids[1]) == CXCursor_ReturnStmt) {
     /* `if (c) return;` at the top level: !c bounds the rest of the kernel */
     if (!top)
       return refuse(x, kids[1], "a return inside a loop or a branch%s", "");
@@ -850,6 +867,14 @@ static int branch(struct ex *x, CXCursor c, int top)
     return refuse_affine(x, kids[0], "condition");
   rc = walk(x, kids[1], 0);
   x->ncons = ncons;
+  if (rc == CC_OK && n == 3) {
+    /* else: the negated comparison (a conjunction's negation is not convex) */
+    fresh(x);
+    if (!cond(x, kids[0], 1))
+      return refuse_affine(x, kids[0], "condition (negated, for the else branch)");
+    rc = walk(x, kids[2], 0);
+    x->ncons = ncons;
+  }
   return rc;
 }
 
@@ -965,7 +990,7 @@ int cc_cuda_scop_extract(const char *path, const char *text, size_t len, const c
   x.nparams = nparams;
   x.kernel = m.fns.data[m.kernel].def;
   x.err = err;
-  x.bad = clang_getNullCursor();
+  fresh(&x);
   out->path = cc_xstrdup(path);
   out->block_x = block[0];
   out->grid_x = grid[0];

@@ -15,7 +15,8 @@
  *   constants; a component whose launch extent is 1 is the constant 0);
  * - local integer scalars declared once with an affine initialiser (substituted), or
  *   declared without one and used only as loop counters;
- * - `if (c)` with c a conjunction of affine comparisons (<, <=, >, >=, ==), no else;
+ * - `if (c)` with c a conjunction of affine comparisons (<, <=, >, >=, ==); an else
+ *   branch when c is one comparison other than == (its negation is convex);
  *   `if (c) return;` at the body's top level, c one comparison (its negation bounds the
  *   rest);
  * - `for (i = lo; i < hi; i++)` (or <=, ++i, i += 1) with affine bounds;

@@ -100,6 +100,25 @@ static void test_covariance(void **state)
   cc_cuda_scop_release(&s);
 }
 
+/* An else branch gets the negated comparison. */
+static void test_else(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *a, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (t < n) a[t] = 1.0f;\n"
+    "  else a[t] = 2.0f;\n"
+    "}\n";
+  static const int64_t vals[2] = {0, 40};
+  static const uint8_t known[2] = {0, 1};
+  struct cc_cuda_scop s;
+  extract(*state, text, "k", vals, known, 2, &s);
+  assert_int_equal(s.nstmts, 2);
+  expect_str(cc_cuda_scop_isl_domain(&s, 1, 0),
+             "[n] -> { S1[__cc_g] : __cc_g >= 0 and -__cc_g + 63 >= 0 and __cc_g - n >= 0 }");
+  cc_cuda_scop_release(&s);
+}
+
 /* `if (c) return;` bounds the rest by !c. */
 static void test_return_guard(void **state)
 {
@@ -119,8 +138,8 @@ static void test_return_guard(void **state)
 }
 
 /* Each refusal names its place and the construct. */
-static void expect_refusal(struct fixture *f, const char *body, const char *where,
-                           const char *what)
+static void expect_refusal_in(struct fixture *f, const char *body, const uint32_t block[3],
+                              const char *where, const char *what)
 {
   static const int64_t vals[3] = {0, 16, 0};
   static const uint8_t known[3] = {0, 1, 0};
@@ -134,7 +153,7 @@ static void expect_refusal(struct fixture *f, const char *body, const char *wher
            "%s"
            "}\n", body);
   path = put(f, "r.cu", text);
-  assert_int_equal(cc_cuda_scop_extract(path, text, strlen(text), "k", grid2, block32, vals,
+  assert_int_equal(cc_cuda_scop_extract(path, text, strlen(text), "k", grid2, block, vals,
                                         known, 3, NULL, 0, &s, &err), CC_ERR_NO_FIX);
   snprintf(want, sizeof want, "%s:%s: %s", path, where, what);
   if (strncmp(err.msg, want, strlen(want)) != 0)
@@ -142,8 +161,15 @@ static void expect_refusal(struct fixture *f, const char *body, const char *wher
   assert_int_equal(s.nstmts, 0);
 }
 
+static void expect_refusal(struct fixture *f, const char *body, const char *where,
+                           const char *what)
+{
+  expect_refusal_in(f, body, block32, where, what);
+}
+
 static void test_refusals(void **state)
 {
+  static const uint32_t block32x4[3] = {32, 4, 1};
   expect_refusal(*state, "  for (int i = rowptr[tx]; i < rowptr[tx + 1]; i++) A[i] = 0;\n",
                  "3:16", "the loop start `rowptr[tx]` is not affine");
   expect_refusal(*state, "  for (int i = 0; i < rowptr[tx + 1]; i++) A[i] = 0;\n",
@@ -151,14 +177,18 @@ static void test_refusals(void **state)
   expect_refusal(*state, "  A[tx] = 1.0f;\n  __syncthreads();\n", "4:3",
                  "a call to __syncthreads");
   expect_refusal(*state, "  A[threadIdx.x] = 1.0f;\n", "3:5",
-                 "the subscript `threadIdx.x` is not affine");
+                 "`threadIdx.x` in the subscript is not affine: threadIdx.x and blockIdx.x are "
+                 "used apart from blockIdx.x * blockDim.x + threadIdx.x");
   expect_refusal(*state, "  A[tx * tx] = 1.0f;\n", "3:5", "the subscript `tx * tx` is not affine");
   expect_refusal(*state, "  for (int i = 0; i < N; i += 2) A[i] = 0;\n", "3:26",
                  "the loop step is not +1");
   expect_refusal(*state, "  float s = 0;\n  for (int i = 0; i < N; i++) s += A[i];\n", "4:31",
                  "the statement `s += A[i]` does not assign an array element");
-  expect_refusal(*state, "  if (tx < N) A[tx] = 0; else A[tx] = 1;\n", "3:3",
-                 "an if with an else branch");
+  expect_refusal(*state, "  if (tx < N && tx > 2) A[tx] = 0; else A[tx] = 1;\n", "3:7",
+                 "the condition (negated, for the else branch) `tx < N && tx > 2` is not affine");
+  expect_refusal_in(*state, "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n  A[tx + y] = 0;\n",
+                    block32x4, "3:37", "`threadIdx.y` in the initialiser of y is not affine: "
+                 "the launch has 4 threads in y; lifting handles kernels indexed in x only");
 }
 
 int main(void)
@@ -167,6 +197,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_listing3, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_covariance, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_return_guard, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_else, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();
