@@ -155,6 +155,37 @@ static void test_covar_choice(void **state)
   release(&v);
 }
 
+/* Two parallel loops: per reference, the stride along g is n*n = 16 floats, along i n = 4,
+ * along j 1: lifting j removes the only non-unit-stride reference, i would not (the ILP's
+ * minimum is j); i stays a loop around the generated statement, j's 4 values are x (one
+ * block of 32), g's 64 values y (8 per block: 256 / 32). */
+static void test_choice_of_loop(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    for (int j = 0; j < n; j++)\n"
+    "      A[(t * n + i) * n + j] = 1.0f;\n"
+    "}\n";
+  int64_t vals[2] = {0, 4};
+  uint8_t known[2] = {0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].what, "the loop over j at k.cu:4:5"));
+  assert_non_null(strstr(v.data[0].text, "for (int __cc_c1 = 0; (__cc_c1 < n); __cc_c1 += 1)"));
+  assert_non_null(strstr(v.data[0].text, "int i = __cc_c1;"));
+  assert_non_null(strstr(v.data[0].text, "int j = __cc_tx;"));
+  assert_int_equal(v.data[0].block[0], 32);
+  assert_int_equal(v.data[0].block[1], 8);
+  assert_int_equal(v.data[0].grid[1], 8);
+  release(&v);
+}
+
 /* Expects cc_fix_lift to refuse text with a message starting with want. */
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
@@ -329,6 +360,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_listing3_text),
     cmocka_unit_test(test_covar_choice),
+    cmocka_unit_test(test_choice_of_loop),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_listing3_emulated),
   };
