@@ -9,6 +9,7 @@
 #include <clang-c/Index.h>
 
 #include "cuda/cuda.h"
+#include "cuda/redist.h"
 #include "util/mem.h"
 
 /* ---- prelude.c: files that exist only in memory ---- */
@@ -276,5 +277,98 @@ int cc_cuda_macro_edits(const struct cc_cuda_model *m, const int sigma[3], cc_cu
  * caller_note. */
 void cc_cuda_launch_rewrite(const struct cc_cuda_model *m, const int sigma[3],
                             cc_cuda_edits *ed, struct cc_cuda_rewrite *out);
+
+/* ---- redist.c, redist_emit.c: a reduction loop spread over a warp (redist.h) ---- */
+
+/* An accumulation target of a rewritten loop: its partial is __cc_p<id>. */
+struct cc_cuda_rtarget {
+  char *key;                /* owned: the lvalue's bytes without white space */
+  char *text;               /* owned: the lvalue as written (copied after the loop) */
+  char *type;               /* owned: its canonical type's spelling ("float") */
+  int memory;               /* 1: memory, folded in by lane 0 between two __syncwarp() */
+  int integer;              /* 1: an integer type */
+  uint32_t size;            /* bytes of its type */
+  CXCursor decl;            /* local: the variable; memory: its base variable, or null */
+  uint32_t id;
+};
+
+/* Bytes [b, e) of the input that become the partial of target `target` (an
+ * accumulation's left-hand side, or the T of `T = T + E`). */
+struct cc_cuda_rrename {
+  unsigned b, e;
+  uint32_t target;          /* index into the loop's targets */
+};
+
+/* A loop of the kernel, analysed. */
+struct cc_cuda_rloop {
+  CXCursor stmt;
+  unsigned b, e;            /* the statement's bytes, its `;` included */
+  unsigned init_b, init_e;  /* the initial value's bytes (`0` of `int j = 0`) */
+  unsigned step_b, step_e;  /* the increment's bytes (`j++`) */
+  int ok;                   /* the shape of redist.h; else why says what breaks it */
+  int selected;             /* ok and holds an uncoalesced load: rewritten */
+  char why[1024];           /* !ok: "FILE:LINE:COL: what; why" */
+  CC_VEC(struct cc_cuda_rtarget) targets;
+  CC_VEC(struct cc_cuda_rrename) renames;
+  struct cc_cuda_redist_loop info;
+};
+
+/* A statement outside the rewritten loops that stores to memory: made by lane 0 only. */
+struct cc_cuda_rstore {
+  unsigned b, e;            /* its bytes, `;` included */
+};
+
+/* Adds to ed the edits of form f: the prologue (virtual thread from the real builtins,
+ * shadows), each selected loop of loops (nloops) and each store; *shared_bytes gets the
+ * static shared memory the form declares. in gives the launch and W. */
+void cc_cuda_redist_edits(const struct cc_cuda_model *m, const struct cc_cuda_redist_in *in,
+                          unsigned body_b, unsigned body_e, struct cc_cuda_rloop *loops,
+                          size_t nloops, const struct cc_cuda_rstore *stores, size_t nstores,
+                          enum cc_cuda_redist_form f, cc_cuda_edits *ed, uint32_t *shared_bytes);
+
+/* ---- redist_ast.c: cursor questions of the redistribution ---- */
+
+/* c without parentheses and implicit conversions (libclang's UnexposedExpr of one child). */
+CXCursor cc_cuda_rd_strip(CXCursor c);
+/* 1 and [*b, *e) when c is written in the input outside any macro expansion (so that its
+ * bytes can be edited or copied). */
+int cc_cuda_rd_bytes(const struct cc_cuda_model *m, CXCursor c, unsigned *b, unsigned *e);
+/* The bytes [b, e) of text without white space (owned). */
+cc_give char *cc_cuda_rd_squeeze(const char *text, unsigned b, unsigned e);
+/* The operator token of c: the first token at or after the end of its first operand lhs
+ * (binary), or its first or last token (unary, lhs null). Owned, or NULL. */
+cc_give char *cc_cuda_rd_operator(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs);
+int cc_cuda_rd_op_is(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs, const char *want);
+/* 1 for the cursor kinds that may assign (binary, compound, unary operators). */
+int cc_cuda_rd_is_assignment(enum CXCursorKind k);
+/* 1 when c writes its first operand (=, op=, ++, --); *target gets it. */
+int cc_cuda_rd_writes(const struct cc_cuda_model *m, CXCursor c, CXCursor *target);
+/* Type kinds: int, unsigned, long (long) and unsigned; float, double; every integer. */
+int cc_cuda_rd_integer(enum CXTypeKind k);
+int cc_cuda_rd_float(enum CXTypeKind k);
+int cc_cuda_rd_any_integer(enum CXTypeKind k);
+/* The canonical type kind of c. */
+enum CXTypeKind cc_cuda_rd_type_kind(CXCursor c);
+/* 1 when c has a child attribute of kind attr (CXCursor_CUDASharedAttr). */
+int cc_cuda_rd_has_attr(CXCursor c, enum CXCursorKind attr);
+/* 1 when variable d is the thread's own: a parameter, or a local neither static nor
+ * __shared__. */
+int cc_cuda_rd_private(CXCursor d);
+/* 1 when lvalue c names memory the lanes share (global, a pointer's target, shared); 0
+ * for a local scalar, a local array's element, a member of a local struct. */
+int cc_cuda_rd_shared_lvalue(CXCursor c);
+/* The offset of c's location in the input (0 when elsewhere). */
+unsigned cc_cuda_rd_off(const struct cc_cuda_model *m, CXCursor c);
+/* The name of the function call c reaches (owned), or NULL. */
+cc_give char *cc_cuda_rd_callee(CXCursor call);
+/* Names: a CTA barrier (__syncthreads*), a warp-level primitive, an atomic. */
+int cc_cuda_rd_barrier(const char *name);
+int cc_cuda_rd_warp_op(const char *name);
+int cc_cuda_rd_atomic(const char *name);
+/* The model's function that call c reaches (its index), or -1. */
+int cc_cuda_rd_model_fn(const struct cc_cuda_model *m, CXCursor call);
+/* The end offset of statement c whose extent ends at e: e, or past the `;` that follows
+ * an expression or a jump (clang's extent stops before it). */
+unsigned cc_cuda_rd_statement_end(const struct cc_cuda_model *m, CXCursor c, unsigned e);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "cuda/redist.h"
 
 static const char *const hazard_names[] = {
   "warp intrinsic", "cooperative groups", "inline asm lane id", "inline asm warp instruction",
@@ -33,4 +34,12 @@ void cc_cuda_scan_release(struct cc_cuda_scan *s)
   }
   free(s->sites);
   memset(s, 0, sizeof *s);
+}
+
+void cc_cuda_redist_release(struct cc_cuda_redist *r)
+{
+  for (int f = 0; f < CC_CUDA_REDIST_NFORMS; f++)
+    free(r->text[f]);
+  free(r->loops);
+  memset(r, 0, sizeof *r);
 }

@@ -96,7 +96,7 @@ dump_compare "$EX/gaussian/fan2.launch" "$TMP/fan2" a_cuda
 
 # ---- refusals: exit 11, a reason, nothing written ---------------------------------------------
 line=$(grep -n '__shfl_down_sync' "$EX/permute/permute.cu" | cut -d: -f1)
-expect 11 "permute.cu:$line" "$COALCHECK" fix --launch "$EX/permute/rowsum_shfl.launch" -o "$TMP/shfl" -q
+expect 11 "permute.cu:$line" "$COALCHECK" fix --launch "$EX/permute/rowsum_shfl.launch" -o "$TMP/shfl" -q --transform permute
 grep -q "__shfl_down_sync" "$TMP/err" || fail "shfl refusal does not name the shuffle"
 [ ! -e "$TMP/shfl" ] || fail "a refused fix wrote its folder"
 # a lane id computed from threadIdx in the source (no warp instruction in the PTX): each
@@ -114,7 +114,7 @@ EOF
 expect 0 "" "$COALCHECK" fix "$TMP/lane.cu" --grid 4,16 --block 32,8 \
   --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random' --arg n=128 -o "$TMP/lane" -q
 grep -q "note: .*lane.cu:6:" "$TMP/out" || fail "lane id: no note naming lane.cu:6"
-expect 11 "shared memory" "$COALCHECK" fix --launch "$EX/permute/transpose16.launch" -o "$TMP/tr" -q \
+expect 11 "shared memory" "$COALCHECK" fix --launch "$EX/permute/transpose16.launch" -o "$TMP/tr" -q --transform permute \
   --json "$TMP/tr.json"
 [ ! -e "$TMP/tr" ] || fail "the transpose's refusal wrote its folder"
 jcheck "$TMP/tr.json" 'd["verified"] is False and d["chosen"] is None and "tiling" in d["reason"]'
@@ -132,9 +132,9 @@ expect 11 "already coalesced" "$COALCHECK" fix --launch "$EX/cell3d/xfast.launch
 # the tiled transpose's only excess is its 32-way shared column read: swapping x and y cuts
 # the bank conflicts but doubles the global sectors (4 -> 8 per request); refused
 expect 11 "raises the global sectors of transpose_tiled from 262144 to 524288" \
-  "$COALCHECK" fix --launch "$EX/transpose/tiled.launch" -o "$TMP/tiled" -q
+  "$COALCHECK" fix --launch "$EX/transpose/tiled.launch" -o "$TMP/tiled" -q --transform permute
 # an array of structures: the reason is the report's own advice for the worst access
-expect 11 "AoS -> SoA" "$COALCHECK" fix --launch "$EX/aos_soa/aos.launch" -o "$TMP/aos" -q
+expect 11 "AoS -> SoA" "$COALCHECK" fix --launch "$EX/aos_soa/aos.launch" -o "$TMP/aos" -q --transform permute
 [ ! -e "$TMP/xf" ] || fail "an already coalesced kernel got a folder"
 
 # ---- -o DIR: a non-empty folder is refused without --force, replaced with it -------------------
@@ -152,5 +152,20 @@ mkdir "$TMP/src" && cp "$EX/permute/permute.cu" "$EX/permute/copy3d.launch" "$TM
 expect 2 "holds $TMP/src/permute.cu" "$COALCHECK" fix --launch "$TMP/src/copy3d.launch" \
   -o "$TMP/src" --force -q
 [ -f "$TMP/src/permute.cu" ] || fail "fix -o on the input's folder lost the input"
+
+# ---- --transform: the frame of the other transformations (issue 10) --------------------------
+expect 2 "expected auto, permute, lift, redistribute, tile or soa" "$COALCHECK" fix \
+  --launch "$EX/permute/copy3d.launch" -o "$TMP/bogus" -q --transform bogus
+# the source transformations need CUDA C: on PTX input each is refused with that reason
+expect 11 "lift: needs the kernel's CUDA C source" "$COALCHECK" fix "$TMP/permute.ptx" \
+  --kernel transpose16 --grid 4,4 --block 16,16 --arg 'out=f32[64*64]:zero' \
+  --arg 'in=f32[64*64]:random' --arg n=64 -o "$TMP/ptx-lift" -q --transform lift
+# auto on a kernel nothing fixes in PTX: one refusal per transformation, in the JSON too
+"$COALCHECK" fix "$TMP/permute.ptx" --kernel transpose16 --grid 4,4 --block 16,16 \
+  --arg 'out=f32[64*64]:zero' --arg 'in=f32[64*64]:random' --arg n=64 -o "$TMP/ptx-auto" -q \
+  --json "$TMP/auto.json" 2>"$TMP/auto.err"
+[ $? -eq 11 ] || fail "auto on the PTX transpose16: expected exit 11"
+jcheck "$TMP/auto.json" 'd["fix_schema_version"] == 2 and d["requested_transform"] == "auto" and d["transform"] is None and [r["transform"] for r in d["refusals"]] == ["permute", "lift", "redistribute", "tile", "soa"]'
+[ ! -e "$TMP/ptx-auto" ] || fail "a refused auto fix wrote its folder"
 
 finish

@@ -1143,6 +1143,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_lift.c */
     "lift/corr.launch", "lift/covar.launch", "lift/myocyte_rows.launch",
     "lift/row_prefix.launch", "lift/row_store.launch",
+    /* tested in tests/examples/test_redistribute.c */
+    "redistribute/bicg.launch", "redistribute/mvt.launch", "redistribute/row_sums_u32.launch",
+    "redistribute/spmv_csr.launch",
 };
 
 static int is_tested(const char *rel)

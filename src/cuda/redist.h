@@ -1,0 +1,93 @@
+/* coalcheck CUDA front end: redistributing a per-thread reduction over the 32 lanes of a
+ * warp (CGO 2015, seeds/004, Sec. 4.4, Algorithm 3), written into the CUDA C source.
+ *
+ * The kernel keeps its name and parameters. Each thread of the original launch (a
+ * "virtual thread") is played by one warp of a new launch, block (32, W, 1); the warp's
+ * lanes split the chosen loops (lane l runs iterations init+l, init+l+32, ...), each
+ * accumulation goes into a private partial, and after the loop the 32 partials are added
+ * (warp shuffle, or a shared-memory tree) and folded into the target. Code outside the
+ * loops runs in all 32 lanes with identical values; every store to memory there is made
+ * by lane 0 only, followed by __syncwarp(). */
+#ifndef CC_CUDA_REDIST_H
+#define CC_CUDA_REDIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+/* The two ways of adding a warp's 32 partial sums. */
+enum cc_cuda_redist_form {
+  CC_CUDA_REDIST_SHUFFLE, /* butterfly of __shfl_xor_sync (PTX shfl.sync.bfly), offsets 16..1 */
+  CC_CUDA_REDIST_SHARED,  /* the paper's form: a __shared__ [W][32] array, a tree with
+                             __syncwarp between the levels */
+  CC_CUDA_REDIST_NFORMS
+};
+
+/* What to rewrite. Everything is borrowed. */
+struct cc_cuda_redist_in {
+  const char *path, *text; size_t len; /* the CUDA file (path names it in messages) */
+  const char *kernel;                  /* its source name (as cc_cuda_permute) */
+  const char *const *extra_args; size_t nextra; /* more clang arguments, may be 0 */
+  uint32_t grid[3], block[3];          /* the original launch (components >= 1) */
+  uint32_t warps;                      /* W: warps (virtual threads) per CTA, 1..32 */
+  /* the kernel parameters' values where known (integer scalars), for the trip counts;
+   * index = the parameter's position; may be NULL (nparams 0) */
+  const int64_t *param_values; const uint8_t *param_known; uint32_t nparams;
+  /* 1 when source lines [first, last] of the input hold a global load that is not
+   * coalesced (the caller's measurement): only such loops are rewritten */
+  int (*uncoalesced)(void *ctx, uint32_t first, uint32_t last);
+  void *ctx;
+};
+
+/* One rewritten loop. */
+struct cc_cuda_redist_loop {
+  uint32_t line, column;     /* of its `for`, 1-based */
+  uint32_t first_line, last_line; /* the lines it spans */
+  char var[64];              /* the loop variable */
+  uint32_t ntargets;         /* accumulation targets (partials) */
+  int integer;               /* 1: every target has an integer type (sums are exact) */
+  int nested;                /* 1: inside another loop (its target may sum several runs) */
+  int64_t trips;             /* most iterations one run of the loop makes, from its bounds
+                                and the known parameter values; -1: not known */
+};
+
+/* The result. All owned; cc_cuda_redist_release frees it. */
+struct cc_cuda_redist {
+  char *text[CC_CUDA_REDIST_NFORMS]; size_t len[CC_CUDA_REDIST_NFORMS]; /* whole files */
+  uint32_t shared_bytes[CC_CUDA_REDIST_NFORMS]; /* static shared memory the form adds per CTA */
+  uint32_t grid[3], block[3];  /* the new launch: (ceil(total / W), 1, 1) and (32, W, 1) */
+  struct cc_cuda_redist_loop *loops; uint32_t nloops;
+};
+
+/* Rewrites kernel in->kernel of in->text (see the file comment): every `for` loop of the
+ * kernel's body that has the shape below and holds an uncoalesced load (in->uncoalesced
+ * says which) is spread over a warp, in both forms. A loop qualifies when:
+ *   - its header is `for (int j = A; j < B; j++)` (or `j = A` with j declared before the
+ *     loop and used nowhere else; `<=`, `B > j`, `B >= j`; `++j`, `j += 1`), B not
+ *     modified by the loop;
+ *   - its body only declares local variables and accumulates, `T += E;`, `T -= E;` or
+ *     `T = T + E...;`, into targets T that do not depend on j: a local scalar declared
+ *     before the loop, or a memory lvalue without side effects (`y[row]`) whose variables
+ *     the loop does not read otherwise; T of type int, unsigned, long, long long (and
+ *     unsigned), float or double; E of no floating type when T is an integer.
+ * Refused (CC_ERR_NO_FIX, "FILE:LINE:COL: what; why"): __syncthreads and __shared__
+ * anywhere in the kernel (its threads move to other CTAs), break, continue, return,
+ * goto, asm, atomics, warp intrinsics or another assignment inside the loop, a target
+ * read or modified in the loop, a call to a function that reads the thread geometry
+ * (it would not see the virtual builtins), a store to memory outside the loops that is
+ * not a statement of its own (`a = y[i] = s`), a call outside the loops to a function
+ * defined in the file that stores to memory, a launch over CUDA's limits (grid.x above
+ * 2^31-1). When no loop holds an uncoalesced load: "the loop over j at FILE:LINE is
+ * already coalesced". Other errors: those of cc_cuda_permute (CC_ERR_INPUT, CC_ERR_TOOL).
+ * Assumed, not proved (the caller's verification on the launch is the judge): a memory
+ * target does not alias what the loop reads through another pointer, and the loop
+ * variable does not overflow when it steps by 32 past its bound.
+ * On error *out is zeroed. */
+int cc_cuda_redistribute(const struct cc_cuda_redist_in *in, struct cc_cuda_redist *out,
+                         struct cc_err *err);
+
+/* Frees what r owns and zeroes it; safe on a zeroed struct. */
+void cc_cuda_redist_release(struct cc_cuda_redist *r);
+
+#endif
