@@ -21,7 +21,8 @@
  *    that declares the thread's virtual builtins (a local `threadIdx` shadows the real
  *    one), the locals it reads and its loop counters;
  * 5. mapping back: the loop tiled over blocks in x (blockDim.x * gridDim.x covers its
- *    extent, blocks of at most 256 threads in multiples of 32), g in y.
+ *    extent, blocks of at most 256 threads in multiples of 32), g in y, or a loop in the
+ *    kernel over g when its extent needs more than CUDA's 65535 blocks in y.
  * Outputs compare bitwise: every instance runs once, with the same operands, and only
  * instances without dependences between them change their order. */
 #include <ctype.h>
@@ -216,43 +217,56 @@ static uint32_t ceil_div(uint64_t a, uint64_t b)
 }
 
 /* The new launch: x covers the loop's extent ext in blocks of at most 256 threads (a
- * multiple of 32), y the old index's extent gext with the rest of the block. */
+ * multiple of 32), y the old index's extent gext with the rest of the block. When that
+ * needs more than CUDA's 65535 blocks in y (Programming Guide, technical
+ * specifications), the blocks in y are spread evenly and each thread loops over g with
+ * stride *gstride = the threads in y; else *gstride = 0. Returns 0 with why (size bytes)
+ * when x alone needs more than 2^31 - 1 blocks. */
 static int geometry(uint64_t ext, uint64_t gext, uint32_t grid[3], uint32_t block[3],
-                    char *why, size_t size)
+                    int64_t *gstride, char *why, size_t size)
 {
-  uint64_t bx = (ext + 31) / 32 * 32;
+  uint64_t bx = (ext + 31) / 32 * 32, rows;
   if (bx > BLOCK_THREADS)
     bx = BLOCK_THREADS;
+  if (ext / bx >= (1ull << 31)) {
+    snprintf(why, size, "the lifted loop needs more than 2^31 - 1 blocks in x");
+    return 0;
+  }
   block[0] = (uint32_t)bx;
   block[1] = (uint32_t)(BLOCK_THREADS / bx < gext ? BLOCK_THREADS / bx : gext);
   block[2] = 1;
   grid[0] = ceil_div(ext, bx);
   grid[2] = 1;
-  if (ceil_div(gext, block[1]) > MAX_GRID_Y || ext / bx >= (1ull << 31)) {
-    snprintf(why, size, "the lifted launch needs more than %u blocks in y (an in-kernel "
-             "loop over the old thread index is not generated)", MAX_GRID_Y);
-    return 0;
+  rows = ceil_div(gext, block[1]);
+  *gstride = 0;
+  if (rows > MAX_GRID_Y) {
+    uint64_t trips = ceil_div(rows, MAX_GRID_Y); /* each thread's iterations over g */
+    rows = ceil_div(rows, trips);
+    *gstride = (int64_t)(rows * block[1]);
   }
-  grid[1] = ceil_div(gext, block[1]);
+  grid[1] = (uint32_t)rows;
   return 1;
 }
 
 /* ---- the rewrite ---- */
 
 static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo,
-                   const uint32_t block[3], char **text, size_t *len, struct cc_err *err)
+                   int64_t gstride, const uint32_t block[3], char **text, size_t *len,
+                   struct cc_err *err)
 {
   const struct cc_cuda_scop *s = l->s;
+  const struct cc_fix_poly_lift pl = {l->var, lo, TX, TY, gstride};
   char *body, *buf = NULL;
   size_t n = 0;
   FILE *f;
-  body = cc_fix_poly_codegen(p, l->var, lo, TY, TX, print_stmt, (void *)l, 2, err);
+  body = cc_fix_poly_codegen(p, &pl, print_stmt, (void *)l, 2, err);
   if (!body)
     return err->status;
   f = cc_text_open(&buf, &n);
   fwrite(l->o->input_text, 1, s->body_b, f);
   fprintf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
-          "is thread index x, the old global index x is y */\n", s->vars[l->var].name);
+          "is thread index x, the old global index x is y%s */\n", s->vars[l->var].name,
+          gstride ? " and a loop" : "");
   fprintf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
           (long long)lo);
   fprintf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
@@ -273,7 +287,7 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   struct cc_fix_xcand c;
   struct lift l = {o, s, -1};
   double *w;
-  int64_t lo = 0, hi = -1, glo = 0, ghi = -1;
+  int64_t lo = 0, hi = -1, glo = 0, ghi = -1, gstride = 0;
   char why[512], at[300];
   int rc;
   if ((rc = cc_fix_poly_build(s, &p, err)) != CC_OK)
@@ -303,11 +317,12 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
                       "(its domain is empty or unbounded)", at, s->vars[ch.var].name);
   }
   memset(&c, 0, sizeof c);
-  if (!geometry((uint64_t)(hi - lo + 1), (uint64_t)ghi + 1, c.grid, c.block, why, sizeof why)) {
+  if (!geometry((uint64_t)(hi - lo + 1), (uint64_t)ghi + 1, c.grid, c.block, &gstride, why,
+                sizeof why)) {
     cc_fix_poly_free(p);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
   }
-  rc = rewrite(&l, p, lo, c.block, &c.text, &c.len, err);
+  rc = rewrite(&l, p, lo, gstride, c.block, &c.text, &c.len, err);
   cc_fix_poly_free(p);
   if (rc != CC_OK)
     return rc;

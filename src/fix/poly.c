@@ -240,31 +240,37 @@ int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t
 
 /* ---- code generation ---- */
 
-/* Statement i's domain with symbolic parameters, g = gname and var = vname (a statement
- * outside the loop: vname = pin). */
-static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i, int var, int64_t pin,
-                               const char *gname, const char *vname)
+/* Statement i's domain with symbolic parameters, var = vname (a statement outside the
+ * loop: vname = pin) and g = gname, or g = gname + k gstride for some k >= 0. */
+static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i,
+                               const struct cc_fix_poly_lift *l)
 {
+  int pos = var_pos(p->s, i, l->var);
   char *t = cc_cuda_scop_isl_domain(p->s, i, 0), *buf = NULL;
   size_t len = 0;
   FILE *f = cc_text_open(&buf, &len);
   isl_set *d = isl_set_read_from_str(p->ctx, t), *fix;
   free(t);
-  fprintf(f, "[%s, %s] -> { ", gname, vname);
+  fprintf(f, "[%s, %s] -> { ", l->gname, l->vname);
   put_tuple(f, p->s, i);
-  if (var_pos(p->s, i, var) < 0)
-    fprintf(f, " : a0 = %s and %s = %lld }", gname, vname, (long long)pin);
+  if (l->gstride)
+    fprintf(f, " : exists (k : k >= 0 and a0 = %s + %lld k)", l->gname, (long long)l->gstride);
   else
-    fprintf(f, " : a0 = %s and a%d = %s }", gname, var_pos(p->s, i, var), vname);
+    fprintf(f, " : a0 = %s", l->gname);
+  if (pos < 0)
+    fprintf(f, " and %s = %lld }", l->vname, (long long)l->pin);
+  else
+    fprintf(f, " and a%d = %s }", pos, l->vname);
   cc_text_close(f, &buf);
   fix = isl_set_read_from_str(p->ctx, buf);
   free(buf);
   return isl_set_intersect(d, fix);
 }
 
-/* The original textual order without g and var: [beta0, l0, beta1, ..., beta_d] padded
- * to width entries with zeros. */
-static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int var, int width)
+/* The original textual order without var: [beta0, l0, beta1, ..., beta_d] padded to
+ * width entries with zeros, after g when g is a loop (gloop). */
+static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int var, int gloop,
+                                 int width)
 {
   const struct cc_cuda_scop_stmt *st = &p->s->stmts[i];
   char *buf = NULL;
@@ -275,6 +281,8 @@ static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int va
   fprintf(f, "{ ");
   put_tuple(f, p->s, i);
   fprintf(f, " -> [");
+  if (gloop)
+    fprintf(f, "a0"), n++;
   for (int k = 0; k <= st->nloops; k++) {
     fprintf(f, "%s%u", n++ ? ", " : "", st->beta[k]);
     if (k < st->nloops && st->loops[k] != var)
@@ -453,7 +461,7 @@ static void print_if(struct printer *pr, isl_ast_node *n, int ind)
 {
   isl_ast_expr *cond = isl_ast_node_if_get_cond(n);
   isl_ast_node *then = isl_ast_node_if_get_then_node(n);
-  char *sc = expr_str(pr, cond);
+  char *sc = expr_str(pr, cond); /* an operation prints wholly parenthesised (print_op) */
   fprintf(pr->f, "%*sif %s%s%s {\n", ind, "", sc[0] == '(' ? "" : "(", sc, sc[0] == '(' ? "" : ")");
   print_node(pr, then, ind + 2);
   if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
@@ -502,9 +510,20 @@ static void print_node(struct printer *pr, isl_ast_node *n, int ind)
   }
 }
 
-char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, int64_t pin, const char *gname,
-                          const char *vname, cc_fix_poly_stmt_fn fn, void *ctx, int indent,
-                          struct cc_err *err)
+/* What the generated code may assume: with g a loop, 0 <= gname < gstride (the thread's
+ * first index), so that the loop starts at gname. */
+static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l)
+{
+  char buf[256];
+  if (!l->gstride)
+    return isl_set_universe(isl_space_params_alloc(p->ctx, 0));
+  snprintf(buf, sizeof buf, "[%s] -> { : 0 <= %s < %lld }", l->gname, l->gname,
+           (long long)l->gstride);
+  return isl_set_read_from_str(p->ctx, buf);
+}
+
+char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l,
+                          cc_fix_poly_stmt_fn fn, void *ctx, int indent, struct cc_err *err)
 {
   const struct cc_cuda_scop *s = p->s;
   isl_union_set *dom = NULL;
@@ -515,18 +534,18 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, int64_t pin, con
   struct printer pr;
   char *buf = NULL;
   size_t len = 0;
-  int width = 1;
+  int width = 1, gloop = l->gstride != 0;
   for (uint32_t i = 0; i < s->nstmts; i++)
-    if (2 * s->stmts[i].nloops + 1 > width)
-      width = 2 * s->stmts[i].nloops + 1;
+    if (2 * s->stmts[i].nloops + 1 + gloop > width)
+      width = 2 * s->stmts[i].nloops + 1 + gloop;
   for (uint32_t i = 0; i < s->nstmts; i++) {
-    isl_set *d = codegen_domain(p, i, var, pin, gname, vname);
-    isl_map *m = codegen_schedule(p, i, var, width);
+    isl_set *d = codegen_domain(p, i, l);
+    isl_map *m = codegen_schedule(p, i, l->var, gloop, width);
     dom = dom ? isl_union_set_add_set(dom, d) : isl_union_set_from_set(d);
     sched = sched ? isl_union_map_add_map(sched, m) : isl_union_map_from_map(m);
   }
   sched = isl_union_map_intersect_domain(sched, dom);
-  b = isl_ast_build_from_context(isl_set_universe(isl_space_params_alloc(p->ctx, 0)));
+  b = isl_ast_build_from_context(codegen_context(p, l));
   its = isl_id_list_alloc(p->ctx, width);
   for (int k = 0; k < width; k++) {
     char name[32];

@@ -43,17 +43,26 @@ int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t
 typedef void (*cc_fix_poly_stmt_fn)(void *ctx, FILE *f, uint32_t stmt, const char *const *args,
                                     int nargs, int indent);
 
+/* What the lifted kernel's thread indices stand for. */
+struct cc_fix_poly_lift {
+  int var;                 /* the lifted loop's variable */
+  int64_t pin;             /* the value of var whose thread runs the statements outside it */
+  const char *vname;       /* the C name of var's thread index (x) */
+  const char *gname;       /* the C name of the old index's thread index (y) */
+  int64_t gstride;         /* 0: g = gname; else g is a loop from gname by gstride (the
+                              threads in y are fewer than g's values: CUDA's grid limit) */
+};
+
 /* The body of the lifted kernel: the loops and guards isl's AST generator
  * (isl_ast_build_node_from_schedule_map) makes for the schedule that keeps the original
- * order (the 2d+1 textual schedule) of every loop but var, with g and var fixed to the
- * C parameters gname and vname (the thread dimensions, as PPCG treats them; a statement
- * outside the loop runs where vname = pin), parameters
- * symbolic. Printed as CUDA C (int loop counters __cc_c<k>, min/max/floord as
+ * order (the 2d+1 textual schedule) of every loop but l->var, with var and g fixed to the
+ * C parameters vname and gname (the thread dimensions, as PPCG treats them; a statement
+ * outside the loop runs where vname = pin; with gstride, g an outermost strided loop),
+ * parameters symbolic. Printed as CUDA C (int loop counters __cc_c<k>, min/max/floord as
  * conditional expressions), each statement through fn. Owned; NULL with err set on an
  * isl failure (CC_ERR_INTERNAL). */
-cc_give char *cc_fix_poly_codegen(const struct cc_fix_poly *p, int var, int64_t pin,
-                                  const char *gname,
-                                  const char *vname, cc_fix_poly_stmt_fn fn, void *ctx,
-                                  int indent, struct cc_err *err);
+cc_give char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l,
+                                  cc_fix_poly_stmt_fn fn, void *ctx, int indent,
+                                  struct cc_err *err);
 
 #endif

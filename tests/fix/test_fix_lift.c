@@ -186,6 +186,37 @@ static void test_choice_of_loop(void **state)
   release(&v);
 }
 
+/* More rows than CUDA's grid has blocks in y: 16400 x 32 = 524800 threads, i's 32 values
+ * in x (block 32 x 8), so 524800 / 8 = 65600 blocks in y would be needed. Each thread
+ * then loops over g: 2 trips, 65600 / 2 = 32800 blocks in y, stride 32800 x 8 = 262400. */
+static void test_grid_limit_loop(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int i = 0; i < 32; i++)\n"
+    "    A[t * 32 + i] = 1.0f;\n"
+    "}\n";
+  static const uint32_t grid[3] = {16400, 1, 1};
+  int64_t vals[1] = {0};
+  uint8_t known[1] = {0};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid, block32, vals, known, 1, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_int_equal(v.data[0].grid[0], 1);
+  assert_int_equal(v.data[0].grid[1], 32800);
+  assert_int_equal(v.data[0].block[0], 32);
+  assert_int_equal(v.data[0].block[1], 8);
+  /* g from the thread's index in y to the launch's last, 524799 */
+  assert_non_null(strstr(v.data[0].text,
+                         "for (int __cc_c0 = __cc_ty; (__cc_c0 <= 524799); __cc_c0 += 262400)"));
+  assert_non_null(strstr(v.data[0].text, "make_uint3((unsigned)(__cc_c0) % 32u, 0u, 0u)"));
+  release(&v);
+}
+
 /* Expects cc_fix_lift to refuse text with a message starting with want. */
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
@@ -361,6 +392,7 @@ int main(void)
     cmocka_unit_test(test_listing3_text),
     cmocka_unit_test(test_covar_choice),
     cmocka_unit_test(test_choice_of_loop),
+    cmocka_unit_test(test_grid_limit_loop),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_listing3_emulated),
   };
