@@ -278,8 +278,12 @@ static int eval_binary(struct cc_cuda_ex *x, CXCursor c, struct cc_cuda_xaff *ou
   CXCursor kids[2];
   struct cc_cuda_xaff l = {0}, r = {0};
   char op[8];
-  if (!cc_cuda_scop_binop(x, c, op, sizeof op) || cc_cuda_children(c, kids, 2) != 2)
+  if (!cc_cuda_scop_binop(x, c, op, sizeof op) || cc_cuda_children(c, kids, 2) != 2) {
+    /* the operator's token is not in the file: it is written in a macro's body */
+    snprintf(x->note, sizeof x->note, "its operator is written in a macro's body, which "
+             "libclang 14 cannot read; write the expression out");
     return 0;
+  }
   if (strcmp(op, "+") && strcmp(op, "-") && strcmp(op, "*"))
     return 0;
   if (!cc_cuda_scop_eval(x, kids[0], &l) || !cc_cuda_scop_eval(x, kids[1], &r))

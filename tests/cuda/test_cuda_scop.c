@@ -179,6 +179,9 @@ static void test_refusals(void **state)
   expect_refusal(*state, "  A[threadIdx.x] = 1.0f;\n", "3:5",
                  "`threadIdx.x` in the subscript is not affine: threadIdx.x and blockIdx.x are "
                  "used apart from blockIdx.x * blockDim.x + threadIdx.x");
+  expect_refusal(*state, "#define IDX(r, c) ((r) * N + (c))\n  A[IDX(tx, 0)] = 1.0f;\n", "4:5",
+                 "`IDX(tx, 0)` in the subscript is not affine: its operator is written in a "
+                 "macro's body");
   expect_refusal(*state, "  A[tx * tx] = 1.0f;\n", "3:5", "the subscript `tx * tx` is not affine");
   expect_refusal(*state, "  for (int i = 0; i < N; i += 2) A[i] = 0;\n", "3:26",
                  "the loop step is not +1");
