@@ -24,7 +24,9 @@
  *   pointer parameter of the kernel, without calls.
  * Affine means: integer literals, integer parameters, loop counters, substituted locals,
  * + - and products with a constant; the product of a parameter and anything else is made
- * affine with the parameter's value from the launch (quasi-affine -> affine). */
+ * affine with the parameter's value from the launch (quasi-affine -> affine). Object-like
+ * macros (#define N 64) are fine; an operator written in a function-like macro's body is
+ * refused (libclang 14 gives its token no place in the file). */
 #ifndef CC_CUDA_SCOP_H
 #define CC_CUDA_SCOP_H
 
