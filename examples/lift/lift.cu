@@ -23,6 +23,13 @@
 // corr (PolyBench correlation's corr_kernel): covar's shape with j2 = j1+1..m-1 and the
 //   diagonal symmat[j1][j1] = 1 stored before the loop; the lifted kernel stores it from
 //   the thread of the loop's first value. m = 64, n = 16, grid 2 x block 32.
+// gemm_rows: C = A B with a thread per row i of C and the sum in a register s, declared
+//   inside the loop over j (a private scalar: a fresh copy per (i, j), so j is parallel and
+//   k carries the sum); n = 32, grid 1 x block 32 (one warp, lane = i). Per (j, k): a[i*n+k]
+//   32 lanes 128 bytes apart, 32 sectors; b[k*n+j] one address, 1 sector; per j the store
+//   c[i*n+j], 32 sectors: 1024 x 32 + 1024 x 1 + 32 x 32 = 34816 sectors. Lifted (j on x,
+//   i on y; block 32 x 8, grid 1 x 4: a warp is one i): a[i*n+k] 1 sector, b[k*n+j] 4,
+//   c[i*n+j] 4: 1024 + 4096 + 32 x 4 = 5248 sectors.
 // row_prefix: a running sum along each row; the loop over j carries a dependence
 //   (a[r*n + j] reads a[r*n + j-1]): `coalcheck fix --transform lift` refuses it, naming
 //   the loop. n = 64, grid 2 x block 32: 63 x 2 requests per instruction of 32 sectors.
@@ -78,4 +85,16 @@ __global__ void row_prefix(float *a, int n)
   if (r < n)
     for (int j = 1; j < n; j++)
       a[r * n + j] += a[r * n + j - 1];
+}
+
+__global__ void gemm_rows(float *c, const float *a, const float *b, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int j = 0; j < n; j++) {
+      float s = 0.0f;
+      for (int k = 0; k < n; k++)
+        s += a[i * n + k] * b[k * n + j];
+      c[i * n + j] = s;
+    }
 }

@@ -50,6 +50,19 @@ static int add_access(struct cc_cuda_ex *x, struct cc_cuda_scop_stmt *st, CXCurs
   return CC_OK;
 }
 
+/* Records an access of statement st to the private scalar l. */
+static void add_private(struct cc_cuda_scop_stmt *st, const struct cc_cuda_local *l, int write)
+{
+  struct cc_cuda_scop_access a;
+  memset(&a, 0, sizeof a);
+  a.array = cc_cuda_spelling(l->decl);
+  a.write = write;
+  a.priv = 1;
+  a.pdims = l->pdepth;
+  st->acc = cc_xrealloc(st->acc, (st->nacc + 1) * sizeof *st->acc);
+  st->acc[st->nacc++] = a;
+}
+
 static enum CXChildVisitResult stmt_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
   struct stmt_walk *w = data;
@@ -90,24 +103,66 @@ static enum CXChildVisitResult stmt_visit(CXCursor c, CXCursor parent, CXClientD
       free(name);
       return CXChildVisit_Break;
     }
+    if (l && l->kind == CC_CUDA_L_PRIVATE)
+      add_private(w->st, l, 0);
   }
   return CXChildVisit_Recurse;
 }
 
-/* An expression statement `A[e] = ...;` or `A[e] op= ...;`. */
+/* Fills st's place (from c), domain and visible declarations, and adds it. */
+static void add_statement(struct cc_cuda_ex *x, struct cc_cuda_scop_stmt *st, CXCursor c)
+{
+  unsigned line, col;
+  cc_cuda_tu_linecol(clang_getCursorLocation(c), &line, &col);
+  st->line = line;
+  st->column = col;
+  st->nloops = x->nloops;
+  memcpy(st->loops, x->loops, sizeof st->loops[0] * (size_t)x->nloops);
+  memcpy(st->beta, x->loop_off, sizeof st->beta[0] * (size_t)x->nloops);
+  st->beta[x->nloops] = st->b;
+  st->ncons = x->ncons;
+  st->cons = cc_xmalloc((x->ncons ? x->ncons : 1) * sizeof *st->cons);
+  memcpy(st->cons, x->cons, x->ncons * sizeof *st->cons);
+  st->ndecls = (uint32_t)x->visible.len;
+  st->decls = cc_xmalloc((st->ndecls ? st->ndecls : 1) * sizeof *st->decls);
+  memcpy(st->decls, x->visible.data, st->ndecls * sizeof *st->decls);
+  CC_VEC_PUSH(&x->stmts, *st);
+}
+
+static void drop_statement(struct cc_cuda_scop_stmt *st)
+{
+  for (uint32_t i = 0; i < st->nacc; i++)
+    free(st->acc[i].array);
+  free(st->acc);
+  free(st->text);
+}
+
+/* The private scalar that c (an lvalue) names, or NULL. */
+static struct cc_cuda_local *private_target(struct cc_cuda_ex *x, CXCursor c)
+{
+  struct cc_cuda_local *l;
+  c = cc_cuda_scop_strip(c);
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr)
+    return NULL;
+  l = cc_cuda_scop_local(x, clang_getCursorReferenced(c));
+  return l && l->kind == CC_CUDA_L_PRIVATE ? l : NULL;
+}
+
+/* An expression statement `A[e] = ...;`, `A[e] op= ...;`, `s = ...;` or `s op= ...;`. */
 static int statement(struct cc_cuda_ex *x, CXCursor c)
 {
-  CXCursor kids[2];
+  CXCursor kids[2], target;
   struct cc_cuda_scop_stmt st;
   struct stmt_walk w;
+  struct cc_cuda_local *scalar = NULL;
   enum CXCursorKind k = clang_getCursorKind(c);
   char op[8] = "";
-  unsigned line, col;
   int compound = k == CXCursor_CompoundAssignOperator;
   if (!(compound || (k == CXCursor_BinaryOperator && cc_cuda_scop_binop(x, c, op, sizeof op) &&
                      !strcmp(op, "="))) ||
       cc_cuda_children(c, kids, 2) != 2 ||
-      clang_getCursorKind(cc_cuda_scop_strip(kids[0])) != CXCursor_ArraySubscriptExpr) {
+      (clang_getCursorKind(target = cc_cuda_scop_strip(kids[0])) != CXCursor_ArraySubscriptExpr &&
+       !(scalar = private_target(x, kids[0])))) {
     char snip[160];
     if (k == CXCursor_CallExpr) {
       char *name = cc_cuda_spelling(c);
@@ -116,58 +171,98 @@ static int statement(struct cc_cuda_ex *x, CXCursor c)
       return rc;
     }
     cc_cuda_scop_snippet(x, c, snip, sizeof snip);
-    return cc_cuda_scop_refuse(x, c, "the statement `%s` does not assign an array element", snip);
+    if (cc_cuda_children(c, kids, 2) == 2 &&
+        clang_getCursorKind(cc_cuda_scop_strip(kids[0])) == CXCursor_DeclRefExpr &&
+        cc_cuda_scop_local(x, clang_getCursorReferenced(cc_cuda_scop_strip(kids[0]))))
+      return cc_cuda_scop_refuse(x, c, "the statement `%s` assigns an integer that is an affine "
+                                 "value or a loop counter", snip);
+    return cc_cuda_scop_refuse(x, c, "the statement `%s` assigns neither an array element nor "
+                               "a local scalar", snip);
   }
   memset(&st, 0, sizeof st);
   if (!cc_cuda_tu_extent(&x->m->tu, c, &st.b, &st.e) || !cc_cuda_model_whole(x->m, st.b, st.e))
     return cc_cuda_scop_refuse(x, c, "the statement is partly written by a macro%s", "");
-  cc_cuda_tu_linecol(clang_getCursorLocation(c), &line, &col);
-  st.line = line;
-  st.column = col;
-  st.nloops = x->nloops;
-  memcpy(st.loops, x->loops, sizeof st.loops[0] * (size_t)x->nloops);
-  memcpy(st.beta, x->loop_off, sizeof st.beta[0] * (size_t)x->nloops);
-  st.beta[x->nloops] = st.b;
+  st.text = cc_xstrndup(x->m->tu.text + st.b, st.e - st.b);
   w.x = x;
   w.st = &st;
   w.rc = CC_OK;
-  if ((w.rc = add_access(x, &st, cc_cuda_scop_strip(kids[0]), 1)) == CC_OK && compound)
-    w.rc = add_access(x, &st, cc_cuda_scop_strip(kids[0]), 0);
-  if (w.rc == CC_OK) {
+  if (scalar) {
+    add_private(&st, scalar, 1);
+    if (compound)
+      add_private(&st, scalar, 0);
+  } else if ((w.rc = add_access(x, &st, target, 1)) == CC_OK && compound) {
+    w.rc = add_access(x, &st, target, 0);
+  }
+  if (w.rc == CC_OK && !scalar) {
     CXCursor sub[2];
     /* the written element's subscript, then the right-hand side */
-    cc_cuda_children(cc_cuda_scop_strip(kids[0]), sub, 2);
+    cc_cuda_children(target, sub, 2);
     clang_visitChildren(sub[1], stmt_visit, &w);
-    if (w.rc == CC_OK)
-      clang_visitChildren(kids[1], stmt_visit, &w);
   }
+  if (w.rc == CC_OK)
+    clang_visitChildren(kids[1], stmt_visit, &w);
   if (w.rc != CC_OK) {
-    for (uint32_t i = 0; i < st.nacc; i++)
-      free(st.acc[i].array);
-    free(st.acc);
+    drop_statement(&st);
     return w.rc;
   }
-  st.ncons = x->ncons;
-  st.cons = cc_xmalloc((x->ncons ? x->ncons : 1) * sizeof *st.cons);
-  memcpy(st.cons, x->cons, x->ncons * sizeof *st.cons);
-  st.ndecls = (uint32_t)x->visible.len;
-  st.decls = cc_xmalloc((st.ndecls ? st.ndecls : 1) * sizeof *st.decls);
-  memcpy(st.decls, x->visible.data, st.ndecls * sizeof *st.decls);
-  CC_VEC_PUSH(&x->stmts, st);
+  add_statement(x, &st, c);
   return CC_OK;
 }
 
-/* 1 when expression c reads no memory and calls nothing (it may be evaluated again). */
-static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientData data)
+/* The declaration `T s = e;` of private scalar l (declared by d in DeclStmt c): its
+ * value assigned where it stood, as the statement `s = e`. */
+static int private_init(struct cc_cuda_ex *x, CXCursor c, CXCursor e,
+                        const struct cc_cuda_local *l)
 {
-  enum CXCursorKind k = clang_getCursorKind(c);
-  (void)parent;
-  if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_CallExpr ||
-      k == CXCursor_UnaryOperator || k == CXCursor_CompoundAssignOperator) {
-    *(int *)data = 0;
-    return CXChildVisit_Break;
+  struct cc_cuda_scop_stmt st;
+  struct stmt_walk w = {x, &st, CC_OK};
+  unsigned ib, ie;
+  char *name = cc_cuda_spelling(l->decl);
+  memset(&st, 0, sizeof st);
+  if (!cc_cuda_tu_extent(&x->m->tu, c, &st.b, &st.e) || !cc_cuda_model_whole(x->m, st.b, st.e) ||
+      !cc_cuda_tu_extent(&x->m->tu, e, &ib, &ie)) {
+    free(name);
+    return cc_cuda_scop_refuse(x, c, "the declaration is partly written by a macro%s", "");
   }
-  return CXChildVisit_Recurse;
+  st.text = cc_xmalloc(strlen(name) + 4 + (ie - ib) + 1);
+  sprintf(st.text, "%s = %.*s", name, (int)(ie - ib), x->m->tu.text + ib);
+  free(name);
+  add_private(&st, l, 1);
+  clang_visitChildren(l->decl, stmt_visit, &w);
+  if (w.rc != CC_OK) {
+    drop_statement(&st);
+    return w.rc;
+  }
+  add_statement(x, &st, c);
+  return CC_OK;
+}
+
+/* Declares private scalar name of type t once for the kernel (the same name twice must
+ * have one type: both live in one scope of the lifted kernel). */
+static int add_private_decl(struct cc_cuda_ex *x, CXCursor d, const char *name, CXType t)
+{
+  char *type = cc_cuda_str(clang_getTypeSpelling(t));
+  struct cc_cuda_scop_priv p;
+  for (size_t i = 0; i < x->privs.len; i++)
+    if (!strcmp(x->privs.data[i].name, name)) {
+      int same = !strcmp(x->privs.data[i].type, type);
+      free(type);
+      return same ? CC_OK : cc_cuda_scop_refuse(x, d, "two local variables called %s of "
+                                                "different types", name);
+    }
+  if (clang_isConstQualifiedType(t)) {
+    /* assigned where it was declared: the hoisted declaration drops const */
+    char *bare = cc_cuda_str(clang_getTypeSpelling(clang_getCanonicalType(t)));
+    char *q = strstr(bare, "const ");
+    if (q)
+      memmove(q, q + 6, strlen(q + 6) + 1);
+    free(type);
+    type = bare;
+  }
+  p.name = cc_xstrdup(name);
+  p.type = type;
+  CC_VEC_PUSH(&x->privs, p);
+  return CC_OK;
 }
 
 static int declaration(struct cc_cuda_ex *x, CXCursor c)
@@ -187,33 +282,34 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
     memset(&l, 0, sizeof l);
     l.decl = kids[i];
     l.var = -1;
+    l.pdepth = x->nloops;
     if (clang_getCursorKind(kids[i]) != CXCursor_VarDecl || t.kind == CXType_ConstantArray ||
         clang_getCursorKind(clang_getCursorSemanticParent(kids[i])) != CXCursor_FunctionDecl ||
-        clang_Cursor_hasAttrs(kids[i]))
+        clang_Cursor_hasAttrs(kids[i]) || t.kind == CXType_LValueReference)
       rc = cc_cuda_scop_refuse(x, kids[i], "the declaration of %s (only scalar local variables)", name);
-    ni = cc_cuda_children(kids[i], init, 4);
-    if (rc == CC_OK && ni == 0) {
+    ni = rc == CC_OK ? cc_cuda_children(kids[i], init, 4) : 0;
+    cc_cuda_scop_fresh(x);
+    if (rc != CC_OK) {
+    } else if (ni == 0 && cc_cuda_scop_is_int(t)) {
       l.kind = CC_CUDA_L_COUNTER;
-      if (!cc_cuda_scop_is_int(t))
-        rc = cc_cuda_scop_refuse(x, kids[i], "%s is declared without a value and is not an integer", name);
-    } else if (rc == CC_OK) {
-      CXCursor e = init[ni - 1];
-      cc_cuda_scop_fresh(x);
-      if (cc_cuda_scop_is_int(t) && cc_cuda_scop_eval(x, e, &l.val)) {
-        l.kind = CC_CUDA_L_AFFINE;
-      } else {
-        int pure = 1;
-        clang_visitChildren(kids[i], pure_visit, &pure);
-        if (cc_cuda_scop_is_int(t)) {
-          char role[200];
-          snprintf(role, sizeof role, "initialiser of %s", name);
-          rc = cc_cuda_scop_refuse_affine(x, e, role);
-        } else if (!pure) {
-          rc = cc_cuda_scop_refuse(x, kids[i], "the local variable %s is initialised from memory or a call "
-                      "(it would be read again where each statement runs)", name);
-        }
-        l.kind = CC_CUDA_L_OPAQUE;
-      }
+    } else if (ni > 0 && cc_cuda_scop_is_int(t) && cc_cuda_scop_eval(x, init[ni - 1], &l.val)) {
+      l.kind = CC_CUDA_L_AFFINE;
+    } else if (ni > 0 && x->note[0]) {
+      /* an index in y or z, or threadIdx.x alone: say so here, where it is computed */
+      char role[200];
+      snprintf(role, sizeof role, "initialiser of %s", name);
+      rc = cc_cuda_scop_refuse_affine(x, init[ni - 1], role);
+    } else if (n > 1) {
+      rc = cc_cuda_scop_refuse(x, kids[i], "%s, not an affine integer, is declared with other "
+                               "variables; declare it alone", name);
+    } else {
+      /* a private scalar of the thread: declared once, its value a statement */
+      l.kind = CC_CUDA_L_PRIVATE;
+      rc = add_private_decl(x, kids[i], name, t);
+      if (rc == CC_OK)
+        CC_VEC_PUSH(&x->locals, l);
+      free(name);
+      return rc != CC_OK || ni == 0 ? rc : private_init(x, c, init[ni - 1], &l);
     }
     free(name);
     if (rc != CC_OK)
@@ -436,15 +532,40 @@ static void release_ex(struct cc_cuda_ex *x)
   CC_VEC_FREE(&x->locals);
   CC_VEC_FREE(&x->visible);
   for (size_t i = 0; i < x->stmts.len; i++) {
-    struct cc_cuda_scop_stmt *st = &x->stmts.data[i];
-    for (uint32_t j = 0; j < st->nacc; j++)
-      free(st->acc[j].array);
-    free(st->acc);
-    free(st->cons);
-    free(st->decls);
+    drop_statement(&x->stmts.data[i]);
+    free(x->stmts.data[i].cons);
+    free(x->stmts.data[i].decls);
   }
+  for (size_t i = 0; i < x->privs.len; i++) {
+    free(x->privs.data[i].name);
+    free(x->privs.data[i].type);
+  }
+  CC_VEC_FREE(&x->privs);
   CC_VEC_FREE(&x->stmts);
   CC_VEC_FREE(&x->decls);
+}
+
+/* The lifted kernel gives each statement the builtins of its thread in x only (y and z
+ * components of threadIdx and blockIdx are 0 there), so a read of one whose launch
+ * extent is more than 1 is refused, wherever it is (a float computed from it too). */
+static int check_other_dims(struct cc_cuda_ex *x)
+{
+  for (size_t i = 0; i < x->m->comps.len; i++) {
+    const struct cc_cuda_comp *c = &x->m->comps.data[i];
+    uint32_t extent;
+    if (c->fn != x->m->kernel || c->e == 0 ||
+        (c->b != CC_CUDA_B_TID && c->b != CC_CUDA_B_CTAID))
+      continue;
+    extent = c->b == CC_CUDA_B_TID ? x->block[c->e] : x->grid[c->e];
+    if (extent > 1) {
+      char what[160];
+      snprintf(what, sizeof what, "%s.%c is read and the launch has %u %s in %c; lifting "
+               "handles kernels indexed in x only%%s", cc_cuda_builtin_names[c->b], "xyz"[c->e],
+               extent, c->b == CC_CUDA_B_TID ? "threads a block" : "blocks", "xyz"[c->e]);
+      return cc_cuda_scop_refuse(x, c->at, what, "");
+    }
+  }
+  return CC_OK;
 }
 
 static int extract(struct cc_cuda_ex *x, struct cc_cuda_scop *out)
@@ -474,6 +595,8 @@ static int extract(struct cc_cuda_ex *x, struct cc_cuda_scop *out)
   cc_cuda_scop_push_con(x, &lo0);
   cc_cuda_scop_push_con(x, &hi0);
   rc = walk(x, body, 2);
+  if (rc == CC_OK)
+    rc = check_other_dims(x);
   if (rc == CC_OK && x->stmts.len == 0)
     rc = cc_cuda_scop_refuse(x, x->kernel, "kernel %s writes no array%s", "");
   return rc;
@@ -515,6 +638,10 @@ int cc_cuda_scop_extract(const char *path, const char *text, size_t len, const c
     out->stmts = x.stmts.data;
     x.stmts.data = NULL;
     x.stmts.len = 0;
+    out->nprivs = (uint32_t)x.privs.len;
+    out->privs = x.privs.data;
+    x.privs.data = NULL;
+    x.privs.len = 0;
     out->ndecls = (uint32_t)x.decls.len;
     out->decls = x.decls.data;
     x.decls.data = NULL;

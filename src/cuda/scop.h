@@ -14,14 +14,18 @@
  *   g = blockIdx.x * blockDim.x + threadIdx.x (blockDim/gridDim are the launch's
  *   constants; a component whose launch extent is 1 is the constant 0);
  * - local integer scalars declared once with an affine initialiser (substituted), or
- *   declared without one and used only as loop counters;
+ *   declared without one and used only as loop counters; any other local scalar (a sum
+ *   `float s = 0;`, a loaded value) is a private variable of the thread: its declaration
+ *   with a value and its assignments are statements, its reads accesses, indexed by the
+ *   loops around its declaration (a fresh copy per iteration: scalar expansion);
  * - `if (c)` with c a conjunction of affine comparisons (<, <=, >, >=, ==); an else
  *   branch when c is one comparison other than == (its negation is convex);
  *   `if (c) return;` at the body's top level, c one comparison (its negation bounds the
  *   rest);
  * - `for (i = lo; i < hi; i++)` (or <=, ++i, i += 1) with affine bounds;
- * - statements `A[e] = ...;` and `A[e] op= ...;` whose every subscript is affine, A a
- *   pointer parameter of the kernel, without calls.
+ * - statements `A[e] = ...;` and `A[e] op= ...;` (or `s = ...;`, `s op= ...;` with s a
+ *   private scalar) whose every subscript is affine, A a pointer parameter of the
+ *   kernel, without calls.
  * Affine means: integer literals, integer parameters, loop counters, substituted locals,
  * + - and products with a constant; the product of a parameter and anything else is made
  * affine with the parameter's value from the launch (quasi-affine -> affine). Object-like
@@ -58,17 +62,23 @@ struct cc_cuda_aff {
   int64_t coef[CC_CUDA_SCOP_MAXV];
 };
 
-/* One access: array[sub] in elements. */
+/* One access: array[sub] in elements, or a private scalar. */
 struct cc_cuda_scop_access {
-  char *array;             /* owned: the pointer parameter's name */
+  char *array;             /* owned: the pointer parameter's name, or the scalar's */
   int write;               /* 1: written (an op= reference also has a read entry) */
-  uint32_t elem_bytes;     /* sizeof the pointee */
-  struct cc_cuda_aff sub;
+  uint32_t elem_bytes;     /* sizeof the pointee; 0 for a scalar */
+  struct cc_cuda_aff sub;  /* arrays */
+  int priv;                /* 1: a local scalar, a register of the thread: one copy per
+                              instance of the loops around its declaration, so it is
+                              indexed by g and the statement's first pdims loops */
+  int pdims;
 };
 
 /* A statement writing an array, and where it sits. */
 struct cc_cuda_scop_stmt {
   unsigned b, e;           /* its bytes in the input, without the ';' */
+  char *text;              /* owned: what to print for it, without the ';' (its bytes, or
+                              `NAME = INIT` for a scalar's declaration) */
   unsigned line, column;
   int nloops;              /* enclosing loops, outermost first: variable indices */
   int loops[CC_CUDA_SCOP_MAXV];
@@ -84,8 +94,15 @@ struct cc_cuda_scop_decl {
   unsigned b, e;           /* the DeclStmt's bytes, with its ';' */
 };
 
+/* A local scalar that is not affine (a sum, a loaded value): declared once per thread
+ * in the lifted kernel, its declaration's value assigned where the declaration was. */
+struct cc_cuda_scop_priv {
+  char *name, *type;       /* owned: its name and type spelling */
+};
+
 struct cc_cuda_scop {
   char *path;                        /* owned: as given */
+  struct cc_cuda_scop_priv *privs; uint32_t nprivs; /* owned */
   struct cc_cuda_scop_var vars[CC_CUDA_SCOP_MAXV]; int nvars;
   struct cc_cuda_scop_stmt *stmts; uint32_t nstmts;
   struct cc_cuda_scop_decl *decls; uint32_t ndecls;
@@ -119,6 +136,10 @@ char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int nume
  * "{ S<i>[g, l0, ...] -> A[e]; ... }" (parameters by value), or "{ }" when it has none.
  * Owned. */
 char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int write);
+
+/* Access k of statement i alone, "{ S<i>[g, l0, ...] -> A[e] }" (a private scalar:
+ * "-> s[g, l0, ...]" over the loops around its declaration). Owned. */
+char *cc_cuda_scop_isl_access_one(const struct cc_cuda_scop *s, uint32_t i, uint32_t k);
 
 /* Prints a as isl/C text over the variable names of s ("2 * g + 3"), parameters by
  * value when numeric. Owned. */

@@ -20,7 +20,7 @@ struct cc_cuda_xaff {
 enum cc_cuda_local_kind {
   CC_CUDA_L_AFFINE,   /* an integer declared once with an affine initialiser: substituted */
   CC_CUDA_L_COUNTER,  /* an integer declared without initialiser: usable as a loop counter */
-  CC_CUDA_L_OPAQUE    /* any other scalar with a pure initialiser: printed again, never analysed */
+  CC_CUDA_L_PRIVATE   /* any other scalar: a private variable of the thread (scop.h) */
 };
 
 struct cc_cuda_local {
@@ -28,6 +28,7 @@ struct cc_cuda_local {
   enum cc_cuda_local_kind kind;
   struct cc_cuda_xaff val;  /* CC_CUDA_L_AFFINE */
   int var;          /* CC_CUDA_L_COUNTER inside its loop: the loop variable, else -1 */
+  int pdepth;       /* CC_CUDA_L_PRIVATE: the loops around its declaration */
 };
 
 struct cc_cuda_ex {
@@ -42,6 +43,7 @@ struct cc_cuda_ex {
   CC_VEC(uint32_t) visible;  /* decls in scope */
   CC_VEC(struct cc_cuda_scop_stmt) stmts;
   CC_VEC(struct cc_cuda_scop_decl) decls;
+  CC_VEC(struct cc_cuda_scop_priv) privs;
   CXCursor bad;              /* the expression that was not affine */
   char note[160];            /* why, when a builtin made it so (or "") */
   struct cc_err *err;

@@ -21,7 +21,13 @@ void cc_cuda_scop_release(struct cc_cuda_scop *s)
     free(st->acc);
     free(st->cons);
     free(st->decls);
+    free(st->text);
   }
+  for (uint32_t i = 0; i < s->nprivs; i++) {
+    free(s->privs[i].name);
+    free(s->privs[i].type);
+  }
+  free(s->privs);
   free(s->stmts);
   free(s->decls);
   free(s->path);
@@ -100,6 +106,34 @@ char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int nume
   return cc_text_close(b, &buf);
 }
 
+/* Access k of statement i as "S<i>[...] -> A[...]" into b. */
+static void put_access(const struct cc_cuda_scop *s, uint32_t i, uint32_t k, FILE *b)
+{
+  const struct cc_cuda_scop_stmt *st = &s->stmts[i];
+  put_tuple(s, i, b);
+  fprintf(b, " -> %s[", st->acc[k].array);
+  if (st->acc[k].priv) {
+    /* a scalar: one copy per thread and iteration of the loops around it */
+    fprintf(b, "%s", s->vars[0].name);
+    for (int d = 0; d < st->acc[k].pdims; d++)
+      fprintf(b, ", %s", s->vars[st->loops[d]].name);
+  } else {
+    put_aff(s, &st->acc[k].sub, 1, b);
+  }
+  fprintf(b, "]");
+}
+
+char *cc_cuda_scop_isl_access_one(const struct cc_cuda_scop *s, uint32_t i, uint32_t k)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *b = cc_text_open(&buf, &len);
+  fprintf(b, "{ ");
+  put_access(s, i, k, b);
+  fprintf(b, " }");
+  return cc_text_close(b, &buf);
+}
+
 char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int write)
 {
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
@@ -113,10 +147,7 @@ char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int writ
       continue;
     if (n++)
       fprintf(b, "; ");
-    put_tuple(s, i, b);
-    fprintf(b, " -> %s[", st->acc[k].array);
-    put_aff(s, &st->acc[k].sub, 1, b);
-    fprintf(b, "]");
+    put_access(s, i, k, b);
   }
   fprintf(b, " }");
   return cc_text_close(b, &buf);

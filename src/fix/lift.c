@@ -68,12 +68,16 @@ static double line_weight(const struct cc_fix_measure *before, unsigned line)
 static double cost(const struct cc_cuda_scop *s, const double *w, int var)
 {
   double c = 0;
-  for (uint32_t i = 0; i < s->nstmts; i++)
+  for (uint32_t i = 0; i < s->nstmts; i++) {
+    uint32_t nmem = 0;
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++)
+      nmem += !s->stmts[i].acc[k].priv;
     for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
       int64_t stride = iabs64(s->stmts[i].acc[k].sub.coef[var]);
-      if (stride > 1)
-        c += w[i] / s->stmts[i].nacc;
+      if (!s->stmts[i].acc[k].priv && stride > 1) /* a scalar is a register */
+        c += w[i] / nmem;
     }
+  }
   return c;
 }
 
@@ -155,7 +159,7 @@ static void print_stmt(void *ctx, FILE *f, uint32_t stmt, const char *const *arg
       k++;
     }
   }
-  fprintf(f, "%*s%.*s;\n", ind + 2, "", (int)(st->e - st->b), text + st->b);
+  fprintf(f, "%*s%s;\n", ind + 2, "", st->text);
   fprintf(f, "%*s}\n", ind, "");
 }
 
@@ -270,6 +274,9 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
   fprintf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
           (long long)lo);
   fprintf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
+  /* the kernel's local scalars, private to a thread (scalar expansion: one per thread) */
+  for (uint32_t i = 0; i < s->nprivs; i++)
+    fprintf(f, "  %s %s;\n", s->privs[i].type, s->privs[i].name);
   fputs(body, f);
   fputs("}", f);
   fwrite(l->o->input_text + s->body_e, 1, l->o->input_len - s->body_e, f);

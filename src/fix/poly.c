@@ -104,21 +104,11 @@ static isl_union_map *accesses(const struct cc_fix_poly *p, const char *array, i
   for (uint32_t i = 0; i < s->nstmts; i++)
     for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
       const struct cc_cuda_scop_access *a = &s->stmts[i].acc[k];
-      char *buf = NULL, *sub;
-      size_t len = 0;
-      FILE *f;
+      char *buf;
       isl_map *m;
       if (a->write != write || strcmp(a->array, array))
         continue;
-      f = cc_text_open(&buf, &len);
-      sub = cc_cuda_scop_aff_str(s, &a->sub, 1);
-      /* the subscript is written over the variable names: name the tuple by them */
-      fprintf(f, "{ S%u[%s", i, s->vars[0].name);
-      for (int d = 0; d < s->stmts[i].nloops; d++)
-        fprintf(f, ", %s", s->vars[s->stmts[i].loops[d]].name);
-      fprintf(f, "] -> %s[%s] }", array, sub);
-      free(sub);
-      cc_text_close(f, &buf);
+      buf = cc_cuda_scop_isl_access_one(s, i, k);
       m = isl_map_read_from_str(p->ctx, buf);
       free(buf);
       m = isl_map_intersect_domain(m, isl_set_copy(p->dom[i]));

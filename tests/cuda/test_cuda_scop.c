@@ -100,6 +100,38 @@ static void test_covariance(void **state)
   cc_cuda_scop_release(&s);
 }
 
+/* A sum in a register, declared inside the loop over j: a private scalar indexed by g
+ * and j (a fresh copy per iteration), its declaration the statement `s = 0.0f`. */
+static void test_private_scalar(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *C, const float *A, const float *B, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 0; j < n; j++) {\n"
+    "    float s = 0.0f;\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "      s += A[i * n + k] * B[k * n + j];\n"
+    "    C[i * n + j] = s;\n"
+    "  }\n"
+    "}\n";
+  static const int64_t vals[4] = {0, 0, 0, 8};
+  static const uint8_t known[4] = {0, 0, 0, 1};
+  struct cc_cuda_scop s;
+  extract(*state, text, "k", vals, known, 4, &s);
+  assert_int_equal(s.nstmts, 3);
+  assert_int_equal(s.nprivs, 1);
+  assert_string_equal(s.privs[0].name, "s");
+  assert_string_equal(s.privs[0].type, "float");
+  assert_string_equal(s.stmts[0].text, "s = 0.0f");
+  expect_str(cc_cuda_scop_isl_access(&s, 0, 1), "{ S0[__cc_g, j] -> s[__cc_g, j] }");
+  expect_str(cc_cuda_scop_isl_access(&s, 1, 1), "{ S1[__cc_g, j, k] -> s[__cc_g, j] }");
+  expect_str(cc_cuda_scop_isl_access(&s, 1, 0),
+             "{ S1[__cc_g, j, k] -> s[__cc_g, j]; S1[__cc_g, j, k] -> A[8 * __cc_g + k]; "
+             "S1[__cc_g, j, k] -> B[j + 8 * k] }");
+  expect_str(cc_cuda_scop_isl_access(&s, 2, 0), "{ S2[__cc_g, j] -> s[__cc_g, j] }");
+  cc_cuda_scop_release(&s);
+}
+
 /* An else branch gets the negated comparison. */
 static void test_else(void **state)
 {
@@ -185,8 +217,11 @@ static void test_refusals(void **state)
   expect_refusal(*state, "  A[tx * tx] = 1.0f;\n", "3:5", "the subscript `tx * tx` is not affine");
   expect_refusal(*state, "  for (int i = 0; i < N; i += 2) A[i] = 0;\n", "3:26",
                  "the loop step is not +1");
-  expect_refusal(*state, "  float s = 0;\n  for (int i = 0; i < N; i++) s += A[i];\n", "4:31",
-                 "the statement `s += A[i]` does not assign an array element");
+  expect_refusal(*state, "  tx = 0;\n  A[tx] = 1.0f;\n", "3:3",
+                 "the statement `tx = 0` assigns an integer that is an affine value or a loop "
+                 "counter");
+  expect_refusal_in(*state, "  float v = threadIdx.y;\n  A[tx] = v;\n", block32x4, "3:13",
+                    "threadIdx.y is read and the launch has 4 threads a block in y");
   expect_refusal(*state, "  if (tx < N && tx > 2) A[tx] = 0; else A[tx] = 1;\n", "3:7",
                  "the condition (negated, for the else branch) `tx < N && tx > 2` is not affine");
   expect_refusal_in(*state, "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n  A[tx + y] = 0;\n",
@@ -201,6 +236,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_covariance, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_return_guard, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_else, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_private_scalar, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();

@@ -22,6 +22,8 @@
 #   statement instance set: zero store 312, the sum's stores 16 x 312, data[i*m + j2]
 #   16 x 312; data[i*m + j1] 95 requests x 16 of 1 sector = 1520; transposed store 2016.
 #   63 + 312 + 4992 + 4992 + 1520 + 2016 = 13895.
+# - gemm_rows, n = 32: 34816 -> 5248 (lift.cu), the sum kept in a register declared once
+#   per thread; launch grid 1,4,1 block 32,8,1.
 # - row_prefix: refused (exit 11), the loop over j carrying the dependence named.
 # Independently of the tool's own check, the original launch and DIR/K.launch are both
 # run by the main command with --dump, and the dumps compared with cmp: bitwise equal.
@@ -52,6 +54,7 @@ lifted row_store 4096 512 1,16,1 64,4,1 a
 lifted myocyte_rows 6144 768 1,8,1 32,8,1 y
 lifted covar 47104 13120 1,16,1 64,4,1 symmat
 lifted corr 45759 13895 1,16,1 64,4,1 symmat
+lifted gemm_rows 34816 5248 1,4,1 32,8,1 c
 
 # the running sum: its only loop carries a dependence
 line=$(grep -n 'for (int j = 1; j < n; j++)' "$EX/lift.cu" | cut -d: -f1)

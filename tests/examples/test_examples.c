@@ -1141,7 +1141,7 @@ static const char *const tested_launches[] = {
     "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
     "permute/transpose16.launch",
     /* tested in tests/examples/test_lift.c */
-    "lift/corr.launch", "lift/covar.launch", "lift/myocyte_rows.launch",
+    "lift/corr.launch", "lift/covar.launch", "lift/gemm_rows.launch", "lift/myocyte_rows.launch",
     "lift/row_prefix.launch", "lift/row_store.launch",
     /* tested in tests/examples/test_redistribute.c */
     "redistribute/bicg.launch", "redistribute/mvt.launch", "redistribute/row_sums_u32.launch",

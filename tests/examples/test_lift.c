@@ -128,6 +128,34 @@ static void test_corr(void **state)
   run_symmat("corr", 1, 4702, 45759);
 }
 
+/* gemm_rows, n = 32: c[i][j] = the sum over k of a[i][k] * b[k][j] from 0 with fma
+ * (nvcc contracts s += a * b); sectors derived in lift.cu: 34816 in 1024 + 1024 + 32
+ * requests. */
+static void test_gemm_rows(void **state)
+{
+  enum { N = 32 };
+  struct ex_buffer b[] = {{"c", 4, N * N, NULL, NULL, NULL}, {"a", 4, N * N, NULL, NULL, NULL},
+                          {"b", 4, N * N, NULL, NULL, NULL}};
+  struct ex_run r;
+  float *want = malloc(N * N * sizeof *want);
+  const float *a, *bb;
+  (void)state;
+  ex_run(&r, "lift/gemm_rows.launch", b, 3, NULL);
+  a = b[1].data;
+  bb = b[2].data;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      float s = 0.0f;
+      for (int k = 0; k < N; k++)
+        s = fmaf(a[i * N + k], bb[k * N + j], s);
+      want[i * N + j] = s;
+    }
+  ex_check_floats_exact("gemm_rows c", b[0].data, want, N * N);
+  free(want);
+  check_totals(&r, "gemm_rows", 2080, 34816);
+  ex_release(&r, b, 3);
+}
+
 /* row_prefix, n = 64: running sums along each row, in j's order. */
 static void test_row_prefix(void **state)
 {
@@ -154,6 +182,7 @@ int main(void)
     cmocka_unit_test(test_myocyte_rows),
     cmocka_unit_test(test_covar),
     cmocka_unit_test(test_corr),
+    cmocka_unit_test(test_gemm_rows),
     cmocka_unit_test(test_row_prefix),
   };
   ex_skip_unless_ready();
