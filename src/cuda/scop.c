@@ -265,6 +265,17 @@ static int add_private_decl(struct cc_cuda_ex *x, CXCursor d, const char *name, 
   return CC_OK;
 }
 
+/* 1 when a local in scope other than a private scalar is called name: the lifted
+ * kernel declares private scalars once, at its top, and that local's declaration,
+ * printed in a statement's block, would hide the private one there. */
+static int name_taken(const struct cc_cuda_ex *x, const char *name)
+{
+  for (size_t i = 0; i < x->locals.len; i++)
+    if (x->locals.data[i].kind != CC_CUDA_L_PRIVATE && cc_cuda_spelled(x->locals.data[i].decl, name))
+      return 1;
+  return 0;
+}
+
 static int declaration(struct cc_cuda_ex *x, CXCursor c)
 {
   CXCursor kids[16];
@@ -305,7 +316,10 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
     } else {
       /* a private scalar of the thread: declared once, its value a statement */
       l.kind = CC_CUDA_L_PRIVATE;
-      rc = add_private_decl(x, kids[i], name, t);
+      rc = name_taken(x, name)
+           ? cc_cuda_scop_refuse(x, kids[i], "%s hides another local variable of that name; "
+                                 "rename one (the lifted kernel declares it at its top)", name)
+           : add_private_decl(x, kids[i], name, t);
       if (rc == CC_OK)
         CC_VEC_PUSH(&x->locals, l);
       free(name);

@@ -220,6 +220,8 @@ static void test_refusals(void **state)
   expect_refusal(*state, "  tx = 0;\n  A[tx] = 1.0f;\n", "3:3",
                  "the statement `tx = 0` assigns an integer that is an affine value or a loop "
                  "counter");
+  expect_refusal(*state, "  int v = tx;\n  { float v = 2.0f; A[tx] = v; }\n", "4:5",
+                 "v hides another local variable of that name");
   expect_refusal_in(*state, "  float v = threadIdx.y;\n  A[tx] = v;\n", block32x4, "3:13",
                     "threadIdx.y is read and the launch has 4 threads a block in y");
   expect_refusal(*state, "  if (tx < N && tx > 2) A[tx] = 0; else A[tx] = 1;\n", "3:7",
