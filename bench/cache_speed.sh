@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Cache model speed benchmark (src/cache): warp records per second through the model alone
-# for four access patterns (bench/cache_speed.c), its memory, and what it adds to
+# for five access patterns (bench/cache_speed.c), the host instructions it executes per
+# record (valgrind --tool=callgrind, counting inside cc_cache_access only: the figure that
+# does not depend on the machine's load), its memory, and what it adds to
 # `coalcheck report` replaying a trace (the naive 4096x4096 transpose, 1 M records, and
 # the row-per-thread row sums, 0.5 M records of 32 lines each), --cache off vs on.
 #
@@ -8,6 +10,9 @@
 #   RECORDS    records per pattern of the model-only run (default 4194304)
 #   COALCHECK  the binary (default: build/coalcheck); the trace part needs nvcc and
 #              /usr/bin/time, and is left out without them
+#   CG_RECORDS records per pattern under callgrind (default 131072; gather an eighth);
+#              the column is left out without valgrind
+#   BASE       a commit whose src/cache to count too, as a "before" column (optional)
 # Writes bench/results/cache-speed-YYYY-MM-DD.md (or -o) with the date, the machine, the
 # commands and the numbers, and prints it. Rates divide by CPU time (the machine may be
 # shared). Target (issue 12): >= 50 M warp records/s per core.
@@ -33,6 +38,36 @@ $cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$root/src" -o "$work/cache_speed
   $(pkg-config --cflags --libs libcjson) -lm
 
 table=$("$work/cache_speed" "$records" h100)
+
+# host instructions per record inside cc_cache_access, per pattern (callgrind)
+build_at() { # $1: source root, $2: binary
+  $cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$1/src" -o "$2" "$1/bench/cache_speed.c" \
+    "$1"/src/cache/*.c "$1/src/util/err.c" "$1/src/util/mem.c" "$1/src/util/fileio.c" \
+    "$1/src/access/access.c" $(pkg-config --cflags --libs libcjson) -lm
+}
+per_record() { # $1: binary, $2: pattern -> instructions per record
+  local n=${CG_RECORDS:-131072}
+  [[ $2 == gather ]] && n=$((n / 8))
+  valgrind --tool=callgrind --toggle-collect=cc_cache_access \
+    --callgrind-out-file="$work/cg.out" "$1" "$n" h100 "$2" > /dev/null 2>&1
+  awk -v n="$n" '/^(summary|totals):/ { printf "%.0f", $2 / n; exit }' "$work/cg.out"
+}
+cg=""
+if command -v valgrind > /dev/null 2>&1; then
+  if [[ -n ${BASE:-} ]]; then
+    mkdir -p "$work/base"
+    git -C "$root" archive "$BASE" src/cache src/util src/access bench/cache_speed.c \
+      bench/patterns.h | tar x -C "$work/base"
+    build_at "$work/base" "$work/cache_speed_base"
+  fi
+  cg="| pattern | instructions / record |${BASE:+ before ($BASE) |}"$'\n'
+  cg+="| --- | ---: |${BASE:+ ---: |}"$'\n'
+  for p in copy transpose divergent loop gather; do
+    cg+="| $p | $(per_record "$work/cache_speed" $p) |"
+    [[ -n ${BASE:-} ]] && cg+=" $(per_record "$work/cache_speed_base" $p) |"
+    cg+=$'\n'
+  done
+fi
 
 # `coalcheck report` of a recorded trace, cache model off and on: CPU seconds (user+sys)
 replay=""
@@ -65,6 +100,12 @@ fi
   echo "- model: H100 (132 SMs, L1 248 KiB per SM for 256-thread CTAs, 4 ways; L2 50 MiB, 16 ways); rates per CPU second of the replay alone (record generation excluded); M = 10^6"
   echo
   echo "$table"
+  if [[ -n $cg ]]; then
+    echo
+    echo "Host instructions per record inside cc_cache_access (valgrind --tool=callgrind --toggle-collect=cc_cache_access, ${CG_RECORDS:-131072} records per pattern, gather an eighth; independent of the machine's load):"
+    echo
+    echo "$cg"
+  fi
   if [[ -n $replay ]]; then
     echo
     echo "\`coalcheck report TRACE --cache off|h100 -q\` (the analysis, and the cache model when on):"

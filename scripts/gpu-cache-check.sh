@@ -25,9 +25,10 @@
 #   anywhere, again:       bash scripts/gpu-cache-check.sh compare [DIR]
 #       the table from DIR/emu and DIR/res (scripts/gpu-cache-compare.py).
 # The table: per kernel, predicted vs measured L2 sectors (read, write) and DRAM bytes
-# (read, written; the written prediction with and without the dirty sectors flushed at the
-# kernel's end), the footprint (the plan's buffers), and the goal of issue 12: DRAM bytes
-# within 10% where the footprint exceeds the L2 (50 MiB), within 20% elsewhere.
+# (read, written during the kernel; beside the written prediction, the bytes the model
+# leaves dirty in L2 at the kernel's end, which ncu does not count as written), the
+# footprint (the plan's buffers), and the goal of issue 12: DRAM bytes within 10% where
+# the footprint exceeds the L2 (50 MiB), within 20% elsewhere.
 # Every GPU step has a timeout and says what failed; the script goes on with the next.
 set -u -o pipefail
 cd "$(dirname "$0")/.."

@@ -11,8 +11,11 @@ kernels[0].totals and .cache) and DIR/res/L.ncu.csv (ncu --csv --print-units bas
 Per launch: L2 sectors read and written (lts__t_sectors_srcunit_tex_op_read/_write; the
 model's l2_sectors_read / l2_sectors_write; atomics and reductions as a third pair when
 either side has any), DRAM bytes read and written (dram__bytes_read/_write; the model's
-dram_bytes_read, dram_bytes_written and the part of it flushed at the kernel's end, shown
-as "w/o end" = written minus flushed), the footprint (the plan's buffers, MiB), the
+dram_bytes_read and dram_bytes_written, the write-backs during the kernel, with beside
+them l2_dirty_bytes_at_end, the bytes left dirty in L2 at the end, which ncu does not
+count: schema_version 3; reports of version 2 counted them in dram_bytes_written and
+gave them as cache.dram_bytes_flushed, which is subtracted), the footprint (the plan's
+buffers, MiB), the
 kernel's duration next to the model's estimate, and the verdict of issue 12's goal on DRAM
 bytes (read + written): within 10% when the footprint exceeds the L2 (50 MiB), within 20%
 elsewhere; launches that move less than 1 MiB are shown but not judged ("small"). A
@@ -65,6 +68,17 @@ def ncu_metrics(path, kernel):
     return out
 
 
+def model_written(k):
+    """(DRAM bytes written during the kernel, bytes left dirty in L2 at its end) of a
+    report's kernel: schema 3 has both; schema 2 counted the end's flush in
+    dram_bytes_written and gave it as cache.dram_bytes_flushed."""
+    t = k["totals"]
+    if "l2_dirty_bytes_at_end" in t:
+        return t["dram_bytes_written"], t["l2_dirty_bytes_at_end"]
+    flushed = (k.get("cache") or {}).get("dram_bytes_flushed", 0)
+    return t["dram_bytes_written"] - flushed, flushed
+
+
 def pct(pred, meas):
     if meas == 0:
         return "=" if pred == 0 else "n/a"
@@ -86,11 +100,12 @@ def main():
     if os.path.exists(calib):
         print("- calibration (scripts/gpu-calibrate.sh): `%s`" % json.dumps(json.load(open(calib))))
     print("- L2 = lts__t_sectors_srcunit_tex_op_{read,write}.sum (sectors); DRAM = "
-          "dram__bytes_{read,write}.sum (MB = 10^6 bytes); `w/o end`: the model's written "
-          "bytes without the dirty sectors it flushes at the kernel's end; time: "
+          "dram__bytes_{read,write}.sum (MB = 10^6 bytes); DRAM write pred: the model's "
+          "write-backs during the kernel, `dirty at end`: what it leaves dirty in L2 (not "
+          "written during the kernel, not in the total); time: "
           "gpu__time_duration.sum vs the model's estimate (lower bound / serial latency)\n")
     print("| launch | footprint MiB | L2 read pred / meas | L2 write pred / meas | "
-          "DRAM read MB pred / meas | DRAM write MB pred (w/o end) / meas | DRAM total diff | "
+          "DRAM read MB pred / meas | DRAM write MB pred (dirty at end) / meas | DRAM total diff | "
           "goal | time us meas / est (bound, latency) | verdict |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |")
     judged = passed = 0
@@ -114,8 +129,8 @@ def main():
                   % (n, footprint / 2**20, t["l2_sectors_read"], t["l2_sectors_write"],
                      mb(t["dram_bytes_read"]), mb(t["dram_bytes_written"])))
             continue
-        flushed = (k.get("cache") or {}).get("dram_bytes_flushed", 0)
-        pred_tot = t["dram_bytes_read"] + t["dram_bytes_written"]
+        written, dirty = model_written(k)
+        pred_tot = t["dram_bytes_read"] + written
         meas_tot = meas["dram__bytes_read.sum"] + meas.get("dram__bytes_write.sum", 0)
         big = footprint > L2_BYTES
         goal = 10.0 if big else 20.0
@@ -139,7 +154,7 @@ def main():
                   t["l2_sectors_write"], l2w, pct(t["l2_sectors_write"], l2w),
                   mb(t["dram_bytes_read"]), mb(meas["dram__bytes_read.sum"]),
                   pct(t["dram_bytes_read"], meas["dram__bytes_read.sum"]),
-                  mb(t["dram_bytes_written"]), mb(t["dram_bytes_written"] - flushed),
+                  mb(written), mb(dirty),
                   mb(meas.get("dram__bytes_write.sum", 0)), "%+.1f%%" % diff,
                   "10%" if big else "20%", time_cell, verdict))
         print(row)

@@ -397,6 +397,8 @@ static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32
     a = &phys;
   }
   s->executions++;
+  if (a->dyn + 1 > s->max_dyn)
+    s->max_dyn = a->dyn + 1;
   s->thread_accesses += lanes;
   s->bytes_requested += (uint64_t)lanes * a->size_bytes;
   if (algorithm1(s, a, w, fast))

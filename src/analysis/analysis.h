@@ -141,6 +141,9 @@ struct cc_insn_stats {
 
   /* counts */
   uint64_t executions;        /* warp records = warp-level requests of the program */
+  uint64_t max_dyn;           /* the most times one warp executed it (records' dyn + 1): a
+                                 bound on any one thread's executions; 0 when the stream
+                                 carries no dyn (GPU traces) */
   uint64_t thread_accesses;   /* active lanes summed */
   uint64_t bytes_requested;   /* active lanes x size_bytes summed */
 

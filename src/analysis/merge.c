@@ -8,6 +8,7 @@
 static void merge_insn(struct cc_insn_stats *d, const struct cc_insn_stats *s)
 {
   d->executions += s->executions;
+  d->max_dyn = s->max_dyn > d->max_dyn ? s->max_dyn : d->max_dyn;
   d->thread_accesses += s->thread_accesses;
   d->bytes_requested += s->bytes_requested;
   d->requests += s->requests;
@@ -50,7 +51,7 @@ static void merge_cache(struct cc_kernel_stats *d, const struct cc_kernel_stats 
     d->cached = 0;
     return;
   }
-  d->cache.dram_bytes_flushed += s->cache.dram_bytes_flushed;
+  d->cache.l2_evictions += s->cache.l2_evictions;
   d->cache.l1_wavefronts_max_sm += s->cache.l1_wavefronts_max_sm;
   d->cache.latency_ns_max_sm += s->cache.latency_ns_max_sm;
   if (s->cache.sms_used > d->cache.sms_used)

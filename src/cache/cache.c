@@ -24,9 +24,22 @@
  *     Nsight Compute counts them as lts ..._op_atom/_op_red); L1 is not involved.
  *   - L2: write-back, write-allocate without a DRAM read: a store records which bytes of a
  *     sector it wrote; a sector wholly written becomes valid; a read of a sector not valid
- *     reads its 32 bytes from DRAM (merging what was written). Dirty sectors go to DRAM,
- *     32 bytes each, when their line is evicted and at the kernel's end. DRAM is
- *     accessed per 32-byte sector (Nsight Compute's dram__sectors).
+ *     reads it from DRAM (merging what was written). Dirty sectors go to DRAM, 32 bytes
+ *     each, when their line is evicted; those dirty at the kernel's end stay in L2 and
+ *     are counted apart (l2_dirty_bytes_at_end), not as DRAM writes: on the H100 Nsight
+ *     Compute measures 0 DRAM bytes written for kernels whose footprint fits L2
+ *     (bench/results/cache-h100-2026-11-25.md, the "w/o end" column).
+ *   - DRAM reads come in units of dram_access_bytes (device.c): a miss of one sector
+ *     reads its aligned unit (the H100: 64 bytes, a sector pair; measured: a read of one
+ *     float per 128-byte line costs 64 DRAM bytes, strided_copy_stride32: 4.20 MB for
+ *     65536 sectors), and every sector of the unit becomes valid in L2, so a later read
+ *     of the neighbour hits. Evidence for the fill: the row-per-thread kernels (gemv_rows,
+ *     row_sums_thread_per_row, row_sums_thread_4096, gesummv_rows) read sector s of a
+ *     row and, 8 steps later, sector s + 1 in a separate request; their DRAM reads
+ *     equal the footprint (4.20 MB for 4 MiB of A, 268.47 MB for 256 MiB), where an
+ *     unfilled neighbour would double them. Write-backs stay 32 bytes a dirty sector
+ *     (assumed: every large-footprint kernel measured writes whole lines, which cannot
+ *     tell the two apart).
  *   - Replacement: LRU per set (NVIDIA does not publish its policies). Set index: the
  *     line number folded with its higher bits (set_of; GPUs hash set indices: with a plain
  *     modulo a warp reading 32 rows 16 KiB apart would fall into a few sets and thrash,
@@ -59,6 +72,9 @@
 #define LOCAL_BASE 0xc000000000000000ull
 #define LOCAL_REGION_SHIFT 32  /* bytes per warp local area: 4 GiB apart */
 #define MAX_WARPS_PER_SM 64
+#define L1_PRED_BITS 10        /* way predictor entries per SM's L1: 1024 (4 KiB) */
+#define L2_PRED_BITS 16        /* and for L2: 65536 (256 KiB) */
+#define PRED_MUL 0x9e3779b97f4a7c15ull /* Fibonacci hashing: 2^64 / golden ratio */
 
 /* One way of a set: the line it holds and its state. 16 bytes, so that a set of 4 ways
  * is one host cache line and the 16 ways of an L2 set four neighbouring ones. */
@@ -87,6 +103,10 @@ struct level {
   struct way *w;               /* [sets * ways], set-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
   uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
+  uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
+                                  hash of the line; a guess, checked against the tag */
+  uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
+  int hot;                     /* the last lookup found its line: use the predictor */
 };
 
 struct cc_cache {
@@ -94,6 +114,8 @@ struct cc_cache {
   uint32_t l1_cap_lines;       /* per SM, allocated */
   struct level *l1;            /* [dev.sms] */
   struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
+  uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
+  uint32_t l1_pred_bits;
   struct level l2;
   /* the kernel */
   uint32_t grid[3];
@@ -104,10 +126,13 @@ struct cc_cache {
   struct cc_cache_counts zero;
   uint64_t *sm_wavefronts;
   double *sm_latency;
-  uint64_t flushed;
+  uint64_t l2_evictions;       /* lines replaced in L2 this kernel */
+  uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
+                                  of sectors missed (dram_units) */
 };
 
-/* A line a record touches: the sectors, and for stores the bytes written per sector. */
+/* A line a record touches: the sectors, and for stores and atomics the bytes written
+ * per sector (left unset for loads, which never read them). */
 struct ent {
   uint64_t line;
   uint32_t bytes[4];
@@ -122,6 +147,7 @@ struct gather {
   uint64_t max_line;
   uint32_t sectors;
   int unsorted;               /* while gathering: a line came after a larger one */
+  int want_bytes;             /* fill ent.bytes (stores, atomics) */
 };
 
 /* A record gathered into lines, ready to be replayed. */
@@ -144,14 +170,39 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
   lv->mod_magic = UINT64_MAX / lv->sets + 1;
 }
 
-/* Empties the first `lines` ways of lv. */
+/* Empties the first `lines` ways of lv (and points its predictor at way 0). */
 static void level_clear(struct level *lv, size_t lines)
 {
   for (size_t i = 0; i < lines; i++)
     lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
   if (lv->part)
     memset(lv->part, 0, lines * sizeof *lv->part);
+  memset(lv->pred, 0, ((size_t)1 << lv->pred_bits) * sizeof *lv->pred);
   lv->clock = 0;
+  lv->hot = 0;
+}
+
+/* Predictor bits for a level of `lines` ways: enough for one entry a way, at most max. */
+static uint32_t pred_bits_for(size_t lines, uint32_t max)
+{
+  uint32_t bits = 1;
+  while (bits < max && ((size_t)1 << bits) < lines)
+    bits++;
+  return bits;
+}
+
+/* unit[m]: the sectors of a line the DRAM reads for missed sectors m bring into L2, in
+ * aligned units of `bytes` (32, 64 or 128: one sector, a pair, the line). */
+static void dram_units(uint32_t bytes, uint8_t unit[16])
+{
+  uint32_t per = bytes / CC_CACHE_SECTOR_BYTES;
+  uint8_t group = (uint8_t)((1u << (per ? per : 1)) - 1u);
+  for (uint32_t m = 0; m < 16; m++) {
+    unit[m] = 0;
+    for (uint32_t s = 0; s < 4; s++)
+      if (m & (1u << s))
+        unit[m] |= (uint8_t)((group << (s / per * per)) & 0xfu);
+  }
 }
 
 struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
@@ -163,14 +214,24 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
   c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
-  for (uint32_t s = 0; s < d->sms; s++)
+  c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
+  c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
+  for (uint32_t s = 0; s < d->sms; s++) {
     c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
+    c->l1[s].pred = c->l1_pred + ((size_t)s << c->l1_pred_bits);
+    c->l1[s].pred_bits = c->l1_pred_bits;
+    c->l1[s].pred_shift = 64 - c->l1_pred_bits;
+  }
   level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
   c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
   c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
+  c->l2.pred_shift = 64 - c->l2.pred_bits;
+  c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
+  dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
 }
 
@@ -180,7 +241,9 @@ void cc_cache_free(struct cc_cache *c)
     return;
   free(c->l1);
   free(c->l1_ways);
+  free(c->l1_pred);
   free(c->l2.w);
+  free(c->l2.pred);
   free(c->l2.part);
   free(c->insn);
   free(c->sm_wavefronts);
@@ -194,7 +257,9 @@ size_t cc_cache_bytes(const struct cc_cache *c)
   return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->sm_wavefronts +
                                    sizeof *c->sm_latency) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
+         ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
+         ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0);
 }
 
@@ -267,7 +332,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
   memset(c->sm_wavefronts, 0, c->dev.sms * sizeof *c->sm_wavefronts);
   memset(c->sm_latency, 0, c->dev.sms * sizeof *c->sm_latency);
-  c->flushed = 0;
+  c->l2_evictions = 0;
 }
 
 /* ---- placement ------------------------------------------------------------------------ */
@@ -306,7 +371,7 @@ static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, 
  * lines stay in neighbouring sets (as in a plain modulo; it keeps the replay's host memory
  * accesses local), while lines a power of two apart (rows of a matrix) spread over the
  * sets instead of sharing a few. */
-static uint32_t set_of(const struct level *lv, uint64_t line)
+static inline uint32_t set_of(const struct level *lv, uint64_t line)
 {
   uint64_t h;
   uint32_t h32;
@@ -338,28 +403,79 @@ static void renumber(struct level *lv)
 }
 
 /* Marks way w of lv used now. */
-static void touch(struct level *lv, struct way *w)
+static inline void touch(struct level *lv, struct way *w)
 {
   if (lv->clock == UINT32_MAX)
     renumber(lv);
   w->stamp = ++lv->clock;
 }
 
-/* The way of lv holding line, or the victim to replace (the least recently used, an empty
- * way first) with *hit 0. */
-static struct way *lookup(const struct level *lv, uint64_t line, int *hit)
+/* The least recently used way of a set of `ways` (an empty one first: stamp 0). Apart
+ * from lookup: misses only. */
+static __attribute__((noinline)) struct way *victim_of(struct way *set, uint32_t ways)
 {
-  struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways], *victim = set;
-  for (uint32_t i = 0; i < lv->ways; i++)
-    if (set[i].tag == line) {
+  struct way *victim = set;
+  for (uint32_t i = 1; i < ways; i++)
+    if (set[i].stamp < victim->stamp)
+      victim = &set[i];
+  return victim;
+}
+
+/* The way of lv holding line, or the victim to replace (the least recently used, an empty
+ * way first) with *hit 0, by scanning line's set: the 4 ways of an L1 set compared
+ * without a loop; a larger set's scan stops at its first empty way, which is the victim:
+ * within a kernel ways fill in order and never empty again (no invalidation), so no
+ * later way holds a line. */
+static inline struct way *scan(const struct level *lv, uint64_t line, int *hit)
+{
+  struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways];
+  if (lv->ways == 4) {
+    int i = set[0].tag == line ? 0 : set[1].tag == line ? 1 : set[2].tag == line ? 2
+            : set[3].tag == line ? 3 : -1;
+    if (i >= 0) {
       *hit = 1;
       return &set[i];
     }
-  for (uint32_t i = 1; i < lv->ways; i++)
-    if (set[i].stamp < victim->stamp)
-      victim = &set[i];
+  } else {
+    for (uint32_t i = 0; i < lv->ways; i++) {
+      if (set[i].tag == line) {
+        *hit = 1;
+        return &set[i];
+      }
+      if (set[i].tag == EMPTY_TAG) {
+        *hit = 0;
+        return &set[i];
+      }
+    }
+  }
   *hit = 0;
-  return victim;
+  return victim_of(set, lv->ways);
+}
+
+/* As scan, first trying the way the predictor remembers for line's hash (the way this
+ * hash last found): a line lives in one way of its set at most, so a way whose tag is
+ * line is the way scan would find, and the result is the same. The hot path of the
+ * replay (every line of every record): a record re-reading the lines of the warp's
+ * previous record, or of the other warps of its CTA, hits without hashing the set index
+ * or scanning. The predictor is used only while lookups find their lines (lv->hot): a
+ * stream of new lines (a copy) would only add a host memory access to each miss. */
+static inline __attribute__((always_inline)) struct way *lookup(struct level *lv,
+                                                                 uint64_t line, int *hit)
+{
+  uint32_t *p = &lv->pred[(line * PRED_MUL) >> lv->pred_shift];
+  struct way *w;
+  if (lv->hot) {
+    w = &lv->w[*p];
+    if (w->tag == line) {
+      *hit = 1;
+      return w;
+    }
+  }
+  w = scan(lv, line, hit);
+  lv->hot = *hit;
+  if (*hit)
+    *p = (uint32_t)(w - lv->w);
+  return w;
 }
 
 /* ---- one record ------------------------------------------------------------------------ */
@@ -398,36 +514,42 @@ static uint32_t byte_bits(uint32_t off, uint32_t len)
   return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
 }
 
-/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g. */
-static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
+/* The bytes of sector `sector` that [lo, hi) covers, as a bit mask (hi > lo). */
+static uint32_t range_bits(uint64_t sector, uint64_t lo, uint64_t hi)
 {
-  for (uint64_t line = lo / CC_CACHE_LINE_BYTES; line <= (hi - 1) / CC_CACHE_LINE_BYTES; line++) {
-    struct ent *e = &g->e[g->n++];
-    memset(e, 0, sizeof *e);
-    e->line = line;
-    for (uint32_t s = 0; s < 4; s++) {
-      uint64_t a = line * CC_CACHE_LINE_BYTES + s * CC_CACHE_SECTOR_BYTES;
-      uint64_t b = a + CC_CACHE_SECTOR_BYTES;
-      uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
-      if (from >= to)
-        continue;
-      e->mask |= (uint8_t)(1u << s);
-      e->bytes[s] = byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
-      g->sectors++;
-    }
-  }
-  g->max_line = (hi - 1) / CC_CACHE_LINE_BYTES;
+  uint64_t a = sector * CC_CACHE_SECTOR_BYTES, b = a + CC_CACHE_SECTOR_BYTES;
+  uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
+  return byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
 }
 
-/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d). One
- * pass without branches on the data. */
+/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g: the sectors
+ * first .. last, a line's mask the bits between them. */
+static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
+{
+  uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
+  for (uint64_t line = first / 4; line <= last / 4; line++) {
+    struct ent *e = &g->e[g->n++];
+    uint32_t s0 = line == first / 4 ? (uint32_t)(first % 4) : 0;
+    uint32_t s1 = line == last / 4 ? (uint32_t)(last % 4) : 3;
+    e->line = line;
+    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+    for (uint32_t s = 0; g->want_bytes && s < 4; s++)
+      e->bytes[s] = (e->mask & (1u << s)) ? range_bits(line * 4 + s, lo, hi) : 0;
+  }
+  g->sectors = (uint32_t)(last - first + 1);
+  g->max_line = last / 4;
+}
+
+/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
+ * neighbouring difference is d (modulo 2^64, as the lanes' addresses). One pass without
+ * branches on the data or multiplications (the compiler may vectorise it). */
 static int full_affine(const struct cc_warp_access *a, uint64_t *d)
 {
   uint64_t step = a->addr[1] - a->addr[0], bad = 0;
   if (a->active != 0xffffffffu)
     return 0;
   for (uint32_t l = 2; l < CC_WARP_SIZE; l++)
-    bad |= a->addr[l] ^ (a->addr[0] + l * step);
+    bad |= (a->addr[l] - a->addr[l - 1]) ^ step;
   *d = step;
   return bad == 0;
 }
@@ -444,6 +566,7 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct gather 
   g->n = 0;
   g->sectors = 0;
   g->unsorted = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
   /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
   if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
       !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
@@ -457,13 +580,14 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct gather 
                                                             CC_CACHE_SECTOR_BYTES &&
         d % CC_CACHE_SECTOR_BYTES == 0) {
       uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
-      for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
-        uint64_t sector = (lo + l * d) / CC_CACHE_SECTOR_BYTES;
-        struct ent *e = &g->e[l];
-        memset(e, 0, sizeof *e);
-        e->line = sector / 4;
-        e->mask = (uint8_t)(1u << (sector % 4));
-        e->bytes[sector % 4] = bits;
+      uint64_t addr = lo;
+      for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += d) {
+        g->e[l].line = addr / CC_CACHE_LINE_BYTES;
+        g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
+      }
+      for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
+        memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
+        g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
       }
       g->n = g->sectors = CC_WARP_SIZE;
       g->max_line = g->e[CC_WARP_SIZE - 1].line;
@@ -492,38 +616,34 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct gather 
 }
 
 /* Sectors set in a 4-bit mask (a table: no library call without a popcount instruction). */
-static uint32_t popc4(uint8_t m)
+static inline uint32_t popc4(uint8_t m)
 {
   static const uint8_t n[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
   return n[m & 15];
 }
 
-/* Writes L2 way w's dirty sectors to DRAM (charged to their writers); returns the bytes
- * written. */
-static uint64_t write_back(struct cc_cache *c, struct way *w)
+/* Writes L2 way w's dirty sectors to DRAM, 32 bytes each, charged to their writers. */
+static void write_back(struct cc_cache *c, struct way *w)
 {
   size_t i = (size_t)(w - c->l2.w);
-  uint64_t bytes = 0;
   for (uint32_t s = 0; s < 4; s++) {
-    if (!(w->dirty & (1u << s)))
-      continue;
     uint32_t slot = c->l2.part[i].writer[s];
-    if (slot < c->n_insns)
+    if ((w->dirty & (1u << s)) && slot < c->n_insns)
       c->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
-    bytes += CC_CACHE_SECTOR_BYTES;
   }
   w->dirty = 0;
-  return bytes;
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
-static struct way *l2_line(struct cc_cache *c, uint64_t line)
+static inline __attribute__((always_inline)) struct way *l2_line(struct cc_cache *c,
+                                                                  uint64_t line)
 {
   int hit;
   struct way *w = lookup(&c->l2, line, &hit);
   if (!hit) {
     if (w->dirty)
       write_back(c, w);
+    c->l2_evictions += w->tag != EMPTY_TAG;
     w->tag = line;
     w->valid = 0;
     memset(c->l2.part[w - c->l2.w].bytes, 0, sizeof c->l2.part[0].bytes);
@@ -532,19 +652,22 @@ static struct way *l2_line(struct cc_cache *c, uint64_t line)
   return w;
 }
 
-/* Reads sectors `mask` of line into L2 for instruction ic (fetching from DRAM the ones
- * not valid, merging bytes already written); returns 1 if DRAM was read. */
+/* Reads sectors `mask` of line into L2 for instruction ic: the DRAM units of the ones
+ * not valid are read whole (dram_unit), and every sector of them becomes valid (bytes
+ * already written merged; a sector valid before is read again: the unit is the access);
+ * returns 1 if DRAM was read. */
 static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_cache_counts *ic)
 {
   struct way *w = l2_line(c, line);
-  uint8_t missing = mask & (uint8_t)~w->valid;
+  uint8_t missing = mask & (uint8_t)~w->valid, fetched;
   ic->l2_hit_sectors += popc4(mask & w->valid);
   if (!missing)
     return 0;
-  ic->dram_bytes_read += (uint64_t)popc4(missing) * CC_CACHE_SECTOR_BYTES;
-  w->valid |= missing;
+  fetched = c->dram_unit[missing];
+  ic->dram_bytes_read += (uint64_t)popc4(fetched) * CC_CACHE_SECTOR_BYTES;
+  w->valid |= fetched;
   for (uint32_t s = 0; s < 4; s++)
-    if (missing & (1u << s))
+    if (fetched & (1u << s))
       c->l2.part[w - c->l2.w].bytes[s] = 0;
   return 1;
 }
@@ -556,10 +679,9 @@ static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
   struct way *w = l2_line(c, e->line);
   size_t i = (size_t)(w - c->l2.w);
   uint32_t hits = popc4(e->mask & w->valid);
-  for (uint32_t s = 0; s < 4; s++) {
-    if (!(e->mask & (1u << s)))
-      continue;
-    w->dirty |= (uint8_t)(1u << s);
+  w->dirty |= e->mask;
+  for (uint32_t m = e->mask; m; m &= m - 1) {
+    uint32_t s = (uint32_t)__builtin_ctz(m);
     c->l2.part[i].writer[s] = slot;
     if (!(w->valid & (1u << s))) {
       c->l2.part[i].bytes[s] |= e->bytes[s];
@@ -576,7 +698,7 @@ static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
  * when all hit), counting hits in *hits; allocates the line when alloc, else only
  * reports (a store's L1 lookup: hits are updated in place). whole: fetch every sector of
  * the line on a miss. */
-static uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int alloc, int whole,
+static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int alloc, int whole,
                          uint32_t *hits)
 {
   int hit;
@@ -600,6 +722,31 @@ static uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int allo
 
 enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
 
+/* The lines of load record p that L1 lv (allocating, sectored) lacks go to L2: the hot
+ * loop of loads (replay's, with the counts summed in locals). Returns the deepest level
+ * reached. */
+static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
+                                       const struct pending *p, struct cc_cache_counts *ic)
+{
+  const struct gather *g = &p->g;
+  enum level_reached reach = REACH_L1;
+  uint64_t hits = 0, to_l2 = 0;
+  for (uint32_t i = 0; i < g->n; i++) {
+    uint32_t h;
+    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h);
+    hits += h;
+    if (!fetch)
+      continue;
+    to_l2 += popc4(fetch);
+    reach = reach < REACH_L2 ? REACH_L2 : reach;
+    if (l2_read(c, g->e[i].line, fetch, ic))
+      reach = REACH_DRAM;
+  }
+  ic->l1_hit_sectors += hits;
+  ic->l2_sectors_read += to_l2;
+  return reach;
+}
+
 /* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts. */
 static void replay(struct cc_cache *c, const struct pending *p)
 {
@@ -613,7 +760,10 @@ static void replay(struct cc_cache *c, const struct pending *p)
   uint32_t wavefronts = (g->sectors + 3) / 4;
   ic->l1_wavefronts += wavefronts;
   c->sm_wavefronts[p->sm] += wavefronts;
-  for (uint32_t i = 0; i < g->n; i++) {
+  int fast = load && l1_alloc && !c->dev.l1_whole_lines;
+  if (fast)
+    reach = replay_loads(c, l1, p, ic);
+  for (uint32_t i = 0; !fast && i < g->n; i++) {
     const struct ent *e = &g->e[i];
     uint32_t hits = 0;
     if (load) {
@@ -685,9 +835,15 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
 void cc_cache_end_kernel(struct cc_cache *c)
 {
   size_t lines = (size_t)c->l2.sets * c->l2.ways;
-  for (size_t i = 0; i < lines; i++)
-    if (c->l2.w[i].dirty)
-      c->flushed += write_back(c, &c->l2.w[i]);
+  for (size_t i = 0; i < lines; i++) {
+    struct way *w = &c->l2.w[i];
+    for (uint32_t s = 0; w->dirty && s < 4; s++) {
+      uint32_t slot = c->l2.part[i].writer[s];
+      if ((w->dirty & (1u << s)) && slot < c->n_insns)
+        c->insn[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
+    }
+    w->dirty = 0;
+  }
 }
 
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
@@ -704,6 +860,7 @@ void cc_cache_counts_add(struct cc_cache_counts *a, const struct cc_cache_counts
   a->l2_hit_sectors += b->l2_hit_sectors;
   a->dram_bytes_read += b->dram_bytes_read;
   a->dram_bytes_written += b->dram_bytes_written;
+  a->l2_dirty_bytes_at_end += b->l2_dirty_bytes_at_end;
   a->l1_wavefronts += b->l1_wavefronts;
   a->waits_l1 += b->waits_l1;
   a->waits_l2 += b->waits_l2;
@@ -733,7 +890,7 @@ void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *o
   memset(out, 0, sizeof *out);
   for (uint32_t i = 0; i < c->n_insns; i++)
     cc_cache_counts_add(&out->total, &c->insn[i]);
-  out->dram_bytes_flushed = c->flushed;
+  out->l2_evictions = c->l2_evictions;
   out->l1_bytes = c->l1_bytes;
   out->resident_ctas = c->resident;
   for (uint32_t s = 0; s < c->dev.sms; s++) {

@@ -12,9 +12,11 @@
  *     default: CTA c, linear in x, then y, then z, runs on SM c mod SMs);
  *   - one L2 of the device's size, 128-byte lines of 32-byte sectors, write-back,
  *     write-allocate without fetch (a store marks the bytes it writes; a read of a sector
- *     not wholly written fetches it), dirty sectors written to DRAM when evicted and at
- *     the kernel's end;
- *   - DRAM: 32 bytes per L2 sector missed or written back.
+ *     not wholly written fetches it), dirty sectors written to DRAM when evicted; those
+ *     still dirty at the kernel's end stay in L2 (counted apart, not as DRAM writes);
+ *   - DRAM: read in units of the device's dram_access_bytes (an L2 miss of one sector
+ *     fetches its aligned unit, and every sector of the unit becomes valid in L2),
+ *     written 32 bytes per dirty sector written back.
  * Both arrays start empty at each kernel (Nsight Compute flushes the caches before each
  * profiled kernel by default, --cache-control all). The rules per level, the policy
  * assumed where NVIDIA publishes none (set-index hash, LRU, L2 as one unified array)
@@ -71,6 +73,8 @@ struct cc_cache_device {
   uint32_t l1_ways;
   int l1_global_loads;        /* global loads allocate in L1 (sm_70 on, cc2.x default) */
   int l1_whole_lines;         /* an L1 miss fetches the whole 128-byte line (cc2.x) */
+  uint32_t dram_access_bytes; /* bytes one DRAM read moves, aligned: 32 (a sector), 64 (a
+                                 sector pair: the H100) or 128 (a line); `dram-bytes=` */
   uint64_t l2_bytes;
   uint32_t l2_ways;
   enum cc_cache_index index;
@@ -92,8 +96,8 @@ struct cc_cache_device {
  * is "NAME[,KEY=VALUE...]" with NAME a device of the table (h100, h200, h100-pcie, a100,
  * l40, a10, t4, v100, p100, gtx1080, m40, gtx750ti, k80, k40, tk1, gtx680, c2050,
  * gtx460) or "default" (the architecture's), and keys: sms=N, l1=SIZE, l1-ways=N,
- * carveout=KB, smem=SIZE, l2=SIZE, l2-ways=N, dispatch=rr|blocked, index=hash|mod
- * (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
+ * carveout=KB, smem=SIZE, l2=SIZE, l2-ways=N, dispatch=rr|blocked, index=hash|mod,
+ * dram-bytes=32|64|128 (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
  * two of at least 128 bytes, ways must divide its lines (associativity times sets =
  * lines), carveout one of the device's sizes. calibration, if not NULL, is a JSON file
  * written by scripts/gpu-calibrate.sh whose speeds replace the table's (cc_cache_calibrate).
@@ -127,9 +131,14 @@ struct cc_cache_counts {
   uint64_t l2_sectors_write;  /* sectors stores wrote to L2 (..._op_write) */
   uint64_t l2_sectors_atomic; /* sectors of atomics and reductions, done in L2 (..._op_atom/red) */
   uint64_t l2_hit_sectors;    /* of those, found in L2 */
-  uint64_t dram_bytes_read;   /* 32 per sector L2 fetched from DRAM */
-  uint64_t dram_bytes_written;/* 32 per dirty sector written back (evicted or at the end),
-                                 counted for the instruction that last wrote the sector */
+  uint64_t dram_bytes_read;   /* dram_access_bytes per DRAM unit L2 fetched (a miss of one
+                                 sector fetches its whole unit) */
+  uint64_t dram_bytes_written;/* 32 per dirty sector written back during the kernel (at
+                                 its line's eviction; dram__bytes_write.sum), counted for
+                                 the instruction that last wrote the sector */
+  uint64_t l2_dirty_bytes_at_end; /* 32 per sector still dirty in L2 when the kernel ends
+                                 (written back later, by whatever evicts it), counted for
+                                 the instruction that last wrote it */
   uint64_t l1_wavefronts;     /* L1 data-stage cycles: ceil(sectors / 4) per global or
                                  local request (one 128-byte wavefront a clock), the shared
                                  model's wavefronts per shared request */
@@ -141,8 +150,8 @@ struct cc_cache_counts {
 /* A kernel's figures: the counts summed, and what the estimate needs. */
 struct cc_cache_kernel {
   struct cc_cache_counts total;
-  uint64_t dram_bytes_flushed;  /* part of total.dram_bytes_written: dirty sectors left in
-                                   L2 at the kernel's end */
+  uint64_t l2_evictions;        /* L2 lines replaced during the kernel: nonzero when its
+                                   footprint overflowed L2 (cc_cache_dram_bytes) */
   uint64_t l1_wavefronts_max_sm;/* the busiest SM's wavefronts */
   double latency_ns_max_sm;     /* max over SMs of (its requests' latency sum / the warps it
                                    holds at once): the serial-latency time */
@@ -155,8 +164,9 @@ struct cc_cache; /* opaque: the arrays and counters of one device */
 
 /* Makes an empty model of device d (copied). Allocates the L1 arrays for the largest L1
  * the device can have and the L2 array: 16 bytes per L1 line of every SM plus 48 bytes
- * per L2 line (16 for the way, 32 for what stores wrote), and a little per SM (H100:
- * 4.3 MB + 19.7 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
+ * per L2 line (16 for the way, 32 for what stores wrote), the way predictors (4 bytes an
+ * entry: up to 1024 per SM, up to 65536 for L2), and a little per SM (H100: 4.3 MB +
+ * 19.7 MB + 0.8 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
 cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
 /* Frees c; NULL is allowed. */
 void cc_cache_free(cc_take struct cc_cache *c);
@@ -186,13 +196,14 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts);
 
-/* Ends the kernel: writes every dirty L2 sector to DRAM (counted in the writing
- * instruction's dram_bytes_written and in dram_bytes_flushed) and finishes the per-SM
- * figures. */
+/* Ends the kernel: counts every sector still dirty in L2 in its writing instruction's
+ * l2_dirty_bytes_at_end (not in dram_bytes_written: the hardware keeps them in L2 past
+ * the kernel; Nsight Compute counts no DRAM write for them, bench/results/cache-h100-
+ * 2026-11-25.md) and marks them clean, so that a second call counts nothing. */
 void cc_cache_end_kernel(struct cc_cache *c);
 
 /* The figures of instruction slot `slot` of the kernel (after cc_cache_end_kernel for
- * final write-backs); a zeroed struct for a slot out of range. Borrowed from c. */
+ * the dirty bytes at the end); a zeroed struct for a slot out of range. Borrowed from c. */
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot);
 
 /* The kernel's figures into *out (after cc_cache_end_kernel). */
@@ -210,7 +221,8 @@ enum cc_cache_bound { CC_CACHE_BOUND_DRAM, CC_CACHE_BOUND_L2, CC_CACHE_BOUND_L1 
 
 /* A kernel's times, microseconds. */
 struct cc_cache_time {
-  double dram_us;             /* (DRAM bytes read + written) / dram_gbs */
+  double dram_bytes;          /* what dram_us counts: cc_cache_dram_bytes */
+  double dram_us;             /* dram_bytes / dram_gbs */
   double l2_us;               /* L2 sectors x 32 / l2_gbs */
   double l1_us;               /* busiest SM's wavefronts x 128 / (l1_bytes_per_clk x clock) */
   double bound_us;            /* max of the three: no kernel moving these bytes is faster */
@@ -219,6 +231,16 @@ struct cc_cache_time {
                                  every load in turn (no overlap within a warp) */
   double estimate_us;         /* max(bound_us, latency_us) */
 };
+
+/* The DRAM bytes the time estimate counts for kernel k: read + written during the kernel,
+ * plus the bytes left dirty in L2 at its end when the kernel overflowed L2 (k->l2_evictions
+ * > 0). Why: a kernel whose footprint fits L2 leaves its dirty lines there for whoever
+ * reads them next (a following kernel, a second launch, which rewrites them in L2 at no
+ * DRAM cost), and the hardware measures no DRAM write for them; a kernel that streams
+ * more than L2 holds also streams out, in a loop of launches, the lines its previous
+ * launch left dirty (each launch's writes reach DRAM once), so its steady-state DRAM
+ * traffic includes them. */
+uint64_t cc_cache_dram_bytes(const struct cc_cache_kernel *k);
 
 /* The times of kernel k on device d. */
 void cc_cache_estimate(const struct cc_cache_device *d, const struct cc_cache_kernel *k,

@@ -21,7 +21,14 @@
  *     ns, L2 hit ~ 150-200 ns, DRAM ~ 450-550 ns.
  *   Every speed is a default for the lower-bound estimate: scripts/gpu-calibrate.sh
  *   measures the device at hand and --calibration FILE replaces them. Associativity (L1
- *   4 ways, L2 16) is an assumption (not published). */
+ *   4 ways, L2 16) is an assumption (not published).
+ *   - DRAM access unit (dram_access_bytes): 64 bytes on the H100, measured with Nsight
+ *     Compute (bench/results/cache-h100-2026-11-25.md: strided_copy_stride32 reads one
+ *     float per 128-byte line, 65536 L2 read sectors, and dram__bytes_read.sum is 4.20 MB
+ *     = 64 bytes per sector; strided_copy_stride8, whole sectors pairwise, 2.10 MB = 32 per
+ *     sector). The H200 and the H100 PCIe have the same GH100 L2 and memory controllers
+ *     (HBM3e, HBM2e): 64 assumed. Every other device: 32, the sector (not measured; `--cache
+ *     NAME,dram-bytes=64` changes it). */
 #include "cache/cache.h"
 
 #include <ctype.h>
@@ -45,6 +52,7 @@ struct row {
   uint32_t fixed_carveout_kb;  /* UINT32_MAX: chosen by residency; else this one */
   uint32_t reserved_kb;
   uint64_t l2_bytes;
+  uint32_t dram_bytes;         /* DRAM access unit */
   int l1_global_loads, whole_lines;
   uint32_t max_ctas, max_threads;
   double clock_ghz, dram_gbs, l2_gbs;
@@ -58,41 +66,41 @@ struct row {
 
 static const struct row rows[] = {
   {"h100", "sm_90", "NVIDIA H100 SXM5 (sm_90)", 132, 256, HOPPER_CARVE, AUTO, 1,
-   50ull * MB, 1, 0, 32, 2048, 1.98, 3350, 5500, 20, 150, 500},
+   50ull * MB, 64, 1, 0, 32, 2048, 1.98, 3350, 5500, 20, 150, 500},
   {"h200", "sm_90", "NVIDIA H200 SXM (sm_90)", 132, 256, HOPPER_CARVE, AUTO, 1,
-   50ull * MB, 1, 0, 32, 2048, 1.98, 4800, 5500, 20, 150, 500},
+   50ull * MB, 64, 1, 0, 32, 2048, 1.98, 4800, 5500, 20, 150, 500},
   {"h100-pcie", "sm_90", "NVIDIA H100 PCIe (sm_90)", 114, 256, HOPPER_CARVE, AUTO, 1,
-   50ull * MB, 1, 0, 32, 2048, 1.755, 2000, 5500, 20, 150, 500},
+   50ull * MB, 64, 1, 0, 32, 2048, 1.755, 2000, 5500, 20, 150, 500},
   {"l40", "sm_89", "NVIDIA L40 (sm_89)", 142, 128, GA10X_CARVE, AUTO, 1,
-   96ull * MB, 1, 0, 24, 1536, 2.49, 864, 2200, 20, 150, 500},
+   96ull * MB, 32, 1, 0, 24, 1536, 2.49, 864, 2200, 20, 150, 500},
   {"a10", "sm_86", "NVIDIA A10 (sm_86)", 72, 128, GA10X_CARVE, AUTO, 1,
-   6ull * MB, 1, 0, 16, 1536, 1.695, 600, 1500, 25, 180, 500},
+   6ull * MB, 32, 1, 0, 16, 1536, 1.695, 600, 1500, 25, 180, 500},
   {"a100", "sm_80", "NVIDIA A100 SXM4 40GB (sm_80)", 108, 192, AMPERE_CARVE, AUTO, 1,
-   40ull * MB, 1, 0, 32, 2048, 1.41, 1555, 4000, 25, 180, 500},
+   40ull * MB, 32, 1, 0, 32, 2048, 1.41, 1555, 4000, 25, 180, 500},
   {"t4", "sm_75", "NVIDIA T4 (sm_75)", 40, 96, {32, 64}, AUTO, 0,
-   4ull * MB, 1, 0, 16, 1024, 1.59, 320, 800, 30, 200, 500},
+   4ull * MB, 32, 1, 0, 16, 1024, 1.59, 320, 800, 30, 200, 500},
   {"v100", "sm_70", "NVIDIA V100 SXM2 (sm_70)", 80, 128, {0, 8, 16, 32, 64, 96}, AUTO, 0,
-   6ull * MB, 1, 0, 32, 2048, 1.53, 900, 2200, 25, 180, 450},
+   6ull * MB, 32, 1, 0, 32, 2048, 1.53, 900, 2200, 25, 180, 450},
   {"p100", "sm_60", "NVIDIA P100 (sm_60)", 56, 24, {0}, AUTO, 0,
-   4ull * MB, 0, 0, 32, 2048, 1.48, 732, 1800, 40, 200, 450},
+   4ull * MB, 32, 0, 0, 32, 2048, 1.48, 732, 1800, 40, 200, 450},
   {"gtx1080", "sm_61", "NVIDIA GeForce GTX 1080 (sm_61)", 20, 48, {0}, AUTO, 0,
-   2ull * MB, 0, 0, 32, 2048, 1.733, 320, 800, 40, 200, 450},
+   2ull * MB, 32, 0, 0, 32, 2048, 1.733, 320, 800, 40, 200, 450},
   {"m40", "sm_52", "NVIDIA Tesla M40 (sm_52)", 24, 48, {0}, AUTO, 0,
-   3ull * MB, 0, 0, 32, 2048, 1.114, 288, 700, 40, 200, 450},
+   3ull * MB, 32, 0, 0, 32, 2048, 1.114, 288, 700, 40, 200, 450},
   {"gtx750ti", "sm_50", "NVIDIA GeForce GTX 750 Ti (sm_50)", 5, 24, {0}, AUTO, 0,
-   2ull * MB, 0, 0, 32, 2048, 1.085, 86, 200, 40, 200, 450},
+   2ull * MB, 32, 0, 0, 32, 2048, 1.085, 86, 200, 40, 200, 450},
   {"k80", "cc3.7", "NVIDIA Tesla K80, one GPU (cc3.7)", 13, 64, {16, 32, 48}, 48, 0,
-   1536ull * KB, 0, 0, 16, 2048, 0.875, 240, 600, 40, 250, 500},
+   1536ull * KB, 32, 0, 0, 16, 2048, 0.875, 240, 600, 40, 250, 500},
   {"k40", "cc3.5", "NVIDIA Tesla K40 (cc3.5)", 15, 64, {16, 32, 48}, 48, 0,
-   1536ull * KB, 0, 0, 16, 2048, 0.745, 288, 700, 40, 250, 500},
+   1536ull * KB, 32, 0, 0, 16, 2048, 0.745, 288, 700, 40, 250, 500},
   {"tk1", "cc3.2", "NVIDIA Jetson TK1 (cc3.2)", 1, 64, {16, 32, 48}, 48, 0,
-   128ull * KB, 0, 0, 16, 2048, 0.852, 15, 40, 40, 250, 500},
+   128ull * KB, 32, 0, 0, 16, 2048, 0.852, 15, 40, 40, 250, 500},
   {"gtx680", "cc3.0", "NVIDIA GeForce GTX 680 (cc3.0)", 8, 64, {16, 32, 48}, 48, 0,
-   512ull * KB, 0, 0, 16, 2048, 1.006, 192, 500, 40, 250, 500},
+   512ull * KB, 32, 0, 0, 16, 2048, 1.006, 192, 500, 40, 250, 500},
   {"c2050", "cc2.0", "NVIDIA Tesla C2050 (cc2.0)", 14, 64, {16, 48}, 48, 0,
-   768ull * KB, 1, 1, 8, 1536, 1.15, 144, 350, 40, 250, 550},
+   768ull * KB, 32, 1, 1, 8, 1536, 1.15, 144, 350, 40, 250, 550},
   {"gtx460", "cc2.1", "NVIDIA GeForce GTX 460 (cc2.1)", 7, 64, {16, 48}, 48, 0,
-   512ull * KB, 1, 1, 8, 1536, 1.35, 115, 300, 40, 250, 550},
+   512ull * KB, 32, 1, 1, 8, 1536, 1.35, 115, 300, 40, 250, 550},
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])
@@ -135,6 +143,7 @@ static void from_row(const struct row *r, struct cc_cache_device *d)
   d->l1_global_loads = r->l1_global_loads;
   d->l1_whole_lines = r->whole_lines;
   d->l2_bytes = r->l2_bytes;
+  d->dram_access_bytes = r->dram_bytes;
   d->l2_ways = L2_WAYS;
   d->index = CC_CACHE_INDEX_HASH;
   d->dispatch = CC_CACHE_DISPATCH_ROUND_ROBIN;
@@ -258,7 +267,7 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
   uint64_t n;
   if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key)
     return bad(err, kv, "expected KEY=VALUE with KEY one of sms, l1, l1-ways, carveout, "
-               "smem, l2, l2-ways, dispatch, index");
+               "smem, l2, l2-ways, dispatch, index, dram-bytes");
   snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
   v = eq + 1;
   if (strcmp(key, "sms") == 0) {
@@ -315,9 +324,13 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
       d->index = CC_CACHE_INDEX_MOD;
     else
       return bad(err, kv, "index is hash or mod");
+  } else if (strcmp(key, "dram-bytes") == 0) {
+    if (!parse_count(v, CC_CACHE_LINE_BYTES, &n) || !is_pow2(n) || n < CC_CACHE_SECTOR_BYTES)
+      return bad(err, kv, "the DRAM access unit is 32, 64 or 128 bytes");
+    d->dram_access_bytes = (uint32_t)n;
   } else {
     return bad(err, kv, "unknown key; use sms, l1, l1-ways, carveout, smem, l2, l2-ways, "
-               "dispatch, index");
+               "dispatch, index, dram-bytes");
   }
   return CC_OK;
 }

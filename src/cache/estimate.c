@@ -39,6 +39,7 @@ static void times(const struct cc_cache_device *d, double dram_bytes, double l2_
 {
   double l1_gbs = d->l1_bytes_per_clk * d->clock_ghz; /* bytes per ns = GB/s */
   memset(t, 0, sizeof *t);
+  t->dram_bytes = dram_bytes;
   t->dram_us = us(dram_bytes, d->dram_gbs);
   t->l2_us = us(l2_sectors * CC_CACHE_SECTOR_BYTES, d->l2_gbs);
   t->l1_us = us(wavefronts_max_sm * CC_CACHE_LINE_BYTES, l1_gbs);
@@ -56,11 +57,18 @@ static void times(const struct cc_cache_device *d, double dram_bytes, double l2_
   t->estimate_us = t->bound_us > t->latency_us ? t->bound_us : t->latency_us;
 }
 
+uint64_t cc_cache_dram_bytes(const struct cc_cache_kernel *k)
+{
+  const struct cc_cache_counts *c = &k->total;
+  return c->dram_bytes_read + c->dram_bytes_written +
+         (k->l2_evictions ? c->l2_dirty_bytes_at_end : 0);
+}
+
 void cc_cache_estimate(const struct cc_cache_device *d, const struct cc_cache_kernel *k,
                        struct cc_cache_time *t)
 {
   const struct cc_cache_counts *c = &k->total;
-  times(d, (double)(c->dram_bytes_read + c->dram_bytes_written),
+  times(d, (double)cc_cache_dram_bytes(k),
         (double)cc_cache_l2_sectors(c), (double)k->l1_wavefronts_max_sm, k->latency_ns_max_sm, t);
 }
 
@@ -95,7 +103,7 @@ double cc_cache_fix_gain_us(const struct cc_cache_device *d, const struct cc_cac
   cc_cache_estimate(d, k, &now);
   if (dram_waits < (double)insn->waits_dram) /* never fewer DRAM waits than now */
     lat_after = insn->latency_ns;
-  times(d, (double)(c->dram_bytes_read + c->dram_bytes_written),
+  times(d, (double)cc_cache_dram_bytes(k),
         (double)cc_cache_l2_sectors(c) - (double)cc_cache_l2_sectors(insn) + l2_after,
         (double)k->l1_wavefronts_max_sm *
             scale(wf_total, (double)insn->l1_wavefronts, min_d(wf_after,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "cuda/tile.h"
 #include "cuda/redist.h"
 
 static const char *const hazard_names[] = {
@@ -34,6 +35,13 @@ void cc_cuda_scan_release(struct cc_cuda_scan *s)
   }
   free(s->sites);
   memset(s, 0, sizeof *s);
+}
+
+void cc_cuda_tile_result_release(struct cc_cuda_tile_result *r)
+{
+  free(r->text);
+  free(r->elt);
+  memset(r, 0, sizeof *r);
 }
 
 void cc_cuda_redist_release(struct cc_cuda_redist *r)

@@ -35,7 +35,7 @@ void cc_cuda_scop_release(struct cc_cuda_scop *s)
 }
 
 static void put_aff(const struct cc_cuda_scop *s, const struct cc_cuda_aff *a, int numeric,
-                    FILE *b)
+                    struct cc_strbuf *b)
 {
   int64_t c = a->c;
   int first = 1;
@@ -48,107 +48,99 @@ static void put_aff(const struct cc_cuda_scop *s, const struct cc_cuda_aff *a, i
       continue;
     }
     if (first)
-      fprintf(b, k < 0 ? "-" : "");
+      cc_strbuf_printf(b, k < 0 ? "-" : "");
     else
-      fprintf(b, k < 0 ? " - " : " + ");
+      cc_strbuf_printf(b, k < 0 ? " - " : " + ");
     if (k != 1 && k != -1)
-      fprintf(b, "%lld * ", (long long)(k < 0 ? -k : k));
-    fprintf(b, "%s", s->vars[v].name);
+      cc_strbuf_printf(b, "%lld * ", (long long)(k < 0 ? -k : k));
+    cc_strbuf_printf(b, "%s", s->vars[v].name);
     first = 0;
   }
   if (first)
-    fprintf(b, "%lld", (long long)c);
+    cc_strbuf_printf(b, "%lld", (long long)c);
   else if (c)
-    fprintf(b, " %s %lld", c < 0 ? "-" : "+", (long long)(c < 0 ? -c : c));
+    cc_strbuf_printf(b, " %s %lld", c < 0 ? "-" : "+", (long long)(c < 0 ? -c : c));
 }
 
 char *cc_cuda_scop_aff_str(const struct cc_cuda_scop *s, const struct cc_cuda_aff *a,
                            int numeric)
 {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *b = cc_text_open(&buf, &len);
+  struct cc_strbuf sb = {0}, *b = &sb;
   put_aff(s, a, numeric, b);
-  return cc_text_close(b, &buf);
+  return sb.s;
 }
 
-static void put_tuple(const struct cc_cuda_scop *s, uint32_t i, FILE *b)
+static void put_tuple(const struct cc_cuda_scop *s, uint32_t i, struct cc_strbuf *b)
 {
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
-  fprintf(b, "S%u[%s", i, s->vars[0].name);
+  cc_strbuf_printf(b, "S%u[%s", i, s->vars[0].name);
   for (int k = 0; k < st->nloops; k++)
-    fprintf(b, ", %s", s->vars[st->loops[k]].name);
-  fprintf(b, "]");
+    cc_strbuf_printf(b, ", %s", s->vars[st->loops[k]].name);
+  cc_strbuf_printf(b, "]");
 }
 
 char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int numeric)
 {
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *b = cc_text_open(&buf, &len);
+  struct cc_strbuf sb = {0}, *b = &sb;
   int np = 0;
   if (!numeric) {
     for (int v = 0; v < s->nvars; v++)
       if (s->vars[v].kind == CC_CUDA_SV_PARAM)
-        fprintf(b, "%s%s", np++ ? ", " : "[", s->vars[v].name);
+        cc_strbuf_printf(b, "%s%s", np++ ? ", " : "[", s->vars[v].name);
     if (np)
-      fprintf(b, "] -> ");
+      cc_strbuf_printf(b, "] -> ");
   }
-  fprintf(b, "{ ");
+  cc_strbuf_printf(b, "{ ");
   put_tuple(s, i, b);
   for (uint32_t k = 0; k < st->ncons; k++) {
-    fprintf(b, k ? " and " : " : ");
+    cc_strbuf_printf(b, k ? " and " : " : ");
     put_aff(s, &st->cons[k], numeric, b);
-    fprintf(b, " >= 0");
+    cc_strbuf_printf(b, " >= 0");
   }
-  fprintf(b, " }");
-  return cc_text_close(b, &buf);
+  cc_strbuf_printf(b, " }");
+  return sb.s;
 }
 
 /* Access k of statement i as "S<i>[...] -> A[...]" into b. */
-static void put_access(const struct cc_cuda_scop *s, uint32_t i, uint32_t k, FILE *b)
+static void put_access(const struct cc_cuda_scop *s, uint32_t i, uint32_t k, struct cc_strbuf *b)
 {
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
   put_tuple(s, i, b);
-  fprintf(b, " -> %s[", st->acc[k].array);
+  cc_strbuf_printf(b, " -> %s[", st->acc[k].array);
   if (st->acc[k].priv) {
     /* a scalar: one copy per thread and iteration of the loops around it */
-    fprintf(b, "%s", s->vars[0].name);
+    cc_strbuf_printf(b, "%s", s->vars[0].name);
     for (int d = 0; d < st->acc[k].pdims; d++)
-      fprintf(b, ", %s", s->vars[st->loops[d]].name);
+      cc_strbuf_printf(b, ", %s", s->vars[st->loops[d]].name);
   } else {
     put_aff(s, &st->acc[k].sub, 1, b);
   }
-  fprintf(b, "]");
+  cc_strbuf_printf(b, "]");
 }
 
 char *cc_cuda_scop_isl_access_one(const struct cc_cuda_scop *s, uint32_t i, uint32_t k)
 {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *b = cc_text_open(&buf, &len);
-  fprintf(b, "{ ");
+  struct cc_strbuf sb = {0}, *b = &sb;
+  cc_strbuf_printf(b, "{ ");
   put_access(s, i, k, b);
-  fprintf(b, " }");
-  return cc_text_close(b, &buf);
+  cc_strbuf_printf(b, " }");
+  return sb.s;
 }
 
 char *cc_cuda_scop_isl_access(const struct cc_cuda_scop *s, uint32_t i, int write)
 {
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *b = cc_text_open(&buf, &len);
+  struct cc_strbuf sb = {0}, *b = &sb;
   int n = 0;
-  fprintf(b, "{ ");
+  cc_strbuf_printf(b, "{ ");
   for (uint32_t k = 0; k < st->nacc; k++) {
     if (st->acc[k].write != write)
       continue;
     if (n++)
-      fprintf(b, "; ");
+      cc_strbuf_printf(b, "; ");
     put_access(s, i, k, b);
   }
-  fprintf(b, " }");
-  return cc_text_close(b, &buf);
+  cc_strbuf_printf(b, " }");
+  return sb.s;
 }

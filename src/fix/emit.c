@@ -149,6 +149,12 @@ static char *launch_text(const struct cc_fix_opts *o, const struct cc_fix_plan *
                                                : "outputs within the reassociation bound",
           (unsigned long long)cc_fix_measure_kernel(&p->before)->totals.sectors,
           (unsigned long long)cc_fix_measure_kernel(&p->after)->totals.sectors);
+  if (p->launch_note) { /* what a launch of the fixed kernel must also do, as comments */
+    fputs("# ", fp);
+    for (const char *c = p->launch_note; *c; c++)
+      fputs(*c == '\n' ? "\n# " : (char[2]){*c, 0}, fp);
+    fputc('\n', fp);
+  }
   put_quoted(fp, input_name);
   fputs(" --kernel ", fp);
   put_quoted(fp, o->kernel_name);

@@ -43,20 +43,6 @@ void cc_fix_plan_release(struct cc_fix_plan *p)
   memset(p, 0, sizeof *p);
 }
 
-static struct cc_fix_launch launch_of(const struct cc_fix_opts *o, const uint32_t grid[3],
-                                      const uint32_t block[3])
-{
-  struct cc_fix_launch l;
-  memset(&l, 0, sizeof l);
-  memcpy(l.grid, grid, sizeof l.grid);
-  memcpy(l.block, block, sizeof l.block);
-  l.shared_bytes = o->shared_bytes;
-  l.args = o->args;
-  l.nargs = o->nargs;
-  l.max_insns = o->max_insns;
-  l.max_memory = o->max_memory;
-  return l;
-}
 
 /* The file id of k's own source: that of its first .loc without inlined_at, or 0. */
 static uint32_t own_file(const struct ptx_function *k)
@@ -258,7 +244,7 @@ static int measure_rewritten(const struct cc_fix_opts *o, const struct cc_fix_ca
 {
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
-  struct cc_fix_launch l = launch_of(o, c->grid, c->block);
+  struct cc_fix_launch l = cc_fix_launch_make(o, c->grid, c->block, o->shared_bytes);
   char *ptx = NULL, *name;
   size_t len = 0;
   int rc;
@@ -674,7 +660,7 @@ static int choose_final(const struct cc_fix_opts *o, struct cc_fix_plan *p, stru
  * permutation and the source transformations o->transform selects, then the choice. */
 static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
-  struct cc_fix_launch l = launch_of(o, o->grid, o->block);
+  struct cc_fix_launch l = cc_fix_launch_make(o, o->grid, o->block, o->shared_bytes);
   int permute = o->transform == CC_FIX_T_AUTO || o->transform == CC_FIX_T_PERMUTE;
   const struct cc_kernel_stats *b;
   int rc;
@@ -735,15 +721,55 @@ static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
 #undef SAME
 }
 
-static void print_insn_row(FILE *out, const struct cc_insn_stats *s, const struct cc_insn_stats *a)
+/* One row of the summary: the memory instructions of one source line, kind and space
+ * summed before and after (a rewrite may unroll or split them differently, so
+ * instructions do not pair one to one; lines do). */
+struct line_row {
+  uint32_t line;
+  enum cc_access_kind kind;
+  enum cc_space space;
+  uint64_t req[2], units[2]; /* requests; sectors (shared: wavefronts); [0] before */
+};
+typedef CC_VEC(struct line_row) line_rows;
+
+static void add_rows(line_rows *rows, const struct cc_kernel_stats *k, int after)
 {
-  int shared = s->info.space == CC_SPACE_SHARED;
-  fprintf(out, "  line %-5u %-7s %-6s %2uB %10llu  %10llu -> %-10llu %5.1f%% -> %5.1f%%\n",
-          s->source.line, cc_access_kind_name(s->info.kind), cc_space_name(s->info.space),
-          s->info.size_bytes, (unsigned long long)s->executions,
-          (unsigned long long)(shared ? s->wavefronts : s->sectors),
-          (unsigned long long)(a ? (shared ? a->wavefronts : a->sectors) : 0),
-          100 * cc_analysis_efficiency(s), a ? 100 * cc_analysis_efficiency(a) : 0.0);
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *s = &k->insns[i];
+    struct line_row *r = NULL;
+    for (size_t j = 0; j < rows->len && !r; j++)
+      if (rows->data[j].line == s->source.line && rows->data[j].kind == s->info.kind &&
+          rows->data[j].space == s->info.space)
+        r = &rows->data[j];
+    if (!r) {
+      struct line_row n = {s->source.line, s->info.kind, s->info.space, {0, 0}, {0, 0}};
+      CC_VEC_PUSH(rows, n);
+      r = &rows->data[rows->len - 1];
+    }
+    r->req[after] += s->requests;
+    r->units[after] += s->info.space == CC_SPACE_SHARED ? s->wavefronts : s->sectors;
+  }
+}
+
+static void print_line_rows(FILE *out, const struct cc_kernel_stats *b,
+                            const struct cc_kernel_stats *a)
+{
+  line_rows rows = {0};
+  add_rows(&rows, b, 0);
+  add_rows(&rows, a, 1);
+  fprintf(out, "  %-10s %-7s %-6s %-24s %-24s %s\n", "source", "kind", "space",
+          "requests before -> after", "sectors before -> after", "per request");
+  for (size_t i = 0; i < rows.len; i++) {
+    const struct line_row *r = &rows.data[i];
+    fprintf(out, "  line %-5u %-7s %-6s %10llu -> %-10llu %10llu -> %-10llu %5.1f -> %.1f%s\n",
+            r->line, cc_access_kind_name(r->kind), cc_space_name(r->space),
+            (unsigned long long)r->req[0], (unsigned long long)r->req[1],
+            (unsigned long long)r->units[0], (unsigned long long)r->units[1],
+            r->req[0] ? (double)r->units[0] / (double)r->req[0] : 0.0,
+            r->req[1] ? (double)r->units[1] / (double)r->req[1] : 0.0,
+            r->space == CC_SPACE_SHARED ? " (wavefronts)" : "");
+  }
+  CC_VEC_FREE(&rows);
 }
 
 /* The comparison line of the summary: bitwise, or within the reassociation bound. */
@@ -777,10 +803,7 @@ static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan 
     fprintf(out, ", dynamic shared %u -> %u bytes", o->shared_bytes, p->shared_bytes);
   fputc('\n', out);
   print_outputs(p, out);
-  fprintf(out, "  %-10s %-7s %-6s %3s %10s  %-24s %s\n", "source", "kind", "space", "", "requests",
-          "sectors before -> after", "efficiency");
-  for (size_t i = 0; i < b->n_insns; i++)
-    print_insn_row(out, &b->insns[i], match(b, &b->insns[i], a));
+  print_line_rows(out, b, a);
   fprintf(out, "  kernel: %llu -> %llu sectors (%llu -> %llu excess), %.2fx fewer\n",
           (unsigned long long)b->totals.sectors, (unsigned long long)a->totals.sectors,
           (unsigned long long)b->totals.excess_sectors,

@@ -44,6 +44,11 @@ struct cc_fix_launch {
   const struct cc_fix_relayout *relayouts; uint32_t nrelayouts; /* borrowed; may be 0 */
 };
 
+/* The launch of kernel o->kernel's arguments (o->args, budget, memory cap) with the given
+ * geometry and dynamic shared bytes, without relayouts. */
+struct cc_fix_launch cc_fix_launch_make(const struct cc_fix_opts *o, const uint32_t grid[3],
+                                       const uint32_t block[3], uint32_t shared_bytes);
+
 /* A change of one buffer's layout made by a fix (AoS -> SoA), or a preparation of its
  * contents for a measurement (the absolute values of cc_fix_reassociation_ok): to_fix
  * rewrites the buffer's bytes as the launch bound them (the original's layout) into the

@@ -119,8 +119,8 @@ static int names(const struct lift *l, const struct cc_cuda_scop_stmt *st, const
 /* Prints statement st's text in a block: the virtual builtins of original thread g
  * (args[0]), then the declarations it can see and its loop counters (args[1..]) in source
  * order, then the statement. */
-static void print_stmt(void *ctx, FILE *f, uint32_t stmt, const char *const *args, int nargs,
-                       int ind)
+static void print_stmt(void *ctx, struct cc_strbuf *f, uint32_t stmt, const char *const *args,
+                       int nargs, int ind)
 {
   const struct lift *l = ctx;
   const struct cc_cuda_scop *s = l->s;
@@ -129,38 +129,38 @@ static void print_stmt(void *ctx, FILE *f, uint32_t stmt, const char *const *arg
   uint32_t d = 0;
   int k = 0;
   (void)nargs;
-  fprintf(f, "%*s{\n", ind, "");
+  cc_strbuf_printf(f, "%*s{\n", ind, "");
   /* the builtins of thread g, each only where the statement or a declaration it sees
    * names it (an unused one would draw nvcc's warning 177) */
   if (names(l, st, "threadIdx"))
-    fprintf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
+    cc_strbuf_printf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
             ind + 2, "", args[0], s->block_x);
   if (names(l, st, "blockIdx"))
-    fprintf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
+    cc_strbuf_printf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
             ind + 2, "", args[0], s->block_x);
   if (names(l, st, "blockDim"))
-    fprintf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
+    cc_strbuf_printf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
             l->o->block[1], l->o->block[2]);
   if (names(l, st, "gridDim"))
-    fprintf(f, "%*sconst dim3 gridDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->grid[0],
+    cc_strbuf_printf(f, "%*sconst dim3 gridDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->grid[0],
             l->o->grid[1], l->o->grid[2]);
   /* merge the visible declarations and the loops by their offsets */
   while (d < st->ndecls || k < st->nloops) {
     const struct cc_cuda_scop_decl *dc = d < st->ndecls ? &s->decls[st->decls[d]] : NULL;
     if (dc && (k == st->nloops || dc->b < st->beta[k])) {
-      fprintf(f, "%*s%.*s\n", ind + 2, "", (int)(dc->e - dc->b), text + dc->b);
+      cc_strbuf_printf(f, "%*s%.*s\n", ind + 2, "", (int)(dc->e - dc->b), text + dc->b);
       d++;
     } else {
       const struct cc_cuda_scop_var *v = &s->vars[st->loops[k]];
       if (v->type)
-        fprintf(f, "%*s%s %s = %s;\n", ind + 2, "", v->type, v->name, args[k + 1]);
+        cc_strbuf_printf(f, "%*s%s %s = %s;\n", ind + 2, "", v->type, v->name, args[k + 1]);
       else
-        fprintf(f, "%*s%s = %s;\n", ind + 2, "", v->name, args[k + 1]);
+        cc_strbuf_printf(f, "%*s%s = %s;\n", ind + 2, "", v->name, args[k + 1]);
       k++;
     }
   }
-  fprintf(f, "%*s%s;\n", ind + 2, "", st->text);
-  fprintf(f, "%*s}\n", ind, "");
+  cc_strbuf_printf(f, "%*s%s;\n", ind + 2, "", st->text);
+  cc_strbuf_printf(f, "%*s}\n", ind, "");
 }
 
 /* ---- the choice ---- */
@@ -260,29 +260,26 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
 {
   const struct cc_cuda_scop *s = l->s;
   const struct cc_fix_poly_lift pl = {l->var, lo, TX, TY, gstride};
-  char *body, *buf = NULL;
-  size_t n = 0;
-  FILE *f;
+  char *body;
+  struct cc_strbuf sb = {0}, *f = &sb;
   body = cc_fix_poly_codegen(p, &pl, print_stmt, (void *)l, 2, err);
   if (!body)
     return err->status;
-  f = cc_text_open(&buf, &n);
-  fwrite(l->o->input_text, 1, s->body_b, f);
-  fprintf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
+  cc_strbuf_printf(f, "%.*s", (int)s->body_b, l->o->input_text);
+  cc_strbuf_printf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
           "is thread index x, the old global index x is y%s */\n", s->vars[l->var].name,
           gstride ? " and a loop" : "");
-  fprintf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
+  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
           (long long)lo);
-  fprintf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
+  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
   /* the kernel's local scalars, private to a thread (scalar expansion: one per thread) */
   for (uint32_t i = 0; i < s->nprivs; i++)
-    fprintf(f, "  %s %s;\n", s->privs[i].type, s->privs[i].name);
-  fputs(body, f);
-  fputs("}", f);
-  fwrite(l->o->input_text + s->body_e, 1, l->o->input_len - s->body_e, f);
-  *text = cc_text_close(f, &buf);
+    cc_strbuf_printf(f, "  %s %s;\n", s->privs[i].type, s->privs[i].name);
+  cc_strbuf_printf(f, "%s}%.*s", body, (int)(l->o->input_len - s->body_e),
+                   l->o->input_text + s->body_e);
   free(body);
-  *len = n;
+  *text = sb.s;
+  *len = sb.len;
   return CC_OK;
 }
 

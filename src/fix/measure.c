@@ -73,6 +73,21 @@ static void param_values(const struct ptx_function *k, const struct cc_launch_bo
         out->param_known[j] = 0;
 }
 
+struct cc_fix_launch cc_fix_launch_make(const struct cc_fix_opts *o, const uint32_t grid[3],
+                                       const uint32_t block[3], uint32_t shared_bytes)
+{
+  struct cc_fix_launch l;
+  memset(&l, 0, sizeof l);
+  memcpy(l.grid, grid, sizeof l.grid);
+  memcpy(l.block, block, sizeof l.block);
+  l.shared_bytes = shared_bytes;
+  l.args = o->args;
+  l.nargs = o->nargs;
+  l.max_insns = o->max_insns;
+  l.max_memory = o->max_memory;
+  return l;
+}
+
 /* Applies l's relayouts to the bound buffers: to_fix before the run (to_fix = 1), from_fix
  * after it (to_fix = 0; a relayout without one is skipped). A relayout naming no buffer
  * argument is a bug of the transformation that made it. */

@@ -26,12 +26,12 @@ struct cc_fix_poly {
 };
 
 /* "S<i>[a0, a1, ...]" for statement i, dims named by position. */
-static void put_tuple(FILE *f, const struct cc_cuda_scop *s, uint32_t i)
+static void put_tuple(struct cc_strbuf *f, const struct cc_cuda_scop *s, uint32_t i)
 {
-  fprintf(f, "S%u[", i);
+  cc_strbuf_printf(f, "S%u[", i);
   for (int k = 0; k <= s->stmts[i].nloops; k++)
-    fprintf(f, "%sa%d", k ? ", " : "", k);
-  fprintf(f, "]");
+    cc_strbuf_printf(f, "%sa%d", k ? ", " : "", k);
+  cc_strbuf_printf(f, "]");
 }
 
 /* Position of var in statement i's tuple (0 = g), or -1. */
@@ -136,22 +136,19 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
   const struct cc_cuda_scop *s = p->s;
   isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(p->ctx, 0));
   for (uint32_t i = 0; i < s->nstmts; i++) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = cc_text_open(&buf, &len);
+    struct cc_strbuf sb = {0}, *f = &sb;
     int pos = var < 0 ? -1 : var_pos(s, i, var);
     isl_map *m;
-    fprintf(f, "{ ");
+    cc_strbuf_printf(f, "{ ");
     put_tuple(f, s, i);
     if (var < 0)
-      fprintf(f, " -> [a0] }");
+      cc_strbuf_printf(f, " -> [a0] }");
     else if (pos < 0)
-      fprintf(f, " -> [a0, %lld] }", (long long)pin);
+      cc_strbuf_printf(f, " -> [a0, %lld] }", (long long)pin);
     else
-      fprintf(f, " -> [a0, a%d] }", pos);
-    cc_text_close(f, &buf);
-    m = isl_map_read_from_str(p->ctx, buf);
-    free(buf);
+      cc_strbuf_printf(f, " -> [a0, a%d] }", pos);
+    m = isl_map_read_from_str(p->ctx, sb.s);
+    free(sb.s);
     u = isl_union_map_add_map(u, m);
   }
   return u;
@@ -236,24 +233,22 @@ static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i,
                                const struct cc_fix_poly_lift *l)
 {
   int pos = var_pos(p->s, i, l->var);
-  char *t = cc_cuda_scop_isl_domain(p->s, i, 0), *buf = NULL;
-  size_t len = 0;
-  FILE *f = cc_text_open(&buf, &len);
+  char *t = cc_cuda_scop_isl_domain(p->s, i, 0);
+  struct cc_strbuf sb = {0}, *f = &sb;
   isl_set *d = isl_set_read_from_str(p->ctx, t), *fix;
   free(t);
-  fprintf(f, "[%s, %s] -> { ", l->gname, l->vname);
+  cc_strbuf_printf(f, "[%s, %s] -> { ", l->gname, l->vname);
   put_tuple(f, p->s, i);
   if (l->gstride)
-    fprintf(f, " : exists (k : k >= 0 and a0 = %s + %lld k)", l->gname, (long long)l->gstride);
+    cc_strbuf_printf(f, " : exists (k : k >= 0 and a0 = %s + %lld k)", l->gname, (long long)l->gstride);
   else
-    fprintf(f, " : a0 = %s", l->gname);
+    cc_strbuf_printf(f, " : a0 = %s", l->gname);
   if (pos < 0)
-    fprintf(f, " and %s = %lld }", l->vname, (long long)l->pin);
+    cc_strbuf_printf(f, " and %s = %lld }", l->vname, (long long)l->pin);
   else
-    fprintf(f, " and a%d = %s }", pos, l->vname);
-  cc_text_close(f, &buf);
-  fix = isl_set_read_from_str(p->ctx, buf);
-  free(buf);
+    cc_strbuf_printf(f, " and a%d = %s }", pos, l->vname);
+  fix = isl_set_read_from_str(p->ctx, sb.s);
+  free(sb.s);
   return isl_set_intersect(d, fix);
 }
 
@@ -263,32 +258,29 @@ static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int va
                                  int width)
 {
   const struct cc_cuda_scop_stmt *st = &p->s->stmts[i];
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = cc_text_open(&buf, &len);
+  struct cc_strbuf sb = {0}, *f = &sb;
   int n = 0;
   isl_map *m;
-  fprintf(f, "{ ");
+  cc_strbuf_printf(f, "{ ");
   put_tuple(f, p->s, i);
-  fprintf(f, " -> [");
+  cc_strbuf_printf(f, " -> [");
   if (gloop)
-    fprintf(f, "a0"), n++;
+    cc_strbuf_printf(f, "a0"), n++;
   for (int k = 0; k <= st->nloops; k++) {
-    fprintf(f, "%s%u", n++ ? ", " : "", st->beta[k]);
+    cc_strbuf_printf(f, "%s%u", n++ ? ", " : "", st->beta[k]);
     if (k < st->nloops && st->loops[k] != var)
-      fprintf(f, ", a%d", k + 1), n++;
+      cc_strbuf_printf(f, ", a%d", k + 1), n++;
   }
   for (; n < width; n++)
-    fprintf(f, ", 0");
-  fprintf(f, "] }");
-  cc_text_close(f, &buf);
-  m = isl_map_read_from_str(p->ctx, buf);
-  free(buf);
+    cc_strbuf_printf(f, ", 0");
+  cc_strbuf_printf(f, "] }");
+  m = isl_map_read_from_str(p->ctx, sb.s);
+  free(sb.s);
   return m;
 }
 
 struct printer {
-  FILE *f;
+  struct cc_strbuf *f;
   cc_fix_poly_stmt_fn fn;
   void *ctx;
   int bad;
@@ -310,15 +302,15 @@ static void print_fold(struct printer *pr, isl_ast_expr *e, int from, int n, con
     return;
   }
   /* ((a) cmp (rest) ? (a) : (rest)); the operands are side-effect free */
-  fprintf(pr->f, "((");
+  cc_strbuf_printf(pr->f, "((");
   print_arg(pr, e, from);
-  fprintf(pr->f, ") %s (", cmp);
+  cc_strbuf_printf(pr->f, ") %s (", cmp);
   print_fold(pr, e, from + 1, n, cmp);
-  fprintf(pr->f, ") ? (");
+  cc_strbuf_printf(pr->f, ") ? (");
   print_arg(pr, e, from);
-  fprintf(pr->f, ") : (");
+  cc_strbuf_printf(pr->f, ") : (");
   print_fold(pr, e, from + 1, n, cmp);
-  fprintf(pr->f, "))");
+  cc_strbuf_printf(pr->f, "))");
 }
 
 /* Prints template t with each "#k" replaced by argument k of e. */
@@ -328,7 +320,7 @@ static void print_tmpl(struct printer *pr, isl_ast_expr *e, const char *t)
     if (t[0] == '#' && t[1] >= '0' && t[1] <= '9')
       print_arg(pr, e, *++t - '0');
     else
-      fputc(*t, pr->f);
+      cc_strbuf_printf(pr->f, "%c", *t);
 }
 
 static void print_op(struct printer *pr, isl_ast_expr *e)
@@ -359,7 +351,7 @@ static void print_op(struct printer *pr, isl_ast_expr *e)
       return;
     }
   pr->bad = 1;
-  fprintf(pr->f, "/* isl operation %d */", (int)t);
+  cc_strbuf_printf(pr->f, "/* isl operation %d */", (int)t);
 }
 
 static void print_expr(struct printer *pr, isl_ast_expr *e)
@@ -367,13 +359,13 @@ static void print_expr(struct printer *pr, isl_ast_expr *e)
   switch (isl_ast_expr_get_type(e)) {
   case isl_ast_expr_id: {
     isl_id *id = isl_ast_expr_id_get_id(e);
-    fprintf(pr->f, "%s", isl_id_get_name(id));
+    cc_strbuf_printf(pr->f, "%s", isl_id_get_name(id));
     isl_id_free(id);
     return;
   }
   case isl_ast_expr_int: {
     isl_val *v = isl_ast_expr_int_get_val(e);
-    fprintf(pr->f, "%ld", isl_val_get_num_si(v));
+    cc_strbuf_printf(pr->f, "%ld", isl_val_get_num_si(v));
     isl_val_free(v);
     return;
   }
@@ -389,13 +381,11 @@ static void print_expr(struct printer *pr, isl_ast_expr *e)
 static char *expr_str(struct printer *pr, isl_ast_expr *e)
 {
   struct printer sub = *pr;
-  char *buf = NULL;
-  size_t len = 0;
-  sub.f = cc_text_open(&buf, &len);
+  struct cc_strbuf sb = {0};
+  sub.f = &sb;
   print_expr(&sub, e);
-  cc_text_close(sub.f, &buf);
   pr->bad |= sub.bad;
-  return buf;
+  return sb.s ? sb.s : cc_xstrdup("");
 }
 
 static void print_node(struct printer *pr, isl_ast_node *n, int ind);
@@ -428,18 +418,18 @@ static void print_for(struct printer *pr, isl_ast_node *n, int ind)
   isl_ast_node *body = isl_ast_node_for_get_body(n);
   char *si = expr_str(pr, it), *sinit = expr_str(pr, init);
   if (isl_ast_node_for_is_degenerate(n) == isl_bool_true) {
-    fprintf(pr->f, "%*s{\n%*sconst int %s = %s;\n", ind, "", ind + 2, "", si, sinit);
+    cc_strbuf_printf(pr->f, "%*s{\n%*sconst int %s = %s;\n", ind, "", ind + 2, "", si, sinit);
   } else {
     isl_ast_expr *cond = isl_ast_node_for_get_cond(n), *inc = isl_ast_node_for_get_inc(n);
     char *sc = expr_str(pr, cond), *sinc = expr_str(pr, inc);
-    fprintf(pr->f, "%*sfor (int %s = %s; %s; %s += %s) {\n", ind, "", si, sinit, sc, si, sinc);
+    cc_strbuf_printf(pr->f, "%*sfor (int %s = %s; %s; %s += %s) {\n", ind, "", si, sinit, sc, si, sinc);
     free(sc);
     free(sinc);
     isl_ast_expr_free(cond);
     isl_ast_expr_free(inc);
   }
   print_node(pr, body, ind + 2);
-  fprintf(pr->f, "%*s}\n", ind, "");
+  cc_strbuf_printf(pr->f, "%*s}\n", ind, "");
   free(si);
   free(sinit);
   isl_ast_expr_free(it);
@@ -452,15 +442,15 @@ static void print_if(struct printer *pr, isl_ast_node *n, int ind)
   isl_ast_expr *cond = isl_ast_node_if_get_cond(n);
   isl_ast_node *then = isl_ast_node_if_get_then_node(n);
   char *sc = expr_str(pr, cond); /* an operation prints wholly parenthesised (print_op) */
-  fprintf(pr->f, "%*sif %s%s%s {\n", ind, "", sc[0] == '(' ? "" : "(", sc, sc[0] == '(' ? "" : ")");
+  cc_strbuf_printf(pr->f, "%*sif %s%s%s {\n", ind, "", sc[0] == '(' ? "" : "(", sc, sc[0] == '(' ? "" : ")");
   print_node(pr, then, ind + 2);
   if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
     isl_ast_node *els = isl_ast_node_if_get_else_node(n);
-    fprintf(pr->f, "%*s} else {\n", ind, "");
+    cc_strbuf_printf(pr->f, "%*s} else {\n", ind, "");
     print_node(pr, els, ind + 2);
     isl_ast_node_free(els);
   }
-  fprintf(pr->f, "%*s}\n", ind, "");
+  cc_strbuf_printf(pr->f, "%*s}\n", ind, "");
   free(sc);
   isl_ast_expr_free(cond);
   isl_ast_node_free(then);
@@ -522,8 +512,7 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_
   isl_ast_node *tree;
   isl_id_list *its;
   struct printer pr;
-  char *buf = NULL;
-  size_t len = 0;
+  struct cc_strbuf sb = {0};
   int width = 1, gloop = l->gstride != 0;
   for (uint32_t i = 0; i < s->nstmts; i++)
     if (2 * s->stmts[i].nloops + 1 + gloop > width)
@@ -549,17 +538,16 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_
     cc_err_set(err, CC_ERR_INTERNAL, "isl's AST generator failed on the lifted schedule");
     return NULL;
   }
-  pr.f = cc_text_open(&buf, &len);
+  pr.f = &sb;
   pr.fn = fn;
   pr.ctx = ctx;
   pr.bad = 0;
   print_node(&pr, tree, indent);
-  cc_text_close(pr.f, &buf);
   isl_ast_node_free(tree);
   if (pr.bad) {
-    free(buf);
+    free(sb.s);
     cc_err_set(err, CC_ERR_INTERNAL, "isl's AST has a construct the printer does not know");
     return NULL;
   }
-  return buf;
+  return sb.s ? sb.s : cc_xstrdup("");
 }

@@ -38,10 +38,10 @@ int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char
  * unbounded. */
 int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t *hi);
 
-/* Prints the statement instance stmt whose domain tuple (g, loops...) has the C
- * expressions args[0..nargs) to f, indented by indent spaces. */
-typedef void (*cc_fix_poly_stmt_fn)(void *ctx, FILE *f, uint32_t stmt, const char *const *args,
-                                    int nargs, int indent);
+/* Appends the statement instance stmt whose domain tuple (g, loops...) has the C
+ * expressions args[0..nargs) to b, indented by indent spaces. */
+typedef void (*cc_fix_poly_stmt_fn)(void *ctx, struct cc_strbuf *b, uint32_t stmt,
+                                    const char *const *args, int nargs, int indent);
 
 /* What the lifted kernel's thread indices stand for. */
 struct cc_fix_poly_lift {

@@ -64,13 +64,14 @@ static int uncoalesced(void *ctx, uint32_t first, uint32_t last)
 
 /* An upper bound on the terms of any one output the rewritten loops feed: 1 (the
  * target's value before the loop) plus, per loop, its trip count when its bounds are
- * constants or known parameters and it runs once per thread; otherwise the thread
- * executions of every global load on the loop's lines in the original run. The latter
- * holds because each iteration makes at least one of those loads (the loop holds the
- * uncoalesced load that selected it, in straight-line code: the body only declares and
- * accumulates), so one thread's iterations, times every run of the loop, cannot exceed
- * all threads' executions of them; loose (for a thread per row it counts every row), but
- * valid for loads from memory (CSR's rowptr[i]..rowptr[i+1]) and loops nested in others. */
+ * constants or known parameters and it runs once per thread; otherwise the sum, over the
+ * global loads on the loop's lines, of the most times one warp executed each (max_dyn of
+ * the original run). That holds because each iteration makes at least one of those loads
+ * (the loop holds the uncoalesced load that selected it, in straight-line code: the body
+ * only declares and accumulates; nvcc's unrolled copies are summed), and a thread runs an
+ * instruction at most as often as its warp; it is valid for bounds loaded from memory
+ * (CSR's rowptr[i]..rowptr[i+1]: the longest row in a warp) and for loops nested in
+ * others (every run of the loop counted). */
 static uint64_t terms_bound(const struct cc_fix_opts *o, const struct cc_kernel_stats *k,
                             const struct cc_cuda_redist *r)
 {
@@ -84,7 +85,7 @@ static uint64_t terms_bound(const struct cc_fix_opts *o, const struct cc_kernel_
     }
     for (size_t i = 0; i < k->n_insns; i++)
       if (global_load(&k->insns[i]) && on_lines(o, &k->insns[i], lp->first_line, lp->last_line))
-        execs += k->insns[i].thread_accesses;
+        execs += k->insns[i].max_dyn;
     terms += execs;
   }
   return terms;

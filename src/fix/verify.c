@@ -122,8 +122,15 @@ int cc_fix_reassociation_ok(const struct cc_fix_measure *orig, const struct cc_f
       one.nbufs = two.nbufs = 1;
       return cc_fix_buffers_equal(&one, &two, why, size);
     }
-    if (!buffer_ok(x, y, a, gamma_n((double)terms + 2, x->type == PTX_TYPE_F32 ? 0x1p-24 : 0x1p-53),
-                   max_rel, why, size))
+    double u = x->type == PTX_TYPE_F32 ? 0x1p-24 : 0x1p-53, g = gamma_n((double)terms + 2, u);
+    /* past n u = 1/2 the bound exceeds |sum| itself (2 gamma > 2): it would pass anything */
+    if (((double)terms + 2) * u > 0.5) {
+      snprintf(why, size, "buffer '%s' differs, and a sum of %llu terms has no useful error "
+               "bound in %s (n u > 1/2)", x->name, (unsigned long long)terms,
+               x->type == PTX_TYPE_F32 ? "f32" : "f64");
+      return 0;
+    }
+    if (!buffer_ok(x, y, a, g, max_rel, why, size))
       return 0;
   }
   return 1;

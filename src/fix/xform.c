@@ -88,14 +88,7 @@ static int run_candidate(const struct cc_fix_opts *o, struct cc_fix_xcand *c, st
   free(ptx);
   if (rc != CC_OK)
     return cc_err_prefix(err, "the %s rewrite of %s", c->transform, o->kernel_name);
-  memset(&l, 0, sizeof l);
-  memcpy(l.grid, c->grid, sizeof l.grid);
-  memcpy(l.block, c->block, sizeof l.block);
-  l.shared_bytes = c->shared_bytes;
-  l.args = o->args;
-  l.nargs = o->nargs;
-  l.max_insns = o->max_insns;
-  l.max_memory = o->max_memory;
+  l = cc_fix_launch_make(o, c->grid, c->block, c->shared_bytes);
   l.relayouts = c->relayouts;
   l.nrelayouts = c->nrelayouts;
   if (!(k = ptx_module_find(m, o->kernel->name)))
@@ -119,14 +112,7 @@ static int absrun(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
   int rc;
   if (p->have_absrun)
     return CC_OK;
-  memset(&l, 0, sizeof l);
-  memcpy(l.grid, o->grid, sizeof l.grid);
-  memcpy(l.block, o->block, sizeof l.block);
-  l.shared_bytes = o->shared_bytes;
-  l.args = o->args;
-  l.nargs = o->nargs;
-  l.max_insns = o->max_insns;
-  l.max_memory = o->max_memory;
+  l = cc_fix_launch_make(o, o->grid, o->block, o->shared_bytes);
   l.nrelayouts = cc_fix_abs_relayouts(o->args, o->nargs, &abs);
   l.relayouts = abs;
   rc = cc_fix_measure(o->module, o->kernel, &l, &p->absrun, err);

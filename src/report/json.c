@@ -1,4 +1,4 @@
-/* The JSON report (docs/json-schema.md, schema_version 2), built with cJSON. */
+/* The JSON report (docs/json-schema.md, schema_version 3), built with cJSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +91,7 @@ static void cache_fields(cJSON *o, const struct cc_cache_counts *c, int cached)
   cc_report_json_num(o, "l2_sectors_write", (double)c->l2_sectors_write);
   cc_report_json_num(o, "l2_sectors_atomic", (double)c->l2_sectors_atomic);
   cc_report_json_num(o, "l2_hit_sectors", (double)c->l2_hit_sectors);
+  cc_report_json_num(o, "l2_dirty_bytes_at_end", (double)c->l2_dirty_bytes_at_end);
   cc_report_json_num(o, "l1_wavefronts", (double)c->l1_wavefronts);
   waits = cJSON_CreateObject();
   cc_report_json_num(waits, "l1", (double)c->waits_l1);
@@ -123,11 +124,13 @@ static void kernel_cache_json(cJSON *o, const struct cc_kernel_stats *k)
   cJSON_AddStringToObject(c, "dispatch",
                           d->dispatch == CC_CACHE_DISPATCH_BLOCKED ? "blocked" : "round-robin");
   cJSON_AddBoolToObject(c, "l1_caches_global_loads", d->l1_global_loads);
-  cc_report_json_num(c, "dram_bytes_flushed", (double)k->cache.dram_bytes_flushed);
+  cc_report_json_num(c, "dram_access_bytes", d->dram_access_bytes);
+  cc_report_json_num(c, "l2_evictions", (double)k->cache.l2_evictions);
   cJSON_AddItemToObject(o, "cache", c);
   t = cJSON_CreateObject();
   cc_report_json_num(t, "lower_bound_us", k->time.bound_us);
   cJSON_AddStringToObject(t, "bound_by", cc_cache_bound_name(k->time.bound_by));
+  cc_report_json_num(t, "dram_bytes", k->time.dram_bytes);
   cc_report_json_num(t, "dram_us", k->time.dram_us);
   cc_report_json_num(t, "l2_us", k->time.l2_us);
   cc_report_json_num(t, "l1_us", k->time.l1_us);

@@ -202,12 +202,12 @@ static void traffic_lines(FILE *fp, const struct cc_kernel_stats *k)
   uint64_t asked = c->l1_hit_sectors + c->l2_sectors_read;
   char buf[512], a[32], b[32], e[32], f[32], g[32], h[32];
   snprintf(buf, sizeof buf, "L1 hits %s of %s load sectors (%.1f%%); L2 %s sectors; DRAM %s "
-           "read, %s written (%s at the kernel's end)", grouped(c->l1_hit_sectors, a, sizeof a),
-           grouped(asked, b, sizeof b), pct(c->l1_hit_sectors, asked),
-           grouped(cc_cache_l2_sectors(c), e, sizeof e),
+           "read, %s written (%s left dirty in L2 at the end)",
+           grouped(c->l1_hit_sectors, a, sizeof a), grouped(asked, b, sizeof b),
+           pct(c->l1_hit_sectors, asked), grouped(cc_cache_l2_sectors(c), e, sizeof e),
            human_bytes(c->dram_bytes_read, f, sizeof f, 0),
            human_bytes(c->dram_bytes_written, g, sizeof g, 0),
-           human_bytes(k->cache.dram_bytes_flushed, h, sizeof h, 0));
+           human_bytes(c->l2_dirty_bytes_at_end, h, sizeof h, 0));
   wrap(fp, "  traffic: ", 11, buf);
   snprintf(buf, sizeof buf, "at least %s (%s bound%s), serial latency %s: estimate %s; %s, "
            "L1 %u KiB on %u of %u SMs, L2 %s; speeds: %s", human_us(t->bound_us, a, sizeof a),
@@ -382,6 +382,9 @@ static void cache_line(FILE *fp, const struct cc_insn_stats *s)
                 c->l2_sectors_atomic ? " (atomic)" : c->l2_sectors_write ? " written" : "",
                 human_bytes(c->dram_bytes_read, a, sizeof a, 0),
                 human_bytes(c->dram_bytes_written, f, sizeof f, 0));
+  if (c->l2_dirty_bytes_at_end)
+    n += snprintf(buf + n, sizeof buf - (size_t)n, " (%s left dirty in L2)",
+                  human_bytes(c->l2_dirty_bytes_at_end, a, sizeof a, 0));
   if (c->waits_dram)
     snprintf(buf + n, sizeof buf - (size_t)n, "; waits on DRAM in %s of %s requests",
              grouped(c->waits_dram, a, sizeof a), grouped(waits, b, sizeof b));

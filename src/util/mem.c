@@ -1,6 +1,8 @@
 /* Allocation helpers: see mem.h. */
 #include "util/mem.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,17 +58,18 @@ void *cc_xgrow(void *p, size_t *cap, size_t need, size_t elem)
   return p;
 }
 
-FILE *cc_text_open(char **buf, size_t *len)
+void cc_strbuf_printf(struct cc_strbuf *b, const char *fmt, ...)
 {
-  FILE *f = open_memstream(buf, len);
-  if (!f)
-    CC_BUG("open_memstream failed (out of memory)");
-  return f;
-}
-
-char *cc_text_close(FILE *f, char **buf)
-{
-  if (fclose(f) != 0)
-    CC_BUG("a text in memory could not be finished (out of memory)");
-  return *buf;
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    CC_BUG("cc_strbuf_printf: bad format '%s'", fmt);
+  b->s = cc_xgrow(b->s, &b->cap, b->len + (size_t)n + 1, 1);
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
 }

@@ -6,7 +6,6 @@
 #define CC_UTIL_MEM_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "util/err.h" /* cc_give, cc_take, cc_keep */
 
@@ -29,12 +28,6 @@ cc_give char *cc_xstrndup(cc_keep const char *s, size_t n);
  * The caller owns the result; never NULL (aborts on exhaustion). */
 cc_give void *cc_xgrow(cc_take void *p, size_t *cap, size_t need, size_t elem);
 
-/* A text built in memory with stdio (open_memstream): *buf and *len belong to the
- * stream until cc_text_close, which returns the NUL-terminated text (owned by the caller,
- * free()). Both abort on exhaustion (CC_BUG). */
-FILE *cc_text_open(char **buf, size_t *len);
-cc_give char *cc_text_close(FILE *f, char **buf);
-
 /* Growable array of T: `CC_VEC(int) v = {0}; CC_VEC_PUSH(&v, 3); free(v.data);`. */
 #define CC_VEC(T) struct { T *data; size_t len, cap; }
 #define CC_VEC_RESERVE(v, n)                                                            \
@@ -52,5 +45,16 @@ cc_give char *cc_text_close(FILE *f, char **buf);
     (v)->data[(v)->len++] = (x);                                                        \
   } while (0)
 #define CC_VEC_FREE(v) (free((v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
+
+/* A growing NUL-terminated string: `struct cc_strbuf b = {0}; cc_strbuf_printf(&b, "%d", 3);`
+ * then b.s (owned by the caller; NULL until something is appended), b.len bytes. */
+struct cc_strbuf {
+  char *s;
+  size_t len, cap;
+};
+
+/* Appends printf-style text to b. Aborts on exhausted memory as cc_xmalloc does. */
+void cc_strbuf_printf(struct cc_strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -103,7 +103,8 @@ static void test_loads_lru(void **state)
 }
 
 /* Partial and whole sector stores: write-allocate in L2 without a read, a read of a
- * partly written sector fetches it, write-backs at eviction and at the end. */
+ * partly written sector fetches it (with its neighbour: the H100's 64-byte DRAM unit),
+ * write-backs at eviction; what is dirty at the end stays in L2 and is counted apart. */
 static void test_stores_write_back(void **state)
 {
   struct cc_cache_device d = device("sm_90", SMALL);
@@ -117,42 +118,54 @@ static void test_stores_write_back(void **state)
   a = rec(1, CC_ACCESS_STORE, 0, 0, 0x1u);
   cc_cache_access(c, &a, 0);
   /* slot 0 loads 4 bytes at 4 (lane 0, sector 0): not in L1 (stores do not allocate),
-   * L2 has the sector only partly: DRAM read 32 */
+   * L2 has the sector only partly: DRAM reads its 64-byte unit, sectors 0 and 1 (64
+   * bytes; 32 before the DRAM unit was modelled), both now valid in L2 */
   a = rec(0, CC_ACCESS_LOAD, 0, 4, 0x1u);
   cc_cache_access(c, &a, 0);
-  /* slot 1 stores 8 lanes x 4 bytes at 32..63: sector 1 wholly written: valid, dirty, no
-   * DRAM read */
+  /* slot 1 stores 8 lanes x 4 bytes at 32..63: sector 1 wholly written; L2 holds it
+   * valid (the neighbour of the load's sector): an L2 hit; dirty, no DRAM read */
   a = rec(1, CC_ACCESS_STORE, 0, 32, 0xffu);
   cc_cache_access(c, &a, 0);
   /* slot 0 loads 32..63: L1 has line 0 (from the load) but not sector 1: L2 hit */
   a = rec(0, CC_ACCESS_LOAD, 0, 32, 0xffu);
   cc_cache_access(c, &a, 0);
   /* loads of lines 4 and 8 fill L2 set 0: line 8 evicts line 0 (LRU): its 2 dirty
-   * sectors go to DRAM, 64 bytes, charged to the store (slot 1) */
+   * sectors go to DRAM, 64 bytes, charged to the store (slot 1); one eviction */
   load_line(c, 0, 4);
   load_line(c, 0, 8);
-  /* slot 1 stores 4 bytes into line 13 (L2 set 1): dirty at the end: 32 bytes flushed */
+  /* slot 1 stores 4 bytes into line 13 (L2 set 1): dirty at the end: 32 bytes stay in
+   * L2 (before the change, flushed to DRAM and counted as written: 96 in all) */
   a = rec(1, CC_ACCESS_STORE, 0, 13 * 128, 0x1u);
   cc_cache_access(c, &a, 0);
   cc_cache_end_kernel(c);
   ld = cc_cache_insn(c, 0);
   st = cc_cache_insn(c, 1);
   assert_int_equal(st->l2_sectors_write, 1 + 1 + 1);
+  assert_int_equal(st->l2_hit_sectors, 1);
   assert_int_equal(st->dram_bytes_read, 0);
-  assert_int_equal(st->dram_bytes_written, 64 + 32);
+  assert_int_equal(st->dram_bytes_written, 64);
+  assert_int_equal(st->l2_dirty_bytes_at_end, 32);
   assert_int_equal(st->waits_l1 + st->waits_l2 + st->waits_dram, 0); /* stores do not wait */
-  /* loads: 1 + 1 sectors, then lines 4 and 8 (4 each): 10 L2 sectors; DRAM 32 + 2 x 128 */
+  /* loads: 1 + 1 sectors, then lines 4 and 8 (4 each): 10 L2 sectors; DRAM 64 (the
+   * unit of sector 0) + 2 x 128 */
   assert_int_equal(ld->l2_sectors_read, 10);
   assert_int_equal(ld->l2_hit_sectors, 1);
-  assert_int_equal(ld->dram_bytes_read, 32 + 256);
+  assert_int_equal(ld->dram_bytes_read, 64 + 256);
+  assert_int_equal(ld->l2_dirty_bytes_at_end, 0);
   cc_cache_kernel_figures(c, &k);
-  assert_int_equal(k.dram_bytes_flushed, 32);
-  assert_int_equal(k.total.dram_bytes_written, 96);
+  assert_int_equal(k.total.l2_dirty_bytes_at_end, 32);
+  assert_int_equal(k.total.dram_bytes_written, 64);
+  assert_int_equal(k.l2_evictions, 1);
   assert_int_equal(cc_cache_l2_sectors(&k.total), 13);
+  /* the estimate's DRAM bytes: L2 overflowed (an eviction), so the 32 dirty bytes count:
+   * 320 read + 64 written + 32 */
+  assert_int_equal(cc_cache_dram_bytes(&k), 320 + 64 + 32);
   cc_cache_free(c);
 }
 
-/* Atomics go to L2: the sector is read from DRAM and written back at the end. */
+/* Atomics go to L2: the sector is read from DRAM (its 64-byte unit: 64 bytes, 32 before
+ * the unit was modelled) and stays dirty in L2 at the end (32 bytes, not written to DRAM:
+ * before, the end's flush counted them as written). */
 static void test_atomics(void **state)
 {
   struct cc_cache_device d = device("sm_90", SMALL);
@@ -166,8 +179,9 @@ static void test_atomics(void **state)
   n = cc_cache_insn(c, 0);
   assert_int_equal(n->l2_sectors_atomic, 2);
   assert_int_equal(n->l1_hit_sectors, 0);
-  assert_int_equal(n->dram_bytes_read, 32);
-  assert_int_equal(n->dram_bytes_written, 32);
+  assert_int_equal(n->dram_bytes_read, 64);
+  assert_int_equal(n->dram_bytes_written, 0);
+  assert_int_equal(n->l2_dirty_bytes_at_end, 32);
   assert_int_equal(n->waits_dram, 1);
   assert_int_equal(n->waits_l2, 1);
   cc_cache_free(c);
@@ -251,14 +265,19 @@ static void test_arch_policies(void **state)
 /* Lanes 16 KiB apart (a row-per-thread walk, 4-byte elements): 32 lines of 1 sector each,
  * 8 wavefronts (ceil(32 / 4)) a request; the 32 lines fit the H100's L1 (224 KiB for
  * 32-thread CTAs, test_l1_capacity; hashed index), so the next 7 column steps, in the
- * same sectors, hit: in 8 requests 32 sectors come from L2 (and DRAM) and 7 x 32 hit. */
+ * same sectors, hit: in 8 requests 32 sectors come from L2 (and DRAM) and 7 x 32 hit.
+ * Each of those 32 misses reads its 64-byte DRAM unit (the H100's): 32 x 64 bytes (32 x
+ * 32 before the unit was modelled), which brings sector 1 of each line into L2 too: the
+ * next 8 steps (columns 8..15, sector 1) miss L1 once, hit L2 (32 sectors, no DRAM),
+ * then hit L1 7 times. 16 requests: 64 L2 sectors, 32 of them L2 hits, 14 x 32 L1 hits;
+ * waits: DRAM 1, L2 1, L1 14. */
 static void test_row_walk(void **state)
 {
   struct cc_cache_device d = device("sm_90", "h100");
   struct cc_cache *c = start(&d, 1, 1);
   const struct cc_cache_counts *n;
   (void)state;
-  for (uint32_t j = 0; j < 8; j++) {
+  for (uint32_t j = 0; j < 16; j++) {
     struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 4u * j, 0xffffffffu);
     for (int i = 0; i < CC_WARP_SIZE; i++)
       a.addr[i] = 16384u * (uint32_t)i + 4u * j;
@@ -266,13 +285,107 @@ static void test_row_walk(void **state)
   }
   cc_cache_end_kernel(c);
   n = cc_cache_insn(c, 0);
-  assert_int_equal(n->l1_wavefronts, 8 * 8);
-  assert_int_equal(n->l2_sectors_read, 32);
-  assert_int_equal(n->l1_hit_sectors, 7 * 32);
-  assert_int_equal(n->dram_bytes_read, 32 * 32);
+  assert_int_equal(n->l1_wavefronts, 16 * 8);
+  assert_int_equal(n->l2_sectors_read, 64);
+  assert_int_equal(n->l2_hit_sectors, 32);
+  assert_int_equal(n->l1_hit_sectors, 14 * 32);
+  assert_int_equal(n->dram_bytes_read, 32 * 64);
   assert_int_equal(n->waits_dram, 1);
-  assert_int_equal(n->waits_l1, 7);
+  assert_int_equal(n->waits_l2, 1);
+  assert_int_equal(n->waits_l1, 14);
   cc_cache_free(c);
+}
+
+/* DRAM access units. One warp, 4 bytes a lane, on the H100 (its L1 and L2 far larger
+ * than the few lines used, hashed index: consecutive lines in distinct sets):
+ *  A (slot 0): lanes 64 bytes apart from 0: 2048 bytes, 16 lines, sectors 0 and 2 of
+ *     each: 32 sectors, each read once, each in its own 64-byte pair: 32 DRAM reads of
+ *     64 bytes = 2048 bytes (with 32-byte units: 1024; with 128: one per line, 2048).
+ *  B (slot 1): the same from byte 32: sectors 1 and 3, the neighbours: not in L1 (it
+ *     filled only the sectors asked for), 32 L2 sectors; with 64-byte units all hit L2
+ *     (the pairs came with A): 0 DRAM bytes; with 32: 32 misses, 1024 bytes; with 128: 0.
+ *  C (slot 2): lanes 128 bytes apart from 8192 (strided_copy's stride 32): 32 lines, one
+ *     sector each: 32 x 64 = 2048 bytes (32: 1024; 128: 4096). */
+static void check_units(const char *spec, uint64_t a_bytes, uint64_t b_bytes, uint64_t c_bytes)
+{
+  struct cc_cache_device d = device("sm_90", spec);
+  struct cc_cache *c = start(&d, 1, 3);
+  struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  for (int i = 0; i < CC_WARP_SIZE; i++)
+    a.addr[i] = 64u * (uint32_t)i;
+  cc_cache_access(c, &a, 0);
+  a.insn_slot = 1;
+  for (int i = 0; i < CC_WARP_SIZE; i++)
+    a.addr[i] = 32u + 64u * (uint32_t)i;
+  cc_cache_access(c, &a, 0);
+  a.insn_slot = 2;
+  for (int i = 0; i < CC_WARP_SIZE; i++)
+    a.addr[i] = 8192u + 128u * (uint32_t)i;
+  cc_cache_access(c, &a, 0);
+  cc_cache_end_kernel(c);
+  if (cc_cache_insn(c, 0)->dram_bytes_read != a_bytes ||
+      cc_cache_insn(c, 1)->dram_bytes_read != b_bytes ||
+      cc_cache_insn(c, 2)->dram_bytes_read != c_bytes)
+    fail_msg("--cache %s: DRAM bytes read %llu, %llu, %llu; expected %llu, %llu, %llu", spec,
+             (unsigned long long)cc_cache_insn(c, 0)->dram_bytes_read,
+             (unsigned long long)cc_cache_insn(c, 1)->dram_bytes_read,
+             (unsigned long long)cc_cache_insn(c, 2)->dram_bytes_read,
+             (unsigned long long)a_bytes, (unsigned long long)b_bytes,
+             (unsigned long long)c_bytes);
+  assert_int_equal(cc_cache_insn(c, 0)->l2_sectors_read, 32);
+  assert_int_equal(cc_cache_insn(c, 1)->l2_sectors_read, 32);
+  assert_int_equal(cc_cache_insn(c, 1)->l1_hit_sectors, 0);
+  cc_cache_free(c);
+}
+
+static void test_dram_units(void **state)
+{
+  (void)state;
+  assert_int_equal(device("sm_90", "h100").dram_access_bytes, 64);
+  assert_int_equal(device("sm_80", "a100").dram_access_bytes, 32);
+  check_units("h100", 2048, 0, 2048);
+  check_units("h100,dram-bytes=32", 1024, 1024, 1024);
+  check_units("h100,dram-bytes=128", 2048, 0, 4096);
+}
+
+/* Dirty bytes at the kernel's end. One CTA stores 1 MiB: 8192 records of 32 lanes x 4
+ * consecutive bytes, record r on line r (lines 0..8191): 32768 L2 write sectors, each
+ * sector wholly written (no DRAM read).
+ *  - H100, 50 MiB L2 (409600 lines, 25600 sets of 16; hashed index: line n < 2^15 folds
+ *    to itself, set n): no line is evicted: 0 DRAM bytes written during the kernel, 1 MiB
+ *    dirty at the end; the estimate counts none of it (the footprint fits L2).
+ *  - 2 MiB (lines 0..16383) through an L2 of 1 MiB (8192 lines, 512 sets of 16, index=mod:
+ *    line n in set n mod 512, 32 lines a set, written in order): each set's first 16
+ *    lines are evicted by its last 16: 8192 evictions, 1 MiB written during the kernel,
+ *    1 MiB dirty at the end; L2 overflowed, so the estimate counts 2 MiB.
+ *  A second cc_cache_end_kernel counts nothing more. */
+static void check_store_run(const char *spec, uint32_t lines, uint64_t written,
+                            uint64_t dirty, uint64_t evictions, uint64_t estimate_bytes)
+{
+  struct cc_cache_device d = device("sm_90", spec);
+  struct cc_cache *c = start(&d, 1, 1);
+  struct cc_cache_kernel k;
+  for (uint32_t r = 0; r < lines; r++) {
+    struct cc_warp_access a = rec(0, CC_ACCESS_STORE, 0, (uint64_t)r * 128, 0xffffffffu);
+    cc_cache_access(c, &a, 0);
+  }
+  cc_cache_end_kernel(c);
+  cc_cache_end_kernel(c);
+  cc_cache_kernel_figures(c, &k);
+  cc_cache_free(c);
+  assert_int_equal(k.total.l2_sectors_write, 4ull * lines);
+  assert_int_equal(k.total.dram_bytes_read, 0);
+  assert_int_equal(k.total.dram_bytes_written, written);
+  assert_int_equal(k.total.l2_dirty_bytes_at_end, dirty);
+  assert_int_equal(k.l2_evictions, evictions);
+  assert_int_equal(cc_cache_dram_bytes(&k), estimate_bytes);
+}
+
+static void test_dirty_at_end(void **state)
+{
+  (void)state;
+  check_store_run("h100", 8192, 0, 1048576, 0, 0);
+  check_store_run("h100,l2=1M,index=mod", 16384, 1048576, 1048576, 8192, 2097152);
 }
 
 /* The fast forms of grouping lanes into lines (32 lanes on consecutive elements; 32
@@ -318,11 +431,80 @@ static void test_fast_paths(void **state)
   cc_cache_free(ref);
 }
 
+/* A reference LRU, independent of the model's arrays: per set, its lines most recently
+ * used first (at most `ways`). Returns whether line was there; either way it is in front
+ * afterwards (the last one dropped when the set was full). */
+static int ref_touch(uint64_t *set, uint32_t ways, uint64_t line)
+{
+  uint32_t i = 0;
+  while (i < ways && set[i] != line && set[i] != UINT64_MAX)
+    i++;
+  int hit = i < ways && set[i] == line;
+  if (i == ways)
+    i = ways - 1; /* full, absent: the least recently used goes */
+  memmove(&set[1], &set[0], i * sizeof *set);
+  set[0] = line;
+  return hit;
+}
+
+/* Whole-line loads from random CTAs (2 SMs, round-robin) of random lines against the
+ * reference LRU of both levels (index=mod: line n in set n mod sets): every load of a
+ * line L1 holds hits its 4 sectors; an L1 miss asks L2 for 4 sectors, which hits them
+ * or reads the line from DRAM (128 bytes, two 64-byte units). The model's way predictors
+ * collide constantly here (a few entries for 64 or 256 lines), and the second shape
+ * (L1: one set of 8 ways; L2: 4 sets of 16) takes the scan that stops at an empty way. */
+static void check_against_reference(const char *spec, uint32_t l1_sets, uint32_t l1_ways,
+                                    uint32_t l2_sets, uint32_t l2_ways, uint32_t n_lines)
+{
+  struct cc_cache_device d = device("sm_90", spec);
+  struct cc_cache *c = start(&d, 4, 1);
+  uint64_t l1[2][8][8], l2[8][16];
+  uint64_t hits = 0, to_l2 = 0, l2_hits = 0, dram = 0;
+  uint32_t x = 2463534242u;
+  memset(l1, 0xff, sizeof l1);
+  memset(l2, 0xff, sizeof l2);
+  for (int r = 0; r < 20000; r++) {
+    uint32_t cta, sm;
+    uint64_t line;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    cta = x % 4;
+    sm = cta % 2;
+    line = (x >> 8) % n_lines;
+    load_line(c, cta, line);
+    if (ref_touch(l1[sm][line % l1_sets], l1_ways, line)) {
+      hits += 4;
+      continue;
+    }
+    to_l2 += 4;
+    if (ref_touch(l2[line % l2_sets], l2_ways, line))
+      l2_hits += 4;
+    else
+      dram += 128;
+  }
+  cc_cache_end_kernel(c);
+  const struct cc_cache_counts *n = cc_cache_insn(c, 0);
+  assert_int_equal(n->l1_hit_sectors, hits);
+  assert_int_equal(n->l2_sectors_read, to_l2);
+  assert_int_equal(n->l2_hit_sectors, l2_hits);
+  assert_int_equal(n->dram_bytes_read, dram);
+  assert_true(hits > 0 && l2_hits > 0 && dram > 0); /* every path taken */
+  cc_cache_free(c);
+}
+
+static void test_reference_lru(void **state)
+{
+  (void)state;
+  check_against_reference(SMALL ",sms=2", 2, 2, 4, 2, 64);
+  check_against_reference("h100,sms=2,l1=1K,l1-ways=8,l2=8K,l2-ways=16,index=mod", 1, 8, 4,
+                          16, 256);
+}
+
 /* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
  * the first): a lane's bytes past 2^64 - 1 wrap to address 0, as its address does, and
  * every record touches a few sectors, never a range running from 0 to 2^64.
  *  A: one lane, 4 bytes at 2^64 - 25: bytes 2^64 - 25 .. 2^64 - 22, the top sector: 1 L2
- *     read sector, 32 DRAM bytes (it read the whole 2^64 before, from 0 up).
+ *     read sector, 64 DRAM bytes (the H100's unit: the top sector pair; 32 before the
+ *     unit was modelled; it read the whole 2^64 before, from 0 up).
  *  B: one lane, 4 bytes at 2^64 - 2: the top sector and sector 0 (bytes 0, 1): 2 sectors.
  *  C: 32 lanes of 4 bytes from 2^64 - 64 (the contiguous fast form): 64 bytes at the top
  *     (2 sectors of the top line) and 64 from address 0 (2 sectors of line 0): 4 sectors
@@ -346,7 +528,7 @@ static void test_address_wrap(void **state)
   cc_cache_access(c, &a, 0);
   cc_cache_end_kernel(c);
   assert_int_equal(cc_cache_insn(c, 0)->l2_sectors_read, 1);
-  assert_int_equal(cc_cache_insn(c, 0)->dram_bytes_read, 32);
+  assert_int_equal(cc_cache_insn(c, 0)->dram_bytes_read, 64);
   assert_int_equal(cc_cache_insn(c, 1)->l1_hit_sectors, 1); /* A's top sector */
   assert_int_equal(cc_cache_insn(c, 1)->l2_sectors_read, 1); /* sector 0 */
   assert_int_equal(cc_cache_insn(c, 2)->l1_hit_sectors, 2);
@@ -408,6 +590,8 @@ static void test_bad_specs(void **state)
   check_bad("sm_90", "h100,sms", "KEY=VALUE");
   check_bad("sm_90", "h100,dispatch=random", "rr");
   check_bad("sm_90", "h100,,sms=2", "empty");
+  check_bad("sm_90", "h100,dram-bytes=48", "32, 64 or 128");
+  check_bad("sm_90", "h100,dram-bytes=256", "32, 64 or 128");
   /* no cache model, no error: off, and cc1.x (no data cache) */
   assert_int_equal(cc_cache_device_get("sm_90", "off", NULL, &d, &on, &err), CC_OK);
   assert_int_equal(on, 0);
@@ -513,6 +697,8 @@ int main(void)
       cmocka_unit_test(test_l1_capacity),   cmocka_unit_test(test_bad_specs),
       cmocka_unit_test(test_fast_paths),    cmocka_unit_test(test_address_wrap),
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
+      cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
+      cmocka_unit_test(test_reference_lru),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

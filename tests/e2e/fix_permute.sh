@@ -114,16 +114,18 @@ EOF
 expect 0 "" "$COALCHECK" fix "$TMP/lane.cu" --grid 4,16 --block 32,8 \
   --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random' --arg n=128 -o "$TMP/lane" -q
 grep -q "note: .*lane.cu:6:" "$TMP/out" || fail "lane id: no note naming lane.cu:6"
-expect 11 "shared memory" "$COALCHECK" fix --launch "$EX/permute/transpose16.launch" -o "$TMP/tr" -q --transform permute \
-  --json "$TMP/tr.json"
+# (the permutation alone: --transform auto stages both transposes through a shared tile,
+# tests/e2e/fix_tile.sh)
+expect 11 "shared memory" "$COALCHECK" fix --transform permute \
+  --launch "$EX/permute/transpose16.launch" -o "$TMP/tr" -q --json "$TMP/tr.json"
 [ ! -e "$TMP/tr" ] || fail "the transpose's refusal wrote its folder"
 jcheck "$TMP/tr.json" 'd["verified"] is False and d["chosen"] is None and "tiling" in d["reason"]'
 # the naive transpose of examples/transpose (32x8 threads, TILE_DIM 32 fixed in the code):
 # x<->y makes the block 8x32, a warp 8 x by 4 y: the store 4 sectors per request (was 32),
 # the load 8 (was 4): 12 sectors per warp instead of 36, verified; the load stays strided
 # and the summary says so, pointing at tiling
-expect 0 "" "$COALCHECK" fix --launch "$EX/transpose/naive.launch" -o "$TMP/naive" -q \
-  --json "$TMP/naive.json"
+expect 0 "" "$COALCHECK" fix --transform permute --launch "$EX/transpose/naive.launch" \
+  -o "$TMP/naive" -q --json "$TMP/naive.json"
 jcheck "$TMP/naive.json" 'd["chosen"]["block"] == [8, 32, 1] and "tiling" in d["remaining"]'
 line=$(grep -n "out\[x \* n + y\] = in" "$EX/transpose/transpose.cu" | head -1 | cut -d: -f1)
 [ "$(line_sectors "$TMP/naive.json" after load "$line")" = $((32768 * 8)) ] || fail "naive load after"
@@ -133,7 +135,8 @@ expect 11 "already coalesced" "$COALCHECK" fix --launch "$EX/cell3d/xfast.launch
 # the bank conflicts but doubles the global sectors (4 -> 8 per request); refused
 expect 11 "raises the global sectors of transpose_tiled from 262144 to 524288" \
   "$COALCHECK" fix --launch "$EX/transpose/tiled.launch" -o "$TMP/tiled" -q --transform permute
-# an array of structures: the reason is the report's own advice for the worst access
+# an array of structures: the permutation's reason is the report's own advice for the worst
+# access (--transform auto fixes it by the layout change: tests/e2e/fix_soa.sh)
 expect 11 "AoS -> SoA" "$COALCHECK" fix --launch "$EX/aos_soa/aos.launch" -o "$TMP/aos" -q --transform permute
 [ ! -e "$TMP/xf" ] || fail "an already coalesced kernel got a folder"
 

@@ -23,11 +23,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-jcheck() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-    "$1" || fail "$1: not true: $2"
-}
-
 # sectors of the global instructions OP on source line LINE in report FILE (before/after)
 line_sectors() {
   python3 - "$1" "$2" "$3" "$4" <<'PY'

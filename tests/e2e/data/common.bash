@@ -41,13 +41,14 @@ find_nvcc() {
   command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; }
 }
 
-# jcheck FILE EXPR: the Python expression EXPR is true of the JSON document d in FILE
+# jcheck FILE EXPR: fails unless the Python expression EXPR holds for d, FILE's JSON
 jcheck() {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
     "$1" || fail "$1: not true: $2"
 }
 
-# dump_compare LAUNCH DIR BUF: the original launch and DIR's launch dump BUF identically
+# `coalcheck fix`'s DIR: dump_compare LAUNCH DIR BUF runs the original launch and DIR's
+# launch with --dump BUF and fails unless the two dumps are bitwise equal
 dump_compare() {
   local launch=$1 dir=$2 buf=$3 fixed
   fixed=$(ls "$dir"/*.launch)

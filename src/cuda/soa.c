@@ -1,0 +1,697 @@
+/* coalcheck CUDA front end: cc_cuda_soa, an array of structures addressed member by member
+ * in blocks of 32 elements (soa.h). One walk over the kernel's body, with the chain of
+ * ancestors of each cursor, classifies every reference to a structure-pointer parameter
+ * as a member access, a whole-element copy into a local, or an escape. */
+#include "cuda/soa.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/internal.h"
+
+/* The deepest cursor nesting walked inside the kernel; deeper input is refused. */
+#define MAX_DEPTH 2000
+
+enum use_kind {
+  USE_MEMBER, /* p[e].m, (p + e)->m, p->m: `at` is the member reference */
+  USE_GET,    /* S q = p[e]: `at` is the subscript */
+  USE_ESCAPE  /* anything else: `at` is where, `what` says how */
+};
+
+struct use {
+  enum use_kind kind;
+  CXCursor at;
+  CXCursor index;      /* the index expression e, or a null cursor (p->m) */
+  int constant;        /* e is an integer constant (or absent) */
+  char what[160];      /* USE_ESCAPE */
+};
+
+struct param {
+  CXCursor decl;
+  unsigned index;
+  CXType record;       /* canonical, unqualified view through clang_Type_* */
+  int is_const;
+  CC_VEC(struct use) uses;
+};
+
+struct walk {
+  const struct cc_cuda_model *m;
+  CXCursor stack[MAX_DEPTH];
+  unsigned depth;
+  int too_deep;
+  CC_VEC(struct param) params;
+};
+
+static int kind_is(CXCursor c, enum CXCursorKind k)
+{
+  return clang_getCursorKind(c) == k;
+}
+
+/* The ancestor at stack position *i - 1 and above that is not an implicit cast
+ * (UnexposedExpr) or parentheses; *i becomes its position. Null when there is none. */
+static CXCursor real_parent(const struct walk *w, unsigned *i)
+{
+  while (*i > 0) {
+    CXCursor c = w->stack[--*i];
+    if (!kind_is(c, CXCursor_UnexposedExpr) && !kind_is(c, CXCursor_ParenExpr))
+      return c;
+  }
+  return clang_getNullCursor();
+}
+
+/* 1 when the path from the stack's position i + 1 goes through the first child of the
+ * cursor at position i. */
+static int via_first_child(const struct walk *w, unsigned i)
+{
+  CXCursor kids[1];
+  return i + 1 < w->depth && cc_cuda_children(w->stack[i], kids, 1) >= 1 &&
+         clang_equalCursors(kids[0], w->stack[i + 1]);
+}
+
+/* The second child of c, or a null cursor. */
+static CXCursor second_child(CXCursor c)
+{
+  CXCursor kids[2];
+  return cc_cuda_children(c, kids, 2) >= 2 ? kids[1] : clang_getNullCursor();
+}
+
+/* The first token of c's extent at or after offset off is s. */
+static int token_after(const struct cc_cuda_model *m, CXCursor c, unsigned off, const char *s)
+{
+  struct cc_cuda_tokens tk;
+  int yes = 0;
+  cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(c), &tk);
+  for (unsigned i = 0; i < tk.n; i++)
+    if (cc_cuda_token_off(&tk, i) >= off) {
+      yes = cc_cuda_token_is(&tk, i, s);
+      break;
+    }
+  cc_cuda_tokens_release(&tk);
+  return yes;
+}
+
+/* A binary operator c whose operator token is s (libclang 14 has no operator kind). */
+static int binop_is(const struct cc_cuda_model *m, CXCursor c, const char *s)
+{
+  CXCursor kids[2];
+  unsigned b, e;
+  if (!kind_is(c, CXCursor_BinaryOperator) || cc_cuda_children(c, kids, 2) != 2 ||
+      !cc_cuda_tu_extent(&m->tu, kids[0], &b, &e))
+    return 0;
+  return token_after(m, c, e, s);
+}
+
+/* A prefix unary operator c whose operator token is s. */
+static int unop_is(const struct cc_cuda_model *m, CXCursor c, const char *s)
+{
+  unsigned b, e;
+  return kind_is(c, CXCursor_UnaryOperator) && cc_cuda_tu_extent(&m->tu, c, &b, &e) &&
+         token_after(m, c, b, s);
+}
+
+static int is_pointer(CXCursor c)
+{
+  return clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Pointer;
+}
+
+static int is_constant(CXCursor e)
+{
+  CXEvalResult r;
+  int yes;
+  if (clang_Cursor_isNull(e))
+    return 1;
+  r = clang_Cursor_Evaluate(e);
+  yes = r && clang_EvalResult_getKind(r) == CXEval_Int;
+  if (r)
+    clang_EvalResult_dispose(r);
+  return yes;
+}
+
+/* An escape at the reference to p (u->at), or at `at` when not null. */
+static void escape(struct use *u, CXCursor at, const char *fmt, const char *arg)
+{
+  u->kind = USE_ESCAPE;
+  if (!clang_Cursor_isNull(at))
+    u->at = at;
+  snprintf(u->what, sizeof u->what, fmt, arg);
+}
+
+/* How the reference to parameter `name` at the top of the stack is used (soa.h). */
+static struct use classify(const struct walk *w, const char *name)
+{
+  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 1, ""};
+  unsigned i = w->depth - 1, j;
+  CXCursor a = real_parent(w, &i), b;
+  if (kind_is(a, CXCursor_ArraySubscriptExpr) && via_first_child(w, i)) {
+    j = i;
+    b = real_parent(w, &j);
+    u.index = second_child(a);
+    if (kind_is(b, CXCursor_MemberRefExpr) && !is_pointer(a)) {
+      u.kind = USE_MEMBER;
+      u.at = b;
+    } else if (kind_is(b, CXCursor_CallExpr) &&
+               kind_is(clang_getCursorReferenced(b), CXCursor_Constructor) && j > 0 &&
+               (kind_is(w->stack[j - 1], CXCursor_VarDecl) ||
+                (kind_is(w->stack[j - 1], CXCursor_UnexposedExpr) && j > 1 &&
+                 kind_is(w->stack[j - 2], CXCursor_VarDecl)))) {
+      u.kind = USE_GET;
+      u.at = a;
+    } else {
+      escape(&u, clang_getNullCursor(), "%s[e] is used whole (written, assigned, passed or its address taken), "
+             "not copied into a local `S q = p[e];`", name);
+    }
+  } else if (kind_is(a, CXCursor_BinaryOperator) && via_first_child(w, i) &&
+             binop_is(w->m, a, "+")) {
+    j = i;
+    b = real_parent(w, &j);
+    if (kind_is(b, CXCursor_MemberRefExpr) && via_first_child(w, j)) {
+      u.kind = USE_MEMBER;
+      u.at = b;
+      u.index = second_child(a);
+    } else {
+      escape(&u, clang_getNullCursor(), "%s + e is used other than as (p + e)->member (address arithmetic)", name);
+    }
+  } else if (kind_is(a, CXCursor_MemberRefExpr) && via_first_child(w, i)) {
+    u.kind = USE_MEMBER; /* p->m */
+    u.at = a;
+  } else if (kind_is(a, CXCursor_CallExpr)) {
+    char fmt[200], *callee = cc_cuda_spelling(a);
+    snprintf(fmt, sizeof fmt, "%%s is passed to %s", callee[0] ? callee : "a function");
+    free(callee);
+    escape(&u, clang_getNullCursor(), fmt, name);
+  } else if (kind_is(a, CXCursor_CStyleCastExpr) || kind_is(a, CXCursor_CXXStaticCastExpr) ||
+             kind_is(a, CXCursor_CXXReinterpretCastExpr) ||
+             kind_is(a, CXCursor_CXXConstCastExpr) || kind_is(a, CXCursor_CXXFunctionalCastExpr)) {
+    escape(&u, clang_getNullCursor(), "%s is cast to another type", name);
+  } else if (kind_is(a, CXCursor_VarDecl) || binop_is(w->m, a, "=")) {
+    escape(&u, clang_getNullCursor(), "%s is stored or assigned", name);
+  } else if (!clang_Cursor_isNull(a)) {
+    escape(&u, clang_getNullCursor(), "%s is used other than as p[e].member, (p + e)->member or `S q = p[e];` "
+           "(address arithmetic, a comparison or a pointer use)", name);
+  }
+  if (u.kind == USE_MEMBER &&
+      !kind_is(clang_getCursorReferenced(u.at), CXCursor_FieldDecl))
+    escape(&u, w->stack[w->depth - 1], "a member function of %s[e] is called (it sees the "
+           "structure's layout)", name);
+  if (u.kind == USE_MEMBER) {
+    j = i;
+    while (j > 0 && !clang_equalCursors(w->stack[j], u.at))
+      j--;
+    b = real_parent(w, &j);
+    if (unop_is(w->m, b, "&"))
+      escape(&u, b, "the address of a member of %s[e] is taken", name);
+  }
+  if (u.kind != USE_ESCAPE)
+    u.constant = is_constant(u.index);
+  return u;
+}
+
+static struct param *param_of(struct walk *w, CXCursor ref)
+{
+  CXCursor d = clang_getCursorReferenced(ref);
+  for (size_t i = 0; i < w->params.len; i++)
+    if (clang_equalCursors(d, w->params.data[i].decl))
+      return &w->params.data[i];
+  return NULL;
+}
+
+static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+  struct walk *w = data;
+  (void)parent;
+  if (w->depth >= MAX_DEPTH) {
+    w->too_deep = 1;
+    return CXChildVisit_Break;
+  }
+  w->stack[w->depth++] = c;
+  if (kind_is(c, CXCursor_DeclRefExpr)) {
+    struct param *p = param_of(w, c);
+    if (p) {
+      char *name = cc_cuda_spelling(p->decl);
+      struct use u = classify(w, name);
+      free(name);
+      CC_VEC_PUSH(&p->uses, u);
+    }
+  }
+  clang_visitChildren(c, visit, w);
+  w->depth--;
+  return w->too_deep ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* The kernel's parameters that point to a structure type. */
+static void find_params(struct walk *w, CXCursor def)
+{
+  CXCursor kids[512];
+  unsigned n = cc_cuda_children(def, kids, 512), index = 0;
+  for (unsigned i = 0; i < n && i < 512; i++) {
+    CXType t, pt;
+    struct param p;
+    if (!kind_is(kids[i], CXCursor_ParmDecl))
+      continue;
+    t = clang_getCanonicalType(clang_getCursorType(kids[i]));
+    pt = clang_getPointeeType(t);
+    if (t.kind == CXType_Pointer && clang_getCanonicalType(pt).kind == CXType_Record) {
+      memset(&p, 0, sizeof p);
+      p.decl = kids[i];
+      p.index = index;
+      p.record = clang_getCanonicalType(pt);
+      p.is_const = clang_isConstQualifiedType(pt);
+      CC_VEC_PUSH(&w->params, p);
+    }
+    index++;
+  }
+}
+
+static CXCursor body_of(CXCursor def)
+{
+  CXCursor kids[512];
+  unsigned n = cc_cuda_children(def, kids, 512);
+  for (unsigned i = n < 512 ? n : 512; i-- > 0;)
+    if (kind_is(kids[i], CXCursor_CompoundStmt))
+      return kids[i];
+  return clang_getNullCursor();
+}
+
+/* ---- the structure's layout ---- */
+
+struct fields {
+  const struct cc_cuda_model *m;
+  CC_VEC(struct cc_cuda_soa_member) v;
+  CXCursor bad;        /* the first member that is not a scalar, or null */
+  const char *why;
+};
+
+static int scalar_type(CXType t)
+{
+  t = clang_getCanonicalType(t);
+  return (t.kind >= CXType_FirstBuiltin && t.kind <= CXType_LastBuiltin &&
+          t.kind != CXType_Void) ||
+         t.kind == CXType_Pointer || t.kind == CXType_Enum;
+}
+
+static enum CXVisitorResult visit_field(CXCursor c, CXClientData data)
+{
+  struct fields *f = data;
+  CXType t = clang_getCursorType(c);
+  struct cc_cuda_soa_member mb;
+  long long off = clang_Cursor_getOffsetOfField(c), size = clang_Type_getSizeOf(t);
+  if (clang_Cursor_isBitField(c) || !scalar_type(t) || clang_isConstQualifiedType(t) ||
+      off < 0 || off % 8 || size <= 0) {
+    f->bad = c;
+    f->why = clang_Cursor_isBitField(c) ? "a bit-field"
+             : clang_isConstQualifiedType(t) ? "const (a whole copy could not assign it)"
+             : "not a scalar (an array, a structure, a union or a vector type)";
+    return CXVisit_Break;
+  }
+  mb.name = cc_cuda_spelling(c);
+  mb.type = cc_cuda_str(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  mb.offset = (uint32_t)(off / 8);
+  mb.size = (uint32_t)size;
+  CC_VEC_PUSH(&f->v, mb);
+  return CXVisit_Continue;
+}
+
+static enum CXChildVisitResult find_base(CXCursor c, CXCursor parent, CXClientData data)
+{
+  (void)parent;
+  if (kind_is(c, CXCursor_CXXBaseSpecifier)) {
+    *(CXCursor *)data = c;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/* S as spelled, without the qualifiers of the pointee ("const particle" -> "particle"). */
+static char *record_name(CXType t)
+{
+  char *s = cc_cuda_str(clang_getTypeSpelling(t)), *at = s;
+  for (;;) {
+    if (strncmp(at, "const ", 6) == 0)
+      at += 6;
+    else if (strncmp(at, "volatile ", 9) == 0)
+      at += 9;
+    else
+      break;
+  }
+  memmove(s, at, strlen(at) + 1);
+  return s;
+}
+
+static void free_members(struct cc_cuda_soa_member *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    free(v[i].name);
+    free(v[i].type);
+  }
+  free(v);
+}
+
+static int refuse(const struct cc_cuda_model *m, CXCursor at, struct cc_err *err,
+                  const char *fmt, const char *a, const char *b)
+{
+  char place[512], msg[1024];
+  cc_cuda_tu_place(&m->tu, clang_getCursorLocation(at), place, sizeof place);
+  snprintf(msg, sizeof msg, fmt, a, b);
+  return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", place, msg);
+}
+
+/* The members of p's structure into out (sizes, offsets through clang's record layout). */
+static int layout(const struct cc_cuda_model *m, const struct param *p,
+                  struct cc_cuda_soa_param *out, struct cc_err *err)
+{
+  struct fields f = {m, {0}, clang_getNullCursor(), NULL};
+  CXCursor decl = clang_getTypeDeclaration(p->record), base = clang_getNullCursor();
+  char *rec = record_name(p->record);
+  long long size = clang_Type_getSizeOf(p->record);
+  int rc = CC_OK;
+  clang_visitChildren(decl, find_base, &base);
+  if (size <= 0 || !clang_isPODType(p->record) || !clang_Cursor_isNull(base)) {
+    rc = refuse(m, decl, err, "structure %s is %s; the layout change needs a plain structure "
+                "of scalar members", rec, size <= 0 ? "incomplete" : !clang_Cursor_isNull(base)
+                ? "derived from another" : "not plain old data (constructors, virtual "
+                "functions or private members)");
+  } else {
+    clang_Type_visitFields(p->record, visit_field, &f);
+    if (!clang_Cursor_isNull(f.bad)) {
+      char place[512], *name = cc_cuda_spelling(f.bad);
+      cc_cuda_tu_place(&m->tu, clang_getCursorLocation(f.bad), place, sizeof place);
+      rc = cc_err_set(err, CC_ERR_NO_FIX, "%s: member %s of %s is %s; the layout change "
+                      "handles scalar members only: flatten it into scalars or lay the "
+                      "structure out by hand", place, name, rec, f.why);
+      free(name);
+    } else if (f.v.len == 0) {
+      rc = refuse(m, decl, err, "structure %s has no members%s", rec, "");
+    }
+  }
+  if (rc != CC_OK) {
+    free_members(f.v.data, f.v.len);
+    free(rec);
+    return rc;
+  }
+  out->record = rec;
+  out->size = (uint32_t)size;
+  out->members = f.v.data;
+  out->nmembers = (uint32_t)f.v.len;
+  return CC_OK;
+}
+
+/* ---- refusals and advice ---- */
+
+/* "float *x, float *y, float *z" for p's members (const when p is). */
+static void array_list(const struct cc_cuda_soa_param *p, char *buf, size_t size)
+{
+  size_t at = 0;
+  buf[0] = '\0';
+  for (uint32_t i = 0; i < p->nmembers && at < size; i++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%s%s *%s", i ? ", " : "",
+                           p->is_const ? "const " : "", p->members[i].type, p->members[i].name);
+}
+
+/* The refusal for an escape: where, how, and the structure of arrays to adopt by hand. */
+static int advise(const struct cc_cuda_model *m, const struct use *u,
+                  const struct cc_cuda_soa_param *p, struct cc_err *err)
+{
+  char place[512], arrays[600];
+  cc_cuda_tu_place(&m->tu, clang_getCursorLocation(u->at), place, sizeof place);
+  array_list(p, arrays, sizeof arrays);
+  return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s, so the structure escapes kernel %s and its "
+                    "layout cannot be changed inside the kernel alone; advice: store the array "
+                    "of struct %s (%u bytes) as a structure of arrays, one array per member "
+                    "(%s), element e's member m at m[e], and pass those arrays instead of %s",
+                    place, u->what, m->kernel_name, p->record, p->size, arrays, p->name);
+}
+
+/* ---- the rewrite ---- */
+
+/* 1 when offset off is written in the input outside every macro expansion. */
+static int plain(const struct cc_cuda_model *m, unsigned off)
+{
+  return cc_cuda_model_expansion_at(m, off) == NULL;
+}
+
+/* The edits of one use of p (soa.h's table). */
+static int use_edits(const struct cc_cuda_model *m, const struct cc_cuda_soa_param *p,
+                     const struct use *u, cc_cuda_edits *ed, struct cc_err *err)
+{
+  unsigned b, e, ib = 0, ie = 0;
+  char text[600];
+  int has_index = !clang_Cursor_isNull(u->index);
+  char *member = u->kind == USE_MEMBER ? cc_cuda_spelling(u->at) : cc_xstrdup("get");
+  int ok = cc_cuda_tu_extent(&m->tu, u->at, &b, &e) &&
+           (!has_index || cc_cuda_tu_extent(&m->tu, u->index, &ib, &ie)) && plain(m, b) &&
+           plain(m, e - 1) && (!has_index || (plain(m, ib - 1) && plain(m, ie)));
+  if (!ok) {
+    free(member);
+    return refuse(m, u->at, err, "this access to %s is written in a macro expansion%s; the "
+                  "rewrite edits the input's bytes: write the access outside the macro", p->name,
+                  "");
+  }
+  if (!has_index) {
+    snprintf(text, sizeof text, "(*__cc_soa_%s_%s(%s, 0))", p->name, member, p->name);
+    cc_cuda_edits_add(ed, b, e, text);
+  } else if (u->kind == USE_MEMBER) {
+    snprintf(text, sizeof text, "(*__cc_soa_%s_%s(%s, ", p->name, member, p->name);
+    cc_cuda_edits_add(ed, b, ib, text);
+    cc_cuda_edits_add(ed, ie, e, "))");
+  } else {
+    snprintf(text, sizeof text, "__cc_soa_%s_get(%s, ", p->name, p->name);
+    cc_cuda_edits_add(ed, b, ib, text);
+    cc_cuda_edits_add(ed, ie, e, ")");
+  }
+  free(member);
+  return CC_OK;
+}
+
+/* The address of member mb of element __cc_e, bytes from the buffer's base (soa.h). */
+static void address(struct cc_strbuf *s, const struct cc_cuda_soa_param *p,
+                    const struct cc_cuda_soa_member *mb)
+{
+  cc_strbuf_printf(s, "(__cc_e / 32u) * %lluu + %lluu + (__cc_e %% 32u) * %uu",
+      32ull * p->size, 32ull * mb->offset, mb->size);
+}
+
+/* The device helpers of parameter p: one address function per member used (used[i]) and the
+ * whole-element load when get (a template, so that S need not be spelled). */
+static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get,
+                    struct cc_strbuf *s)
+{
+  const char *c = p->is_const ? "const " : "";
+  cc_strbuf_printf(s, "/* coalcheck fix --transform soa: %s (struct %s, %u bytes) is stored member "
+      "by member in\n * blocks of 32 elements: element e's member m is at byte\n * (e / 32) * "
+      "%llu + 32 * offsetof(%s, m) + (e %% 32) * sizeof(m) of the buffer. */\n", p->name,
+      p->record, p->size, 32ull * p->size, p->record);
+  for (uint32_t i = 0; i < p->nmembers; i++) {
+    const struct cc_cuda_soa_member *mb = &p->members[i];
+    if (!used[i])
+      continue;
+    cc_strbuf_printf(s, "static __device__ __forceinline__ %s%s *__cc_soa_%s_%s(%svoid *__cc_p, "
+        "unsigned long long __cc_e)\n{\n  return (%s%s *)((%schar *)__cc_p + ", c, mb->type,
+        p->name, mb->name, c, c, mb->type, c);
+    address(s, p, mb);
+    cc_strbuf_printf(s, ");\n}\n");
+  }
+  if (!get)
+    return;
+  cc_strbuf_printf(s, "template <class __cc_T>\nstatic __device__ __forceinline__ __cc_T "
+      "__cc_soa_%s_get(const __cc_T *__cc_p, unsigned long long __cc_e)\n{\n  __cc_T __cc_s;\n",
+      p->name);
+  for (uint32_t i = 0; i < p->nmembers; i++) {
+    const struct cc_cuda_soa_member *mb = &p->members[i];
+    cc_strbuf_printf(s, "  __cc_s.%s = *(const %s *)((const char *)__cc_p + ", mb->name, mb->type);
+    address(s, p, mb);
+    cc_strbuf_printf(s, ");\n");
+  }
+  cc_strbuf_printf(s, "  return __cc_s;\n}\n");
+}
+
+/* Where the helpers go: before the kernel's definition, or before the `extern "C"` written
+ * (without braces) in front of it. */
+static unsigned insert_at(const struct cc_cuda_model *m, CXCursor def)
+{
+  static const char *const linkage[] = {"\"C\"", "\"C++\""};
+  const char *t = m->tu.text;
+  unsigned kb = 0, e, at;
+  cc_cuda_tu_extent(&m->tu, def, &kb, &e);
+  for (size_t i = 0; i < 2; i++) {
+    size_t n = strlen(linkage[i]);
+    at = kb;
+    while (at > 0 && strchr(" \t\r\n", t[at - 1]))
+      at--;
+    if (at < n || strncmp(t + at - n, linkage[i], n) != 0)
+      continue;
+    at -= (unsigned)n;
+    while (at > 0 && strchr(" \t\r\n", t[at - 1]))
+      at--;
+    if (at >= 6 && strncmp(t + at - 6, "extern", 6) == 0 &&
+        (at == 6 || !(isalnum((unsigned char)t[at - 7]) || t[at - 7] == '_')))
+      return at - 6;
+  }
+  return kb;
+}
+
+static void release_walk(struct walk *w)
+{
+  for (size_t i = 0; i < w->params.len; i++)
+    CC_VEC_FREE(&w->params.data[i].uses);
+  CC_VEC_FREE(&w->params);
+}
+
+/* The distinct lines of p's rewritten uses, ascending. */
+static void use_lines(const struct param *q, struct cc_cuda_soa_param *p)
+{
+  p->lines = cc_xcalloc(q->uses.len ? q->uses.len : 1, sizeof *p->lines);
+  for (size_t i = 0; i < q->uses.len; i++) {
+    unsigned line, col, k;
+    cc_cuda_tu_linecol(clang_getCursorLocation(q->uses.data[i].at), &line, &col);
+    for (k = 0; k < p->nlines && p->lines[k] < line; k++)
+      ;
+    if (k < p->nlines && p->lines[k] == line)
+      continue;
+    memmove(p->lines + k + 1, p->lines + k, (p->nlines - k) * sizeof *p->lines);
+    p->lines[k] = line;
+    p->nlines++;
+  }
+  p->accesses = (uint32_t)q->uses.len;
+}
+
+/* 1 when q's structure is read per thread: an escape, or an index not a constant. */
+static int per_thread(const struct param *q)
+{
+  for (size_t i = 0; i < q->uses.len; i++)
+    if (q->uses.data[i].kind == USE_ESCAPE || !q->uses.data[i].constant)
+      return 1;
+  return 0;
+}
+
+/* Fills out->params from the walk's parameters that are read per thread, refusing the
+ * first that escapes or whose structure is not plain. */
+static int choose(const struct cc_cuda_model *m, struct walk *w, struct cc_cuda_soa *out,
+                  struct cc_err *err)
+{
+  out->params = cc_xcalloc(w->params.len ? w->params.len : 1, sizeof *out->params);
+  for (size_t i = 0; i < w->params.len; i++) {
+    struct param *q = &w->params.data[i];
+    struct cc_cuda_soa_param *p = &out->params[out->nparams];
+    int rc;
+    if (!per_thread(q))
+      continue;
+    out->nparams++;
+    p->index = q->index;
+    p->name = cc_cuda_spelling(q->decl);
+    p->is_const = q->is_const;
+    cc_cuda_tu_linecol(clang_getCursorLocation(q->decl), &p->line, &p->column);
+    if ((rc = layout(m, q, p, err)) != CC_OK)
+      return rc;
+    for (size_t k = 0; k < q->uses.len; k++)
+      if (q->uses.data[k].kind == USE_ESCAPE)
+        return advise(m, &q->uses.data[k], p, err);
+    use_lines(q, p);
+  }
+  if (out->nparams == 0)
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: kernel %s has no parameter pointing to an array "
+                      "of structures that its threads index (S *p read as p[e].member with e "
+                      "not a constant); nothing to lay out member by member", m->tu.path,
+                      m->kernel_name);
+  return CC_OK;
+}
+
+/* The helpers h as inserted at offset at of text (len bytes): numbered by #line as if they
+ * followed the file's last line, and the text after them numbered as it was, so that the
+ * kernel's lines keep their numbers (coalcheck's before/after reports compare lines, and
+ * a load written in the kernel stays on its line). */
+static char *numbered(const char *text, size_t len, unsigned at, const char *h)
+{
+  unsigned lines = 0, line = 1;
+  struct cc_strbuf s = {NULL, 0, 0};
+  for (size_t i = 0; i < len; i++) {
+    lines += text[i] == '\n';
+    line += i < at && text[i] == '\n';
+  }
+  lines += len > 0 && text[len - 1] != '\n';
+  cc_strbuf_printf(&s, "%s/* coalcheck fix --transform soa: the helpers below are numbered after "
+      "the file's last\n * line and the kernel keeps its line numbers (#line), so that reports "
+      "compare lines. */\n#line %u\n%s\n#line %u\n",
+      at > 0 && text[at - 1] != '\n' ? "\n" : "", lines + 1, h, line);
+  return s.s;
+}
+
+static int rewrite(const struct cc_cuda_model *m, const struct walk *w, CXCursor def,
+                   struct cc_cuda_soa *out, struct cc_err *err)
+{
+  cc_cuda_edits ed = {0};
+  struct cc_strbuf h = {NULL, 0, 0};
+  int rc = CC_OK;
+  for (uint32_t i = 0; i < out->nparams && rc == CC_OK; i++) {
+    const struct cc_cuda_soa_param *p = &out->params[i];
+    char *used = cc_xcalloc(p->nmembers, 1);
+    int get = 0;
+    for (size_t k = 0; k < w->params.len && rc == CC_OK; k++)
+      if (w->params.data[k].index == p->index)
+        for (size_t j = 0; j < w->params.data[k].uses.len && rc == CC_OK; j++) {
+          const struct use *u = &w->params.data[k].uses.data[j];
+          get |= u->kind == USE_GET;
+          for (uint32_t f = 0; u->kind == USE_MEMBER && f < p->nmembers; f++)
+            used[f] |= cc_cuda_spelled(u->at, p->members[f].name);
+          rc = use_edits(m, p, u, &ed, err);
+        }
+    helpers(p, used, get, &h);
+    free(used);
+  }
+  if (rc == CC_OK) {
+    unsigned at = insert_at(m, def);
+    char *block = numbered(m->tu.text, m->tu.len, at, h.s);
+    cc_cuda_edits_add(&ed, at, at, block);
+    free(block);
+    rc = cc_cuda_edits_apply(&ed, m->tu.text, m->tu.len, &out->text, &out->len, err);
+  }
+  free(h.s);
+  cc_cuda_edits_release(&ed);
+  return rc;
+}
+
+int cc_cuda_soa(const char *path, const char *text, size_t len, const char *kernel,
+                const char *const *extra_args, size_t nextra, struct cc_cuda_soa *out,
+                struct cc_err *err)
+{
+  struct cc_cuda_model m;
+  struct walk *w;
+  CXCursor def, body;
+  int rc;
+  memset(out, 0, sizeof *out);
+  if ((rc = cc_cuda_model_build(&m, path, text, len, kernel, extra_args, nextra, err)) != CC_OK)
+    return rc;
+  w = cc_xcalloc(1, sizeof *w);
+  w->m = &m;
+  def = m.fns.data[m.kernel].def;
+  body = body_of(def);
+  find_params(w, def);
+  if (!clang_Cursor_isNull(body))
+    clang_visitChildren(body, visit, w);
+  if (w->too_deep)
+    rc = cc_err_set(err, CC_ERR_NO_FIX, "%s: kernel %s nests expressions more than %d deep; "
+                    "coalcheck does not rewrite it", path, m.kernel_name, MAX_DEPTH);
+  else if ((rc = choose(&m, w, out, err)) == CC_OK)
+    rc = rewrite(&m, w, def, out, err);
+  release_walk(w);
+  free(w);
+  cc_cuda_model_release(&m);
+  if (rc != CC_OK)
+    cc_cuda_soa_release(out);
+  return rc;
+}
+
+void cc_cuda_soa_release(struct cc_cuda_soa *s)
+{
+  for (uint32_t i = 0; i < s->nparams; i++) {
+    struct cc_cuda_soa_param *p = &s->params[i];
+    free(p->name);
+    free(p->record);
+    free_members(p->members, p->nmembers);
+    free(p->lines);
+  }
+  free(s->params);
+  free(s->text);
+  memset(s, 0, sizeof *s);
+}
