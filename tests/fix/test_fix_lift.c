@@ -53,11 +53,8 @@ static int lift(const char *text, const char *k, const uint32_t grid[3], const u
 
 static void release(cc_fix_xcands *v)
 {
-  /* what lift fills (cc_fix_xcand_release lives in xform.c, not linked before the merge) */
-  for (size_t i = 0; i < v->len; i++) {
-    free(v->data[i].text);
-    free(v->data[i].launch_note);
-  }
+  for (size_t i = 0; i < v->len; i++)
+    cc_fix_xcand_release(&v->data[i]);
   CC_VEC_FREE(v);
 }
 
