@@ -101,14 +101,18 @@ static int access_rec(void *ctx, const struct cc_warp_access *a, struct cc_err *
     v->cta_open = 1;
     cell_of(v, a->cta)->ctas++;
   }
-  cc_view_op_of(v->model, a, &op);
   c = cell_of(v, a->cta);
+  op = (struct cc_view_op){a->insn_slot, a->active, 0, 0};
   if (a->space == CC_SPACE_SHARED) {
+    struct cc_shared_cost sh;
+    cc_model_shared(v->model, a, &sh);
+    op.conflicts = sh.wavefronts - sh.ideal_wavefronts;
     c->shared_requests++;
     c->excess_wavefronts += op.conflicts;
   } else {
     struct cc_global_cost g;
     cc_model_global(v->model, a, &g);
+    op.sectors = g.sectors;
     c->global_requests += g.requests;
     c->sectors += g.sectors;
     c->excess_sectors += g.sectors - g.ideal_sectors;

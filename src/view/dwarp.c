@@ -45,21 +45,6 @@ double cc_view_dwarp(const struct cc_view_op *a, size_t na, const struct cc_view
   return n ? sum / (double)n : 0.0;
 }
 
-void cc_view_op_of(const struct cc_model *m, const struct cc_warp_access *a,
-                   struct cc_view_op *out)
-{
-  *out = (struct cc_view_op){a->insn_slot, a->active, 0, 0};
-  if (a->space == CC_SPACE_SHARED) {
-    struct cc_shared_cost s;
-    cc_model_shared(m, a, &s);
-    out->conflicts = s.wavefronts - s.ideal_wavefronts;
-  } else {
-    struct cc_global_cost g;
-    cc_model_global(m, a, &g);
-    out->sectors = g.sectors;
-  }
-}
-
 /* Moves warp w of the running CTA into the sample with role r (its records copied to
  * their size), or over the outlier at index at when at < n_stored. */
 static void store(struct cc_view *v, struct cc_view_cur *w, uint32_t warp,

@@ -57,12 +57,6 @@ struct cc_view_op {
 double cc_view_dwarp(const struct cc_view_op *a, size_t na, const struct cc_view_op *b,
                      size_t nb);
 
-/* The operation record of access a under the sm_90 model (cc_model_global or
- * cc_model_shared); m is an opaque struct cc_model. */
-struct cc_model;
-void cc_view_op_of(const struct cc_model *m, const struct cc_warp_access *a,
-                   struct cc_view_op *out);
-
 struct cc_view; /* the collected views of one run (first kernel of the stream) */
 
 /* A new, empty collector. Errors: CC_ERR_INTERNAL when the sm_90 model is missing. */

@@ -1,0 +1,47 @@
+#!/bin/bash
+# --html (src/view): the page in a real browser, headless Chromium driven by Playwright
+# for Python (tests/e2e/data/html_views.py); skipped without chromium, playwright or nvcc.
+#
+# The kernel (hostile.cu below) is the naive transpose of a 64 x 64 float matrix, 32 x 8
+# threads, grid 2 x 8 = 16 CTAs of 8 warps, with a hostile comment on line 1 and one more
+# store on line 8 run only by warp 7 (threadIdx.y == 7) of the CTAs with blockIdx.y == 7.
+# Hand derivation:
+# - the store on line 6, out[x*n + y]: each warp is 32 x at one y, 4n = 256 bytes apart:
+#   32 sectors per request, 128 warps -> 128 requests, 4096 sectors; in the operation view
+#   its 32 lanes fall in 32 distinct 128-byte lines.
+# - dWarp (EuroVis 2013 Eq. 1-5, docs/views.md) against warp 0 of CTA (0,0), whose ops are
+#   ld, st: every warp without the extra store has the same two ops, all lanes active,
+#   the same sector counts: 0. Warp 7 of CTAs (0,7) and (1,7) has a third op, compared
+#   with no op: d_ins 1 + d_thrd 32/32 + d_glob 4 sectors x 32 B / 1024 = 2.125; mean over
+#   3 ops: 0.708333. They are the only outliers; the kernel's mean is 2 x 0.708333 / 128.
+. "$(dirname "$0")/data/common.bash"
+[ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
+CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
+[ -n "$CHROMIUM" ] || { echo "skip: chromium not installed (scripts/setup.sh)"; exit 77; }
+python3 -c 'import playwright.sync_api' 2>/dev/null ||
+  { echo "skip: playwright for Python not installed (scripts/setup.sh)"; exit 77; }
+
+cat >"$TMP/hostile.cu" <<'CU'
+// </script><img src=x onerror=alert(1)>
+__global__ void naive(float *out, const float *in, int n)
+{
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = blockIdx.y * 8 + threadIdx.y;
+  out[x * n + y] = in[y * n + x];
+  if (blockIdx.y == 7 && threadIdx.y == 7)
+    out[y * n + x] = 2.0f;
+}
+CU
+expect 0 "" "$COALCHECK" "$TMP/hostile.cu" --grid 2,8 --block 32,8 --arg 'out=f32[n*n]:zero' \
+  --arg 'in=f32[n*n]:iota' --arg n=64 --html "$TMP/v.html" --json "$TMP/v.json" -q
+[ -s "$TMP/v.html" ] || { echo "FAIL: no page"; exit 1; }
+# the page is one file: nothing it could load from elsewhere
+grep -qiE '<(link|iframe|object|embed)\b|src=["'"'"']?(https?:)?//' "$TMP/v.html" &&
+  fail "the page names an external resource"
+grep -qF '</script><img' "$TMP/v.html" && fail "the hostile line is in the page unescaped"
+jcheck "$TMP/v.json" 'd["kernels"][0]["dwarp"]["representative"] == {"cta": [0, 0, 0], "warp": 0}'
+jcheck "$TMP/v.json" 'sorted((s["cta"], s["warp"], round(s["dwarp"], 6)) for s in d["kernels"][0]["dwarp"]["sampled"] if s["role"] == "outlier") == [([0, 7, 0], 7, 0.708333), ([1, 7, 0], 7, 0.708333)]'
+jcheck "$TMP/v.json" 'abs(d["kernels"][0]["dwarp"]["mean"] - 2 * 2.125 / 3 / 128) < 1e-9'
+timeout 60 python3 "$DATA/html_views.py" "$TMP/v.html" "$TMP/v.json" "$CHROMIUM" || fail "browser checks"
+[ "$fails" -eq 0 ] || exit 1
+echo "ok"
