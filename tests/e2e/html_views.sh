@@ -14,6 +14,8 @@
 #   the same sector counts: 0. Warp 7 of CTAs (0,7) and (1,7) has a third op, compared
 #   with no op: d_ins 1 + d_thrd 32/32 + d_glob 4 sectors x 32 B / 1024 = 2.125; mean over
 #   3 ops: 0.708333. They are the only outliers; the kernel's mean is 2 x 0.708333 / 128.
+# - the same run recorded and replayed by `report --arch cc1.0,sm_90`: the same dWarp; the
+#   store's requests: 128 under sm_90 (one per warp), 256 under cc1.0 (one per half-warp).
 . "$(dirname "$0")/data/common.bash"
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
@@ -42,6 +44,13 @@ grep -qF '</script><img' "$TMP/v.html" && fail "the hostile line is in the page 
 jcheck "$TMP/v.json" 'd["kernels"][0]["dwarp"]["representative"] == {"cta": [0, 0, 0], "warp": 0}'
 jcheck "$TMP/v.json" 'sorted((s["cta"], s["warp"], round(s["dwarp"], 6)) for s in d["kernels"][0]["dwarp"]["sampled"] if s["role"] == "outlier") == [([0, 7, 0], 7, 0.708333), ([1, 7, 0], 7, 0.708333)]'
 jcheck "$TMP/v.json" 'abs(d["kernels"][0]["dwarp"]["mean"] - 2 * 2.125 / 3 / 128) < 1e-9'
-timeout 60 python3 "$DATA/html_views.py" "$TMP/v.html" "$TMP/v.json" "$CHROMIUM" || fail "browser checks"
+# the same run recorded, then replayed by `report` under two models (the switch)
+expect 0 "" "$COALCHECK" record "$TMP/hostile.cu" --grid 2,8 --block 32,8 \
+  --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:iota' --arg n=64 -o "$TMP/t.cctrace" -q
+expect 0 "" "$COALCHECK" report "$TMP/t.cctrace" --arch cc1.0,sm_90 --html "$TMP/r.html" \
+  --json "$TMP/r.json" -q
+jcheck "$TMP/r.json" 'sorted((s["cta"], s["warp"], round(s["dwarp"], 6)) for s in d["kernels"][0]["dwarp"]["sampled"] if s["role"] == "outlier") == [([0, 7, 0], 7, 0.708333), ([1, 7, 0], 7, 0.708333)]'
+timeout 60 python3 "$DATA/html_views.py" "$TMP/v.html" "$TMP/v.json" "$CHROMIUM" "$TMP/r.html" \
+  "$TMP/r.json" || fail "browser checks"
 [ "$fails" -eq 0 ] || exit 1
 echo "ok"

@@ -1,12 +1,13 @@
-"""Drives tests/e2e/html_views.sh's page in headless Chromium (Debian's, through Playwright;
-no browser is downloaded). argv: page.html report.json chromium-path. Exit 0 when every
+"""Drives tests/e2e/html_views.sh's pages in headless Chromium (Debian's, through Playwright;
+no browser is downloaded). argv: page.html report.json chromium-path replay.html
+replay.json (the second: `report TRACE --arch cc1.0,sm_90 --html`). Exit 0 when every
 check holds; prints FAIL lines otherwise. The expected figures are derived in the .sh."""
 import json
 import sys
 
 from playwright.sync_api import sync_playwright
 
-page_path, json_path, chromium = sys.argv[1:4]
+page_path, json_path, chromium, replay_path, replay_json = sys.argv[1:6]
 report = json.load(open(json_path))
 kernel = report["kernels"][0]
 fails = []
@@ -73,8 +74,26 @@ with sync_playwright() as p:
     check(page.locator("#units .unit").count() == 32,
           "operation view: %d lines, expected 32" % page.locator("#units .unit").count())
 
+    # the replayed trace under two models: the switch changes the figures to the other
+    # model's (cc1.0: one request per half-warp, 2 x 128; sm_90: 128)
+    rkernel = json.load(open(replay_json))["kernels"][0]
+    rstore = [i for i in rkernel["instructions"]
+              if i["op"] == "store" and i["source"]["line"] == 6][0]
+    rurl = "file://" + replay_path
+    page.goto(rurl)
+    page.wait_for_selector("#grid .cell")
+    check(page.locator("#grid .cell").count() == 16, "replay: not 16 grid cells")
+    page.locator('#src .sl[data-line="6"]').click()
+    req = '#info .insinfo[data-ptx="%d"] td[data-key="requests"]' % rstore["ptx_index"]
+    for arch, want in (("sm_90", 128), ("cc1.0", 256)):
+        page.select_option("#arch", arch)
+        shown = page.locator(req).text_content()
+        check(shown == str(rstore["models"][arch]["requests"]) == str(want),
+              "replay, %s: requests shown %s, JSON %s, expected %d" %
+              (arch, shown, rstore["models"][arch]["requests"], want))
+
     check(not errors, "console errors: %s" % errors)
-    check(all(u == url for u in requests), "requests other than the page: %s" % requests)
+    check(all(u in (url, rurl) for u in requests), "requests other than the pages: %s" % requests)
     check(not dialogs, "dialogs fired: %s" % dialogs)
     browser.close()
 
