@@ -465,7 +465,8 @@ static const struct option options[] = {
   {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
    FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
   {"html", 0, "FILE", "also write the views: one self-contained HTML page\n"
-   "(grid, block, warp, operation, source; docs/views.md)", set_html, FOR_REPORT},
+   "(grid, block, warp, operation, source; docs/views.md);\n"
+   "fix: before and after side by side", set_html, FOR_REPORT | CMD_BIT(CC_CLI_CMD_FIX)},
   {"arch", 0, "ARCH",
    "memory model (default sm_90); several, comma-\n"
    "separated or repeated (cc1.0,cc1.2,sm_90): the\n"
