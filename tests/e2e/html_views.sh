@@ -1,6 +1,8 @@
 #!/bin/bash
-# --html (src/view): the page in a real browser, headless Chromium driven by Playwright
-# for Python (tests/e2e/data/html_views.py); skipped without chromium, playwright or nvcc.
+# --html (src/view): the outputs, the JSON's dwarp, and the page in a real browser,
+# headless Chromium driven by Playwright for Python (tests/e2e/data/html_views.py and
+# html_fix.py). Skipped without nvcc; without chromium or playwright, skipped after the
+# checks that need no browser.
 #
 # The kernel (hostile.cu below) is the naive transpose of a 64 x 64 float matrix, 32 x 8
 # threads, grid 2 x 8 = 16 CTAs of 8 warps, with a hostile comment on line 1 and one more
@@ -18,10 +20,6 @@
 #   store's requests: 128 under sm_90 (one per warp), 256 under cc1.0 (one per half-warp).
 . "$(dirname "$0")/data/common.bash"
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
-CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
-[ -n "$CHROMIUM" ] || { echo "skip: chromium not installed (scripts/setup.sh)"; exit 77; }
-python3 -c 'import playwright.sync_api' 2>/dev/null ||
-  { echo "skip: playwright for Python not installed (scripts/setup.sh)"; exit 77; }
 
 cat >"$TMP/hostile.cu" <<'CU'
 // </script><img src=x onerror=alert(1)>
@@ -50,6 +48,23 @@ expect 0 "" "$COALCHECK" record "$TMP/hostile.cu" --grid 2,8 --block 32,8 \
 expect 0 "" "$COALCHECK" report "$TMP/t.cctrace" --arch cc1.0,sm_90 --html "$TMP/r.html" \
   --json "$TMP/r.json" -q
 jcheck "$TMP/r.json" 'sorted((s["cta"], s["warp"], round(s["dwarp"], 6)) for s in d["kernels"][0]["dwarp"]["sampled"] if s["role"] == "outlier") == [([0, 7, 0], 7, 0.708333), ([1, 7, 0], 7, 0.708333)]'
+# outputs: --html on an input is refused before the run; an unwritable one fails at once
+# (exit 7) and leaves nothing
+expect 2 "--html" "$COALCHECK" "$TMP/hostile.cu" --grid 2,8 --block 32,8 \
+  --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:iota' --arg n=64 --html "$TMP/hostile.cu" -q
+expect 7 "" "$COALCHECK" "$TMP/hostile.cu" --grid 2,8 --block 32,8 \
+  --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:iota' --arg n=64 --html "$TMP/no/such/v.html" -q
+[ -e "$TMP/no" ] && fail "an unwritable --html left something"
+
+# the browser half
+CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
+browser_skip() { # exit 77 only when the checks above all held
+  echo "skip: the browser checks: $1 (scripts/setup.sh installs it)"
+  [ "$fails" -eq 0 ] && exit 77
+  exit 1
+}
+[ -n "$CHROMIUM" ] || browser_skip "chromium not installed"
+python3 -c 'import playwright.sync_api' 2>/dev/null || browser_skip "playwright for Python not installed"
 timeout 60 python3 "$DATA/html_views.py" "$TMP/v.html" "$TMP/v.json" "$CHROMIUM" "$TMP/r.html" \
   "$TMP/r.json" || fail "browser checks"
 # fix --html: the bundled naive transpose at n = 64 (grid 2 x 8 = 16 CTAs); the fix stages
