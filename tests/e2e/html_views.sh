@@ -56,7 +56,8 @@ expect 7 "" "$COALCHECK" "$TMP/hostile.cu" --grid 2,8 --block 32,8 \
   --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:iota' --arg n=64 --html "$TMP/no/such/v.html" -q
 [ -e "$TMP/no" ] && fail "an unwritable --html left something"
 
-# the browser half
+# the browser half (no __pycache__ left in the source tree)
+export PYTHONDONTWRITEBYTECODE=1
 CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
 browser_skip() { # exit 77 only when the checks above all held
   echo "skip: the browser checks: $1 (scripts/setup.sh installs it)"
