@@ -206,11 +206,13 @@ int cc_view_html_write(FILE *fp, const struct cc_view *v, const char *report_jso
   char *text = cJSON_PrintUnformatted(d), *data = cc_view_script_escape(text);
   char *report = cc_view_script_escape(report_json ? report_json : "null");
   const char *mark = strstr(cc_view_page, DATA_MARK);
+  size_t head;
   int ok;
   assert(mark);
+  head = (size_t)(mark - cc_view_page);
   cJSON_Delete(d);
   free(text);
-  ok = fwrite(cc_view_page, 1, (size_t)(mark - cc_view_page), fp) == (size_t)(mark - cc_view_page) &&
+  ok = fwrite(cc_view_page, 1, head, fp) == head &&
        fputs("<script type=\"application/json\" id=\"cc-data\">", fp) >= 0 &&
        fputs(data, fp) >= 0 &&
        fputs("</script>\n<script type=\"application/json\" id=\"cc-report\">", fp) >= 0 &&
