@@ -95,6 +95,7 @@ static void take_representative(struct cc_view *v)
   if (r->n_ops)
     memcpy(v->rep_ops, r->ops, r->n_ops * sizeof *v->rep_ops);
   v->have_rep = 1;
+  memcpy(v->rep_cta, v->cur_cta, sizeof v->rep_cta);
 }
 
 void cc_view_finish_cta(struct cc_view *v)
@@ -164,8 +165,8 @@ void *cc_view_dwarp_json(const struct cc_view *v)
   cJSON_AddNumberToObject(w, "glob", S_GLOB);
   cJSON_AddNumberToObject(w, "conf", S_CONF);
   rep = cJSON_AddObjectToObject(o, "representative");
-  cJSON_AddItemToObject(rep, "cta", dim3(v->stored[0].cta));
-  cJSON_AddNumberToObject(rep, "warp", v->stored[0].warp);
+  cJSON_AddItemToObject(rep, "cta", dim3(v->rep_cta));
+  cJSON_AddNumberToObject(rep, "warp", 0);
   cJSON_AddNumberToObject(o, "warps", (double)v->warps_total);
   cJSON_AddNumberToObject(o, "mean", v->warps_total ? v->dwarp_sum / (double)v->warps_total : 0);
   w = cJSON_AddObjectToObject(o, "max");

@@ -64,6 +64,7 @@ struct cc_view {
   struct cc_view_op *rep_ops;   /* the representative's operations (warp 0 of the first CTA) */
   size_t n_rep_ops;
   int have_rep;
+  uint32_t rep_cta[3];          /* the representative's CTA (its warp is 0) */
   uint64_t warps_total;         /* warps compared (those with a memory instruction) */
   double dwarp_sum, dwarp_max;
   uint32_t max_cta[3], max_warp;
