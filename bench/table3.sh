@@ -145,7 +145,9 @@ path, name, tsv = sys.argv[1:]
 v = {}
 for r in csv.reader(open(path)):
     if len(r) > 10 and r[-3] != "Metric Name":
-        scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}.get(r[-2], 1.0)
+        # --print-units base writes ns (older ncu: nsecond); durations become ms
+        scale = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0,
+                 "msecond": 1.0, "s": 1e3, "second": 1e3}.get(r[-2], 1.0)
         v[r[-3]] = float(r[-1].replace(",", "")) * scale
 ms = v.get("gpu__time_duration.sum")
 if ms is None:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/cache.h"
 #include "cuda/cuda.h"
 #include "util/mem.h"
 
@@ -772,6 +773,22 @@ static void print_line_rows(FILE *out, const struct cc_kernel_stats *b,
   CC_VEC_FREE(&rows);
 }
 
+/* Beyond L1 (the cache model of the measurements, src/cache): DRAM bytes, L2 sectors and
+ * the estimated time before and after, and what bounds each. */
+static void print_traffic(FILE *out, const struct cc_kernel_stats *b, const struct cc_kernel_stats *a)
+{
+  if (!b->cached || !a->cached)
+    return;
+  fprintf(out, "  beyond L1 (%s model): DRAM %.2f -> %.2f MB, L2 sectors %llu -> %llu, "
+          "estimated %.1f -> %.1f us (%s-bound -> %s-bound)\n", b->device->name,
+          (double)cc_cache_dram_bytes(&b->cache) / 1e6,
+          (double)cc_cache_dram_bytes(&a->cache) / 1e6,
+          (unsigned long long)(b->cache.total.l2_sectors_read + b->cache.total.l2_sectors_write),
+          (unsigned long long)(a->cache.total.l2_sectors_read + a->cache.total.l2_sectors_write),
+          b->time.estimate_us, a->time.estimate_us, cc_cache_bound_name(b->time.bound_by),
+          cc_cache_bound_name(a->time.bound_by));
+}
+
 /* The comparison line of the summary: bitwise, or within the reassociation bound. */
 static void print_outputs(const struct cc_fix_plan *p, FILE *out)
 {
@@ -809,6 +826,7 @@ static void print_summary(const struct cc_fix_opts *o, const struct cc_fix_plan 
           (unsigned long long)b->totals.excess_sectors,
           (unsigned long long)a->totals.excess_sectors,
           a->totals.sectors ? (double)b->totals.sectors / (double)a->totals.sectors : 0.0);
+  print_traffic(out, b, a);
   if (b->totals.wavefronts || a->totals.wavefronts)
     fprintf(out, "  shared: %llu -> %llu wavefronts (ideal %llu)\n",
             (unsigned long long)b->totals.wavefronts, (unsigned long long)a->totals.wavefronts,

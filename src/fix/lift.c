@@ -1,12 +1,367 @@
-/* coalcheck fix --transform lift: lifting an intra-thread loop into a thread dimension (CGO 2015 Sec. 4.3, Algorithm 2).
- * Placeholder until the transformation lands: it refuses every kernel, saying so. */
+/* coalcheck fix --transform lift: an intra-thread loop lifted into a thread dimension
+ * (CGO 2015, seeds/004, Sec. 4.3, Algorithm 2).
+ *
+ * A kernel whose threads each walk a row (`for (i...) A[tx*N + i] = v;`) touches N
+ * elements apart in one warp; making i the thread index x (and the old index y) makes
+ * consecutive lanes touch consecutive elements. Steps, as in Algorithm 2:
+ * 1. the polyhedral representation: cc_cuda_scop_extract (src/cuda) reads the affine
+ *    subset of the kernel, the global index g = blockIdx.x*blockDim.x+threadIdx.x playing
+ *    the paper's t_x loop 0..tdim (refusing what is not affine, with its place);
+ * 2. legality and parallelism (poly.c, isl): a loop may become a thread dimension only
+ *    when no dependence relates instances with different (g, loop) values, a statement
+ *    outside the loop counting as run by the thread of the loop's first value (which
+ *    runs it in the generated code: correlation's diagonal store);
+ * 3. the permutation ILP: which of (g, loops) becomes the new t_x, minimising the
+ *    dynamic count of references whose stride along t_x is neither 0 nor 1 element. The
+ *    other rows of the permutation do not enter the objective (only t_x's stride does),
+ *    and the candidates are the few loops enclosing every statement, so enumerating
+ *    them and counting exactly solves that ILP exactly;
+ * 4. code: isl's AST generator with g and the loop fixed to the new thread indices
+ *    (parameters, as PPCG does), each statement printed as its original text in a block
+ *    that declares the thread's virtual builtins (a local `threadIdx` shadows the real
+ *    one), the locals it reads and its loop counters;
+ * 5. mapping back: the loop tiled over blocks in x (blockDim.x * gridDim.x covers its
+ *    extent, blocks of at most 256 threads in multiples of 32), g in y, or a loop in the
+ *    kernel over g when its extent needs more than CUDA's 65535 blocks in y.
+ * Outputs compare bitwise: every instance runs once, with the same operands, and only
+ * instances without dependences between them change their order. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/scop.h"
 #include "fix/fix_impl.h"
+#include "fix/poly.h"
+
+#define TX "__cc_tx"  /* the new thread index x: the lifted loop's value */
+#define TY "__cc_ty"  /* the new thread index y: the old global index g */
+#define MAX_GRID_Y 65535u
+#define BLOCK_THREADS 256u
+
+/* What lift chose, for printing. */
+struct lift {
+  const struct cc_fix_opts *o;
+  const struct cc_cuda_scop *s;
+  int var;                 /* the lifted loop's variable */
+};
+
+static int64_t iabs64(int64_t v)
+{
+  return v < 0 ? -v : v;
+}
+
+/* Requests of the global accesses on source line `line` in the original run: the dynamic
+ * weight of the paper's cost (Sec. 4.3: "weighted by their execution counts"). */
+static double line_weight(const struct cc_fix_measure *before, unsigned line)
+{
+  const struct cc_kernel_stats *k = cc_fix_measure_kernel(before);
+  double w = 0;
+  for (size_t i = 0; k && i < k->n_insns; i++)
+    if (k->insns[i].info.line == line && k->insns[i].info.space == CC_SPACE_GLOBAL)
+      w += (double)k->insns[i].requests;
+  return w;
+}
+
+/* The paper's objective for variable var as the new t_x: the weighted count of
+ * references whose subscript moves by neither 0 nor 1 element when var steps by 1. */
+static double cost(const struct cc_cuda_scop *s, const double *w, int var)
+{
+  double c = 0;
+  for (uint32_t i = 0; i < s->nstmts; i++) {
+    uint32_t nmem = 0;
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++)
+      nmem += !s->stmts[i].acc[k].priv;
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
+      int64_t stride = iabs64(s->stmts[i].acc[k].sub.coef[var]);
+      if (!s->stmts[i].acc[k].priv && stride > 1) /* a scalar is a register */
+        c += w[i] / nmem;
+    }
+  }
+  return c;
+}
+
+static void place(const struct cc_cuda_scop *s, int var, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s:%u:%u", s->path, s->vars[var].line, s->vars[var].column);
+}
+
+/* ---- printing a statement instance ---- */
+
+static int is_ident(char c)
+{
+  return c == '_' || isalnum((unsigned char)c);
+}
+
+/* 1 when the bytes [b, e) of the input contain word w. */
+static int has_word(const char *text, unsigned b, unsigned e, const char *w)
+{
+  size_t n = strlen(w);
+  for (unsigned i = b; i + n <= e; i++)
+    if (memcmp(text + i, w, n) == 0 && (i == b || !is_ident(text[i - 1])) &&
+        (i + n == e || !is_ident(text[i + n])))
+      return 1;
+  return 0;
+}
+
+/* 1 when statement st or a declaration it sees names w. */
+static int names(const struct lift *l, const struct cc_cuda_scop_stmt *st, const char *w)
+{
+  const char *text = l->o->input_text;
+  if (has_word(text, st->b, st->e, w))
+    return 1;
+  for (uint32_t d = 0; d < st->ndecls; d++)
+    if (has_word(text, l->s->decls[st->decls[d]].b, l->s->decls[st->decls[d]].e, w))
+      return 1;
+  return 0;
+}
+
+/* Prints statement st's text in a block: the virtual builtins of original thread g
+ * (args[0]), then the declarations it can see and its loop counters (args[1..]) in source
+ * order, then the statement. */
+static void print_stmt(void *ctx, struct cc_strbuf *f, uint32_t stmt, const char *const *args,
+                       int nargs, int ind)
+{
+  const struct lift *l = ctx;
+  const struct cc_cuda_scop *s = l->s;
+  const struct cc_cuda_scop_stmt *st = &s->stmts[stmt];
+  const char *text = l->o->input_text;
+  uint32_t d = 0;
+  int k = 0;
+  (void)nargs;
+  cc_strbuf_printf(f, "%*s{\n", ind, "");
+  /* the builtins of thread g, each only where the statement or a declaration it sees
+   * names it (an unused one would draw nvcc's warning 177) */
+  if (names(l, st, "threadIdx"))
+    cc_strbuf_printf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
+            ind + 2, "", args[0], s->block_x);
+  if (names(l, st, "blockIdx"))
+    cc_strbuf_printf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
+            ind + 2, "", args[0], s->block_x);
+  if (names(l, st, "blockDim"))
+    cc_strbuf_printf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
+            l->o->block[1], l->o->block[2]);
+  if (names(l, st, "gridDim"))
+    cc_strbuf_printf(f, "%*sconst dim3 gridDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->grid[0],
+            l->o->grid[1], l->o->grid[2]);
+  /* merge the visible declarations and the loops by their offsets */
+  while (d < st->ndecls || k < st->nloops) {
+    const struct cc_cuda_scop_decl *dc = d < st->ndecls ? &s->decls[st->decls[d]] : NULL;
+    if (dc && (k == st->nloops || dc->b < st->beta[k])) {
+      cc_strbuf_printf(f, "%*s%.*s\n", ind + 2, "", (int)(dc->e - dc->b), text + dc->b);
+      d++;
+    } else {
+      const struct cc_cuda_scop_var *v = &s->vars[st->loops[k]];
+      if (v->type)
+        cc_strbuf_printf(f, "%*s%s %s = %s;\n", ind + 2, "", v->type, v->name, args[k + 1]);
+      else
+        cc_strbuf_printf(f, "%*s%s = %s;\n", ind + 2, "", v->name, args[k + 1]);
+      k++;
+    }
+  }
+  cc_strbuf_printf(f, "%*s%s;\n", ind + 2, "", st->text);
+  cc_strbuf_printf(f, "%*s}\n", ind, "");
+}
+
+/* ---- the choice ---- */
+
+struct choice {
+  int var;                 /* chosen loop, or -1 */
+  double cost_g, cost;     /* objective with g as t_x (the original), with var */
+  char refusal[1024];      /* var < 0: why */
+};
+
+static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
+                   const double *w, struct choice *c)
+{
+  char illegal[768] = "", why[256];
+  int nloops = 0;
+  c->var = -1;
+  c->cost_g = cost(s, w, 0);
+  for (int v = 1; v < s->nvars; v++) {
+    double cv;
+    char at[300];
+    int64_t lo, hi;
+    if (s->vars[v].kind != CC_CUDA_SV_LOOP || !cc_fix_poly_range(p, v, &lo, &hi))
+      continue;
+    nloops++;
+    cv = cost(s, w, v);
+    place(s, v, at, sizeof at);
+    if (!cc_fix_poly_parallel(p, v, lo, why, sizeof why)) {
+      if (!illegal[0])
+        snprintf(illegal, sizeof illegal, "%s: the loop over %s carries a dependence (%s)",
+                 at, s->vars[v].name, why);
+      continue;
+    }
+    if (cv < c->cost_g && (c->var < 0 || cv < c->cost)) {
+      c->var = v;
+      c->cost = cv;
+    }
+  }
+  if (c->var >= 0)
+    return;
+  if (nloops == 0)
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: the kernel has no loop that runs in "
+             "this launch, so none can become a thread dimension", s->path, s->line, s->column);
+  else if (c->cost_g == 0)
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: already coalesced: every access has "
+             "stride 0 or 1 along the thread index", s->path, s->line, s->column);
+  else if (illegal[0])
+    snprintf(c->refusal, sizeof c->refusal, "%s; lifting it would race", illegal);
+  else
+    snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: no loop has fewer non-unit-stride "
+             "references than the thread index", s->path, s->line, s->column);
+}
+
+/* ---- the launch ---- */
+
+static uint32_t ceil_div(uint64_t a, uint64_t b)
+{
+  return (uint32_t)((a + b - 1) / b);
+}
+
+/* The new launch: x covers the loop's extent ext in blocks of at most 256 threads (a
+ * multiple of 32), y the old index's extent gext with the rest of the block. When that
+ * needs more than CUDA's 65535 blocks in y (Programming Guide, technical
+ * specifications), the blocks in y are spread evenly and each thread loops over g with
+ * stride *gstride = the threads in y; else *gstride = 0. Returns 0 with why (size bytes)
+ * when x alone needs more than 2^31 - 1 blocks. */
+static int geometry(uint64_t ext, uint64_t gext, uint32_t grid[3], uint32_t block[3],
+                    int64_t *gstride, char *why, size_t size)
+{
+  uint64_t bx = (ext + 31) / 32 * 32, rows;
+  if (bx > BLOCK_THREADS)
+    bx = BLOCK_THREADS;
+  if (ext / bx >= (1ull << 31)) {
+    snprintf(why, size, "the lifted loop needs more than 2^31 - 1 blocks in x");
+    return 0;
+  }
+  block[0] = (uint32_t)bx;
+  block[1] = (uint32_t)(BLOCK_THREADS / bx < gext ? BLOCK_THREADS / bx : gext);
+  block[2] = 1;
+  grid[0] = ceil_div(ext, bx);
+  grid[2] = 1;
+  rows = ceil_div(gext, block[1]);
+  *gstride = 0;
+  if (rows > MAX_GRID_Y) {
+    uint64_t trips = ceil_div(rows, MAX_GRID_Y); /* each thread's iterations over g */
+    rows = ceil_div(rows, trips);
+    *gstride = (int64_t)(rows * block[1]);
+  }
+  grid[1] = (uint32_t)rows;
+  return 1;
+}
+
+/* ---- the rewrite ---- */
+
+static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo,
+                   int64_t gstride, const uint32_t block[3], char **text, size_t *len,
+                   struct cc_err *err)
+{
+  const struct cc_cuda_scop *s = l->s;
+  const struct cc_fix_poly_lift pl = {l->var, lo, TX, TY, gstride};
+  char *body;
+  struct cc_strbuf sb = {0}, *f = &sb;
+  body = cc_fix_poly_codegen(p, &pl, print_stmt, (void *)l, 2, err);
+  if (!body)
+    return err->status;
+  cc_strbuf_printf(f, "%.*s", (int)s->body_b, l->o->input_text);
+  cc_strbuf_printf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
+          "is thread index x, the old global index x is y%s */\n", s->vars[l->var].name,
+          gstride ? " and a loop" : "");
+  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
+          (long long)lo);
+  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
+  /* the kernel's local scalars, private to a thread (scalar expansion: one per thread) */
+  for (uint32_t i = 0; i < s->nprivs; i++)
+    cc_strbuf_printf(f, "  %s %s;\n", s->privs[i].type, s->privs[i].name);
+  cc_strbuf_printf(f, "%s}%.*s", body, (int)(l->o->input_len - s->body_e),
+                   l->o->input_text + s->body_e);
+  free(body);
+  *text = sb.s;
+  *len = sb.len;
+  return CC_OK;
+}
+
+static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                     const struct cc_cuda_scop *s, cc_fix_xcands *out, struct cc_err *err)
+{
+  struct cc_fix_poly *p = NULL;
+  struct choice ch;
+  struct cc_fix_xcand c;
+  struct lift l = {o, s, -1};
+  double *w;
+  int64_t lo = 0, hi = -1, glo = 0, ghi = -1, gstride = 0;
+  char why[512], at[300];
+  int rc;
+  if ((rc = cc_fix_poly_build(s, &p, err)) != CC_OK)
+    return rc;
+  if (!cc_fix_poly_parallel(p, -1, 0, why, sizeof why)) {
+    rc = cc_err_set(err, CC_ERR_NO_FIX, "%s:%u:%u: threads of kernel %s share an element "
+                    "(%s): the original's threads are not independent", s->path, s->line,
+                    s->column, o->kernel_name, why);
+    cc_fix_poly_free(p);
+    return rc;
+  }
+  w = cc_xcalloc(s->nstmts ? s->nstmts : 1, sizeof *w);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    w[i] = line_weight(before, s->stmts[i].line) + 1; /* +1: a reference never run counts */
+  choose(s, p, w, &ch);
+  free(w);
+  if (ch.var < 0) {
+    cc_fix_poly_free(p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", ch.refusal);
+  }
+  l.var = ch.var;
+  place(s, ch.var, at, sizeof at);
+  if (!cc_fix_poly_range(p, ch.var, &lo, &hi) || !cc_fix_poly_range(p, 0, &glo, &ghi) ||
+      glo < 0) {
+    cc_fix_poly_free(p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: the loop over %s never runs in this launch "
+                      "(its domain is empty or unbounded)", at, s->vars[ch.var].name);
+  }
+  memset(&c, 0, sizeof c);
+  if (!geometry((uint64_t)(hi - lo + 1), (uint64_t)ghi + 1, c.grid, c.block, &gstride, why,
+                sizeof why)) {
+    cc_fix_poly_free(p);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
+  }
+  rc = rewrite(&l, p, lo, gstride, c.block, &c.text, &c.len, err);
+  cc_fix_poly_free(p);
+  if (rc != CC_OK)
+    return rc;
+  c.transform = "lift";
+  snprintf(c.what, sizeof c.what, "the loop over %.40s at %.120s lifted into thread index x "
+           "(%lld..%lld), the old index x moved to y", s->vars[ch.var].name, at,
+           (long long)lo, (long long)hi);
+  snprintf(c.why, sizeof c.why, "references with a non-unit stride along x, weighted by "
+           "their requests: %.0f before, %.0f after (CGO 2015 Sec. 4.3)", ch.cost_g, ch.cost);
+  c.compare = CC_FIX_COMPARE_BITWISE;
+  {
+    char note[256];
+    snprintf(note, sizeof note, "launch %s with grid (%u, %u, %u) and block (%u, %u, %u)",
+             o->kernel_name, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+             c.block[2]);
+    c.launch_note = cc_xstrdup(note);
+  }
+  CC_VEC_PUSH(out, c);
+  return CC_OK;
+}
 
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
-              cc_fix_xcands *out, struct cc_err *err)
+                cc_fix_xcands *out, struct cc_err *err)
 {
-  (void)before;
-  (void)out;
-  return cc_err_set(err, CC_ERR_NO_FIX, "%s: lifting an intra-thread loop into a thread dimension (CGO 2015 Sec. 4.3, Algorithm 2) is not available in this build",
-                    o->kernel_name);
+  struct cc_cuda_scop s;
+  int rc;
+  if (!o->input_is_cuda)
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: loop lifting (CGO 2015 Sec. 4.3) needs the "
+                      "kernel's CUDA C source; give the .cu file", o->input);
+  rc = cc_cuda_scop_extract(o->input, o->input_text, o->input_len, o->kernel_name, o->grid,
+                            o->block, before->param_values, before->param_known,
+                            before->nparams, o->clang_args, o->nclang_args, &s, err);
+  if (rc != CC_OK)
+    return rc;
+  rc = lift_scop(o, before, &s, out, err);
+  cc_cuda_scop_release(&s);
+  return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/cache.h"
 #include "emu/emu.h"
 #include "util/mem.h"
 
@@ -110,6 +111,19 @@ static int apply_relayouts(const struct cc_fix_launch *l, const struct cc_launch
   return CC_OK;
 }
 
+/* The sm_90 default device's cache model (src/cache: the H100's L1 per SM, L2, DRAM),
+ * so that every measurement also says what reaches L2 and DRAM and how long the kernel
+ * should take at least (issue 12: on Hopper the caches can absorb an uncoalesced
+ * kernel's re-reads, so sectors alone do not say what a fix gains). */
+static int attach_cache(struct cc_analysis *an, struct cc_err *err)
+{
+  struct cc_cache_device dev;
+  int on = 0, rc = cc_cache_device_get("sm_90", NULL, NULL, &dev, &on, err);
+  if (rc == CC_OK && on)
+    cc_analysis_set_cache(an, cc_cache_new(&dev));
+  return rc;
+}
+
 int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
                    const struct cc_fix_launch *l, struct cc_fix_measure *out,
                    struct cc_err *err)
@@ -128,6 +142,8 @@ int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
   if ((rc = cc_model_get("sm_90", NULL, &out->model, err)) != CC_OK)
     return rc;
   out->an = cc_analysis_new(out->model);
+  if ((rc = attach_cache(out->an, err)) != CC_OK)
+    return rc;
   emu = cc_emu_new(m, &eopts);
   alloc = cc_launch_emu_allocator(emu, l->max_memory);
   if ((rc = cc_emu_check(emu, k, err)) != CC_OK ||

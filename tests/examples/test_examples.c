@@ -1149,6 +1149,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_permute.c */
     "permute/copy3d.launch", "permute/rowsum_shfl.launch", "permute/stencil2d.launch",
     "permute/transpose16.launch",
+    /* tested in tests/examples/test_lift.c */
+    "lift/corr.launch", "lift/covar.launch", "lift/gemm_rows.launch", "lift/myocyte_rows.launch",
+    "lift/row_prefix.launch", "lift/row_store.launch",
     /* tested in tests/examples/test_tile.c */
     "tile/colmajor.launch", "tile/f64.launch", "tile/scale.launch",
     /* tested in tests/examples/test_redistribute.c */

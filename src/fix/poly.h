@@ -1,0 +1,68 @@
+/* coalcheck fix: the polyhedral side of loop lifting (CGO 2015 Sec. 4.3, Algorithm 2)
+ * with isl: a kernel's SCoP (cuda/scop.h) as isl sets and maps, its dependences, the
+ * legality of making a loop a thread dimension, the loop's range, and the code of the
+ * lifted kernel from isl's AST generator. Inside src/fix only (lift.c). */
+#ifndef CC_FIX_POLY_H
+#define CC_FIX_POLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuda/scop.h"
+#include "util/err.h"
+#include "util/mem.h"
+
+struct cc_fix_poly;
+
+/* Builds the isl form of s (borrowed: it must outlive the result): each statement's
+ * iteration domain and access relations with the parameters by their launch values, and
+ * the memory-based dependence relation (pairs of instances touching the same element,
+ * at least one a write: RAW, WAR and WAW, unordered, so a superset of the flow
+ * dependences isl_union_access_info_compute_flow would give). Errors: CC_ERR_INTERNAL
+ * when isl rejects the notation (a bug of the printer). */
+int cc_fix_poly_build(cc_keep const struct cc_cuda_scop *s, cc_give struct cc_fix_poly **out,
+                      struct cc_err *err);
+void cc_fix_poly_free(cc_take struct cc_fix_poly *p);
+
+/* Whether the thread dimensions (g, loop variable var) may run in parallel: no dependence
+ * relates two instances that differ in g or in var (the loop carries none, and the
+ * original threads share none), where a statement outside the loop counts as running at
+ * var = pin (the one thread that will run it). var = -1 checks g alone. Returns 1, or 0
+ * with the array and an example pair of (g, var) differences in why (size bytes). */
+int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char *why,
+                         size_t size);
+
+/* The smallest and largest value of variable var (g or a loop variable) over every
+ * statement's domain that has it. Returns 1, or 0 when no domain has it or it is
+ * unbounded. */
+int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t *hi);
+
+/* Appends the statement instance stmt whose domain tuple (g, loops...) has the C
+ * expressions args[0..nargs) to b, indented by indent spaces. */
+typedef void (*cc_fix_poly_stmt_fn)(void *ctx, struct cc_strbuf *b, uint32_t stmt,
+                                    const char *const *args, int nargs, int indent);
+
+/* What the lifted kernel's thread indices stand for. */
+struct cc_fix_poly_lift {
+  int var;                 /* the lifted loop's variable */
+  int64_t pin;             /* the value of var whose thread runs the statements outside it */
+  const char *vname;       /* the C name of var's thread index (x) */
+  const char *gname;       /* the C name of the old index's thread index (y) */
+  int64_t gstride;         /* 0: g = gname; else g is a loop from gname by gstride (the
+                              threads in y are fewer than g's values: CUDA's grid limit) */
+};
+
+/* The body of the lifted kernel: the loops and guards isl's AST generator
+ * (isl_ast_build_node_from_schedule_map) makes for the schedule that keeps the original
+ * order (the 2d+1 textual schedule) of every loop but l->var, with var and g fixed to the
+ * C parameters vname and gname (the thread dimensions, as PPCG treats them; a statement
+ * outside the loop runs where vname = pin; with gstride, g an outermost strided loop),
+ * parameters symbolic. Printed as CUDA C (int loop counters __cc_c<k>, min/max/floord as
+ * conditional expressions), each statement through fn. Owned; NULL with err set on an
+ * isl failure (CC_ERR_INTERNAL). */
+cc_give char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l,
+                                  cc_fix_poly_stmt_fn fn, void *ctx, int indent,
+                                  struct cc_err *err);
+
+#endif

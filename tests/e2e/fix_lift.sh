@@ -1,0 +1,65 @@
+#!/bin/bash
+# `coalcheck fix --transform lift` (loop lifting, CGO 2015 Sec. 4.3, Algorithm 2) on the
+# kernels of examples/lift. Needs nvcc (the inputs are CUDA C) and libclang (the
+# extractor); skipped without nvcc.
+#
+# Expected figures, derived by hand in examples/lift/lift.cu's comment and
+# tests/examples/test_lift.c (before) and here (after):
+# - row_store (Listing 3), n = 64: 4096 sectors -> 512 (a warp stores 32 consecutive
+#   floats of a row); launch grid 1,16,1 block 64,4,1 (i: 64 values in x, t: 64 in y).
+# - myocyte_rows, 64 x 32: 6144 -> 768 (3 instructions x 64 requests x 4 sectors).
+# - covar, m = 64, n = 16: 47104 -> 13120. After: warp (j1, h) holds j2 = 32h..32h+31,
+#   lanes j2 >= j1 active. The zero store and the sum's 16 stores: a contiguous run in row
+#   j1, ceil-by-sector: h = 1: 33 x 4 + 76 (j1 = 33..63), h = 0: 80 (j1 = 0..31): 288
+#   each (17 x 288 = 4896); data[i*m + j2] the same run in row i: 16 x 288 = 4608;
+#   data[i*m + j1] one float for the warp: 1 sector x 96 requests x 16 = 1536; the
+#   transposed store symmat[j2*m + j1] has lanes 64 floats apart: one sector per
+#   instance, 2080. 4896 + 4608 + 1536 + 2080 = 13120.
+# - corr, m = 64, n = 16: 45759 -> 13895. x = j2 - 1: warp (j1, h) holds j2 = 1+32h ..
+#   32+32h. The diagonal, from the thread j2 = 1 of each j1 < 63: 63 requests of 1 sector.
+#   Row runs [max(j1+1, 1+32h), min(32+32h, 63)]: h = 0, j1 = 0..31: 5x7 + 4x8 + 3x8 +
+#   2x8 + 1 = 108; h = 1: j1 = 0..31 [33, 63] 4 each (128), j1 = 32..62 76: 312 per
+#   statement instance set: zero store 312, the sum's stores 16 x 312, data[i*m + j2]
+#   16 x 312; data[i*m + j1] 95 requests x 16 of 1 sector = 1520; transposed store 2016.
+#   63 + 312 + 4992 + 4992 + 1520 + 2016 = 13895.
+# - gemm_rows, n = 32: 34816 -> 5248 (lift.cu), the sum kept in a register declared once
+#   per thread; launch grid 1,4,1 block 32,8,1.
+# - row_prefix: refused (exit 11), the loop over j carrying the dependence named.
+# Independently of the tool's own check, the original launch and DIR/K.launch are both
+# run by the main command with --dump, and the dumps compared with cmp: bitwise equal.
+. "$(dirname "$0")/data/common.bash"
+[ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
+EX="$COALCHECK_SRC/examples/lift"
+
+# lifted NAME BEFORE AFTER GRID BLOCK BUF: fix --transform lift on NAME.launch is verified
+# with those kernel sectors and that launch, and BUF dumps identically
+lifted() {
+  local name=$1 before=$2 after=$3 grid=$4 block=$5 buf=$6
+  expect 0 "" "$COALCHECK" fix --transform lift --launch "$EX/$name.launch" -o "$TMP/$name" \
+    -q --json "$TMP/$name.json"
+  for f in lift.cu "$name.launch" fix.diff; do
+    [ -s "$TMP/$name/$f" ] || fail "$name: $f not written"
+  done
+  jcheck "$TMP/$name.json" "d['verified'] is True and d['chosen']['transform'] == 'lift' and \
+d['before']['kernels'][0]['totals']['sectors'] == $before and \
+d['after']['kernels'][0]['totals']['sectors'] == $after"
+  grep -q "^--grid $grid --block $block\$" "$TMP/$name/$name.launch" ||
+    fail "$name: launch geometry (want --grid $grid --block $block)"
+  # the kernel keeps its name and parameters: its signature line is unchanged
+  grep -q "^__global__ void $name(" "$TMP/$name/lift.cu" || fail "$name: signature changed"
+  dump_compare "$EX/$name.launch" "$TMP/$name" "$buf"
+}
+
+lifted row_store 4096 512 1,16,1 64,4,1 a
+lifted myocyte_rows 6144 768 1,8,1 32,8,1 y
+lifted covar 47104 13120 1,16,1 64,4,1 symmat
+lifted corr 45759 13895 1,16,1 64,4,1 symmat
+lifted gemm_rows 34816 5248 1,4,1 32,8,1 c
+
+# the running sum: its only loop carries a dependence
+line=$(grep -n 'for (int j = 1; j < n; j++)' "$EX/lift.cu" | cut -d: -f1)
+expect 11 "lift.cu:$line:5: the loop over j carries a dependence (a: " \
+  "$COALCHECK" fix --transform lift --launch "$EX/row_prefix.launch" -o "$TMP/prefix" -q
+[ -e "$TMP/prefix" ] && fail "row_prefix: DIR written for a refusal"
+
+finish
