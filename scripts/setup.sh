@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(gcc g++ make cmake pkg-config libcjson-dev libcmocka-dev libzstd-dev python3 python3-pip time
-          clang libclang-dev libclang-rt-14-dev libisl-dev)
+          clang libclang-dev libclang-rt-14-dev libisl-dev
+          chromium) # chromium: the browser tests of the --html views (tests/e2e/html_views.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,4 +22,12 @@ fi
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: warning: nvcc not found (PATH or /usr/local/cuda/bin); .cu inputs and the" \
        "tests that compile CUDA will be skipped" >&2
+fi
+
+# Playwright for Python drives the system chromium in tests/e2e/html_views.sh (it is given
+# chromium's path: no browser is downloaded, so no `playwright install`)
+if ! python3 -c 'import playwright.sync_api' >/dev/null 2>&1; then
+  echo "setup: installing playwright (pip)" >&2
+  python3 -m pip install --quiet playwright 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages playwright
 fi

@@ -34,6 +34,7 @@ struct cc_run_opts {
   uint32_t shared_bytes;         /* --shared: dynamic shared memory per CTA, bytes */
   char *launch_file;             /* --launch */
   char *json_path;               /* --json, or NULL; "-" = stdout */
+  char *html_path;               /* --html: the views page (src/view), or NULL */
   char *arch;                    /* --arch, or NULL = "sm_90" */
   char *nvcc_flags;              /* --nvcc-flags, or NULL */
   uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */

@@ -75,6 +75,14 @@ int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err);
+
+/* fix --html (fix_html.c): after the fix is written to o->fix_dir, runs the original
+ * launch (o) and DIR's KERNEL.launch each with --html into a temporary page, writes both
+ * side by side (sandboxed iframes) into f, opened by the caller on o->html_path, and
+ * commits f. On an error f is left open for the caller to abort. Errors: those of the
+ * runs (cc_cli_run), CC_ERR_IO. */
+struct cc_outfile;
+int cc_cli_fix_html(const struct cc_run_opts *o, struct cc_outfile *f, struct cc_err *err);
 int cc_cli_cmd_report(int argc, char **argv, struct cc_err *err);
 
 /* Checks the INPUT of a run (emulator or --backend gpu) before its options: CC_ERR_USAGE

@@ -106,6 +106,9 @@ static int run_fix(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   static const struct cc_fix_timer timer = {NULL, gpu_time};
   char *text = NULL, *name = NULL;
   size_t len = 0;
+  struct cc_outfile html;
+  int html_open = 0;
+  const char *inputs[2] = {o->input, o->launch_file};
   int rc;
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)
     return rc;
@@ -144,8 +147,19 @@ static int run_fix(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   fo.quiet = o->quiet;
   fo.compiler = (struct cc_fix_compiler){&cctx, compile};
   fo.timer = o->gpu_backend ? &timer : NULL;
+  if (o->html_path) { /* opened first: an unwritable path fails before the fix */
+    if ((rc = cc_outfile_open_except(&html, o->html_path, (const char *const *)inputs,
+                                     o->launch_file ? 2 : 1,
+                                     err)) != CC_OK)
+      goto done;
+    html_open = 1;
+  }
   rc = cc_fix_run(&fo, out, err);
+  if (rc == CC_OK && html_open && (rc = cc_cli_fix_html(o, &html, err)) == CC_OK)
+    html_open = 0;
 done:
+  if (html_open)
+    cc_outfile_abort(&html);
   free(name);
   free(text);
   ptx_module_free(m);

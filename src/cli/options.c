@@ -224,6 +224,15 @@ static int set_json(struct cc_run_opts *o, const char *v, const struct source *s
   return CC_OK;
 }
 
+static int set_html(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  (void)err;
+  free(o->html_path);
+  o->html_path = from_base(s, v);
+  return CC_OK;
+}
+
 /* A repeated --arch adds to the list: "--arch cc1.0 --arch sm_90" = "cc1.0,sm_90" (the
  * names are checked by the models, model.h's cc_model_get_list). */
 static int set_arch(struct cc_run_opts *o, const char *v, const struct source *s,
@@ -455,6 +464,9 @@ static const struct option options[] = {
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
   {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
    FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"html", 0, "FILE", "also write the views: one self-contained HTML page\n"
+   "(grid, block, warp, operation, source; docs/views.md);\n"
+   "fix: before and after side by side", set_html, FOR_REPORT | CMD_BIT(CC_CLI_CMD_FIX)},
   {"arch", 0, "ARCH",
    "memory model (default sm_90); several, comma-\n"
    "separated or repeated (cc1.0,cc1.2,sm_90): the\n"
@@ -711,6 +723,7 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->dumps);
   free(o->launch_file);
   free(o->json_path);
+  free(o->html_path);
   free(o->arch);
   free(o->cache_spec);
   free(o->calibration);

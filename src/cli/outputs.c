@@ -17,15 +17,21 @@
 #include "report/report.h"
 #include "util/fileio.h"
 #include "util/mem.h"
+#include "view/view.h"
+
+#include <cjson/cJSON.h>
 
 struct cc_cli_outputs {
   const struct cc_run_opts *o;       /* borrowed */
   struct cc_analysis_multi *multi;   /* NULL for record */
   struct cc_outfile json;            /* --json, opened by cc_cli_outputs_open */
   int json_open;
+  struct cc_view *view;              /* --html: the views' collector, or NULL */
+  struct cc_outfile html;            /* --html, opened by cc_cli_outputs_open */
+  int html_open;
   struct cc_trace_writer *trace;     /* NULL until cc_cli_outputs_sink, or without a trace */
   char *trace_path;                  /* the trace's path (owned) */
-  struct cc_access_sink sinks[2];    /* analyses, trace */
+  struct cc_access_sink sinks[3];    /* analyses, views, trace */
   struct cc_access_tee tee;
   const char **inputs;               /* what o reads: no output replaces it */
   size_t n_inputs;
@@ -68,6 +74,13 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
       return rc;
     s->json_open = 1;
   }
+  if (!o->record_only && o->html_path) {
+    if ((rc = cc_view_new(&s->view, err)) != CC_OK ||
+        (rc = cc_outfile_open_except(&s->html, o->html_path, s->inputs, s->n_inputs, err)) !=
+            CC_OK)
+      return rc;
+    s->html_open = 1;
+  }
   return CC_OK;
 }
 
@@ -77,6 +90,9 @@ void cc_cli_outputs_free(struct cc_cli_outputs *s)
     return;
   if (s->json_open)
     cc_outfile_abort(&s->json);
+  if (s->html_open)
+    cc_outfile_abort(&s->html);
+  cc_view_free(s->view);
   cc_trace_writer_abort(s->trace);
   cc_analysis_multi_free(s->multi);
   free(s->trace_path);
@@ -133,6 +149,8 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
   int rc;
   if (s->multi)
     s->sinks[n++] = cc_analysis_multi_sink(s->multi);
+  if (s->view) /* only with --html: the runs without it pay nothing */
+    s->sinks[n++] = cc_view_sink(s->view);
   if (s->o->trace_path || s->o->record_only) {
     struct cc_trace_writer_opts topts = {"coalcheck " CC_CLI_VERSION, s->o->command_line,
                                          NULL, 0, 0, s->inputs, s->n_inputs};
@@ -203,26 +221,52 @@ static int text_report(FILE *out, const struct cc_analysis *an, uint32_t top,
   return rc;
 }
 
-/* Writes the JSON (one model: the report; several: the comparison) into the --json file
- * opened by cc_cli_outputs_open, and commits it. */
-static int write_json(struct cc_cli_outputs *s, const struct cc_analysis *const *ans, size_t n,
-                      struct cc_err *err)
+/* The JSON document (one model: the report; several: the comparison) into *out; with the
+ * views, the first kernel gets their "dwarp" object (docs/json-schema.md). */
+static int json_string(struct cc_cli_outputs *s, const struct cc_analysis *const *ans, size_t n,
+                       char **out, struct cc_err *err)
 {
-  char *json;
-  int ok, rc;
-  if (n == 1) {
-    json = cc_report_json_string(ans[0], CC_CLI_VERSION);
-  } else if ((rc = cc_report_compare_json_string(ans, n, CC_CLI_VERSION, &json, err)) !=
-             CC_OK) {
+  cJSON *doc, *k, *dw;
+  int rc;
+  if (n == 1)
+    *out = cc_report_json_string(ans[0], CC_CLI_VERSION);
+  else if ((rc = cc_report_compare_json_string(ans, n, CC_CLI_VERSION, out, err)) != CC_OK)
     return rc;
+  if (!s->view || !(dw = cc_view_dwarp_json(s->view)))
+    return CC_OK;
+  doc = cJSON_Parse(*out);
+  k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "kernels"), 0);
+  if (k) {
+    cJSON_AddItemToObject(k, "dwarp", dw);
+    free(*out);
+    *out = cJSON_Print(doc);
+  } else {
+    cJSON_Delete(dw);
   }
-  ok = fputs(json, s->json.fp) >= 0 && fputc('\n', s->json.fp) != EOF;
-  free(json);
+  cJSON_Delete(doc);
+  return CC_OK;
+}
+
+/* Writes text and a newline into the output file f opened by cc_cli_outputs_open (path
+ * for the message), and commits it. */
+static int write_out(struct cc_outfile *f, int *open, const char *path, const char *text,
+                     struct cc_err *err)
+{
+  int ok = fputs(text, f->fp) >= 0 && fputc('\n', f->fp) != EOF;
   if (!ok)
-    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error (disk full?)",
-                      s->o->json_path);
-  s->json_open = 0;
-  return cc_outfile_commit(&s->json, err);
+    return cc_err_set(err, CC_ERR_IO, "cannot write %s: write error (disk full?)", path);
+  *open = 0;
+  return cc_outfile_commit(f, err);
+}
+
+/* Writes the views page into the --html file and commits it. */
+static int write_html(struct cc_cli_outputs *s, const char *json, struct cc_err *err)
+{
+  int rc = cc_view_html_write(s->html.fp, s->view, json, s->o->input, err);
+  if (rc != CC_OK)
+    return rc;
+  s->html_open = 0;
+  return cc_outfile_commit(&s->html, err);
 }
 
 int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err)
@@ -237,9 +281,17 @@ int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *er
     return CC_OK;
   ans = cc_analysis_multi_results(s->multi);
   n = cc_analysis_multi_count(s->multi);
-  /* the JSON first: when it cannot be written, there is no report at all */
-  if (s->json_open && (rc = write_json(s, ans, n, err)) != CC_OK)
-    return rc;
+  /* the JSON and the page first: when they cannot be written, there is no report at all */
+  if (s->json_open || s->html_open) {
+    char *json = NULL;
+    if ((rc = json_string(s, ans, n, &json, err)) == CC_OK && s->json_open)
+      rc = write_out(&s->json, &s->json_open, s->o->json_path, json, err);
+    if (rc == CC_OK && s->html_open)
+      rc = write_html(s, json, err);
+    free(json);
+    if (rc != CC_OK)
+      return rc;
+  }
   if (!text)
     return CC_OK;
   if (n == 1)
