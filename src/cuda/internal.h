@@ -87,6 +87,11 @@ void cc_cuda_tokens_release(struct cc_cuda_tokens *tk);
 int cc_cuda_token_is(const struct cc_cuda_tokens *tk, unsigned i, const char *s);
 /* Offset of token i in its file. */
 unsigned cc_cuda_token_off(const struct cc_cuda_tokens *tk, unsigned i);
+/* The operator token of operator expression c (owned, or NULL): for a binary or compound
+ * operator, the first token at or after the end of its first operand lhs; for a unary one
+ * (lhs null), its first token when that is punctuation (prefix: ++x, -x, *p), else its
+ * last (postfix: x++). Shared by the extractors of redist.c and scop.c. */
+cc_give char *cc_cuda_operator(const struct cc_cuda_tu *t, CXCursor c, CXCursor lhs);
 
 /* ---- model.c: a kernel and its call tree ---- */
 

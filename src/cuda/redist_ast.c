@@ -46,31 +46,15 @@ char *cc_cuda_rd_squeeze(const char *text, unsigned b, unsigned e)
   return s;
 }
 
-/* The operator token of operator expression c: the first token at or after the end of
- * its first operand lhs (binary), or its first or last token (unary). Owned, or NULL. */
+/* The operator token of c (cc_cuda_operator), or NULL where c is not written in the
+ * input itself (inside a macro expansion, which the rewrite could not edit). Owned. */
 char *cc_cuda_rd_operator(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs)
 {
-  struct cc_cuda_tokens tk;
-  unsigned b, e, lend = 0;
-  char *op = NULL;
-  if (!cc_cuda_rd_bytes(m, c, &b, &e))
+  unsigned b, e;
+  if (!cc_cuda_rd_bytes(m, c, &b, &e) ||
+      (!clang_Cursor_isNull(lhs) && !cc_cuda_rd_bytes(m, lhs, &b, &e)))
     return NULL;
-  if (!clang_Cursor_isNull(lhs) && !cc_cuda_rd_bytes(m, lhs, &b, &lend))
-    return NULL;
-  cc_cuda_tokens_get(&m->tu, clang_getCursorExtent(c), &tk);
-  if (clang_Cursor_isNull(lhs)) {
-    if (tk.n && (cc_cuda_token_is(&tk, 0, "++") || cc_cuda_token_is(&tk, 0, "--") ||
-                 cc_cuda_token_is(&tk, 0, "*") || cc_cuda_token_is(&tk, 0, "&")))
-      op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[0]));
-    else if (tk.n)
-      op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[tk.n - 1]));
-  } else {
-    for (unsigned i = 0; i < tk.n && !op; i++)
-      if (cc_cuda_token_off(&tk, i) >= lend)
-        op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[i]));
-  }
-  cc_cuda_tokens_release(&tk);
-  return op;
+  return cc_cuda_operator(&m->tu, c, lhs);
 }
 
 int cc_cuda_rd_op_is(const struct cc_cuda_model *m, CXCursor c, CXCursor lhs, const char *want)

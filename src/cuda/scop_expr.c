@@ -77,37 +77,21 @@ CXCursor cc_cuda_scop_strip(CXCursor c)
 int cc_cuda_scop_binop(const struct cc_cuda_ex *x, CXCursor c, char *op, size_t n)
 {
   CXCursor kids[2];
-  struct cc_cuda_tokens tk;
-  unsigned lb, le;
-  int ok = 0;
-  if (cc_cuda_children(c, kids, 2) != 2 || !cc_cuda_tu_extent(&x->m->tu, kids[0], &lb, &le))
+  char *s;
+  if (cc_cuda_children(c, kids, 2) != 2 || !(s = cc_cuda_operator(&x->m->tu, c, kids[0])))
     return 0;
-  cc_cuda_tokens_get(&x->m->tu, clang_getCursorExtent(c), &tk);
-  for (unsigned i = 0; i < tk.n && !ok; i++)
-    if (cc_cuda_token_off(&tk, i) >= le) {
-      char *s = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[i]));
-      snprintf(op, n, "%s", s);
-      free(s);
-      ok = 1;
-    }
-  cc_cuda_tokens_release(&tk);
-  return ok;
+  snprintf(op, n, "%s", s);
+  free(s);
+  return 1;
 }
 
-/* The operator of a unary operator: its first token when that is punctuation, else its
- * last (a postfix ++). */
+/* The operator of a unary operator (cc_cuda_operator): its first token when that is
+ * punctuation, else its last (a postfix ++); "" when there is none. */
 void cc_cuda_scop_unop(const struct cc_cuda_ex *x, CXCursor c, char *op, size_t n)
 {
-  struct cc_cuda_tokens tk;
-  op[0] = 0;
-  cc_cuda_tokens_get(&x->m->tu, clang_getCursorExtent(c), &tk);
-  if (tk.n) {
-    unsigned i = clang_getTokenKind(tk.tok[0]) == CXToken_Punctuation ? 0 : tk.n - 1;
-    char *s = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[i]));
-    snprintf(op, n, "%s", s);
-    free(s);
-  }
-  cc_cuda_tokens_release(&tk);
+  char *s = cc_cuda_operator(&x->m->tu, c, clang_getNullCursor());
+  snprintf(op, n, "%s", s ? s : "");
+  free(s);
 }
 
 int cc_cuda_scop_is_int(CXType t)

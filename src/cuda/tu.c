@@ -205,3 +205,23 @@ unsigned cc_cuda_token_off(const struct cc_cuda_tokens *tk, unsigned i)
   clang_getSpellingLocation(clang_getTokenLocation(tk->tu, tk->tok[i]), NULL, NULL, NULL, &off);
   return off;
 }
+
+/* libclang 14's C API gives no operator kind: the operator is read from the tokens. */
+char *cc_cuda_operator(const struct cc_cuda_tu *t, CXCursor c, CXCursor lhs)
+{
+  struct cc_cuda_tokens tk;
+  unsigned lb, lend = 0;
+  char *op = NULL;
+  if (!clang_Cursor_isNull(lhs) && !cc_cuda_tu_extent(t, lhs, &lb, &lend))
+    return NULL;
+  cc_cuda_tokens_get(t, clang_getCursorExtent(c), &tk);
+  if (clang_Cursor_isNull(lhs) && tk.n) {
+    unsigned i = clang_getTokenKind(tk.tok[0]) == CXToken_Punctuation ? 0 : tk.n - 1;
+    op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[i]));
+  }
+  for (unsigned i = 0; !clang_Cursor_isNull(lhs) && i < tk.n && !op; i++)
+    if (cc_cuda_token_off(&tk, i) >= lend)
+      op = cc_cuda_str(clang_getTokenSpelling(tk.tu, tk.tok[i]));
+  cc_cuda_tokens_release(&tk);
+  return op;
+}
