@@ -393,14 +393,15 @@ static int set_strategy(struct cc_run_opts *o, const char *v, const struct sourc
 static int set_transform(struct cc_run_opts *o, const char *v, const struct source *s,
                          struct cc_err *err)
 {
-  static const char *const names[] = {"auto", "permute", "lift", "redistribute", "tile", "soa"};
+  static const char *const names[] = {"auto", "permute", "lift", "redistribute", "tile", "soa",
+                                      "pad"};
   for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
     if (strcmp(v, names[i]) == 0) {
       o->fix_transform = i;
       return CC_OK;
     }
   return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --transform: expected auto, "
-                    "permute, lift, redistribute, tile or soa", v);
+                    "permute, lift, redistribute, tile, soa or pad", v);
 }
 
 static int set_auto(struct cc_run_opts *o, const char *v, const struct source *s,
@@ -493,6 +494,7 @@ static const struct option options[] = {
    "(a loop into a thread dimension, 4.3), redistribute\n"
    "(a reduction over a warp, 4.4), tile (shared-\n"
    "memory transpose), soa (structures into arrays),\n"
+   "pad (shared rows against bank conflicts),\n"
    "or auto (default: every one that applies; the\n"
    "fewest sectors, or the fastest with --backend gpu)", set_transform,
    CMD_BIT(CC_CLI_CMD_FIX)},

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "cuda/pad.h"
 #include "cuda/tile.h"
 #include "cuda/redist.h"
 
@@ -35,6 +36,12 @@ void cc_cuda_scan_release(struct cc_cuda_scan *s)
   }
   free(s->sites);
   memset(s, 0, sizeof *s);
+}
+
+void cc_cuda_pad_result_release(struct cc_cuda_pad_result *r)
+{
+  free(r->text);
+  memset(r, 0, sizeof *r);
 }
 
 void cc_cuda_tile_result_release(struct cc_cuda_tile_result *r)

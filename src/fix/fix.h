@@ -35,10 +35,11 @@ enum cc_fix_transform {
   CC_FIX_T_LIFT,          /* intra-thread loop lifted into a thread dimension (Sec. 4.3, Alg. 2) */
   CC_FIX_T_REDISTRIBUTE,  /* per-thread reduction spread over a warp (Sec. 4.4, Alg. 3) */
   CC_FIX_T_TILE,          /* transposition staged through a padded shared-memory tile */
-  CC_FIX_T_SOA            /* array of structures made a structure of arrays */
+  CC_FIX_T_SOA,           /* array of structures made a structure of arrays */
+  CC_FIX_T_PAD            /* rows of __shared__ arrays padded against bank conflicts */
 };
 
-/* "auto", "permute", "lift", "redistribute", "tile", "soa" (static storage). */
+/* "auto", "permute", "lift", "redistribute", "tile", "soa", "pad" (static storage). */
 const char *cc_fix_transform_name(enum cc_fix_transform t);
 
 enum cc_fix_strategy {

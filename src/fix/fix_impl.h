@@ -241,6 +241,8 @@ int cc_fix_tile(const struct cc_fix_opts *o, const struct cc_fix_measure *before
                 cc_fix_xcands *out, struct cc_err *err);         /* tile.c */
 int cc_fix_soa(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                cc_fix_xcands *out, struct cc_err *err);          /* soa.c */
+int cc_fix_pad(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+               cc_fix_xcands *out, struct cc_err *err);          /* pad.c */
 
 /* ---- the plan: one record from choice to output (fix.c, emit.c) ----------------------- */
 
@@ -292,7 +294,7 @@ struct cc_fix_plan {
  * the kernel measured in p->before: each one's candidates are appended to p->x, compiled
  * by o->compiler, emulated with their own launch and relayouts (cc_xcand.run) and judged:
  * outputs bitwise equal (or within cc_fix_reassociation_ok's bound for reassociated
- * sums), fewer global sectors and less excess than the original; a transformation that
+ * sums), no more global sectors and less excess than the original; a transformation that
  * does not apply, and a candidate that does not improve, add a line to p->refusals.
  * Errors: CC_ERR_INTERNAL when a candidate does not compile, fails in the emulator or
  * changes the outputs (a bug: nothing may be written), except for kernels with atomics,

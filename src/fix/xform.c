@@ -33,6 +33,7 @@ static const struct {
   {CC_FIX_T_REDISTRIBUTE, "redistribute", cc_fix_redistribute},
   {CC_FIX_T_TILE, "tile", cc_fix_tile},
   {CC_FIX_T_SOA, "soa", cc_fix_soa},
+  {CC_FIX_T_PAD, "pad", cc_fix_pad},
 };
 
 const char *cc_fix_transform_name(enum cc_fix_transform t)
@@ -44,6 +45,7 @@ const char *cc_fix_transform_name(enum cc_fix_transform t)
   case CC_FIX_T_REDISTRIBUTE: return "redistribute";
   case CC_FIX_T_TILE: return "tile";
   case CC_FIX_T_SOA: return "soa";
+  case CC_FIX_T_PAD: return "pad";
   }
   return "?";
 }
@@ -128,7 +130,7 @@ static uint64_t excess_of(const struct cc_kernel_stats *k)
 }
 
 /* Compares candidate c's run with the original: outputs (bitwise, or within the
- * reassociation bound), then fewer global sectors and less excess. A difference in the
+ * reassociation bound), then no more global sectors and less excess. A difference in the
  * outputs is a bug (CC_ERR_INTERNAL), except where atomics may reorder (then a refusal of
  * this candidate: c->failure). */
 static int judge(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_fix_xcand *c,
@@ -159,7 +161,9 @@ static int judge(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_f
     return cc_err_set(err, CC_ERR_INTERNAL, "%s of %s failed its verification (a bug in "
                       "coalcheck fix; nothing was written): %s; the candidate: %s",
                       c->transform, o->kernel_name, why, c->what);
-  if (a->totals.sectors >= b->totals.sectors || excess_of(a) >= excess_of(b)) {
+  /* the permutation's rule (fix.c, verify): the excess must fall and the global sectors
+   * never rise (padding removes wavefronts and keeps the sectors) */
+  if (a->totals.sectors > b->totals.sectors || excess_of(a) >= excess_of(b)) {
     snprintf(c->failure, sizeof c->failure, "global sectors %llu -> %llu, excess %llu -> "
              "%llu: no improvement", (unsigned long long)b->totals.sectors,
              (unsigned long long)a->totals.sectors, (unsigned long long)excess_of(b),
