@@ -35,6 +35,10 @@ struct cc_run_opts {
   char *launch_file;             /* --launch */
   char *json_path;               /* --json, or NULL; "-" = stdout */
   char *html_path;               /* --html: the views page (src/view), or NULL */
+  char *sarif_path;              /* --sarif: the SARIF 2.1.0 log (report/ci.h), or NULL */
+  char *csv_path;                /* --csv: one row per instruction (report/ci.h), or NULL */
+  struct cc_gate *gates;         /* --fail-on, in order (report/ci.h); owned */
+  size_t ngates;
   char *arch;                    /* --arch, or NULL = "sm_90" */
   char *nvcc_flags;              /* --nvcc-flags, or NULL */
   uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */
