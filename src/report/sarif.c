@@ -123,7 +123,8 @@ static cJSON *location(const struct cc_insn_stats *s, const char *cwd)
   return loc;
 }
 
-/* "kernel K: ld.global.f32 ...: 4 sectors per request where 1 would do (...)". */
+/* "kernel K: 'st.global.f32 ...' is uncoalesced: S sectors for R requests (...)", then
+ * the advice. */
 static void result_text(char *buf, size_t cap, enum rule r, const struct cc_kernel_stats *k,
                         const struct cc_insn_stats *s)
 {
@@ -132,13 +133,13 @@ static void result_text(char *buf, size_t cap, enum rule r, const struct cc_kern
   size_t n;
   cc_report_squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx);
   if (r == RULE_SHARED)
-    n = (size_t)snprintf(buf, cap, "kernel %s: %s: %u-way bank conflict at worst; %llu "
+    n = (size_t)snprintf(buf, cap, "kernel %s: '%s' has a %u-way bank conflict at worst; %llu "
                          "wavefronts for %llu requests (%.2f per request, ideal %.2f)",
                          k->name, ptx, (unsigned)s->ways_max,
                          (unsigned long long)s->wavefronts, (unsigned long long)s->requests,
                          (double)s->wavefronts / req, (double)s->ideal_wavefronts / req);
   else
-    n = (size_t)snprintf(buf, cap, "kernel %s: %s: uncoalesced; %llu sectors for %llu "
+    n = (size_t)snprintf(buf, cap, "kernel %s: '%s' is uncoalesced: %llu sectors for %llu "
                          "requests (%.2f per request, ideal %.2f), %llu excess sectors, "
                          "efficiency %.1f%%", k->name, ptx, (unsigned long long)s->sectors,
                          (unsigned long long)s->requests, (double)s->sectors / req,
