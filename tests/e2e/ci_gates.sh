@@ -163,6 +163,17 @@ assert [drop(r) for r in a] == [drop(r) for r in b]
 EOF
 expect 0 "" "$COALCHECK" report "$TMP/n.cctrace" --fail-on 'efficiency<0.1'
 
+# --- docs/ci.md's job: the naive kernel fails the gates, its tiled fix passes them ---
+"$COALCHECK" fix --transform tile --launch "$NAIVE" -o "$TMP/fixed" -q >/dev/null 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 8 ] && grep -q "libclang" "$TMP/err"; then
+  echo "note: built without libclang: the fixed kernel's gates are not checked"
+elif [ "$rc" -ne 0 ]; then
+  fail "fix --transform tile exited $rc"; cat "$TMP/err"
+else
+  LAUNCH="$TMP/fixed/transpose_naive.launch" gate 0 0 "" 'excess-sectors>0' 'bank-conflicts>0'
+fi
+
 # --- outputs follow the hardening rules: not over an input ---
 expect 2 "--sarif" "$COALCHECK" --launch "$NAIVE" --sarif "$NAIVE"
 
