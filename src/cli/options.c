@@ -217,32 +217,34 @@ static int set_launch(struct cc_run_opts *o, const char *v, const struct source 
   return CC_OK;
 }
 
-static int set_json(struct cc_run_opts *o, const char *v, const struct source *s,
-                    struct cc_err *err)
+/* A report output's path into *dst: "-" (standard output) as is, else from the launch
+ * file's folder when relative (--json, --sarif, --csv). */
+static int set_report_path(char **dst, const char *v, const struct source *s)
 {
-  free(o->json_path);
-  o->json_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
+  free(*dst);
+  *dst = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
   return CC_OK;
 }
 
-/* --sarif and --csv: like --json, a path ("-": standard output) from the launch file's
- * folder when relative. */
+static int set_json(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  (void)err;
+  return set_report_path(&o->json_path, v, s);
+}
+
 static int set_sarif(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
   (void)err;
-  free(o->sarif_path);
-  o->sarif_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
-  return CC_OK;
+  return set_report_path(&o->sarif_path, v, s);
 }
 
 static int set_csv(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
   (void)err;
-  free(o->csv_path);
-  o->csv_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
-  return CC_OK;
+  return set_report_path(&o->csv_path, v, s);
 }
 
 /* A repeated --fail-on adds a gate (report/ci.h; docs/usage.md, "Gates"). */
