@@ -65,6 +65,17 @@ LAUNCH="$EX/tiled.launch" gate 12 4 "wavefronts-per-request 32" 'wavefronts-per-
 LAUNCH="$EX/tiled.launch" gate 12 1 "kernel.bank-conflicts 1.01581e+06" 'kernel.bank-conflicts>0'
 LAUNCH="$EX/padded.launch" gate 0 0 "" 'bank-conflicts>0' 'excess-sectors>0'
 
+# several models: each trip names its model (sm_70 has 32-byte sectors too: the same
+# 917504 excess); the CSV has a row set per model, the SARIF the first model's results
+"$COALCHECK" --launch "$NAIVE" -q --arch sm_70,sm_90 --fail-on 'excess-sectors>0' \
+  --csv "$TMP/arch.csv" >/dev/null 2>"$TMP/err"
+[ $? -eq 12 ] || fail "two models: not exit 12"
+grep -q "kernel transpose_naive under sm_70, .* excess-sectors 917504$" "$TMP/err" ||
+  fail "two models: no sm_70 trip line"
+[ "$(grep -c "^coalcheck: gate" "$TMP/err")" -eq 2 ] || fail "two models: not 2 trip lines"
+[ "$(cut -d, -f1 "$TMP/arch.csv" | tr -d '\r' | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = \
+  "1arch 2sm_70 2sm_90 " ] || fail "two models: CSV rows per model"
+
 # --- bad expressions: usage errors naming the column; unknown metrics listed ---
 expect 2 "bad --fail-on 'efficiency<<0.5': column 12: expected a number" \
   "$COALCHECK" --launch "$NAIVE" --fail-on 'efficiency<<0.5'
