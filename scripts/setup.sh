@@ -24,6 +24,14 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
        "tests that compile CUDA will be skipped" >&2
 fi
 
+# jsonschema validates the --sarif output against the vendored official SARIF 2.1.0 schema
+# (tests/e2e/ci_gates.sh, tests/data/sarif-schema-2.1.0.json)
+if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
+  echo "setup: installing jsonschema (pip)" >&2
+  python3 -m pip install --quiet jsonschema 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages jsonschema
+fi
+
 # Playwright for Python drives the system chromium in tests/e2e/html_views.sh (it is given
 # chromium's path: no browser is downloaded, so no `playwright install`)
 if ! python3 -c 'import playwright.sync_api' >/dev/null 2>&1; then

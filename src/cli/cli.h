@@ -35,6 +35,10 @@ struct cc_run_opts {
   char *launch_file;             /* --launch */
   char *json_path;               /* --json, or NULL; "-" = stdout */
   char *html_path;               /* --html: the views page (src/view), or NULL */
+  char *sarif_path;              /* --sarif: the SARIF 2.1.0 log (report/ci.h), or NULL */
+  char *csv_path;                /* --csv: one row per instruction (report/ci.h), or NULL */
+  struct cc_gate *gates;         /* --fail-on, in order (report/ci.h); owned */
+  size_t ngates;
   char *arch;                    /* --arch, or NULL = "sm_90" */
   char *nvcc_flags;              /* --nvcc-flags, or NULL */
   uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */
@@ -79,8 +83,8 @@ int cc_cli_parse_run(int argc, char **argv, struct cc_run_opts *o, struct cc_err
 /* Parses the command line of command cmd like cc_cli_parse_run (which is the same for
  * CC_CLI_CMD_RUN): only the options the command takes are accepted (an option of another
  * command is CC_ERR_USAGE on the command line; in a launch file read by `record`, the
- * report options --json, --arch, --top, --l1-cache, --smem-bank-width, --cache, --calibration,
- * --max-analysis-memory and --trace are ignored, so that one launch file serves `run` and
+ * report options --json, --sarif, --csv, --fail-on, --arch, --top, --l1-cache,
+ * --smem-bank-width, --cache, --calibration, --max-analysis-memory and --trace are ignored, so that one launch file serves `run` and
  * `record`). `report` takes no launch file; its INPUT is the .cctrace. A repeated --arch adds to the list ("--arch cc1.0
  * --arch sm_90" = "--arch cc1.0,sm_90"); a command-line --arch replaces a launch file's. */
 int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_opts *o,
@@ -101,7 +105,9 @@ int cc_cli_record(const struct cc_run_opts *o, FILE *summary_out, struct cc_err 
  * does not apply). Nothing is written to report_out, and no --json file is left, unless
  * the whole trace replayed. Errors: CC_ERR_USAGE (no INPUT, bad --arch or model option),
  * CC_ERR_INPUT (unreadable, foreign, corrupt or truncated trace: the message has the
- * path, block and offset), CC_ERR_IO (--json or report_out not writable). */
+ * path, block and offset), CC_ERR_IO (--json or report_out not writable); after every
+ * output is written, CC_ERR_GATE when a --fail-on gate tripped (one line per trip on
+ * stderr, report/ci.h). --sarif and --csv are written like --json. */
 int cc_cli_report(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
 /* Writes the generated --help of the main job (option table) to out. */
@@ -110,9 +116,12 @@ void cc_cli_print_help(FILE *out);
 /* The main job: compile (.cu) or read (.ptx) INPUT, parse it, select the kernel, check
  * it, allocate and fill the arguments, run it in the emulator with the analysis as sink,
  * then write the JSON report to --json (opened before the run), the text report to
- * report_out (not with --json -: standard output is the JSON's), and the dumps. Progress
- * goes to stderr unless o->quiet. Errors: any enum cc_status (the exit code); on an
- * error nothing more is written and no --json file is left. */
+ * report_out (not with --json -: standard output is the JSON's), --sarif and --csv, and
+ * the dumps; then evaluates the --fail-on gates: CC_ERR_GATE, with one line per trip on
+ * stderr, when any tripped (every output written). Progress goes to stderr unless
+ * o->quiet. Errors: any enum cc_status (the exit code); on another error nothing more
+ * is written and no --json file is left; --backend gpu with --sarif, --csv or --fail-on
+ * is CC_ERR_USAGE. */
 int cc_cli_run(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
 /* The program: dispatches argv[1] through the command table (run is the default), prints

@@ -134,6 +134,12 @@ void cc_cli_outputs_set_run_stats(struct cc_cli_outputs *s, const struct cc_kern
  * several, the side-by-side comparison. Errors: CC_ERR_IO; those of report/compare.h. */
 int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err);
 
+/* After every output is written: evaluates o->gates (--fail-on) on every analysis
+ * (report/ci.h, suppressed instructions skipped), writes one line per trip to fp
+ * (standard error) and returns CC_ERR_GATE "N gate trips ..." when any tripped; CC_OK
+ * without gates or trips, and for record. */
+int cc_cli_outputs_gates(struct cc_cli_outputs *s, FILE *fp, struct cc_err *err);
+
 /* Hands the static address forms of the kernel just run to every analysis (analysis.h's
  * cc_analysis_set_forms). No-op for record. Errors: those of cc_analysis_set_forms. */
 int cc_cli_outputs_set_forms(struct cc_cli_outputs *s, const struct cc_kernel_forms *kf,

@@ -39,6 +39,8 @@ int cc_cli_report(const struct cc_run_opts *o, FILE *report_out, struct cc_err *
       (rc = cc_cli_outputs_sink(outs, NULL, &sink, err)) == CC_OK &&
       (rc = cc_trace_replay(o->input, &sink, NULL, err)) == CC_OK)
     rc = cc_cli_outputs_finish(outs, report_out, err);
+  if (rc == CC_OK)
+    rc = cc_cli_outputs_gates(outs, stderr, err);
   cc_cli_outputs_free(outs);
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "report/ci.h"
 #include "util/fileio.h"
 #include "util/mem.h"
 
@@ -216,11 +217,47 @@ static int set_launch(struct cc_run_opts *o, const char *v, const struct source 
   return CC_OK;
 }
 
+/* A report output's path into *dst: "-" (standard output) as is, else from the launch
+ * file's folder when relative (--json, --sarif, --csv). */
+static int set_report_path(char **dst, const char *v, const struct source *s)
+{
+  free(*dst);
+  *dst = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
+  return CC_OK;
+}
+
 static int set_json(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
-  free(o->json_path);
-  o->json_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
+  (void)err;
+  return set_report_path(&o->json_path, v, s);
+}
+
+static int set_sarif(struct cc_run_opts *o, const char *v, const struct source *s,
+                     struct cc_err *err)
+{
+  (void)err;
+  return set_report_path(&o->sarif_path, v, s);
+}
+
+static int set_csv(struct cc_run_opts *o, const char *v, const struct source *s,
+                   struct cc_err *err)
+{
+  (void)err;
+  return set_report_path(&o->csv_path, v, s);
+}
+
+/* A repeated --fail-on adds a gate (report/ci.h; docs/usage.md, "Gates"). */
+static int set_fail_on(struct cc_run_opts *o, const char *v, const struct source *s,
+                       struct cc_err *err)
+{
+  struct cc_gate g;
+  int rc = cc_report_gate_parse(v, &g, err);
+  (void)s;
+  if (rc != CC_OK)
+    return rc;
+  o->gates = cc_xrealloc(o->gates, (o->ngates + 1) * sizeof *o->gates);
+  o->gates[o->ngates++] = g;
   return CC_OK;
 }
 
@@ -465,6 +502,13 @@ static const struct option options[] = {
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
   {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
    FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"sarif", 0, "FILE", "also write a SARIF 2.1.0 log of the uncoalesced\n"
+   "and conflicting accesses (docs/ci.md); '-' = stdout", set_sarif, FOR_REPORT},
+  {"csv", 0, "FILE", "also write one CSV row per instruction, units in\n"
+   "the header (docs/usage.md); '-' = stdout", set_csv, FOR_REPORT},
+  {"fail-on", 0, "EXPR", "a gate: exit 12 when METRIC OP NUMBER holds for\n"
+   "an instruction or kernel ('efficiency<0.5',\n"
+   "'excess-sectors>0'); repeatable (docs/usage.md)", set_fail_on, FOR_REPORT},
   {"html", 0, "FILE", "also write the views: one self-contained HTML page\n"
    "(grid, block, warp, operation, source; docs/views.md);\n"
    "fix: before and after side by side", set_html, FOR_REPORT | CMD_BIT(CC_CLI_CMD_FIX)},
@@ -726,6 +770,11 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->launch_file);
   free(o->json_path);
   free(o->html_path);
+  free(o->sarif_path);
+  free(o->csv_path);
+  for (size_t i = 0; i < o->ngates; i++)
+    cc_report_gate_release(&o->gates[i]);
+  free(o->gates);
   free(o->arch);
   free(o->cache_spec);
   free(o->calibration);

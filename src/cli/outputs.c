@@ -13,6 +13,7 @@
 #include "access/trace.h"
 #include "analysis/multi.h"
 #include "model/model.h"
+#include "report/ci.h"
 #include "report/compare.h"
 #include "report/report.h"
 #include "util/fileio.h"
@@ -29,6 +30,8 @@ struct cc_cli_outputs {
   struct cc_view *view;              /* --html: the views' collector, or NULL */
   struct cc_outfile html;            /* --html, opened by cc_cli_outputs_open */
   int html_open;
+  struct cc_outfile sarif, csv;      /* --sarif, --csv, opened by cc_cli_outputs_open */
+  int sarif_open, csv_open;
   struct cc_trace_writer *trace;     /* NULL until cc_cli_outputs_sink, or without a trace */
   char *trace_path;                  /* the trace's path (owned) */
   struct cc_access_sink sinks[3];    /* analyses, views, trace */
@@ -74,6 +77,18 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
       return rc;
     s->json_open = 1;
   }
+  if (!o->record_only && o->sarif_path) {
+    if ((rc = cc_outfile_open_except(&s->sarif, o->sarif_path, s->inputs, s->n_inputs, err)) !=
+        CC_OK)
+      return rc;
+    s->sarif_open = 1;
+  }
+  if (!o->record_only && o->csv_path) {
+    if ((rc = cc_outfile_open_except(&s->csv, o->csv_path, s->inputs, s->n_inputs, err)) !=
+        CC_OK)
+      return rc;
+    s->csv_open = 1;
+  }
   if (!o->record_only && o->html_path) {
     if ((rc = cc_view_new(&s->view, err)) != CC_OK ||
         (rc = cc_outfile_open_except(&s->html, o->html_path, s->inputs, s->n_inputs, err)) !=
@@ -92,6 +107,10 @@ void cc_cli_outputs_free(struct cc_cli_outputs *s)
     cc_outfile_abort(&s->json);
   if (s->html_open)
     cc_outfile_abort(&s->html);
+  if (s->sarif_open)
+    cc_outfile_abort(&s->sarif);
+  if (s->csv_open)
+    cc_outfile_abort(&s->csv);
   cc_view_free(s->view);
   cc_trace_writer_abort(s->trace);
   cc_analysis_multi_free(s->multi);
@@ -269,12 +288,62 @@ static int write_html(struct cc_cli_outputs *s, const char *json, struct cc_err 
   return cc_outfile_commit(&s->html, err);
 }
 
+/* Whether path is standard output ("-"). */
+static int is_stdout(const char *path)
+{
+  return path && strcmp(path, "-") == 0;
+}
+
+/* The SARIF log (of the first --arch model: one tool run) and the CSV (every model) into
+ * their files, each whole or not at all. */
+static int write_ci(struct cc_cli_outputs *s, const struct cc_analysis *const *ans, size_t n,
+                    struct cc_err *err)
+{
+  int rc = CC_OK;
+  char *text;
+  if (s->sarif_open) {
+    text = cc_report_sarif_string(ans[0], CC_CLI_VERSION);
+    rc = write_out(&s->sarif, &s->sarif_open, s->o->sarif_path, text, err);
+    free(text);
+  }
+  if (rc == CC_OK && s->csv_open) {
+    text = cc_report_csv_string(ans, n);
+    /* the CSV ends its records with CRLF itself (RFC 4180): no newline after it */
+    if (fputs(text, s->csv.fp) < 0)
+      rc = cc_err_set(err, CC_ERR_IO, "cannot write %s: write error (disk full?)",
+                      s->o->csv_path);
+    else
+      s->csv_open = 0, rc = cc_outfile_commit(&s->csv, err);
+    free(text);
+  }
+  return rc;
+}
+
+int cc_cli_outputs_gates(struct cc_cli_outputs *s, FILE *fp, struct cc_err *err)
+{
+  const struct cc_analysis *const *ans;
+  size_t n, trips = 0;
+  if (!s->multi || s->o->ngates == 0)
+    return CC_OK;
+  ans = cc_analysis_multi_results(s->multi);
+  n = cc_analysis_multi_count(s->multi);
+  for (size_t i = 0; i < n; i++)
+    trips += cc_report_gate_check(fp, s->o->gates, s->o->ngates, ans[i],
+                                  n > 1 ? cc_model_name(ans[i]->model) : NULL);
+  if (trips == 0)
+    return CC_OK;
+  return cc_err_set(err, CC_ERR_GATE, "%zu gate trip%s (see above); the outputs are written; "
+                    "fix the accesses or mark them '// coalcheck: ignore -- REASON'", trips,
+                    trips == 1 ? "" : "s");
+}
+
 int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *err)
 {
   const struct cc_analysis *const *ans;
   size_t n;
   int rc;
-  int text = !(s->o->json_path && strcmp(s->o->json_path, "-") == 0);
+  int text = !is_stdout(s->o->json_path) && !is_stdout(s->o->sarif_path) &&
+             !is_stdout(s->o->csv_path);
   if (s->trace && (rc = close_trace(s, out, err)) != CC_OK)
     return rc;
   if (!s->multi)
@@ -292,6 +361,8 @@ int cc_cli_outputs_finish(struct cc_cli_outputs *s, FILE *out, struct cc_err *er
     if (rc != CC_OK)
       return rc;
   }
+  if ((rc = write_ci(s, ans, n, err)) != CC_OK)
+    return rc;
   if (!text)
     return CC_OK;
   if (n == 1)

@@ -92,7 +92,7 @@ int cc_cli_check_paths(const struct cc_cli_path *inputs, size_t nin,
 int cc_cli_check_run_paths(const struct cc_run_opts *o, struct cc_err *err)
 {
   struct cc_cli_path *in = cc_xcalloc(o->nargs + 2, sizeof *in);
-  struct cc_cli_path *out = cc_xcalloc(o->ndumps + 3, sizeof *out);
+  struct cc_cli_path *out = cc_xcalloc(o->ndumps + 5, sizeof *out);
   char (*roles)[96] = cc_xcalloc(o->nargs + o->ndumps + 1, sizeof *roles);
   size_t nin = 0, nout = 0, r = 0;
   int rc;
@@ -106,6 +106,8 @@ int cc_cli_check_run_paths(const struct cc_run_opts *o, struct cc_err *err)
   }
   out[nout++] = (struct cc_cli_path){"--json", o->json_path};
   out[nout++] = (struct cc_cli_path){"--html", o->html_path};
+  out[nout++] = (struct cc_cli_path){"--sarif", o->sarif_path};
+  out[nout++] = (struct cc_cli_path){"--csv", o->csv_path};
   out[nout++] = (struct cc_cli_path){o->record_only ? "-o" : "--trace", o->trace_path};
   for (size_t i = 0; i < o->ndumps; i++) {
     snprintf(roles[r], sizeof roles[r], "--dump %s=", o->dumps[i].name);

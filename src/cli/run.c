@@ -312,6 +312,10 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   memset(&r, 0, sizeof r);
   if ((rc = cc_cli_check_run_paths(o, err)) != CC_OK)
     return rc;
+  if (o->gpu_backend && (o->sarif_path || o->csv_path || o->ngates))
+    return cc_err_set(err, CC_ERR_USAGE, "--sarif, --csv and --fail-on work on emulated runs "
+                      "and traces; drop --backend gpu, or record a trace and use 'coalcheck "
+                      "report'");
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)
@@ -333,7 +337,8 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     goto done;
   if ((rc = cc_cli_outputs_finish(r.outs, out, err)) != CC_OK)
     goto done;
-  rc = write_dumps(o, &r.bound, err);
+  if ((rc = write_dumps(o, &r.bound, err)) == CC_OK)
+    rc = cc_cli_outputs_gates(r.outs, stderr, err);
 done:
   release(&r);
   return rc;

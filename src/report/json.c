@@ -5,8 +5,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "report/ci.h"
 #include "report/json_impl.h"
 #include "report/report.h"
+#include "report/source.h"
 #include "util/fileio.h"
 #include "util/mem.h"
 
@@ -183,7 +185,21 @@ static cJSON *affine_json(const struct cc_insn_stats *s)
   return o;
 }
 
-static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
+/* "suppressed": {"reason": "..."} when a `// coalcheck: ignore` comment on the source
+ * line exempts s from the gates (ci.h); nothing otherwise. */
+static void suppressed_json(cJSON *o, const struct cc_insn_stats *s,
+                            struct cc_source_cache *cache)
+{
+  char reason[512];
+  cJSON *sup;
+  if (!cc_report_suppression(cache, s, reason, sizeof reason))
+    return;
+  sup = cJSON_AddObjectToObject(o, "suppressed");
+  str_or_null(sup, "reason", reason[0] ? reason : NULL);
+}
+
+static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached,
+                        struct cc_source_cache *cache)
 {
   cJSON *o = cJSON_CreateObject(), *stride = cJSON_CreateObject();
   cJSON *hist, *sugg = cJSON_CreateArray();
@@ -255,6 +271,7 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached)
   }
   cJSON_AddItemToObject(o, "suggestions", sugg);
   cJSON_AddItemToObject(o, "affine", affine_json(s));
+  suppressed_json(o, s, cache);
   if (shared) {
     cc_report_json_num(o, "bank_conflict_ways", s->ways_max);
     cc_report_json_num(o, "wavefronts", (double)s->wavefronts);
@@ -319,7 +336,7 @@ static cJSON *run_json(const struct cc_kernel_run_stats *r)
   return o;
 }
 
-static cJSON *kernel_json(const struct cc_kernel_stats *k)
+static cJSON *kernel_json(const struct cc_kernel_stats *k, struct cc_source_cache *cache)
 {
   cJSON *o = cJSON_CreateObject(), *insns = cJSON_CreateArray(), *lines = cJSON_CreateArray();
   cJSON_AddStringToObject(o, "name", k->name);
@@ -331,7 +348,7 @@ static cJSON *kernel_json(const struct cc_kernel_stats *k)
   cJSON_AddItemToObject(o, "totals", totals_json(k));
   kernel_cache_json(o, k);
   for (size_t i = 0; i < k->n_insns; i++)
-    cJSON_AddItemToArray(insns, insn_json(&k->insns[i], k->imported, k->cached));
+    cJSON_AddItemToArray(insns, insn_json(&k->insns[i], k->imported, k->cached, cache));
   cJSON_AddItemToObject(o, "instructions", insns);
   for (size_t i = 0; i < k->n_lines; i++)
     cJSON_AddItemToArray(lines, line_json(&k->lines[i]));
@@ -345,9 +362,11 @@ char *cc_report_json_string(const struct cc_analysis *an, const char *tool_versi
   cc_report_json_num(root, "schema_version", CC_REPORT_SCHEMA_VERSION);
   cJSON_AddStringToObject(root, "tool_version", tool_version ? tool_version : "unknown");
   cJSON_AddStringToObject(root, "arch", cc_model_name(an->model));
+  struct cc_source_cache *cache = cc_report_source_new();
   for (size_t i = 0; i < an->n_kernels; i++)
-    cJSON_AddItemToArray(kernels, kernel_json(&an->kernels[i]));
+    cJSON_AddItemToArray(kernels, kernel_json(&an->kernels[i], cache));
   cJSON_AddItemToObject(root, "kernels", kernels);
+  cc_report_source_free(cache);
   return cc_report_json_finish(root);
 }
 

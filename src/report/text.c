@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/ci.h"
 #include "report/report.h"
 #include "report/source.h"
 #include "util/fileio.h"
@@ -340,6 +341,19 @@ static void address_line(FILE *fp, const struct cc_insn_stats *s)
 
 /* The CUDA line of the instruction's source (analysis.h: the user's line), and "via" the
  * header location it was inlined from. */
+/* "ignore  suppressed in the source: REASON" when a `// coalcheck: ignore` comment on the
+ * instruction's line exempts it from the --fail-on gates (ci.h). */
+static void suppressed_line(FILE *fp, struct cc_source_cache *cache,
+                            const struct cc_insn_stats *s)
+{
+  char reason[512], buf[600];
+  if (!cc_report_suppression(cache, s, reason, sizeof reason))
+    return;
+  snprintf(buf, sizeof buf, "suppressed in the source (exempt from --fail-on)%s%s",
+           reason[0] ? ": " : "", reason);
+  detail_wrap(fp, "ignore", buf);
+}
+
 static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc_insn_stats *s)
 {
   char buf[CC_REPORT_WIDTH * 2];
@@ -363,6 +377,7 @@ static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc
              s->inlined_from.line);
     detail_cut(fp, "via", buf, strlen(buf));
   }
+  suppressed_line(fp, cache, s);
 }
 
 /* "cache" line of a global or local row: its L1 hits, L2 sectors and DRAM bytes. */

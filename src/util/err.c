@@ -56,6 +56,7 @@ const char *cc_status_name(enum cc_status status)
   case CC_ERR_KERNEL: return "kernel";
   case CC_ERR_NO_GPU: return "no-gpu";
   case CC_ERR_NO_FIX: return "no-fix";
+  case CC_ERR_GATE: return "gate";
   case CC_ERR_INTERNAL: return "internal";
   }
   return "unknown";

@@ -32,6 +32,7 @@ enum cc_status {
   CC_ERR_NO_GPU = 10,     /* --backend gpu (or an executable INPUT) without a usable GPU */
   CC_ERR_NO_FIX = 11,     /* `coalcheck fix`: no legal transformation improves the kernel
                              (refused or no gain); nothing that looks like a fix is written */
+  CC_ERR_GATE = 12,       /* a --fail-on gate tripped; every output was written (report/ci.h) */
   CC_ERR_INTERNAL = 70    /* a bug in coalcheck */
 };
 

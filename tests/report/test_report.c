@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "report/ci.h"
 #include "report/report.h"
 #include "util/fileio.h"
 
@@ -646,11 +647,72 @@ static void test_empty_kernels(void **state)
   cc_model_free(m);
 }
 
+/* The CSV of the fixture (figures of build()'s comment): the header, then the three
+ * executed rows worst first (store, shared load, load; the reduction never ran), each
+ * record ending in CRLF (RFC 4180); the store's PTX holds a comma, so it is quoted. */
+static void test_csv(void **state)
+{
+  struct fixture *f = *state;
+  const struct cc_analysis *ans[1] = {f->an};
+  char *csv = cc_report_csv_string(ans, 1), *p;
+  size_t records = 0;
+  for (p = csv; (p = strstr(p, "\r\n")); p += 2)
+    records++;
+  assert_int_equal(records, 4);
+  assert_true(strncmp(csv, "arch,kernel,rank,file,line,op,space,size [B],executions,requests,"
+                      "sectors [32 B],ideal sectors [32 B],excess sectors [32 B],", 100) == 0);
+  /* store: 32 requests, 1024 sectors, ideal 128, excess 896, 32 and 4 per request,
+   * efficiency 4096 / 32768 = 12.5% */
+  assert_non_null(strstr(csv, "\r\nsm_90,transpose,1,"));
+  assert_non_null(strstr(csv, ",4,store,global,4,32,32,1024,128,896,32.0000,4.0000,,,,12.5000,"
+                              "uncoalesced,\"st.global.f32 \t[%rd9], %f1;\","));
+  /* shared load: one request, 32 wavefronts, ideal 1, 32 ways, efficiency 1/32 */
+  assert_non_null(strstr(csv, ",9,load,shared,4,1,1,,,,,,32,1,32,3.1250,conflict,"));
+  assert_null(strstr(csv, "red.global"));
+  free(csv);
+}
+
+/* The SARIF log of the fixture: the store (uncoalesced global) and the shared load
+ * (32-way conflict) are results; the coalesced load and the idle reduction are not. */
+static void test_sarif(void **state)
+{
+  struct fixture *f = *state;
+  char *text = cc_report_sarif_string(f->an, "0.1.0");
+  cJSON *log = cJSON_Parse(text), *run, *res, *r, *loc;
+  assert_non_null(log);
+  assert_string_equal(cJSON_GetObjectItem(log, "version")->valuestring, "2.1.0");
+  run = cJSON_GetArrayItem(cJSON_GetObjectItem(log, "runs"), 0);
+  res = cJSON_GetObjectItem(run, "results");
+  assert_int_equal(cJSON_GetArraySize(res), 2);
+  r = cJSON_GetArrayItem(res, 0);
+  assert_string_equal(cJSON_GetObjectItem(r, "ruleId")->valuestring,
+                      "coalcheck/uncoalesced-global");
+  assert_string_equal(cJSON_GetObjectItem(r, "level")->valuestring, "warning");
+  loc = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "locations"), 0),
+                            "physicalLocation");
+  /* the user's line of code inlined from hdr.hpp: transpose.cu:4 */
+  assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetObjectItem(loc, "artifactLocation"),
+                                             "uri")->valuestring, "transpose.cu"));
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(loc, "region"), "startLine")->valueint,
+                   4);
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "properties"),
+                                       "excess_sectors")->valueint, 896);
+  r = cJSON_GetArrayItem(res, 1);
+  assert_string_equal(cJSON_GetObjectItem(r, "ruleId")->valuestring,
+                      "coalcheck/shared-bank-conflict");
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "properties"),
+                                       "wavefronts")->valueint, 32);
+  cJSON_Delete(log);
+  free(text);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_text_golden, build, teardown),
     cmocka_unit_test_setup_teardown(test_json, build, teardown),
+    cmocka_unit_test_setup_teardown(test_csv, build, teardown),
+    cmocka_unit_test_setup_teardown(test_sarif, build, teardown),
     cmocka_unit_test_setup_teardown(test_write_failures, build, teardown),
     cmocka_unit_test_setup_teardown(test_text_write, build, teardown),
     cmocka_unit_test(test_empty_kernels),
