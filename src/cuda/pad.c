@@ -82,6 +82,27 @@ static void subscript(struct pwalk *w, CXCursor c)
   w->full[w->nfull++] = off;
 }
 
+/* `&a[i][j]` (or `&a[i]`): a pointer into the array, which would see the new row length:
+ * the array is marked as used other than fully subscripted. */
+static void address_of(struct pwalk *w, CXCursor c)
+{
+  CXCursor k[2];
+  char *op;
+  struct parray *a;
+  if (cc_cuda_children(c, k, 2) != 1 || !(op = cc_cuda_operator(&w->m->tu, c, clang_getNullCursor())))
+    return;
+  if (strcmp(op, "&") == 0) {
+    c = strip(k[0]);
+    while (clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr &&
+           cc_cuda_children(c, k, 2) == 2)
+      c = strip(k[0]);
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && (a = array_of(w, c)) &&
+        clang_Cursor_isNull(a->bad))
+      a->bad = c;
+  }
+  free(op);
+}
+
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
   struct pwalk *w = data;
@@ -102,6 +123,8 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     }
   } else if (k == CXCursor_ArraySubscriptExpr) {
     subscript(w, c);
+  } else if (k == CXCursor_UnaryOperator) {
+    address_of(w, c);
   }
   return CXChildVisit_Recurse;
 }

@@ -157,7 +157,7 @@ expect 2 "holds $TMP/src/permute.cu" "$COALCHECK" fix --launch "$TMP/src/copy3d.
 [ -f "$TMP/src/permute.cu" ] || fail "fix -o on the input's folder lost the input"
 
 # ---- --transform: the frame of the other transformations (issue 10) --------------------------
-expect 2 "expected auto, permute, lift, redistribute, tile or soa" "$COALCHECK" fix \
+expect 2 "expected auto, permute, lift, redistribute, tile, soa or pad" "$COALCHECK" fix \
   --launch "$EX/permute/copy3d.launch" -o "$TMP/bogus" -q --transform bogus
 # the source transformations need CUDA C: on PTX input each is refused with that reason
 expect 11 "lift: needs the kernel's CUDA C source" "$COALCHECK" fix "$TMP/permute.ptx" \
@@ -168,7 +168,7 @@ expect 11 "lift: needs the kernel's CUDA C source" "$COALCHECK" fix "$TMP/permut
   --arg 'out=f32[64*64]:zero' --arg 'in=f32[64*64]:random' --arg n=64 -o "$TMP/ptx-auto" -q \
   --json "$TMP/auto.json" 2>"$TMP/auto.err"
 [ $? -eq 11 ] || fail "auto on the PTX transpose16: expected exit 11"
-jcheck "$TMP/auto.json" 'd["fix_schema_version"] == 2 and d["requested_transform"] == "auto" and d["transform"] is None and [r["transform"] for r in d["refusals"]] == ["permute", "lift", "redistribute", "tile", "soa"]'
+jcheck "$TMP/auto.json" 'd["fix_schema_version"] == 2 and d["requested_transform"] == "auto" and d["transform"] is None and [r["transform"] for r in d["refusals"]] == ["permute", "lift", "redistribute", "tile", "soa", "pad"]'
 [ ! -e "$TMP/ptx-auto" ] || fail "a refused auto fix wrote its folder"
 
 finish
