@@ -1,5 +1,6 @@
 /* coalcheck CUDA front end: cc_cuda_pad, the rows of a kernel's __shared__ arrays padded
  * against bank conflicts (pad.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,8 +204,9 @@ static int pad_one(const struct cc_cuda_model *m, const char *text, struct parra
   else
     ok = 1;
   if (ok) {
-    int one = !memchr(text + b, ' ', e - b) && !memchr(text + b, '+', e - b) &&
-              !memchr(text + b, '?', e - b);
+    int one = 1; /* a name or a number: `E + 1` needs no parentheses (`a<<1` would) */
+    for (unsigned i = b; i < e; i++)
+      one &= isalnum((unsigned char)text[i]) || text[i] == '_';
     snprintf(repl, sizeof repl, one ? "%.*s + 1" : "(%.*s) + 1", (int)(e - b), text + b);
     cc_cuda_edits_add(ed, b, e, repl);
     cc_cuda_tu_linecol(clang_getCursorLocation(a->decl), &line, &col);

@@ -54,4 +54,20 @@ expect 11 "flat.cu:4:15: t is used other than fully subscripted" "$COALCHECK" fi
   "$TMP/flat.cu" --grid 1 --block 32,32 --arg 'out=f32[1024]:zero' --arg 'in=f32[1024]:random' \
   --arg n=32 -o "$TMP/flat" -q
 [ ! -e "$TMP/flat" ] || fail "a refused pad wrote its folder"
+
+# a dimension written as an expression keeps its value: `[16 << 1]` -> `[(16 << 1) + 1]`
+# (`16 << 1 + 1` would be 64); the column read t[x][y] is 32-way before, conflict-free after
+cat > "$TMP/expr.cu" <<'CU'
+__global__ void colread(float *out, const float *in)
+{
+  __shared__ float t[32][16 << 1];
+  t[threadIdx.y][threadIdx.x] = in[threadIdx.y * 32 + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = t[threadIdx.x][threadIdx.y];
+}
+CU
+expect 0 "" "$COALCHECK" fix --transform pad "$TMP/expr.cu" --grid 1 --block 32,32 \
+  --arg 'out=f32[1024]:zero' --arg 'in=f32[1024]:random' -o "$TMP/expr" -q
+grep -qF '__shared__ float t[32][(16 << 1) + 1];' "$TMP/expr/expr.cu" ||
+  fail "expr.cu: the padded dimension is not '(16 << 1) + 1'"
 finish
