@@ -38,6 +38,11 @@ int cc_cli_main(int argc, char **argv)
   if (argc <= 1) {
     rc = cc_err_set(&err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx with "
                     "--grid, --block and --arg");
+  } else if (strcmp(argv[1], "--help-man") == 0) { /* hidden: the build's man page */
+    cc_cli_write_man(stdout);
+    rc = CC_OK;
+  } else if (strcmp(argv[1], "--help-completion") == 0) { /* hidden: the build's scripts */
+    rc = cc_cli_write_completion(stdout, argc > 2 ? argv[2] : NULL, &err);
   } else if (!cmd && cc_cli_app_wanted(argc, argv)) {
     return cc_cli_app_main(argc, argv); /* an executable INPUT: the GPU backend (app.c) */
   } else if (cmd) {

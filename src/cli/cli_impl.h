@@ -8,7 +8,19 @@
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 
-#define CC_CLI_VERSION "0.1.0"
+/* project(coalcheck VERSION ...) in CMakeLists.txt, passed as CC_PROJECT_VERSION */
+#define CC_CLI_VERSION CC_PROJECT_VERSION
+
+/* What CMake configured (cmake/buildinfo.cmake generates the one definition, in
+ * cc_build_info.c of the build folder). */
+struct cc_cli_build_info {
+  const char *git_revision; /* `git describe --always --dirty` of the sources at build
+                               time, e.g. "cb79238-dirty"; "unknown" outside git */
+  int gpu_backend;          /* libcoalcheck_gpu.so and its patch were built (src/gpu) */
+  int libclang;             /* the CUDA C front end links libclang (src/cuda) */
+  int mpi;                  /* COALCHECK_MPI was ON */
+};
+extern const struct cc_cli_build_info cc_cli_build_info;
 
 /* The most bytes the buffer arguments of a launch may take together (the allocator's
  * max_bytes, launch.h): o->max_memory (--max-memory), else half of the machine's
@@ -180,5 +192,41 @@ cc_give const char **cc_cli_input_paths(cc_keep const struct cc_run_opts *o, siz
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];
 extern const size_t cc_cli_ncommands;
+
+/* ---- the tables as the generators read them (options.c; man.c, completion.c) ------- */
+
+/* One option of the table (options.c): every string borrowed, static. */
+struct cc_cli_option_doc {
+  const char *name;  /* long name without "--" */
+  char short_name;   /* 'q' for -q, or 0 */
+  const char *arg;   /* metavariable of the value ("FILE", "on|off"), or NULL for a flag */
+  const char *help;  /* the --help text, lines separated by '\n' */
+};
+
+/* The number of options in the table. */
+size_t cc_cli_option_count(void);
+
+/* Option i (< cc_cli_option_count(), in the table's order) into *doc. */
+void cc_cli_option_doc(size_t i, struct cc_cli_option_doc *doc);
+
+/* Whether option i is an option of the command named command ("run", "record",
+ * "report", "fix": enum cc_cli_cmd; "import": the executable mode's options, a superset
+ * of what import takes), or of the executable mode (`coalcheck [OPTIONS] ./app`) when
+ * command is NULL. 0 for a command that takes none of the table's options ("help"). */
+int cc_cli_option_taken_by(size_t i, const char *command);
+
+/* `coalcheck --help-man`: the manual page coalcheck(1) (man(7) roff) from the command
+ * and option tables, written to out; the build writes it into share/man/man1 (man.c). */
+void cc_cli_write_man(FILE *out);
+
+/* `coalcheck --help-completion SHELL`: the completion script for SHELL ("bash" or
+ * "zsh") from the command and option tables, written to out (completion.c). Errors:
+ * CC_ERR_USAGE for another SHELL. */
+int cc_cli_write_completion(FILE *out, const char *shell, struct cc_err *err);
+
+/* `coalcheck --version`: the version, the git revision the build was made from
+ * ("unknown" outside git) and what the build includes (GPU backend, libclang, MPI), as
+ * CMake configured it (version.c, the generated cc_build_info.c). */
+void cc_cli_print_version(FILE *out);
 
 #endif

@@ -671,6 +671,31 @@ static const struct option *find_short(char c)
   return NULL;
 }
 
+size_t cc_cli_option_count(void)
+{
+  return NOPTIONS;
+}
+
+void cc_cli_option_doc(size_t i, struct cc_cli_option_doc *doc)
+{
+  doc->name = options[i].name;
+  doc->short_name = options[i].short_name;
+  doc->arg = options[i].arg;
+  doc->help = options[i].help;
+}
+
+int cc_cli_option_taken_by(size_t i, const char *command)
+{
+  const struct option *op = &options[i];
+  if (!command || strcmp(command, "import") == 0) /* app.c parses both (a superset for import) */
+    return (op->cmds & FOR_APP) != 0;
+  /* the commands of enum cc_cli_cmd, by the names cmd_name gives them (bits below FOR_APP) */
+  for (unsigned c = 0; c < 16; c++)
+    if (strcmp(cmd_name((enum cc_cli_cmd)c), command) == 0)
+      return takes(op, (enum cc_cli_cmd)c);
+  return 0;
+}
+
 /* Prefixes "FILE:LINE: " to an error found in a launch file. */
 static int at_word(const struct source *src, size_t i, int rc, struct cc_err *err)
 {
