@@ -3,9 +3,10 @@
 # (cmake/install.cmake: `coalcheck --help-man`, `--help-completion bash|zsh`): every
 # option of the table appears in all three; they equal what the binary writes now (no
 # stale copy); bash -n and zsh -n (when zsh is installed) accept the scripts; groff reads
-# the page without warnings; and the bash completion completes what the table says:
+# the page without warnings; and the completions complete what the table says:
 # `coalcheck fix --tra` to --transform (fix's option) and `coalcheck --tra` to --trace
-# only (--transform is not an option of the main job).
+# only (--transform is not an option of the main job); bash through COMP_WORDS, zsh in
+# an interactive shell on a pseudo-terminal.
 #
 # The table's option names are read from src/cli/options.c's source text (the lines
 # `{"NAME", SHORT, ...` of `options[]`), not from the generators under test.
@@ -60,10 +61,31 @@ done <"$TMP/cmds"
 
 # syntax
 bash -n "$BASH_C" || fail "bash -n rejects $BASH_C"
+# zsh_completes LINE WANT [UNWANTED]: in an interactive zsh (a pseudo-terminal,
+# zsh/zpty) with the generated _coalcheck on fpath, typing LINE and TAB shows WANT within
+# 30 s, and UNWANTED not within a second more (zle draws escapes between characters of
+# what it inserts: WANT is a word of it)
+cat >"$TMP/zc.zsh" <<'EOF'
+zmodload zsh/zpty || exit 3
+zpty z zsh -f -i
+zpty -w z "PS1='%% '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; coalcheck() { }"
+zpty -w -n z "$2"$'\t'
+zpty -r z out "*$3*" || exit 1
+sleep 1
+while zpty -r -t z more; do out+=$more; done
+[[ -z $4 || $out != *$4* ]]
+EOF
+zsh_completes() {
+  timeout 30 zsh -f "$TMP/zc.zsh" "$(dirname "$ZSH_C")" "$@" ||
+    fail "zsh: '$1' and TAB did not show '$2'${3:+, or showed '$3'}"
+}
 if command -v zsh >/dev/null; then
   zsh -n "$ZSH_C" || fail "zsh -n rejects $ZSH_C"
+  zsh_completes "coalcheck fix --tra" "--transform"
+  zsh_completes "coalcheck --tra" "--trace" "transform"
+  zsh_completes "coalcheck re" "report  -- report a .cctrace"
 else
-  echo "note: zsh not installed: its completion's syntax is not checked"
+  echo "note: zsh not installed: its completion is not checked"
 fi
 if command -v groff >/dev/null; then
   groff -man -ww -z "$MAN" 2>"$TMP/groff" || fail "groff failed on $MAN"
