@@ -39,6 +39,13 @@ static int offered(size_t i, const char *cmd)
   return cc_cli_option_taken_by(i, "run") || cc_cli_option_taken_by(i, NULL);
 }
 
+/* The command table's names, separated by sep ("|" for a case pattern, " " for a list). */
+static void command_names(FILE *out, const char *sep)
+{
+  for (size_t c = 0; c < cc_cli_ncommands; c++)
+    fprintf(out, "%s%s", c ? sep : "", cc_cli_commands[c].name);
+}
+
 /* ---- bash --------------------------------------------------------------------------- */
 
 /* "--a|--b|-o" of the options whose value is of kind k (any kind with a value: k < 0). */
@@ -84,8 +91,7 @@ static void write_bash(FILE *out)
         "    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then\n"
         "        prev=${COMP_WORDS[COMP_CWORD-2]}\n    fi\n"
         "    if ((COMP_CWORD > 1)); then\n        case ${COMP_WORDS[1]} in\n            ", out);
-  for (size_t c = 0; c < cc_cli_ncommands; c++)
-    fprintf(out, "%s%s", c ? "|" : "", cc_cli_commands[c].name);
+  command_names(out, "|");
   fputs(") cmd=${COMP_WORDS[1]} ;;\n        esac\n    fi\n"
         "    # the value of an option\n    case $prev in\n        ", out);
   bash_pattern(out, VALUE_PATH);
@@ -118,8 +124,7 @@ static void write_bash(FILE *out)
         "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n        return\n    fi\n"
         "    compopt -o filenames 2>/dev/null\n"
         "    if ((COMP_CWORD == 1)); then\n        COMPREPLY=($(compgen -W '", out);
-  for (size_t c = 0; c < cc_cli_ncommands; c++)
-    fprintf(out, "%s%s", c ? " " : "", cc_cli_commands[c].name);
+  command_names(out, " ");
   fputs("' -- \"$cur\") $(compgen -f -- \"$cur\"))\n"
         "    else\n        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n"
         "complete -F _coalcheck coalcheck\n", out);
@@ -216,8 +221,7 @@ static void write_zsh(FILE *out)
   }
   fputs("  )\n  local cmd=\n"
         "  if (( CURRENT > 2 )); then\n    case ${words[2]} in\n      (", out);
-  for (size_t c = 0; c < cc_cli_ncommands; c++)
-    fprintf(out, "%s%s", c ? "|" : "", cc_cli_commands[c].name);
+  command_names(out, "|");
   fputs(") cmd=${words[2]}; words=(\"${words[1]}\" \"${(@)words[3,-1]}\"); (( CURRENT-- )) ;;\n"
         "    esac\n  fi\n  case $cmd in\n", out);
   for (size_t c = 0; c < cc_cli_ncommands; c++) {
