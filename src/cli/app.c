@@ -31,6 +31,8 @@ struct app_opts {
   const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
   const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
   const char *spaces;       /* --spaces LIST: memory spaces patched (default all) */
+  char *expanded[3];        /* owned: --json, --gpu-json, --trace with the Nsight patterns
+                               expanded (outname.c); the three above point at them */
   uint32_t top;
   int quiet, help;
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
@@ -60,6 +62,30 @@ static int is_count(const char *s)
     if (*s < '0' || *s > '9')
       return 0;
   return 1;
+}
+
+/* Expands the Nsight patterns of the output names (--json, --gpu-json, --trace) into
+ * o->expanded and points the options at them. Errors: those of cc_cli_expand_path. */
+static int expand_outputs(struct app_opts *o, struct cc_err *err)
+{
+  const char **slots[3] = {&o->json, &o->gpu_json, &o->trace};
+  static const char *const names[3] = {"--json", "--gpu-json", "--trace"};
+  for (int i = 0; i < 3; i++) {
+    int rc;
+    if (!*slots[i])
+      continue;
+    if ((rc = cc_cli_expand_path(names[i], *slots[i], &o->expanded[i], err)) != CC_OK)
+      return rc;
+    *slots[i] = o->expanded[i];
+  }
+  return CC_OK;
+}
+
+static void app_opts_release(struct app_opts *o)
+{
+  for (int i = 0; i < 3; i++)
+    free(o->expanded[i]);
+  memset(o->expanded, 0, sizeof o->expanded);
 }
 
 /* Reads options up to the first word that is not one (the INPUT). Errors: CC_ERR_USAGE
@@ -138,7 +164,7 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
     }
     regfree(&re);
   }
-  return CC_OK;
+  return expand_outputs(o, err);
 }
 
 /* The executable named by INPUT: as given when it has a '/', else looked up in PATH
@@ -168,6 +194,7 @@ int cc_cli_app_wanted(int argc, char **argv)
   exe = resolve(argv[o.input]);
   yes = exe && cc_cli_is_elf(exe);
   free(exe);
+  app_opts_release(&o);
   return yes;
 }
 
@@ -365,15 +392,20 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   struct cc_cli_gpu_files files = {NULL, NULL, NULL};
   int rc, ws = 0, app_rc;
   *passthrough = 0;
-  if ((rc = parse(argc, argv, &o, err)) != CC_OK)
+  if ((rc = parse(argc, argv, &o, err)) != CC_OK) {
+    app_opts_release(&o);
     return rc;
+  }
   if (o.help) {
     print_help();
+    app_opts_release(&o);
     return CC_OK;
   }
-  if (!o.input || !(exe = resolve(argv[o.input])))
+  if (!o.input || !(exe = resolve(argv[o.input]))) {
+    app_opts_release(&o);
     return cc_err_set(err, CC_ERR_USAGE, "no executable given, or '%s' not found",
                       o.input ? argv[o.input] : "");
+  }
   if ((rc = check_app_paths(&o, exe, err)) != CC_OK)
     goto done;
   if (strcmp(o.backend, "emu") == 0) {
@@ -466,6 +498,7 @@ done:
   free(json);
   cc_cli_gpu_files_release(&files);
   free(exe);
+  app_opts_release(&o);
   return rc;
 }
 
@@ -499,6 +532,7 @@ int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err)
   rc = parse(n, words, &o, err);
   if (rc == CC_OK)
     rc = import_run(n, words, &o, err);
+  app_opts_release(&o);
   free(words);
   return rc;
 }

@@ -26,6 +26,17 @@ uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
 int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
                       struct cc_err *err);
 
+/* ---- output file names (outname.c) ------------------------------------------------- */
+
+/* The output file name value of option opt ("--json", for messages) with the Nsight tools'
+ * patterns expanded (ncu --export, nsys --output): %q{VAR} the environment variable's
+ * value, %p this process's id (decimal), %h the host name (gethostname), %% a literal '%'.
+ * *out is owned (NULL on error). Errors: CC_ERR_USAGE naming the 1-based position of the
+ * '%' in value: an unset VAR (named), %q without {NAME}, a lone '%' at the end, any other
+ * %x. Run once per option when it is parsed, so a value is expanded once. */
+int cc_cli_expand_path(const char *opt, const char *value, cc_give char **out,
+                       struct cc_err *err);
+
 /* ---- inputs and outputs on one path (paths.c) ---------------------------------------- */
 
 /* One path of a command line and its role in messages ("INPUT", "--json", "--dump out=":

@@ -67,6 +67,22 @@ static char *from_base(const struct source *src, const char *path)
   return out;
 }
 
+/* An output's path into *dst: the Nsight patterns (%q{VAR}, %p, %h, %%) expanded
+ * (outname.c), then "-" (standard output, where allow_stdout) as is, else from the launch
+ * file's folder when relative. *dst is left as it was on an error. */
+static int set_out_path(char **dst, const char *opt, const char *v, int allow_stdout,
+                        const struct source *s, struct cc_err *err)
+{
+  char *path;
+  int rc = cc_cli_expand_path(opt, v, &path, err);
+  if (rc != CC_OK)
+    return rc;
+  free(*dst);
+  *dst = allow_stdout && strcmp(path, "-") == 0 ? cc_xstrdup(path) : from_base(s, path);
+  free(path);
+  return CC_OK;
+}
+
 /* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero) into *out; on
  * CC_ERR_USAGE *out is left as it was. */
 static int parse_uint(const char *opt, const char *value, uint64_t max, int allow_zero,
@@ -180,10 +196,13 @@ static int set_dump(struct cc_run_opts *o, const char *v, const struct source *s
 {
   const char *eq = strchr(v, '=');
   struct cc_cli_dump d;
+  int rc;
   if (!eq || eq == v || eq[1] == '\0')
     return cc_err_set(err, CC_ERR_USAGE, "bad --dump '%s': expected NAME=PATH", v);
+  d.path = NULL;
+  if ((rc = set_out_path(&d.path, "--dump", eq + 1, 0, s, err)) != CC_OK)
+    return rc;
   d.name = cc_xstrndup(v, (size_t)(eq - v));
-  d.path = from_base(s, eq + 1);
   for (size_t i = 0; !s->file && i < s->file_dumps; i++) {
     if (strcmp(o->dumps[i].name, d.name) == 0) {
       free(o->dumps[i].name);
@@ -217,34 +236,22 @@ static int set_launch(struct cc_run_opts *o, const char *v, const struct source 
   return CC_OK;
 }
 
-/* A report output's path into *dst: "-" (standard output) as is, else from the launch
- * file's folder when relative (--json, --sarif, --csv). */
-static int set_report_path(char **dst, const char *v, const struct source *s)
-{
-  free(*dst);
-  *dst = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
-  return CC_OK;
-}
-
 static int set_json(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
-  (void)err;
-  return set_report_path(&o->json_path, v, s);
+  return set_out_path(&o->json_path, "--json", v, 1, s, err);
 }
 
 static int set_sarif(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
-  (void)err;
-  return set_report_path(&o->sarif_path, v, s);
+  return set_out_path(&o->sarif_path, "--sarif", v, 1, s, err);
 }
 
 static int set_csv(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
-  (void)err;
-  return set_report_path(&o->csv_path, v, s);
+  return set_out_path(&o->csv_path, "--csv", v, 1, s, err);
 }
 
 /* A repeated --fail-on adds a gate (report/ci.h; docs/usage.md, "Gates"). */
@@ -264,10 +271,7 @@ static int set_fail_on(struct cc_run_opts *o, const char *v, const struct source
 static int set_html(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
-  (void)err;
-  free(o->html_path);
-  o->html_path = from_base(s, v);
-  return CC_OK;
+  return set_out_path(&o->html_path, "--html", v, 0, s, err);
 }
 
 /* A repeated --arch adds to the list: "--arch cc1.0 --arch sm_90" = "cc1.0,sm_90" (the
@@ -295,9 +299,8 @@ static int set_trace(struct cc_run_opts *o, const char *v, const struct source *
   if (s->cmd == CC_CLI_CMD_RUN && strcmp(v, "-") == 0)
     return cc_err_set(err, CC_ERR_USAGE, "--trace -: standard output holds the report; "
                       "pass a file name, or use 'coalcheck record -o -'");
-  free(o->trace_path);
-  o->trace_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
-  return CC_OK;
+  return set_out_path(&o->trace_path, s->cmd == CC_CLI_CMD_RUN ? "--trace" : "-o", v, 1, s,
+                      err);
 }
 
 /* -o: record's trace file, or fix's output folder */
@@ -306,9 +309,7 @@ static int set_output(struct cc_run_opts *o, const char *v, const struct source 
 {
   if (s->cmd != CC_CLI_CMD_FIX)
     return set_trace(o, v, s, err);
-  free(o->fix_dir);
-  o->fix_dir = from_base(s, v);
-  return CC_OK;
+  return set_out_path(&o->fix_dir, "-o", v, 0, s, err);
 }
 
 static int set_l1_cache(struct cc_run_opts *o, const char *v, const struct source *s,
