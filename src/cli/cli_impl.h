@@ -86,6 +86,7 @@ int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err);
+int cc_cli_cmd_merge(int argc, char **argv, struct cc_err *err);
 
 /* fix --html (fix_html.c): after the fix is written to o->fix_dir, runs the original
  * launch (o) and DIR's KERNEL.launch each with --html into a temporary page, writes both

@@ -456,6 +456,21 @@ static int set_force(struct cc_run_opts *o, const char *v, const struct source *
   return CC_OK;
 }
 
+/* --imbalance-threshold PCT: a non-negative decimal number of percent */
+static int set_imbalance(struct cc_run_opts *o, const char *v, const struct source *s,
+                         struct cc_err *err)
+{
+  char *end;
+  double pct;
+  errno = 0;
+  pct = strtod(v, &end);
+  if (!isdigit((unsigned char)v[0]) || *end || errno || !(pct >= 0 && pct <= 1e9))
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --imbalance-threshold: expected "
+                      "a percentage, a number >= 0 such as 0, 5 or 12.5", v);
+  o->imbalance_pct = pct;
+  return CC_OK;
+}
+
 static int set_quiet(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
@@ -501,12 +516,18 @@ static const struct option options[] = {
    "read options (and INPUT) from FILE: shell-like\n"
    "words, '#' comments; its relative paths are taken\n"
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
-  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
-   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"json", 0, "FILE", "also write the JSON report; '-' = stdout; %q{VAR},\n"
+   "%p, %h, %% expanded as by Nsight (docs/usage.md)", set_json,
+   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"sarif", 0, "FILE", "also write a SARIF 2.1.0 log of the uncoalesced\n"
    "and conflicting accesses (docs/ci.md); '-' = stdout", set_sarif, FOR_REPORT},
   {"csv", 0, "FILE", "also write one CSV row per instruction, units in\n"
-   "the header (docs/usage.md); '-' = stdout", set_csv, FOR_REPORT},
+   "the header (docs/usage.md); '-' = stdout", set_csv,
+   FOR_REPORT | CMD_BIT(CC_CLI_CMD_MERGE)},
+  {"imbalance-threshold", 0, "PCT", "merge: flag a rank whose requests (sectors,\n"
+   "excess, wavefronts) exceed the fewest rank's by\n"
+   "more than PCT percent of it (default 0: any)", set_imbalance,
+   CMD_BIT(CC_CLI_CMD_MERGE)},
   {"fail-on", 0, "EXPR", "a gate: exit 12 when METRIC OP NUMBER holds for\n"
    "an instruction or kernel ('efficiency<0.5',\n"
    "'excess-sectors>0'); repeatable (docs/usage.md)", set_fail_on, FOR_REPORT},
@@ -571,9 +592,9 @@ static const struct option options[] = {
   {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
    "(default all): the others run at native speed", NULL, FOR_APP},
   {"quiet", 'q', NULL, "no progress messages", set_quiet,
-   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"help", 'h', NULL, "show this help", set_help,
-   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"version", 0, NULL, "show the version", set_version,
    FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
 };
@@ -661,7 +682,7 @@ static const struct option *find_long(const char *name, size_t len)
 static const char *cmd_name(enum cc_cli_cmd cmd)
 {
   return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report"
-         : cmd == CC_CLI_CMD_FIX ? "fix" : "run";
+         : cmd == CC_CLI_CMD_FIX ? "fix" : cmd == CC_CLI_CMD_MERGE ? "merge" : "run";
 }
 
 static const struct option *find_short(char c)
@@ -744,6 +765,11 @@ static int parse_words(struct cc_run_opts *o, char **w, size_t n, const struct s
         return at_word(src, at, rc, err);
       continue;
     }
+    if (src->cmd == CC_CLI_CMD_MERGE) { /* merge: every report, in rank order */
+      o->inputs = cc_xrealloc(o->inputs, (o->ninputs + 1) * sizeof *o->inputs);
+      o->inputs[o->ninputs++] = cc_xstrdup(w[i]);
+      continue;
+    }
     if (input)
       return at_word(src, at,
                      cc_err_set(err, CC_ERR_USAGE, "two inputs given: '%s' and '%s'; pass one "
@@ -783,6 +809,9 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->trace_path);
   free(o->command_line);
   free(o->fix_dir);
+  for (size_t i = 0; i < o->ninputs; i++)
+    free(o->inputs[i]);
+  free(o->inputs);
   memset(o, 0, sizeof *o);
 }
 
@@ -855,8 +884,8 @@ int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_o
   char *file_arch;
   int rc;
   memset(o, 0, sizeof *o);
-  /* report takes no launch file: its --launch is refused by parse_words */
-  if (cmd != CC_CLI_CMD_REPORT && (rc = find_launch(argc, argv, &launch, err)) != CC_OK)
+  /* report and merge take no launch file: their --launch is refused by parse_words */
+  if (cmd != CC_CLI_CMD_REPORT && cmd != CC_CLI_CMD_MERGE && (rc = find_launch(argc, argv, &launch, err)) != CC_OK)
     return rc;
   if (launch && (rc = read_launch_file(o, launch, cmd, err)) != CC_OK)
     return rc;
