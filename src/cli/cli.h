@@ -63,6 +63,12 @@ struct cc_run_opts {
   int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */
   int fix_transform;             /* fix: --transform, enum cc_fix_transform (0: auto) */
   int force;                     /* fix: --force, replace a non-empty -o DIR */
+  char *sel_kernel_name;         /* --kernel-name NAME | regex:RE (ncu's; gpu/gpu.h's
+                                    struct cc_gpu_filter_spec), or NULL */
+  char *sel_name_base;           /* --kernel-name-base function|demangled|mangled, or NULL */
+  char *sel_kernel_id;           /* --kernel-id ::NAME:N, or NULL */
+  char *sel_launch_skip;         /* --launch-skip N, or NULL */
+  char *sel_launch_count;        /* --launch-count N, or NULL */
   char **inputs;                 /* merge: the reports, in rank order (input is NULL) */
   size_t ninputs;
   double imbalance_pct;          /* merge: --imbalance-threshold, percent (default 0) */

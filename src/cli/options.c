@@ -34,6 +34,8 @@ struct source {
  * itself; the table says which options it takes (cc_cli_app_option) and gives their help.
  * An option with this bit alone has no set function. */
 #define FOR_APP (1u << 16)
+/* The launch selection: the executable mode and kernel mode (run, record) alike. */
+#define FOR_SELECT (FOR_APP | CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD))
 
 struct option {
   const char *name;  /* long name without "--" */
@@ -456,6 +458,43 @@ static int set_force(struct cc_run_opts *o, const char *v, const struct source *
   return CC_OK;
 }
 
+/* The launch selection's values are kept as given; cc_gpu_filter_init_spec checks them
+ * when the run starts (select.c), with the option named. */
+static int set_sel_kernel_name(struct cc_run_opts *o, const char *v, const struct source *s,
+                               struct cc_err *err)
+{
+  replace_str(&o->sel_kernel_name, v);
+  return CC_OK;
+}
+
+static int set_sel_name_base(struct cc_run_opts *o, const char *v, const struct source *s,
+                             struct cc_err *err)
+{
+  replace_str(&o->sel_name_base, v);
+  return CC_OK;
+}
+
+static int set_sel_kernel_id(struct cc_run_opts *o, const char *v, const struct source *s,
+                             struct cc_err *err)
+{
+  replace_str(&o->sel_kernel_id, v);
+  return CC_OK;
+}
+
+static int set_sel_launch_skip(struct cc_run_opts *o, const char *v, const struct source *s,
+                               struct cc_err *err)
+{
+  replace_str(&o->sel_launch_skip, v);
+  return CC_OK;
+}
+
+static int set_sel_launch_count(struct cc_run_opts *o, const char *v, const struct source *s,
+                                struct cc_err *err)
+{
+  replace_str(&o->sel_launch_count, v);
+  return CC_OK;
+}
+
 /* --imbalance-threshold PCT: a non-negative decimal number of percent */
 static int set_imbalance(struct cc_run_opts *o, const char *v, const struct source *s,
                          struct cc_err *err)
@@ -581,11 +620,21 @@ static const struct option options[] = {
    "(the only one for executables; exit 10 when\n"
    "there is no GPU); fix: also time both on the GPU", set_backend,
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX) | FOR_APP},
+  /* launch selection, ncu's spellings and meaning (gpu/gpu.h, docs/usage.md): the
+   * application's launches, or a module's kernels in order, one launch each */
+  {"kernel-name", 0, "NAME", "profile launches of kernel NAME (exact), or\n"
+   "regex:RE (POSIX ERE found in the name); the name\n"
+   "per --kernel-name-base", set_sel_kernel_name, FOR_SELECT},
+  {"kernel-name-base", 0, "BASE", "function (default: \"tiled\"), demangled\n"
+   "(\"void ns::tiled<32>(float*)\") or mangled", set_sel_name_base, FOR_SELECT},
+  {"kernel-id", 0, "::NAME:N", "ncu's CONTEXT:STREAM:[regex:]NAME:INVOCATION;\n"
+   "NAME and N (1-based) honoured, context and stream\n"
+   "must be empty: ::NAME:2, :::1", set_sel_kernel_id, FOR_SELECT},
+  {"launch-skip", 0, "N", "skip the first N matching launches", set_sel_launch_skip,
+   FOR_SELECT},
+  {"launch-count", 0, "N", "profile N matching launches (default: all; N >= 1)",
+   set_sel_launch_count, FOR_SELECT},
   /* the executable mode's own options (app.c) */
-  {"kernel-name", 0, "REGEX", "profile kernels whose name matches (POSIX ERE,\n"
-   "demangled or mangled name)", NULL, FOR_APP},
-  {"launch-skip", 0, "N", "skip the first N matching launches", NULL, FOR_APP},
-  {"launch-count", 0, "N", "profile N matching launches (default: all)", NULL, FOR_APP},
   {"gpu-json", 0, "FILE", "keep the injection library's own JSON", NULL, FOR_APP},
   {"sample-ctas", 0, "N", "count and trace only CTAs whose linear id % N\n"
    "is 0", NULL, FOR_APP},
@@ -809,6 +858,11 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->trace_path);
   free(o->command_line);
   free(o->fix_dir);
+  free(o->sel_kernel_name);
+  free(o->sel_name_base);
+  free(o->sel_kernel_id);
+  free(o->sel_launch_skip);
+  free(o->sel_launch_count);
   for (size_t i = 0; i < o->ninputs; i++)
     free(o->inputs[i]);
   free(o->inputs);
