@@ -696,14 +696,26 @@ void cc_cli_print_options_app(FILE *out, int only_app)
   if (!only_app)
     return;
   fprintf(out, "%-26s", "  and, as above:");
-  for (size_t i = 0, n = 0; i < NOPTIONS; i++) {
+  for (size_t i = 0, n = 0, col = 26; i < NOPTIONS; i++) {
     const struct option *op = &options[i];
+    char name[64];
+    int len;
     if (!(op->cmds & FOR_APP) || !(op->cmds & FOR_ALL))
       continue;
     if (op->short_name)
-      fprintf(out, "%s-%c", n++ ? ", " : "", op->short_name);
+      len = snprintf(name, sizeof name, "-%c", op->short_name);
     else
-      fprintf(out, "%s--%s", n++ ? ", " : "", op->name);
+      len = snprintf(name, sizeof name, "--%s", op->name);
+    if (n && col + 2 + (size_t)len > 80) { /* help lines fit 80 columns */
+      fprintf(out, ",\n%-26s", "");
+      col = 26;
+    } else if (n) {
+      fputs(", ", out);
+      col += 2;
+    }
+    fputs(name, out);
+    col += (size_t)len;
+    n++;
   }
   fputc('\n', out);
 }

@@ -80,5 +80,30 @@ expect 2 "unknown pattern '%z' at position 2" "$COALCHECK" merge --json 'm%z' r0
 unset NO_SUCH_RANK_VAR
 expect 2 "NO_SUCH_RANK_VAR" "$COALCHECK" r0.json --json 'r%q{NO_SUCH_RANK_VAR}.json'
 
+# A bundled example (needs nvcc; this part is skipped without it): examples/row_sums'
+# row_sums_warp, one warp per row, grid 1, block 64 (2 warps = rows 2), cols C per rank.
+# Each warp reads its row 32 floats a step: C/32 requests of 128 contiguous bytes at a
+# multiple of 128 (rows of C*4 bytes, C a multiple of 32; buffers 256-byte aligned) = 4
+# sectors, none excess; then lane 0 stores one float: 1 request, 1 sector. Totals:
+# requests 2*C/32 + 2, sectors 4*(2*C/32) + 2: C = 64: 6, 18; 128: 10, 34; 256: 18, 66.
+# Flags against rank 0: requests +4 (+66.7%) and +12 (+200.0%).
+if [ -n "$(find_nvcc)" ]; then
+  for c in 64 128 256; do
+    "$COALCHECK" "$COALCHECK_SRC/examples/row_sums/row_sums.cu" --kernel row_sums_warp \
+      --grid 1 --block 64 --arg 'sums=f32[rows]:zero' --arg 'a=f32[rows*cols]:random:9' \
+      --arg rows=2 --arg cols=$c -q --json "rs$c.json" >/dev/null || fail "row_sums cols=$c"
+  done
+  "$COALCHECK" merge --json rs.json rs64.json rs128.json rs256.json >rs.txt || fail "merge row_sums"
+  jcheck rs.json 'd["kernels"][0]["totals"]["requests"] == [6, 10, 18]'
+  jcheck rs.json 'd["kernels"][0]["totals"]["sectors"] == [18, 34, 66]'
+  jcheck rs.json 'd["kernels"][0]["totals"]["excess_sectors"] == [0, 0, 0]'
+  grep -qF 'rank 1 (rs128.json): requests 10 is 4 more (+66.7%) than rank 0' rs.txt ||
+    fail "row_sums: rank 1 not flagged"
+  grep -qF 'rank 2 (rs256.json): requests 18 is 12 more (+200.0%)' rs.txt ||
+    fail "row_sums: rank 2 not flagged"
+else
+  echo "note: no nvcc, the row_sums part is skipped"
+fi
+
 [ "$fails" -eq 0 ] || exit 1
 echo "ok: merge"
