@@ -499,47 +499,30 @@ char *cc_report_merge_json_string(const struct cc_merge *m)
 
 /* ---- CSV ------------------------------------------------------------------------------- */
 
-/* One RFC 4180 field into the stream: quoted when needed; then ',' or CRLF. */
-static void csv_field(FILE *fp, const char *s, int last)
-{
-  if (strpbrk(s, ",\"\r\n")) {
-    fputc('"', fp);
-    for (; *s; s++) {
-      if (*s == '"')
-        fputc('"', fp);
-      fputc(*s, fp);
-    }
-    fputc('"', fp);
-  } else {
-    fputs(s, fp);
-  }
-  fputs(last ? "\r\n" : ",", fp);
-}
-
 static void csv_row(FILE *fp, const struct cc_merge *m, const struct cc_merge_kernel *k,
                     const struct cc_merge_row *row)
 {
   char b[64];
-  csv_field(fp, k->name, 0);
+  cc_report_csv_field(fp, k->name, 0);
   if (k->has_geometry)
     snprintf(b, sizeof b, "%u,%u,%u", k->grid[0], k->grid[1], k->grid[2]);
-  csv_field(fp, k->has_geometry ? b : "", 0);
+  cc_report_csv_field(fp, k->has_geometry ? b : "", 0);
   if (k->has_geometry)
     snprintf(b, sizeof b, "%u,%u,%u", k->block[0], k->block[1], k->block[2]);
-  csv_field(fp, k->has_geometry ? b : "", 0);
+  cc_report_csv_field(fp, k->has_geometry ? b : "", 0);
   snprintf(b, sizeof b, "%u", k->occurrence);
-  csv_field(fp, b, 0);
+  cc_report_csv_field(fp, b, 0);
   snprintf(b, sizeof b, "%ld", row->ptx_index);
-  csv_field(fp, row->ptx_index < 0 ? "totals" : b, 0);
-  csv_field(fp, row->file ? row->file : "", 0);
+  cc_report_csv_field(fp, row->ptx_index < 0 ? "totals" : b, 0);
+  cc_report_csv_field(fp, row->file ? row->file : "", 0);
   snprintf(b, sizeof b, "%ld", row->line);
-  csv_field(fp, row->ptx_index < 0 ? "" : b, 0);
-  csv_field(fp, row->op ? row->op : "", 0);
-  csv_field(fp, row->space ? row->space : "", 0);
+  cc_report_csv_field(fp, row->ptx_index < 0 ? "" : b, 0);
+  cc_report_csv_field(fp, row->op ? row->op : "", 0);
+  cc_report_csv_field(fp, row->space ? row->space : "", 0);
   for (int metric = 0; metric < CC_MERGE_NMETRICS; metric++)
     for (size_t r = 0; r < m->nranks; r++) {
       snprintf(b, sizeof b, "%llu", (unsigned long long)row->v[r * CC_MERGE_NMETRICS + metric]);
-      csv_field(fp, row->present[r] ? b : "",
+      cc_report_csv_field(fp, row->present[r] ? b : "",
                 metric == CC_MERGE_NMETRICS - 1 && r + 1 == m->nranks);
     }
 }
@@ -556,11 +539,11 @@ char *cc_report_merge_csv_string(const struct cc_merge *m)
   if (!fp)
     CC_BUG("open_memstream failed (out of memory)");
   for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-    csv_field(fp, head[i], 0);
+    cc_report_csv_field(fp, head[i], 0);
   for (int metric = 0; metric < CC_MERGE_NMETRICS; metric++)
     for (size_t r = 0; r < m->nranks; r++) {
       snprintf(b, sizeof b, "%s%s rank %zu", metric_label[metric], units[metric], r);
-      csv_field(fp, b, metric == CC_MERGE_NMETRICS - 1 && r + 1 == m->nranks);
+      cc_report_csv_field(fp, b, metric == CC_MERGE_NMETRICS - 1 && r + 1 == m->nranks);
     }
   for (size_t i = 0; i < m->n_kernels; i++) {
     csv_row(fp, m, &m->kernels[i], &m->kernels[i].totals);
