@@ -11,6 +11,7 @@
 
 #include "report/merge.h"
 #include "util/fileio.h"
+#include "util/mem.h"
 
 static void print_help(FILE *out)
 {
@@ -58,9 +59,7 @@ int cc_cli_merge(const struct cc_run_opts *o, FILE *report_out, struct cc_err *e
     return cc_err_set(err, CC_ERR_USAGE, "--json - and --csv -: only one output can go to "
                       "standard output; give one of them a file");
   {
-    struct cc_cli_path *ins = calloc(o->ninputs, sizeof *ins);
-    if (!ins)
-      CC_BUG("out of memory");
+    struct cc_cli_path *ins = cc_xcalloc(o->ninputs, sizeof *ins);
     for (size_t i = 0; i < o->ninputs; i++)
       ins[i] = (struct cc_cli_path){"REPORT", o->inputs[i]};
     rc = cc_cli_check_paths(ins, o->ninputs, outs, 2, err);
@@ -73,9 +72,7 @@ int cc_cli_merge(const struct cc_run_opts *o, FILE *report_out, struct cc_err *e
   if (rc == CC_OK && o->json_path) {
     char *text = cc_report_merge_json_string(&m);
     size_t n = strlen(text);
-    text = realloc(text, n + 2); /* the document ends in a newline, like the report's */
-    if (!text)
-      CC_BUG("out of memory");
+    text = cc_xrealloc(text, n + 2); /* the document ends in a newline, like the report's */
     strcpy(text + n, "\n");
     rc = write_file(o, o->json_path, text, err);
     free(text);

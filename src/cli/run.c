@@ -341,7 +341,8 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     return cc_err_set(err, CC_ERR_USAGE, "--sarif, --csv and --fail-on work on emulated runs "
                       "and traces; drop --backend gpu, or record a trace and use 'coalcheck "
                       "report'");
-  if (o->gpu_backend && cc_cli_selection_given(o) && !o->kernel)
+  if (o->gpu_backend && (o->sel_kernel_name || o->sel_name_base || o->sel_kernel_id ||
+                         o->sel_launch_skip || o->sel_launch_count))
     return cc_err_set(err, CC_ERR_USAGE, "--backend gpu with a KERNEL.cu or .ptx runs one "
                       "launch: name its kernel with --kernel (the launch selection options "
                       "apply to the emulator and to executables)");

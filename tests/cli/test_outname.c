@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_impl.h"
+#include "cli/gpu.h"
 
 static void expect_msg(const struct cc_err *err, const char *needle)
 {
@@ -130,6 +131,22 @@ static void options_refuse_bad_pattern(void **state)
   cc_cli_opts_release(&o);
 }
 
+/* the executable mode expands its own output options (app.c) before anything runs */
+static void app_mode_expands(void **state)
+{
+  char *gpu_json[] = {"coalcheck", "--gpu-json", "g%y.json", "/proc/self/exe", NULL};
+  char *json[] = {"coalcheck", "--json", "r%q{CC_TEST_UNSET}.json", "/proc/self/exe", NULL};
+  char *trace[] = {"coalcheck", "--trace", "t%", "/proc/self/exe", NULL};
+  struct cc_err err = {0};
+  unsetenv("CC_TEST_UNSET");
+  assert_int_equal(cc_cli_cmd_app(4, gpu_json, &err), CC_ERR_USAGE);
+  expect_msg(&err, "bad --gpu-json 'g%y.json': unknown pattern '%y' at position 2");
+  assert_int_equal(cc_cli_cmd_app(4, json, &err), CC_ERR_USAGE);
+  expect_msg(&err, "environment variable CC_TEST_UNSET");
+  assert_int_equal(cc_cli_cmd_app(4, trace, &err), CC_ERR_USAGE);
+  expect_msg(&err, "lone '%' at position 2");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -139,6 +156,7 @@ int main(void)
     cmocka_unit_test(errors_name_position),
     cmocka_unit_test(options_expand),
     cmocka_unit_test(options_refuse_bad_pattern),
+    cmocka_unit_test(app_mode_expands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,8 @@ expect 2 "--kernel-name-base 'short'" "$COALCHECK" "$P" "${A[@]}" --kernel-name-
 expect 2 "both select kernels" "$COALCHECK" "$P" "${A[@]}" --kernel scale_a --kernel-name scale_a
 expect 2 "--dump with a selection of 2 launches" "$COALCHECK" "$P" "${A[@]}" \
   --kernel-name 'regex:^scale' --dump "out=$TMP/o.bin"
+expect 2 "--backend gpu with a KERNEL.cu or .ptx runs one launch" "$COALCHECK" "$P" "${A[@]}" \
+  --backend gpu --kernel scale_a --launch-count 1
 expect 2 "--launch-skip is not" "$COALCHECK" "$P" "${A[@]}" --launch-skip x
 
 [ "$fails" -eq 0 ] || exit 1
