@@ -16,6 +16,7 @@ const struct cc_cli_command cc_cli_commands[] = {
   {"record", cc_cli_cmd_record, "run one launch, save its accesses as a .cctrace"},
   {"report", cc_cli_cmd_report, "report a .cctrace under one or several --arch"},
   {"fix", cc_cli_cmd_fix, "permute the thread geometry of a kernel, verified (CGO 2015)"},
+  {"merge", cc_cli_cmd_merge, "combine the JSON reports of MPI ranks, flag imbalance"},
   {"import", cc_cli_cmd_import, "report a GPU backend JSON (libcoalcheck_gpu.so)"},
   {"help", cc_cli_cmd_help, "show this help"},
 };
@@ -59,7 +60,7 @@ int cc_cli_main(int argc, char **argv)
   if (rc != CC_OK) {
     fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
     if (rc == CC_ERR_USAGE && cmd && (cmd->fn == cc_cli_cmd_record || cmd->fn == cc_cli_cmd_report ||
-                                    cmd->fn == cc_cli_cmd_fix))
+                                    cmd->fn == cc_cli_cmd_fix || cmd->fn == cc_cli_cmd_merge))
       fprintf(stderr, "hint: run 'coalcheck %s --help' for the options\n", cmd->name);
     else if (rc == CC_ERR_USAGE)
       fprintf(stderr, "hint: run 'coalcheck --help' for the options\n");
