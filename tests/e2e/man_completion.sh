@@ -113,8 +113,9 @@ check_completion() {
 }
 check_completion "--transform" coalcheck fix --tra
 check_completion "--trace" coalcheck --tra
-check_completion "--kernel --kernel-name" coalcheck --kern   # the executable mode's too
-check_completion "--kernel" coalcheck run --kern             # run: no executable-mode option
+check_completion "--gpu-json" coalcheck --gpu               # the executable mode's option
+check_completion "" coalcheck run --gpu                      # is not run's
+check_completion "--kernel" coalcheck fix --kern             # fix: no launch selection
 check_completion "" coalcheck report --gri                   # report takes no --grid
 check_completion "off on" coalcheck --l1-cache ""
 check_completion "off" coalcheck report --l1-cache = of       # --l1-cache=of
@@ -123,6 +124,7 @@ check_completion "r.json" coalcheck --json ""
 check_completion "r.json" coalcheck fix -o r
 check_completion "" coalcheck --grid ""                      # a number: nothing to offer
 check_completion "record report" coalcheck re
+check_completion "--imbalance-threshold" coalcheck merge --imb  # merge: its own options
 got=$(complete_words coalcheck "" | tr '\n' ' ')
 while read -r c; do
   case " $got" in *" $c "*) ;; *) fail "completion of 'coalcheck ': no command $c (got $got)" ;; esac
