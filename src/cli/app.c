@@ -19,6 +19,7 @@
 #include "gpu/gpu.h"
 #include "util/fileio.h"
 #include "util/mem.h"
+#include "view/view.h"
 
 extern char **environ;
 
@@ -27,6 +28,7 @@ struct app_opts {
   const char *backend;      /* "gpu" (default) or "emu" */
   const char *regex, *skip, *count; /* ncu-style launch filter */
   const char *json;         /* --json: coalcheck's report (schema of docs/json-schema.md) */
+  const char *html;         /* --html: the views page (docs/views.md) */
   const char *gpu_json;     /* --gpu-json: keep the library's own JSON here */
   const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
   const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
@@ -42,9 +44,9 @@ static const char **slot(struct app_opts *o, const char *name)
 {
   static const char *const names[] = {"--backend", "--kernel-name", "--launch-skip",
                                       "--launch-count", "--json", "--gpu-json", "--trace",
-                                      "--sample-ctas", "--spaces"};
+                                      "--sample-ctas", "--spaces", "--html"};
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
-                          &o->gpu_json, &o->trace, &o->sample, &o->spaces};
+                          &o->gpu_json, &o->trace, &o->sample, &o->spaces, &o->html};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0)
       return slots[i];
@@ -174,7 +176,7 @@ int cc_cli_app_wanted(int argc, char **argv)
 static void print_help(void)
 {
   printf("usage: coalcheck [options] EXECUTABLE [ARGS...]\n"
-         "       coalcheck import GPU.json [--json PATH] [--top N]\n"
+         "       coalcheck import GPU.json [--json PATH] [--html PATH] [--top N]\n"
          "       coalcheck import RUN.ccgpu --trace FILE.cctrace\n\n"
          "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
          "reports its global and shared memory accesses per SASS instruction and source line\n"
@@ -288,21 +290,30 @@ static int source_named_end(void *ctx, struct cc_err *err)
 }
 
 /* Converts the library's GPU trace raw (.ccgpu, gpu.h) into the .cctrace out, whole or
- * not at all; says on stderr how much and whether CTAs were sampled. */
+ * not at all, the records also fed to view unless it is NULL (--html: the page's grid,
+ * block, warp and operation views); says on stderr how much and whether CTAs were
+ * sampled. */
 static int convert_trace(const char *raw, const char *out, const char *origin, int quiet,
-                         struct cc_err *err)
+                         struct cc_view *view, struct cc_err *err)
 {
   struct cc_trace_writer *w;
-  struct cc_access_sink sink;
+  struct cc_access_sink sink, both[2];
+  struct cc_access_tee tee = {both, 2};
   struct cc_gpu_raw_summary sum;
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
   const char *inputs[] = {raw, origin};
   struct cc_trace_writer_opts opts = {.command_line = cmd, .inputs = inputs, .n_inputs = 2};
   struct source_named_sink named = {.name = NULL};
-  int rc = cc_trace_writer_open(out, &opts, &w, &named.inner, err);
+  int rc = cc_trace_writer_open(out, &opts, &w, &both[0], err);
   if (rc != CC_OK)
     return rc;
+  if (view) { /* the views see the records as the trace does: named by source name */
+    both[1] = cc_view_sink(view);
+    named.inner = cc_access_tee(&tee);
+  } else {
+    named.inner = both[0];
+  }
   sink = (struct cc_access_sink){&named, source_named_begin, source_named_access,
                                  source_named_end};
   rc = cc_gpu_raw_convert(raw, &sink, &sum, err);
@@ -332,8 +343,8 @@ static int check_app_paths(const struct app_opts *o, const char *input, struct c
 {
   const struct cc_cli_path in[] = {{"INPUT", input}};
   const struct cc_cli_path out[] = {{"--json", o->json}, {"--gpu-json", o->gpu_json},
-                                    {"--trace", o->trace}};
-  return cc_cli_check_paths(in, 1, out, 3, err);
+                                    {"--trace", o->trace}, {"--html", o->html}};
+  return cc_cli_check_paths(in, 1, out, 4, err);
 }
 
 int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
@@ -363,6 +374,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   struct app_opts o;
   char *exe = NULL, *dir = NULL, *json = NULL, *raw = NULL;
   struct cc_cli_gpu_files files = {NULL, NULL, NULL};
+  struct cc_view *view = NULL;
   int rc, ws = 0, app_rc;
   *passthrough = 0;
   if ((rc = parse(argc, argv, &o, err)) != CC_OK)
@@ -442,13 +454,20 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                     "see the library's error above", exe, app_rc);
     goto done;
   }
-  if (raw && (rc = convert_trace(raw, o.trace, exe, o.quiet, err)) != CC_OK)
+  /* trace mode with --html: the records feed the views as they are converted (the GPU
+   * report is sm_90's, so are the views) */
+  if (raw && o.html && (rc = cc_view_new("sm_90", NULL, &view, err)) != CC_OK)
+    goto done;
+  if (raw && (rc = convert_trace(raw, o.trace, exe, o.quiet, view, err)) != CC_OK)
     goto done;
   if (o.sample)
     fprintf(stderr, "coalcheck: note: CTA sampling: only CTAs whose linear id %% %s == 0 "
             "were counted; the figures below cover that sample\n", o.sample);
-  if ((rc = cc_cli_gpu_report(json, o.json, o.top, stdout, err)) != CC_OK)
-    goto done;
+  {
+    struct cc_cli_gpu_outputs go = {o.json, o.html, view, exe, o.top};
+    if ((rc = cc_cli_gpu_report(json, &go, stdout, err)) != CC_OK)
+      goto done;
+  }
   *passthrough = 1;
   if (app_rc != 0)
     rc = cc_err_set(err, (enum cc_status)app_rc, "%s exited with status %d (the report "
@@ -464,6 +483,7 @@ done:
   free(raw);
   free(dir);
   free(json);
+  cc_view_free(view);
   cc_cli_gpu_files_release(&files);
   free(exe);
   return rc;
@@ -525,14 +545,18 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
                       "FILE.cctrace to convert it" : "--trace goes with a GPU trace "
                       "(.ccgpu, from COALCHECK_GPU_TRACE), not with %s", argv[o.input]);
   if (is_raw) {
-    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json)
+    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json || o.html)
       return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace and -q; "
-                        "report the converted trace with `coalcheck report FILE.cctrace`");
-    return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, err);
+                        "report the converted trace with `coalcheck report FILE.cctrace` "
+                        "(--html: its views)");
+    return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, NULL, err);
   }
   if (o.regex || o.skip || o.count || o.gpu_json || o.sample ||
       strcmp(o.backend, "gpu") != 0)
-    return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
-                      "launch filter applies when the application runs");
-  return cc_cli_gpu_report(argv[o.input], o.json, o.top, stdout, err);
+    return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --html, --top and -q: "
+                      "the launch filter applies when the application runs");
+  {
+    struct cc_cli_gpu_outputs go = {o.json, o.html, NULL, argv[o.input], o.top};
+    return cc_cli_gpu_report(argv[o.input], &go, stdout, err);
+  }
 }
