@@ -58,14 +58,7 @@ COALCHECK_GPU_PROBE=none expect 10 "no usable CUDA GPU" "$COALCHECK" --html "$TM
 [ -e "$TMP/a.html" ] && fail "a run that did not start left a page"
 "$COALCHECK" --help /bin/true 2>&1 | grep -q -- "--html" || fail "--help ./app lacks --html"
 
-export PYTHONDONTWRITEBYTECODE=1
-CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
-if [ -z "$CHROMIUM" ] || ! python3 -c 'import playwright.sync_api' 2>/dev/null; then
-  echo "skip: the browser checks: chromium or playwright for Python not installed" \
-    "(scripts/setup.sh installs them)"
-  [ "$fails" -eq 0 ] && exit 77
-  exit 1
-fi
+need_browser
 timeout 60 python3 "$DATA/html_gpu.py" "$TMP/g.html" "$TMP/r.json" "$CHROMIUM" ||
   fail "browser checks"
 [ "$fails" -eq 0 ] || exit 1

@@ -47,14 +47,7 @@ store='[i for i in d["kernels"][0]["instructions"] if i["source"]["line"] == 6][
 jcheck "$TMP/l.json" "$store[\"cc1.0\"][\"requests\"] == 256 and $store[\"cc1.0\"][\"transactions\"] == 4096 and $store[\"cc1.0\"][\"bytes_transferred\"] == 131072"
 jcheck "$TMP/l.json" "$store[\"sm_90\"][\"requests\"] == 128 and $store[\"sm_90\"][\"transactions\"] == 4096"
 
-export PYTHONDONTWRITEBYTECODE=1
-CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
-if [ -z "$CHROMIUM" ] || ! python3 -c 'import playwright.sync_api' 2>/dev/null; then
-  echo "skip: the browser checks: chromium or playwright for Python not installed" \
-    "(scripts/setup.sh installs them)"
-  [ "$fails" -eq 0 ] && exit 77
-  exit 1
-fi
+need_browser
 timeout 90 python3 "$DATA/html_line_arch.py" "$TMP/l.html" "$TMP/l.json" "$CHROMIUM" ||
   fail "browser checks"
 [ "$fails" -eq 0 ] || exit 1

@@ -4,21 +4,15 @@ the page's must also equal the JSON report's. Exit 0 when every check holds."""
 import json
 import sys
 
-from browser import Watched
+from browser import Checks, Watched
 
 page_path, json_path, chromium = sys.argv[1:4]
 report = json.load(open(json_path))
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
+check = Checks()
 
 
 w = Watched(chromium)
-page, errors, requests, dialogs = w.page, w.errors, w.requests, w.dialogs
+page = w.page
 url = "file://" + page_path
 page.goto(url)
 page.wait_for_selector("#insns tr.op")
@@ -67,8 +61,4 @@ check(page.locator('#totals td[data-key="wavefronts"]').text_content() == "4",
       "reduce: wavefronts not 4")
 check(page.locator("#insns tr.op").count() == 1, "reduce: not one instruction row")
 
-check(not errors, "console errors: %s" % errors)
-check(all(u == url for u in requests), "requests other than the page: %s" % requests)
-check(not dialogs, "dialogs fired: %s" % dialogs)
-w.close()
-sys.exit(1 if fails else 0)
+check.finish(w, (url,))

@@ -6,21 +6,15 @@ kernel's 128 executions, every warp alike). Exit 0 when every check holds."""
 import json
 import sys
 
-from browser import Watched
+from browser import Checks, Watched
 
 page_path, json_path, chromium = sys.argv[1:4]
 kernel = json.load(open(json_path))["kernels"][0]
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
+check = Checks()
 
 
 w = Watched(chromium)
-page, errors, requests, dialogs = w.page, w.errors, w.requests, w.dialogs
+page = w.page
 url = "file://" + page_path
 page.goto(url)
 page.wait_for_selector("#grid .cell")
@@ -134,8 +128,4 @@ expect_grid(24, 448, "cc1.0 after show all")
 page.locator("#block .warpcell").first.click()
 check(page.locator("#warp tr.op").count() == 3, "warp view after show all: not 3 rows")
 
-check(not errors, "console errors: %s" % errors)
-check(all(u == url for u in requests), "requests other than the page: %s" % requests)
-check(not dialogs, "dialogs fired: %s" % dialogs)
-w.close()
-sys.exit(1 if fails else 0)
+check.finish(w, (url,))
