@@ -27,7 +27,7 @@
 #define CC_VIEW_MAX_FIRST_WARPS 32u   /* warps of the first CTA stored in full */
 #define CC_VIEW_MAX_OPS 256u          /* dynamic instructions kept per stored warp */
 #define CC_VIEW_MAX_SIG_OPS 65536u    /* operations per warp that enter its dWarp */
-#define CC_VIEW_MAX_LINE_CELLS (1u << 20) /* per-line grid entries (lines x models x cells) */
+#define CC_VIEW_MAX_LINE_CELLS (1u << 19) /* per-line grid entries (lines x models x cells) */
 #define CC_VIEW_MAX_TRANSACTIONS 131072u  /* transactions listed for the operation view */
 
 /* One operation of a warp as dWarp compares it (EuroVis 2013, Sec. 5.1.1): the static

@@ -103,10 +103,73 @@ static void test_bins_cells_sample(void **state)
   cc_view_free(v);
 }
 
+/* The page's data document (the JSON between id="cc-data"> and </script>), parsed. */
+static cJSON *page_data(const struct cc_view *v)
+{
+  char *page = NULL, *start, *end;
+  size_t len = 0;
+  struct cc_err err;
+  cJSON *d;
+  FILE *fp = open_memstream(&page, &len);
+  assert_int_equal(cc_view_html_write(fp, v, NULL, "t.cu", &err), CC_OK);
+  fclose(fp);
+  start = strstr(page, "id=\"cc-data\">");
+  assert_non_null(start);
+  start += strlen("id=\"cc-data\">");
+  end = strstr(start, "</script>");
+  assert_non_null(end);
+  *end = '\0';
+  d = cJSON_Parse(start);
+  assert_non_null(d);
+  free(page);
+  return d;
+}
+
+/* The per-line grid's bound: grid 128 x 128 = 16,384 CTAs (no binning), 4 models, 9
+ * instructions on 9 lines: 2^19 entries / (16,384 cells x 4 models) = 8 lines get a
+ * per-line grid, the 9th does not (the page says so). One record of the 9th line's
+ * instruction in CTA (0,0): its line is known (lines has 9 entries, li 8), and the first
+ * line's grid under sm_90 is all zero. */
+static void test_line_bound(void **state)
+{
+  struct cc_insn_info insns[9];
+  struct cc_kernel_info k = {"k", "_Z1kv", {128, 128, 1}, {32, 1, 1}, 9, insns, 0, NULL};
+  struct cc_warp_access r = rec(0, 0, 0, 4);
+  struct cc_view *v;
+  struct cc_access_sink s;
+  struct cc_err err;
+  cJSON *d, *lc;
+  (void)state;
+  for (uint32_t i = 0; i < 9; i++)
+    insns[i] = (struct cc_insn_info){i, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, "ld", "t.cu", i + 1,
+                                     0, NULL, 0};
+  r.insn_slot = 8;
+  assert_int_equal(cc_view_new("cc1.0,cc1.2,cc2.0,sm_90", NULL, &v, &err), CC_OK);
+  s = cc_view_sink(v);
+  assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
+  assert_int_equal(s.access(s.ctx, &r, &err), CC_OK);
+  assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
+  d = page_data(v);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(d, "lines")), 9);
+  lc = cJSON_GetObjectItem(d, "line_cells");
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(lc, "cc1.0")), 8);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(lc, "sm_90")), 8);
+  /* 16,384 cells x [executions, excess] */
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(cJSON_GetObjectItem(lc, "sm_90"), 0)),
+                   2 * 16384);
+  assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(lc, "sm_90"), 0), 0)
+                  ->valuedouble == 0);
+  assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "insns"), 8), "li")
+                  ->valuedouble == 8);
+  cJSON_Delete(d);
+  cc_view_free(v);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bins_cells_sample),
+      cmocka_unit_test(test_line_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
