@@ -17,7 +17,8 @@ with sync_playwright() as p:
     page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     fcp = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
     load = page.evaluate("performance.timing.loadEventEnd - performance.timing.navigationStart")
-    script = page.evaluate("performance.measure('cc', 'cc-start', 'cc-drawn').duration")
+    script = page.evaluate("performance.getEntriesByName('cc-drawn').length ? "
+                           "performance.measure('cc', 'cc-start', 'cc-drawn').duration : -1")
     cells = page.locator("#grid .cell").count()
     print("first_contentful_paint_ms %s load_ms %s goto_wall_ms %.0f script_ms %.0f grid_cells %d" %
           (fcp, load, wall, script, cells))
