@@ -17,6 +17,7 @@
 
 #include "access/trace.h"
 #include "gpu/gpu.h"
+#include "model/model.h"
 #include "util/fileio.h"
 #include "util/mem.h"
 #include "view/view.h"
@@ -177,7 +178,7 @@ static void print_help(void)
 {
   printf("usage: coalcheck [options] EXECUTABLE [ARGS...]\n"
          "       coalcheck import GPU.json [--json PATH] [--html PATH] [--top N]\n"
-         "       coalcheck import RUN.ccgpu --trace FILE.cctrace\n\n"
+         "       coalcheck import RUN.ccgpu --trace FILE.cctrace [--html PATH]\n\n"
          "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
          "reports its global and shared memory accesses per SASS instruction and source line\n"
          "(build the application with -lineinfo). libsanitizer-public.so is taken from the\n"
@@ -290,11 +291,10 @@ static int source_named_end(void *ctx, struct cc_err *err)
 }
 
 /* Converts the library's GPU trace raw (.ccgpu, gpu.h) into the .cctrace out, whole or
- * not at all, the records also fed to view unless it is NULL (--html: the page's grid,
- * block, warp and operation views); says on stderr how much and whether CTAs were
- * sampled. */
+ * not at all, the records also fed to the sink also unless it is NULL (--html: the
+ * views' collector); says on stderr how much and whether CTAs were sampled. */
 static int convert_trace(const char *raw, const char *out, const char *origin, int quiet,
-                         struct cc_view *view, struct cc_err *err)
+                         const struct cc_access_sink *also, struct cc_err *err)
 {
   struct cc_trace_writer *w;
   struct cc_access_sink sink, both[2];
@@ -308,8 +308,8 @@ static int convert_trace(const char *raw, const char *out, const char *origin, i
   int rc = cc_trace_writer_open(out, &opts, &w, &both[0], err);
   if (rc != CC_OK)
     return rc;
-  if (view) { /* the views see the records as the trace does: named by source name */
-    both[1] = cc_view_sink(view);
+  if (also) { /* it sees the records as the trace does: named by source name */
+    both[1] = *also;
     named.inner = cc_access_tee(&tee);
   } else {
     named.inner = both[0];
@@ -458,8 +458,13 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
    * report is sm_90's, so are the views) */
   if (raw && o.html && (rc = cc_view_new("sm_90", NULL, &view, err)) != CC_OK)
     goto done;
-  if (raw && (rc = convert_trace(raw, o.trace, exe, o.quiet, view, err)) != CC_OK)
-    goto done;
+  if (raw) {
+    struct cc_access_sink vs;
+    if (view)
+      vs = cc_view_sink(view);
+    if ((rc = convert_trace(raw, o.trace, exe, o.quiet, view ? &vs : NULL, err)) != CC_OK)
+      goto done;
+  }
   if (o.sample)
     fprintf(stderr, "coalcheck: note: CTA sampling: only CTAs whose linear id %% %s == 0 "
             "were counted; the figures below cover that sample\n", o.sample);
@@ -490,6 +495,34 @@ done:
 }
 
 static int import_run(int argc, char **argv, const struct app_opts *o, struct cc_err *err);
+
+/* `import RUN.ccgpu --trace FILE.cctrace --html PAGE`: the conversion, its records fed to
+ * the views and to an sm_90 analysis (the GPU's model) on the way: PAGE has every view
+ * and the records' report, as the executable mode's trace mode gives them. */
+static int import_trace_page(const struct app_opts *o, const char *raw, struct cc_err *err)
+{
+  struct cc_model *m = NULL;
+  struct cc_analysis *an = NULL;
+  struct cc_view *view = NULL;
+  struct cc_access_sink sinks[2], tee_sink;
+  struct cc_access_tee tee = {sinks, 2};
+  int rc = cc_model_get("sm_90", NULL, &m, err);
+  if (rc == CC_OK && (rc = cc_view_new("sm_90", NULL, &view, err)) == CC_OK) {
+    an = cc_analysis_new(m);
+    sinks[0] = cc_analysis_sink(an);
+    sinks[1] = cc_view_sink(view);
+    tee_sink = cc_access_tee(&tee);
+    rc = convert_trace(raw, o->trace, raw, o->quiet, &tee_sink, err);
+  }
+  if (rc == CC_OK) {
+    struct cc_cli_gpu_outputs go = {NULL, o->html, view, raw, 0};
+    rc = cc_cli_gpu_page(o->html, raw, an, &go, err);
+  }
+  cc_analysis_free(an);
+  cc_view_free(view);
+  cc_model_free(m);
+  return rc;
+}
 
 /* Whether word a is an option of this mode that takes its value from the next word. */
 static int takes_next(const char *a)
@@ -545,10 +578,12 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
                       "FILE.cctrace to convert it" : "--trace goes with a GPU trace "
                       "(.ccgpu, from COALCHECK_GPU_TRACE), not with %s", argv[o.input]);
   if (is_raw) {
-    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json || o.html)
-      return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace and -q; "
-                        "report the converted trace with `coalcheck report FILE.cctrace` "
-                        "(--html: its views)");
+    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json)
+      return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace, --html "
+                        "and -q; report the converted trace with `coalcheck report "
+                        "FILE.cctrace`");
+    if (o.html)
+      return import_trace_page(&o, argv[o.input], err);
     return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, NULL, err);
   }
   if (o.regex || o.skip || o.count || o.gpu_json || o.sample ||

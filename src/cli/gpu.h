@@ -146,6 +146,13 @@ struct cc_cli_gpu_outputs {
 int cc_cli_gpu_report(const char *json_path, const struct cc_cli_gpu_outputs *o, FILE *out,
                       struct cc_err *err);
 
+/* Writes the views page of the analysis an (its JSON report embedded) into path, whole or
+ * not at all: o->view's records' views, or without them the note of what is missing
+ * (cc_cli_gpu_no_records); o->title labels it. input: the file read, which path may not
+ * name. Errors: CC_ERR_USAGE (path is input), CC_ERR_IO. */
+int cc_cli_gpu_page(const char *path, const char *input, const struct cc_analysis *an,
+                    const struct cc_cli_gpu_outputs *o, struct cc_err *err);
+
 /* The page's text where the GPU run has no per-warp records (in-situ counters): which
  * views are missing, why, and how to get them (docs/views.md). */
 extern const char cc_cli_gpu_no_records[];

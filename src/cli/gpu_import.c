@@ -275,10 +275,8 @@ const char cc_cli_gpu_no_records[] =
     "--sample-ctas N); then coalcheck report RUN.cctrace --arch cc1.0,cc1.2,cc2.0,sm_90 "
     "--html FILE shows the older models too.";
 
-/* The views page of an (the imported report) into path, whole or not at all: the
- * records' views when there are records, else the note of what is missing. */
-static int write_page(const char *path, const char *json_path, const struct cc_analysis *an,
-                      const struct cc_cli_gpu_outputs *o, struct cc_err *err)
+int cc_cli_gpu_page(const char *path, const char *json_path, const struct cc_analysis *an,
+                    const struct cc_cli_gpu_outputs *o, struct cc_err *err)
 {
   struct cc_view *empty = NULL, *v = o->view;
   struct cc_outfile f;
@@ -320,7 +318,7 @@ int cc_cli_gpu_report(const char *json_path, const struct cc_cli_gpu_outputs *o,
   if (json_out && ((rc = cc_outfile_check_inputs(json_out, &json_path, 1, err)) != CC_OK ||
                    (rc = cc_report_json_write(json_out, an, CC_CLI_VERSION, err)) != CC_OK))
     goto done;
-  if (o->html && (rc = write_page(o->html, json_path, an, o, err)) != CC_OK)
+  if (o->html && (rc = cc_cli_gpu_page(o->html, json_path, an, o, err)) != CC_OK)
     goto done;
   if (!(json_out && strcmp(json_out, "-") == 0)) {
     /* --top: the first `top` instructions of each kernel (they are worst first) */

@@ -46,11 +46,18 @@ expect 0 "" "$COALCHECK" import "$TMP/g.json" --html "$TMP/g.html" --json "$TMP/
 [ -s "$TMP/g.html" ] || { echo "FAIL: no page"; exit 1; }
 grep -qF '</script><img' "$TMP/g.html" && fail "the hostile line is in the page unescaped"
 jcheck "$TMP/r.json" 'd["kernels"][0]["totals"]["sectors"] == 144 and d["kernels"][0]["totals"]["excess_sectors"] == 112'
-# refusals: --html over the input; --html with a GPU trace (its views: `report`)
+# refusals: --html over the input; --html with a GPU trace's import and other options
 expect 2 "would destroy an input" "$COALCHECK" import "$TMP/g.json" --html "$TMP/g.json" -q
-expect 2 "takes only --trace" "$COALCHECK" import "$COALCHECK_SRC/tests/gpu/data/copy1.ccgpu" \
-  --trace "$TMP/c.cctrace" --html "$TMP/c.html"
+G="$COALCHECK_SRC/tests/gpu/data/copy1.ccgpu"
+expect 2 "takes only --trace, --html" "$COALCHECK" import "$G" --trace "$TMP/c.cctrace" \
+  --html "$TMP/c.html" --top 2
 [ -e "$TMP/c.html" ] && fail "a refused import left a page"
+# GPU trace mode's records feed the views (what `--trace T --html F ./app` does as it
+# converts): copy1.ccgpu (tests/e2e/gpu_trace.sh): kernel copy, grid 1, block 32, one
+# record of LDG.E at slot 3 (copy.cu:7), lane l at 0x1000 + 4 l: under sm_90 1 request,
+# 4 sectors 0x1000, 0x1020, 0x1040, 0x1060 holding lanes 0-7, 8-15, 16-23, 24-31.
+expect 0 "" "$COALCHECK" import "$G" --trace "$TMP/c.cctrace" --html "$TMP/c.html" -q
+[ -s "$TMP/c.cctrace" ] || fail "import --html wrote no trace"
 # the executable mode takes --html (before the executable): no GPU here, so exit 10, not
 # a usage error, and no page
 COALCHECK_GPU_PROBE=none expect 10 "no usable CUDA GPU" "$COALCHECK" --html "$TMP/a.html" \
@@ -59,7 +66,7 @@ COALCHECK_GPU_PROBE=none expect 10 "no usable CUDA GPU" "$COALCHECK" --html "$TM
 "$COALCHECK" --help /bin/true 2>&1 | grep -q -- "--html" || fail "--help ./app lacks --html"
 
 need_browser
-timeout 60 python3 "$DATA/html_gpu.py" "$TMP/g.html" "$TMP/r.json" "$CHROMIUM" ||
+timeout 60 python3 "$DATA/html_gpu.py" "$TMP/g.html" "$TMP/r.json" "$CHROMIUM" "$TMP/c.html" ||
   fail "browser checks"
 [ "$fails" -eq 0 ] || exit 1
 echo "ok"

@@ -1,12 +1,13 @@
-"""Drives tests/e2e/html_gpu.sh's page (a GPU run without per-warp records) in headless
-Chromium. argv: page.html report.json chromium-path. Expected figures derived in the .sh;
-the page's must also equal the JSON report's. Exit 0 when every check holds."""
+"""Drives tests/e2e/html_gpu.sh's pages in headless Chromium: a GPU run without per-warp
+records, and one from a GPU trace's records. argv: page.html report.json chromium-path
+trace-page.html. Expected figures derived in the .sh; the page's must also equal the
+JSON report's. Exit 0 when every check holds."""
 import json
 import sys
 
 from browser import Checks, Watched
 
-page_path, json_path, chromium = sys.argv[1:4]
+page_path, json_path, chromium, trace_path = sys.argv[1:5]
 report = json.load(open(json_path))
 check = Checks()
 
@@ -61,4 +62,30 @@ check(page.locator('#totals td[data-key="wavefronts"]').text_content() == "4",
       "reduce: wavefronts not 4")
 check(page.locator("#insns tr.op").count() == 1, "reduce: not one instruction row")
 
-check.finish(w, (url,))
+# ---- the page of the GPU trace's records: every view
+turl = "file://" + trace_path
+page.goto(turl)
+page.wait_for_selector("#grid .cell")
+check(page.locator("#unavail").is_hidden(), "the trace page says views are missing")
+check(page.locator("#grid .cell").count() == 1, "trace page: not one grid cell")
+page.locator('#grid .cell[data-i="0"]').click()
+check(page.locator("#block .warpcell").count() == 1, "trace page: not one warp")
+page.locator("#block .warpcell").first.click()
+check(page.locator("#warp tr.op").count() == 1, "trace page: not one warp instruction")
+page.locator("#warp tr.op").first.click()
+note = page.locator("#opnote")
+check((note.get_attribute("data-requests"), note.get_attribute("data-transactions")) == ("1", "4"),
+      "trace page op: %s requests, %s transactions; expected 1, 4" %
+      (note.get_attribute("data-requests"), note.get_attribute("data-transactions")))
+units = [u.text_content() for u in page.locator("#units .unit").all()]
+want = ["32 B at 0x%x: lanes %s" % (0x1000 + 32 * s, ",".join(str(8 * s + l) for l in range(8)))
+        for s in range(4)]
+check(units == want, "trace page sectors: %s" % units)
+# the records' report: the PTX (SASS) list selects the line, its figures shown
+page.locator("#ptxbtn").click()
+page.locator("#ptx tr.op").first.click()
+got = [page.locator('#info .insinfo[data-ptx="3"] td[data-key="%s"]' % k).text_content()
+       for k in ("requests", "sectors")]
+check(got == ["1", "4"], "trace page, copy.cu:7: requests, sectors %s; expected 1, 4" % got)
+
+check.finish(w, (url, turl))
