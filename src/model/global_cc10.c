@@ -109,7 +109,8 @@ static void cc10_global(const struct cc_model *m, const struct cc_warp_access *a
       uint32_t n = cc_model_units(a, 1u << lane, SMALL_TRANSACTION);
       out->transactions += n;
       out->transaction_bytes += SMALL_TRANSACTION * n;
-      cc_model_list_units(a, 1u << lane, SMALL_TRANSACTION, out->requests - 1, list);
+      if (list)
+        cc_model_list_units(a, 1u << lane, SMALL_TRANSACTION, out->requests - 1, list);
     }
   }
   if (out->requests == 0)

@@ -68,7 +68,8 @@ static void cc20_global(const struct cc_model *m, const struct cc_warp_access *a
     out->requests++;
     out->transactions += n;
     out->transaction_bytes += unit * n;
-    cc_model_list_units(a, mask, unit, out->requests - 1, list);
+    if (list)
+      cc_model_list_units(a, mask, unit, out->requests - 1, list);
   }
   if (out->requests == 0)
     out->requests = 1;
