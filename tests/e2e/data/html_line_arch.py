@@ -50,6 +50,9 @@ def line(n):
 # ---- unfiltered, sm_90 (the default): 24 executions, excess 256 per CTA
 check(page.locator("#filter").is_hidden(), "the filter banner shows with no line chosen")
 expect_grid(24, 256, "sm_90, all lines")
+for a in ("cc1.2", "cc2.0"):
+    arch(a)
+    expect_grid(24, 256, "%s, all lines" % a)
 arch("cc1.0")
 expect_grid(24, 448, "cc1.0, all lines")
 page.locator('#grid .cell[data-i="0"]').hover()
@@ -85,7 +88,8 @@ store = [i for i in kernel["instructions"] if i["source"]["line"] == 6][0]
 execs = store["executions"]
 check(execs == 128, "the store ran %d times, expected 128" % execs)
 note = page.locator("#opnote")
-for a, req, tx, by in (("sm_90", 1, 32, 1024), ("cc1.0", 2, 32, 1024)):
+for a, req, tx, by in (("sm_90", 1, 32, 1024), ("cc1.0", 2, 32, 1024), ("cc1.2", 2, 32, 1024),
+                       ("cc2.0", 1, 32, 1024)):
     arch(a)
     shown = (int(note.get_attribute("data-requests")), int(note.get_attribute("data-transactions")),
              int(note.get_attribute("data-bytes")))
@@ -96,12 +100,14 @@ for a, req, tx, by in (("sm_90", 1, 32, 1024), ("cc1.0", 2, 32, 1024)):
     units = page.locator("#units .unit")
     check(units.count() == 32, "%s store: %d transactions drawn, expected 32" % (a, units.count()))
     reqs = page.eval_on_selector_all("#units .unit", "us => us.map(u => +u.dataset.request)")
-    want = [0] * 32 if a == "sm_90" else [0] * 16 + [1] * 16
+    want = [0] * 16 + [1] * 16 if a in ("cc1.0", "cc1.2") else [0] * 32
     check(reqs == want, "%s store: requests of the transactions %s" % (a, reqs))
     check(all(b == "32" for b in page.eval_on_selector_all("#units .unit", "us => us.map(u => u.dataset.bytes)")),
           "%s store: not all transactions of 32 bytes" % a)
 
-# the load (line 5) under cc1.0: two 64-byte segments, one per half-warp; sm_90: 4 sectors
+# the load (line 5) under cc1.0: two 64-byte segments, one per half-warp; cc1.2 the same
+# (shrunk from 128); cc2.0 one 128-byte line; sm_90: 4 sectors
+arch("cc1.0")
 line(5)
 page.locator("#warp tr.op").first.click()
 sizes = page.eval_on_selector_all("#units .unit", "us => us.map(u => u.dataset.bytes + '/' + u.dataset.request)")
@@ -109,9 +115,10 @@ check(sizes == ["64/0", "64/1"], "cc1.0 load: transactions %s, expected 64/0, 64
 check(page.locator("#lanes .lane").nth(17).text_content().endswith("64 B at " +
       page.locator("#units .unit").nth(1).text_content().split(" at ")[1].split(":")[0]),
       "lane 17 not in the second segment: %r" % page.locator("#lanes .lane").nth(17).text_content())
-arch("sm_90")
-sizes = page.eval_on_selector_all("#units .unit", "us => us.map(u => u.dataset.bytes)")
-check(sizes == ["32"] * 4, "sm_90 load: transactions %s, expected 4 of 32" % sizes)
+for a, want in (("cc1.2", ["64/0", "64/1"]), ("cc2.0", ["128/0"]), ("sm_90", ["32/0"] * 4)):
+    arch(a)
+    sizes = page.eval_on_selector_all("#units .unit", "us => us.map(u => u.dataset.bytes + '/' + u.dataset.request)")
+    check(sizes == want, "%s load: transactions %s, expected %s" % (a, sizes, want))
 
 # ---- line 7 (stride 2): the grid's colour follows the model
 line(7)
@@ -120,6 +127,11 @@ bg90 = backgrounds()
 arch("cc1.0")
 expect_grid(8, 224, "cc1.0, line 7")
 check(backgrounds()[0] != bg90[0], "line 7: the same colour under sm_90 and cc1.0")
+for a in ("cc1.2", "cc2.0"):
+    arch(a)
+    expect_grid(8, 32, "%s, line 7" % a)
+    check(backgrounds()[0] == bg90[0], "line 7: %s's colour is not sm_90's (same excess)" % a)
+arch("cc1.0")
 
 # ---- the way back: "show all lines" clears the filter
 page.locator("#unfilter").click()
