@@ -31,6 +31,13 @@
 #   0 + 224 + 224 = 448 (cc1.0); requests 24 (sm_90), 48 (cc1.0).
 # - the whole kernel (128 warps) for the JSON: the line-6 store under cc1.0: 256 requests,
 #   4,096 transactions, 131,072 bytes; under sm_90: 128, 4,096, 131,072.
+# Shared memory: the bundled tiled transpose (examples/transpose/tiled.launch) at n = 64,
+# grid 2 x 2: its column read tile[tx][ty + j] puts lane tx on word 32 tx + c. sm_90 (32
+# banks of 4 bytes): bank c for all 32 lanes, 32 distinct words: 1 request, 32
+# wavefronts, one bank drawn with 32 lanes. cc1.0 (16 banks, per half-warp): bank c % 16
+# for the 16 lanes of each half-warp, 16 words each: 2 requests, 16 + 16 = 32 wavefronts,
+# two banks drawn (one per half-warp) with 16 lanes each. 2 x 2 CTAs x 8 warps x 4 rows =
+# 128 executions.
 . "$(dirname "$0")/data/common.bash"
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 
@@ -48,13 +55,16 @@ expect 0 "" "$COALCHECK" "$TMP/lines.cu" --grid 2,8 --block 32,8 --arg 'out=f32[
   --arg 'in=f32[n*n]:iota' --arg 'wide=f32[2*n*n]:zero' --arg n=64 --arch cc1.0,cc1.2,cc2.0,sm_90 \
   --html "$TMP/l.html" --json "$TMP/l.json" -q
 [ -s "$TMP/l.html" ] || { echo "FAIL: no page"; exit 1; }
+expect 0 "" "$COALCHECK" --launch "$COALCHECK_SRC/examples/transpose/tiled.launch" --arg n=64 \
+  --grid 2,2 --arch cc1.0,sm_90 --html "$TMP/t.html" --json "$TMP/t.json" -q
 # the JSON's figures of the line-6 store, derived above
 store='[i for i in d["kernels"][0]["instructions"] if i["source"]["line"] == 6][0]["models"]'
 jcheck "$TMP/l.json" "$store[\"cc1.0\"][\"requests\"] == 256 and $store[\"cc1.0\"][\"transactions\"] == 4096 and $store[\"cc1.0\"][\"bytes_transferred\"] == 131072"
 jcheck "$TMP/l.json" "$store[\"sm_90\"][\"requests\"] == 128 and $store[\"sm_90\"][\"transactions\"] == 4096"
 
 need_browser
-timeout 90 python3 "$DATA/html_line_arch.py" "$TMP/l.html" "$TMP/l.json" "$CHROMIUM" ||
+timeout 90 python3 "$DATA/html_line_arch.py" "$TMP/l.html" "$TMP/l.json" "$CHROMIUM" \
+  "$TMP/t.html" "$TMP/t.json" ||
   fail "browser checks"
 [ "$fails" -eq 0 ] || exit 1
 echo "ok"

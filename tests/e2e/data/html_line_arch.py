@@ -1,6 +1,6 @@
 """Drives tests/e2e/html_line_arch.sh's page in headless Chromium: the views filtered by a
 source line, and the model switch of the grid, block, warp and operation views. argv:
-page.html report.json chromium-path. The expected figures are derived by hand in the .sh;
+page.html report.json chromium-path tiled.html tiled.json (the second: shared memory). The expected figures are derived by hand in the .sh;
 the per-operation figures are also checked against the JSON report's (its totals over the
 kernel's 128 executions, every warp alike). Exit 0 when every check holds."""
 import json
@@ -8,7 +8,7 @@ import sys
 
 from browser import Checks, Watched
 
-page_path, json_path, chromium = sys.argv[1:4]
+page_path, json_path, chromium, tiled_path, tiled_json = sys.argv[1:6]
 kernel = json.load(open(json_path))["kernels"][0]
 check = Checks()
 
@@ -140,4 +140,32 @@ expect_grid(24, 448, "cc1.0 after show all")
 page.locator("#block .warpcell").first.click()
 check(page.locator("#warp tr.op").count() == 3, "warp view after show all: not 3 rows")
 
-check.finish(w, (url,))
+# ---- shared memory under both models: the tiled transpose's column read
+turl = "file://" + tiled_path
+tk = json.load(open(tiled_json))["kernels"][0]
+lds = [i for i in tk["instructions"] if i["space"] == "shared" and i["op"] == "load"][0]
+page.goto(turl)
+page.wait_for_selector("#grid .cell")
+page.locator('#grid .cell[data-i="0"]').click()
+page.locator("#block .warpcell").first.click()
+rows = page.locator("#warp tr.op")
+k = [i for i in range(rows.count()) if "ld.shared" in rows.nth(i).locator("td").nth(2).text_content()]
+check(len(k) == 4, "tiled: %d ld.shared rows in warp 0, expected 4 (one per row j)" % len(k))
+rows.nth(k[0]).click()
+for a, req, units, lanes in (("sm_90", 1, 1, 32), ("cc1.0", 2, 2, 16)):
+    page.select_option("#arch", a)
+    shown = int(page.locator("#opnote").get_attribute("data-requests"))
+    m = lds["models"][a]
+    check(shown == req == m["requests"] / lds["executions"],
+          "tiled %s ld.shared: %d requests shown, JSON / executions %s, by hand %d" %
+          (a, shown, m["requests"] / lds["executions"], req))
+    check(m["wavefronts"] / lds["executions"] == 32, "tiled %s: JSON wavefronts per execution %s" %
+          (a, m["wavefronts"] / lds["executions"]))
+    wf = page.locator("#warp tr.op").nth(k[0]).locator("td").nth(6).text_content()
+    check(wf == "32", "tiled %s: warp view wavefronts %s, expected 32" % (a, wf))
+    u = [x.text_content() for x in page.locator("#units .unit").all()]
+    check(len(u) == units and all(("lanes " + ",".join(str(h * lanes + l) for l in range(lanes))) in x and
+                                  "%d words: conflict" % lanes in x for h, x in enumerate(u)),
+          "tiled %s banks drawn: %s" % (a, u))
+
+check.finish(w, (url, turl))
