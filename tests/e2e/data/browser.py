@@ -16,6 +16,13 @@ class Watched:
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
 
+    def open(self, path, selector):
+        """Loads the page file at path and waits for selector; returns its URL."""
+        url = "file://" + path
+        self.page.goto(url)
+        self.page.wait_for_selector(selector)
+        return url
+
     def close(self):
         self.browser.close()
         self.pw.stop()

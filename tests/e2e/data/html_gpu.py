@@ -10,13 +10,9 @@ from browser import Checks, Watched
 page_path, json_path, chromium, trace_path = sys.argv[1:5]
 report = json.load(open(json_path))
 check = Checks()
-
-
 w = Watched(chromium)
 page = w.page
-url = "file://" + page_path
-page.goto(url)
-page.wait_for_selector("#insns tr.op")
+url = w.open(page_path, "#insns tr.op")
 
 # what is missing is said, with the way to get it; the views are not drawn
 un = page.locator("#unavail")

@@ -11,13 +11,9 @@ from browser import Checks, Watched
 page_path, json_path, chromium, tiled_path, tiled_json = sys.argv[1:6]
 kernel = json.load(open(json_path))["kernels"][0]
 check = Checks()
-
-
 w = Watched(chromium)
 page = w.page
-url = "file://" + page_path
-page.goto(url)
-page.wait_for_selector("#grid .cell")
+url = w.open(page_path, "#grid .cell")
 cells = page.locator("#grid .cell")
 check(cells.count() == 16, "grid cells: %d, expected 16" % cells.count())
 

@@ -11,13 +11,9 @@ page_path, json_path, chromium, replay_path, replay_json = sys.argv[1:6]
 report = json.load(open(json_path))
 kernel = report["kernels"][0]
 check = Checks()
-
-
 w = Watched(chromium)
 page = w.page
-url = "file://" + page_path
-page.goto(url)
-page.wait_for_selector("#grid .cell")
+url = w.open(page_path, "#grid .cell")
 
 # grid: 2 x 8 CTAs, one cell each
 check(page.locator("#grid .cell").count() == 16,
