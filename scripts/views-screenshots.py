@@ -1,6 +1,7 @@
 """Takes docs/views-naive.png and docs/views-tiled.png: the --html page of the bundled
 transposes (examples/transpose) in headless Chromium (Debian's, through Playwright), with
-the worst source line selected and the first warp's worst instruction opened.
+the worst source line selected (the views filtered by it) and the first warp's worst
+instruction opened.
 Usage: python3 scripts/views-screenshots.py BUILD_DIR   (from the repository root)"""
 import os
 import shutil
@@ -27,8 +28,7 @@ with sync_playwright() as p:
         page.locator("#block .warpcell").first.click()
         rows = page.locator("#warp tr.op")
         worst = max(range(rows.count()), key=lambda k: float(
-            rows.nth(k).locator("td").nth(6).text_content() or 0) +
-            float(rows.nth(k).locator("td").nth(8).text_content() or 0))
+            rows.nth(k).locator("td").nth(8).text_content() or 0))  # the excess column
         rows.nth(worst).click()
         page.locator('#src .sl[data-line="%d"]' % line).click()
         page.evaluate("window.scrollTo(0, 0)")

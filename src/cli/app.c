@@ -17,8 +17,10 @@
 
 #include "access/trace.h"
 #include "gpu/gpu.h"
+#include "model/model.h"
 #include "util/fileio.h"
 #include "util/mem.h"
+#include "view/view.h"
 
 extern char **environ;
 
@@ -28,12 +30,13 @@ struct app_opts {
   const char *regex, *skip, *count; /* ncu-style launch selection: --kernel-name, */
   const char *name_base, *kernel_id; /* --launch-skip, --launch-count, ... (select.c) */
   const char *json;         /* --json: coalcheck's report (schema of docs/json-schema.md) */
+  const char *html;         /* --html: the views page (docs/views.md) */
   const char *gpu_json;     /* --gpu-json: keep the library's own JSON here */
   const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
   const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
   const char *spaces;       /* --spaces LIST: memory spaces patched (default all) */
-  char *expanded[3];        /* owned: --json, --gpu-json, --trace with the Nsight patterns
-                               expanded (outname.c); the three above point at them */
+  char *expanded[4];        /* owned: --json, --gpu-json, --trace, --html with the Nsight
+                               patterns expanded (outname.c); the four above point at them */
   uint32_t top;
   int quiet, help;
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
@@ -46,10 +49,10 @@ static const char **slot(struct app_opts *o, const char *name)
   static const char *const names[] = {"--backend", "--kernel-name", "--launch-skip",
                                       "--launch-count", "--json", "--gpu-json", "--trace",
                                       "--sample-ctas", "--spaces", "--kernel-name-base",
-                                      "--kernel-id"};
+                                      "--kernel-id", "--html"};
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
                           &o->gpu_json, &o->trace, &o->sample, &o->spaces, &o->name_base,
-                          &o->kernel_id};
+                          &o->kernel_id, &o->html};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0)
       return slots[i];
@@ -67,13 +70,13 @@ static int is_count(const char *s)
   return 1;
 }
 
-/* Expands the Nsight patterns of the output names (--json, --gpu-json, --trace) into
- * o->expanded and points the options at them. Errors: those of cc_cli_expand_path. */
+/* Expands the Nsight patterns of the output names (--json, --gpu-json, --trace, --html)
+ * into o->expanded and points the options at them. Errors: those of cc_cli_expand_path. */
 static int expand_outputs(struct app_opts *o, struct cc_err *err)
 {
-  const char **slots[3] = {&o->json, &o->gpu_json, &o->trace};
-  static const char *const names[3] = {"--json", "--gpu-json", "--trace"};
-  for (int i = 0; i < 3; i++) {
+  const char **slots[4] = {&o->json, &o->gpu_json, &o->trace, &o->html};
+  static const char *const names[4] = {"--json", "--gpu-json", "--trace", "--html"};
+  for (int i = 0; i < 4; i++) {
     int rc;
     if (!*slots[i])
       continue;
@@ -86,7 +89,7 @@ static int expand_outputs(struct app_opts *o, struct cc_err *err)
 
 static void app_opts_release(struct app_opts *o)
 {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     free(o->expanded[i]);
   memset(o->expanded, 0, sizeof o->expanded);
 }
@@ -203,8 +206,8 @@ int cc_cli_app_wanted(int argc, char **argv)
 static void print_help(void)
 {
   printf("usage: coalcheck [options] EXECUTABLE [ARGS...]\n"
-         "       coalcheck import GPU.json [--json PATH] [--top N]\n"
-         "       coalcheck import RUN.ccgpu --trace FILE.cctrace\n\n"
+         "       coalcheck import GPU.json [--json PATH] [--html PATH] [--top N]\n"
+         "       coalcheck import RUN.ccgpu --trace FILE.cctrace [--html PATH]\n\n"
          "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
          "reports its global and shared memory accesses per SASS instruction and source line\n"
          "(build the application with -lineinfo). libsanitizer-public.so is taken from the\n"
@@ -312,21 +315,29 @@ static int source_named_end(void *ctx, struct cc_err *err)
 }
 
 /* Converts the library's GPU trace raw (.ccgpu, gpu.h) into the .cctrace out, whole or
- * not at all; says on stderr how much and whether CTAs were sampled. */
+ * not at all, the records also fed to the sink also unless it is NULL (--html: the
+ * views' collector); says on stderr how much and whether CTAs were sampled. */
 static int convert_trace(const char *raw, const char *out, const char *origin, int quiet,
-                         struct cc_err *err)
+                         const struct cc_access_sink *also, struct cc_err *err)
 {
   struct cc_trace_writer *w;
-  struct cc_access_sink sink;
+  struct cc_access_sink sink, both[2];
+  struct cc_access_tee tee = {both, 2};
   struct cc_gpu_raw_summary sum;
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "coalcheck GPU trace of %s", origin);
   const char *inputs[] = {raw, origin};
   struct cc_trace_writer_opts opts = {.command_line = cmd, .inputs = inputs, .n_inputs = 2};
   struct source_named_sink named = {.name = NULL};
-  int rc = cc_trace_writer_open(out, &opts, &w, &named.inner, err);
+  int rc = cc_trace_writer_open(out, &opts, &w, &both[0], err);
   if (rc != CC_OK)
     return rc;
+  if (also) { /* it sees the records as the trace does: named by source name */
+    both[1] = *also;
+    named.inner = cc_access_tee(&tee);
+  } else {
+    named.inner = both[0];
+  }
   sink = (struct cc_access_sink){&named, source_named_begin, source_named_access,
                                  source_named_end};
   rc = cc_gpu_raw_convert(raw, &sink, &sum, err);
@@ -356,8 +367,8 @@ static int check_app_paths(const struct app_opts *o, const char *input, struct c
 {
   const struct cc_cli_path in[] = {{"INPUT", input}};
   const struct cc_cli_path out[] = {{"--json", o->json}, {"--gpu-json", o->gpu_json},
-                                    {"--trace", o->trace}};
-  return cc_cli_check_paths(in, 1, out, 3, err);
+                                    {"--trace", o->trace}, {"--html", o->html}};
+  return cc_cli_check_paths(in, 1, out, 4, err);
 }
 
 int cc_cli_cmd_app(int argc, char **argv, struct cc_err *err)
@@ -387,6 +398,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   struct app_opts o;
   char *exe = NULL, *dir = NULL, *json = NULL, *raw = NULL;
   struct cc_cli_gpu_files files = {NULL, NULL, NULL};
+  struct cc_view *view = NULL;
   int rc, ws = 0, app_rc;
   *passthrough = 0;
   if ((rc = parse(argc, argv, &o, err)) != CC_OK) {
@@ -474,13 +486,25 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                     "see the library's error above", exe, app_rc);
     goto done;
   }
-  if (raw && (rc = convert_trace(raw, o.trace, exe, o.quiet, err)) != CC_OK)
+  /* trace mode with --html: the records feed the views as they are converted (the GPU
+   * report is sm_90's, so are the views) */
+  if (raw && o.html && (rc = cc_view_new("sm_90", NULL, &view, err)) != CC_OK)
     goto done;
+  if (raw) {
+    struct cc_access_sink vs;
+    if (view)
+      vs = cc_view_sink(view);
+    if ((rc = convert_trace(raw, o.trace, exe, o.quiet, view ? &vs : NULL, err)) != CC_OK)
+      goto done;
+  }
   if (o.sample)
     fprintf(stderr, "coalcheck: note: CTA sampling: only CTAs whose linear id %% %s == 0 "
             "were counted; the figures below cover that sample\n", o.sample);
-  if ((rc = cc_cli_gpu_report(json, o.json, o.top, stdout, err)) != CC_OK)
-    goto done;
+  {
+    struct cc_cli_gpu_outputs go = {o.json, o.html, view, exe, o.top};
+    if ((rc = cc_cli_gpu_report(json, &go, stdout, err)) != CC_OK)
+      goto done;
+  }
   *passthrough = 1;
   if (app_rc != 0)
     rc = cc_err_set(err, (enum cc_status)app_rc, "%s exited with status %d (the report "
@@ -496,6 +520,7 @@ done:
   free(raw);
   free(dir);
   free(json);
+  cc_view_free(view);
   cc_cli_gpu_files_release(&files);
   free(exe);
   app_opts_release(&o);
@@ -503,6 +528,34 @@ done:
 }
 
 static int import_run(int argc, char **argv, const struct app_opts *o, struct cc_err *err);
+
+/* `import RUN.ccgpu --trace FILE.cctrace --html PAGE`: the conversion, its records fed to
+ * the views and to an sm_90 analysis (the GPU's model) on the way: PAGE has every view
+ * and the records' report, as the executable mode's trace mode gives them. */
+static int import_trace_page(const struct app_opts *o, const char *raw, struct cc_err *err)
+{
+  struct cc_model *m = NULL;
+  struct cc_analysis *an = NULL;
+  struct cc_view *view = NULL;
+  struct cc_access_sink sinks[2], tee_sink;
+  struct cc_access_tee tee = {sinks, 2};
+  int rc = cc_model_get("sm_90", NULL, &m, err);
+  if (rc == CC_OK && (rc = cc_view_new("sm_90", NULL, &view, err)) == CC_OK) {
+    an = cc_analysis_new(m);
+    sinks[0] = cc_analysis_sink(an);
+    sinks[1] = cc_view_sink(view);
+    tee_sink = cc_access_tee(&tee);
+    rc = convert_trace(raw, o->trace, raw, o->quiet, &tee_sink, err);
+  }
+  if (rc == CC_OK) {
+    struct cc_cli_gpu_outputs go = {NULL, o->html, view, raw, 0};
+    rc = cc_cli_gpu_page(o->html, raw, an, &go, err);
+  }
+  cc_analysis_free(an);
+  cc_view_free(view);
+  cc_model_free(m);
+  return rc;
+}
 
 /* Whether word a is an option of this mode that takes its value from the next word. */
 static int takes_next(const char *a)
@@ -561,13 +614,19 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
   if (is_raw) {
     if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json ||
         o.name_base || o.kernel_id)
-      return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace and -q; "
-                        "report the converted trace with `coalcheck report FILE.cctrace`");
-    return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, err);
+      return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace, --html "
+                        "and -q; report the converted trace with `coalcheck report "
+                        "FILE.cctrace`");
+    if (o.html)
+      return import_trace_page(&o, argv[o.input], err);
+    return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, NULL, err);
   }
   if (o.regex || o.skip || o.count || o.gpu_json || o.sample || o.name_base || o.kernel_id ||
       strcmp(o.backend, "gpu") != 0)
-    return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
-                      "launch filter applies when the application runs");
-  return cc_cli_gpu_report(argv[o.input], o.json, o.top, stdout, err);
+    return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --html, --top and -q: "
+                      "the launch filter applies when the application runs");
+  {
+    struct cc_cli_gpu_outputs go = {o.json, o.html, NULL, argv[o.input], o.top};
+    return cc_cli_gpu_report(argv[o.input], &go, stdout, err);
+  }
 }

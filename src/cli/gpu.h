@@ -125,11 +125,37 @@ int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err);
  * or the library is missing or the launch failed. */
 int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
-/* Reads the GPU report at json_path, imports it, writes --json (json_out, or NULL) and
- * the text report (to out, top instructions per kernel; not when json_out is "-").
- * Errors: those of cc_cli_gpu_import, CC_ERR_IO. */
-int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top, FILE *out,
+struct cc_view;
+
+/* What cc_cli_gpu_report writes besides the text report. Borrowed. */
+struct cc_cli_gpu_outputs {
+  const char *json;      /* --json: the report (schema of docs/json-schema.md), or NULL */
+  const char *html;      /* --html: the views page (src/view), or NULL */
+  struct cc_view *view;  /* the records' views (GPU trace mode), or NULL: none, the page
+                            then says which views are missing and how to get them */
+  const char *title;     /* the page's label: the executable or the input */
+  uint32_t top;          /* --top: instructions per kernel in the text (0: all) */
+};
+
+/* Reads the GPU report at json_path, imports it, writes o->json, o->html (the report's
+ * figures per source line, the source with heat and the kernel totals, under sm_90, the
+ * GPU's model; the grid, block, warp and operation views only from o->view's records)
+ * and the text report (to out; not when o->json is "-"), each output whole or not at
+ * all. Errors: those of cc_cli_gpu_import, CC_ERR_USAGE (an output naming json_path),
+ * CC_ERR_IO. */
+int cc_cli_gpu_report(const char *json_path, const struct cc_cli_gpu_outputs *o, FILE *out,
                       struct cc_err *err);
+
+/* Writes the views page of the analysis an (its JSON report embedded) into path, whole or
+ * not at all: o->view's records' views, or without them the note of what is missing
+ * (cc_cli_gpu_no_records); o->title labels it. input: the file read, which path may not
+ * name. Errors: CC_ERR_USAGE (path is input), CC_ERR_IO. */
+int cc_cli_gpu_page(const char *path, const char *input, const struct cc_analysis *an,
+                    const struct cc_cli_gpu_outputs *o, struct cc_err *err);
+
+/* The page's text where the GPU run has no per-warp records (in-situ counters): which
+ * views are missing, why, and how to get them (docs/views.md). */
+extern const char cc_cli_gpu_no_records[];
 
 /* Runs child (child[0] the program's path, NULL-terminated) under the injection library
  * f->lib: LD_PRELOAD (f->lib first), LD_LIBRARY_PATH (f->san_dir first, so that the

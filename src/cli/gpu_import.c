@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "util/fileio.h"
 #include "util/mem.h"
+#include "view/view.h"
 
 #define SASS_INSN_BYTES 16u /* sm_70 .. sm_90 (src/gpu/layout.h, CC_GPU_INSN_BYTES) */
 
@@ -264,12 +265,49 @@ int cc_cli_gpu_import(const char *text, const char *origin, const struct cc_mode
   return rc;
 }
 
-int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top, FILE *out,
+const char cc_cli_gpu_no_records[] =
+    "This run measured the GPU's counters in situ (each warp's access reduced on the "
+    "device), so no per-warp records were kept: this page has the figures per instruction "
+    "and source line, the source with its heat and the kernel totals, under sm_90 (the "
+    "GPU's model) only. To get every view, record the warp accesses with GPU trace mode: "
+    "coalcheck --trace RUN.cctrace --html FILE ./app ... (the page then has the grid, "
+    "block, warp and operation views; narrow it with --kernel-name, --launch-count 1, "
+    "--sample-ctas N); then coalcheck report RUN.cctrace --arch cc1.0,cc1.2,cc2.0,sm_90 "
+    "--html FILE shows the older models too.";
+
+int cc_cli_gpu_page(const char *path, const char *json_path, const struct cc_analysis *an,
+                    const struct cc_cli_gpu_outputs *o, struct cc_err *err)
+{
+  struct cc_view *empty = NULL, *v = o->view;
+  struct cc_outfile f;
+  char *json;
+  int rc;
+  if (!v) {
+    if ((rc = cc_view_new("sm_90", NULL, &empty, err)) != CC_OK)
+      return rc;
+    cc_view_set_unavailable(empty, cc_cli_gpu_no_records);
+    v = empty;
+  }
+  if ((rc = cc_outfile_open_except(&f, path, &json_path, 1, err)) != CC_OK) {
+    cc_view_free(empty);
+    return rc;
+  }
+  json = cc_report_json_string(an, CC_CLI_VERSION);
+  rc = cc_view_html_write(f.fp, v, json, o->title ? o->title : json_path, err);
+  rc = rc == CC_OK ? cc_outfile_commit(&f, err) : (cc_outfile_abort(&f), rc);
+  free(json);
+  cc_view_free(empty);
+  return rc;
+}
+
+int cc_cli_gpu_report(const char *json_path, const struct cc_cli_gpu_outputs *o, FILE *out,
                       struct cc_err *err)
 {
   struct cc_model *m = NULL;
   struct cc_analysis *an = NULL;
   char *text = NULL;
+  const char *json_out = o->json;
+  uint32_t top = o->top;
   int rc;
   if ((rc = cc_model_get("sm_90", NULL, &m, err)) != CC_OK)
     return rc;
@@ -279,6 +317,8 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
     goto done;
   if (json_out && ((rc = cc_outfile_check_inputs(json_out, &json_path, 1, err)) != CC_OK ||
                    (rc = cc_report_json_write(json_out, an, CC_CLI_VERSION, err)) != CC_OK))
+    goto done;
+  if (o->html && (rc = cc_cli_gpu_page(o->html, json_path, an, o, err)) != CC_OK)
     goto done;
   if (!(json_out && strcmp(json_out, "-") == 0)) {
     /* --top: the first `top` instructions of each kernel (they are worst first) */

@@ -226,8 +226,10 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
     rc = cc_err_set(err, st == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU : CC_ERR_TOOL,
                     "the gpu launch failed (coalcheck-gpu-launch exit status %d, its message "
                     "above)", st);
-  if (rc == CC_OK)
-    rc = cc_cli_gpu_report(json, o->json_path, o->top, out, err);
+  if (rc == CC_OK) {
+    struct cc_cli_gpu_outputs go = {o->json_path, o->html_path, NULL, o->input, o->top};
+    rc = cc_cli_gpu_report(json, &go, out, err);
+  }
   unlink(json);
   free(plan);
   free(json);

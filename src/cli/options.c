@@ -572,7 +572,9 @@ static const struct option options[] = {
    "'excess-sectors>0'); repeatable (docs/usage.md)", set_fail_on, FOR_REPORT},
   {"html", 0, "FILE", "also write the views: one self-contained HTML page\n"
    "(grid, block, warp, operation, source; docs/views.md);\n"
-   "fix: before and after side by side", set_html, FOR_REPORT | CMD_BIT(CC_CLI_CMD_FIX)},
+   "fix: before and after side by side; an executable:\n"
+   "its figures and source (every view with --trace)", set_html,
+   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
   {"arch", 0, "ARCH",
    "memory model (default sm_90); several, comma-\n"
    "separated or repeated (cc1.0,cc1.2,sm_90): the\n"

@@ -92,7 +92,7 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
     s->csv_open = 1;
   }
   if (!o->record_only && o->html_path) {
-    if ((rc = cc_view_new(&s->view, err)) != CC_OK ||
+    if ((rc = cc_view_new(o->arch, &mopts, &s->view, err)) != CC_OK ||
         (rc = cc_outfile_open_except(&s->html, o->html_path, s->inputs, s->n_inputs, err)) !=
             CC_OK)
       return rc;

@@ -306,3 +306,48 @@ void cc_model_local_layout(const struct cc_warp_access *a, struct cc_warp_access
     out->addr[lane] = (off / 4) * (4 * CC_WARP_SIZE) + lane * 4 + off % 4;
   }
 }
+
+void cc_model_txn_add(struct cc_model_txns *list, uint64_t addr, uint32_t bytes,
+                      uint32_t lanes, uint32_t request)
+{
+  if (!list || list->n == list->cap)
+    return;
+  list->t[list->n++] = (struct cc_model_transaction){addr, bytes, lanes,
+                                                     list->request_base + request};
+}
+
+void cc_model_list_units(const struct cc_warp_access *a, uint32_t mask, uint64_t unit,
+                         uint32_t request, struct cc_model_txns *list)
+{
+  uint64_t u[2 * CC_WARP_SIZE];
+  uint32_t lanes[2 * CC_WARP_SIZE];
+  size_t n = 0;
+  if (!list || a->size_bytes == 0)
+    return;
+  /* each lane's first and last unit (an access of at most 16 bytes spans at most two of
+   * 32 bytes or more), gathered once each */
+  for (uint32_t m = mask & a->active; m; m &= m - 1) {
+    int l = __builtin_ctz(m);
+    uint64_t first = a->addr[l] / unit, last = (a->addr[l] + (a->size_bytes - 1)) / unit;
+    for (uint64_t x = first; x <= last && x - first < 2; x++) {
+      size_t i = 0;
+      while (i < n && u[i] != x)
+        i++;
+      if (i == n) {
+        u[n] = x;
+        lanes[n++] = 0;
+      }
+      lanes[i] |= 1u << l;
+    }
+  }
+  /* ascending (insertion sort: at most 64 units) */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && u[j - 1] > u[j]; j--) {
+      uint64_t tu = u[j];
+      uint32_t tl = lanes[j];
+      u[j] = u[j - 1], lanes[j] = lanes[j - 1];
+      u[j - 1] = tu, lanes[j - 1] = tl;
+    }
+  for (size_t i = 0; i < n; i++)
+    cc_model_txn_add(list, u[i] * unit, (uint32_t)unit, lanes[i], request);
+}

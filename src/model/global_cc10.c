@@ -64,8 +64,28 @@ static int half_warp_coalesces(const struct cc_warp_access *a, uint32_t first, u
   return have && base % seg == 0;
 }
 
+/* The two 128-byte halves (16-byte words) or the one segment of a coalesced half-warp,
+ * listed with the lanes each serves. */
+static void list_coalesced(const struct cc_warp_access *a, uint32_t mask, uint32_t request,
+                           struct cc_model_txns *list)
+{
+  uint64_t seg = coalesced_segment(a->size_bytes), part = seg > 128 ? 128 : seg;
+  uint32_t act = a->active & mask;
+  /* the first active lane's word lies in the segment (half_warp_coalesces) */
+  uint64_t base = a->addr[__builtin_ctz(act)] & ~(seg - 1);
+  for (uint64_t off = 0; off < seg; off += part) {
+    uint32_t lanes = 0;
+    for (uint32_t m = act; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      if (a->addr[l] >= base + off && a->addr[l] < base + off + part)
+        lanes |= 1u << l;
+    }
+    cc_model_txn_add(list, base + off, (uint32_t)part, lanes, request);
+  }
+}
+
 static void cc10_global(const struct cc_model *m, const struct cc_warp_access *a,
-                        struct cc_global_cost *out)
+                        struct cc_global_cost *out, struct cc_model_txns *list)
 {
   (void)m;
   *out = (struct cc_global_cost){ 0 };
@@ -79,6 +99,8 @@ static void cc10_global(const struct cc_model *m, const struct cc_warp_access *a
       uint32_t n = a->size_bytes == 16 ? 2u : 1u;
       out->transactions += n;
       out->transaction_bytes += (uint32_t)coalesced_segment(a->size_bytes);
+      if (list)
+        list_coalesced(a, mask, out->requests - 1, list);
       continue;
     }
     for (uint32_t lane = first; lane < first + HALF_WARP; lane++) {
@@ -87,6 +109,8 @@ static void cc10_global(const struct cc_model *m, const struct cc_warp_access *a
       uint32_t n = cc_model_units(a, 1u << lane, SMALL_TRANSACTION);
       out->transactions += n;
       out->transaction_bytes += SMALL_TRANSACTION * n;
+      if (list)
+        cc_model_list_units(a, 1u << lane, SMALL_TRANSACTION, out->requests - 1, list);
     }
   }
   if (out->requests == 0)

@@ -54,7 +54,7 @@ static uint32_t shrink(uint64_t base, uint64_t seg, uint64_t lo, uint64_t hi)
 
 /* Serves the active lanes of half-warp mask; adds its transactions and bytes to out. */
 static void serve_half_warp(const struct cc_warp_access *a, uint32_t mask,
-                            struct cc_global_cost *out)
+                            struct cc_global_cost *out, struct cc_model_txns *list)
 {
   uint64_t seg = segment_bytes(a->size_bytes);
   uint32_t unserved = a->active & mask;
@@ -62,6 +62,7 @@ static void serve_half_warp(const struct cc_warp_access *a, uint32_t mask,
     int low = __builtin_ctz(unserved);
     uint64_t base = a->addr[low] & ~(seg - 1), end = base + seg - 1;
     uint64_t lo = UINT64_MAX, hi = 0;
+    uint32_t served = unserved;
     for (int lane = low; lane < CC_WARP_SIZE; lane++) {
       if (!(unserved & (1u << lane)) || a->addr[lane] < base || a->addr[lane] > end)
         continue;
@@ -75,12 +76,16 @@ static void serve_half_warp(const struct cc_warp_access *a, uint32_t mask,
       unserved &= ~(1u << lane);
     }
     out->transactions++;
-    out->transaction_bytes += shrink(base, seg, lo, hi);
+    uint32_t bytes = shrink(base, seg, lo, hi);
+    out->transaction_bytes += bytes;
+    if (list) /* the shrunk block: the half (or quarter) of the segment holding lo */
+      cc_model_txn_add(list, lo & ~(uint64_t)(bytes - 1), bytes, served & ~unserved,
+                       out->requests - 1);
   }
 }
 
 static void cc12_global(const struct cc_model *m, const struct cc_warp_access *a,
-                        struct cc_global_cost *out)
+                        struct cc_global_cost *out, struct cc_model_txns *list)
 {
   (void)m;
   *out = (struct cc_global_cost){ 0 };
@@ -90,7 +95,7 @@ static void cc12_global(const struct cc_model *m, const struct cc_warp_access *a
     if (!(a->active & mask))
       continue;
     out->requests++;
-    serve_half_warp(a, mask, out);
+    serve_half_warp(a, mask, out, list);
   }
   if (out->requests == 0)
     out->requests = 1;

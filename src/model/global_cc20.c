@@ -54,7 +54,7 @@ static uint32_t transaction_unit(const struct cc_model *m, const struct cc_warp_
 }
 
 static void cc20_global(const struct cc_model *m, const struct cc_warp_access *a,
-                        struct cc_global_cost *out)
+                        struct cc_global_cost *out, struct cc_model_txns *list)
 {
   uint32_t per = lanes_per_request(a->size_bytes), unit = transaction_unit(m, a);
   *out = (struct cc_global_cost){ 0 };
@@ -68,6 +68,8 @@ static void cc20_global(const struct cc_model *m, const struct cc_warp_access *a
     out->requests++;
     out->transactions += n;
     out->transaction_bytes += unit * n;
+    if (list)
+      cc_model_list_units(a, mask, unit, out->requests - 1, list);
   }
   if (out->requests == 0)
     out->requests = 1;

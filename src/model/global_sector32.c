@@ -18,13 +18,15 @@
 #define SECTOR_BYTES 32u
 
 static void sector32_global(const struct cc_model *m, const struct cc_warp_access *a,
-                            struct cc_global_cost *out)
+                            struct cc_global_cost *out, struct cc_model_txns *list)
 {
   (void)m;
   *out = (struct cc_global_cost){ .requests = 1 };
   cc_model_geometry(a, out); /* sectors, lines, ideal sectors, bytes (geometry.c) */
   out->transactions = out->sectors;
   out->transaction_bytes = SECTOR_BYTES * out->sectors;
+  if (list) /* the views only: the analyses' path pays one test */
+    cc_model_list_units(a, UINT32_MAX, SECTOR_BYTES, 0, list);
 }
 
 const struct cc_model_rules cc_model_rules_sector32 = {

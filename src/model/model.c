@@ -195,8 +195,10 @@ uint32_t cc_model_group_lanes(const struct cc_model *m)
   return m->global_rules->group_lanes;
 }
 
-void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
-                     struct cc_global_cost *out)
+/* cc_model_global and cc_model_global_list: the rule of m, listing into list unless
+ * NULL. */
+static void global_cost(const struct cc_model *m, const struct cc_warp_access *a,
+                        struct cc_global_cost *out, struct cc_model_txns *list)
 {
   if (a->space == CC_SPACE_LOCAL) {
     /* per-thread offsets -> the interleaved addresses the rules are written for. Wider
@@ -210,7 +212,9 @@ void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
     memset(out, 0, sizeof *out);
     for (uint32_t j = 0; j < words; j++) {
       struct cc_global_cost c;
-      m->global_rules->global(m, &phys, &c);
+      if (list)
+        list->request_base = out->requests;
+      m->global_rules->global(m, &phys, &c, list);
       out->requests += c.requests;
       out->transactions += c.transactions;
       out->transaction_bytes += c.transaction_bytes;
@@ -224,7 +228,22 @@ void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
     }
     return;
   }
-  m->global_rules->global(m, a, out);
+  m->global_rules->global(m, a, out, list);
+}
+
+void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
+                     struct cc_global_cost *out)
+{
+  global_cost(m, a, out, NULL);
+}
+
+uint32_t cc_model_global_list(const struct cc_model *m, const struct cc_warp_access *a,
+                              struct cc_global_cost *out, struct cc_model_transaction *t,
+                              uint32_t cap)
+{
+  struct cc_model_txns list = {t, 0, cap, 0};
+  global_cost(m, a, out, &list);
+  return list.n;
 }
 
 void cc_model_shared(const struct cc_model *m, const struct cc_warp_access *a,

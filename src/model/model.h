@@ -106,6 +106,33 @@ struct cc_shared_cost {
 void cc_model_global(const struct cc_model *m, const struct cc_warp_access *a,
                      struct cc_global_cost *out);
 
+/* One transaction of a global/local warp access as a model issues it (the operation
+ * view draws them): the aligned block [addr, addr + bytes) moved, the lanes it serves
+ * (bit l: lane l) and the request it belongs to (0 .. requests - 1: the half-warp on
+ * cc1.x, the 128-byte request on cc2.x, 0 on the sector models; for a local access wider
+ * than 4 bytes, word j's requests follow word j - 1's). */
+struct cc_model_transaction {
+  uint64_t addr;
+  uint32_t bytes;
+  uint32_t lanes;
+  uint32_t request;
+};
+
+/* The most transactions one warp access can have: 32 lanes whose bytes straddle two
+ * units each, times 4 words for a 16-byte local access. */
+#define CC_MODEL_MAX_TRANSACTIONS 256u
+
+/* cc_model_global, and the transactions it counts listed into t (cap entries, at most
+ * CC_MODEL_MAX_TRANSACTIONS needed) in the order the rule issues them. Returns how many
+ * were listed: out->transactions when cap suffices (the listing and the count come from
+ * the same rule code, global_*.c), else cap (the rest not listed). The sums of the
+ * listed bytes is out->transaction_bytes. Sector models list the distinct 32-byte sectors
+ * (ascending within a request). Local accesses list the interleaved layout's addresses
+ * (cc_model_local_layout). */
+uint32_t cc_model_global_list(const struct cc_model *m, const struct cc_warp_access *a,
+                              struct cc_global_cost *out, struct cc_model_transaction *t,
+                              uint32_t cap);
+
 /* The hardware's interleaved local-memory layout of one warp access: copies a into *out
  * (a and out may not overlap) with each lane's per-thread offset a->addr[l] (the offset
  * in the lane's own local window, as the emulator and the GPU trace report local

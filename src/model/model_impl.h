@@ -6,12 +6,31 @@
 
 #include "model/model.h"
 
-/* The rules of one family of architectures. Both functions fill *out completely. */
+/* Where a global rule lists the transactions it counts (cc_model_global_list), or NULL:
+ * the costs only (the analyses' path, which pays one test per transaction). */
+struct cc_model_txns {
+  struct cc_model_transaction *t;
+  uint32_t n, cap;
+  uint32_t request_base; /* added to each request number (a local access's word j) */
+};
+
+/* Adds one transaction to list (no-op when list is NULL or full). */
+void cc_model_txn_add(struct cc_model_txns *list, uint64_t addr, uint32_t bytes,
+                      uint32_t lanes, uint32_t request);
+
+/* Lists into list (unless NULL) the distinct aligned units of `unit` bytes touched by the
+ * bytes [addr, addr + size) of the lanes in mask & a->active, ascending, each with the
+ * lanes touching it, as request `request`. */
+void cc_model_list_units(const struct cc_warp_access *a, uint32_t mask, uint64_t unit,
+                         uint32_t request, struct cc_model_txns *list);
+
+/* The rules of one family of architectures. Both functions fill *out completely; the
+ * global one also lists its transactions into list unless it is NULL. */
 struct cc_model_rules {
   const char *family;    /* for messages and docs, e.g. "32-byte sectors (cc3.x, sm_50..sm_90)" */
   uint32_t group_lanes;  /* Algorithm 1's W: 16 below cc2.0, else 32 */
   void (*global)(const struct cc_model *m, const struct cc_warp_access *a,
-                 struct cc_global_cost *out);
+                 struct cc_global_cost *out, struct cc_model_txns *list);
   void (*shared)(const struct cc_model *m, const struct cc_warp_access *a,
                  struct cc_shared_cost *out);
 };

@@ -27,6 +27,8 @@
 #define CC_VIEW_MAX_FIRST_WARPS 32u   /* warps of the first CTA stored in full */
 #define CC_VIEW_MAX_OPS 256u          /* dynamic instructions kept per stored warp */
 #define CC_VIEW_MAX_SIG_OPS 65536u    /* operations per warp that enter its dWarp */
+#define CC_VIEW_MAX_LINE_CELLS (1u << 19) /* per-line grid entries (lines x models x cells) */
+#define CC_VIEW_MAX_TRANSACTIONS 131072u  /* transactions listed for the operation view */
 
 /* One operation of a warp as dWarp compares it (EuroVis 2013, Sec. 5.1.1): the static
  * instruction (its slot), the active lanes, the global transactions (32-byte sectors of
@@ -59,8 +61,21 @@ double cc_view_dwarp(const struct cc_view_op *a, size_t na, const struct cc_view
 
 struct cc_view; /* the collected views of one run (first kernel of the stream) */
 
-/* A new, empty collector. Errors: CC_ERR_INTERNAL when the sm_90 model is missing. */
-int cc_view_new(cc_give struct cc_view **out, struct cc_err *err);
+struct cc_model_opts;
+
+/* A new, empty collector whose views follow the models of archs (a comma-separated
+ * --arch list, as the report's: "cc1.0,sm_90"; NULL: "sm_90") with opts (may be NULL):
+ * the grid, block, warp and operation views have each model's requests, transactions,
+ * bytes and excess, and the operation view each model's transactions (model.h,
+ * cc_model_global_list). dWarp always uses the sm_90 model (its 32-byte sectors, as the
+ * paper's Eq. 3 sizes). Errors: those of cc_model_get_list (CC_ERR_USAGE). */
+int cc_view_new(const char *archs, const struct cc_model_opts *opts,
+                cc_give struct cc_view **out, struct cc_err *err);
+
+/* Marks the page as having no per-warp records: why (copied) says why and how to get
+ * them; the page shows it in place of the grid, block, warp and operation views (the GPU
+ * backend's in-situ counters: docs/views.md). */
+void cc_view_set_unavailable(struct cc_view *v, const char *why);
 void cc_view_free(cc_take struct cc_view *v);
 
 /* The sink that feeds v (borrowed for the stream). It keeps the first kernel of the
@@ -75,8 +90,9 @@ struct cc_access_sink cc_view_sink(cc_keep struct cc_view *v);
 void *cc_view_dwarp_json(const struct cc_view *v);
 
 /* Writes the page to fp: report_json is the JSON report (or the comparison document) of
- * the same run, embedded for the source panel and the figures; title a label (the input
- * file). All text reaches the page as JSON inside <script type="application/json">
+ * the same run, embedded for the source panel and the figures (the source files of its
+ * instructions are embedded too, so that a run without records still has its source
+ * panel); title a label (the input file). All text reaches the page as JSON inside <script type="application/json">
  * (with <, >, &, U+2028/2029 escaped) and is put into the document with textContent
  * only. Errors: CC_ERR_IO (write error). */
 int cc_view_html_write(FILE *fp, const struct cc_view *v, const char *report_json,

@@ -14,12 +14,26 @@ struct cc_view_insn {
   uint32_t line;
 };
 
-/* One grid-view cell: the CTAs binned into it, summed. */
+/* One grid-view cell: the CTAs binned into it, summed (its costs: cc_view_cost, one per
+ * model). */
 struct cc_view_cell {
   uint64_t ctas, warps;
-  uint64_t global_requests, sectors, excess_sectors;       /* global and local */
-  uint64_t shared_requests, excess_wavefronts;             /* shared */
   double dwarp_sum, dwarp_max;
+};
+
+/* What the memory instructions of a cell (or of one source line in a cell) cost under
+ * one model, summed. excess_bytes: bytes the transactions move beyond the ideal sectors
+ * (transaction_bytes - 32 x ideal_sectors; on the sector models 32 x the excess sectors),
+ * so that every model's excess is counted in the same unit. */
+struct cc_view_cost {
+  uint64_t global_execs, requests, transactions, bytes, excess_bytes; /* global, local */
+  uint64_t shared_execs, wavefronts, excess_wavefronts;               /* shared */
+};
+
+/* The per-line grid: executions and excess (excess bytes / 32 + excess wavefronts) of
+ * one source line's instructions in one cell under one model. */
+struct cc_view_line_cost {
+  uint64_t execs, excess;
 };
 
 /* A warp of the CTA that is running: its operations (for dWarp) and its first records. */
@@ -48,7 +62,12 @@ struct cc_view_warp {
 };
 
 struct cc_view {
-  struct cc_model *model;       /* sm_90: sectors and wavefronts of every record */
+  struct cc_model *model;       /* sm_90: the sectors and conflicts dWarp compares */
+  struct cc_model **models;     /* the report's models (--arch), n_models */
+  size_t n_models;
+  int smem_bank_width;          /* the models' option (0: 4 bytes), for the page's banks */
+  size_t dwarp_model;           /* index of sm_90 in models, or n_models: none */
+  char *unavailable;            /* cc_view_set_unavailable's text, or NULL */
   int has_kernel, in_kernel;
   uint64_t later_kernels;       /* kernels after the first, ignored */
   char *name;
@@ -58,6 +77,12 @@ struct cc_view {
   uint64_t bin[2];              /* CTAs per cell in x and in rows (y + z * grid_y) */
   uint32_t nx, ny;
   struct cc_view_cell *cells;   /* ny rows of nx */
+  struct cc_view_cost *costs;   /* cell c, model k at c * n_models + k */
+  uint32_t *slot_line;          /* per instruction slot: its index in lines, or UINT32_MAX */
+  struct cc_view_insn **lines;  /* the distinct source lines (their first instruction) */
+  uint32_t n_lines, n_lines_kept; /* lines with a per-line grid: the first n_lines_kept */
+  struct cc_view_line_cost *line_costs; /* line l, model k, cell c at
+                                           (l * n_models + k) * cells + c */
   struct cc_view_cur *cur;      /* warps_per_cta */
   uint32_t cur_cta[3];
   int cta_open;

@@ -339,7 +339,8 @@ static void test_report_text(void **state)
   assert_int_equal(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
   close(fd);
   FILE *out = open_memstream(&buf, &len);
-  assert_int_equal(cc_cli_gpu_report(path, NULL, 2, out, &err), CC_OK);
+  struct cc_cli_gpu_outputs top2 = {.top = 2};
+  assert_int_equal(cc_cli_gpu_report(path, &top2, out, &err), CC_OK);
   fclose(out);
   assert_non_null(strstr(buf, "kernel transpose  (_Z9transposePfPKfi)"));
   assert_non_null(strstr(buf, "global: 8 requests, 144 sectors, ideal 32, excess 112"));
@@ -368,7 +369,8 @@ static void test_report_text(void **state)
   }
   /* unreadable file: CC_ERR_INPUT naming it */
   out = open_memstream(&buf, &len);
-  assert_int_equal(cc_cli_gpu_report("/nonexistent/g.json", NULL, 0, out, &err), CC_ERR_INPUT);
+  struct cc_cli_gpu_outputs none = {0};
+  assert_int_equal(cc_cli_gpu_report("/nonexistent/g.json", &none, out, &err), CC_ERR_INPUT);
   fclose(out);
   assert_non_null(strstr(err.msg, "/nonexistent/g.json"));
   free(buf);

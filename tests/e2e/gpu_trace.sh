@@ -28,7 +28,7 @@ grep -q '^kernel copy  (_Z4copyPfPKf)$' "$TMP/out" || fail "trace kernel not nam
 # ---- errors ----------------------------------------------------------------------------
 expect 2 "give --trace" "$COALCHECK" import "$G"
 expect 2 "--trace goes with a GPU trace" "$COALCHECK" import "$TMP/x.json" --trace "$TMP/y"
-expect 2 "takes only --trace and -q" "$COALCHECK" import "$G" --trace "$TMP/y" --top 3
+expect 2 "takes only --trace, --html and -q" "$COALCHECK" import "$G" --trace "$TMP/y" --top 3
 expect 2 "--sample-ctas 0: not a positive integer" "$COALCHECK" --sample-ctas 0 /bin/true
 expect 2 "--sample-ctas x: not a positive integer" "$COALCHECK" --sample-ctas x /bin/true
 expect 2 "'shard' is not a memory space" "$COALCHECK" --spaces global,shard /bin/true

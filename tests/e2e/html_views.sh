@@ -56,16 +56,8 @@ expect 7 "" "$COALCHECK" "$TMP/hostile.cu" --grid 2,8 --block 32,8 \
   --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:iota' --arg n=64 --html "$TMP/no/such/v.html" -q
 [ -e "$TMP/no" ] && fail "an unwritable --html left something"
 
-# the browser half (no __pycache__ left in the source tree)
-export PYTHONDONTWRITEBYTECODE=1
-CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
-browser_skip() { # exit 77 only when the checks above all held
-  echo "skip: the browser checks: $1 (scripts/setup.sh installs it)"
-  [ "$fails" -eq 0 ] && exit 77
-  exit 1
-}
-[ -n "$CHROMIUM" ] || browser_skip "chromium not installed"
-python3 -c 'import playwright.sync_api' 2>/dev/null || browser_skip "playwright for Python not installed"
+# the browser half
+need_browser
 timeout 60 python3 "$DATA/html_views.py" "$TMP/v.html" "$TMP/v.json" "$CHROMIUM" "$TMP/r.html" \
   "$TMP/r.json" || fail "browser checks"
 # fix --html: the bundled naive transpose at n = 64 (grid 2 x 8 = 16 CTAs); the fix stages

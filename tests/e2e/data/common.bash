@@ -67,3 +67,18 @@ finish() {
   echo "all checks passed"
   exit 0
 }
+
+# The browser checks' prerequisites (tests/e2e/data/browser.py): sets CHROMIUM, or, when
+# chromium or playwright for Python is missing, exits: 77 (skip) when the checks so far
+# all held, else 1.
+need_browser() {
+  export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ left in the source tree
+  CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
+  if [ -n "$CHROMIUM" ] && python3 -c 'import playwright.sync_api' 2>/dev/null; then
+    return
+  fi
+  echo "skip: the browser checks: chromium or playwright for Python not installed" \
+    "(scripts/setup.sh installs them)"
+  [ "$fails" -eq 0 ] && exit 77
+  exit 1
+}

@@ -5,25 +5,15 @@ check holds; prints FAIL lines otherwise. The expected figures are derived in th
 import json
 import sys
 
-from browser import Watched
+from browser import Checks, Watched
 
 page_path, json_path, chromium, replay_path, replay_json = sys.argv[1:6]
 report = json.load(open(json_path))
 kernel = report["kernels"][0]
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
-
-
+check = Checks()
 w = Watched(chromium)
-page, errors, requests, dialogs = w.page, w.errors, w.requests, w.dialogs
-url = "file://" + page_path
-page.goto(url)
-page.wait_for_selector("#grid .cell")
+page = w.page
+url = w.open(page_path, "#grid .cell")
 
 # grid: 2 x 8 CTAs, one cell each
 check(page.locator("#grid .cell").count() == 16,
@@ -86,9 +76,4 @@ for arch, want in (("sm_90", 128), ("cc1.0", 256)):
           "replay, %s: requests shown %s, JSON %s, expected %d" %
           (arch, shown, rstore["models"][arch]["requests"], want))
 
-check(not errors, "console errors: %s" % errors)
-check(all(u in (url, rurl) for u in requests), "requests other than the pages: %s" % requests)
-check(not dialogs, "dialogs fired: %s" % dialogs)
-w.close()
-
-sys.exit(1 if fails else 0)
+check.finish(w, (url, rurl))
