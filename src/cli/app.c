@@ -33,6 +33,7 @@ struct app_opts {
   const char *spaces;       /* --spaces LIST: memory spaces patched (default all) */
   uint32_t top;
   int quiet, help;
+  int exact;                /* --exact: every launch counted (COALCHECK_GPU_EXACT=1) */
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
 };
 
@@ -86,6 +87,10 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
     }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       o->help = 1;
+      continue;
+    }
+    if (strcmp(a, "--exact") == 0) {
+      o->exact = 1;
       continue;
     }
     eq = strchr(a, '=');
@@ -423,10 +428,13 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
       setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
     if (o.spaces)
       setenv("COALCHECK_GPU_SPACES", o.spaces, 1);
+    if (o.exact)
+      setenv("COALCHECK_GPU_EXACT", "1", 1);
     rc = cc_cli_gpu_spawn(child, &files, json, o.regex, o.skip, o.count, &ws, err);
     unsetenv("COALCHECK_GPU_TRACE");
     unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
     unsetenv("COALCHECK_GPU_SPACES");
+    unsetenv("COALCHECK_GPU_EXACT");
     child[0] = saved;
   }
   if (rc != CC_OK)
@@ -525,12 +533,12 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
                       "FILE.cctrace to convert it" : "--trace goes with a GPU trace "
                       "(.ccgpu, from COALCHECK_GPU_TRACE), not with %s", argv[o.input]);
   if (is_raw) {
-    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json)
+    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json || o.exact)
       return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace and -q; "
                         "report the converted trace with `coalcheck report FILE.cctrace`");
     return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, err);
   }
-  if (o.regex || o.skip || o.count || o.gpu_json || o.sample ||
+  if (o.regex || o.skip || o.count || o.gpu_json || o.sample || o.exact ||
       strcmp(o.backend, "gpu") != 0)
     return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
                       "launch filter applies when the application runs");

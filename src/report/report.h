@@ -11,7 +11,7 @@
 #include "analysis/analysis.h"
 #include "util/err.h"
 
-#define CC_REPORT_SCHEMA_VERSION 3
+#define CC_REPORT_SCHEMA_VERSION 4
 #define CC_REPORT_WIDTH 100 /* text columns */
 
 /* Writes the text report to fp: per kernel a header (name, grid, block, arch, the
