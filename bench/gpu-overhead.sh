@@ -15,7 +15,8 @@
 # (LD_PRELOAD, COALCHECK_GPU_JSON, COALCHECK_GPU_QUIET; --exact: COALCHECK_GPU_EXACT=1).
 # COALCHECK_GPU_PROFILE=1 adds the library's breakdown line. Kernel time: the app's own
 # CUDA events (common.cuh). REPS=N runs native N times (median; default 3), others once;
-# FLOOR=0 skips the floor runs; APPS="a b" a subset; LIMIT seconds per run (default 120).
+# FLOOR=0 skips the floor runs; MODES="native fast" a subset of the modes; APPS="a b" a
+# subset of the apps; LIMIT seconds per run (default 120).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 BUILD=$(cd "${1:?usage: bench/gpu-overhead.sh BUILD OUT}" && pwd)
@@ -58,12 +59,16 @@ run() {
   echo "$app $tag rc=$? $(grep -o 'kernel_ms=[0-9.]*' "$o.out")"
 }
 
+MODES=${MODES:-"native fast exact floor memcheck"}
+[ "${FLOOR:-1}" = 1 ] || MODES=${MODES/floor/}
 for a in $APPS; do
-  for r in $(seq 1 "$REPS"); do run native "$a" "native$r"; done
-  run fast "$a"
-  run exact "$a"
-  [ "${FLOOR:-1}" = 1 ] && run floor "$a"
-  run memcheck "$a"
+  for m in $MODES; do
+    if [ "$m" = native ]; then
+      for r in $(seq 1 "$REPS"); do run native "$a" "native$r"; done
+    else
+      run "$m" "$a"
+    fi
+  done
 done
 python3 bench/gpu-overhead.py "$OUT" "$DEVICE" "bash bench/gpu-overhead.sh $*" $APPS \
   > "$OUT/gpu-overhead.md"

@@ -29,6 +29,11 @@
  * pinned host memory, drained by a thread while the kernel runs, written at exit as a GPU
  * trace, trace.c), COALCHECK_GPU_TRACE_RING (ring records) and COALCHECK_GPU_SAMPLE_CTAS
  * (count and trace only CTAs whose linear id % N == 0). README.md, "Trace mode".
+ * Fast mode (the default): only sampled launches run patched, the others unpatched
+ * (sample.c, README.md "Fast mode"); COALCHECK_GPU_EXACT=1 measures every launch and
+ * reads the counters back once per many launches (deferred read-back);
+ * COALCHECK_GPU_LAUNCH_PERIOD, COALCHECK_GPU_PROFILE (breakdown line at exit),
+ * COALCHECK_GPU_DIAG=nodefer.
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
@@ -84,6 +89,7 @@ struct func_rec {
   /* fast mode: launch strata and the sampled launch in progress (sample.h) */
   struct cc_gpu_strata strata;
   struct cc_gpu_stratum *cur;
+  int cur_head;           /* the launch in progress is in its stratum's head */
   struct cc_gpu_pc_stats *scratch; /* n_slots + 1: what one sampled launch measured */
   /* exact mode, one host thread: launches read back together (defer.c's rule) */
   uint64_t pending;       /* launches since the last flush, all on pending_st */
@@ -645,12 +651,11 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
     on = 1;
     if (!s->exact && !graph) { /* fast mode: is this launch of its geometry sampled? */
       struct cc_gpu_stratum *k = cc_gpu_strata_get(&f->strata, f->n_slots, f->grid, f->block);
-      on = k->all || cc_gpu_sample_pick(CC_GPU_SAMPLE_FIRST, s->period, k->launches);
+      on = cc_gpu_stratum_next(k, CC_GPU_SAMPLE_FIRST, s->period, &f->cur_head);
       /* no more switching: a patched module measures every launch, an unpatched one
        * none (its strata are extrapolated from the launches sampled before) */
       if (s->no_switch)
         on = m == NULL || m->patched;
-      k->launches++;
       f->cur = k;
     }
   }
@@ -995,7 +1000,7 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
       cc_gpu_stats_init(&f->scratch[i]);
     flush(s, f, d->hStream, f->scratch);
     double t1 = now();
-    cc_gpu_stratum_add_launch(f->cur, f->scratch, f->n_slots);
+    cc_gpu_stratum_add_launch(f->cur, f->scratch, f->n_slots, f->cur_head);
     s->prof.merge += now() - t1;
   }
   for (size_t i = 0; i < s->n_funcs; i++)

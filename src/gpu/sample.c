@@ -7,17 +7,22 @@
  * i < first or i % period == 0 (systematic sampling; deterministic, so two runs sample
  * the same launches).
  *
- * Estimator (per stratum k with N_k launches of which n_k sampled, per figure y =
- * requests or sectors of one instruction, or of the whole kernel; y_i of a sampled
- * launch i is read back right after it): the expansion estimator of the total
+ * Estimator (per stratum k, per figure y = requests or sectors of one instruction, or
+ * of the whole kernel; y_i of a measured launch i is read back right after it). The
+ * first launches (the head) are all measured and enter as they are (a certainty
+ * stratum: measured on the H100, counting them in the systematic sample's mean
+ * overweighted the big early steps of a shrinking loop, Gram-Schmidt and LU, by about
+ * 35%, outside the bound). The rest (the tail: N_k launches, n_k measured) is estimated
+ * by the expansion estimator
  *     T_k = N_k * mean(y_i),
  * its variance under simple random sampling without replacement (a stated approximation
  * for the systematic sample)
  *     V_k = N_k^2 * (1 - n_k / N_k) * s_k^2 / n_k,   s_k^2 the sample variance,
- * T = sum_k T_k, V = sum_k V_k, and the 95% bound 1.96 * sqrt(V) (central limit theorem),
+ * T = head + sum_k T_k, V = sum_k V_k, and the 95% bound 1.96 * sqrt(V) (central limit theorem),
  * given relative to T. A stratum whose launches were all sampled contributes no
- * variance (exact); one with fewer than CC_GPU_SAMPLE_MIN_CLT sampled launches of more
- * has no usable variance estimate: the bound is then unknown (NAN), never 0. Cochran, Sampling Techniques
+ * variance (exact); a tail with fewer than CC_GPU_SAMPLE_MIN_CLT measured launches of
+ * more has no usable variance estimate, and a tail with none is extrapolated from the
+ * head's mean: the bound is then unknown (NAN), never 0. Cochran, Sampling Techniques
  * (3rd ed.), eq. 2.8 and 5.6 (stratified). */
 #include <math.h>
 #include <stdlib.h>
@@ -124,6 +129,30 @@ void cc_gpu_stats_scale(struct cc_gpu_pc_stats *s, double w)
   s->sectors = at_least(scaled(s->sectors, w), ideal);
 }
 
+int cc_gpu_stratum_next(struct cc_gpu_stratum *k, uint32_t first, uint32_t period, int *head)
+{
+  uint64_t index = k->launches++;
+  *head = index < first;
+  k->head += (uint64_t)*head;
+  return k->all || cc_gpu_sample_pick(first, period, index);
+}
+
+static void part_init(struct cc_gpu_part *p, uint32_t n_slots)
+{
+  p->stats = cc_xmalloc((n_slots + 1) * sizeof *p->stats);
+  p->req = cc_xcalloc(n_slots + 1, sizeof *p->req);
+  p->sec = cc_xcalloc(n_slots + 1, sizeof *p->sec);
+  for (uint32_t i = 0; i <= n_slots; i++)
+    cc_gpu_stats_init(&p->stats[i]);
+}
+
+static void part_release(struct cc_gpu_part *p)
+{
+  free(p->stats);
+  free(p->req);
+  free(p->sec);
+}
+
 struct cc_gpu_stratum *cc_gpu_strata_get(struct cc_gpu_strata *set, uint32_t n_slots,
                                          const uint32_t grid[3], const uint32_t block[3])
 {
@@ -143,32 +172,63 @@ struct cc_gpu_stratum *cc_gpu_strata_get(struct cc_gpu_strata *set, uint32_t n_s
   memcpy(k->grid, grid, sizeof k->grid);
   memcpy(k->block, block, sizeof k->block);
   k->all = set->n == CC_GPU_MAX_STRATA;
-  k->stats = cc_xmalloc((n_slots + 1) * sizeof *k->stats);
-  k->req = cc_xcalloc(n_slots + 1, sizeof *k->req);
-  k->sec = cc_xcalloc(n_slots + 1, sizeof *k->sec);
-  for (uint32_t i = 0; i <= n_slots; i++)
-    cc_gpu_stats_init(&k->stats[i]);
+  part_init(&k->part[0], n_slots);
+  part_init(&k->part[1], n_slots);
   return k;
 }
 
 void cc_gpu_stratum_add_launch(struct cc_gpu_stratum *k, const struct cc_gpu_pc_stats *launch,
-                               uint32_t n_slots)
+                               uint32_t n_slots, int head)
 {
+  struct cc_gpu_part *p = &k->part[head ? 0 : 1];
   double req = 0, sec = 0;
   for (uint32_t i = 0; i <= n_slots; i++) {
     const struct cc_gpu_pc_stats *x = &launch[i];
-    /* every sampled launch adds a term to every slot's estimator, zero where it did not
+    /* every measured launch adds a term to every slot's estimator, zero where it did not
      * execute the instruction: the sample mean runs over launches */
-    cc_gpu_est_add(&k->req[i], (double)x->requests);
-    cc_gpu_est_add(&k->sec[i], (double)x->sectors);
+    cc_gpu_est_add(&p->req[i], (double)x->requests);
+    cc_gpu_est_add(&p->sec[i], (double)x->sectors);
     if (x->requests == 0)
       continue;
-    cc_gpu_stats_merge(&k->stats[i], x);
+    cc_gpu_stats_merge(&p->stats[i], x);
     req += (double)x->requests;
     sec += (double)x->sectors;
   }
-  cc_gpu_est_add(&k->tot_req, req);
-  cc_gpu_est_add(&k->tot_sec, sec);
+  cc_gpu_est_add(&p->tot_req, req);
+  cc_gpu_est_add(&p->tot_sec, sec);
+}
+
+/* A stratum's estimate of one figure's total and its variance: the head by expansion
+ * over the head (exact when all its launches were measured), the tail by expansion of its
+ * sample over the tail, or of the head's mean when no tail launch was measured (then no
+ * variance estimate: NAN). h, t: the figure's sums in the head and in the tail. */
+static void stratum_fig(const struct cc_gpu_stratum *k, const struct cc_gpu_est *h,
+                        const struct cc_gpu_est *t, double *total, double *var)
+{
+  uint64_t tail = k->launches - k->head;
+  *total = cc_gpu_est_total(h, k->head);
+  *var = cc_gpu_est_var(h, k->head);
+  if (tail == 0)
+    return;
+  if (t->n > 0) {
+    *total += cc_gpu_est_total(t, tail);
+    *var += cc_gpu_est_var(t, tail);
+  } else {
+    *total += cc_gpu_est_total(h, tail);
+    *var = NAN;
+  }
+}
+
+/* out += x (sums over n measured launches) scaled to `launches` launches. */
+static void add_scaled(struct cc_gpu_pc_stats *out, const struct cc_gpu_pc_stats *x,
+                       uint64_t n, uint64_t launches)
+{
+  if (n == 0 || launches == 0 || x->requests == 0)
+    return;
+  struct cc_gpu_pc_stats y = *x;
+  if (launches != n)
+    cc_gpu_stats_scale(&y, (double)launches / (double)n);
+  cc_gpu_stats_merge(out, &y);
 }
 
 void cc_gpu_strata_estimate(const struct cc_gpu_strata *set, uint32_t n_slots,
@@ -176,33 +236,35 @@ void cc_gpu_strata_estimate(const struct cc_gpu_strata *set, uint32_t n_slots,
                             double *bound_sec, struct cc_gpu_sample_summary *sum)
 {
   memset(sum, 0, sizeof *sum);
-  double vr = 0, vs = 0, tr = 0, ts = 0;
+  double vr = 0, vs = 0, tr = 0, ts = 0, t, v;
   for (uint32_t i = 0; i <= n_slots; i++) {
     cc_gpu_stats_init(&out[i]);
     double vreq = 0, vsec = 0, treq = 0, tsec = 0;
     for (size_t j = 0; j < set->n; j++) {
       const struct cc_gpu_stratum *k = &set->k[j];
-      if (k->req[i].n == 0 || k->stats[i].requests == 0)
-        continue;
-      struct cc_gpu_pc_stats x = k->stats[i];
-      cc_gpu_stats_scale(&x, (double)k->launches / (double)k->req[i].n);
-      cc_gpu_stats_merge(&out[i], &x);
-      treq += cc_gpu_est_total(&k->req[i], k->launches);
-      tsec += cc_gpu_est_total(&k->sec[i], k->launches);
-      vreq += cc_gpu_est_var(&k->req[i], k->launches);
-      vsec += cc_gpu_est_var(&k->sec[i], k->launches);
+      const struct cc_gpu_part *h = &k->part[0], *tl = &k->part[1];
+      uint64_t tail = k->launches - k->head;
+      add_scaled(&out[i], &h->stats[i], h->req[i].n, k->head);
+      if (tl->req[i].n > 0)
+        add_scaled(&out[i], &tl->stats[i], tl->req[i].n, tail);
+      else
+        add_scaled(&out[i], &h->stats[i], h->req[i].n, tail);
+      stratum_fig(k, &h->req[i], &tl->req[i], &t, &v);
+      treq += t, vreq += v;
+      stratum_fig(k, &h->sec[i], &tl->sec[i], &t, &v);
+      tsec += t, vsec += v;
     }
-    bound_req[i] = cc_gpu_bound95(treq, vreq);
-    bound_sec[i] = cc_gpu_bound95(tsec, vsec);
+    bound_req[i] = out[i].requests == 0 ? 0.0 : cc_gpu_bound95(treq, vreq);
+    bound_sec[i] = out[i].requests == 0 ? 0.0 : cc_gpu_bound95(tsec, vsec);
   }
   for (size_t j = 0; j < set->n; j++) {
     const struct cc_gpu_stratum *k = &set->k[j];
     sum->launches += k->launches;
-    sum->sampled += k->tot_req.n;
-    tr += cc_gpu_est_total(&k->tot_req, k->launches);
-    ts += cc_gpu_est_total(&k->tot_sec, k->launches);
-    vr += cc_gpu_est_var(&k->tot_req, k->launches);
-    vs += cc_gpu_est_var(&k->tot_sec, k->launches);
+    sum->sampled += k->part[0].tot_req.n + k->part[1].tot_req.n;
+    stratum_fig(k, &k->part[0].tot_req, &k->part[1].tot_req, &t, &v);
+    tr += t, vr += v;
+    stratum_fig(k, &k->part[0].tot_sec, &k->part[1].tot_sec, &t, &v);
+    ts += t, vs += v;
   }
   sum->bound_req = cc_gpu_bound95(tr, vr);
   sum->bound_sec = cc_gpu_bound95(ts, vs);
@@ -211,9 +273,8 @@ void cc_gpu_strata_estimate(const struct cc_gpu_strata *set, uint32_t n_slots,
 void cc_gpu_strata_release(struct cc_gpu_strata *set)
 {
   for (size_t i = 0; i < set->n; i++) {
-    free(set->k[i].stats);
-    free(set->k[i].req);
-    free(set->k[i].sec);
+    part_release(&set->k[i].part[0]);
+    part_release(&set->k[i].part[1]);
   }
   free(set->k);
   memset(set, 0, sizeof *set);

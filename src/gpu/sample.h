@@ -56,14 +56,23 @@ void cc_gpu_stats_merge(struct cc_gpu_pc_stats *acc, cc_keep const struct cc_gpu
  * sectors holding the bytes used. min, max, ways and flags stay. */
 void cc_gpu_stats_scale(struct cc_gpu_pc_stats *s, double w);
 
-/* One geometry of one function: its launches and what its sampled launches measured. */
+/* The measured launches of one part of a stratum (sample.c: the head, always measured,
+ * or the tail, sampled). */
+struct cc_gpu_part {
+  struct cc_gpu_pc_stats *stats; /* n_slots + 1: sums over the measured launches */
+  struct cc_gpu_est *req, *sec;  /* n_slots + 1: per-launch requests, sectors */
+  struct cc_gpu_est tot_req, tot_sec; /* the kernel's per-launch totals */
+};
+
+/* One geometry of one function: its launches and what its sampled launches measured.
+ * The first `first` launches (the head) are all measured and counted as they are; the
+ * estimator extrapolates only the tail's sample to the tail. */
 struct cc_gpu_stratum {
   uint32_t grid[3], block[3];
   uint64_t launches;      /* N: every launch of this geometry (sampled or not) */
+  uint64_t head;          /* of those, the head's (launch index < first) */
   int all;                /* the overflow stratum: every launch sampled */
-  struct cc_gpu_pc_stats *stats; /* n_slots + 1: sums over the sampled launches */
-  struct cc_gpu_est *req, *sec;  /* n_slots + 1: per-launch requests, sectors */
-  struct cc_gpu_est tot_req, tot_sec; /* the kernel's per-launch totals */
+  struct cc_gpu_part part[2]; /* [0] head, [1] tail */
 };
 
 struct cc_gpu_strata {
@@ -71,15 +80,21 @@ struct cc_gpu_strata {
   struct cc_gpu_stratum *k;
 };
 
+/* Counts one more launch of stratum k; returns 1 if it is to be measured (the head's,
+ * the sample's of the tail, every launch of the overflow stratum) and sets *head to
+ * whether it belongs to the head. */
+int cc_gpu_stratum_next(struct cc_gpu_stratum *k, uint32_t first, uint32_t period, int *head);
+
 /* The stratum of this geometry, made (with n_slots + 1 empty slots) at its first sight;
  * past CC_GPU_MAX_STRATA the last one. Never NULL. */
 struct cc_gpu_stratum *cc_gpu_strata_get(struct cc_gpu_strata *set, uint32_t n_slots,
                                          const uint32_t grid[3], const uint32_t block[3]);
 
-/* Adds one sampled launch's per-slot figures (n_slots + 1 entries, what this launch
- * alone measured) to its stratum. */
+/* Adds one measured launch's per-slot figures (n_slots + 1 entries, what this launch
+ * alone measured) to its stratum's head (head 1) or tail (head 0). */
 void cc_gpu_stratum_add_launch(struct cc_gpu_stratum *k,
-                               cc_keep const struct cc_gpu_pc_stats *launch, uint32_t n_slots);
+                               cc_keep const struct cc_gpu_pc_stats *launch, uint32_t n_slots,
+                               int head);
 
 struct cc_gpu_sample_summary {
   uint64_t launches, sampled;

@@ -91,6 +91,18 @@ static void scale_keeps_relations(void **state)
   assert_int_equal(t.stride_count, 80);
 }
 
+/* One launch's figures for slot 0: r full-warp coalesced float loads (4 sectors each);
+ * slot 1 (outside the kernel) empty. */
+static void one_launch(struct cc_gpu_pc_stats launch[2], uint64_t r)
+{
+  cc_gpu_stats_init(&launch[0]);
+  cc_gpu_stats_init(&launch[1]);
+  launch[0].requests = r, launch[0].lanes = 32 * r, launch[0].bytes = 128 * r;
+  launch[0].sectors = 4 * r, launch[0].ideal = 4 * r;
+  launch[0].stride_count = 31 * r, launch[0].stride_sum = 124 * r;
+  launch[0].stride_min = 4, launch[0].stride_max = 4, launch[0].flags = GLOBAL_F32;
+}
+
 static void strata_estimate(void **state)
 {
   (void)state;
@@ -98,48 +110,60 @@ static void strata_estimate(void **state)
   const uint32_t g1[3] = {4, 1, 1}, g2[3] = {8, 1, 1}, b[3] = {128, 1, 1};
   struct cc_gpu_stratum *k = cc_gpu_strata_get(&set, 1, g1, b);
   assert_ptr_equal(cc_gpu_strata_get(&set, 1, g1, b), k);
-  struct cc_gpu_stratum *k2 = cc_gpu_strata_get(&set, 1, g2, b);
-  assert_ptr_not_equal(k2, k);
+  assert_ptr_not_equal(cc_gpu_strata_get(&set, 1, g2, b), k);
   k = &set.k[0]; /* the array may have moved */
-  /* stratum 1: 10 launches, 5 sampled; slot 0 measured 10, 12, 14, 16, 18 full-warp
-   * requests (4 sectors each), slot 1 (outside the kernel) nothing */
-  k->launches = 10;
   struct cc_gpu_pc_stats launch[2];
-  for (int i = 0; i < 5; i++) {
-    uint64_t r = 10 + 2 * (uint64_t)i;
-    cc_gpu_stats_init(&launch[0]);
-    cc_gpu_stats_init(&launch[1]);
-    launch[0].requests = r, launch[0].lanes = 32 * r, launch[0].bytes = 128 * r;
-    launch[0].sectors = 4 * r, launch[0].ideal = 4 * r;
-    launch[0].stride_count = 31 * r, launch[0].stride_sum = 124 * r;
-    launch[0].stride_min = 4, launch[0].stride_max = 4, launch[0].flags = GLOBAL_F32;
-    cc_gpu_stratum_add_launch(k, launch, 1);
-  }
-  /* stratum 2: its only launch, sampled: 100 requests, 400 sectors (exact) */
-  set.k[1].launches = 1;
-  cc_gpu_stats_init(&launch[0]);
-  launch[0].requests = 100, launch[0].lanes = 3200, launch[0].bytes = 12800;
-  launch[0].sectors = 400, launch[0].ideal = 400, launch[0].stride_count = 3100;
-  launch[0].stride_sum = 12400, launch[0].stride_min = 4, launch[0].stride_max = 4;
-  launch[0].flags = GLOBAL_F32;
-  cc_gpu_stratum_add_launch(&set.k[1], launch, 1);
+  /* stratum 1, no head (first 0), 1 launch in 2: of 10 launches indices 0, 2, 4, 6, 8
+   * are measured, with 10, 12, 14, 16, 18 requests */
+  int head, measured = 0;
+  for (uint64_t i = 0; i < 10; i++)
+    if (cc_gpu_stratum_next(k, 0, 2, &head)) {
+      assert_false(head);
+      one_launch(launch, 10 + 2 * (uint64_t)measured++);
+      cc_gpu_stratum_add_launch(k, launch, 1, head);
+    }
+  assert_int_equal(measured, 5);
+  /* stratum 2: first 2 (head: 100 and 200 requests, counted as they are), then 1 in 4
+   * of the other 8: indices 4 and 8, 10 and 30 requests: tail = 8 x 20 = 160 */
+  struct cc_gpu_stratum *k2 = &set.k[1];
+  const uint64_t r2[] = {100, 200, 10, 30};
+  measured = 0;
+  for (uint64_t i = 0; i < 10; i++)
+    if (cc_gpu_stratum_next(k2, 2, 4, &head)) {
+      assert_int_equal(head, i < 2);
+      one_launch(launch, r2[measured++]);
+      cc_gpu_stratum_add_launch(k2, launch, 1, head);
+    }
+  assert_int_equal(measured, 4);
 
   struct cc_gpu_pc_stats out[2];
   double br[2], bs[2];
   struct cc_gpu_sample_summary sum;
   cc_gpu_strata_estimate(&set, 1, out, br, bs, &sum);
-  /* slot 0: stratum 1 sums 70 requests over 5 of 10 launches -> x 2 = 140, plus 100 of
-   * stratum 2 = 240; sectors 4 x 140 + 400 = 960. Variance only from stratum 1:
-   * s^2 = 10 (requests), V = 10^2 (1 - 5/10) 10 / 5 = 100; bound = 1.96 x 10 / 240;
-   * sectors: s^2 = 160, V = 1600, bound = 1.96 x 40 / 960 */
-  assert_int_equal(out[0].requests, 240);
-  assert_int_equal(out[0].sectors, 960);
-  assert_float_equal(br[0], 1.96 * 10.0 / 240.0, 1e-9);
-  assert_float_equal(bs[0], 1.96 * 40.0 / 960.0, 1e-9);
+  /* slot 0: stratum 1: 10 x 14 = 140; stratum 2: 300 + 160 = 460; 600 requests, 2,400
+   * sectors. Stratum 2's tail has 2 measured launches (< 5): the bound is unknown */
+  assert_int_equal(out[0].requests, 600);
+  assert_int_equal(out[0].sectors, 2400);
+  assert_true(isnan(br[0]));
   assert_int_equal(out[1].requests, 0);
-  /* the kernel: 11 launches, 6 sampled; its totals are slot 0's */
-  assert_int_equal(sum.launches, 11);
-  assert_int_equal(sum.sampled, 6);
+  assert_int_equal(sum.launches, 20);
+  assert_int_equal(sum.sampled, 9);
+  assert_true(isnan(sum.bound_req));
+  cc_gpu_strata_release(&set);
+
+  /* stratum 1 alone: s^2 = 10, V = 10^2 (1 - 5/10) 10 / 5 = 100, bound 1.96 x 10 / 140;
+   * sectors: s^2 = 160, V = 1,600, bound 1.96 x 40 / 560 (the same fraction) */
+  k = cc_gpu_strata_get(&set, 1, g1, b);
+  measured = 0;
+  for (uint64_t i = 0; i < 10; i++)
+    if (cc_gpu_stratum_next(k, 0, 2, &head)) {
+      one_launch(launch, 10 + 2 * (uint64_t)measured++);
+      cc_gpu_stratum_add_launch(k, launch, 1, head);
+    }
+  cc_gpu_strata_estimate(&set, 1, out, br, bs, &sum);
+  assert_int_equal(out[0].requests, 140);
+  assert_float_equal(br[0], 1.96 * 10.0 / 140.0, 1e-9);
+  assert_float_equal(bs[0], 1.96 * 40.0 / 560.0, 1e-9);
   assert_float_equal(sum.bound_req, br[0], 1e-9);
   cc_gpu_strata_release(&set);
 }
