@@ -108,14 +108,20 @@ def refusal(d, expected, fallback):
 
 def candidates(d):
     """The source transformations' candidates, '; '-separated: 'TRANSFORM[/VARIANT] SECTORS
-    verified|not verified' (VARIANT: the parenthesis ending the candidate's `what`, e.g.
-    "warp shuffle"), '-' when none."""
+    verified|not verified[ (alternate)]' (VARIANT: the parenthesis ending the candidate's
+    `what`, e.g. "warp shuffle", after "V=8 " when the `what` says "over 8 lanes, 4
+    threads a warp", redistribute's sub-warp form; alternate: left by the
+    transformation's own rule without a GPU), '-' when none."""
     out = []
     for c in d.get("source_candidates") or []:
         sect = f" {c['measured_sectors']:.0f}" if "measured_sectors" in c else ""
-        variant = re.search(r"\(([^()]*)\)\s*$", c.get("what") or "")
-        out.append(f"{c.get('transform', '?')}{'/' + variant.group(1) if variant else ''}{sect} "
-                   + ("verified" if c.get("verified") else "not verified"))
+        what = c.get("what") or ""
+        variant = re.search(r"\(([^()]*)\)\s*$", what)
+        lanes = re.search(r"over (\d+) lanes, \d+ threads a warp", what)
+        label = (f"V={lanes.group(1)} " if lanes else "") + (variant.group(1) if variant else "")
+        out.append(f"{c.get('transform', '?')}{'/' + label if label else ''}{sect} "
+                   + ("verified" if c.get("verified") else "not verified")
+                   + (" (alternate)" if c.get("alternate") else ""))
     return "; ".join(out) or "-"
 
 

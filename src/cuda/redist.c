@@ -565,6 +565,42 @@ static void var_use_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned i
   }
 }
 
+/* Counts the memory reads of a loop's body (redist.h, cc_cuda_redist_loop.reads): each
+ * subscript, `*p` or `p->m` naming memory the lanes share, outside the targets, unless
+ * it is only the array or structure a larger lvalue selects from (the `a` of `a[i][j]`
+ * with a an array, the `s` of `s.m`) or its address is taken. */
+struct read_count {
+  struct cc_cuda_rloop *l;
+  uint32_t n;
+};
+
+static int memory_lvalue(const struct redist *r, CXCursor c)
+{
+  switch (kind(c)) {
+  case CXCursor_ArraySubscriptExpr: case CXCursor_MemberRefExpr:
+    return 1;
+  case CXCursor_UnaryOperator:
+    return cc_cuda_rd_op_is(r->m, c, clang_getNullCursor(), "*");
+  default:
+    return 0;
+  }
+}
+
+static void read_visit(struct sub *s, CXCursor c, CXCursor parent, unsigned index)
+{
+  struct read_count *rc = s->ctx;
+  enum CXCursorKind pk = kind(parent);
+  if (!memory_lvalue(s->r, c) || renamed(rc->l, cc_cuda_rd_off(s->r->m, c)) ||
+      !cc_cuda_rd_shared_lvalue(c))
+    return;
+  if (index == 0 && (pk == CXCursor_ArraySubscriptExpr || pk == CXCursor_MemberRefExpr) &&
+      clang_getCanonicalType(clang_getCursorType(c)).kind != CXType_Pointer)
+    return; /* selected from, not read whole */
+  if (pk == CXCursor_UnaryOperator && cc_cuda_rd_op_is(s->r->m, parent, clang_getNullCursor(), "&"))
+    return;
+  rc->n++;
+}
+
 static void analyse_loop(struct redist *r, struct cc_cuda_rloop *l, int nested)
 {
   CXCursor kids[5], var, value, bound, body = clang_getNullCursor();
@@ -630,6 +666,11 @@ static void analyse_loop(struct redist *r, struct cc_cuda_rloop *l, int nested)
                 "declare it in the loop's header", l->info.var, l->info.line);
       return;
     }
+  }
+  {
+    struct read_count rc = {l, 0};
+    walk(r, body, read_visit, &rc);
+    l->info.reads = rc.n ? rc.n : 1;
   }
   l->ok = 1;
   l->info.ntargets = (uint32_t)l->targets.len;
@@ -790,19 +831,20 @@ static CXCursor kernel_body(CXCursor def)
   return clang_getNullCursor();
 }
 
-/* The new launch: block (32, W, 1), grid (ceil(total / W), 1, 1). */
+/* The new launch: block (32, W, 1), grid (ceil(total / (W * 32 / V)), 1, 1): each CTA
+ * plays W * 32 / V consecutive threads of the original. */
 static int new_launch(struct redist *r, struct cc_cuda_redist *out)
 {
   const struct cc_cuda_redist_in *in = r->in;
-  unsigned long long total = 1;
+  unsigned long long total = 1,
+                     per_cta = (unsigned long long)in->warps * (32u / cc_cuda_redist_lanes(in));
   for (int d = 0; d < 3; d++)
     total *= (unsigned long long)in->grid[d] * in->block[d];
-  if ((total + in->warps - 1) / in->warps > GRID_X_MAX)
-    return cc_err_set(r->err, CC_ERR_NO_FIX, "%s: the launch has %llu threads; one warp "
-                      "each in CTAs of %u warps needs a grid of %llu CTAs, over CUDA's limit "
-                      "of 2^31-1 in x", r->m->tu.path, total, in->warps,
-                      (total + in->warps - 1) / in->warps);
-  out->grid[0] = (uint32_t)((total + in->warps - 1) / in->warps);
+  if ((total + per_cta - 1) / per_cta > GRID_X_MAX)
+    return cc_err_set(r->err, CC_ERR_NO_FIX, "%s: the launch has %llu threads; %llu a CTA "
+                      "needs a grid of %llu CTAs, over CUDA's limit of 2^31-1 in x",
+                      r->m->tu.path, total, per_cta, (total + per_cta - 1) / per_cta);
+  out->grid[0] = (uint32_t)((total + per_cta - 1) / per_cta);
   out->grid[1] = out->grid[2] = 1;
   out->block[0] = 32;
   out->block[1] = in->warps;
@@ -874,6 +916,11 @@ static int analyse(struct redist *r)
   return r->status;
 }
 
+uint32_t cc_cuda_redist_lanes(const struct cc_cuda_redist_in *in)
+{
+  return in->lanes ? in->lanes : 32;
+}
+
 int cc_cuda_redistribute(const struct cc_cuda_redist_in *in, struct cc_cuda_redist *out,
                          struct cc_err *err)
 {
@@ -884,6 +931,8 @@ int cc_cuda_redistribute(const struct cc_cuda_redist_in *in, struct cc_cuda_redi
   memset(out, 0, sizeof *out);
   if (in->warps < 1 || in->warps > 32)
     CC_BUG("cc_cuda_redistribute: %u warps per CTA (1..32)", in->warps);
+  if (in->lanes != 0 && (in->lanes < 2 || in->lanes > 32 || (in->lanes & (in->lanes - 1))))
+    CC_BUG("cc_cuda_redistribute: %u lanes per thread (a power of two, 2..32)", in->lanes);
   if ((rc = cc_cuda_model_build(&m, in->path, in->text, in->len, in->kernel, in->extra_args,
                                 in->nextra, err)) != CC_OK)
     return rc;

@@ -2,12 +2,14 @@
  * warp (CGO 2015, seeds/004, Sec. 4.4, Algorithm 3), written into the CUDA C source.
  *
  * The kernel keeps its name and parameters. Each thread of the original launch (a
- * "virtual thread") is played by one warp of a new launch, block (32, W, 1); the warp's
- * lanes split the chosen loops (lane l runs iterations init+l, init+l+32, ...), each
- * accumulation goes into a private partial, and after the loop the 32 partials are added
- * (warp shuffle, or a shared-memory tree) and folded into the target. Code outside the
- * loops runs in all 32 lanes with identical values; every store to memory there is made
- * by lane 0 only, followed by __syncwarp(). */
+ * "virtual thread") is played by one warp of a new launch, block (32, W, 1), or, in the
+ * sub-warp form, by one group of V lanes (V = 2..16, 32 / V virtual threads a warp); the
+ * lanes split the chosen loops (lane l of the group runs iterations init+l, init+l+V,
+ * ...), each accumulation goes into a private partial, and after the loop the V partials
+ * are added (warp shuffle of width V, or a shared-memory tree) and folded into the
+ * target. Code outside the loops runs in all V lanes with identical values; every store
+ * to memory there is made by the group's lane 0 only, followed by __syncwarp(mask) over
+ * the group's lanes. */
 #ifndef CC_CUDA_REDIST_H
 #define CC_CUDA_REDIST_H
 
@@ -30,7 +32,11 @@ struct cc_cuda_redist_in {
   const char *kernel;                  /* its source name (as cc_cuda_permute) */
   const char *const *extra_args; size_t nextra; /* more clang arguments, may be 0 */
   uint32_t grid[3], block[3];          /* the original launch (components >= 1) */
-  uint32_t warps;                      /* W: warps (virtual threads) per CTA, 1..32 */
+  uint32_t warps;                      /* W: warps per CTA, 1..32 */
+  /* V: lanes per virtual thread, a power of two 2..32 (0 means 32); a warp plays 32 / V
+   * consecutive virtual threads, one per group of V lanes (the sub-warp form for short
+   * loops: each group's lanes split the loop, its sum is a segmented shuffle of width V) */
+  uint32_t lanes;
   /* the kernel parameters' values where known (integer scalars), for the trip counts;
    * index = the parameter's position; may be NULL (nparams 0) */
   const int64_t *param_values; const uint8_t *param_known; uint32_t nparams;
@@ -50,13 +56,18 @@ struct cc_cuda_redist_loop {
   int nested;                /* 1: inside another loop (its target may sum several runs) */
   int64_t trips;             /* most iterations one run of the loop makes, from its bounds
                                 and the known parameter values; -1: not known */
+  uint32_t reads;            /* memory reads one iteration writes in the source (subscripts,
+                                `*p`, `p->m` of memory the lanes share, the targets not
+                                counted), at least 1: the loads a measured iteration makes,
+                                nvcc's hoisting and merging aside */
 };
 
 /* The result. All owned; cc_cuda_redist_release frees it. */
 struct cc_cuda_redist {
   char *text[CC_CUDA_REDIST_NFORMS]; size_t len[CC_CUDA_REDIST_NFORMS]; /* whole files */
   uint32_t shared_bytes[CC_CUDA_REDIST_NFORMS]; /* static shared memory the form adds per CTA */
-  uint32_t grid[3], block[3];  /* the new launch: (ceil(total / W), 1, 1) and (32, W, 1) */
+  uint32_t grid[3], block[3];  /* the new launch: (ceil(total / (W * 32 / V)), 1, 1) and
+                                  (32, W, 1) */
   struct cc_cuda_redist_loop *loops; uint32_t nloops;
 };
 
@@ -83,9 +94,16 @@ struct cc_cuda_redist {
  * Assumed, not proved (the caller's verification on the launch is the judge): a memory
  * target does not alias what the loop reads through another pointer, and the loop
  * variable does not overflow when it steps by 32 past its bound.
+ * A sub-warp group synchronises with the mask of its own lanes only (its shuffles, its
+ * __syncwarp), since the other groups of its warp play other threads and may have left
+ * (CUDA C Programming Guide, "Warp Shuffle Functions": every lane named in the mask must
+ * execute the same intrinsic with that mask).
  * On error *out is zeroed. */
 int cc_cuda_redistribute(const struct cc_cuda_redist_in *in, struct cc_cuda_redist *out,
                          struct cc_err *err);
+
+/* V of in: in->lanes, or 32 when it is 0. */
+uint32_t cc_cuda_redist_lanes(const struct cc_cuda_redist_in *in);
 
 /* Frees what r owns and zeroes it; safe on a zeroed struct. */
 void cc_cuda_redist_release(struct cc_cuda_redist *r);

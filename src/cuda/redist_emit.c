@@ -66,22 +66,70 @@ static void coordinate(struct text *t, unsigned long long div, uint32_t extent)
     put(t, "(unsigned)(__cc_v / %lluull %% %uull)", div, extent);
 }
 
-/* The prologue: replaces the body's `{`. The virtual linear id v = blockIdx.x * W +
- * threadIdx.y orders the original threads as CUDA numbers them (x fastest, then y, z,
- * then the CTAs likewise), one per warp; a warp past the last thread leaves at once
- * (all its lanes: v is uniform over the warp). */
+/* What the text of a form names for the group of lanes playing one virtual thread: the
+ * shuffle's and __syncwarp's mask and the width of the segmented shuffle. V = 32 keeps
+ * the whole-warp text (full mask, no width). */
+struct group {
+  uint32_t lanes;            /* V */
+  char mask[16];             /* "0xffffffffu" or "__cc_mask" */
+  char sync[32];             /* "__syncwarp()" or "__syncwarp(__cc_mask)" */
+  char width[16];            /* "" or ", 8" */
+};
+
+static void group_of(const struct cc_cuda_redist_in *in, struct group *g)
+{
+  g->lanes = cc_cuda_redist_lanes(in);
+  if (g->lanes == 32) {
+    snprintf(g->mask, sizeof g->mask, "0xffffffffu");
+    snprintf(g->sync, sizeof g->sync, "__syncwarp()");
+    g->width[0] = '\0';
+  } else {
+    snprintf(g->mask, sizeof g->mask, "__cc_mask");
+    snprintf(g->sync, sizeof g->sync, "__syncwarp(__cc_mask)");
+    snprintf(g->width, sizeof g->width, ", %u", g->lanes);
+  }
+}
+
+/* The first lines of the prologue. V = 32: the virtual linear id v = blockIdx.x * W +
+ * threadIdx.y, one per warp. V < 32: v = (blockIdx.x * W + threadIdx.y) * (32 / V) +
+ * threadIdx.x / V, one per group of V lanes; __cc_lane is the lane in the group,
+ * __cc_g the group's first lane and __cc_mask its lanes. Either way the original threads
+ * keep CUDA's order (x fastest, then y, z, then the CTAs likewise) along v. */
+static void virtual_id(struct text *t, const struct cc_cuda_redist_in *in, uint32_t lanes)
+{
+  if (lanes == 32) {
+    put(t, "  const int __cc_lane = (int)threadIdx.x, __cc_warp = (int)threadIdx.y;\n");
+    put(t, "  const unsigned long long __cc_v = (unsigned long long)blockIdx.x * %uull + "
+        "(unsigned long long)__cc_warp;\n", in->warps);
+    return;
+  }
+  put(t, "  const int __cc_lane = (int)(threadIdx.x %% %uu), __cc_warp = (int)threadIdx.y;\n",
+      lanes);
+  put(t, "  const int __cc_g = (int)threadIdx.x - __cc_lane;\n");
+  put(t, "  const unsigned __cc_mask = 0x%xu << __cc_g;\n", (1u << lanes) - 1u);
+  put(t, "  const unsigned long long __cc_v = ((unsigned long long)blockIdx.x * %uull + "
+      "(unsigned long long)__cc_warp) * %uull + (unsigned long long)(threadIdx.x / %uu);\n",
+      in->warps, 32u / lanes, lanes);
+}
+
+/* The prologue: replaces the body's `{`. A warp (group) past the last thread leaves at
+ * once (all its lanes: v is uniform over the group). */
 static void prologue(struct text *t, const struct cc_cuda_redist_in *in,
                      const struct cc_cuda_rloop *loops, size_t nloops,
                      enum cc_cuda_redist_form f)
 {
   unsigned long long threads = (unsigned long long)in->block[0] * in->block[1] * in->block[2];
   unsigned long long total = threads * in->grid[0] * in->grid[1] * in->grid[2];
-  put(t, "{ /* coalcheck redistribute: warp v plays thread v of grid (%u, %u, %u) x block "
-      "(%u, %u, %u), its lanes split the loop */\n", in->grid[0], in->grid[1], in->grid[2],
-      in->block[0], in->block[1], in->block[2]);
-  put(t, "  const int __cc_lane = (int)threadIdx.x, __cc_warp = (int)threadIdx.y;\n");
-  put(t, "  const unsigned long long __cc_v = (unsigned long long)blockIdx.x * %uull + "
-      "(unsigned long long)__cc_warp;\n", in->warps);
+  uint32_t lanes = cc_cuda_redist_lanes(in);
+  if (lanes == 32)
+    put(t, "{ /* coalcheck redistribute: warp v plays thread v of grid (%u, %u, %u) x block "
+        "(%u, %u, %u), its lanes split the loop */\n", in->grid[0], in->grid[1], in->grid[2],
+        in->block[0], in->block[1], in->block[2]);
+  else
+    put(t, "{ /* coalcheck redistribute: group v of %u lanes plays thread v of grid (%u, %u, "
+        "%u) x block (%u, %u, %u), its lanes split the loop */\n", lanes, in->grid[0],
+        in->grid[1], in->grid[2], in->block[0], in->block[1], in->block[2]);
+  virtual_id(t, in, lanes);
   for (size_t i = 0; f == CC_CUDA_REDIST_SHARED && i < nloops; i++)
     for (size_t k = 0; loops[i].selected && k < loops[i].targets.len; k++)
       put(t, "  __shared__ %s __cc_s%u[%u][32];\n", loops[i].targets.data[k].type,
@@ -118,41 +166,47 @@ static void indent_of(const char *text, unsigned off, char *buf, size_t n)
   buf[i] = '\0';
 }
 
-/* The warp's sum of each partial, left in every lane. */
+/* The group's sum of each partial, left in every lane of the group. */
 static void warp_sum(struct text *t, const struct cc_cuda_rloop *l, enum cc_cuda_redist_form f,
-                     const char *ind)
+                     const struct group *g, const char *ind)
 {
+  /* the group's slot of the warp's row of the shared array: lane __cc_lane of the group
+   * whose first lane is __cc_g (V = 32: the group is the warp) */
+  const char *slot = g->lanes == 32 ? "__cc_lane" : "__cc_g + __cc_lane";
+  const char *first = g->lanes == 32 ? "0" : "__cc_g";
   if (f == CC_CUDA_REDIST_SHUFFLE) {
-    /* butterfly: after offsets 16, 8, 4, 2, 1 every lane holds the sum of all 32, the
-     * same bits in each (a + b == b + a) */
-    put(t, "%sfor (int __cc_o = 16; __cc_o > 0; __cc_o /= 2) {", ind);
+    /* butterfly: after offsets V/2, ..., 2, 1 every lane of the group holds the sum of
+     * its V lanes, the same bits in each (a + b == b + a); a width of V keeps each
+     * exchange inside the group (shfl.sync's segment mask) */
+    put(t, "%sfor (int __cc_o = %u; __cc_o > 0; __cc_o /= 2) {", ind, g->lanes / 2);
     for (size_t k = 0; k < l->targets.len; k++)
-      put(t, " __cc_p%u += __shfl_xor_sync(0xffffffffu, __cc_p%u, __cc_o);",
-          l->targets.data[k].id, l->targets.data[k].id);
+      put(t, " __cc_p%u += __shfl_xor_sync(%s, __cc_p%u, __cc_o%s);", l->targets.data[k].id,
+          g->mask, l->targets.data[k].id, g->width);
     put(t, " }\n");
     return;
   }
-  /* the warp's row of the shared array; a tree of halving strides, lane l < o adding
-   * l + o: 32 consecutive words, one per bank, no conflict */
+  /* the group's V words of the warp's row of the shared array; a tree of halving
+   * strides, lane l < o adding l + o: consecutive words, one per bank, no conflict */
   for (size_t k = 0; k < l->targets.len; k++)
-    put(t, "%s__cc_s%u[__cc_warp][__cc_lane] = __cc_p%u;\n", ind, l->targets.data[k].id,
+    put(t, "%s__cc_s%u[__cc_warp][%s] = __cc_p%u;\n", ind, l->targets.data[k].id, slot,
         l->targets.data[k].id);
-  put(t, "%s__syncwarp();\n%sfor (int __cc_o = 16; __cc_o > 0; __cc_o /= 2) {\n%s  if "
-      "(__cc_lane < __cc_o) {", ind, ind, ind);
+  put(t, "%s%s;\n%sfor (int __cc_o = %u; __cc_o > 0; __cc_o /= 2) {\n%s  if "
+      "(__cc_lane < __cc_o) {", ind, g->sync, ind, g->lanes / 2, ind);
   for (size_t k = 0; k < l->targets.len; k++)
-    put(t, " __cc_s%u[__cc_warp][__cc_lane] += __cc_s%u[__cc_warp][__cc_lane + __cc_o];",
-        l->targets.data[k].id, l->targets.data[k].id);
-  put(t, " }\n%s  __syncwarp();\n%s}\n", ind, ind);
+    put(t, " __cc_s%u[__cc_warp][%s] += __cc_s%u[__cc_warp][%s + __cc_o];",
+        l->targets.data[k].id, slot, l->targets.data[k].id, slot);
+  put(t, " }\n%s  %s;\n%s}\n", ind, g->sync, ind);
   for (size_t k = 0; k < l->targets.len; k++)
-    put(t, "%s__cc_p%u = __cc_s%u[__cc_warp][0];\n", ind, l->targets.data[k].id,
-        l->targets.data[k].id);
-  put(t, "%s__syncwarp();\n", ind);
+    put(t, "%s__cc_p%u = __cc_s%u[__cc_warp][%s];\n", ind, l->targets.data[k].id,
+        l->targets.data[k].id, first);
+  put(t, "%s%s;\n", ind, g->sync);
 }
 
 /* The sums folded into the targets: a local in every lane (each holds the same sum), a
- * memory target by lane 0 between two __syncwarp() (so that it is added once, and the
- * other lanes see it before they read it). */
-static void fold(struct text *t, const struct cc_cuda_rloop *l, const char *ind)
+ * memory target by the group's lane 0 between two __syncwarp() over the group (so that
+ * it is added once, and the other lanes see it before they read it). */
+static void fold(struct text *t, const struct cc_cuda_rloop *l, const struct group *g,
+                 const char *ind)
 {
   int memory = 0;
   for (size_t k = 0; k < l->targets.len; k++)
@@ -162,15 +216,15 @@ static void fold(struct text *t, const struct cc_cuda_rloop *l, const char *ind)
       memory = 1;
   if (!memory)
     return;
-  put(t, "%s__syncwarp();\n%sif (__cc_lane == 0) {", ind, ind);
+  put(t, "%s%s;\n%sif (__cc_lane == 0) {", ind, g->sync, ind);
   for (size_t k = 0; k < l->targets.len; k++)
     if (l->targets.data[k].memory)
       put(t, " %s += __cc_p%u;", l->targets.data[k].text, l->targets.data[k].id);
-  put(t, " }\n%s__syncwarp();\n", ind);
+  put(t, " }\n%s%s;\n", ind, g->sync);
 }
 
 static void loop_edits(const struct cc_cuda_model *m, const struct cc_cuda_rloop *l,
-                       enum cc_cuda_redist_form f, cc_cuda_edits *ed)
+                       enum cc_cuda_redist_form f, const struct group *g, cc_cuda_edits *ed)
 {
   struct text t = {0};
   char ind[128];
@@ -183,15 +237,15 @@ static void loop_edits(const struct cc_cuda_model *m, const struct cc_cuda_rloop
   flush(ed, l->b, l->b, &t);
   put(&t, "(%.*s) + __cc_lane", (int)(l->init_e - l->init_b), text + l->init_b);
   flush(ed, l->init_b, l->init_e, &t);
-  put(&t, "%s += 32", l->info.var);
+  put(&t, "%s += %u", l->info.var, g->lanes);
   flush(ed, l->step_b, l->step_e, &t);
   for (size_t i = 0; i < l->renames.len; i++) {
     put(&t, "__cc_p%u", l->targets.data[l->renames.data[i].target].id);
     flush(ed, l->renames.data[i].b, l->renames.data[i].e, &t);
   }
   put(&t, "\n");
-  warp_sum(&t, l, f, ind);
-  fold(&t, l, ind);
+  warp_sum(&t, l, f, g, ind);
+  fold(&t, l, g, ind);
   put(&t, "%s}", ind);
   flush(ed, l->e, l->e, &t);
 }
@@ -202,6 +256,9 @@ void cc_cuda_redist_edits(const struct cc_cuda_model *m, const struct cc_cuda_re
                           enum cc_cuda_redist_form f, cc_cuda_edits *ed, uint32_t *shared_bytes)
 {
   struct text t = {0};
+  struct group g;
+  char close[64];
+  group_of(in, &g);
   *shared_bytes = 0;
   prologue(&t, in, loops, nloops, f);
   flush(ed, body_b, body_b + 1, &t);
@@ -210,12 +267,13 @@ void cc_cuda_redist_edits(const struct cc_cuda_model *m, const struct cc_cuda_re
   for (size_t i = 0; i < nloops; i++) {
     if (!loops[i].selected)
       continue;
-    loop_edits(m, &loops[i], f, ed);
+    loop_edits(m, &loops[i], f, &g, ed);
     for (size_t k = 0; f == CC_CUDA_REDIST_SHARED && k < loops[i].targets.len; k++)
       *shared_bytes += in->warps * 32u * loops[i].targets.data[k].size;
   }
+  snprintf(close, sizeof close, " } %s; }", g.sync);
   for (size_t i = 0; i < nstores; i++) {
     cc_cuda_edits_add(ed, stores[i].b, stores[i].b, "{ if (__cc_lane == 0) { ");
-    cc_cuda_edits_add(ed, stores[i].e, stores[i].e, " } __syncwarp(); }");
+    cc_cuda_edits_add(ed, stores[i].e, stores[i].e, close);
   }
 }

@@ -523,7 +523,21 @@ static uint64_t cost_of(const struct cc_fix_measure *m)
   return k->totals.sectors + k->totals.wavefronts;
 }
 
-/* The winner among the verified permutation (-1) and the verified source candidates
+/* 1 when source candidate i may win: verified, and (without a GPU) not an alternate
+ * unless no other candidate of its transformation is verified and preferred. */
+static int eligible(const struct cc_fix_plan *p, size_t i, int timed)
+{
+  const struct cc_fix_xcand *c = &p->x.data[i];
+  if (!c->verified || timed || !c->alternate)
+    return c->verified;
+  for (size_t j = 0; j < p->x.len; j++)
+    if (p->x.data[j].verified && !p->x.data[j].alternate &&
+        strcmp(p->x.data[j].transform, c->transform) == 0)
+      return 0;
+  return 1;
+}
+
+/* The winner among the verified permutation (-1) and the eligible source candidates
  * (index into p->x): the fastest on the GPU when a timer measured them, else the lowest
  * cost_of; -2 when none is verified. */
 static int pick(const struct cc_fix_plan *p, int timed)
@@ -533,7 +547,7 @@ static int pick(const struct cc_fix_plan *p, int timed)
   uint64_t best_cost = p->verified ? cost_of(&p->after) : 0;
   for (size_t i = 0; i < p->x.len; i++) {
     const struct cc_fix_xcand *c = &p->x.data[i];
-    if (!c->verified)
+    if (!eligible(p, i, timed))
       continue;
     if (best == -2 || (timed ? c->gpu_ms < best_ms : cost_of(&c->run) < best_cost)) {
       best = (int)i;
@@ -613,20 +627,28 @@ static void adopt_xcand(struct cc_fix_plan *p, size_t i)
   explain_remaining(p);
 }
 
-/* Why the chosen fix won (--transform auto), into p->why. */
+/* Why the chosen fix won (--transform auto), into p->why; finalists counts every
+ * verified candidate, of which `alternates` did not compete without a GPU. */
 static void explain_choice(const struct cc_fix_opts *o, struct cc_fix_plan *p, int timed,
-                           int finalists)
+                           int finalists, int alternates)
 {
   const char *own = p->xchosen >= 0 ? p->x.data[p->xchosen].why : "";
+  char others[128] = "";
+  if (alternates)
+    cc_fix_setf(others, sizeof others, " (%d more verified, left by the transformation's "
+                "rule; --backend gpu times them)", alternates);
   if (finalists <= 1)
     cc_fix_setf(p->why, sizeof p->why, "%s%sthe only verified candidate", own, *own ? "; " : "");
   else if (timed)
     cc_fix_setf(p->why, sizeof p->why, "%s%sthe fastest of %d verified candidates on the GPU "
              "(%.4f ms)", own, *own ? "; " : "", finalists, p->gpu_ms_after);
+  else if (finalists - alternates <= 1)
+    cc_fix_setf(p->why, sizeof p->why, "%s%sthe only verified candidate the rule leaves%s",
+                own, *own ? "; " : "", others);
   else
     cc_fix_setf(p->why, sizeof p->why, "%s%sthe fewest global sectors plus shared wavefronts "
-             "of %d verified candidates (%llu)", own, *own ? "; " : "", finalists,
-             (unsigned long long)cost_of(&p->after));
+             "of %d verified candidates (%llu)%s", own, *own ? "; " : "",
+             finalists - alternates, (unsigned long long)cost_of(&p->after), others);
   (void)o;
 }
 
@@ -634,9 +656,11 @@ static void explain_choice(const struct cc_fix_opts *o, struct cc_fix_plan *p, i
  * timing them first with --backend gpu; or explains why there is none (CC_ERR_NO_FIX). */
 static int choose_final(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
-  int finalists = p->verified, best, rc;
-  for (size_t i = 0; i < p->x.len; i++)
+  int finalists = p->verified, alternates = 0, best, rc;
+  for (size_t i = 0; i < p->x.len; i++) {
     finalists += p->x.data[i].verified;
+    alternates += p->x.data[i].verified && !eligible(p, i, o->timer != NULL);
+  }
   if (!finalists) {
     if (o->transform == CC_FIX_T_PERMUTE)
       return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
@@ -653,7 +677,7 @@ static int choose_final(const struct cc_fix_opts *o, struct cc_fix_plan *p, stru
     adopt_xcand(p, (size_t)best);
   if (o->timer)
     p->gpu_ms_after = best >= 0 ? p->x.data[best].gpu_ms : p->cands[p->chosen].gpu_ms;
-  explain_choice(o, p, o->timer != NULL, finalists);
+  explain_choice(o, p, o->timer != NULL, finalists, alternates);
   return CC_OK;
 }
 

@@ -200,8 +200,13 @@ struct cc_fix_xcand {
   char what[256];                /* one line: what was done, where: "the loop over k at
                                     gemv.cu:14 spread over the 32 lanes of a warp (warp
                                     shuffle)" */
-  char why[512];                 /* why it should help (shown by --transform auto), or "" */
+  char why[1024];                /* why it should help (shown by --transform auto), or "" */
   char *text; size_t len;        /* owned: the whole rewritten input (CUDA C) */
+  int alternate;                 /* 1: proposed for measurement, but the transformation's
+                                    own rule (in why) prefers another of its candidates:
+                                    without a GPU it is chosen only when none of those is
+                                    verified; with --backend gpu it competes by time
+                                    (redistribute's other lanes per thread) */
   uint32_t grid[3], block[3];    /* the fixed kernel's launch */
   uint32_t shared_bytes;         /* its dynamic shared memory per CTA */
   enum cc_fix_compare compare;
@@ -279,7 +284,7 @@ struct cc_fix_plan {
      summary print (the permutation fills these too) */
   const char *transform;         /* "permute", "lift", ...; NULL: none chosen */
   char what[256];                /* one line: what was done (cc_fix_xcand.what) */
-  char why[512];                 /* auto: why it was chosen */
+  char why[1280];                /* auto: why it was chosen */
   uint32_t grid[3], block[3], shared_bytes; /* the fixed launch */
   enum cc_fix_compare compare; uint64_t terms; double max_rel;
   cc_fix_xcands x;               /* owned: the source transformations' candidates */

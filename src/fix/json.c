@@ -58,6 +58,7 @@ static cJSON *xcand_json(const struct cc_fix_xcand *c)
   if (c->compare == CC_FIX_COMPARE_REASSOCIATED)
     cJSON_AddNumberToObject(o, "terms", (double)c->terms);
   cJSON_AddBoolToObject(o, "verified", c->verified);
+  cJSON_AddBoolToObject(o, "alternate", c->alternate);
   if (c->measured) {
     cJSON_AddNumberToObject(o, "measured_sectors", (double)c->sectors);
     cJSON_AddNumberToObject(o, "measured_excess_sectors", (double)c->excess_sectors);

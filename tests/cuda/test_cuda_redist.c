@@ -15,11 +15,11 @@ static int answer(void *ctx, uint32_t first, uint32_t last)
   return *(const int *)ctx;
 }
 
-/* Writes text as DIR/name and rewrites kernel with W = 8 on grid x block; parameter 2
- * (n in the kernels below) is known to be n. */
-static int redist(struct fixture *f, const char *name, const char *text, const char *kernel,
-                  uint32_t gx, uint32_t bx, uint32_t by, int64_t n, int uncoalesced,
-                  struct cc_cuda_redist *r, struct cc_err *err)
+/* Writes text as DIR/name and rewrites kernel with W = 8 and V = lanes (0: 32) on grid x
+ * block; parameter 2 (n in the kernels below) is known to be n. */
+static int redist_v(struct fixture *f, const char *name, const char *text, const char *kernel,
+                    uint32_t gx, uint32_t bx, uint32_t by, int64_t n, int uncoalesced,
+                    uint32_t lanes, struct cc_cuda_redist *r, struct cc_err *err)
 {
   static int yes = 1, no = 0;
   const int64_t values[3] = {0, 0, n};
@@ -36,6 +36,7 @@ static int redist(struct fixture *f, const char *name, const char *text, const c
   in.block[1] = by;
   in.block[2] = 1;
   in.warps = 8;
+  in.lanes = lanes;
   in.param_values = values;
   in.param_known = known;
   in.nparams = 3;
@@ -43,6 +44,13 @@ static int redist(struct fixture *f, const char *name, const char *text, const c
   in.ctx = uncoalesced ? &yes : &no;
   memset(err, 0, sizeof *err);
   return cc_cuda_redistribute(&in, r, err);
+}
+
+static int redist(struct fixture *f, const char *name, const char *text, const char *kernel,
+                  uint32_t gx, uint32_t bx, uint32_t by, int64_t n, int uncoalesced,
+                  struct cc_cuda_redist *r, struct cc_err *err)
+{
+  return redist_v(f, name, text, kernel, gx, bx, by, n, uncoalesced, 0, r, err);
 }
 
 /* ---- rewrites ---- */
@@ -114,6 +122,95 @@ static void test_local_sum(void **state)
   assert_int_equal(r.loops[0].integer, 0);
   /* 0 <= j < n = 100: 100 iterations */
   assert_int_equal(r.loops[0].trips, 100);
+  cc_cuda_redist_release(&r);
+}
+
+/* The sub-warp form, V = 8: sum_in again. A group of 8 lanes plays one thread, 4 a warp:
+ * v = (blockIdx.x * 8 + threadIdx.y) * 4 + threadIdx.x / 8, the lane in the group
+ * threadIdx.x % 8, the group's first lane __cc_g and its mask 0xff << __cc_g; the loop
+ * steps by 8; the butterfly starts at offset 4 with width 8 and the group's mask; the
+ * shared tree uses the group's 8 words of the warp's row; every __syncwarp names the
+ * group's mask (other groups of the warp may have left). 128 threads, 32 a CTA: 4 CTAs. */
+#define SUM_PROLOGUE_V8(SHARED)                                                           \
+  "{ /* coalcheck redistribute: group v of 8 lanes plays thread v of grid (2, 1, 1) x "     \
+  "block (64, 1, 1), its lanes split the loop */ const int __cc_lane = (int)(threadIdx.x % " \
+  "8u), __cc_warp = (int)threadIdx.y; const int __cc_g = (int)threadIdx.x - __cc_lane; "    \
+  "const unsigned __cc_mask = 0xffu << __cc_g; const unsigned long long __cc_v = "          \
+  "((unsigned long long)blockIdx.x * 8ull + (unsigned long long)__cc_warp) * 4ull + "       \
+  "(unsigned long long)(threadIdx.x / 8u);" SHARED " if (__cc_v >= 128ull) return; const "  \
+  "uint3 __cc_tid = make_uint3((unsigned)(__cc_v % 64ull), 0u, 0u); const uint3 "          \
+  "__cc_ctaid = make_uint3((unsigned)(__cc_v / 64ull % 2ull), 0u, 0u); { const uint3 "     \
+  "threadIdx = __cc_tid, blockIdx = __cc_ctaid; const dim3 blockDim(64u, 1u, 1u), "        \
+  "gridDim(2u, 1u, 1u); (void)threadIdx; (void)blockIdx; (void)blockDim; (void)gridDim;\n"
+
+static void test_subwarp_sum(void **state)
+{
+  static const char shuffle[] =
+    "__global__ void k(const float *A, float *y, int n)\n"
+    SUM_PROLOGUE_V8("")
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  float s = 0.0f;\n"
+    "  { float __cc_p0 = 0; for (int j = (0) + __cc_lane; j < n; j += 8)\n"
+    "    __cc_p0 += A[i * n + j]; for (int __cc_o = 4; __cc_o > 0; __cc_o /= 2) { __cc_p0 "
+    "+= __shfl_xor_sync(__cc_mask, __cc_p0, __cc_o, 8); } s += __cc_p0; }\n"
+    "  { if (__cc_lane == 0) { y[i] = s; } __syncwarp(__cc_mask); }\n"
+    "} }\n";
+  static const char shared[] =
+    "__global__ void k(const float *A, float *y, int n)\n"
+    SUM_PROLOGUE_V8(" __shared__ float __cc_s0[8][32];")
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  float s = 0.0f;\n"
+    "  { float __cc_p0 = 0; for (int j = (0) + __cc_lane; j < n; j += 8)\n"
+    "    __cc_p0 += A[i * n + j]; __cc_s0[__cc_warp][__cc_g + __cc_lane] = __cc_p0; "
+    "__syncwarp(__cc_mask); for (int __cc_o = 4; __cc_o > 0; __cc_o /= 2) { if (__cc_lane < "
+    "__cc_o) { __cc_s0[__cc_warp][__cc_g + __cc_lane] += __cc_s0[__cc_warp][__cc_g + "
+    "__cc_lane + __cc_o]; } __syncwarp(__cc_mask); } __cc_p0 = __cc_s0[__cc_warp][__cc_g]; "
+    "__syncwarp(__cc_mask); s += __cc_p0; }\n"
+    "  { if (__cc_lane == 0) { y[i] = s; } __syncwarp(__cc_mask); }\n"
+    "} }\n";
+  struct fixture *f = *state;
+  struct cc_cuda_redist r;
+  struct cc_err err;
+  assert_int_equal(redist_v(f, "sum8.cu", sum_in, "k", 2, 64, 1, 100, 1, 8, &r, &err), CC_OK);
+  assert_string_equal(r.text[CC_CUDA_REDIST_SHUFFLE], shuffle);
+  assert_string_equal(r.text[CC_CUDA_REDIST_SHARED], shared);
+  /* the same [8][32] array: 8 warps x 4 groups x 8 words */
+  assert_int_equal(r.shared_bytes[CC_CUDA_REDIST_SHARED], 8 * 32 * 4);
+  assert_int_equal(r.grid[0], 4);
+  assert_int_equal(r.block[0], 32);
+  assert_int_equal(r.block[1], 8);
+  /* one read a step: A[i * n + j] */
+  assert_int_equal(r.loops[0].reads, 1);
+  cc_cuda_redist_release(&r);
+}
+
+/* Reads one iteration makes (cc_cuda_redist_loop.reads): CSR's val[k] * x[colidx[k]] is
+ * 3; the target's own subscript (y[row]) and a local array's element are not counted. */
+static void test_reads(void **state)
+{
+  static const char in[] =
+    "__global__ void s(const int *rp, const int *ci, const float *val, float *x, float *y,\n"
+    "                  int n)\n"
+    "{\n"
+    "  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  float w[2] = {1.0f, 2.0f};\n"
+    "  for (int k = rp[row]; k < rp[row + 1]; k++)\n"
+    "    y[row] += val[k] * x[ci[k]] * w[k & 1];\n"
+    "}\n";
+  struct fixture *f = *state;
+  struct cc_cuda_redist r;
+  struct cc_err err;
+  assert_int_equal(redist_v(f, "reads.cu", in, "s", 1, 64, 1, 0, 1, 16, &r, &err), CC_OK);
+  assert_int_equal(r.nloops, 1);
+  assert_int_equal(r.loops[0].reads, 3);
+  /* the bounds are loaded: no trip count */
+  assert_int_equal(r.loops[0].trips, -1);
+  /* 64 threads, 8 warps x 2 a CTA: 4 CTAs */
+  assert_int_equal(r.grid[0], 4);
+  assert_non_null(strstr(r.text[CC_CUDA_REDIST_SHUFFLE], "__shfl_xor_sync(__cc_mask, __cc_p0, "
+                                                         "__cc_o, 16)"));
+  assert_non_null(strstr(r.text[CC_CUDA_REDIST_SHUFFLE], "const unsigned __cc_mask = 0xffffu "
+                                                         "<< __cc_g;"));
   cc_cuda_redist_release(&r);
 }
 
@@ -281,6 +378,8 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_local_sum, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_subwarp_sum, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_reads, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_memory_target, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_two_integer_targets, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
