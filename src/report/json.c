@@ -1,4 +1,4 @@
-/* The JSON report (docs/json-schema.md, schema_version 3), built with cJSON. */
+/* The JSON report (docs/json-schema.md, schema_version 4), built with cJSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  *
  * Both read a finished struct cc_analysis (analysis/analysis.h: every kernel ended) and
  * write kernels in stream order, instructions worst first. The JSON schema is
- * docs/json-schema.md (schema_version 3). */
+ * docs/json-schema.md (schema_version 4). */
 #ifndef CC_REPORT_REPORT_H
 #define CC_REPORT_REPORT_H
 
