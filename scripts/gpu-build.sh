@@ -14,11 +14,11 @@ mkdir -p "$DIR"
 CFLAGS=(-std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
         -Wstrict-prototypes -Wmissing-prototypes -Werror -Isrc -I"$SAN/include" -I"$CUDA/include")
 LIB_SRCS=(src/gpu/inject.c src/gpu/counters.c src/gpu/sassmap.c src/gpu/filter.c
-          src/gpu/report.c src/gpu/trace.c src/util/err.c src/util/fileio.c src/util/mem.c)
+          src/gpu/report.c src/gpu/sample.c src/gpu/trace.c src/util/err.c src/util/fileio.c src/util/mem.c)
 SANLIB=$SAN
 [ -e "$SAN/libsanitizer-public.so" ] || SANLIB=$SAN/lib
 gcc "${CFLAGS[@]}" -fPIC -shared -o "$DIR/libcoalcheck_gpu.so" "${LIB_SRCS[@]}" \
-  -L"$SANLIB" -Wl,-rpath,"$SANLIB" -lsanitizer-public -lstdc++ -ldl -lpthread
+  -L"$SANLIB" -Wl,-rpath,"$SANLIB" -lsanitizer-public -lstdc++ -ldl -lpthread -lm
 nvcc --fatbin --compile-as-tools-patch -I"$SAN/include" -Isrc/gpu \
   -gencode arch=compute_90,code=sm_90 -o "$DIR/coalcheck_gpu_patch.fatbin" src/gpu/patch.cu
 gcc "${CFLAGS[@]}" -o "$DIR/coalcheck-gpu-launch" src/gpu/launch.c src/launch/arg.c \

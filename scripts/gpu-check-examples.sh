@@ -19,6 +19,8 @@
 #       the command itself: `coalcheck ./gpuapps ...` and `coalcheck --backend gpu`.
 # Then, here: python3 scripts/gpu-compare-examples.py DIR > bench/results/gpu-vs-emu-DATE.md
 set -u -o pipefail
+# figures compared with ncu or by hand: every launch measured (the default samples)
+export COALCHECK_GPU_EXACT=1
 cd "$(dirname "$0")/.."
 MODE=${1:-}
 DIR=${2:-build-gpu-examples}

@@ -22,6 +22,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 nvcc --version | tail -1
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 export COALCHECK_GPU_DEVICE="$DEVICE"
+# every figure here is compared with ncu: the exact mode (the default samples launches)
+export COALCHECK_GPU_EXACT=1
 
 log "build"
 bash scripts/gpu-build.sh "$B" || exit 1

@@ -8,6 +8,8 @@
 # Default: tests/gpu/apps/threads.cu `threads 4 1` (a host thread replaying a graph while
 # three others launch kernels: hangs, bench/results/gpu-workloads-2026-11-22b.md).
 set -u -o pipefail
+# figures compared with ncu or by hand: every launch measured (the default samples)
+export COALCHECK_GPU_EXACT=1
 cd "$(dirname "$0")/.."
 B=build-gpu-hang
 WAIT=${1:-15}

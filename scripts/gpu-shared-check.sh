@@ -8,6 +8,8 @@
 # Runs on the GPU machine (device `run` tool): bash scripts/gpu-shared-check.sh
 # Writes $OUT/gpu-shared.tar.gz: coalcheck-<kernel>.json and ncu-source-<kernel>.csv.
 set -u -o pipefail
+# figures compared with ncu or by hand: every launch measured (the default samples)
+export COALCHECK_GPU_EXACT=1
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-$PWD/build-gpu}
 OUT=$PWD/build-gpu/shared-out

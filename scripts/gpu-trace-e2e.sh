@@ -8,6 +8,8 @@
 # Each trace is made three ways (device buffer, device buffer too small, ring only: see
 # the variants below); every one must give the in-situ figures.
 set -u -o pipefail
+# figures compared with ncu or by hand: every launch measured (the default samples)
+export COALCHECK_GPU_EXACT=1
 cd "$(dirname "$0")/.."
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 SAN=$CUDA/compute-sanitizer

@@ -45,6 +45,8 @@
 # (DIR/res). Keep the log with `... 2>&1 | tee $OUT/log`. Every step has a timeout; a step
 # that fails is reported (rc=...) and the script goes on with the next.
 set -u -o pipefail
+# figures compared with ncu or by hand: every launch measured (the default samples)
+export COALCHECK_GPU_EXACT=1
 cd "$(dirname "$0")/.." || exit 1
 DIR=${1:-build-gpu-workloads}
 OUT=${OUT:-$PWD/$DIR/out}

@@ -141,6 +141,9 @@ struct cc_insn_stats {
 
   /* counts */
   uint64_t executions;        /* warp records = warp-level requests of the program */
+  double bound_requests, bound_sectors; /* imported estimates (the GPU backend's fast
+                                 mode): relative 95% bounds of requests and of sectors
+                                 (shared: wavefronts); 0: exact; NAN: unknown */
   uint64_t max_dyn;           /* the most times one warp executed it (records' dyn + 1): a
                                  bound on any one thread's executions; 0 when the stream
                                  carries no dyn (GPU traces) */
@@ -268,6 +271,16 @@ struct cc_kernel_totals {
 };
 
 /* One kernel launch of the stream. */
+/* How an imported kernel's figures were sampled (the GPU backend's fast mode,
+ * src/gpu/sample.c): `launches` ran, `sampled` of them were measured, the rest
+ * extrapolated per launch geometry; bounds relative, at 95% (NAN: unknown). present 0:
+ * every launch measured (or an emulated kernel). */
+struct cc_kernel_sampling {
+  int present;
+  uint64_t launches, sampled;
+  double bound_requests, bound_sectors;
+};
+
 struct cc_kernel_stats {
   char *name, *mangled;       /* owned */
   uint32_t grid[3], block[3];
@@ -287,6 +300,7 @@ struct cc_kernel_stats {
   char *warp_dependent_what, *fix_command;
   size_t n_shared_vars;       /* the kernel's .shared variables (cc_kernel_info), copied */
   struct cc_shared_var *shared_vars; /* owned, names too; NULL when not known */
+  struct cc_kernel_sampling sampling; /* set by the importer after the import */
   int imported;               /* figures handed in by cc_analysis_import_kernel (the GPU
                                  backend): no footprint was measured, so all_stride and
                                  line_all_stride are unknown (reported as such); the
@@ -420,7 +434,10 @@ struct cc_insn_counts {
                                  strides of the interleaved addresses (as the sink's) */
   uint64_t stride_min, stride_max; /* bytes, when stride_count > 0 */
   double stride_sum;          /* bytes */
+  double bound_requests, bound_sectors; /* relative 95% bounds when the figures are
+                                 estimates (0: exact, NAN: unknown); see cc_insn_stats */
 };
+
 
 /* Appends kernel ki to an as a finished kernel whose instruction ki->insns[i] has the
  * figures counts[i] (ki->n_insns of them), then computes what end_kernel computes:

@@ -107,6 +107,8 @@ static void fill(struct cc_insn_stats *s, const struct cc_insn_counts *c)
 {
   int shared = s->info.space == CC_SPACE_SHARED || c->wavefronts > 0;
   s->executions = c->executions;
+  s->bound_requests = c->bound_requests;
+  s->bound_sectors = c->bound_sectors;
   s->thread_accesses = c->thread_accesses;
   s->bytes_requested = c->bytes_requested;
   /* one request per warp-level instruction (sm_50 on), per 32-bit word for wide local */

@@ -39,6 +39,7 @@ struct app_opts {
                                patterns expanded (outname.c); the four above point at them */
   uint32_t top;
   int quiet, help;
+  int exact;                /* --exact: every launch counted (COALCHECK_GPU_EXACT=1) */
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
 };
 
@@ -124,6 +125,10 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
     }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       o->help = 1;
+      continue;
+    }
+    if (strcmp(a, "--exact") == 0) {
+      o->exact = 1;
       continue;
     }
     eq = strchr(a, '=');
@@ -464,6 +469,8 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
       setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
     if (o.spaces)
       setenv("COALCHECK_GPU_SPACES", o.spaces, 1);
+    if (o.exact)
+      setenv("COALCHECK_GPU_EXACT", "1", 1);
     {
       struct cc_cli_selection sel = selection(&o);
       rc = cc_cli_gpu_spawn(child, &files, json, &sel, &ws, err);
@@ -471,6 +478,7 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
     unsetenv("COALCHECK_GPU_TRACE");
     unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
     unsetenv("COALCHECK_GPU_SPACES");
+    unsetenv("COALCHECK_GPU_EXACT");
     child[0] = saved;
   }
   if (rc != CC_OK)
@@ -613,7 +621,7 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
                       "(.ccgpu, from COALCHECK_GPU_TRACE), not with %s", argv[o.input]);
   if (is_raw) {
     if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json ||
-        o.name_base || o.kernel_id)
+        o.name_base || o.kernel_id || o.exact)
       return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace, --html "
                         "and -q; report the converted trace with `coalcheck report "
                         "FILE.cctrace`");
@@ -622,6 +630,7 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
     return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, NULL, err);
   }
   if (o.regex || o.skip || o.count || o.gpu_json || o.sample || o.name_base || o.kernel_id ||
+      o.exact ||
       strcmp(o.backend, "gpu") != 0)
     return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --html, --top and -q: "
                       "the launch filter applies when the application runs");

@@ -85,6 +85,32 @@ static int parse_enum(const char *s, const char *const *names, int n)
 }
 
 /* One element of "instructions" -> info (strings borrowed from the JSON) and counts. */
+/* The optional "bound95" {"requests","sectors"} of o (the library's fast mode, src/gpu/
+ * sample.c): relative bounds, null for unknown (NAN); absent: exact (0, 0). */
+static int get_bound(const cJSON *o, const struct where *w, double *req, double *sec,
+                     struct cc_err *err)
+{
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "bound95");
+  *req = *sec = 0.0;
+  if (b == NULL)
+    return CC_OK;
+  if (!cJSON_IsObject(b))
+    return bad(w, "bound95", "is not an object {requests, sectors}", err);
+  const char *names[] = {"requests", "sectors"};
+  double *outs[] = {req, sec};
+  for (int i = 0; i < 2; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, names[i]);
+    if (cJSON_IsNull(v))
+      *outs[i] = NAN;
+    else if (cJSON_IsNumber(v) && v->valuedouble >= 0)
+      *outs[i] = v->valuedouble;
+    else
+      return bad(w, "bound95", "holds a bound that is neither a non-negative number nor null",
+                 err);
+  }
+  return CC_OK;
+}
+
 static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, size_t cap,
                        struct cc_insn_info *info, struct cc_insn_counts *c, struct cc_err *err)
 {
@@ -151,6 +177,8 @@ static int import_insn(const cJSON *j, const struct where *w, char *sass_buf, si
     return bad(w, "requests", "is not a multiple of the access's 32-bit words (local)", err);
   c->executions = requests / words;
   c->thread_accesses = lanes;
+  if ((rc = get_bound(j, w, &c->bound_requests, &c->bound_sectors, err)) != CC_OK)
+    return rc;
   c->bytes_requested = bytes;
   if (sp != CC_SPACE_SHARED) {
     if ((rc = get_u64(j, "sectors", w, &c->sectors, err)) != CC_OK ||
@@ -189,6 +217,7 @@ static int import_kernel(const cJSON *j, struct where *w, struct cc_analysis *an
   const cJSON *insns = cJSON_GetObjectItemCaseSensitive(j, "instructions");
   const char *name, *mangled;
   struct cc_kernel_info ki;
+  struct cc_kernel_sampling smp = {0};
   struct cc_insn_info *infos;
   struct cc_insn_counts *counts;
   char(*sass)[32];
@@ -204,6 +233,14 @@ static int import_kernel(const cJSON *j, struct where *w, struct cc_analysis *an
     return rc;
   if (!cJSON_IsArray(insns))
     return bad(w, "instructions", "is missing or not an array", err);
+  /* sampled launches (the fast mode); older reports and --exact: every launch counted */
+  if (cJSON_GetObjectItemCaseSensitive(j, "sampled_launches")) {
+    if ((rc = get_u64(j, "launches", w, &smp.launches, err)) != CC_OK ||
+        (rc = get_u64(j, "sampled_launches", w, &smp.sampled, err)) != CC_OK ||
+        (rc = get_bound(j, w, &smp.bound_requests, &smp.bound_sectors, err)) != CC_OK)
+      return rc;
+    smp.present = smp.sampled < smp.launches;
+  }
   n = (size_t)cJSON_GetArraySize(insns);
   infos = cc_xcalloc(n ? n : 1, sizeof *infos);
   counts = cc_xcalloc(n ? n : 1, sizeof *counts);
@@ -224,6 +261,8 @@ static int import_kernel(const cJSON *j, struct where *w, struct cc_analysis *an
     rc = cc_analysis_import_kernel(an, &ki, counts, err);
     if (rc != CC_OK)
       cc_err_prefix(err, "%s", w->origin);
+    else
+      an->kernels[an->n_kernels - 1].sampling = smp;
     free(source);
   }
   free(sass);

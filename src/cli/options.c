@@ -642,6 +642,9 @@ static const struct option options[] = {
    "is 0", NULL, FOR_APP},
   {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
    "(default all): the others run at native speed", NULL, FOR_APP},
+  {"exact", 0, NULL, "count every launch (default: the fast mode\n"
+   "samples repeated launches of one geometry and\n"
+   "extrapolates, with a 95% bound per figure)", NULL, FOR_APP},
   {"quiet", 'q', NULL, "no progress messages", set_quiet,
    FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"help", 'h', NULL, "show this help", set_help,

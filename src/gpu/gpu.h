@@ -203,6 +203,9 @@ struct cc_gpu_insn_report {
   const char *inl_file;   /* the call site when the line was inlined, else NULL */
   uint32_t inl_line;
   struct cc_gpu_pc_stats st;
+  /* fast mode: relative 95% bounds of the estimated requests and sectors (sample.h);
+   * 0: measured in every launch (exact); NAN: unknown (one sampled launch of several) */
+  double bound_requests, bound_sectors;
 };
 
 struct cc_gpu_kernel_report {
@@ -210,6 +213,8 @@ struct cc_gpu_kernel_report {
   const char *mangled;
   uint32_t grid[3], block[3];   /* of the last profiled launch */
   uint64_t launches;      /* profiled launches */
+  uint64_t sampled_launches; /* of those, measured (fast mode samples; exact: all) */
+  double bound_requests, bound_sectors; /* the kernel totals' relative 95% bounds */
   size_t n;
   struct cc_gpu_insn_report *insns;   /* ascending sass_offset */
   uint64_t outside_requests;          /* accesses from pcs outside the kernel's range */

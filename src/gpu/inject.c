@@ -29,6 +29,11 @@
  * pinned host memory, drained by a thread while the kernel runs, written at exit as a GPU
  * trace, trace.c), COALCHECK_GPU_TRACE_RING (ring records) and COALCHECK_GPU_SAMPLE_CTAS
  * (count and trace only CTAs whose linear id % N == 0). README.md, "Trace mode".
+ * Fast mode (the default): only sampled launches run patched, the others unpatched
+ * (sample.c, README.md "Fast mode"); COALCHECK_GPU_EXACT=1 measures every launch and
+ * reads the counters back once per many launches (deferred read-back);
+ * COALCHECK_GPU_LAUNCH_PERIOD, COALCHECK_GPU_PROFILE (breakdown line at exit),
+ * COALCHECK_GPU_DIAG=nodefer.
  *
  * The one mutable global: the state pointer, because atexit handlers take no argument. */
 #include <dlfcn.h>
@@ -46,6 +51,7 @@
 #include <sanitizer.h>
 
 #include "gpu/gpu.h"
+#include "gpu/sample.h"
 #include "util/mem.h"
 #include "util/fileio.h"
 
@@ -59,6 +65,7 @@ struct mod_rec {
   size_t cubin_size;
   struct cc_gpu_sassmap sass;
   int sass_done;
+  int patched;            /* instrumented now (the fast mode unpatches between samples) */
 };
 
 struct func_rec {
@@ -79,6 +86,23 @@ struct func_rec {
   int graph_running;      /* a node of it is in the graph launch in progress */
   int graph_dirty;        /* ran in a graph launch whose flush was deferred */
   uint32_t grid[3], block[3];
+  /* fast mode: launch strata and the sampled launch in progress (sample.h) */
+  struct cc_gpu_strata strata;
+  struct cc_gpu_stratum *cur;
+  int cur_head;           /* the launch in progress is in its stratum's head */
+  struct cc_gpu_pc_stats *scratch; /* n_slots + 1: what one sampled launch measured */
+  /* exact mode, one host thread: launches read back together (defer.c's rule) */
+  uint64_t pending;       /* launches since the last flush, all on pending_st */
+  Sanitizer_StreamHandle pending_st;
+  uint64_t defer_max;     /* flush once this many are pending (carry guard, layout.h) */
+  double *bound_req, *bound_sec; /* fast mode, at exit: relative 95% bounds per slot */
+  struct cc_gpu_sample_summary sum;
+};
+
+/* COALCHECK_GPU_PROFILE=1: where the time goes (seconds of CLOCK_MONOTONIC, summed). */
+struct prof {
+  double load, sw, begin, wait, read, merge, finish;
+  uint64_t launches, patched, switches, flushes, deferred, empty;
 };
 
 struct ctx_rec {
@@ -101,6 +125,19 @@ struct state {
   uint32_t spaces;        /* COALCHECK_GPU_SPACES: bit 1 << enum cc_space: patched */
   uint32_t mode;          /* CC_GPU_MODE_* from COALCHECK_GPU_DIAG */
   int quiet;
+  int exact;              /* COALCHECK_GPU_EXACT=1: every launch patched and counted */
+  uint32_t period;        /* fast mode: 1 launch in `period` sampled per geometry */
+  int no_unpatch;         /* sanitizerUnpatchModule failed: unsampled launches run patched
+                             with callbacks that return at once */
+  int no_switch;          /* a second host thread or stream has launched: modules keep the
+                             state they have (measured on the H100: patching while other
+                             threads or streams launch hung tests/gpu/apps/threads.cu and
+                             multistream.cu) */
+  Sanitizer_StreamHandle first_stream;
+  int profile;            /* COALCHECK_GPU_PROFILE */
+  int nodefer;            /* COALCHECK_GPU_DIAG=nodefer: exact mode reads every launch back
+                             at its end (as before the deferred read-back) */
+  struct prof prof;
   struct cc_err err;      /* first error met inside a callback, reported at exit */
   struct mod_rec *mods;
   size_t n_mods, cap_mods;
@@ -252,18 +289,19 @@ static struct ctx_rec *ctx_get(struct state *s, CUcontext ctx, Sanitizer_StreamH
   return c;
 }
 
-static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData *d)
+static double now(void)
 {
-  struct ctx_rec *c = ctx_find(s, d->context);
-  if (!c->patched) {
-    if (check(s, sanitizerAddPatchesFromFile(s->patch_path, d->context),
-              "loading the device patch (set COALCHECK_GPU_PATCH to "
-              "coalcheck_gpu_patch.fatbin)") != 0)
-      return;
-    c->patched = 1;
-  }
-  /* only the spaces asked for (COALCHECK_GPU_SPACES): an unpatched instruction costs
-   * nothing, which no faster callback can match */
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Marks the memory instructions of the spaces asked for (COALCHECK_GPU_SPACES: an
+ * unpatched instruction costs nothing, which no faster callback can match) and
+ * instruments the module. Marks are set again before every patch: the fast mode patches
+ * a module again after sanitizerUnpatchModule. */
+static int module_patch(struct state *s, CUmodule mod)
+{
   static const struct {
     Sanitizer_InstructionId id;
     const char *callback, *what;
@@ -277,16 +315,57 @@ static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData
   };
   for (int sp = 0; sp < CC_SPACE_COUNT; sp++)
     if ((s->spaces & (1u << sp)) &&
-        check(s, sanitizerPatchInstructions(patches[sp].id, d->module, patches[sp].callback),
+        check(s, sanitizerPatchInstructions(patches[sp].id, mod, patches[sp].callback),
               patches[sp].what) != 0)
+      return -1;
+  return check(s, sanitizerPatchModule(mod), "sanitizerPatchModule");
+}
+
+/* Fast mode: the launch's module instrumented (on) or not (off) before the launch is
+ * submitted. Before patching, the launch's stream is waited for (unpatched launches
+ * still running on it must not meet code being rewritten). An unpatch that fails (an
+ * older driver) turns switching off for good: unsampled launches then run patched, with
+ * callbacks that return at once. */
+static void module_set(struct state *s, struct mod_rec *m, int on, Sanitizer_StreamHandle st)
+{
+  if (m == NULL || m->patched == on || (s->no_unpatch && !on) || s->no_switch)
+    return;
+  double t0 = now();
+  if (on) {
+    if (st != NULL)
+      sanitizerStreamSynchronize(st);
+    m->patched = module_patch(s, m->mod) == 0;
+  } else if (sanitizerUnpatchModule(m->mod) == SANITIZER_SUCCESS) {
+    m->patched = 0;
+  } else {
+    s->no_unpatch = 1;
+    if (!s->quiet)
+      fprintf(stderr, "coalcheck-gpu: warning: sanitizerUnpatchModule failed: launches that "
+              "are not sampled run instrumented (slower, same figures)\n");
+  }
+  s->prof.sw += now() - t0;
+  s->prof.switches++;
+}
+
+static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData *d)
+{
+  struct ctx_rec *c = ctx_find(s, d->context);
+  if (!c->patched) {
+    if (check(s, sanitizerAddPatchesFromFile(s->patch_path, d->context),
+              "loading the device patch (set COALCHECK_GPU_PATCH to "
+              "coalcheck_gpu_patch.fatbin)") != 0)
       return;
-  if (check(s, sanitizerPatchModule(d->module), "sanitizerPatchModule"))
+    c->patched = 1;
+  }
+  double t0 = now();
+  if (module_patch(s, d->module) != 0)
     return;
   s->mods = cc_xgrow(s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods);
   struct mod_rec *m = &s->mods[s->n_mods++];
   memset(m, 0, sizeof *m);
   m->mod = d->module;
   m->ctx = d->context;
+  m->patched = 1;
   if (d->pCubin != NULL && d->cubinSize != 0) {
     m->cubin = malloc(d->cubinSize);
     if (m->cubin == NULL)
@@ -294,6 +373,7 @@ static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData
     memcpy(m->cubin, d->pCubin, d->cubinSize);
     m->cubin_size = d->cubinSize;
   }
+  s->prof.load += now() - t0;
 }
 
 static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
@@ -474,7 +554,8 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
   f->raw = malloc((f->n_slots + 1) * rec);
   f->prev = calloc(f->n_slots + 1, rec);
   f->stats = malloc((f->n_slots + 1) * sizeof *f->stats);
-  if (!f->touched || !f->raw || !f->prev || !f->stats)
+  f->scratch = malloc((f->n_slots + 1) * sizeof *f->scratch);
+  if (!f->touched || !f->raw || !f->prev || !f->stats || !f->scratch)
     CC_BUG("out of memory");
   for (uint32_t i = 0; i <= f->n_slots; i++)
     cc_gpu_stats_init(&f->stats[i]);
@@ -542,32 +623,60 @@ static void trace_launch(struct state *s, struct func_rec *f, const Sanitizer_La
         "sanitizerMemcpyHostToDeviceAsync (launch number)");
 }
 
+static void flush_pending(struct state *s, struct func_rec *f);
+
 static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
 {
   int graph = in_graph(s);
   if (graph && graph_node_seen(s, d))
     return;
+  double t0 = now();
+  s->prof.launches++;
+  if (s->first_stream == NULL)
+    s->first_stream = d->hStream;
+  else if (s->first_stream != d->hStream || s->multi_thread)
+    s->no_switch = 1;
   struct ctx_rec *c = ctx_get(s, d->context, d->hStream);
   struct func_rec *f = func_get(s, d);
+  struct mod_rec *m = f->mod < s->n_mods ? &s->mods[f->mod] : NULL;
   void *ud = c->disabled;
+  int on = 0;
   /* a graph upload sets up the nodes without running them: not a launch (the filter's
    * skip/count see only launches that run) */
   if (!(graph && s->graph_upload) && cc_gpu_filter_select(&s->filter, f->name, f->mangled) &&
       (f->dev != NULL || func_alloc(s, f, d) == 0)) {
-    ud = f->dev;
+    f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
+    f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
     f->launches++;
+    on = 1;
+    if (!s->exact && !graph) { /* fast mode: is this launch of its geometry sampled? */
+      struct cc_gpu_stratum *k = cc_gpu_strata_get(&f->strata, f->n_slots, f->grid, f->block);
+      on = cc_gpu_stratum_next(k, CC_GPU_SAMPLE_FIRST, s->period, &f->cur_head);
+      /* no more switching: a patched module measures every launch, an unpatched one
+       * none (its strata are extrapolated from the launches sampled before) */
+      if (s->no_switch)
+        on = m == NULL || m->patched;
+      f->cur = k;
+    }
+  }
+  if (on) {
+    ud = f->dev;
+    s->prof.patched++;
     if (graph) {
       f->graph = 1;
       f->graph_running = 1;
     } else {
+      if (f->pending > 0 && f->pending_st != d->hStream)
+        flush_pending(s, f); /* deferred launches stay on one stream */
       s->open = cc_xgrow(s->open, &s->cap_open, s->n_open + 1, sizeof *s->open);
       s->open[s->n_open++] = (struct open_launch){pthread_self(), (size_t)(f - s->funcs)};
     }
-    f->grid[0] = d->gridDim_x, f->grid[1] = d->gridDim_y, f->grid[2] = d->gridDim_z;
-    f->block[0] = d->blockDim_x, f->block[1] = d->blockDim_y, f->block[2] = d->blockDim_z;
     if (s->ring != NULL && !graph)
       trace_launch(s, f, d);
   }
+  /* fast mode: sampled launches run instrumented, the others not (graph nodes always) */
+  if (!s->exact)
+    module_set(s, m, on || graph, graph ? NULL : d->hStream);
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: launch %s %s%s launch %p stream %p\n", f->mangled,
             ud == c->disabled ? "off" : "on", graph ? " (graph node)" : "",
@@ -583,6 +692,7 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
    * nodes: a launch filter that cuts through a graph's nodes of one function is coarse. */
   if ((graph || f->graph) && (s->graph_data & GRAPH_DATA_FUNCTION))
     check(s, sanitizerSetCallbackData(d->function, ud), "sanitizerSetCallbackData");
+  s->prof.begin += now() - t0;
 }
 
 /* Adds one slot's shards, as read now (cur), minus what earlier flushes already added
@@ -623,6 +733,26 @@ static int in_flight(const struct state *s, size_t fi)
   return 0;
 }
 
+/* Exact mode's deferred read-back (one host thread): the launches a table may take
+ * before it is read, from the largest packed half (layout.h: a 32-bit half must not carry)
+ * any (slot, shard) record reached over the `launches` launches just read: at most 2^30
+ * per half is allowed, half of the room (kernels whose later launches do more than twice
+ * the work of the ones measured could carry: the one assumption), and at most 4096. */
+static uint64_t defer_limit(const uint64_t *raw, size_t records, uint64_t launches)
+{
+  uint64_t top = 1;
+  for (size_t r = 0; r < records; r++)
+    for (int fld = CC_GPU_F_REQ_LANES; fld <= CC_GPU_F_SECT_IDEAL; fld++) {
+      uint64_t v = raw[r * CC_GPU_FIELDS + (size_t)fld];
+      uint64_t hi = v >> 32, lo = v & 0xffffffffu;
+      top = hi > top ? hi : top;
+      top = lo > top ? lo : top;
+    }
+  uint64_t per = (top + launches - 1) / launches;
+  uint64_t n = (1ull << 30) / per;
+  return n < 1 ? 1 : n > 4096 ? 4096 : n;
+}
+
 /* Copies back the slots the launch touched and adds what is new in them (the caller has
  * waited for the grid: at LAUNCH_END it may still run; measured on the H200, copies
  * without the wait read counters mid-kernel). Zeroes them on
@@ -630,9 +760,12 @@ static int in_flight(const struct state *s, size_t fi)
  * same function from another host thread may still be adding to the table (measured,
  * tests/gpu/apps/threads.cu: zeroing under it lost up to 7% of its counts); otherwise
  * the table keeps growing and the next flush takes the difference. */
-static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st)
+static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st,
+                  struct cc_gpu_pc_stats *dst)
 {
   char *dev = f->dev;
+  double t0 = now();
+  s->prof.flushes++;
   if (check(s, sanitizerMemcpyDeviceToHost(f->touched, dev + f->touched_off,
                                            f->touched_bytes, st), "reading counters") != 0)
     return;
@@ -649,24 +782,34 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: flush %s slots %u..%u%s\n", f->mangled, lo, hi,
             zero ? "" : " (another launch in flight: not zeroed)");
-  if (lo == UINT32_MAX)
+  if (lo == UINT32_MAX) {
+    s->prof.empty++; /* nothing counted: a diagnosis of patching (fast mode) */
     return;
+  }
   size_t per = (size_t)f->n_shards * CC_GPU_FIELDS;
   size_t rec = per * sizeof(uint64_t);
   size_t off = f->counters_off + lo * rec, bytes = (size_t)(hi - lo + 1) * rec;
   if (check(s, sanitizerMemcpyDeviceToHost(f->raw, dev + off, bytes, st),
             "reading counters") != 0)
     return;
+  double t1 = now();
+  s->prof.read += t1 - t0;
   for (uint32_t i = lo; i <= hi; i++)
     if (f->touched[i / 32] & (1u << (i % 32)))
-      add_slot(&f->stats[i], f->raw + (size_t)(i - lo) * per, f->prev + (size_t)i * per,
+      add_slot(&dst[i], f->raw + (size_t)(i - lo) * per, f->prev + (size_t)i * per,
                f->n_shards);
+  f->defer_max = defer_limit(f->raw, (size_t)(hi - lo + 1) * f->n_shards,
+                             f->pending > 0 ? f->pending : 1);
+  double t2 = now();
+  s->prof.merge += t2 - t1;
   if (!zero)
     return;
-  if (check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") != 0)
-    return;
-  memset(f->prev + (size_t)lo * per, 0, bytes);
-  check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st), "zeroing counters");
+  if (check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") == 0) {
+    memset(f->prev + (size_t)lo * per, 0, bytes);
+    check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st),
+          "zeroing counters");
+  }
+  s->prof.read += now() - t2;
 }
 
 /* A chunk of at least need bytes: a written one from the pool, or a new one (pinned
@@ -826,22 +969,73 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
     return; /* flushed after the whole graph: on_graph_launch */
   if (open_find(s) < 0)
     return; /* this thread's launch was not profiled */
+  /* exact mode, one host thread, no trace: no wait here, the table keeps adding up on the
+   * device and is read once defer_max launches are pending (or at a stream's, module's or
+   * context's end, another thread's first call, a graph launch, the exit) */
+  long k = open_find(s);
+  struct func_rec *f = &s->funcs[s->open[k].func];
+  if (s->exact && !s->nodefer && !s->multi_thread && s->trace_path == NULL && !f->graph) {
+    s->open[k] = s->open[--s->n_open];
+    f->pending_st = d->hStream;
+    s->prof.deferred++;
+    if (++f->pending >= (f->defer_max ? f->defer_max : 1))
+      flush_pending(s, f);
+    return;
+  }
+  double t0 = now();
   int synced = streams_sync(s, &d->hStream, 1) == 0;
+  s->prof.wait += now() - t0;
   /* the launch stays open until its grid is over, so that no other thread's flush zeroes
    * the table under it; s->open and s->funcs may have changed while the lock was free */
-  long k = open_find(s);
+  k = open_find(s);
   size_t fi = s->open[k].func;
   s->open[k] = s->open[--s->n_open];
   if (!synced)
     return;
-  struct func_rec *f = &s->funcs[fi];
-  flush(s, f, d->hStream);
+  f = &s->funcs[fi];
+  if (s->exact || f->cur == NULL) {
+    flush(s, f, d->hStream, f->stats);
+  } else { /* fast mode: this sampled launch's own figures into its stratum */
+    for (uint32_t i = 0; i <= f->n_slots; i++)
+      cc_gpu_stats_init(&f->scratch[i]);
+    flush(s, f, d->hStream, f->scratch);
+    double t1 = now();
+    cc_gpu_stratum_add_launch(f->cur, f->scratch, f->n_slots, f->cur_head);
+    s->prof.merge += now() - t1;
+  }
   for (size_t i = 0; i < s->n_funcs; i++)
     if (s->funcs[i].graph_dirty) {
       s->funcs[i].graph_dirty = 0;
-      flush(s, &s->funcs[i], d->hStream);
+      flush(s, &s->funcs[i], d->hStream, s->funcs[i].stats);
     }
   trace_wait(s, d->hStream);
+}
+
+/* Reads the launches of f still pending (exact mode): waits for their stream, then adds
+ * the table. The stream is alive: a stream's end flushes what is pending on it first. */
+static void flush_pending(struct state *s, struct func_rec *f)
+{
+  if (f->pending == 0)
+    return;
+  double t0 = now();
+  SanitizerResult r = sanitizerStreamSynchronize(f->pending_st);
+  s->prof.wait += now() - t0;
+  if (check(s, r, "sanitizerStreamSynchronize (deferred launches)") == 0)
+    flush(s, f, f->pending_st, f->stats);
+  f->pending = 0;
+}
+
+/* Every function with pending launches (on stream st only, unless st is NULL). */
+static void flush_pending_all(struct state *s, Sanitizer_StreamHandle st, CUcontext ctx)
+{
+  for (size_t i = 0; i < s->n_funcs; i++) {
+    struct func_rec *f = &s->funcs[i];
+    if (f->pending == 0 || (st != NULL && f->pending_st != st))
+      continue;
+    if (ctx != NULL && f->mod < s->n_mods && s->mods[f->mod].ctx != ctx)
+      continue;
+    flush_pending(s, f);
+  }
 }
 
 /* GRAPHS_LAUNCH_BEGIN / _END (cudaGraphLaunch, cudaGraphUpload). At the end of a launch
@@ -854,6 +1048,7 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
             begin ? "begin" : "end", d->isGraphUpload ? " (upload)" : "", s->graph_depth,
             (void *)d->hStream);
   if (begin) {
+    flush_pending_all(s, NULL, NULL);
     if (s->graph_depth++ == 0) {
       s->graph_thread = pthread_self();
       s->graph_upload = d->isGraphUpload != 0;
@@ -888,7 +1083,7 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
     if (s->multi_thread)
       f->graph_dirty = 1;
     else
-      flush(s, f, d->hStream);
+      flush(s, f, d->hStream, f->stats);
   }
   trace_wait(s, d->hStream);
 }
@@ -899,6 +1094,24 @@ static void on_graph_node(struct state *s, const Sanitizer_GraphNodeLaunchData *
 {
   if (d->nodeType == CU_GRAPH_NODE_TYPE_KERNEL && in_graph(s))
     on_launch_begin(s, &d->launchData);
+}
+
+/* A stream, module or context about to go: deferred launches that ran there are read
+ * first (their stream, memory and context are alive until the callback returns). */
+static void on_resource_end(struct state *s, Sanitizer_CallbackId cbid, const void *cbdata)
+{
+  if (cbid == SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
+    const Sanitizer_ResourceStreamData *d = cbdata;
+    flush_pending_all(s, d->hStream, NULL);
+  } else if (cbid == SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    const Sanitizer_ResourceContextData *d = cbdata;
+    flush_pending_all(s, NULL, d->context);
+  } else if (cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+    const Sanitizer_ResourceModuleData *d = cbdata;
+    for (size_t i = 0; i < s->n_funcs; i++)
+      if (s->funcs[i].mod < s->n_mods && s->mods[s->funcs[i].mod].mod == d->module)
+        flush_pending(s, &s->funcs[i]);
+  }
 }
 
 static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domain,
@@ -917,13 +1130,16 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
   if (!s->have_first_thread) {
     s->first_thread = pthread_self();
     s->have_first_thread = 1;
-  } else if (!pthread_equal(s->first_thread, pthread_self())) {
+  } else if (!s->multi_thread && !pthread_equal(s->first_thread, pthread_self())) {
     s->multi_thread = 1;
+    flush_pending_all(s, NULL, NULL); /* deferred read-back is for one host thread */
   }
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: event domain %d cbid %d\n", (int)domain, (int)cbid);
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
     on_module_loaded(s, cbdata);
+  else if (domain == SANITIZER_CB_DOMAIN_RESOURCE)
+    on_resource_end(s, cbid, cbdata);
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
     on_launch_begin(s, cbdata);
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
@@ -1086,6 +1302,41 @@ static void trace_finish(struct state *s)
   free(map);
 }
 
+/* Fast mode: the function's statistics become the estimates over its strata (sample.h),
+ * plus what its graph-node launches counted exactly; the bounds are kept for the report. */
+static void estimate(struct func_rec *f)
+{
+  if (f->strata.n == 0 || f->stats == NULL)
+    return;
+  size_t n = f->n_slots + 1;
+  struct cc_gpu_pc_stats *est = malloc(n * sizeof *est);
+  f->bound_req = malloc(n * sizeof *f->bound_req);
+  f->bound_sec = malloc(n * sizeof *f->bound_sec);
+  if (est == NULL || f->bound_req == NULL || f->bound_sec == NULL)
+    CC_BUG("out of memory");
+  cc_gpu_strata_estimate(&f->strata, f->n_slots, est, f->bound_req, f->bound_sec, &f->sum);
+  for (size_t i = 0; i < n; i++)
+    cc_gpu_stats_merge(&est[i], &f->stats[i]);
+  free(f->stats);
+  f->stats = est;
+}
+
+/* COALCHECK_GPU_PROFILE=1: the breakdown, one line, key=value (bench/gpu-overhead.sh
+ * reads it). Times in ms. */
+static void prof_print(const struct state *s)
+{
+  const struct prof *p = &s->prof;
+  fprintf(stderr, "coalcheck-gpu-profile: mode=%s launches=%llu patched=%llu switches=%llu "
+          "flushes=%llu empty=%llu deferred=%llu load_ms=%.3f switch_ms=%.3f begin_ms=%.3f "
+          "wait_ms=%.3f read_ms=%.3f merge_ms=%.3f finish_ms=%.3f\n",
+          s->exact ? "exact" : "fast", (unsigned long long)p->launches,
+          (unsigned long long)p->patched, (unsigned long long)p->switches,
+          (unsigned long long)p->flushes, (unsigned long long)p->empty,
+          (unsigned long long)p->deferred, p->load * 1e3,
+          p->sw * 1e3, p->begin * 1e3, p->wait * 1e3, p->read * 1e3, p->merge * 1e3,
+          p->finish * 1e3);
+}
+
 static void finish(void)
 {
   struct state *s = g_state;
@@ -1093,6 +1344,10 @@ static void finish(void)
     return;
   pthread_mutex_lock(&s->lock);
   s->depth++; /* callbacks raised from here on (teardown) are ignored */
+  double t0 = now();
+  flush_pending_all(s, NULL, NULL); /* the context is alive: no destroy callback came */
+  for (size_t i = 0; i < s->n_funcs; i++)
+    estimate(&s->funcs[i]);
   /* graph launches whose flush was deferred (several host threads) and that no later
    * launch end flushed: read now, on the last graph's stream (the application may have
    * destroyed it: then the error says these counts are missing) */
@@ -1101,7 +1356,7 @@ static void finish(void)
       s->funcs[i].graph_dirty = 0;
       if (check(s, sanitizerStreamSynchronize(s->last_graph_stream),
                 "sanitizerStreamSynchronize (graph launches at exit)") == 0)
-        flush(s, &s->funcs[i], s->last_graph_stream);
+        flush(s, &s->funcs[i], s->last_graph_stream, s->funcs[i].stats);
     }
   unsetenv("LD_PRELOAD"); /* nvdisasm must not load this library again */
   size_t nk = 0;
@@ -1120,6 +1375,9 @@ static void finish(void)
     memcpy(k->grid, f->grid, sizeof k->grid);
     memcpy(k->block, f->block, sizeof k->block);
     k->launches = f->launches;
+    k->sampled_launches = f->sum.sampled + (f->launches - f->sum.launches);
+    k->bound_requests = f->sum.bound_req;
+    k->bound_sectors = f->sum.bound_sec;
     k->outside_requests = f->stats[f->n_slots].requests;
     k->insns = calloc(f->n_slots + 1, sizeof *k->insns);
     for (uint32_t slot = 0; k->insns && slot < f->n_slots; slot++) {
@@ -1128,6 +1386,8 @@ static void finish(void)
       struct cc_gpu_insn_report *in = &k->insns[k->n++];
       in->sass_offset = slot * CC_GPU_INSN_BYTES;
       in->st = f->stats[slot];
+      in->bound_requests = f->bound_req ? f->bound_req[slot] : 0.0;
+      in->bound_sectors = f->bound_sec ? f->bound_sec[slot] : 0.0;
       const struct cc_gpu_sass_insn *si =
           m ? cc_gpu_sassmap_find(&m->sass, f->mangled, in->sass_offset) : NULL;
       if (si) {
@@ -1177,6 +1437,9 @@ static void finish(void)
   for (size_t i = 0; ks && i < nk; i++)
     free(ks[i].insns);
   free(ks);
+  s->prof.finish = now() - t0;
+  if (s->profile)
+    prof_print(s);
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -1242,11 +1505,28 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
   const char *json = getenv("COALCHECK_GPU_JSON");
   s->json_path = json && *json ? xstrdup(json) : NULL;
   s->quiet = getenv("COALCHECK_GPU_QUIET") != NULL;
+  const char *ex = getenv("COALCHECK_GPU_EXACT");
+  s->exact = ex && *ex && strcmp(ex, "0") != 0;
+  const char *pf = getenv("COALCHECK_GPU_PROFILE");
+  s->profile = pf && *pf && strcmp(pf, "0") != 0;
+  const char *per = getenv("COALCHECK_GPU_LAUNCH_PERIOD");
+  s->period = CC_GPU_SAMPLE_PERIOD;
+  if (per && *per) {
+    char *end;
+    unsigned long v = strtoul(per, &end, 10);
+    if (*end != '\0' || per[0] == '-' || v == 0 || v > UINT32_MAX) {
+      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_LAUNCH_PERIOD=%s: not a positive "
+              "integer; give N to sample 1 launch in N of each geometry (1: all)\n", per);
+      exit(CC_ERR_USAGE);
+    }
+    s->period = (uint32_t)v;
+  }
   const char *diag = getenv("COALCHECK_GPU_DIAG");
   s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS
            : diag && strcmp(diag, "nobits") == 0  ? CC_GPU_MODE_NO_BITS
                                                   : 0;
   s->trace_nocopy = diag && strcmp(diag, "trace-nocopy") == 0;
+  s->nodefer = diag && strcmp(diag, "nodefer") == 0;
   s->graph_data = GRAPH_DATA_FUNCTION;
   if (diag && strcmp(diag, "graph-launch-data") == 0)
     s->graph_data = GRAPH_DATA_LAUNCH;
@@ -1256,6 +1536,8 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
     s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_API_STREAM;
   const char *tr = getenv("COALCHECK_GPU_TRACE");
   s->trace_path = tr && *tr ? xstrdup(tr) : NULL;
+  if (s->trace_path)
+    s->exact = 1; /* a trace holds every launch */
   const char *ring = getenv("COALCHECK_GPU_TRACE_RING");
   s->ring_cap = 1u << 16; /* 65536 records x 320 B = 20 MiB pinned */
   if (ring && *ring) {

@@ -4,6 +4,7 @@
  * `sass_offset` replace `ptx` and `ptx_index`. Written by hand (no cJSON) so that the
  * injection library needs nothing beyond libc on the GPU machine. */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
@@ -54,6 +55,26 @@ static const char *verdict(const struct cc_gpu_pc_stats *s)
   return s->stride_max <= bound ? "coalesced" : "uncoalesced";
 }
 
+/* A relative bound as a JSON number, or null when unknown (NAN). */
+static void write_rel(FILE *fp, double b)
+{
+  if (isnan(b))
+    fputs("null", fp);
+  else
+    fprintf(fp, "%.6f", b);
+}
+
+/* "bound95":{"requests":R,"sectors":S}: relative 95% bounds of the fast mode's estimates
+ * (sample.c; 0: every launch measured). Shared: sectors stands for wavefronts. */
+static void write_bound(FILE *fp, double req, double sec)
+{
+  fputs("\"bound95\":{\"requests\":", fp);
+  write_rel(fp, req);
+  fputs(",\"sectors\":", fp);
+  write_rel(fp, sec);
+  fputc('}', fp);
+}
+
 static void write_insn(FILE *fp, const struct cc_gpu_insn_report *in)
 {
   const struct cc_gpu_pc_stats *s = &in->st;
@@ -93,7 +114,9 @@ static void write_insn(FILE *fp, const struct cc_gpu_insn_report *in)
             s->stride_min, s->stride_max, (double)s->stride_sum / (double)s->stride_count);
   else
     fputs(",\"stride\":null", fp);
-  fprintf(fp, ",\"verdict\":\"%s\"}", verdict(s));
+  fprintf(fp, ",\"verdict\":\"%s\",", verdict(s));
+  write_bound(fp, in->bound_requests, in->bound_sectors);
+  fputc('}', fp);
 }
 
 /* totals per space and kind, the figures Nsight Compute reports per kernel */
@@ -141,9 +164,12 @@ int cc_gpu_report_write_json(FILE *fp, const char *device,
     fputs(",\"mangled\":", fp);
     cc_gpu_json_string(fp, k[i].mangled);
     fprintf(fp, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"launches\":%" PRIu64
-            ",\"outside_requests\":%" PRIu64 ",\"instructions\":[",
+            ",\"sampled_launches\":%" PRIu64 ",",
             k[i].grid[0], k[i].grid[1], k[i].grid[2], k[i].block[0], k[i].block[1],
-            k[i].block[2], k[i].launches, k[i].outside_requests);
+            k[i].block[2], k[i].launches, k[i].sampled_launches);
+    write_bound(fp, k[i].bound_requests, k[i].bound_sectors);
+    fprintf(fp, ",\"outside_requests\":%" PRIu64 ",\"instructions\":[",
+            k[i].outside_requests);
     for (size_t j = 0; j < k[i].n; j++) {
       fputs(j ? ",\n " : "\n ", fp);
       write_insn(fp, &k[i].insns[j]);
@@ -158,12 +184,29 @@ int cc_gpu_report_write_json(FILE *fp, const char *device,
   return CC_OK;
 }
 
+/* "±x%" of a relative bound, "±?" when unknown */
+static void text_bound(FILE *fp, double b)
+{
+  if (isnan(b))
+    fputs("\u00b1?", fp);
+  else
+    fprintf(fp, "\u00b1%.1f%%", 100.0 * b);
+}
+
 void cc_gpu_report_write_text(FILE *fp, const struct cc_gpu_kernel_report *k, size_t nk)
 {
   for (size_t i = 0; i < nk; i++) {
-    fprintf(fp, "coalcheck-gpu: %s  grid %ux%ux%u block %ux%ux%u  launches %" PRIu64 "\n",
+    fprintf(fp, "coalcheck-gpu: %s  grid %ux%ux%u block %ux%ux%u  launches %" PRIu64,
             k[i].name ? k[i].name : "?", k[i].grid[0], k[i].grid[1], k[i].grid[2],
             k[i].block[0], k[i].block[1], k[i].block[2], k[i].launches);
+    if (k[i].sampled_launches < k[i].launches) {
+      fprintf(fp, " (%" PRIu64 " sampled; requests ", k[i].sampled_launches);
+      text_bound(fp, k[i].bound_requests);
+      fputs(", sectors ", fp);
+      text_bound(fp, k[i].bound_sectors);
+      fputs(" at 95%)", fp);
+    }
+    fputc('\n', fp);
     fprintf(fp, "  %-6s %-7s %-9s %4s %12s %12s %12s %10s  %s\n", "offset", "space", "kind",
             "size", "requests", "sect/wavef", "ideal", "max-stride", "source / sass");
     for (size_t j = 0; j < k[i].n; j++) {

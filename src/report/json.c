@@ -1,4 +1,4 @@
-/* The JSON report (docs/json-schema.md, schema_version 3), built with cJSON. */
+/* The JSON report (docs/json-schema.md, schema_version 4), built with cJSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +198,29 @@ static void suppressed_json(cJSON *o, const struct cc_insn_stats *s,
   str_or_null(sup, "reason", reason[0] ? reason : NULL);
 }
 
+/* {"requests": R, "sectors": S}: relative 95% bounds, null where unknown (NAN). */
+static cJSON *bound_json(double req, double sec)
+{
+  cJSON *b = cJSON_CreateObject();
+  num_or_null(b, "requests", req, isnan(req));
+  num_or_null(b, "sectors", sec, isnan(sec));
+  return b;
+}
+
+/* "sampling": how the GPU backend's fast mode sampled the kernel's launches, or null
+ * when every launch was measured (docs/json-schema.md). */
+static cJSON *sampling_json(const struct cc_kernel_sampling *smp)
+{
+  if (!smp->present)
+    return cJSON_CreateNull();
+  cJSON *o = cJSON_CreateObject();
+  cc_report_json_num(o, "launches", (double)smp->launches);
+  cc_report_json_num(o, "sampled_launches", (double)smp->sampled);
+  cJSON_AddStringToObject(o, "estimator", "expansion");
+  cJSON_AddItemToObject(o, "bound95", bound_json(smp->bound_requests, smp->bound_sectors));
+  return o;
+}
+
 static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached,
                         struct cc_source_cache *cache)
 {
@@ -214,6 +237,7 @@ static cJSON *insn_json(const struct cc_insn_stats *s, int imported, int cached,
   cc_report_json_num(o, "size_bytes", s->info.size_bytes);
   cc_report_json_num(o, "executions", (double)s->executions);
   cc_report_json_num(o, "requests", (double)s->requests);
+  cJSON_AddItemToObject(o, "bound95", bound_json(s->bound_requests, s->bound_sectors));
   cc_report_json_num(o, "thread_accesses", (double)s->thread_accesses);
   cc_report_json_num(o, "bytes_requested", (double)s->bytes_requested);
   if (!shared)
@@ -345,6 +369,7 @@ static cJSON *kernel_json(const struct cc_kernel_stats *k, struct cc_source_cach
   cJSON_AddItemToObject(o, "block", cc_report_json_dim3(k->block));
   if (k->run.present)
     cJSON_AddItemToObject(o, "emulator", run_json(&k->run));
+  cJSON_AddItemToObject(o, "sampling", sampling_json(&k->sampling));
   cJSON_AddItemToObject(o, "totals", totals_json(k));
   kernel_cache_json(o, k);
   for (size_t i = 0; i < k->n_insns; i++)

@@ -221,6 +221,29 @@ static void traffic_lines(FILE *fp, const struct cc_kernel_stats *k)
   wrap(fp, "  time:    ", 11, buf);
 }
 
+/* "±x%" of a relative 95% bound, "±?" when unknown */
+static const char *bound_text(double b, char *buf, size_t cap)
+{
+  if (isnan(b))
+    snprintf(buf, cap, "\u00b1?");
+  else
+    snprintf(buf, cap, "\u00b1%.1f%%", 100.0 * b);
+  return buf;
+}
+
+/* The GPU backend's fast mode: launches sampled, figures extrapolated (sample.c). */
+static void sampling_line(FILE *fp, const struct cc_kernel_sampling *smp)
+{
+  char a[32], b[32], c[32], d[32];
+  if (!smp->present)
+    return;
+  fprintf(fp, "  sampled: %s of %s launches measured, the rest extrapolated: requests %s, "
+          "sectors %s (95%%; --exact counts every launch)\n",
+          grouped(smp->sampled, a, sizeof a), grouped(smp->launches, b, sizeof b),
+          bound_text(smp->bound_requests, c, sizeof c),
+          bound_text(smp->bound_sectors, d, sizeof d));
+}
+
 static void kernel_header(FILE *fp, const struct cc_kernel_stats *k)
 {
   const struct cc_kernel_totals *t = &k->totals;
@@ -230,6 +253,7 @@ static void kernel_header(FILE *fp, const struct cc_kernel_stats *k)
               " x %" PRIu32 ", arch %s\n",
           k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->arch);
   run_line(fp, &k->run);
+  sampling_line(fp, &k->sampling);
   if (t->requests == 0) {
     fprintf(fp, "  global: no requests\n");
   } else {

@@ -115,6 +115,22 @@ expect 3 "'backend'" "$COALCHECK" import "$TMP/emu.json"
 expect 2 "no input" "$COALCHECK" import
 expect 2 "is a second one" "$COALCHECK" import "$TMP/g.json" extra
 expect 2 "import takes only" "$COALCHECK" import --kernel-name x "$TMP/g.json"
+expect 2 "import takes only" "$COALCHECK" import --exact "$TMP/g.json"
+
+# the fast mode's estimates (issue 14): 11 launches, 6 measured; the library's bounds
+# (0.0816 of the requests, sectors unknown) reach the text report as "±8.2%" / "±?" and
+# the JSON (schema 4) as `sampling` and per instruction `bound95`
+sed -e 's/"launches":1,/"launches":11,"sampled_launches":6,"bound95":{"requests":0.0816,"sectors":null},/' \
+    -e 's/"requests":4,"lanes":128,/"requests":4,"lanes":128,"bound95":{"requests":0.05,"sectors":0.05},/' \
+    "$TMP/g.json" > "$TMP/gs.json"
+expect 0 "" "$COALCHECK" import "$TMP/gs.json" --json "$TMP/rs.json"
+grep -qF "sampled: 6 of 11 launches measured, the rest extrapolated: requests ±8.2%, sectors ±?" \
+  "$TMP/out" || fail "import: no sampling line: $(grep -n sampled "$TMP/out")"
+jcheck "$TMP/rs.json" "d['schema_version'] == 4 and d['kernels'][0]['sampling']['launches'] == 11 and d['kernels'][0]['sampling']['sampled_launches'] == 6 and d['kernels'][0]['sampling']['bound95']['sectors'] is None and abs(d['kernels'][0]['sampling']['bound95']['requests'] - 0.0816) < 1e-9 and all(i['bound95']['requests'] == 0.05 for i in d['kernels'][0]['instructions'])"
+# every launch measured (the library's exact mode, or an older library): no sampling
+expect 0 "" "$COALCHECK" import "$TMP/g.json" --json "$TMP/re.json"
+grep -q "sampled:" "$TMP/out" && fail "import: a sampling line for an exact report"
+jcheck "$TMP/re.json" "d['kernels'][0]['sampling'] is None and all(i['bound95'] == {'requests': 0, 'sectors': 0} for i in d['kernels'][0]['instructions'])"
 
 # ---- a stand-in driver and library: the executable mode and --backend gpu end to end ----
 # A fake libcuda.so.1 (only what the probe calls) on LD_LIBRARY_PATH, a fake "injection
@@ -187,6 +203,15 @@ EOF2
       grep -qF "$where" "$TMP/err" || fail "the not-found message lacks '$where': $(cat "$TMP/err")"
     done
   fi
+  # --exact reaches the library as COALCHECK_GPU_EXACT=1 (the app writes what it sees)
+  printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { FILE *f = fopen("%s/env.txt", "w"); const char *e = getenv("COALCHECK_GPU_EXACT"); fprintf(f, "%%s\\n", e ? e : "unset"); fclose(f); return 0; }\n' "$TMP" > "$TMP/envapp.c"
+  "$CC" -o "$TMP/envapp" "$TMP/envapp.c" || fail "cannot build envapp"
+  LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
+    "$COALCHECK" -q --exact "$TMP/envapp"
+  [ "$(cat "$TMP/env.txt")" = 1 ] || fail "--exact: the library saw '$(cat "$TMP/env.txt")'"
+  LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
+    "$COALCHECK" -q "$TMP/envapp"
+  [ "$(cat "$TMP/env.txt")" = unset ] || fail "no --exact: the library saw '$(cat "$TMP/env.txt")'"
   # an app that loads no CUDA module leaves no report (the real library writes none): 8
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/drv/libcuda.so.1" expect 8 \
     "wrote no GPU report" "$COALCHECK" -q /bin/true

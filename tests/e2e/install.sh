@@ -32,6 +32,10 @@ if [ -f "$BUILD/src/gpu/libcoalcheck_gpu.so" ]; then # built where nvcc and sani
   GPU_LIB="$P/lib/coalcheck/libcoalcheck_gpu.so"
   [ -f "$GPU_LIB" ] || fail "libcoalcheck_gpu.so was built but not installed"
   [ -f "$P/lib/coalcheck/coalcheck_gpu_patch.fatbin" ] || fail "the patch fatbin is not beside the library"
+  # the installed library has the fast mode and its estimator (issue 14): it reads
+  # COALCHECK_GPU_EXACT and COALCHECK_GPU_LAUNCH_PERIOD
+  grep -q COALCHECK_GPU_LAUNCH_PERIOD "$GPU_LIB" && grep -q COALCHECK_GPU_EXACT "$GPU_LIB" ||
+    fail "the installed libcoalcheck_gpu.so has no fast mode (an old library installed?)"
 fi
 # no run path into the trees this was built from
 if command -v readelf >/dev/null; then

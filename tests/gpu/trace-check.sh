@@ -9,6 +9,8 @@
 #   the ring only, trace 1 CTA in 8, memcheck. SKIP_SMOKE=1: the overhead only. The figures of the traces are checked against the in-situ
 #   ones by scripts/gpu-trace-e2e.sh (the coalcheck command, on the device).
 set -u -o pipefail
+# figures compared with ncu or by hand: every launch measured (the default samples)
+export COALCHECK_GPU_EXACT=1
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/build-gpu/out}
 mkdir -p "$OUT" build-gpu
