@@ -1152,6 +1152,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_lift.c */
     "lift/corr.launch", "lift/covar.launch", "lift/gemm_rows.launch", "lift/myocyte_rows.launch",
     "lift/row_prefix.launch", "lift/row_store.launch",
+    /* tested in tests/examples/test_lift2d.c */
+    "lift/add3d.launch", "lift/batched_gemv.launch", "lift/covar2d.launch",
+    "lift/scale_rows2d.launch",
     /* tested in tests/examples/test_tile.c */
     "tile/colmajor.launch", "tile/f64.launch", "tile/scale.launch",
     /* tested in tests/examples/test_redistribute.c */
