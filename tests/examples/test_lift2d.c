@@ -8,32 +8,33 @@
 #include "examples/harness.h"
 #pragma GCC diagnostic pop
 
-static void check_totals(const struct ex_run *r, const char *kernel, uint64_t requests,
-                         uint64_t sectors)
+/* Runs lift/KERNEL.launch, whose kernel writes out[e] = scale * in[e] + add for the
+ * count elements of buffers in and out, and checks out and the kernel's totals. */
+static void run_elementwise(const char *kernel, const char *in, const char *out, size_t count,
+                            float scale, float add, uint64_t requests, uint64_t sectors)
 {
-  const cJSON *k = ex_kernel(r, kernel);
-  assert_int_equal(ex_u64(k, JS_TOTALS "." JS_REQUESTS), requests);
-  assert_int_equal(ex_u64(k, JS_TOTALS "." JS_SECTORS), sectors);
+  struct ex_buffer b[] = {{in, 4, count, NULL, NULL, NULL}, {out, 4, count, NULL, NULL, NULL}};
+  struct ex_run r;
+  char launch[64];
+  float *want = malloc(count * sizeof *want);
+  const float *x;
+  snprintf(launch, sizeof launch, "lift/%s.launch", kernel);
+  ex_run(&r, launch, b, 2, NULL);
+  x = b[0].data;
+  for (size_t i = 0; i < count; i++)
+    want[i] = scale * x[i] + add;
+  ex_check_floats_exact(kernel, b[1].data, want, count);
+  free(want);
+  ex_check_totals(&r, kernel, requests, sectors);
+  ex_release(&r, b, 2);
 }
 
-/* scale_rows2d, 8 batches x 64 rows x 32 floats: Y = 1.5 X; 16 warps x 32 k x 2
- * requests of 32 sectors (lift2d.cu). */
+/* scale_rows2d, 8 batches x 64 rows x 32 floats: Y = 1.5 X (+ 0, exact); 16 warps x 32 k
+ * x 2 requests of 32 sectors (lift2d.cu). */
 static void test_scale_rows2d(void **state)
 {
-  enum { N = 8 * 64 * 32 };
-  struct ex_buffer b[] = {{"X", 4, N, NULL, NULL, NULL}, {"Y", 4, N, NULL, NULL, NULL}};
-  struct ex_run r;
-  float *want = malloc(N * sizeof *want);
-  const float *x;
   (void)state;
-  ex_run(&r, "lift/scale_rows2d.launch", b, 2, NULL);
-  x = b[0].data;
-  for (int i = 0; i < N; i++)
-    want[i] = 1.5f * x[i];
-  ex_check_floats_exact("scale_rows2d Y", b[1].data, want, N);
-  free(want);
-  check_totals(&r, "scale_rows2d", 1024, 32768);
-  ex_release(&r, b, 2);
+  run_elementwise("scale_rows2d", "X", "Y", 8 * 64 * 32, 1.5f, 0.0f, 1024, 32768);
 }
 
 /* covar2d, m = 64, n = 16: symmat[j1][j2] = the sum over i of data[i][j1] * data[i][j2]
@@ -59,28 +60,16 @@ static void test_covar2d(void **state)
     }
   ex_check_floats_exact("covar2d symmat", b[1].data, want, M * M);
   free(want);
-  check_totals(&r, "covar2d", 128 * 33, 128 * 112);
+  ex_check_totals(&r, "covar2d", 128 * 33, 128 * 112);
   ex_release(&r, b, 2);
 }
 
-/* add3d, 4 x 4 x 32 rows of 32 floats: out = in + 1; 16 warps x 32 k x 2 requests of 32
- * sectors (lift2d.cu). */
+/* add3d, 4 x 4 x 32 rows of 32 floats: out = 1 in + 1; 16 warps x 32 k x 2 requests of
+ * 32 sectors (lift2d.cu). */
 static void test_add3d(void **state)
 {
-  enum { N = 4 * 4 * 32 * 32 };
-  struct ex_buffer b[] = {{"in", 4, N, NULL, NULL, NULL}, {"out", 4, N, NULL, NULL, NULL}};
-  struct ex_run r;
-  float *want = malloc(N * sizeof *want);
-  const float *in;
   (void)state;
-  ex_run(&r, "lift/add3d.launch", b, 2, NULL);
-  in = b[0].data;
-  for (int i = 0; i < N; i++)
-    want[i] = in[i] + 1.0f;
-  ex_check_floats_exact("add3d out", b[1].data, want, N);
-  free(want);
-  check_totals(&r, "add3d", 1024, 32768);
-  ex_release(&r, b, 2);
+  run_elementwise("add3d", "in", "out", 4 * 4 * 32 * 32, 1.0f, 1.0f, 1024, 32768);
 }
 
 /* batched_gemv, 4 batches of 64 x 32: y[b][i] = the sum over k of A[b][i][k] * x[b][k]
@@ -107,7 +96,7 @@ static void test_batched_gemv(void **state)
     }
   ex_check_floats_exact("batched_gemv y", b[2].data, want, B * N);
   free(want);
-  check_totals(&r, "batched_gemv", 520, 8480);
+  ex_check_totals(&r, "batched_gemv", 520, 8480);
   ex_release(&r, b, 3);
 }
 
