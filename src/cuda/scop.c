@@ -125,7 +125,8 @@ static void add_statement(struct cc_cuda_ex *x, struct cc_cuda_scop_stmt *st, CX
   memcpy(st->cons, x->cons, x->ncons * sizeof *st->cons);
   st->ndecls = (uint32_t)x->visible.len;
   st->decls = cc_xmalloc((st->ndecls ? st->ndecls : 1) * sizeof *st->decls);
-  memcpy(st->decls, x->visible.data, st->ndecls * sizeof *st->decls);
+  if (st->ndecls) /* no declaration in scope: visible.data may be NULL */
+    memcpy(st->decls, x->visible.data, st->ndecls * sizeof *st->decls);
   CC_VEC_PUSH(&x->stmts, *st);
 }
 
