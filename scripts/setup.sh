@@ -6,7 +6,10 @@ set -euo pipefail
 
 packages=(gcc g++ make cmake pkg-config libcjson-dev libcmocka-dev libzstd-dev python3 python3-pip time
           clang libclang-dev libclang-rt-14-dev libisl-dev
-          chromium) # chromium: the browser tests of the --html views (tests/e2e/html_views.sh)
+          python3-yaml  # reads docs/ci.md's CI job (tests/e2e/ci_example.sh)
+          chromium  # chromium: the browser tests of the --html views (tests/e2e/html_views.sh)
+          dpkg-dev file zsh) # the .deb's Depends (dpkg-shlibdeps, CPack needs file);
+                             # zsh -n on the zsh completion (tests/e2e/man_completion.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

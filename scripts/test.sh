@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds twice (plain, and with
 # AddressSanitizer + UndefinedBehaviorSanitizer), and runs every test in both builds;
-# then compiles the other build types and compilers, warnings as errors
+# then builds, installs (dpkg -i), runs and removes the Debian package
+# (scripts/test-deb.sh); then compiles the other build types and compilers, warnings as errors
 # (scripts/build-matrix.sh: gcc and clang x Debug, Release, RelWithDebInfo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,5 +23,11 @@ for variant in build build-asan; do
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir "$variant" --output-on-failure -j"$jobs" || status=1
 done
+# the Debian package of the plain build, installed with dpkg -i, run, removed
+# (scripts/test-deb.sh; skipped where dpkg-deb is missing)
+echo "== build: the Debian package" >&2
+rc=0
+scripts/test-deb.sh build || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || status=1
 scripts/build-matrix.sh || status=1
 exit $status

@@ -25,12 +25,15 @@ extern char **environ;
 /* What the executable mode and `import` take. Strings borrowed from argv. */
 struct app_opts {
   const char *backend;      /* "gpu" (default) or "emu" */
-  const char *regex, *skip, *count; /* ncu-style launch filter */
+  const char *regex, *skip, *count; /* ncu-style launch selection: --kernel-name, */
+  const char *name_base, *kernel_id; /* --launch-skip, --launch-count, ... (select.c) */
   const char *json;         /* --json: coalcheck's report (schema of docs/json-schema.md) */
   const char *gpu_json;     /* --gpu-json: keep the library's own JSON here */
   const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
   const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
   const char *spaces;       /* --spaces LIST: memory spaces patched (default all) */
+  char *expanded[3];        /* owned: --json, --gpu-json, --trace with the Nsight patterns
+                               expanded (outname.c); the three above point at them */
   uint32_t top;
   int quiet, help;
   int input;                /* argv index of the EXECUTABLE (or GPU.json); 0: none */
@@ -42,9 +45,11 @@ static const char **slot(struct app_opts *o, const char *name)
 {
   static const char *const names[] = {"--backend", "--kernel-name", "--launch-skip",
                                       "--launch-count", "--json", "--gpu-json", "--trace",
-                                      "--sample-ctas", "--spaces"};
+                                      "--sample-ctas", "--spaces", "--kernel-name-base",
+                                      "--kernel-id"};
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
-                          &o->gpu_json, &o->trace, &o->sample, &o->spaces};
+                          &o->gpu_json, &o->trace, &o->sample, &o->spaces, &o->name_base,
+                          &o->kernel_id};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0)
       return slots[i];
@@ -60,6 +65,36 @@ static int is_count(const char *s)
     if (*s < '0' || *s > '9')
       return 0;
   return 1;
+}
+
+/* Expands the Nsight patterns of the output names (--json, --gpu-json, --trace) into
+ * o->expanded and points the options at them. Errors: those of cc_cli_expand_path. */
+static int expand_outputs(struct app_opts *o, struct cc_err *err)
+{
+  const char **slots[3] = {&o->json, &o->gpu_json, &o->trace};
+  static const char *const names[3] = {"--json", "--gpu-json", "--trace"};
+  for (int i = 0; i < 3; i++) {
+    int rc;
+    if (!*slots[i])
+      continue;
+    if ((rc = cc_cli_expand_path(names[i], *slots[i], &o->expanded[i], err)) != CC_OK)
+      return rc;
+    *slots[i] = o->expanded[i];
+  }
+  return CC_OK;
+}
+
+static void app_opts_release(struct app_opts *o)
+{
+  for (int i = 0; i < 3; i++)
+    free(o->expanded[i]);
+  memset(o->expanded, 0, sizeof o->expanded);
+}
+
+/* The launch selection options of o. */
+static struct cc_cli_selection selection(const struct app_opts *o)
+{
+  return (struct cc_cli_selection){o->regex, o->name_base, o->kernel_id, o->skip, o->count};
 }
 
 /* Reads options up to the first word that is not one (the INPUT). Errors: CC_ERR_USAGE
@@ -113,12 +148,6 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
   if (strcmp(o->backend, "gpu") != 0 && strcmp(o->backend, "emu") != 0)
     return cc_err_set(err, CC_ERR_USAGE, "--backend %s: unknown backend; use emu or gpu",
                       o->backend);
-  if (o->skip && !is_count(o->skip))
-    return cc_err_set(err, CC_ERR_USAGE, "--launch-skip %s: not a non-negative integer",
-                      o->skip);
-  if (o->count && !is_count(o->count))
-    return cc_err_set(err, CC_ERR_USAGE, "--launch-count %s: not a non-negative integer",
-                      o->count);
   if (o->sample && (!is_count(o->sample) || strlen(o->sample) > 9 ||
                     strtoul(o->sample, NULL, 10) == 0))
     return cc_err_set(err, CC_ERR_USAGE, "--sample-ctas %s: not a positive integer; give N "
@@ -127,18 +156,17 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
   int rc = cc_gpu_spaces_parse(o->spaces, &mask, err); /* the library reads it again */
   if (rc != CC_OK)
     return rc;
-  if (o->regex) {
-    regex_t re;
-    int r = regcomp(&re, o->regex, REG_EXTENDED | REG_NOSUB);
-    if (r != 0) {
-      char why[128];
-      regerror(r, &re, why, sizeof why);
-      return cc_err_set(err, CC_ERR_USAGE, "--kernel-name '%s' does not compile: %s; use a "
-                        "POSIX extended regular expression", o->regex, why);
-    }
-    regfree(&re);
+  { /* the selection is checked here, with the options named; the library reads it again */
+    struct cc_cli_selection sel = selection(o);
+    struct cc_gpu_filter_spec spec;
+    struct cc_gpu_filter f;
+    cc_cli_selection_spec(&sel, &spec);
+    rc = cc_gpu_filter_init_spec(&f, &spec, err);
+    cc_gpu_filter_release(&f);
+    if (rc != CC_OK)
+      return rc;
   }
-  return CC_OK;
+  return expand_outputs(o, err);
 }
 
 /* The executable named by INPUT: as given when it has a '/', else looked up in PATH
@@ -168,6 +196,7 @@ int cc_cli_app_wanted(int argc, char **argv)
   exe = resolve(argv[o.input]);
   yes = exe && cc_cli_is_elf(exe);
   free(exe);
+  app_opts_release(&o);
   return yes;
 }
 
@@ -223,8 +252,7 @@ static void put_back(const char *name, char *saved)
 }
 
 int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char *json,
-                     const char *regex, const char *skip, const char *count, int *status,
-                     struct cc_err *err)
+                     const struct cc_cli_selection *sel, int *status, struct cc_err *err)
 {
   /* the library first in the list (one Sanitizer subscriber per process); its
    * libsanitizer-public.so from the toolkit found (src/gpu/README.md, "Installing") */
@@ -233,12 +261,8 @@ int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char 
   int rc;
   setenv("COALCHECK_GPU_JSON", json, 1);
   setenv("COALCHECK_GPU_QUIET", "1", 1);
-  if (regex)
-    setenv("COALCHECK_KERNEL_REGEX", regex, 1);
-  if (skip)
-    setenv("COALCHECK_LAUNCH_SKIP", skip, 1);
-  if (count)
-    setenv("COALCHECK_LAUNCH_COUNT", count, 1);
+  if (sel)
+    cc_cli_selection_setenv(sel);
   rc = spawn_app(child, status, err);
   /* nothing else this process starts is traced */
   put_back("LD_PRELOAD", saved_preload);
@@ -365,15 +389,20 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
   struct cc_cli_gpu_files files = {NULL, NULL, NULL};
   int rc, ws = 0, app_rc;
   *passthrough = 0;
-  if ((rc = parse(argc, argv, &o, err)) != CC_OK)
+  if ((rc = parse(argc, argv, &o, err)) != CC_OK) {
+    app_opts_release(&o);
     return rc;
+  }
   if (o.help) {
     print_help();
+    app_opts_release(&o);
     return CC_OK;
   }
-  if (!o.input || !(exe = resolve(argv[o.input])))
+  if (!o.input || !(exe = resolve(argv[o.input]))) {
+    app_opts_release(&o);
     return cc_err_set(err, CC_ERR_USAGE, "no executable given, or '%s' not found",
                       o.input ? argv[o.input] : "");
+  }
   if ((rc = check_app_paths(&o, exe, err)) != CC_OK)
     goto done;
   if (strcmp(o.backend, "emu") == 0) {
@@ -423,7 +452,10 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
       setenv("COALCHECK_GPU_SAMPLE_CTAS", o.sample, 1);
     if (o.spaces)
       setenv("COALCHECK_GPU_SPACES", o.spaces, 1);
-    rc = cc_cli_gpu_spawn(child, &files, json, o.regex, o.skip, o.count, &ws, err);
+    {
+      struct cc_cli_selection sel = selection(&o);
+      rc = cc_cli_gpu_spawn(child, &files, json, &sel, &ws, err);
+    }
     unsetenv("COALCHECK_GPU_TRACE");
     unsetenv("COALCHECK_GPU_SAMPLE_CTAS");
     unsetenv("COALCHECK_GPU_SPACES");
@@ -466,6 +498,7 @@ done:
   free(json);
   cc_cli_gpu_files_release(&files);
   free(exe);
+  app_opts_release(&o);
   return rc;
 }
 
@@ -499,6 +532,7 @@ int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err)
   rc = parse(n, words, &o, err);
   if (rc == CC_OK)
     rc = import_run(n, words, &o, err);
+  app_opts_release(&o);
   free(words);
   return rc;
 }
@@ -525,12 +559,13 @@ static int import_run(int argc, char **argv, const struct app_opts *op, struct c
                       "FILE.cctrace to convert it" : "--trace goes with a GPU trace "
                       "(.ccgpu, from COALCHECK_GPU_TRACE), not with %s", argv[o.input]);
   if (is_raw) {
-    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json)
+    if (o.json || o.top || o.sample || o.regex || o.skip || o.count || o.gpu_json ||
+        o.name_base || o.kernel_id)
       return cc_err_set(err, CC_ERR_USAGE, "import of a GPU trace takes only --trace and -q; "
                         "report the converted trace with `coalcheck report FILE.cctrace`");
     return convert_trace(argv[o.input], o.trace, argv[o.input], o.quiet, err);
   }
-  if (o.regex || o.skip || o.count || o.gpu_json || o.sample ||
+  if (o.regex || o.skip || o.count || o.gpu_json || o.sample || o.name_base || o.kernel_id ||
       strcmp(o.backend, "gpu") != 0)
     return cc_err_set(err, CC_ERR_USAGE, "import takes only --json, --top and -q: the "
                       "launch filter applies when the application runs");

@@ -16,6 +16,7 @@ const struct cc_cli_command cc_cli_commands[] = {
   {"record", cc_cli_cmd_record, "run one launch, save its accesses as a .cctrace"},
   {"report", cc_cli_cmd_report, "report a .cctrace under one or several --arch"},
   {"fix", cc_cli_cmd_fix, "permute the thread geometry of a kernel, verified (CGO 2015)"},
+  {"merge", cc_cli_cmd_merge, "combine the JSON reports of MPI ranks, flag imbalance"},
   {"import", cc_cli_cmd_import, "report a GPU backend JSON (libcoalcheck_gpu.so)"},
   {"help", cc_cli_cmd_help, "show this help"},
 };
@@ -38,6 +39,11 @@ int cc_cli_main(int argc, char **argv)
   if (argc <= 1) {
     rc = cc_err_set(&err, CC_ERR_USAGE, "no input given; pass KERNEL.cu or KERNEL.ptx with "
                     "--grid, --block and --arg");
+  } else if (strcmp(argv[1], "--help-man") == 0) { /* hidden: the build's man page */
+    cc_cli_write_man(stdout);
+    rc = CC_OK;
+  } else if (strcmp(argv[1], "--help-completion") == 0) { /* hidden: the build's scripts */
+    rc = cc_cli_write_completion(stdout, argc > 2 ? argv[2] : NULL, &err);
   } else if (!cmd && cc_cli_app_wanted(argc, argv)) {
     return cc_cli_app_main(argc, argv); /* an executable INPUT: the GPU backend (app.c) */
   } else if (cmd) {
@@ -54,7 +60,7 @@ int cc_cli_main(int argc, char **argv)
   if (rc != CC_OK) {
     fprintf(stderr, "coalcheck: error: %s\n", err.msg[0] ? err.msg : cc_status_name(rc));
     if (rc == CC_ERR_USAGE && cmd && (cmd->fn == cc_cli_cmd_record || cmd->fn == cc_cli_cmd_report ||
-                                    cmd->fn == cc_cli_cmd_fix))
+                                    cmd->fn == cc_cli_cmd_fix || cmd->fn == cc_cli_cmd_merge))
       fprintf(stderr, "hint: run 'coalcheck %s --help' for the options\n", cmd->name);
     else if (rc == CC_ERR_USAGE)
       fprintf(stderr, "hint: run 'coalcheck --help' for the options\n");

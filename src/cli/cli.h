@@ -63,10 +63,25 @@ struct cc_run_opts {
   int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */
   int fix_transform;             /* fix: --transform, enum cc_fix_transform (0: auto) */
   int force;                     /* fix: --force, replace a non-empty -o DIR */
+  char *sel_kernel_name;         /* --kernel-name NAME | regex:RE (ncu's; gpu/gpu.h's
+                                    struct cc_gpu_filter_spec), or NULL */
+  char *sel_name_base;           /* --kernel-name-base function|demangled|mangled, or NULL */
+  char *sel_kernel_id;           /* --kernel-id ::NAME:N, or NULL */
+  char *sel_launch_skip;         /* --launch-skip N, or NULL */
+  char *sel_launch_count;        /* --launch-count N, or NULL */
+  char **inputs;                 /* merge: the reports, in rank order (input is NULL) */
+  size_t ninputs;
+  double imbalance_pct;          /* merge: --imbalance-threshold, percent (default 0) */
 };
 
 /* The commands that share the option table (each option says which take it). */
-enum cc_cli_cmd { CC_CLI_CMD_RUN, CC_CLI_CMD_RECORD, CC_CLI_CMD_REPORT, CC_CLI_CMD_FIX };
+enum cc_cli_cmd {
+  CC_CLI_CMD_RUN,
+  CC_CLI_CMD_RECORD,
+  CC_CLI_CMD_REPORT,
+  CC_CLI_CMD_FIX,
+  CC_CLI_CMD_MERGE
+};
 
 /* Frees everything *o owns (strings, --arg and --dump lists) and zeroes it; safe on a
  * zeroed struct. */
@@ -109,6 +124,14 @@ int cc_cli_record(const struct cc_run_opts *o, FILE *summary_out, struct cc_err 
  * output is written, CC_ERR_GATE when a --fail-on gate tripped (one line per trip on
  * stderr, report/ci.h). --sarif and --csv are written like --json. */
 int cc_cli_report(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
+
+/* `coalcheck merge`: reads the JSON reports o->inputs[0..o->ninputs) (rank r = the r-th,
+ * report/merge.h), and writes the per-rank table as text to report_out (not when --json
+ * or --csv is "-"), the merge document to --json and the CSV to --csv, each whole or not
+ * at all; ranks whose totals exceed the fewest by more than o->imbalance_pct percent are
+ * flagged (not an error). Errors: CC_ERR_USAGE (no report given), CC_ERR_INPUT (those of
+ * cc_report_merge_load), CC_ERR_IO. */
+int cc_cli_merge(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
 /* Writes the generated --help of the main job (option table) to out. */
 void cc_cli_print_help(FILE *out);

@@ -8,7 +8,19 @@
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 
-#define CC_CLI_VERSION "0.1.0"
+/* project(coalcheck VERSION ...) in CMakeLists.txt, passed as CC_PROJECT_VERSION */
+#define CC_CLI_VERSION CC_PROJECT_VERSION
+
+/* What CMake configured (cmake/buildinfo.cmake generates the one definition, in
+ * cc_build_info.c of the build folder). */
+struct cc_cli_build_info {
+  const char *git_revision; /* `git describe --always --dirty` of the sources at build
+                               time, e.g. "cb79238-dirty"; "unknown" outside git */
+  int gpu_backend;          /* libcoalcheck_gpu.so and its patch were built (src/gpu) */
+  int libclang;             /* the CUDA C front end links libclang (src/cuda) */
+  int mpi;                  /* COALCHECK_MPI was ON */
+};
+extern const struct cc_cli_build_info cc_cli_build_info;
 
 /* The most bytes the buffer arguments of a launch may take together (the allocator's
  * max_bytes, launch.h): o->max_memory (--max-memory), else half of the machine's
@@ -25,6 +37,51 @@ uint64_t cc_cli_max_memory(const struct cc_run_opts *o);
  * allows at most 1024 per CTA". */
 int cc_cli_check_dims(const char *opt, const uint64_t dims[3], const char *const text[3],
                       struct cc_err *err);
+
+/* ---- output file names (outname.c) ------------------------------------------------- */
+
+/* The output file name value of option opt ("--json", for messages) with the Nsight tools'
+ * patterns expanded (ncu --export, nsys --output): %q{VAR} the environment variable's
+ * value, %p this process's id (decimal), %h the host name (gethostname), %% a literal '%'.
+ * *out is owned (NULL on error). Errors: CC_ERR_USAGE naming the 1-based position of the
+ * '%' in value: an unset VAR (named), %q without {NAME}, a lone '%' at the end, any other
+ * %x. Run once per option when it is parsed, so a value is expanded once. */
+int cc_cli_expand_path(const char *opt, const char *value, cc_give char **out,
+                       struct cc_err *err);
+
+/* ---- launch selection (select.c) ----------------------------------------------------- */
+
+/* The ncu-style selection options as given (each NULL when absent); borrowed strings. */
+struct cc_cli_selection {
+  const char *kernel_name, *name_base, *kernel_id, *skip, *count;
+};
+
+struct cc_gpu_filter_spec;
+
+/* The selection in force into *spec (gpu/gpu.h): the options when any is given (the
+ * variables are then ignored), else the variables COALCHECK_KERNEL_NAME, _KERNEL_NAME_BASE,
+ * _KERNEL_ID, _LAUNCH_SKIP, _LAUNCH_COUNT and _KERNEL_REGEX (spec->from_env set). Returns
+ * whether there is any selection. Strings borrowed from sel or the environment. */
+int cc_cli_selection_spec(const struct cc_cli_selection *sel, struct cc_gpu_filter_spec *spec);
+
+/* For an executable's injection library: when options are given, sets the variables
+ * above to them and unsets the others (COALCHECK_KERNEL_REGEX too), so that the library
+ * applies exactly the options; without options the environment is left as it is. */
+void cc_cli_selection_setenv(const struct cc_cli_selection *sel);
+
+/* Whether o (or the environment) selects launches (cc_cli_selection_spec). */
+int cc_cli_selection_given(const struct cc_run_opts *o);
+
+/* Kernel mode's launches: without a selection, the one kernel of --kernel (or the
+ * module's only one; cc_cli_find_kernel); with one, the module's .entry kernels in PTX
+ * order, one launch each, through the same rules as the executable mode
+ * (cc_gpu_filter_select on the demangled and mangled names). *out (owned array, entries
+ * borrowed from m) receives *n >= 1 kernels. Errors: those of cc_cli_find_kernel and
+ * cc_gpu_filter_init_spec (CC_ERR_USAGE naming the option); CC_ERR_USAGE for --kernel
+ * with selection options; CC_ERR_INPUT when nothing is selected (the kernels listed). */
+int cc_cli_select_kernels(cc_keep const struct cc_run_opts *o, cc_keep const struct ptx_module *m,
+                          cc_give const struct ptx_function ***out, size_t *n,
+                          struct cc_err *err);
 
 /* ---- inputs and outputs on one path (paths.c) ---------------------------------------- */
 
@@ -75,6 +132,7 @@ int cc_cli_cmd_help(int argc, char **argv, struct cc_err *err);
 
 int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err);
 int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err);
+int cc_cli_cmd_merge(int argc, char **argv, struct cc_err *err);
 
 /* fix --html (fix_html.c): after the fix is written to o->fix_dir, runs the original
  * launch (o) and DIR's KERNEL.launch each with --html into a temporary page, writes both
@@ -180,5 +238,41 @@ cc_give const char **cc_cli_input_paths(cc_keep const struct cc_run_opts *o, siz
 /* The command table and its length (cli.c). */
 extern const struct cc_cli_command cc_cli_commands[];
 extern const size_t cc_cli_ncommands;
+
+/* ---- the tables as the generators read them (options.c; man.c, completion.c) ------- */
+
+/* One option of the table (options.c): every string borrowed, static. */
+struct cc_cli_option_doc {
+  const char *name;  /* long name without "--" */
+  char short_name;   /* 'q' for -q, or 0 */
+  const char *arg;   /* metavariable of the value ("FILE", "on|off"), or NULL for a flag */
+  const char *help;  /* the --help text, lines separated by '\n' */
+};
+
+/* The number of options in the table. */
+size_t cc_cli_option_count(void);
+
+/* Option i (< cc_cli_option_count(), in the table's order) into *doc. */
+void cc_cli_option_doc(size_t i, struct cc_cli_option_doc *doc);
+
+/* Whether option i is an option of the command named command ("run", "record",
+ * "report", "fix": enum cc_cli_cmd; "import": the executable mode's options, a superset
+ * of what import takes), or of the executable mode (`coalcheck [OPTIONS] ./app`) when
+ * command is NULL. 0 for a command that takes none of the table's options ("help"). */
+int cc_cli_option_taken_by(size_t i, const char *command);
+
+/* `coalcheck --help-man`: the manual page coalcheck(1) (man(7) roff) from the command
+ * and option tables, written to out; the build writes it into share/man/man1 (man.c). */
+void cc_cli_write_man(FILE *out);
+
+/* `coalcheck --help-completion SHELL`: the completion script for SHELL ("bash" or
+ * "zsh") from the command and option tables, written to out (completion.c). Errors:
+ * CC_ERR_USAGE for another SHELL. */
+int cc_cli_write_completion(FILE *out, const char *shell, struct cc_err *err);
+
+/* `coalcheck --version`: the version, the git revision the build was made from
+ * ("unknown" outside git) and what the build includes (GPU backend, libclang, MPI), as
+ * CMake configured it (version.c, the generated cc_build_info.c). */
+void cc_cli_print_version(FILE *out);
 
 #endif

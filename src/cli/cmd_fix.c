@@ -173,7 +173,7 @@ int cc_cli_cmd_fix(int argc, char **argv, struct cc_err *err)
   if (rc == CC_OK && o.help)
     print_help(stdout);
   else if (rc == CC_OK && o.version)
-    printf("coalcheck %s\n", CC_CLI_VERSION);
+    cc_cli_print_version(stdout);
   else if (rc == CC_OK)
     rc = run_fix(&o, stdout, err);
   cc_cli_opts_release(&o);

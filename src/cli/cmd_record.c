@@ -70,7 +70,7 @@ int cc_cli_cmd_record(int argc, char **argv, struct cc_err *err)
   if (rc == CC_OK && o.help)
     print_help(stdout);
   else if (rc == CC_OK && o.version)
-    printf("coalcheck %s\n", CC_CLI_VERSION);
+    cc_cli_print_version(stdout);
   else if (rc == CC_OK) {
     o.command_line = join_words(argc, argv);
     rc = cc_cli_record(&o, stdout, err);

@@ -134,12 +134,13 @@ int cc_cli_gpu_report(const char *json_path, const char *json_out, uint32_t top,
 /* Runs child (child[0] the program's path, NULL-terminated) under the injection library
  * f->lib: LD_PRELOAD (f->lib first), LD_LIBRARY_PATH (f->san_dir first, so that the
  * library's libsanitizer-public.so is the toolkit's), COALCHECK_GPU_JSON=json,
- * COALCHECK_GPU_QUIET=1 and the filter variables (each NULL: not set) in the child's
- * environment; waits for it (*status: the wait status). Errors: CC_ERR_TOOL when it
- * cannot be started. */
+ * COALCHECK_GPU_QUIET=1 and the launch selection sel (NULL: none; select.c's
+ * cc_cli_selection_setenv: the options as the library's variables, or the environment as
+ * it is) in the child's environment; waits for it (*status: the wait status). Errors:
+ * CC_ERR_TOOL when it cannot be started. */
+struct cc_cli_selection;
 int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char *json,
-                     const char *regex, const char *skip, const char *count, int *status,
-                     struct cc_err *err);
+                     const struct cc_cli_selection *sel, int *status, struct cc_err *err);
 
 /* Times kernel `mangled` of the PTX text (len bytes) on the GPU, uninstrumented: the
  * arguments bound and filled as for the emulator, one launch, 3 warm-up launches, then

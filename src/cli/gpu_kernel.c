@@ -227,7 +227,7 @@ static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, str
   sprintf(json, "%s/gpu.json", dir);
   {
     char *child[] = {launcher, plan, NULL};
-    rc = cc_cli_gpu_spawn(child, &files, json, NULL, NULL, NULL, &ws, err);
+    rc = cc_cli_gpu_spawn(child, &files, json, NULL, &ws, err);
   }
   if (rc == CC_OK && (st = cc_cli_gpu_exit_status(ws)) != 0)
     rc = cc_err_set(err, st == 10 ? (enum cc_status)CC_CLI_EXIT_NO_GPU : CC_ERR_TOOL,

@@ -34,6 +34,8 @@ struct source {
  * itself; the table says which options it takes (cc_cli_app_option) and gives their help.
  * An option with this bit alone has no set function. */
 #define FOR_APP (1u << 16)
+/* The launch selection: the executable mode and kernel mode (run, record) alike. */
+#define FOR_SELECT (FOR_APP | CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD))
 
 struct option {
   const char *name;  /* long name without "--" */
@@ -65,6 +67,22 @@ static char *from_base(const struct source *src, const char *path)
   out = cc_xmalloc(strlen(src->base_dir) + strlen(path) + 2);
   sprintf(out, "%s/%s", src->base_dir, path);
   return out;
+}
+
+/* An output's path into *dst: the Nsight patterns (%q{VAR}, %p, %h, %%) expanded
+ * (outname.c), then "-" (standard output, where allow_stdout) as is, else from the launch
+ * file's folder when relative. *dst is left as it was on an error. */
+static int set_out_path(char **dst, const char *opt, const char *v, int allow_stdout,
+                        const struct source *s, struct cc_err *err)
+{
+  char *path;
+  int rc = cc_cli_expand_path(opt, v, &path, err);
+  if (rc != CC_OK)
+    return rc;
+  free(*dst);
+  *dst = allow_stdout && strcmp(path, "-") == 0 ? cc_xstrdup(path) : from_base(s, path);
+  free(path);
+  return CC_OK;
 }
 
 /* Decimal (or 0x hex) integer in 1..max (0..max when allow_zero) into *out; on
@@ -180,10 +198,13 @@ static int set_dump(struct cc_run_opts *o, const char *v, const struct source *s
 {
   const char *eq = strchr(v, '=');
   struct cc_cli_dump d;
+  int rc;
   if (!eq || eq == v || eq[1] == '\0')
     return cc_err_set(err, CC_ERR_USAGE, "bad --dump '%s': expected NAME=PATH", v);
+  d.path = NULL;
+  if ((rc = set_out_path(&d.path, "--dump", eq + 1, 0, s, err)) != CC_OK)
+    return rc;
   d.name = cc_xstrndup(v, (size_t)(eq - v));
-  d.path = from_base(s, eq + 1);
   for (size_t i = 0; !s->file && i < s->file_dumps; i++) {
     if (strcmp(o->dumps[i].name, d.name) == 0) {
       free(o->dumps[i].name);
@@ -217,34 +238,22 @@ static int set_launch(struct cc_run_opts *o, const char *v, const struct source 
   return CC_OK;
 }
 
-/* A report output's path into *dst: "-" (standard output) as is, else from the launch
- * file's folder when relative (--json, --sarif, --csv). */
-static int set_report_path(char **dst, const char *v, const struct source *s)
-{
-  free(*dst);
-  *dst = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
-  return CC_OK;
-}
-
 static int set_json(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
-  (void)err;
-  return set_report_path(&o->json_path, v, s);
+  return set_out_path(&o->json_path, "--json", v, 1, s, err);
 }
 
 static int set_sarif(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
-  (void)err;
-  return set_report_path(&o->sarif_path, v, s);
+  return set_out_path(&o->sarif_path, "--sarif", v, 1, s, err);
 }
 
 static int set_csv(struct cc_run_opts *o, const char *v, const struct source *s,
                    struct cc_err *err)
 {
-  (void)err;
-  return set_report_path(&o->csv_path, v, s);
+  return set_out_path(&o->csv_path, "--csv", v, 1, s, err);
 }
 
 /* A repeated --fail-on adds a gate (report/ci.h; docs/usage.md, "Gates"). */
@@ -264,10 +273,7 @@ static int set_fail_on(struct cc_run_opts *o, const char *v, const struct source
 static int set_html(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
-  (void)err;
-  free(o->html_path);
-  o->html_path = from_base(s, v);
-  return CC_OK;
+  return set_out_path(&o->html_path, "--html", v, 0, s, err);
 }
 
 /* A repeated --arch adds to the list: "--arch cc1.0 --arch sm_90" = "cc1.0,sm_90" (the
@@ -295,9 +301,8 @@ static int set_trace(struct cc_run_opts *o, const char *v, const struct source *
   if (s->cmd == CC_CLI_CMD_RUN && strcmp(v, "-") == 0)
     return cc_err_set(err, CC_ERR_USAGE, "--trace -: standard output holds the report; "
                       "pass a file name, or use 'coalcheck record -o -'");
-  free(o->trace_path);
-  o->trace_path = strcmp(v, "-") == 0 ? cc_xstrdup(v) : from_base(s, v);
-  return CC_OK;
+  return set_out_path(&o->trace_path, s->cmd == CC_CLI_CMD_RUN ? "--trace" : "-o", v, 1, s,
+                      err);
 }
 
 /* -o: record's trace file, or fix's output folder */
@@ -306,9 +311,7 @@ static int set_output(struct cc_run_opts *o, const char *v, const struct source 
 {
   if (s->cmd != CC_CLI_CMD_FIX)
     return set_trace(o, v, s, err);
-  free(o->fix_dir);
-  o->fix_dir = from_base(s, v);
-  return CC_OK;
+  return set_out_path(&o->fix_dir, "-o", v, 0, s, err);
 }
 
 static int set_l1_cache(struct cc_run_opts *o, const char *v, const struct source *s,
@@ -455,6 +458,58 @@ static int set_force(struct cc_run_opts *o, const char *v, const struct source *
   return CC_OK;
 }
 
+/* The launch selection's values are kept as given; cc_gpu_filter_init_spec checks them
+ * when the run starts (select.c), with the option named. */
+static int set_sel_kernel_name(struct cc_run_opts *o, const char *v, const struct source *s,
+                               struct cc_err *err)
+{
+  replace_str(&o->sel_kernel_name, v);
+  return CC_OK;
+}
+
+static int set_sel_name_base(struct cc_run_opts *o, const char *v, const struct source *s,
+                             struct cc_err *err)
+{
+  replace_str(&o->sel_name_base, v);
+  return CC_OK;
+}
+
+static int set_sel_kernel_id(struct cc_run_opts *o, const char *v, const struct source *s,
+                             struct cc_err *err)
+{
+  replace_str(&o->sel_kernel_id, v);
+  return CC_OK;
+}
+
+static int set_sel_launch_skip(struct cc_run_opts *o, const char *v, const struct source *s,
+                               struct cc_err *err)
+{
+  replace_str(&o->sel_launch_skip, v);
+  return CC_OK;
+}
+
+static int set_sel_launch_count(struct cc_run_opts *o, const char *v, const struct source *s,
+                                struct cc_err *err)
+{
+  replace_str(&o->sel_launch_count, v);
+  return CC_OK;
+}
+
+/* --imbalance-threshold PCT: a non-negative decimal number of percent */
+static int set_imbalance(struct cc_run_opts *o, const char *v, const struct source *s,
+                         struct cc_err *err)
+{
+  char *end;
+  double pct;
+  errno = 0;
+  pct = strtod(v, &end);
+  if (!isdigit((unsigned char)v[0]) || *end || errno || !(pct >= 0 && pct <= 1e9))
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --imbalance-threshold: expected "
+                      "a percentage, a number >= 0 such as 0, 5 or 12.5", v);
+  o->imbalance_pct = pct;
+  return CC_OK;
+}
+
 static int set_quiet(struct cc_run_opts *o, const char *v, const struct source *s,
                      struct cc_err *err)
 {
@@ -502,12 +557,18 @@ static const struct option options[] = {
    "read options (and INPUT) from FILE: shell-like\n"
    "words, '#' comments; its relative paths are taken\n"
    "from its folder; the command line wins", set_launch, FOR_LAUNCH},
-  {"json", 0, "FILE", "also write the JSON report; '-' = stdout", set_json,
-   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+  {"json", 0, "FILE", "also write the JSON report; '-' = stdout; %q{VAR},\n"
+   "%p, %h, %% expanded as by Nsight (docs/usage.md)", set_json,
+   FOR_REPORT | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"sarif", 0, "FILE", "also write a SARIF 2.1.0 log of the uncoalesced\n"
    "and conflicting accesses (docs/ci.md); '-' = stdout", set_sarif, FOR_REPORT},
   {"csv", 0, "FILE", "also write one CSV row per instruction, units in\n"
-   "the header (docs/usage.md); '-' = stdout", set_csv, FOR_REPORT},
+   "the header (docs/usage.md); '-' = stdout", set_csv,
+   FOR_REPORT | CMD_BIT(CC_CLI_CMD_MERGE)},
+  {"imbalance-threshold", 0, "PCT", "merge: flag a rank whose requests (sectors,\n"
+   "excess, wavefronts) exceed the fewest rank's by\n"
+   "more than PCT percent of it (default 0: any)", set_imbalance,
+   CMD_BIT(CC_CLI_CMD_MERGE)},
   {"fail-on", 0, "EXPR", "a gate: exit 12 when METRIC OP NUMBER holds for\n"
    "an instruction or kernel ('efficiency<0.5',\n"
    "'excess-sectors>0'); repeatable (docs/usage.md)", set_fail_on, FOR_REPORT},
@@ -561,20 +622,30 @@ static const struct option options[] = {
    "(the only one for executables; exit 10 when\n"
    "there is no GPU); fix: also time both on the GPU", set_backend,
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX) | FOR_APP},
+  /* launch selection, ncu's spellings and meaning (gpu/gpu.h, docs/usage.md): the
+   * application's launches, or a module's kernels in order, one launch each */
+  {"kernel-name", 0, "NAME", "profile launches of kernel NAME (exact), or\n"
+   "regex:RE (POSIX ERE found in the name); the name\n"
+   "per --kernel-name-base", set_sel_kernel_name, FOR_SELECT},
+  {"kernel-name-base", 0, "BASE", "function (default: \"tiled\"), demangled\n"
+   "(\"void ns::tiled<32>(float*)\") or mangled", set_sel_name_base, FOR_SELECT},
+  {"kernel-id", 0, "::NAME:N", "ncu's CONTEXT:STREAM:[regex:]NAME:INVOCATION;\n"
+   "NAME and N (1-based) honoured, context and stream\n"
+   "must be empty: ::NAME:2, :::1", set_sel_kernel_id, FOR_SELECT},
+  {"launch-skip", 0, "N", "skip the first N matching launches", set_sel_launch_skip,
+   FOR_SELECT},
+  {"launch-count", 0, "N", "profile N matching launches (default: all; N >= 1)",
+   set_sel_launch_count, FOR_SELECT},
   /* the executable mode's own options (app.c) */
-  {"kernel-name", 0, "REGEX", "profile kernels whose name matches (POSIX ERE,\n"
-   "demangled or mangled name)", NULL, FOR_APP},
-  {"launch-skip", 0, "N", "skip the first N matching launches", NULL, FOR_APP},
-  {"launch-count", 0, "N", "profile N matching launches (default: all)", NULL, FOR_APP},
   {"gpu-json", 0, "FILE", "keep the injection library's own JSON", NULL, FOR_APP},
   {"sample-ctas", 0, "N", "count and trace only CTAs whose linear id % N\n"
    "is 0", NULL, FOR_APP},
   {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
    "(default all): the others run at native speed", NULL, FOR_APP},
   {"quiet", 'q', NULL, "no progress messages", set_quiet,
-   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"help", 'h', NULL, "show this help", set_help,
-   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX)},
+   FOR_ALL | FOR_APP | CMD_BIT(CC_CLI_CMD_FIX) | CMD_BIT(CC_CLI_CMD_MERGE)},
   {"version", 0, NULL, "show the version", set_version,
    FOR_ALL | CMD_BIT(CC_CLI_CMD_FIX)},
 };
@@ -627,14 +698,26 @@ void cc_cli_print_options_app(FILE *out, int only_app)
   if (!only_app)
     return;
   fprintf(out, "%-26s", "  and, as above:");
-  for (size_t i = 0, n = 0; i < NOPTIONS; i++) {
+  for (size_t i = 0, n = 0, col = 26; i < NOPTIONS; i++) {
     const struct option *op = &options[i];
+    char name[64];
+    int len;
     if (!(op->cmds & FOR_APP) || !(op->cmds & FOR_ALL))
       continue;
     if (op->short_name)
-      fprintf(out, "%s-%c", n++ ? ", " : "", op->short_name);
+      len = snprintf(name, sizeof name, "-%c", op->short_name);
     else
-      fprintf(out, "%s--%s", n++ ? ", " : "", op->name);
+      len = snprintf(name, sizeof name, "--%s", op->name);
+    if (n && col + 2 + (size_t)len > 80) { /* help lines fit 80 columns */
+      fprintf(out, ",\n%-26s", "");
+      col = 26;
+    } else if (n) {
+      fputs(", ", out);
+      col += 2;
+    }
+    fputs(name, out);
+    col += (size_t)len;
+    n++;
   }
   fputc('\n', out);
 }
@@ -662,7 +745,7 @@ static const struct option *find_long(const char *name, size_t len)
 static const char *cmd_name(enum cc_cli_cmd cmd)
 {
   return cmd == CC_CLI_CMD_RECORD ? "record" : cmd == CC_CLI_CMD_REPORT ? "report"
-         : cmd == CC_CLI_CMD_FIX ? "fix" : "run";
+         : cmd == CC_CLI_CMD_FIX ? "fix" : cmd == CC_CLI_CMD_MERGE ? "merge" : "run";
 }
 
 static const struct option *find_short(char c)
@@ -671,6 +754,31 @@ static const struct option *find_short(char c)
     if (options[i].short_name == c)
       return &options[i];
   return NULL;
+}
+
+size_t cc_cli_option_count(void)
+{
+  return NOPTIONS;
+}
+
+void cc_cli_option_doc(size_t i, struct cc_cli_option_doc *doc)
+{
+  doc->name = options[i].name;
+  doc->short_name = options[i].short_name;
+  doc->arg = options[i].arg;
+  doc->help = options[i].help;
+}
+
+int cc_cli_option_taken_by(size_t i, const char *command)
+{
+  const struct option *op = &options[i];
+  if (!command || strcmp(command, "import") == 0) /* app.c parses both (a superset for import) */
+    return (op->cmds & FOR_APP) != 0;
+  /* the commands of enum cc_cli_cmd, by the names cmd_name gives them (bits below FOR_APP) */
+  for (unsigned c = 0; c < 16; c++)
+    if (strcmp(cmd_name((enum cc_cli_cmd)c), command) == 0)
+      return takes(op, (enum cc_cli_cmd)c);
+  return 0;
 }
 
 /* Prefixes "FILE:LINE: " to an error found in a launch file. */
@@ -745,6 +853,11 @@ static int parse_words(struct cc_run_opts *o, char **w, size_t n, const struct s
         return at_word(src, at, rc, err);
       continue;
     }
+    if (src->cmd == CC_CLI_CMD_MERGE) { /* merge: every report, in rank order */
+      o->inputs = cc_xrealloc(o->inputs, (o->ninputs + 1) * sizeof *o->inputs);
+      o->inputs[o->ninputs++] = cc_xstrdup(w[i]);
+      continue;
+    }
     if (input)
       return at_word(src, at,
                      cc_err_set(err, CC_ERR_USAGE, "two inputs given: '%s' and '%s'; pass one "
@@ -784,6 +897,14 @@ void cc_cli_opts_release(struct cc_run_opts *o)
   free(o->trace_path);
   free(o->command_line);
   free(o->fix_dir);
+  free(o->sel_kernel_name);
+  free(o->sel_name_base);
+  free(o->sel_kernel_id);
+  free(o->sel_launch_skip);
+  free(o->sel_launch_count);
+  for (size_t i = 0; i < o->ninputs; i++)
+    free(o->inputs[i]);
+  free(o->inputs);
   memset(o, 0, sizeof *o);
 }
 
@@ -856,8 +977,8 @@ int cc_cli_parse_cmd(enum cc_cli_cmd cmd, int argc, char **argv, struct cc_run_o
   char *file_arch;
   int rc;
   memset(o, 0, sizeof *o);
-  /* report takes no launch file: its --launch is refused by parse_words */
-  if (cmd != CC_CLI_CMD_REPORT && (rc = find_launch(argc, argv, &launch, err)) != CC_OK)
+  /* report and merge take no launch file: their --launch is refused by parse_words */
+  if (cmd != CC_CLI_CMD_REPORT && cmd != CC_CLI_CMD_MERGE && (rc = find_launch(argc, argv, &launch, err)) != CC_OK)
     return rc;
   if (launch && (rc = read_launch_file(o, launch, cmd, err)) != CC_OK)
     return rc;

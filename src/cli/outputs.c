@@ -36,6 +36,8 @@ struct cc_cli_outputs {
   char *trace_path;                  /* the trace's path (owned) */
   struct cc_access_sink sinks[3];    /* analyses, views, trace */
   struct cc_access_tee tee;
+  struct cc_access_sink sink;        /* what cc_cli_outputs_sink gave, once made */
+  int sink_made;                     /* several kernels of one run share it */
   const char **inputs;               /* what o reads: no output replaces it */
   size_t n_inputs;
 };
@@ -166,6 +168,10 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
 {
   size_t n = 0;
   int rc;
+  if (s->sink_made) { /* a later kernel of the run (a launch selection): the same stream */
+    *sink = s->sink;
+    return CC_OK;
+  }
   if (s->multi)
     s->sinks[n++] = cc_analysis_multi_sink(s->multi);
   if (s->view) /* only with --html: the runs without it pay nothing */
@@ -182,6 +188,8 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
   assert(n > 0);
   s->tee = (struct cc_access_tee){s->sinks, n};
   *sink = n == 1 ? s->sinks[0] : cc_access_tee(&s->tee);
+  s->sink = *sink;
+  s->sink_made = 1;
   return CC_OK;
 }
 

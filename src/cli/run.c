@@ -293,21 +293,46 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   return rc;
 }
 
+/* Frees what one launch holds (emulator, arguments, name), ready for the next. */
+static void release_launch(struct run *r)
+{
+  cc_launch_bound_release(&r->bound);
+  memset(&r->bound, 0, sizeof r->bound);
+  if (r->emu)
+    cc_emu_free(r->emu);
+  r->emu = NULL;
+  free(r->source_name);
+  r->source_name = NULL;
+}
+
 static void release(struct run *r)
 {
   cc_cli_outputs_free(r->outs);
-  cc_launch_bound_release(&r->bound);
-  if (r->emu)
-    cc_emu_free(r->emu);
+  release_launch(r);
   if (r->module)
     ptx_module_free(r->module);
-  free(r->source_name);
+}
+
+/* Runs kernel k (one launch of o's spec) into r's outputs and attaches its static forms;
+ * fix_name: how the advice's `coalcheck fix` names the kernel (NULL: its source name). */
+static int run_one(const struct cc_run_opts *o, struct run *r, const struct ptx_function *k,
+                   const char *fix_name, struct cc_err *err)
+{
+  int rc;
+  release_launch(r);
+  r->source_name = cc_cli_source_name(k->name);
+  if ((rc = emulate(o, r, k, err)) != CC_OK)
+    return rc;
+  /* the static forms: the report shows them, the advice uses them */
+  return cc_cli_attach_forms(r->outs, r->module, k, fix_name ? fix_name : r->source_name, o,
+                             &r->bound, err);
 }
 
 int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
 {
   struct run r;
-  const struct ptx_function *k;
+  const struct ptx_function **ks = NULL;
+  size_t nk = 0;
   int rc;
   memset(&r, 0, sizeof r);
   if ((rc = cc_cli_check_run_paths(o, err)) != CC_OK)
@@ -316,6 +341,11 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     return cc_err_set(err, CC_ERR_USAGE, "--sarif, --csv and --fail-on work on emulated runs "
                       "and traces; drop --backend gpu, or record a trace and use 'coalcheck "
                       "report'");
+  if (o->gpu_backend && (o->sel_kernel_name || o->sel_name_base || o->sel_kernel_id ||
+                         o->sel_launch_skip || o->sel_launch_count))
+    return cc_err_set(err, CC_ERR_USAGE, "--backend gpu with a KERNEL.cu or .ptx runs one "
+                      "launch: name its kernel with --kernel (the launch selection options "
+                      "apply to the emulator and to executables)");
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)
@@ -326,20 +356,25 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     goto done;
   if ((rc = cc_cli_load_module(o, &r.module, err)) != CC_OK)
     goto done;
-  if ((rc = cc_cli_find_kernel(r.module, o->kernel, &k, err)) != CC_OK)
+  if ((rc = cc_cli_select_kernels(o, r.module, &ks, &nk, err)) != CC_OK)
     goto done;
-  r.source_name = cc_cli_source_name(k->name);
-  if ((rc = emulate(o, &r, k, err)) != CC_OK)
+  if (nk > 1 && o->ndumps) {
+    rc = cc_err_set(err, CC_ERR_USAGE, "--dump with a selection of %zu launches: a buffer "
+                    "belongs to one launch; select one (--launch-count 1) to dump it", nk);
     goto done;
-  /* the static forms: the report shows them, the advice uses them */
-  if ((rc = cc_cli_attach_forms(r.outs, r.module, k, o->kernel ? o->kernel : r.source_name, o,
-                                &r.bound, err)) != CC_OK)
-    goto done;
+  }
+  /* the selected kernels one after another, into one stream: one report, one kernel
+   * entry each (a selection of one: the usual run) */
+  for (size_t i = 0; i < nk; i++)
+    if ((rc = run_one(o, &r, ks[i], o->kernel ? o->kernel : nk > 1 || cc_cli_selection_given(o)
+                      ? ks[i]->name : NULL, err)) != CC_OK)
+      goto done;
   if ((rc = cc_cli_outputs_finish(r.outs, out, err)) != CC_OK)
     goto done;
   if ((rc = write_dumps(o, &r.bound, err)) == CC_OK)
     rc = cc_cli_outputs_gates(r.outs, stderr, err);
 done:
+  free(ks);
   release(&r);
   return rc;
 }
@@ -351,7 +386,7 @@ int cc_cli_cmd_run(int argc, char **argv, struct cc_err *err)
   if (rc == CC_OK && o.help)
     rc = cc_cli_cmd_help(0, NULL, err);
   else if (rc == CC_OK && o.version)
-    printf("coalcheck %s\n", CC_CLI_VERSION);
+    cc_cli_print_version(stdout);
   else if (rc == CC_OK)
     rc = cc_cli_run(&o, stdout, err);
   cc_cli_opts_release(&o);

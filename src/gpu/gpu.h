@@ -106,26 +106,82 @@ void cc_gpu_sassmap_release(struct cc_gpu_sassmap *map);
 
 /* ---- filter ---- */
 
-/* Launch selection, as Nsight Compute's --kernel-name regex: / --launch-skip /
- * --launch-count: of the launches whose kernel name matches, skip the first `skip`, then
- * profile `count` (all when has_count is 0). */
+/* The name a kernel is matched by (ncu --kernel-name-base): function, the demangled
+ * name without return type, scope, template arguments and parameters ("tiled" for "void
+ * ns::tiled<32>(float*)"); demangled, the whole demangled name; mangled, the PTX/ELF
+ * symbol. Names that are not mangled are the same under all three. */
+enum cc_gpu_name_base { CC_GPU_BASE_FUNCTION, CC_GPU_BASE_DEMANGLED, CC_GPU_BASE_MANGLED };
+
+/* A kernel-name pattern of ncu: NAME (an exact match) or regex:RE (a POSIX extended
+ * regular expression found anywhere in the name). */
+struct cc_gpu_name_pattern {
+  int set, is_regex;
+  char *exact;            /* owned, when !is_regex */
+  regex_t re;             /* when is_regex */
+};
+
+/* Launch selection with Nsight Compute's meaning (--kernel-name, --kernel-name-base,
+ * --kernel-id, --launch-skip, --launch-count): a launch matches when its name matches the
+ * kernel name and the kernel id (and the older COALCHECK_KERNEL_REGEX, searched in the
+ * demangled and the mangled name); of the matching launches the first `skip` are skipped,
+ * then `count` profiled (all when has_count is 0). The same rules serve the executable
+ * mode (the injection library) and kernel mode (src/cli: the module's kernels in order,
+ * one launch each). */
 struct cc_gpu_filter {
   int has_regex;
-  regex_t regex;          /* POSIX extended, matched against demangled and mangled name */
+  regex_t regex;          /* COALCHECK_KERNEL_REGEX: demangled or mangled name */
+  enum cc_gpu_name_base base;
+  struct cc_gpu_name_pattern name;    /* --kernel-name */
+  struct cc_gpu_name_pattern id_name; /* --kernel-id's kernel-name field */
+  uint64_t id_invocation; /* --kernel-id's invocation-nr, 1-based; 0 = any */
   uint64_t skip, count;
   int has_count;
   uint64_t matched;       /* matching launches seen so far */
+  char **seen;            /* invocations so far per function (base name), for --kernel-id */
+  uint64_t *seen_count;
+  size_t n_seen;
 };
 
-/* Reads the filter from the three strings (each may be NULL or empty: no constraint).
- * Errors: CC_ERR_USAGE naming the variable when the regex does not compile or a number is
- * not a non-negative decimal integer. */
+/* The selection as given: each string NULL or empty = no constraint. */
+struct cc_gpu_filter_spec {
+  const char *regex;        /* COALCHECK_KERNEL_REGEX */
+  const char *kernel_name;  /* NAME or regex:RE */
+  const char *name_base;    /* function | demangled | mangled (default function) */
+  const char *kernel_id;    /* CONTEXT:STREAM:[regex:]NAME:INVOCATION; context and stream
+                               must be empty (not matched), NAME and INVOCATION may be */
+  const char *skip, *count; /* non-negative; count at least 1 */
+  int from_env;             /* messages name the variables, not the options */
+};
+
+/* Reads the filter from spec. Errors: CC_ERR_USAGE naming the option (or variable): a
+ * regular expression that does not compile (with the 1-based position of the error in
+ * it, cc_gpu_regex_compile), an empty --kernel-name, an unknown name base, a kernel id
+ * that is not CONTEXT:STREAM:NAME:INVOCATION or gives a context or stream, a count that
+ * is not a non-negative decimal integer, --launch-count 0. f is safe to release after a
+ * failure. */
+int cc_gpu_filter_init_spec(struct cc_gpu_filter *f, const struct cc_gpu_filter_spec *spec,
+                            struct cc_err *err);
+
+/* cc_gpu_filter_init_spec with the three variables of old (COALCHECK_KERNEL_REGEX,
+ * COALCHECK_LAUNCH_SKIP, COALCHECK_LAUNCH_COUNT). */
 int cc_gpu_filter_init(struct cc_gpu_filter *f, const char *regex, const char *skip,
                        const char *count, struct cc_err *err);
 
-/* 1 if this launch is to be profiled; counts matching launches. name and mangled may be
- * equal; either may be NULL. */
-int cc_gpu_filter_select(struct cc_gpu_filter *f, const char *name, const char *mangled);
+/* 1 if this launch is to be profiled; counts matching launches and each function's
+ * invocations. demangled and mangled may be equal; either may be NULL (demangled NULL:
+ * the mangled name serves as all three bases). */
+int cc_gpu_filter_select(struct cc_gpu_filter *f, const char *demangled, const char *mangled);
+
+/* The function base of a demangled name (see enum cc_gpu_name_base) into out (size
+ * bytes, truncated); returns out. */
+char *cc_gpu_function_name(const char *demangled, char *out, size_t size);
+
+/* Compiles pattern (POSIX extended) into *re. Errors: CC_ERR_USAGE "OPT 'PATTERN' does
+ * not compile: unmatched '(' at position 3 (regcomp: ...)": what names the option or
+ * variable; the position (1-based, in pattern) comes from a scan of the ERE syntax
+ * (brackets, parentheses, repetitions, intervals, a trailing backslash). */
+int cc_gpu_regex_compile(regex_t *re, const char *pattern, const char *what,
+                         struct cc_err *err);
 
 /* Frees the compiled regex; f may come from a failed cc_gpu_filter_init. */
 void cc_gpu_filter_release(struct cc_gpu_filter *f);

@@ -1298,9 +1298,12 @@ __attribute__((constructor)) static void coalcheck_gpu_init(void)
     fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_SPACES: %s\n", e.msg);
     exit(CC_ERR_USAGE);
   }
-  if (cc_gpu_filter_init(&s->filter, getenv("COALCHECK_KERNEL_REGEX"),
-                         getenv("COALCHECK_LAUNCH_SKIP"), getenv("COALCHECK_LAUNCH_COUNT"),
-                         &e) != CC_OK) {
+  struct cc_gpu_filter_spec sel = {
+    .regex = getenv("COALCHECK_KERNEL_REGEX"), .kernel_name = getenv("COALCHECK_KERNEL_NAME"),
+    .name_base = getenv("COALCHECK_KERNEL_NAME_BASE"),
+    .kernel_id = getenv("COALCHECK_KERNEL_ID"), .skip = getenv("COALCHECK_LAUNCH_SKIP"),
+    .count = getenv("COALCHECK_LAUNCH_COUNT"), .from_env = 1};
+  if (cc_gpu_filter_init_spec(&s->filter, &sel, &e) != CC_OK) {
     fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
     exit(CC_ERR_USAGE);
   }

@@ -19,9 +19,8 @@ static const char *const header[] = {
 };
 #define NCOLS (sizeof header / sizeof header[0])
 
-/* Writes one RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote, CR
- * or LF; then the separator (',' or the CRLF that ends the record). */
-static void field(FILE *fp, const char *s, int last)
+/* One RFC 4180 field (json_impl.h). */
+void cc_report_csv_field(FILE *fp, const char *s, int last)
 {
   if (strpbrk(s, ",\"\r\n")) {
     fputc('"', fp);
@@ -44,7 +43,7 @@ static void num_field(FILE *fp, double v, const char *fmt)
     b[0] = '\0';
   else
     snprintf(b, sizeof b, fmt, v);
-  field(fp, b, 0);
+  cc_report_csv_field(fp, b, 0);
 }
 
 /* The advice of s, "kind: text" joined by newlines (one field, quoted). Owned. */
@@ -68,13 +67,13 @@ static void row(FILE *fp, const struct cc_analysis *an, const struct cc_kernel_s
   int shared = s->wavefronts > 0 || s->info.space == CC_SPACE_SHARED;
   double req = (double)s->requests;
   char reason[512], *adv = advice(s);
-  field(fp, cc_model_name(an->model), 0);
-  field(fp, k->name, 0);
+  cc_report_csv_field(fp, cc_model_name(an->model), 0);
+  cc_report_csv_field(fp, k->name, 0);
   num_field(fp, (double)rank, "%.0f");
-  field(fp, s->source.file ? s->source.file : "", 0);
+  cc_report_csv_field(fp, s->source.file ? s->source.file : "", 0);
   num_field(fp, s->source.line ? (double)s->source.line : NAN, "%.0f");
-  field(fp, cc_report_json_op(s->info.kind), 0);
-  field(fp, cc_space_name(s->info.space), 0);
+  cc_report_csv_field(fp, cc_report_json_op(s->info.kind), 0);
+  cc_report_csv_field(fp, cc_space_name(s->info.space), 0);
   num_field(fp, s->info.size_bytes, "%.0f");
   num_field(fp, (double)s->executions, "%.0f");
   num_field(fp, (double)s->requests, "%.0f");
@@ -87,14 +86,14 @@ static void row(FILE *fp, const struct cc_analysis *an, const struct cc_kernel_s
   num_field(fp, shared ? (double)s->ideal_wavefronts : NAN, "%.0f");
   num_field(fp, shared ? (double)s->ways_max : NAN, "%.0f");
   num_field(fp, 100.0 * cc_analysis_efficiency(s), "%.4f");
-  field(fp, shared ? (s->ways_max > 1 ? "conflict" : "no conflict") : cc_verdict_name(s->verdict),
+  cc_report_csv_field(fp, shared ? (s->ways_max > 1 ? "conflict" : "no conflict") : cc_verdict_name(s->verdict),
         0);
-  field(fp, s->info.text ? s->info.text : "", 0);
-  field(fp, adv, 0);
+  cc_report_csv_field(fp, s->info.text ? s->info.text : "", 0);
+  cc_report_csv_field(fp, adv, 0);
   if (cc_report_suppression(cache, s, reason, sizeof reason))
-    field(fp, reason[0] ? reason : "yes", 1);
+    cc_report_csv_field(fp, reason[0] ? reason : "yes", 1);
   else
-    field(fp, "", 1);
+    cc_report_csv_field(fp, "", 1);
   free(adv);
 }
 
@@ -107,7 +106,7 @@ char *cc_report_csv_string(const struct cc_analysis *const *ans, size_t n)
   if (!fp)
     CC_BUG("open_memstream failed (out of memory)");
   for (size_t c = 0; c < NCOLS; c++)
-    field(fp, header[c], c + 1 == NCOLS);
+    cc_report_csv_field(fp, header[c], c + 1 == NCOLS);
   for (size_t a = 0; a < n; a++)
     for (size_t ki = 0; ki < ans[a]->n_kernels; ki++) {
       const struct cc_kernel_stats *k = &ans[a]->kernels[ki];

@@ -5,6 +5,7 @@
 #define CC_REPORT_JSON_IMPL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -21,5 +22,10 @@ const char *cc_report_json_op(enum cc_access_kind kind);
  * "inlined_from" (the header location) and "inlined_at" (the .loc's call site) when
  * they apply. The caller owns the new object. */
 cJSON *cc_report_json_source(const struct cc_insn_stats *s);
+
+/* Writes one RFC 4180 field to fp: quoted (quotes doubled) when it holds a comma, a
+ * quote, CR or LF; then the separator (',' or, when last, the CRLF that ends the record).
+ * The CSV writers' (csv.c, merge.c) one quoting rule. */
+void cc_report_csv_field(FILE *fp, const char *s, int last);
 
 #endif

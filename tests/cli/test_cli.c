@@ -373,7 +373,7 @@ static void test_help_lists_every_option(void **state)
                                       "-h, --help", "--version",
                                       /* the executable INPUT's (usage.md, GPU backend) */
                                       "coalcheck [GPU OPTIONS] ./app [ARGS]",
-                                      "--kernel-name REGEX", "--launch-skip N",
+                                      "--kernel-name NAME", "--kernel-id ::NAME:N", "--launch-skip N",
                                       "--launch-count N", "--gpu-json FILE", "--sample-ctas N",
                                       "--spaces LIST"};
   char *buf = NULL;

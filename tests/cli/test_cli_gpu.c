@@ -507,7 +507,9 @@ static void test_app_errors(void **state)
   char *bad_backend[] = {"coalcheck", "--backend=cpu", "/proc/self/exe", NULL};
   char *bad_skip[] = {"coalcheck", "--launch-skip", "-1", "/proc/self/exe", NULL};
   char *bad_count[] = {"coalcheck", "--launch-count", "x", "/proc/self/exe", NULL};
-  char *bad_re[] = {"coalcheck", "--kernel-name", "(", "/proc/self/exe", NULL};
+  char *bad_re[] = {"coalcheck", "--kernel-name", "regex:(", "/proc/self/exe", NULL};
+  char *count0[] = {"coalcheck", "--launch-count", "0", "/proc/self/exe", NULL};
+  char *bad_id[] = {"coalcheck", "--kernel-id", "1::k:1", "/proc/self/exe", NULL};
   char *no_value[] = {"coalcheck", "--json", NULL};
   char *bad_top[] = {"coalcheck", "--top", "many", "/proc/self/exe", NULL};
   char *nogpu[] = {"coalcheck", "/proc/self/exe", "--foo", NULL};
@@ -518,7 +520,11 @@ static void test_app_errors(void **state)
   assert_int_equal(cc_cli_cmd_app(4, bad_skip, &err), CC_ERR_USAGE);
   assert_int_equal(cc_cli_cmd_app(4, bad_count, &err), CC_ERR_USAGE);
   assert_int_equal(cc_cli_cmd_app(4, bad_re, &err), CC_ERR_USAGE);
-  assert_non_null(strstr(err.msg, "does not compile"));
+  assert_non_null(strstr(err.msg, "--kernel-name '(' does not compile at position 1"));
+  assert_int_equal(cc_cli_cmd_app(4, count0, &err), CC_ERR_USAGE);
+  assert_non_null(strstr(err.msg, "--launch-count 0 selects no launch"));
+  assert_int_equal(cc_cli_cmd_app(4, bad_id, &err), CC_ERR_USAGE);
+  assert_non_null(strstr(err.msg, "contexts and streams"));
   assert_int_equal(cc_cli_cmd_app(2, no_value, &err), CC_ERR_USAGE);
   assert_int_equal(cc_cli_cmd_app(4, bad_top, &err), CC_ERR_USAGE);
   setenv("COALCHECK_GPU_PROBE", "none", 1);

@@ -174,7 +174,7 @@ assert [drop(r) for r in a] == [drop(r) for r in b]
 EOF
 expect 0 "" "$COALCHECK" report "$TMP/n.cctrace" --fail-on 'efficiency<0.1'
 
-# --- docs/ci.md's job: the naive kernel fails the gates, its tiled fix passes them ---
+# --- docs/ci.md's fix made in the job: the naive kernel fails the gates, its tiled fix passes ---
 "$COALCHECK" fix --transform tile --launch "$NAIVE" -o "$TMP/fixed" -q >/dev/null 2>"$TMP/err"
 rc=$?
 if [ "$rc" -eq 8 ] && grep -q "libclang" "$TMP/err"; then

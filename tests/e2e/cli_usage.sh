@@ -10,7 +10,7 @@ grep -q -- '--max-insns N' "$TMP/out" || fail "--help does not list --max-insns"
 # the executable form and its options (docs/usage.md, "GPU backend"), and the defaults
 grep -q '^ *coalcheck \[GPU OPTIONS\] ./app \[ARGS\]' "$TMP/out" ||
   fail "--help lacks the executable form"
-for opt in "--kernel-name REGEX" "--launch-skip N" "--launch-count N" "--gpu-json FILE" \
+for opt in "--kernel-name NAME" "--kernel-name-base BASE" "--kernel-id ::NAME:N" "--launch-skip N" "--launch-count N" "--gpu-json FILE" \
            "--sample-ctas N" "--spaces LIST"; do
   grep -qF -- "$opt" "$TMP/out" || fail "--help lacks the GPU option '$opt'"
 done
@@ -23,8 +23,8 @@ expect 0 "" "$COALCHECK" --help /bin/true
 grep -q '^usage: coalcheck \[options\] EXECUTABLE' "$TMP/out" || fail "--help ./app: no usage"
 grep -qF -- "--spaces LIST" "$TMP/out" || fail "--help ./app lacks --spaces"
 # an option of the executable mode given with a kernel says where it belongs
-expect 2 "option '--kernel-name' goes with an executable INPUT" "$COALCHECK" "$K" \
-  --kernel-name oob --grid 1 --block 32
+expect 2 "option '--sample-ctas' goes with an executable INPUT" "$COALCHECK" "$K" \
+  --sample-ctas 2 --grid 1 --block 32
 expect 0 "" "$COALCHECK" help
 grep -q '^usage: coalcheck' "$TMP/out" || fail "help does not print the usage"
 expect 0 "" "$COALCHECK" --version

@@ -32,7 +32,8 @@ expect 2 "emulator cannot run executables yet" "$COALCHECK" --backend emu /bin/t
 expect 2 "--backend" "$COALCHECK" --backend cpu "$K" "${SCALE[@]}"
 expect 2 "--launch-skip" "$COALCHECK" --launch-skip x /bin/true
 expect 2 "--launch-count" "$COALCHECK" --launch-count -1 /bin/true
-expect 2 "does not compile" "$COALCHECK" --kernel-name '(' /bin/true
+expect 2 "does not compile at position 1" "$COALCHECK" --kernel-name 'regex:(' /bin/true
+expect 2 "--launch-count 0" "$COALCHECK" --launch-count 0 /bin/true
 expect 2 "--arch cc1.0" "$COALCHECK" --backend gpu --arch cc1.0 "$K" "${SCALE[@]}"
 
 # ---- the launch plan, written without a GPU --------------------------------------------

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `cmake --install` gives a layout that works away from the build tree: the binary in
 # PREFIX/bin, the GPU backend's files in PREFIX/lib/coalcheck (where the binary looks,
-# relative to itself), the examples in PREFIX/share/coalcheck/examples; no installed file
+# relative to itself), the examples in PREFIX/share/coalcheck/examples, README and docs in
+# PREFIX/share/doc/coalcheck, the man page and the bash and zsh completions; no installed file
 # keeps a run path into the build or source tree (issue 13: the installed GPU library's
 # RUNPATH named the build tree's libsanitizer-public.so: status 127 on another machine).
 . "$(dirname "$0")/data/common.bash"
@@ -13,6 +14,19 @@ cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 ||
 [ -x "$P/bin/coalcheck" ] || fail "no PREFIX/bin/coalcheck"
 [ -x "$P/lib/coalcheck/coalcheck-gpu-launch" ] || fail "no PREFIX/lib/coalcheck/coalcheck-gpu-launch"
 [ -f "$P/share/coalcheck/examples/transpose/naive.launch" ] || fail "the examples are not installed"
+# the documentation, and the man page and completions the build generated from the
+# option table (their contents: tests/e2e/man_completion.sh)
+for f in share/doc/coalcheck/README.md share/doc/coalcheck/docs/usage.md \
+         share/doc/coalcheck/docs/exit-codes.md share/doc/coalcheck/docs/ci.md \
+         share/man/man1/coalcheck.1 share/bash-completion/completions/coalcheck \
+         share/zsh/site-functions/_coalcheck; do
+  [ -s "$P/$f" ] || fail "no PREFIX/$f"
+done
+cmp -s "$P/share/man/man1/coalcheck.1" "$BUILD/share/man/man1/coalcheck.1" ||
+  fail "the installed man page is not the build's"
+"$P/bin/coalcheck" --version >"$TMP/version" 2>&1 || fail "installed --version exited $?"
+"$COALCHECK" --version | cmp -s - "$TMP/version" ||
+  fail "the installed --version differs from the build's: $(cat "$TMP/version")"
 GPU_LIB=
 if [ -f "$BUILD/src/gpu/libcoalcheck_gpu.so" ]; then # built where nvcc and sanitizer.h are
   GPU_LIB="$P/lib/coalcheck/libcoalcheck_gpu.so"

@@ -1164,6 +1164,8 @@ static const char *const tested_launches[] = {
     "redistribute/spmv_csr.launch",
     /* tested in tests/examples/test_soa.c */
     "soa/energy.launch", "soa/knn.launch", "soa/step.launch", "soa/step_n1000.launch",
+    /* tested in tests/e2e/ci_example.sh (docs/ci.md's job; fixed/ is one level deeper) */
+    "ci/scale.launch",
 };
 
 static int is_tested(const char *rel)
