@@ -105,8 +105,8 @@ build_device() {
   local b=$1 l=$2
   say "building coalcheck-gpu-launch, copy_bw, cublas_gemv, gen_csr"
   gcc -std=c11 -O2 -D_GNU_SOURCE -Isrc -o "$b/coalcheck-gpu-launch" src/gpu/launch.c \
-    src/launch/arg.c src/launch/value.c src/launch/bind.c src/util/err.c src/util/fileio.c \
-    src/util/mem.c -ldl -lm > "$l/build-launch.log" 2>&1 &
+    src/launch/arg.c src/launch/value.c src/launch/bind.c src/launch/layout.c src/util/err.c \
+    src/util/fileio.c src/util/mem.c -ldl -lm > "$l/build-launch.log" 2>&1 &
   nvcc -O3 -arch=sm_90 -std=c++17 -o "$b/copy_bw" $T3/copy_bw.cu > "$l/build-copy.log" 2>&1 &
   nvcc -O3 -arch=sm_90 -std=c++17 -o "$b/cublas_gemv" $T3/cublas_gemv.cu -lcublas \
     > "$l/build-cublas.log" 2>&1 &

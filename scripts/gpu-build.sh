@@ -22,4 +22,5 @@ gcc "${CFLAGS[@]}" -fPIC -shared -o "$DIR/libcoalcheck_gpu.so" "${LIB_SRCS[@]}" 
 nvcc --fatbin --compile-as-tools-patch -I"$SAN/include" -Isrc/gpu \
   -gencode arch=compute_90,code=sm_90 -o "$DIR/coalcheck_gpu_patch.fatbin" src/gpu/patch.cu
 gcc "${CFLAGS[@]}" -o "$DIR/coalcheck-gpu-launch" src/gpu/launch.c src/launch/arg.c \
-  src/launch/value.c src/launch/bind.c src/util/err.c src/util/fileio.c src/util/mem.c -ldl -lm
+  src/launch/value.c src/launch/bind.c src/launch/layout.c src/util/err.c src/util/fileio.c \
+  src/util/mem.c -ldl -lm

@@ -80,7 +80,7 @@ static const char *type_name(enum ptx_type t)
 static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf, size_t cap,
                        struct cc_err *err)
 {
-  char init[PATH_MAX + 16];
+  char init[PATH_MAX + 16], layout[1024];
   switch (a->init) {
   case CC_INIT_ZERO: snprintf(init, sizeof init, "zero"); break;
   case CC_INIT_IOTA: snprintf(init, sizeof init, "iota"); break;
@@ -100,8 +100,15 @@ static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf,
   if (!type_name(a->type) || strchr(init, '\n'))
     return cc_err_set(err, CC_ERR_INPUT, "argument '%s' cannot be written into a launch "
                       "plan; use another initialiser", a->name);
-  snprintf(buf, cap, "%s=%s[%llu]:%s", a->name, type_name(a->type), (unsigned long long)count,
-           init);
+  layout[0] = '\0';
+  if (a->layout.struct_bytes) {
+    if (cc_launch_layout_format(&a->layout, layout, sizeof layout - 1) < 0)
+      return cc_err_set(err, CC_ERR_INPUT, "argument '%s': its layout has too many offsets "
+                        "for a launch plan (at most about 150)", a->name);
+    strcat(layout, ":");
+  }
+  snprintf(buf, cap, "%s=%s[%llu]:%s%s", a->name, type_name(a->type), (unsigned long long)count,
+           layout, init);
   return CC_OK;
 }
 
@@ -133,7 +140,7 @@ static int write_plan(const char *dir, const struct cc_run_opts *o, const char *
       fprintf(f.fp, "param %u ", i);
       if (a->is_buffer) {
         const struct cc_launch_buffer *buf = cc_launch_find_buffer(b, a->name);
-        char spec[PATH_MAX + 128];
+        char spec[PATH_MAX + 1200];
         if ((rc = buffer_spec(a, buf->count, spec, sizeof spec, err)) == CC_OK)
           fprintf(f.fp, "buffer %016llx %s\n",
                   (unsigned long long)fnv1a(buf->host, buf->bytes), spec);

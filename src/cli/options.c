@@ -546,7 +546,9 @@ static const struct option options[] = {
    "TYPE u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64;\n"
    "SIZE elements: integers, scalar names, + - * / % ( );\n"
    "INIT zero | iota | random[:SEED] | file:PATH |\n"
-   "const:VALUE; the buffer's device pointer is passed", set_arg, FOR_LAUNCH},
+   "const:VALUE; the buffer's device pointer is passed;\n"
+   "optional layout TYPE[SIZE]:soa(BYTES,OFFSET,...):INIT\n"
+   "(blocks of 32 structures, docs/usage.md)", set_arg, FOR_LAUNCH},
   {"shared", 0, "BYTES", "dynamic shared memory per CTA (default 0)", set_shared,
    FOR_LAUNCH},
   {"dump", 0, "NAME=PATH", "after the run, write buffer NAME to PATH\n"

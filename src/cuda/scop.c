@@ -125,7 +125,8 @@ static void add_statement(struct cc_cuda_ex *x, struct cc_cuda_scop_stmt *st, CX
   memcpy(st->cons, x->cons, x->ncons * sizeof *st->cons);
   st->ndecls = (uint32_t)x->visible.len;
   st->decls = cc_xmalloc((st->ndecls ? st->ndecls : 1) * sizeof *st->decls);
-  memcpy(st->decls, x->visible.data, st->ndecls * sizeof *st->decls);
+  if (st->ndecls) /* no declaration in scope: visible.data may be NULL */
+    memcpy(st->decls, x->visible.data, st->ndecls * sizeof *st->decls);
   CC_VEC_PUSH(&x->stmts, *st);
 }
 
@@ -559,34 +560,37 @@ static void release_ex(struct cc_cuda_ex *x)
   CC_VEC_FREE(&x->decls);
 }
 
-/* The lifted kernel gives each statement the builtins of its thread in x only (y and z
- * components of threadIdx and blockIdx are 0 there), so a read of one whose launch
- * extent is more than 1 is refused, wherever it is (a float computed from it too). */
-static int check_other_dims(struct cc_cuda_ex *x)
+/* The geometry variables g_d, 0 <= g_d < grid[d] * block[d], for the dimensions up to
+ * the last whose extent is more than 1 (at least x). */
+static void geometry(struct cc_cuda_ex *x, struct cc_cuda_scop *out)
 {
-  for (size_t i = 0; i < x->m->comps.len; i++) {
-    const struct cc_cuda_comp *c = &x->m->comps.data[i];
-    uint32_t extent;
-    if (c->fn != x->m->kernel || c->e == 0 ||
-        (c->b != CC_CUDA_B_TID && c->b != CC_CUDA_B_CTAID))
+  static const char *const names[3] = {"__cc_g", "__cc_gy", "__cc_gz"};
+  out->ngeo = 1;
+  for (int d = 1; d < 3; d++)
+    if ((uint64_t)x->grid[d] * x->block[d] > 1)
+      out->ngeo = d + 1;
+  for (int d = 0; d < 3; d++) {
+    struct cc_cuda_aff lo, hi;
+    out->extent[d] = (uint64_t)x->grid[d] * x->block[d];
+    out->block[d] = x->block[d];
+    out->grid[d] = x->grid[d];
+    if (d >= out->ngeo)
       continue;
-    extent = c->b == CC_CUDA_B_TID ? x->block[c->e] : x->grid[c->e];
-    if (extent > 1) {
-      char what[160];
-      snprintf(what, sizeof what, "%s.%c is read and the launch has %u %s in %c; lifting "
-               "handles kernels indexed in x only%%s", cc_cuda_builtin_names[c->b], "xyz"[c->e],
-               extent, c->b == CC_CUDA_B_TID ? "threads a block" : "blocks", "xyz"[c->e]);
-      return cc_cuda_scop_refuse(x, c->at, what, "");
-    }
+    cc_cuda_scop_new_var(x, CC_CUDA_SV_GEO, names[d]);
+    memset(&lo, 0, sizeof lo);
+    lo.coef[d] = 1;
+    memset(&hi, 0, sizeof hi);
+    hi.coef[d] = -1;
+    hi.c = (int64_t)out->extent[d] - 1;
+    cc_cuda_scop_push_con(x, &lo);
+    cc_cuda_scop_push_con(x, &hi);
   }
-  return CC_OK;
 }
 
 static int extract(struct cc_cuda_ex *x, struct cc_cuda_scop *out)
 {
   CXCursor kids[64], body = clang_getNullCursor();
   unsigned n = cc_cuda_children(x->kernel, kids, 64);
-  struct cc_cuda_aff lo0, hi0;
   int rc;
   for (unsigned i = 0; i < n && i < 64; i++)
     if (clang_getCursorKind(kids[i]) == CXCursor_CompoundStmt)
@@ -595,22 +599,8 @@ static int extract(struct cc_cuda_ex *x, struct cc_cuda_scop *out)
     return cc_cuda_scop_refuse(x, x->kernel, "kernel %s has no body in the file", x->m->kernel_name);
   if (clang_getCursorKind(x->kernel) != CXCursor_FunctionDecl)
     return cc_cuda_scop_refuse(x, x->kernel, "kernel %s is a template", x->m->kernel_name);
-  if (x->grid[2] > 1 || x->block[2] > 1 || x->grid[1] > 1 || x->block[1] > 1) {
-    /* y and z builtins with extent > 1 are refused where read; the launch itself is fine */
-  }
-  cc_cuda_scop_new_var(x, CC_CUDA_SV_GEO, "__cc_g");
-  out->extent = (uint64_t)x->grid[0] * x->block[0];
-  /* 0 <= g <= extent - 1 */
-  memset(&lo0, 0, sizeof lo0);
-  lo0.coef[0] = 1;
-  memset(&hi0, 0, sizeof hi0);
-  hi0.coef[0] = -1;
-  hi0.c = (int64_t)out->extent - 1;
-  cc_cuda_scop_push_con(x, &lo0);
-  cc_cuda_scop_push_con(x, &hi0);
+  geometry(x, out);
   rc = walk(x, body, 2);
-  if (rc == CC_OK)
-    rc = check_other_dims(x);
   if (rc == CC_OK && x->stmts.len == 0)
     rc = cc_cuda_scop_refuse(x, x->kernel, "kernel %s writes no array%s", "");
   return rc;
@@ -641,8 +631,6 @@ int cc_cuda_scop_extract(const char *path, const char *text, size_t len, const c
   x.err = err;
   cc_cuda_scop_fresh(&x);
   out->path = cc_xstrdup(path);
-  out->block_x = block[0];
-  out->grid_x = grid[0];
   cc_cuda_tu_linecol(clang_getCursorLocation(x.kernel), &line, &col);
   out->line = line;
   out->column = col;

@@ -10,9 +10,9 @@
  * cc_cuda_scop_isl_* below), so src/cuda keeps depending on util and libclang only.
  *
  * The class (anything else is refused with FILE:LINE:COL and the construct):
- * - the geometry: threadIdx.x, blockIdx.x appear only as the global index
- *   g = blockIdx.x * blockDim.x + threadIdx.x (blockDim/gridDim are the launch's
- *   constants; a component whose launch extent is 1 is the constant 0);
+ * - the geometry: in each dimension d (x, y, z), threadIdx.d and blockIdx.d appear only
+ *   as the global index g_d = blockIdx.d * blockDim.d + threadIdx.d (blockDim/gridDim are
+ *   the launch's constants; a component whose launch extent is 1 is the constant 0);
  * - local integer scalars declared once with an affine initialiser (substituted), or
  *   declared without one and used only as loop counters; any other local scalar (a sum
  *   `float s = 0;`, a loaded value) is a private variable of the thread: its declaration
@@ -39,8 +39,10 @@
 
 #include "util/err.h"
 
-/* Variables of the affine expressions: index 0 is the global thread index g (x), then
- * one per integer kernel parameter used symbolically, then one per loop counter. */
+/* Variables of the affine expressions: indices 0..ngeo-1 are the global thread indices
+ * g_d = blockIdx.d * blockDim.d + threadIdx.d of dimensions x, y, z (named __cc_g,
+ * __cc_gy, __cc_gz), then one per integer kernel parameter used symbolically and one per
+ * loop counter, in the order met. */
 #define CC_CUDA_SCOP_MAXV 24
 
 enum cc_cuda_scop_vkind { CC_CUDA_SV_GEO, CC_CUDA_SV_PARAM, CC_CUDA_SV_LOOP };
@@ -108,8 +110,10 @@ struct cc_cuda_scop {
   struct cc_cuda_scop_decl *decls; uint32_t ndecls;
   unsigned body_b, body_e;           /* the kernel body's bytes, braces included */
   unsigned line, column;             /* the kernel's name */
-  uint64_t extent;                   /* the launch's extent of g: grid.x * block.x */
-  uint32_t block_x, grid_x;
+  int ngeo;                          /* geometry variables 0..ngeo-1: g_x, g_y, g_z, one
+                                        per dimension up to the last whose extent is > 1 */
+  uint64_t extent[3];                /* the launch's extent of g_d: grid[d] * block[d] */
+  uint32_t block[3], grid[3];        /* the launch */
 };
 
 /* Extracts the SCoP of kernel (found as cc_cuda_permute finds it) in path (text, len
@@ -128,6 +132,7 @@ int cc_cuda_scop_extract(const char *path, const char *text, size_t len, const c
 void cc_cuda_scop_release(struct cc_cuda_scop *s);
 
 /* Statement i's iteration domain in isl's notation, "[P] -> { S<i>[g, l0, ...] : ... }"
+ * (g standing for the ngeo geometry variables, g_x first)
  * with the symbolic parameters P (numeric = 0) or with every parameter replaced by its
  * value (numeric = 1, no parameter list). Owned. */
 char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int numeric);

@@ -128,8 +128,9 @@ struct cc_cuda_local *cc_cuda_scop_local(struct cc_cuda_ex *x, CXCursor d)
 
 int cc_cuda_scop_is_const(const struct cc_cuda_xaff *v)
 {
-  if (v->tid || v->ctaid)
-    return 0;
+  for (int d = 0; d < 3; d++)
+    if (v->tid[d] || v->ctaid[d])
+      return 0;
   for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
     if (v->a.coef[i])
       return 0;
@@ -139,8 +140,10 @@ int cc_cuda_scop_is_const(const struct cc_cuda_xaff *v)
 static void scale(struct cc_cuda_xaff *v, int64_t k)
 {
   v->a.c *= k;
-  v->tid *= k;
-  v->ctaid *= k;
+  for (int d = 0; d < 3; d++) {
+    v->tid[d] *= k;
+    v->ctaid[d] *= k;
+  }
   for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
     v->a.coef[i] *= k;
 }
@@ -148,8 +151,10 @@ static void scale(struct cc_cuda_xaff *v, int64_t k)
 static void add_to(struct cc_cuda_xaff *v, const struct cc_cuda_xaff *w, int64_t k)
 {
   v->a.c += k * w->a.c;
-  v->tid += k * w->tid;
-  v->ctaid += k * w->ctaid;
+  for (int d = 0; d < 3; d++) {
+    v->tid[d] += k * w->tid[d];
+    v->ctaid[d] += k * w->ctaid[d];
+  }
   for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
     v->a.coef[i] += k * w->a.coef[i];
 }
@@ -215,15 +220,10 @@ static int eval_builtin(struct cc_cuda_ex *x, CXCursor c, struct cc_cuda_xaff *o
   case CC_CUDA_B_TID: case CC_CUDA_B_CTAID:
     if ((b == CC_CUDA_B_TID ? x->block[d] : x->grid[d]) == 1)
       return 1; /* the only index of an extent of 1 */
-    if (d != 0) {
-      snprintf(x->note, sizeof x->note, "the launch has %u threads in %c; lifting handles "
-               "kernels indexed in x only", x->grid[d] * x->block[d], "xyz"[d]);
-      return 0;
-    }
     if (b == CC_CUDA_B_TID)
-      out->tid = 1;
+      out->tid[d] = 1;
     else
-      out->ctaid = 1;
+      out->ctaid[d] = 1;
     return 1;
   default:
     return 0;
@@ -343,20 +343,30 @@ int cc_cuda_scop_eval(struct cc_cuda_ex *x, CXCursor c, struct cc_cuda_xaff *out
   return ok;
 }
 
-/* Joins threadIdx.x and blockIdx.x into g = blockIdx.x * blockDim.x + threadIdx.x. */
-static int finish(struct cc_cuda_ex *x, const struct cc_cuda_xaff *v, struct cc_cuda_aff *out)
+/* Joins each dimension's threadIdx and blockIdx into g_d = blockIdx * blockDim +
+ * threadIdx (variable d of the SCoP); 0 (and the dimension in *bad) when one is used
+ * apart from that sum. */
+static int finish(struct cc_cuda_ex *x, const struct cc_cuda_xaff *v, struct cc_cuda_aff *out,
+                  int *bad)
 {
-  int64_t g;
-  if (v->ctaid == 0)
-    g = v->tid;
-  else if (v->ctaid == v->tid * (int64_t)x->block[0])
-    g = v->tid;
-  else
-    return 0;
-  if (x->grid[0] > 1 && v->tid && v->ctaid == 0)
-    return 0; /* threadIdx.x alone is g mod blockDim.x: not affine in g */
   *out = v->a;
-  out->coef[0] += g;
+  for (int d = 0; d < 3; d++) {
+    int64_t g;
+    if (x->block[d] == 1)
+      g = v->ctaid[d]; /* threadIdx is 0: g_d = blockIdx */
+    else if (x->grid[d] == 1)
+      g = v->tid[d];   /* blockIdx is 0: g_d = threadIdx */
+    else if (v->ctaid[d] == v->tid[d] * (int64_t)x->block[d])
+      g = v->tid[d];
+    else { /* e.g. threadIdx alone: g_d mod blockDim, not affine in g_d */
+      *bad = d;
+      return 0;
+    }
+    if (g && d >= x->s->ngeo)
+      CC_BUG("dimension %d has no geometry variable", d);
+    if (g)
+      out->coef[d] += g;
+  }
   return 1;
 }
 
@@ -365,11 +375,13 @@ int cc_cuda_scop_eval_final(struct cc_cuda_ex *x, CXCursor c, struct cc_cuda_aff
   struct cc_cuda_xaff v;
   if (!cc_cuda_scop_eval(x, c, &v))
     return 0;
-  if (!finish(x, &v, out)) {
+  int d = 0;
+  if (!finish(x, &v, out, &d)) {
+    char n = "xyz"[d];
     if (clang_Cursor_isNull(x->bad))
       x->bad = c;
-    snprintf(x->note, sizeof x->note, "threadIdx.x and blockIdx.x are used apart from "
-             "blockIdx.x * blockDim.x + threadIdx.x");
+    snprintf(x->note, sizeof x->note, "threadIdx.%c and blockIdx.%c are used apart from "
+             "blockIdx.%c * blockDim.%c + threadIdx.%c", n, n, n, n, n);
     return 0;
   }
   return 1;

@@ -10,11 +10,11 @@
 #define CC_CUDA_SCOP_MAXCONS 256
 #define CC_CUDA_SCOP_MAXDEPTH (CC_CUDA_SCOP_MAXV - 2)
 
-/* An affine value during extraction: the thread index is still split into threadIdx.x
- * (tid) and blockIdx.x (ctaid); finish() joins them into g. */
+/* An affine value during extraction: each dimension d's thread index is still split
+ * into threadIdx (tid[d]) and blockIdx (ctaid[d]); finish() joins them into g_d. */
 struct cc_cuda_xaff {
   struct cc_cuda_aff a;
-  int64_t tid, ctaid;
+  int64_t tid[3], ctaid[3];
 };
 
 enum cc_cuda_local_kind {

@@ -74,6 +74,8 @@ static void put_tuple(const struct cc_cuda_scop *s, uint32_t i, struct cc_strbuf
 {
   const struct cc_cuda_scop_stmt *st = &s->stmts[i];
   cc_strbuf_printf(b, "S%u[%s", i, s->vars[0].name);
+  for (int d = 1; d < s->ngeo; d++)
+    cc_strbuf_printf(b, ", %s", s->vars[d].name);
   for (int k = 0; k < st->nloops; k++)
     cc_strbuf_printf(b, ", %s", s->vars[st->loops[k]].name);
   cc_strbuf_printf(b, "]");
@@ -111,6 +113,8 @@ static void put_access(const struct cc_cuda_scop *s, uint32_t i, uint32_t k, str
   if (st->acc[k].priv) {
     /* a scalar: one copy per thread and iteration of the loops around it */
     cc_strbuf_printf(b, "%s", s->vars[0].name);
+    for (int d = 1; d < s->ngeo; d++)
+      cc_strbuf_printf(b, ", %s", s->vars[d].name);
     for (int d = 0; d < st->acc[k].pdims; d++)
       cc_strbuf_printf(b, ", %s", s->vars[st->loops[d]].name);
   } else {

@@ -116,15 +116,40 @@ static const char *type_word(enum ptx_type t)
   return ptx_type_name(t);
 }
 
-/* One --arg as a launch-file word: its spec as given, except a file: initialiser, whose
- * path is made absolute (the new launch file lives elsewhere). */
-static void put_arg(FILE *fp, const struct cc_launch_arg *a)
+/* The launch-file LAYOUT the chosen fix gives buffer name, or NULL. */
+static const char *fix_layout(const struct cc_fix_plan *p, const char *name)
 {
-  char abs[PATH_MAX];
+  const struct cc_fix_xcand *c = p->xchosen >= 0 ? &p->x.data[p->xchosen] : NULL;
+  for (uint32_t i = 0; c && name && i < c->nrelayouts; i++)
+    if (c->relayouts[i].launch_layout && strcmp(c->relayouts[i].buffer, name) == 0)
+      return c->relayouts[i].launch_layout;
+  return NULL;
+}
+
+/* One --arg as a launch-file word: its spec as given, except a file: initialiser, whose
+ * path is made absolute (the new launch file lives elsewhere), and a buffer whose layout
+ * the fix changed, which gets that LAYOUT before its INIT (the INIT still fills the
+ * original's layout; launch.h). */
+static void put_arg(FILE *fp, const struct cc_launch_arg *a, const char *layout)
+{
+  char abs[PATH_MAX], own[1024];
+  int is_file = a->is_buffer && a->init == CC_INIT_FILE && realpath(a->init_text, abs);
   fputs("--arg ", fp);
-  if (a->is_buffer && a->init == CC_INIT_FILE && realpath(a->init_text, abs)) {
-    char *spec = cc_xmalloc(strlen(a->name) + strlen(a->size_expr) + strlen(abs) + 32);
-    sprintf(spec, "%s=%s[%s]:file:%s", a->name, type_word(a->type), a->size_expr, abs);
+  if (!layout && a->is_buffer && a->layout.struct_bytes &&
+      cc_launch_layout_format(&a->layout, own, sizeof own) > 0)
+    layout = own; /* the argument's own LAYOUT stays */
+  if (is_file || layout) {
+    /* a->text is NAME=TYPE[SIZE]:[LAYOUT:]INIT exactly (arg.c), so INIT starts past "]:"
+       and, with a LAYOUT, past its "):" */
+    const char *init = a->text + strlen(a->name) + strlen(type_word(a->type)) +
+                       strlen(a->size_expr) + 4;
+    char *spec;
+    if (a->layout.struct_bytes)
+      init = strchr(init, ')') + 2;
+    spec = cc_xmalloc(strlen(a->text) + (is_file ? strlen(abs) : 0) + strlen(layout ? layout : "") + 32);
+    sprintf(spec, "%s=%s[%s]:%s%s%s%s", a->name, type_word(a->type), a->size_expr,
+            layout ? layout : "", layout ? ":" : "", is_file ? "file:" : "",
+            is_file ? abs : init);
     put_quoted(fp, spec);
     free(spec);
   } else {
@@ -180,7 +205,7 @@ static char *launch_text(const struct cc_fix_opts *o, const struct cc_fix_plan *
   if (o->max_insns)
     fprintf(fp, "--max-insns %llu\n", (unsigned long long)o->max_insns);
   for (size_t i = 0; i < o->nargs; i++)
-    put_arg(fp, &o->args[i]);
+    put_arg(fp, &o->args[i], fix_layout(p, o->args[i].name));
   fclose(fp);
   return buf;
 }

@@ -61,6 +61,9 @@ struct cc_fix_relayout {
   void (*to_fix)(const void *ctx, uint8_t *data, uint64_t bytes);
   void (*from_fix)(const void *ctx, uint8_t *data, uint64_t bytes);
   void (*free_ctx)(void *ctx);
+  char *launch_layout;           /* owned or NULL: the same change as a launch file's LAYOUT
+                                    ("soa(24,0,8,12,16,20)", launch.h), written into
+                                    DIR/KERNEL.launch so that its launch reproduces the fix */
 };
 
 /* Emulates kernel k of m (an .entry) with launch l, its arguments bound and filled as the

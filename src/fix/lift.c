@@ -5,24 +5,29 @@
  * elements apart in one warp; making i the thread index x (and the old index y) makes
  * consecutive lanes touch consecutive elements. Steps, as in Algorithm 2:
  * 1. the polyhedral representation: cc_cuda_scop_extract (src/cuda) reads the affine
- *    subset of the kernel, the global index g = blockIdx.x*blockDim.x+threadIdx.x playing
- *    the paper's t_x loop 0..tdim (refusing what is not affine, with its place);
+ *    subset of the kernel, each global index g_d = blockIdx.d*blockDim.d+threadIdx.d of
+ *    the launch's dimensions (x, and y, z where their extent is more than 1) playing the
+ *    paper's t_d loop 0..tdim_d (refusing what is not affine, with its place);
  * 2. legality and parallelism (poly.c, isl): a loop may become a thread dimension only
- *    when no dependence relates instances with different (g, loop) values, a statement
+ *    when no dependence relates instances with different (g..., loop) values, a statement
  *    outside the loop counting as run by the thread of the loop's first value (which
  *    runs it in the generated code: correlation's diagonal store);
- * 3. the permutation ILP: which of (g, loops) becomes the new t_x, minimising the
- *    dynamic count of references whose stride along t_x is neither 0 nor 1 element. The
- *    other rows of the permutation do not enter the objective (only t_x's stride does),
- *    and the candidates are the few loops enclosing every statement, so enumerating
- *    them and counting exactly solves that ILP exactly;
- * 4. code: isl's AST generator with g and the loop fixed to the new thread indices
+ * 3. the permutation ILP: which of (g_x, g_y, g_z, loops) becomes the new t_x, minimising
+ *    the dynamic count of references whose stride along t_x is neither 0 nor 1 element.
+ *    The other rows of the permutation do not enter the objective (only t_x's stride
+ *    does), and the candidates are the few geometry variables and loops, so enumerating
+ *    them and counting exactly solves that ILP exactly. A geometry variable other than
+ *    g_x is always legal (the original's threads are independent): the geometry permuted;
+ * 4. code: isl's AST generator with the thread dimensions fixed to the new thread indices
  *    (parameters, as PPCG does), each statement printed as its original text in a block
  *    that declares the thread's virtual builtins (a local `threadIdx` shadows the real
  *    one), the locals it reads and its loop counters;
- * 5. mapping back: the loop tiled over blocks in x (blockDim.x * gridDim.x covers its
- *    extent, blocks of at most 256 threads in multiples of 32), g in y, or a loop in the
- *    kernel over g when its extent needs more than CUDA's 65535 blocks in y.
+ * 5. mapping back: the chosen variable on x, tiled over blocks (blockDim.x * gridDim.x
+ *    covers its extent, blocks of at most 256 threads in multiples of 32), the old global
+ *    indices other than it, in order, on y and z with the rest of the block (z at most 64
+ *    threads), each a loop in the kernel strided by its threads when its extent needs more
+ *    than CUDA's 65535 blocks in y or z; a fourth dimension (a 3-D kernel with a loop
+ *    lifted) is a loop in the kernel over its whole range.
  * Outputs compare bitwise: every instance runs once, with the same operands, and only
  * instances without dependences between them change their order. */
 #include <ctype.h>
@@ -35,8 +40,10 @@
 #include "fix/poly.h"
 
 #define TX "__cc_tx"  /* the new thread index x: the lifted loop's value */
-#define TY "__cc_ty"  /* the new thread index y: the old global index g */
-#define MAX_GRID_Y 65535u
+#define TY "__cc_ty"  /* the new thread index y: the old global index x (or y) */
+#define TZ "__cc_tz"  /* the new thread index z: the old global index y (or z) */
+#define MAX_GRID_YZ 65535u
+#define MAX_BLOCK_Z 64u
 #define BLOCK_THREADS 256u
 
 /* What lift chose, for printing. */
@@ -116,9 +123,25 @@ static int names(const struct lift *l, const struct cc_cuda_scop_stmt *st, const
   return 0;
 }
 
-/* Prints statement st's text in a block: the virtual builtins of original thread g
- * (args[0]), then the declarations it can see and its loop counters (args[1..]) in source
- * order, then the statement. */
+/* `const uint3 NAME = make_uint3(...);`: threadIdx (op '%') or blockIdx (op '/') of the
+ * original thread whose global indices are args[0..ngeo), each component g_d op the
+ * original blockDim.d; 0 in the dimensions past the geometry's. */
+static void put_builtin(struct cc_strbuf *f, const struct cc_cuda_scop *s, const char *name,
+                        char op, const char *const *args, int ind)
+{
+  cc_strbuf_printf(f, "%*sconst uint3 %s = make_uint3(", ind, "", name);
+  for (int d = 0; d < 3; d++) {
+    if (d < s->ngeo)
+      cc_strbuf_printf(f, "%s(unsigned)(%s) %c %uu", d ? ", " : "", args[d], op, s->block[d]);
+    else
+      cc_strbuf_printf(f, ", 0u");
+  }
+  cc_strbuf_printf(f, ");\n");
+}
+
+/* Prints statement st's text in a block: the virtual builtins of the original thread
+ * (args[0..ngeo), its global indices), then the declarations it can see and its loop counters (args[1..]) in source
+ * order (the loop counters' values args[ngeo..]), then the statement. */
 static void print_stmt(void *ctx, struct cc_strbuf *f, uint32_t stmt, const char *const *args,
                        int nargs, int ind)
 {
@@ -133,11 +156,9 @@ static void print_stmt(void *ctx, struct cc_strbuf *f, uint32_t stmt, const char
   /* the builtins of thread g, each only where the statement or a declaration it sees
    * names it (an unused one would draw nvcc's warning 177) */
   if (names(l, st, "threadIdx"))
-    cc_strbuf_printf(f, "%*sconst uint3 threadIdx = make_uint3((unsigned)(%s) %% %uu, 0u, 0u);\n",
-            ind + 2, "", args[0], s->block_x);
+    put_builtin(f, s, "threadIdx", '%', args, ind + 2);
   if (names(l, st, "blockIdx"))
-    cc_strbuf_printf(f, "%*sconst uint3 blockIdx = make_uint3((unsigned)(%s) / %uu, 0u, 0u);\n",
-            ind + 2, "", args[0], s->block_x);
+    put_builtin(f, s, "blockIdx", '/', args, ind + 2);
   if (names(l, st, "blockDim"))
     cc_strbuf_printf(f, "%*sconst dim3 blockDim(%uu, %uu, %uu);\n", ind + 2, "", l->o->block[0],
             l->o->block[1], l->o->block[2]);
@@ -152,10 +173,11 @@ static void print_stmt(void *ctx, struct cc_strbuf *f, uint32_t stmt, const char
       d++;
     } else {
       const struct cc_cuda_scop_var *v = &s->vars[st->loops[k]];
+      const char *val = args[s->ngeo + k];
       if (v->type)
-        cc_strbuf_printf(f, "%*s%s %s = %s;\n", ind + 2, "", v->type, v->name, args[k + 1]);
+        cc_strbuf_printf(f, "%*s%s %s = %s;\n", ind + 2, "", v->type, v->name, val);
       else
-        cc_strbuf_printf(f, "%*s%s = %s;\n", ind + 2, "", v->name, args[k + 1]);
+        cc_strbuf_printf(f, "%*s%s = %s;\n", ind + 2, "", v->name, val);
       k++;
     }
   }
@@ -182,6 +204,15 @@ static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
     double cv;
     char at[300];
     int64_t lo, hi;
+    if (s->vars[v].kind == CC_CUDA_SV_GEO) {
+      /* another geometry dimension as x: the permutation's candidate, always legal (the
+         original's threads are independent) */
+      if ((cv = cost(s, w, v)) < c->cost_g && (c->var < 0 || cv < c->cost)) {
+        c->var = v;
+        c->cost = cv;
+      }
+      continue;
+    }
     if (s->vars[v].kind != CC_CUDA_SV_LOOP || !cc_fix_poly_range(p, v, &lo, &hi))
       continue;
     nloops++;
@@ -220,58 +251,104 @@ static uint32_t ceil_div(uint64_t a, uint64_t b)
   return (uint32_t)((a + b - 1) / b);
 }
 
-/* The new launch: x covers the loop's extent ext in blocks of at most 256 threads (a
- * multiple of 32), y the old index's extent gext with the rest of the block. When that
- * needs more than CUDA's 65535 blocks in y (Programming Guide, technical
- * specifications), the blocks in y are spread evenly and each thread loops over g with
- * stride *gstride = the threads in y; else *gstride = 0. Returns 0 with why (size bytes)
- * when x alone needs more than 2^31 - 1 blocks. */
-static int geometry(uint64_t ext, uint64_t gext, uint32_t grid[3], uint32_t block[3],
-                    int64_t *gstride, char *why, size_t size)
+/* The lifted kernel's thread dimensions: the chosen variable on x, then the geometry
+ * variables other than it, in order, on y and z; a fourth (a 3-D kernel with a loop
+ * lifted) is a loop in the kernel over its whole range. */
+struct dims {
+  int var[4], n;           /* the variables, x first */
+  uint64_t ext[4];         /* their extents: x from lo, the others from 0 */
+  int64_t stride[3];       /* y, z: 0, or the stride of the loop each thread runs over it */
+};
+
+static const char *const dim_names[3] = {TX, TY, TZ};
+
+/* The new launch: x covers ext[0] in blocks of at most 256 threads (a multiple of 32), y
+ * and z their extents with the rest of the block (z at most 64, CUDA's limit). When one
+ * needs more than CUDA's 65535 blocks in y or z (Programming Guide, technical
+ * specifications), its blocks are spread evenly and each thread loops over it with stride
+ * the threads in that dimension. Returns 0 with why (size bytes) when x alone needs more
+ * than 2^31 - 1 blocks. */
+static int geometry(struct dims *m, uint32_t grid[3], uint32_t block[3], char *why, size_t size)
 {
-  uint64_t bx = (ext + 31) / 32 * 32, rows;
+  uint64_t bx = (m->ext[0] + 31) / 32 * 32, left;
   if (bx > BLOCK_THREADS)
     bx = BLOCK_THREADS;
-  if (ext / bx >= (1ull << 31)) {
+  if (m->ext[0] / bx >= (1ull << 31)) {
     snprintf(why, size, "the lifted loop needs more than 2^31 - 1 blocks in x");
     return 0;
   }
   block[0] = (uint32_t)bx;
-  block[1] = (uint32_t)(BLOCK_THREADS / bx < gext ? BLOCK_THREADS / bx : gext);
-  block[2] = 1;
-  grid[0] = ceil_div(ext, bx);
-  grid[2] = 1;
-  rows = ceil_div(gext, block[1]);
-  *gstride = 0;
-  if (rows > MAX_GRID_Y) {
-    uint64_t trips = ceil_div(rows, MAX_GRID_Y); /* each thread's iterations over g */
-    rows = ceil_div(rows, trips);
-    *gstride = (int64_t)(rows * block[1]);
+  grid[0] = ceil_div(m->ext[0], bx);
+  left = BLOCK_THREADS / bx;
+  for (int k = 1; k < 3; k++) {
+    uint64_t ext = k < m->n ? m->ext[k] : 1, rows;
+    block[k] = (uint32_t)(left < ext ? left : ext);
+    if (k == 2 && block[k] > MAX_BLOCK_Z)
+      block[k] = MAX_BLOCK_Z;
+    left /= block[k];
+    rows = ceil_div(ext, block[k]);
+    m->stride[k] = 0;
+    if (rows > MAX_GRID_YZ) {
+      uint64_t trips = ceil_div(rows, MAX_GRID_YZ); /* each thread's iterations */
+      rows = ceil_div(rows, trips);
+      m->stride[k] = (int64_t)(rows * block[k]);
+    }
+    grid[k] = (uint32_t)rows;
   }
-  grid[1] = (uint32_t)rows;
   return 1;
 }
 
 /* ---- the rewrite ---- */
 
+/* Where the old global indices went: *old "x" or "x and y", *to "y" or "y and z" (a
+ * strided one with " and a loop", a fourth "a loop"), each of size bytes. */
+static void moved(const struct dims *m, char *old, char *to, size_t size)
+{
+  size_t a = 0, b = 0;
+  old[0] = to[0] = '\0';
+  for (int k = 1; k < m->n; k++) {
+    const char *sep = k == 1 ? "" : k + 1 == m->n ? " and " : ", ";
+    a += (size_t)snprintf(old + a, a < size ? size - a : 0, "%s%c", sep, "xyz"[m->var[k]]);
+    b += (size_t)snprintf(to + b, b < size ? size - b : 0, "%s%s%s", sep,
+                          k == 1 ? "y" : k == 2 ? "z" : "a loop",
+                          k < 3 && m->stride[k] ? " and a loop" : "");
+  }
+}
+
 static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo,
-                   int64_t gstride, const uint32_t block[3], char **text, size_t *len,
+                   const struct dims *m, const uint32_t block[3], char **text, size_t *len,
                    struct cc_err *err)
 {
   const struct cc_cuda_scop *s = l->s;
-  const struct cc_fix_poly_lift pl = {l->var, lo, TX, TY, gstride};
-  char *body;
+  struct cc_fix_poly_lift pl;
+  char *body, old[64], to[64];
   struct cc_strbuf sb = {0}, *f = &sb;
+  memset(&pl, 0, sizeof pl);
+  pl.var = l->var;
+  pl.pin = lo;
+  pl.vname = TX;
+  for (int k = 1; k < m->n; k++)
+    pl.geo[m->var[k]] = (struct cc_fix_poly_dim){k < 3 ? dim_names[k] : NULL,
+                                                 k < 3 ? m->stride[k] : 0};
   body = cc_fix_poly_codegen(p, &pl, print_stmt, (void *)l, 2, err);
   if (!body)
     return err->status;
+  moved(m, old, to, sizeof old);
   cc_strbuf_printf(f, "%.*s", (int)s->body_b, l->o->input_text);
-  cc_strbuf_printf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop over %s "
-          "is thread index x, the old global index x is y%s */\n", s->vars[l->var].name,
-          gstride ? " and a loop" : "");
-  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX, block[0],
-          (long long)lo);
-  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.y * %uu + threadIdx.y);\n", TY, block[1]);
+  if (s->vars[l->var].kind == CC_CUDA_SV_GEO)
+    cc_strbuf_printf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the old "
+                     "global index %c is thread index x, the old global %s %s %s %s */\n",
+                     "xyz"[l->var], m->n > 2 ? "indices" : "index", old, m->n > 2 ? "are" : "is", to);
+  else
+    cc_strbuf_printf(f, "{\n  /* coalcheck fix --transform lift (CGO 2015 Sec. 4.3): the loop "
+                     "over %s is thread index x, the old global %s %s %s %s */\n",
+                     s->vars[l->var].name, m->n > 2 ? "indices" : "index", old, m->n > 2 ? "are" : "is",
+                     to);
+  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX,
+                   block[0], (long long)lo);
+  for (int k = 1; k < m->n && k < 3; k++)
+    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.%c * %uu + threadIdx.%c);\n",
+                     dim_names[k], "xyz"[k], block[k], "xyz"[k]);
   /* the kernel's local scalars, private to a thread (scalar expansion: one per thread) */
   for (uint32_t i = 0; i < s->nprivs; i++)
     cc_strbuf_printf(f, "  %s %s;\n", s->privs[i].type, s->privs[i].name);
@@ -283,6 +360,51 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
   return CC_OK;
 }
 
+/* The thread dimensions of the lifted kernel for chosen variable var (range lo..hi):
+ * var on x, the geometry variables g_d (each over 0..its largest value in a domain) after
+ * it. Returns 0 with why when a geometry variable has no bounded range. */
+static int thread_dims(const struct cc_cuda_scop *s, const struct cc_fix_poly *p, int var,
+                       int64_t lo, int64_t hi, struct dims *m, char *why, size_t size)
+{
+  memset(m, 0, sizeof *m);
+  m->var[0] = var;
+  m->ext[0] = (uint64_t)(hi - lo + 1);
+  m->n = 1;
+  for (int d = 0; d < s->ngeo; d++) {
+    int64_t glo, ghi;
+    if (d == var)
+      continue;
+    if (!cc_fix_poly_range(p, d, &glo, &ghi) || glo < 0) {
+      snprintf(why, size, "the global index %c has no range in this launch", "xyz"[d]);
+      return 0;
+    }
+    m->var[m->n] = d;
+    m->ext[m->n++] = (uint64_t)ghi + 1;
+  }
+  return 1;
+}
+
+/* The candidate's one line: "the loop over i at k.cu:4:5 lifted into thread index x
+ * (0..63), the old index x moved to y" (1-D), "... the old indices x and y moved to y and
+ * z" (2-D), or for a geometry variable "the global index y of kernel K (k.cu:3:17) made
+ * thread index x ...". */
+static void describe(const struct cc_cuda_scop *s, const struct dims *m, int var,
+                     const char *kernel, const char *at, int64_t lo, int64_t hi, char *buf,
+                     size_t size)
+{
+  char old[64], to[64];
+  const char *which = m->n > 2 ? "indices" : "index";
+  moved(m, old, to, sizeof old);
+  if (s->vars[var].kind == CC_CUDA_SV_GEO)
+    snprintf(buf, size, "the global index %c of kernel %.40s (%.120s) made thread index x "
+             "(%lld..%lld), the old %s %s moved to %s", "xyz"[var], kernel, at, (long long)lo,
+             (long long)hi, which, old, to);
+  else
+    snprintf(buf, size, "the loop over %.40s at %.120s lifted into thread index x "
+             "(%lld..%lld), the old %s %s moved to %s", s->vars[var].name, at,
+             (long long)lo, (long long)hi, which, old, to);
+}
+
 static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                      const struct cc_cuda_scop *s, cc_fix_xcands *out, struct cc_err *err)
 {
@@ -291,8 +413,9 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   struct cc_fix_xcand c;
   struct lift l = {o, s, -1};
   double *w;
-  int64_t lo = 0, hi = -1, glo = 0, ghi = -1, gstride = 0;
-  char why[512], at[300];
+  int64_t lo = 0, hi = -1;
+  struct dims m;
+  char why[512] = "", at[300];
   int rc;
   if ((rc = cc_fix_poly_build(s, &p, err)) != CC_OK)
     return rc;
@@ -313,27 +436,29 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", ch.refusal);
   }
   l.var = ch.var;
-  place(s, ch.var, at, sizeof at);
-  if (!cc_fix_poly_range(p, ch.var, &lo, &hi) || !cc_fix_poly_range(p, 0, &glo, &ghi) ||
-      glo < 0) {
+  if (s->vars[ch.var].kind == CC_CUDA_SV_GEO)
+    snprintf(at, sizeof at, "%s:%u:%u", s->path, s->line, s->column);
+  else
+    place(s, ch.var, at, sizeof at);
+  if (!cc_fix_poly_range(p, ch.var, &lo, &hi) ||
+      !thread_dims(s, p, ch.var, lo, hi, &m, why, sizeof why)) {
     cc_fix_poly_free(p);
-    return cc_err_set(err, CC_ERR_NO_FIX, "%s: the loop over %s never runs in this launch "
-                      "(its domain is empty or unbounded)", at, s->vars[ch.var].name);
+    if (!why[0])
+      snprintf(why, sizeof why, "the loop over %s never runs in this launch (its domain is "
+               "empty or unbounded)", s->vars[ch.var].name);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
   }
   memset(&c, 0, sizeof c);
-  if (!geometry((uint64_t)(hi - lo + 1), (uint64_t)ghi + 1, c.grid, c.block, &gstride, why,
-                sizeof why)) {
+  if (!geometry(&m, c.grid, c.block, why, sizeof why)) {
     cc_fix_poly_free(p);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
   }
-  rc = rewrite(&l, p, lo, gstride, c.block, &c.text, &c.len, err);
+  rc = rewrite(&l, p, lo, &m, c.block, &c.text, &c.len, err);
   cc_fix_poly_free(p);
   if (rc != CC_OK)
     return rc;
   c.transform = "lift";
-  snprintf(c.what, sizeof c.what, "the loop over %.40s at %.120s lifted into thread index x "
-           "(%lld..%lld), the old index x moved to y", s->vars[ch.var].name, at,
-           (long long)lo, (long long)hi);
+  describe(s, &m, ch.var, o->kernel_name, at, lo, hi, c.what, sizeof c.what);
   snprintf(c.why, sizeof c.why, "references with a non-unit stride along x, weighted by "
            "their requests: %.0f before, %.0f after (CGO 2015 Sec. 4.3)", ch.cost_g, ch.cost);
   c.compare = CC_FIX_COMPARE_BITWISE;

@@ -29,20 +29,28 @@ struct cc_fix_poly {
 static void put_tuple(struct cc_strbuf *f, const struct cc_cuda_scop *s, uint32_t i)
 {
   cc_strbuf_printf(f, "S%u[", i);
-  for (int k = 0; k <= s->stmts[i].nloops; k++)
+  for (int k = 0; k < s->ngeo + s->stmts[i].nloops; k++)
     cc_strbuf_printf(f, "%sa%d", k ? ", " : "", k);
   cc_strbuf_printf(f, "]");
 }
 
-/* Position of var in statement i's tuple (0 = g), or -1. */
+/* Position of var in statement i's tuple (the geometry variables first, at their own
+ * index), or -1. */
 static int var_pos(const struct cc_cuda_scop *s, uint32_t i, int var)
 {
-  if (var == 0)
-    return 0;
+  if (var >= 0 && var < s->ngeo)
+    return var;
   for (int k = 0; k < s->stmts[i].nloops; k++)
     if (s->stmts[i].loops[k] == var)
-      return k + 1;
+      return s->ngeo + k;
   return -1;
+}
+
+/* "a0, a1, ..." for the geometry variables, into f. */
+static void put_geo(struct cc_strbuf *f, const struct cc_cuda_scop *s)
+{
+  for (int d = 0; d < s->ngeo; d++)
+    cc_strbuf_printf(f, "%sa%d", d ? ", " : "", d);
 }
 
 /* ---- building ---- */
@@ -129,24 +137,26 @@ static isl_union_map *dependences(const struct cc_fix_poly *p, const char *array
   return isl_union_map_union(isl_union_map_union(ww, wr), rw);
 }
 
-/* { S<i>[...] -> [g, var] } for every statement (var < 0: [g]); a statement outside the
- * loop var runs on the thread var = pin. */
+/* { S<i>[...] -> [g..., var] } for every statement (var < 0 or a geometry variable:
+ * [g...]); a statement outside the loop var runs on the thread var = pin. */
 static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
 {
   const struct cc_cuda_scop *s = p->s;
   isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(p->ctx, 0));
   for (uint32_t i = 0; i < s->nstmts; i++) {
     struct cc_strbuf sb = {0}, *f = &sb;
-    int pos = var < 0 ? -1 : var_pos(s, i, var);
+    int pos = var < s->ngeo ? -1 : var_pos(s, i, var);
     isl_map *m;
     cc_strbuf_printf(f, "{ ");
     put_tuple(f, s, i);
-    if (var < 0)
-      cc_strbuf_printf(f, " -> [a0] }");
+    cc_strbuf_printf(f, " -> [");
+    put_geo(f, s);
+    if (var < s->ngeo)
+      cc_strbuf_printf(f, "] }");
     else if (pos < 0)
-      cc_strbuf_printf(f, " -> [a0, %lld] }", (long long)pin);
+      cc_strbuf_printf(f, ", %lld] }", (long long)pin);
     else
-      cc_strbuf_printf(f, " -> [a0, a%d] }", pos);
+      cc_strbuf_printf(f, ", a%d] }", pos);
     m = isl_map_read_from_str(p->ctx, sb.s);
     free(sb.s);
     u = isl_union_map_add_map(u, m);
@@ -154,30 +164,48 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
   return u;
 }
 
+/* "3" (one geometry variable) or "(3, 0)": the thread distance of point pt into buf. */
+static void thread_distance(const struct cc_cuda_scop *s, isl_point *pt, char *buf, size_t size)
+{
+  size_t at = 0;
+  for (int d = 0; d < s->ngeo; d++) {
+    isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, d);
+    at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%lld",
+                           d ? ", " : s->ngeo > 1 ? "(" : "",
+                           v ? (long long)isl_val_get_num_si(v) : 0LL);
+    isl_val_free(v);
+  }
+  if (s->ngeo > 1 && at < size)
+    snprintf(buf + at, size - at, ")");
+}
+
 int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char *why,
                          size_t size)
 {
   isl_union_map *t = threads(p, var, pin);
-  int ok = 1;
+  int ok = 1, ng = p->s->ngeo, width = ng + (var >= ng);
+  char zs[64] = "{ [0";
+  for (int k = 1; k < width; k++)
+    strcat(zs, ", 0");
+  strcat(zs, "] }");
   for (uint32_t a = 0; a < p->narrays && ok; a++) {
     isl_union_map *d = dependences(p, p->arrays[a]);
     isl_union_set *delta, *zero;
     d = isl_union_map_apply_domain(d, isl_union_map_copy(t));
     d = isl_union_map_apply_range(d, isl_union_map_copy(t));
     delta = isl_union_map_deltas(d);
-    zero = isl_union_set_read_from_str(p->ctx, var < 0 ? "{ [0] }" : "{ [0, 0] }");
+    zero = isl_union_set_read_from_str(p->ctx, zs);
     if (isl_union_set_is_subset(delta, zero) != isl_bool_true) {
       isl_union_set *bad = isl_union_set_subtract(isl_union_set_copy(delta),
                                                   isl_union_set_copy(zero));
       isl_point *pt = isl_union_set_sample_point(bad);
-      isl_val *dg = isl_point_get_coordinate_val(pt, isl_dim_set, 0);
-      isl_val *dv = var < 0 ? NULL : isl_point_get_coordinate_val(pt, isl_dim_set, 1);
+      isl_val *dv = var < ng ? NULL : isl_point_get_coordinate_val(pt, isl_dim_set, ng);
+      char dg[96];
+      thread_distance(p->s, pt, dg, sizeof dg);
       ok = 0;
-      snprintf(why, size, "%s: two instances %lld threads and %lld iterations apart touch "
-               "the same element, one writing", p->arrays[a],
-               dg ? (long long)isl_val_get_num_si(dg) : 0LL,
+      snprintf(why, size, "%s: two instances %s threads and %lld iterations apart touch "
+               "the same element, one writing", p->arrays[a], dg,
                dv ? (long long)isl_val_get_num_si(dv) : 0LL);
-      isl_val_free(dg);
       isl_val_free(dv);
       isl_point_free(pt);
     }
@@ -227,49 +255,70 @@ int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t
 
 /* ---- code generation ---- */
 
+/* 1 when geometry variable d runs as a loop in the lifted kernel (strided, or over its
+ * whole range). */
+static int geo_loop(const struct cc_fix_poly_lift *l, int d)
+{
+  return d != l->var && (!l->geo[d].name || l->geo[d].stride);
+}
+
 /* Statement i's domain with symbolic parameters, var = vname (a statement outside the
- * loop: vname = pin) and g = gname, or g = gname + k gstride for some k >= 0. */
+ * loop: vname = pin) and each geometry variable fixed to its thread index, or to that
+ * index plus a multiple of its stride, or free (a loop over its range). */
 static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i,
                                const struct cc_fix_poly_lift *l)
 {
-  int pos = var_pos(p->s, i, l->var);
+  int pos = var_pos(p->s, i, l->var), nk = 0;
   char *t = cc_cuda_scop_isl_domain(p->s, i, 0);
   struct cc_strbuf sb = {0}, *f = &sb;
   isl_set *d = isl_set_read_from_str(p->ctx, t), *fix;
   free(t);
-  cc_strbuf_printf(f, "[%s, %s] -> { ", l->gname, l->vname);
+  /* the geometry's names first, then vname: the order of isl's parameters, which orders
+     the guards it prints */
+  cc_strbuf_printf(f, "[");
+  for (int g = 0; g < p->s->ngeo; g++)
+    if (g != l->var && l->geo[g].name)
+      cc_strbuf_printf(f, "%s, ", l->geo[g].name);
+  cc_strbuf_printf(f, "%s] -> { ", l->vname);
   put_tuple(f, p->s, i);
-  if (l->gstride)
-    cc_strbuf_printf(f, " : exists (k : k >= 0 and a0 = %s + %lld k)", l->gname, (long long)l->gstride);
-  else
-    cc_strbuf_printf(f, " : a0 = %s", l->gname);
+  cc_strbuf_printf(f, " : ");
+  for (int g = 0; g < p->s->ngeo; g++) {
+    if (g == l->var || !l->geo[g].name)
+      continue;
+    if (l->geo[g].stride)
+      cc_strbuf_printf(f, "exists (k%d : k%d >= 0 and a%d = %s + %lld k%d) and ", nk, nk, g,
+                       l->geo[g].name, (long long)l->geo[g].stride, nk), nk++;
+    else
+      cc_strbuf_printf(f, "a%d = %s and ", g, l->geo[g].name);
+  }
   if (pos < 0)
-    cc_strbuf_printf(f, " and %s = %lld }", l->vname, (long long)l->pin);
+    cc_strbuf_printf(f, "%s = %lld }", l->vname, (long long)l->pin);
   else
-    cc_strbuf_printf(f, " and a%d = %s }", pos, l->vname);
+    cc_strbuf_printf(f, "a%d = %s }", pos, l->vname);
   fix = isl_set_read_from_str(p->ctx, sb.s);
   free(sb.s);
   return isl_set_intersect(d, fix);
 }
 
 /* The original textual order without var: [beta0, l0, beta1, ..., beta_d] padded to
- * width entries with zeros, after g when g is a loop (gloop). */
-static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i, int var, int gloop,
-                                 int width)
+ * width entries with zeros, after the geometry variables that are loops, outermost. */
+static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i,
+                                 const struct cc_fix_poly_lift *l, int width)
 {
   const struct cc_cuda_scop_stmt *st = &p->s->stmts[i];
   struct cc_strbuf sb = {0}, *f = &sb;
-  int n = 0;
+  int n = 0, ng = p->s->ngeo;
   isl_map *m;
   cc_strbuf_printf(f, "{ ");
   put_tuple(f, p->s, i);
   cc_strbuf_printf(f, " -> [");
-  if (gloop)
-    cc_strbuf_printf(f, "a0"), n++;
+  for (int g = 0; g < ng; g++)
+    if (geo_loop(l, g))
+      cc_strbuf_printf(f, "%sa%d", n++ ? ", " : "", g);
   for (int k = 0; k <= st->nloops; k++) {
     cc_strbuf_printf(f, "%s%u", n++ ? ", " : "", st->beta[k]);
-    if (k < st->nloops && st->loops[k] != var)
-      cc_strbuf_printf(f, ", a%d", k + 1), n++;
+    if (k < st->nloops && st->loops[k] != l->var)
+      cc_strbuf_printf(f, ", a%d", ng + k), n++;
   }
   for (; n < width; n++)
     cc_strbuf_printf(f, ", 0");
@@ -490,16 +539,28 @@ static void print_node(struct printer *pr, isl_ast_node *n, int ind)
   }
 }
 
-/* What the generated code may assume: with g a loop, 0 <= gname < gstride (the thread's
- * first index), so that the loop starts at gname. */
+/* What the generated code may assume: for a strided geometry variable, 0 <= its thread
+ * index < its stride (the thread's first value), so that its loop starts there. */
 static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l)
 {
-  char buf[256];
-  if (!l->gstride)
+  struct cc_strbuf sb = {0}, *f = &sb;
+  int n = 0;
+  isl_set *c;
+  for (int g = 0; g < p->s->ngeo; g++)
+    if (g != l->var && l->geo[g].name && l->geo[g].stride)
+      cc_strbuf_printf(f, "%s%s", n++ ? ", " : "[", l->geo[g].name);
+  if (!n)
     return isl_set_universe(isl_space_params_alloc(p->ctx, 0));
-  snprintf(buf, sizeof buf, "[%s] -> { : 0 <= %s < %lld }", l->gname, l->gname,
-           (long long)l->gstride);
-  return isl_set_read_from_str(p->ctx, buf);
+  cc_strbuf_printf(f, "] -> { : ");
+  n = 0;
+  for (int g = 0; g < p->s->ngeo; g++)
+    if (g != l->var && l->geo[g].name && l->geo[g].stride)
+      cc_strbuf_printf(f, "%s0 <= %s < %lld", n++ ? " and " : "", l->geo[g].name,
+                       (long long)l->geo[g].stride);
+  cc_strbuf_printf(f, " }");
+  c = isl_set_read_from_str(p->ctx, sb.s);
+  free(sb.s);
+  return c;
 }
 
 char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l,
@@ -513,13 +574,15 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_
   isl_id_list *its;
   struct printer pr;
   struct cc_strbuf sb = {0};
-  int width = 1, gloop = l->gstride != 0;
+  int width = 1, gloops = 0;
+  for (int g = 0; g < s->ngeo; g++)
+    gloops += geo_loop(l, g);
   for (uint32_t i = 0; i < s->nstmts; i++)
-    if (2 * s->stmts[i].nloops + 1 + gloop > width)
-      width = 2 * s->stmts[i].nloops + 1 + gloop;
+    if (2 * s->stmts[i].nloops + 1 + gloops > width)
+      width = 2 * s->stmts[i].nloops + 1 + gloops;
   for (uint32_t i = 0; i < s->nstmts; i++) {
     isl_set *d = codegen_domain(p, i, l);
-    isl_map *m = codegen_schedule(p, i, l->var, gloop, width);
+    isl_map *m = codegen_schedule(p, i, l, width);
     dom = dom ? isl_union_set_add_set(dom, d) : isl_union_set_from_set(d);
     sched = sched ? isl_union_map_add_map(sched, m) : isl_union_map_from_map(m);
   }

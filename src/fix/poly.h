@@ -25,11 +25,12 @@ int cc_fix_poly_build(cc_keep const struct cc_cuda_scop *s, cc_give struct cc_fi
                       struct cc_err *err);
 void cc_fix_poly_free(cc_take struct cc_fix_poly *p);
 
-/* Whether the thread dimensions (g, loop variable var) may run in parallel: no dependence
- * relates two instances that differ in g or in var (the loop carries none, and the
- * original threads share none), where a statement outside the loop counts as running at
- * var = pin (the one thread that will run it). var = -1 checks g alone. Returns 1, or 0
- * with the array and an example pair of (g, var) differences in why (size bytes). */
+/* Whether the thread dimensions (the geometry variables g..., loop variable var) may run
+ * in parallel: no dependence relates two instances that differ in g... or in var (the
+ * loop carries none, and the original threads share none), where a statement outside the
+ * loop counts as running at var = pin (the one thread that will run it). var = -1 (or a
+ * geometry variable) checks g... alone. Returns 1, or 0 with the array and an example pair
+ * of (g..., var) differences in why (size bytes). */
 int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char *why,
                          size_t size);
 
@@ -43,22 +44,30 @@ int cc_fix_poly_range(const struct cc_fix_poly *p, int var, int64_t *lo, int64_t
 typedef void (*cc_fix_poly_stmt_fn)(void *ctx, struct cc_strbuf *b, uint32_t stmt,
                                     const char *const *args, int nargs, int indent);
 
+/* How one geometry variable g_d runs in the lifted kernel. */
+struct cc_fix_poly_dim {
+  const char *name;        /* the C name of its thread index, or NULL: a loop in the kernel
+                              over its whole range (more thread dimensions than CUDA's 3) */
+  int64_t stride;          /* with a name: 0, g_d = name; else g_d is a loop from name by
+                              stride (the threads are fewer than g_d's values: CUDA's grid
+                              limit in y and z) */
+};
+
 /* What the lifted kernel's thread indices stand for. */
 struct cc_fix_poly_lift {
-  int var;                 /* the lifted loop's variable */
+  int var;                 /* the variable that becomes thread index x: a loop (lifted), or
+                              a geometry variable other than g_x (the geometry permuted) */
   int64_t pin;             /* the value of var whose thread runs the statements outside it */
   const char *vname;       /* the C name of var's thread index (x) */
-  const char *gname;       /* the C name of the old index's thread index (y) */
-  int64_t gstride;         /* 0: g = gname; else g is a loop from gname by gstride (the
-                              threads in y are fewer than g's values: CUDA's grid limit) */
+  struct cc_fix_poly_dim geo[3]; /* each geometry variable other than var */
 };
 
 /* The body of the lifted kernel: the loops and guards isl's AST generator
  * (isl_ast_build_node_from_schedule_map) makes for the schedule that keeps the original
- * order (the 2d+1 textual schedule) of every loop but l->var, with var and g fixed to the
- * C parameters vname and gname (the thread dimensions, as PPCG treats them; a statement
- * outside the loop runs where vname = pin; with gstride, g an outermost strided loop),
- * parameters symbolic. Printed as CUDA C (int loop counters __cc_c<k>, min/max/floord as
+ * order (the 2d+1 textual schedule) of every loop but l->var, with var and the geometry
+ * variables fixed to the C parameters vname and l->geo[d].name (the thread dimensions, as
+ * PPCG treats them; a statement outside the loop runs where vname = pin; a strided or
+ * unnamed geometry variable an outermost loop), parameters symbolic. Printed as CUDA C (int loop counters __cc_c<k>, min/max/floord as
  * conditional expressions), each statement through fn. Owned; NULL with err set on an
  * isl failure (CC_ERR_INTERNAL). */
 cc_give char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l,

@@ -22,6 +22,11 @@ static int bound_buffer(const struct cc_fix_opts *o, const struct cc_fix_measure
     return cc_err_set(err, CC_ERR_NO_FIX, "%s:%u:%u: parameter %s of kernel %s is not bound "
                       "to a buffer argument (--arg %u); the layout change converts that buffer",
                       o->input, p->line, p->column, p->name, o->kernel_name, p->index + 1);
+  if (a->layout.struct_bytes)
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s:%u:%u: buffer '%s' of parameter %s has a "
+                      "layout in its --arg already (%s); give the kernel its buffer in the "
+                      "array-of-structures order", o->input, p->line, p->column, a->name,
+                      p->name, a->text);
   for (uint32_t i = 0; i < before->nbufs; i++)
     if (strcmp(before->bufs[i].name, a->name) == 0) {
       *buf = &before->bufs[i];
@@ -95,10 +100,17 @@ static void fill(const struct cc_fix_opts *o, const struct cc_cuda_soa *r,
   x->nrelayouts = r->nparams;
   for (uint32_t i = 0; i < r->nparams; i++) {
     const struct cc_cuda_soa_param *p = &r->params[i];
+    struct cc_launch_layout ll;
+    char text[1024];
     ls[i] = cc_fix_soa_layout_new(p);
+    cc_fix_soa_launch_layout(ls[i], &ll);
     x->relayouts[i] = (struct cc_fix_relayout){cc_xstrdup(bufs[i]->name), ls[i],
                                                cc_fix_soa_to_blocked, cc_fix_soa_from_blocked,
-                                               free};
+                                               free, NULL};
+    /* a structure of more runs than the directive holds keeps only the header's route */
+    if (cc_launch_layout_format(&ll, text, sizeof text) > 0)
+      x->relayouts[i].launch_layout = cc_xstrdup(text);
+    cc_launch_layout_release(&ll);
     at += (size_t)snprintf(x->what + at, at < sizeof x->what ? sizeof x->what - at : 0,
                            "%s%s (struct %s, %u bytes)", i ? " and " : "", p->name, p->record,
                            p->size);
@@ -111,11 +123,11 @@ static void fill(const struct cc_fix_opts *o, const struct cc_cuda_soa *r,
   x->extra_text = cc_fix_soa_header(o->input, o->kernel_name, r->params, r->nparams, ls);
   x->extra_name = cc_xmalloc(strlen(o->kernel_name) + sizeof "_soa_layout.h");
   sprintf(x->extra_name, "%s_soa_layout.h", o->kernel_name);
-  note = cc_xmalloc(strlen(x->why) + strlen(x->extra_name) + 320);
-  sprintf(note, "the fixed kernel reads buffer(s) %s in the blocked layout of %s: convert "
-          "them with its *_to_blocked routines before the launch and back with "
-          "*_from_blocked after it (the launch's initialisers fill the original layout)",
-          x->why, x->extra_name);
+  note = cc_xmalloc(strlen(x->why) + strlen(x->extra_name) + 400);
+  sprintf(note, "the fixed kernel reads buffer(s) %s in the blocked layout of %s: this "
+          "launch file's soa(...) layouts apply it to what the initialisers fill and undo it "
+          "in --dump; a program of your own converts with its *_to_blocked routines before "
+          "the launch and back with *_from_blocked after it", x->why, x->extra_name);
   x->launch_note = note;
   snprintf(x->why, sizeof x->why, "the accesses to the structures read %llu sectors in %llu "
            "requests (%.1f per request); in blocks of 32 a warp reads a member's 32 values as "

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cuda/soa.h"
+#include "launch/launch.h"
 #include "fix/fix_impl.h"
 
 /* A run of the structure's bytes that moves as one: a member, or a gap of padding (which
@@ -34,6 +35,10 @@ cc_give struct cc_fix_soa_layout *cc_fix_soa_layout_new(const struct cc_cuda_soa
  * structure of l. */
 uint64_t cc_fix_soa_address(const struct cc_fix_soa_layout *l, uint64_t e, uint32_t o,
                             uint32_t z);
+
+/* l as a launch file's LAYOUT (launch.h: the same blocked layout, block 32) into *out
+ * (released by the caller with cc_launch_layout_release). */
+void cc_fix_soa_launch_layout(const struct cc_fix_soa_layout *l, cc_give struct cc_launch_layout *out);
 
 /* struct cc_fix_relayout's functions, ctx a struct cc_fix_soa_layout: the buffer's
  * bytes (an array of bytes / size structures) from the array-of-structures layout to the

@@ -36,26 +36,24 @@ uint64_t cc_fix_soa_address(const struct cc_fix_soa_layout *l, uint64_t e, uint3
   return (e / BLOCK) * BLOCK * l->size + (uint64_t)BLOCK * o + (e % BLOCK) * z;
 }
 
-/* Moves every whole block of 32 elements through a copy: to 1, AoS -> blocked. */
+void cc_fix_soa_launch_layout(const struct cc_fix_soa_layout *l, struct cc_launch_layout *out)
+{
+  out->struct_bytes = l->size;
+  out->block = BLOCK;
+  out->npieces = l->npieces;
+  out->offsets = cc_xcalloc(l->npieces, sizeof *out->offsets);
+  for (uint32_t k = 0; k < l->npieces; k++)
+    out->offsets[k] = l->pieces[k].offset;
+}
+
+/* Moves every whole block of 32 elements: to 1, AoS -> blocked (the launch module's
+ * relayout, the one a launch file's LAYOUT applies). */
 static void relayout(const struct cc_fix_soa_layout *l, uint8_t *data, uint64_t bytes, int to)
 {
-  uint64_t span = (uint64_t)BLOCK * l->size, blocks = bytes / span;
-  uint8_t *tmp = cc_xmalloc(span);
-  for (uint64_t b = 0; b < blocks; b++) {
-    uint8_t *blk = data + b * span;
-    memcpy(tmp, blk, span);
-    for (uint32_t e = 0; e < BLOCK; e++)
-      for (uint32_t k = 0; k < l->npieces; k++) {
-        const struct cc_fix_soa_piece *pc = &l->pieces[k];
-        uint64_t aos = (uint64_t)e * l->size + pc->offset;
-        uint64_t soa = cc_fix_soa_address(l, e, pc->offset, pc->size);
-        if (to)
-          memcpy(blk + soa, tmp + aos, pc->size);
-        else
-          memcpy(blk + aos, tmp + soa, pc->size);
-      }
-  }
-  free(tmp);
+  struct cc_launch_layout ll;
+  cc_fix_soa_launch_layout(l, &ll);
+  cc_launch_layout_apply(&ll, data, bytes, !to);
+  cc_launch_layout_release(&ll);
 }
 
 void cc_fix_soa_to_blocked(const void *ctx, uint8_t *data, uint64_t bytes)

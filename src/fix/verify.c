@@ -45,6 +45,7 @@ void cc_fix_relayouts_free(struct cc_fix_relayout *r, uint32_t n)
 {
   for (uint32_t i = 0; r && i < n; i++) {
     free(r[i].buffer);
+    free(r[i].launch_layout);
     if (r[i].free_ctx)
       r[i].free_ctx(r[i].ctx);
   }

@@ -314,6 +314,7 @@ static int dump_buffers(const struct driver *d, struct plan *p)
     b.count = q->count;
     b.bytes = q->size;
     b.host = q->host;
+    b.layout = &q->arg.layout;
     if (cc_launch_dump(&b, p->dump_path[k], &err) != CC_OK)
       return fail(7, "%s", err.msg);
   }

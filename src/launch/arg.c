@@ -279,6 +279,7 @@ void cc_launch_arg_release(struct cc_launch_arg *a)
   free(a->size_expr);
   free(a->init_text);
   free(a->origin);
+  cc_launch_layout_release(&a->layout);
   memset(a, 0, sizeof *a);
 }
 
@@ -332,7 +333,25 @@ static int parse_init(struct cc_launch_arg *a, const char *init, const char *bas
   return CC_OK;
 }
 
-/* The buffer part "TYPE[SIZE]:INIT" of spec (value points at TYPE). */
+/* "[LAYOUT:]INIT" of a buffer spec: a LAYOUT starts with "soa(" (no INIT does) and ends
+ * at its ')'. */
+static int parse_layout_init(struct cc_launch_arg *a, const char *rest, const char *base_dir,
+                             const char *spec, struct cc_err *err)
+{
+  const char *close;
+  char why[160];
+  if (strncmp(rest, "soa(", 4) != 0)
+    return parse_init(a, rest, base_dir, spec, err);
+  if (!(close = strchr(rest, ')')))
+    return bad_arg(a, err, spec, "missing ')' after the layout soa(...");
+  if (cc_launch_layout_parse(rest, (size_t)(close - rest + 1), &a->layout, why, sizeof why) != 0)
+    return bad_arg(a, err, spec, why);
+  if (close[1] != ':')
+    return bad_arg(a, err, spec, "missing ':INIT' after the layout; e.g. 'soa(8,0,4):random'");
+  return parse_init(a, close + 2, base_dir, spec, err);
+}
+
+/* The buffer part "TYPE[SIZE]:[LAYOUT:]INIT" of spec (value points at TYPE). */
 static int parse_buffer(struct cc_launch_arg *a, const char *value, const char *base_dir,
                         const char *spec, struct cc_err *err)
 {
@@ -365,7 +384,7 @@ static int parse_buffer(struct cc_launch_arg *a, const char *value, const char *
   if (rb[1] != ':')
     return bad_arg(a, err, spec,
                    "missing ':INIT' after the size; e.g. ':zero', ':random' or ':iota'");
-  return parse_init(a, rb + 2, base_dir, spec, err);
+  return parse_layout_init(a, rb + 2, base_dir, spec, err);
 }
 
 int cc_launch_arg_parse(const char *spec, const char *base_dir, struct cc_launch_arg *out,
@@ -447,8 +466,9 @@ static int fill_from_file(const struct cc_launch_arg *a, uint64_t count, void *d
   return wrong_file_size(a, count, has, err);
 }
 
-int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
-                   struct cc_err *err)
+/* Fills count elements at dst per a's initialiser, in the array-of-structures order. */
+static int fill_elements(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                         struct cc_err *err)
 {
   unsigned size = cc_launch_type_size(a->type);
   uint8_t *p = dst;
@@ -481,4 +501,16 @@ int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
     return fill_from_file(a, count, dst, err);
   }
   CC_BUG("unknown initialiser %d", (int)a->init);
+}
+
+int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                   struct cc_err *err)
+{
+  uint64_t bytes = count * cc_launch_type_size(a->type);
+  int rc;
+  if ((rc = cc_launch_layout_check(&a->layout, a->name, bytes, err)) != CC_OK ||
+      (rc = fill_elements(a, count, dst, err)) != CC_OK)
+    return rc;
+  cc_launch_layout_apply(&a->layout, dst, bytes, 0);
+  return CC_OK;
 }

@@ -148,7 +148,8 @@ static int size_buffer(const struct cc_launch_arg *args, size_t nargs, size_t i,
                       a->size_expr);
   buf->name = a->name;
   buf->type = a->type;
-  return CC_OK;
+  buf->layout = a->layout.struct_bytes ? &a->layout : NULL;
+  return cc_launch_layout_check(&a->layout, a->name, buf->bytes, err);
 }
 
 /* bytes for messages: "512 bytes", "68719476736 bytes (64.0 GiB)". */
@@ -273,16 +274,27 @@ int cc_launch_bind(const struct cc_launch_arg *args, size_t nargs,
 int cc_launch_dump(const struct cc_launch_buffer *buf, const char *path, struct cc_err *err)
 {
   struct cc_outfile f;
+  const void *bytes = buf->host;
+  uint8_t *aos = NULL;
   int rc = cc_outfile_open(&f, path, err);
   if (rc != CC_OK)
     return cc_err_prefix(err, "cannot dump buffer '%s'", buf->name);
+  if (buf->layout && buf->layout->struct_bytes && buf->bytes) {
+    /* the dump is in the order the initialiser filled, the layout undone on a copy */
+    aos = cc_xmalloc((size_t)buf->bytes);
+    memcpy(aos, buf->host, (size_t)buf->bytes);
+    cc_launch_layout_apply(buf->layout, aos, buf->bytes, 1);
+    bytes = aos;
+  }
   errno = 0;
-  if (buf->bytes && fwrite(buf->host, 1, (size_t)buf->bytes, f.fp) != buf->bytes) {
+  if (buf->bytes && fwrite(bytes, 1, (size_t)buf->bytes, f.fp) != buf->bytes) {
     int e = errno;
+    free(aos);
     cc_outfile_abort(&f);
     return cc_err_set(err, CC_ERR_IO, "cannot dump buffer '%s': cannot write %s: %s",
                       buf->name, path, e ? strerror(e) : "write error (disk full?)");
   }
+  free(aos);
   if ((rc = cc_outfile_commit(&f, err)) != CC_OK)
     return cc_err_prefix(err, "cannot dump buffer '%s'", buf->name);
   return CC_OK;

@@ -6,6 +6,7 @@
  * u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64, SIZE an expression in elements over integer
  * literals and scalar names (+ - * / % and parentheses, 64-bit signed arithmetic with
  * overflow checks), INIT one of zero | iota | random[:SEED] | file:PATH | const:VALUE.
+ * A buffer may carry a LAYOUT, NAME=TYPE[SIZE]:LAYOUT:INIT (struct cc_launch_layout).
  * A buffer is passed to the kernel as its 64-bit device address. The grammar and the
  * random generator are documented in docs/usage.md; tests reproduce them from there.
  *
@@ -29,6 +30,31 @@ enum cc_launch_init {
   CC_INIT_CONST   /* every element = one value */
 };
 
+/* A buffer's layout directive, the optional LAYOUT of NAME=TYPE[SIZE]:LAYOUT:INIT,
+ * spelled soa(BYTES,OFFSET,...[,block=B]): the buffer is an array of BYTES-byte
+ * structures whose runs of bytes that move as one (members and padding) start at the
+ * OFFSETs (0 first, ascending; run k ends where run k+1 starts, the last at BYTES), and
+ * the kernel reads it in the blocked layout ("array of structures of arrays", B elements
+ * per block, default 32): element e's run at offset o, size z, lives at byte
+ * (e / B) * B * BYTES + B * o + (e % B) * z. INIT fills the buffer in the array-of-
+ * structures order (what the original kernel reads); the layout is applied to those bytes
+ * before the kernel runs, and a --dump writes them back in the array-of-structures order,
+ * so that the launch of a kernel fixed by `coalcheck fix --transform soa` gives the
+ * original's dumps byte for byte. The layout is a permutation of whole blocks' bytes: a
+ * round trip restores every byte. */
+struct cc_launch_layout {
+  uint32_t struct_bytes;   /* BYTES; 0: no layout (the buffer is used as filled) */
+  uint32_t block;          /* B, elements per block */
+  uint32_t npieces;
+  uint32_t *offsets;       /* owned: npieces ascending byte offsets, offsets[0] = 0 */
+};
+
+/* Elements per block when block= is not given: one warp's lanes (CUDA C Programming
+ * Guide, "SIMT Architecture"), the block of `coalcheck fix --transform soa`. */
+#define CC_LAUNCH_LAYOUT_BLOCK 32u
+/* The largest BYTES, OFFSET and B a layout takes. */
+#define CC_LAUNCH_LAYOUT_MAX_BYTES 65536u
+
 /* One parsed --arg. Strings are owned (cc_launch_arg_release frees them). */
 struct cc_launch_arg {
   char *name;            /* NAME, or NULL for a bare scalar */
@@ -40,6 +66,7 @@ struct cc_launch_arg {
   enum cc_launch_init init;
   uint64_t seed;         /* random: the seed (default 0) */
   char *init_text;       /* file: the path (already joined with base_dir); const: VALUE */
+  struct cc_launch_layout layout; /* buffer: its LAYOUT, struct_bytes 0 when none */
   char *origin;          /* where the spec was written, "FILE:LINE" of a launch file, or
                             NULL (the command line): prefixed to cc_launch_bind's errors
                             about it. Not set by cc_launch_arg_parse */
@@ -82,11 +109,34 @@ uint64_t cc_launch_splitmix64(uint64_t *state);
  * [0,1) and exact in the type. */
 void cc_launch_random_element(enum ptx_type t, uint64_t x, void *dst);
 
-/* Fills count elements of type t at dst per the arg's initialiser (a buffer arg).
- * Errors (CC_ERR_INPUT): file unreadable or of the wrong size, const value not of the
- * type. */
+/* Fills count elements of type t at dst per the arg's initialiser (a buffer arg), then
+ * applies its layout (a->layout) to them. Errors (CC_ERR_INPUT): file unreadable or of the
+ * wrong size, const value not of the type, a size the layout does not fit
+ * (cc_launch_layout_check). */
 int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
                    struct cc_err *err);
+
+/* Frees l's offsets and zeroes it; safe on a zeroed layout. */
+void cc_launch_layout_release(struct cc_launch_layout *l);
+
+/* Checks that a buffer of bytes bytes, called name, holds whole blocks of l's structures
+ * (nothing to check without a layout). Errors (CC_ERR_INPUT) say what to pad it to. */
+int cc_launch_layout_check(cc_keep const struct cc_launch_layout *l, const char *name,
+                           uint64_t bytes, struct cc_err *err);
+
+/* Byte in the blocked layout of element e's run number piece (0..npieces-1) of l. */
+uint64_t cc_launch_layout_address(cc_keep const struct cc_launch_layout *l, uint64_t e,
+                                  uint32_t piece);
+
+/* Rewrites the bytes bytes at data in place: from the array-of-structures order into l's
+ * blocked layout (inverse 0), or back (inverse 1). Only whole blocks move (the caller has
+ * checked the size with cc_launch_layout_check); nothing happens without a layout. */
+void cc_launch_layout_apply(cc_keep const struct cc_launch_layout *l, uint8_t *data,
+                            uint64_t bytes, int inverse);
+
+/* Spells l as the launch-file directive, "soa(24,0,8,12,16,20)" (",block=B" when B is not
+ * 32) into buf of size bytes; returns its length, or -1 when it does not fit. */
+int cc_launch_layout_format(cc_keep const struct cc_launch_layout *l, char *buf, size_t size);
 
 /* Where buffers live: cc_launch_emu_allocator (launch_emu.c) wraps cc_emu_alloc; tests
  * pass their own. alloc returns zero-filled memory of bytes bytes, or an error (host
@@ -110,6 +160,8 @@ struct cc_launch_buffer {
   uint64_t count, bytes; /* elements, bytes */
   uint64_t dev_addr;
   void *host;            /* owned by the allocator */
+  const struct cc_launch_layout *layout; /* borrowed from the arg, or NULL: the layout of
+                                            the bytes at host (cc_launch_dump undoes it) */
 };
 
 /* Arguments bound to a kernel: the packed parameter values, ready for cc_emu_launch. */
@@ -145,7 +197,8 @@ const struct cc_launch_buffer *cc_launch_find_buffer(const struct cc_launch_boun
                                                       const char *name);
 
 /* Writes buffer buf whole (raw little-endian elements) to path, or not at all (a
- * temporary file renamed into place). Errors: CC_ERR_IO naming path. */
+ * temporary file renamed into place); a buffer with a layout is written in the
+ * array-of-structures order (the layout undone on a copy). Errors: CC_ERR_IO naming path. */
 int cc_launch_dump(const struct cc_launch_buffer *buf, const char *path, struct cc_err *err);
 
 /* Float to IEEE binary16 bits, round to nearest even (overflow to infinity). */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "launch/launch.h"
 #include "ptx/ptx.h"
 
 /* Integer literal: [+-](decimal | 0x hex), nothing else. *mag: magnitude, *neg: sign.
@@ -26,5 +27,10 @@ int cc_launch_convert(enum ptx_type t, const char *text, uint8_t out[8], char *w
 
 /* Element i of an iota buffer of type t (i converted; integers keep the low bits). */
 void cc_launch_iota_element(enum ptx_type t, uint64_t i, void *dst);
+
+/* Parses the layout directive text[0..len) ("soa(24,0,8,12,16,20)") into *out (released
+ * by the caller). Returns 0, or -1 with the reason in why (out released). */
+int cc_launch_layout_parse(const char *text, size_t len, struct cc_launch_layout *out,
+                           char *why, size_t why_size);
 
 #endif

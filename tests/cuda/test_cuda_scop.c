@@ -170,8 +170,8 @@ static void test_return_guard(void **state)
 }
 
 /* Each refusal names its place and the construct. */
-static void expect_refusal_in(struct fixture *f, const char *body, const uint32_t block[3],
-                              const char *where, const char *what)
+static void expect_refusal_in(struct fixture *f, const char *body, const uint32_t grid[3],
+                              const uint32_t block[3], const char *where, const char *what)
 {
   static const int64_t vals[3] = {0, 16, 0};
   static const uint8_t known[3] = {0, 1, 0};
@@ -185,7 +185,7 @@ static void expect_refusal_in(struct fixture *f, const char *body, const uint32_
            "%s"
            "}\n", body);
   path = put(f, "r.cu", text);
-  assert_int_equal(cc_cuda_scop_extract(path, text, strlen(text), "k", grid2, block, vals,
+  assert_int_equal(cc_cuda_scop_extract(path, text, strlen(text), "k", grid, block, vals,
                                         known, 3, NULL, 0, &s, &err), CC_ERR_NO_FIX);
   snprintf(want, sizeof want, "%s:%s: %s", path, where, what);
   if (strncmp(err.msg, want, strlen(want)) != 0)
@@ -196,12 +196,12 @@ static void expect_refusal_in(struct fixture *f, const char *body, const uint32_
 static void expect_refusal(struct fixture *f, const char *body, const char *where,
                            const char *what)
 {
-  expect_refusal_in(f, body, block32, where, what);
+  expect_refusal_in(f, body, grid2, block32, where, what);
 }
 
 static void test_refusals(void **state)
 {
-  static const uint32_t block32x4[3] = {32, 4, 1};
+  static const uint32_t block32x4[3] = {32, 4, 1}, grid2x2[3] = {2, 2, 1};
   expect_refusal(*state, "  for (int i = rowptr[tx]; i < rowptr[tx + 1]; i++) A[i] = 0;\n",
                  "3:16", "the loop start `rowptr[tx]` is not affine");
   expect_refusal(*state, "  for (int i = 0; i < rowptr[tx + 1]; i++) A[i] = 0;\n",
@@ -222,19 +222,66 @@ static void test_refusals(void **state)
                  "counter");
   expect_refusal(*state, "  int v = tx;\n  { float v = 2.0f; A[tx] = v; }\n", "4:5",
                  "v hides another local variable of that name");
-  expect_refusal_in(*state, "  float v = threadIdx.y;\n  A[tx] = v;\n", block32x4, "3:13",
-                    "threadIdx.y is read and the launch has 4 threads a block in y");
+  /* with 2 blocks in y, threadIdx.y alone is g_y mod 4: not affine in g_y */
+  expect_refusal_in(*state, "  float v = 0.0f;\n  A[tx + threadIdx.y] = v;\n", grid2x2,
+                    block32x4, "4:5", "`tx + threadIdx.y` in the subscript is not affine: "
+                    "threadIdx.y and blockIdx.y are used apart from blockIdx.y * blockDim.y + "
+                    "threadIdx.y");
   expect_refusal(*state, "  if (tx < N && tx > 2) A[tx] = 0; else A[tx] = 1;\n", "3:7",
                  "the condition (negated, for the else branch) `tx < N && tx > 2` is not affine");
-  expect_refusal_in(*state, "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n  A[tx + y] = 0;\n",
-                    block32x4, "3:37", "`threadIdx.y` in the initialiser of y is not affine: "
-                 "the launch has 4 threads in y; lifting handles kernels indexed in x only");
+  expect_refusal_in(*state, "  int y = blockIdx.y * 8 + threadIdx.y;\n  A[tx + y] = 0;\n",
+                    grid2x2, block32x4, "4:5", "`tx + y` in the subscript is not affine: "
+                    "threadIdx.y and blockIdx.y are used apart from");
+}
+
+/* A 2-D kernel (grid 2 x 2, block 32 x 4): g_x = blockIdx.x * 32 + threadIdx.x over 0..63
+ * and g_y = blockIdx.y * 4 + threadIdx.y over 0..7 are the tuple's first two variables;
+ * (y * 64 + x) * N + i with N = 16 is 16 g_x + 1024 g_y + i. threadIdx.y read in a float
+ * (a statement's value) is fine: the lifted kernel gives it back. With one block in y,
+ * threadIdx.y alone is g_y. */
+static void test_two_dimensions(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, int N) {\n"
+    "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    A[(y * 64 + x) * N + i] = threadIdx.y;\n"
+    "}\n";
+  static const char text1[] =
+    "__global__ void k(float *A, int N) {\n"
+    "  A[threadIdx.y * 64 + blockIdx.x * blockDim.x + threadIdx.x] = 0;\n"
+    "}\n";
+  static const uint32_t grid[3] = {2, 2, 1}, grid1[3] = {2, 1, 1}, block[3] = {32, 4, 1};
+  static const int64_t vals[2] = {0, 16};
+  static const uint8_t known[2] = {0, 1};
+  struct cc_err err = {CC_OK, ""};
+  struct cc_cuda_scop s;
+  const char *path = put(*state, "k2.cu", text);
+  if (cc_cuda_scop_extract(path, text, strlen(text), "k", grid, block, vals, known, 2, NULL, 0,
+                           &s, &err) != CC_OK)
+    fail_msg("extract: %s", err.msg);
+  assert_int_equal(s.ngeo, 2);
+  assert_int_equal(s.extent[1], 8);
+  expect_str(cc_cuda_scop_isl_domain(&s, 0, 0),
+             "[N] -> { S0[__cc_g, __cc_gy, i] : __cc_g >= 0 and -__cc_g + 63 >= 0 and "
+             "__cc_gy >= 0 and -__cc_gy + 7 >= 0 and i >= 0 and -i + N - 1 >= 0 }");
+  expect_str(cc_cuda_scop_isl_access(&s, 0, 1),
+             "{ S0[__cc_g, __cc_gy, i] -> A[16 * __cc_g + 1024 * __cc_gy + i] }");
+  cc_cuda_scop_release(&s);
+  path = put(*state, "k1.cu", text1);
+  if (cc_cuda_scop_extract(path, text1, strlen(text1), "k", grid1, block, vals, known, 2, NULL,
+                           0, &s, &err) != CC_OK)
+    fail_msg("extract: %s", err.msg);
+  expect_str(cc_cuda_scop_isl_access(&s, 0, 1), "{ S0[__cc_g, __cc_gy] -> A[__cc_g + 64 * __cc_gy] }");
+  cc_cuda_scop_release(&s);
 }
 
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_listing3, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_two_dimensions, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_covariance, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_return_guard, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_else, fixture_setup, fixture_teardown),

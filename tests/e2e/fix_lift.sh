@@ -25,19 +25,21 @@
 # - gemm_rows, n = 32: 34816 -> 5248 (lift.cu), the sum kept in a register declared once
 #   per thread; launch grid 1,4,1 block 32,8,1.
 # - row_prefix: refused (exit 11), the loop over j carrying the dependence named.
+# - the 2-D and 3-D kernels of lift2d.cu: below, with their figures.
 # Independently of the tool's own check, the original launch and DIR/K.launch are both
 # run by the main command with --dump, and the dumps compared with cmp: bitwise equal.
 . "$(dirname "$0")/data/common.bash"
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples/lift"
 
-# lifted NAME BEFORE AFTER GRID BLOCK BUF: fix --transform lift on NAME.launch is verified
-# with those kernel sectors and that launch, and BUF dumps identically
+# lifted NAME BEFORE AFTER GRID BLOCK BUF [FILE]: fix --transform lift on NAME.launch (of
+# FILE, default lift.cu) is verified with those kernel sectors and that launch, and BUF
+# dumps identically
 lifted() {
-  local name=$1 before=$2 after=$3 grid=$4 block=$5 buf=$6
+  local name=$1 before=$2 after=$3 grid=$4 block=$5 buf=$6 cu=${7:-lift.cu}
   expect 0 "" "$COALCHECK" fix --transform lift --launch "$EX/$name.launch" -o "$TMP/$name" \
     -q --json "$TMP/$name.json"
-  for f in lift.cu "$name.launch" fix.diff; do
+  for f in "$cu" "$name.launch" fix.diff; do
     [ -s "$TMP/$name/$f" ] || fail "$name: $f not written"
   done
   jcheck "$TMP/$name.json" "d['verified'] is True and d['chosen']['transform'] == 'lift' and \
@@ -46,7 +48,7 @@ d['after']['kernels'][0]['totals']['sectors'] == $after"
   grep -q "^--grid $grid --block $block\$" "$TMP/$name/$name.launch" ||
     fail "$name: launch geometry (want --grid $grid --block $block)"
   # the kernel keeps its name and parameters: its signature line is unchanged
-  grep -q "^__global__ void $name(" "$TMP/$name/lift.cu" || fail "$name: signature changed"
+  grep -q "^__global__ void $name(" "$TMP/$name/$cu" || fail "$name: signature changed"
   dump_compare "$EX/$name.launch" "$TMP/$name" "$buf"
 }
 
@@ -55,6 +57,40 @@ lifted myocyte_rows 6144 768 1,8,1 32,8,1 y
 lifted covar 47104 13120 1,16,1 64,4,1 symmat
 lifted corr 45759 13895 1,16,1 64,4,1 symmat
 lifted gemm_rows 34816 5248 1,4,1 32,8,1 c
+
+# 2-D and 3-D geometry (examples/lift/lift2d.cu; before figures there, after here):
+# - scale_rows2d: k on x (32: block x 32), i on y (64 rows: 256 / 32 = 8 a block, 8
+#   blocks), b on z (8: 1 a block, 8 blocks): grid 1,8,8 block 32,8,1; 32768 -> 4096.
+# - covar2d: the geometry permuted (j2 on x: 64, one block of 64; j1 on y: 4 a block, 16
+#   blocks): grid 1,16,1 block 64,4,1; 14336 -> 10752.
+# - add3d: k on x (32), i on y (32: 8 a block, 4 blocks), j on z (4: 1 a block, 4
+#   blocks), b a loop in the kernel: grid 1,4,4 block 32,8,1; 32768 -> 4096.
+lifted scale_rows2d 32768 4096 1,8,8 32,8,1 Y lift2d.cu
+lifted covar2d 14336 10752 1,16,1 64,4,1 symmat lift2d.cu
+lifted add3d 32768 4096 1,4,4 32,8,1 out lift2d.cu
+jcheck "$TMP/scale_rows2d.json" '"the old indices x and y moved to y and z" in d["what"]'
+jcheck "$TMP/covar2d.json" 'd["what"].startswith("the global index y of kernel covar2d")'
+jcheck "$TMP/add3d.json" '"the old indices x, y and z moved to y, z and a loop" in d["what"]'
+grep -q '^    for (int __cc_c0 = 0; ' "$TMP/add3d/lift2d.cu" || fail "add3d: b is not a loop"
+grep -qF 'const uint3 threadIdx = make_uint3((unsigned)(__cc_ty) % 32u, (unsigned)(__cc_tz) % 4u, (unsigned)(__cc_c0) % 2u);' \
+  "$TMP/add3d/lift2d.cu" || fail "add3d: the original thread's threadIdx"
+# the batched gemv: its loop carries the sum and no geometry dimension does better
+line=$(grep -n 'for (int k = 0; k < K; k++)' "$EX/lift2d.cu" | tail -n1 | cut -d: -f1)
+expect 11 "lift2d.cu:$line:5: the loop over k carries a dependence (s: two instances (0, 0) threads" \
+  "$COALCHECK" fix --transform lift --launch "$EX/batched_gemv.launch" -o "$TMP/bgemv" -q
+[ -e "$TMP/bgemv" ] && fail "batched_gemv: DIR written for a refusal"
+# not affine in y: threadIdx.y alone with 2 blocks in y (g_y mod 4), refused with its place
+cat > "$TMP/bad2d.cu" <<'CU'
+__global__ void bad2d(float *a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < n; k++)
+    a[(threadIdx.y * 64 + i) * n + k] = 1.0f;
+}
+CU
+expect 11 "bad2d.cu:5:7: \`(threadIdx.y * 64 + i) * n + k\` in the subscript is not affine: threadIdx.y and blockIdx.y are used apart from blockIdx.y * blockDim.y + threadIdx.y" \
+  "$COALCHECK" fix --transform lift "$TMP/bad2d.cu" --kernel bad2d --grid 2,2 --block 32,4 \
+  --arg 'a=f32[512*32]:zero' --arg n=32 -o "$TMP/bad2d" -q
 
 # the running sum: its only loop carries a dependence
 line=$(grep -n 'for (int j = 1; j < n; j++)' "$EX/lift.cu" | cut -d: -f1)

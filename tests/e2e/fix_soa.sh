@@ -9,10 +9,11 @@
 #   floats (4 sectors): 9 * 2048 * 4 = 73,728.
 # - step, 16384 bodies of 24 bytes: 73,728 -> 18,432; knn_dist, 16384 points of 16 bytes:
 #   36,864 -> 12,288 (both derived in soa.cu).
-# DIR's launch runs the fixed kernel on buffers its initialisers fill in the original
-# layout, so the outputs are compared here as a user would run it: the inputs given as
-# files, converted to the blocked layout by DIR's header (compiled with gcc), the result
-# converted back, then compared with cmp against the original's dump.
+# DIR's launch gives each converted buffer the layout soa(...) (docs/usage.md), so its own
+# dumps compare with the original's; the outputs are also compared as a program of one's
+# own would run it: the inputs given as files (overriding the launch's --arg, layout
+# included), converted to the blocked layout by DIR's header (compiled with gcc), the
+# result converted back, then compared with cmp against the original's dump.
 . "$(dirname "$0")/data/common.bash"
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
@@ -97,6 +98,44 @@ grep -qF "(const float *x, const float *y, const float *z)" "$TMP/err" || fail "
 expect 11 "pad the array to a multiple of 32 elements (1024)" "$COALCHECK" fix --transform soa \
   --launch "$EX/soa/step_n1000.launch" -o "$TMP/n1000" -q
 [ ! -e "$TMP/energy" ] && [ ! -e "$TMP/n1000" ] || fail "a refused fix wrote its folder"
+# DIR's launch file carries the layout: soa(BYTES,OFFSETS...) before each converted buffer's
+# INIT (body: runs at 0, 8, 12, 16 and the padding at 20 of 24 bytes; point: 0, 4, 8, 12 of
+# 16), so that DIR's launch by itself gives the original's dumps byte for byte (its --dump
+# undoes the layout); every buffer of the three kernels is compared
+grep -qxF -e "--arg 'b=f32[6*n]:soa(24,0,8,12,16,20):random:11'" "$TMP/step/step.launch" ||
+  fail "step: DIR's launch lacks the layout"
+grep -qxF -e "--arg 'pts=f32[4*n]:soa(16,0,4,8,12):random:12'" "$TMP/knn/knn_dist.launch" ||
+  fail "knn: DIR's launch lacks the layout"
+grep -qxF -e "--arg 'dist=f32[n]:zero'" "$TMP/knn/knn_dist.launch" || fail "knn: dist changed"
+dump_compare "$EX/soa/step.launch" "$TMP/step" b
+for buf in pts dist label; do dump_compare "$EX/soa/knn.launch" "$TMP/knn" $buf; done
+for buf in pos vel; do dump_compare "$EX/aos_soa/aos.launch" "$TMP/aos" $buf; done
+"$COALCHECK" --launch "$TMP/step/step.launch" -q --json "$TMP/stepl.json" >/dev/null ||
+  fail "step: DIR's launch did not run"
+jcheck "$TMP/stepl.json" 'd["kernels"][0]["totals"]["sectors"] == 18432'
+# the comparison can fail: without the layout the fixed kernel reads the bytes in the
+# array-of-structures order and computes other values
+sed 's/:soa([0-9,]*):/:/' "$TMP/step/step.launch" > "$TMP/step/nolayout.launch"
+"$COALCHECK" --launch "$TMP/step/nolayout.launch" -q --dump "b=$TMP/nolayout.bin" >/dev/null ||
+  fail "step: the launch without the layout did not run"
+"$COALCHECK" --launch "$EX/soa/step.launch" -q --dump "b=$TMP/orig.bin" >/dev/null
+cmp -s "$TMP/orig.bin" "$TMP/nolayout.bin" && fail "step: the layout changes nothing in the dump"
+rm -f "$TMP/step/nolayout.launch"
+# a layout the buffer does not fit is an input error naming the launch file's line: 1000
+# bodies are not whole blocks of 32
+printf '%s\n' "soa.cu --kernel step --grid 4 --block 256" "--nvcc-flags -I$EX/soa" \
+  "--arg 'b=f32[6*n]:soa(24,0,8,12,16,20):random:11' --arg dt=0.25 --arg n=1000" \
+  > "$TMP/bad.launch"
+cp "$EX/soa/soa.cu" "$TMP/soa.cu"
+expect 3 "bad.launch:3: buffer 'b': its 1000 structures are not a multiple of the layout's block of 32; pad the buffer to 1024 structures" \
+  "$COALCHECK" --launch "$TMP/bad.launch" -q
+expect 2 "bad --arg 'b=f32[6*n]:soa(24,8):zero': soa(): the offsets must start at 0" \
+  "$COALCHECK" --launch "$EX/soa/step.launch" -q --arg 'b=f32[6*n]:soa(24,8):zero'
+# a buffer laid out already is not converted again
+expect 11 "has a layout in its --arg already" "$COALCHECK" fix --transform soa \
+  --launch "$EX/soa/step.launch" --arg 'b=f32[6*n]:soa(24,0,8,12,16,20):random:11' \
+  -o "$TMP/again" -q
+
 # PTX in: the layout change needs the CUDA C source
 "$(find_nvcc)" -ptx -lineinfo -arch=sm_90 -o "$TMP/soa.ptx" "$EX/soa/soa.cu" || fail "nvcc -ptx failed"
 expect 11 "needs the kernel's CUDA C source" "$COALCHECK" fix --transform soa "$TMP/soa.ptx" \

@@ -58,6 +58,21 @@ if [ -x "$LAUNCH" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; the
   [ $? = 3 ] || fail "a wrong buffer hash was not refused with exit 3"
   grep -q "differ from the emulator" "$TMP/lerr" || fail "hash message: $(cat "$TMP/lerr")"
 fi
+# a buffer with a LAYOUT: the plan keeps it, and the launcher's fill lays the bytes out as
+# the emulator's did (the same hash: it gets as far as the driver, exit 10); without the
+# layout the hash differs (iota 0 1 2 3 in pairs of 8-byte structures, block 2: 0 2 1 3)
+LSCALE=(--kernel scale --grid 1 --block 32 --arg 'out=f32[4]:zero'
+        --arg 'in=f32[n]:soa(8,0,4,block=2):iota' --arg n=4 --arg a=2)
+COALCHECK_GPU_PLAN="$TMP/lplan" expect 0 "" "$COALCHECK" --backend gpu "$K" "${LSCALE[@]}" -q
+grep -Eqx 'param 1 buffer [0-9a-f]{16} in=f32\[4\]:soa\(8,0,4,block=2\):iota' "$TMP/lplan/plan" ||
+  fail "plan: in lost its layout"
+if [ -x "$LAUNCH" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  "$LAUNCH" "$TMP/lplan/plan" 2>"$TMP/lerr"
+  [ $? = 10 ] || fail "coalcheck-gpu-launch on the laid-out plan: not exit 10: $(cat "$TMP/lerr")"
+  sed -E 's/:soa\([0-9a-z,=]*\):/:/' "$TMP/lplan/plan" > "$TMP/lplan/bad"
+  "$LAUNCH" "$TMP/lplan/bad" 2>"$TMP/lerr"
+  [ $? = 3 ] || fail "the plan without its layout was not refused (exit 3)"
+fi
 
 # ---- coalcheck import: a hand-made GPU report -------------------------------------------
 # kernel transpose, block 32x4 (4 warps): LDG t.cu:5 reads consecutive floats: 4 requests,

@@ -339,6 +339,15 @@ static uint64_t ex_u64(const cJSON *obj, const char *path)
   return (uint64_t)ex_num(obj, path);
 }
 
+/* Fails unless kernel's totals in r's report are requests and sectors. */
+static void ex_check_totals(const struct ex_run *r, const char *kernel, uint64_t requests,
+                            uint64_t sectors)
+{
+  const cJSON *k = ex_kernel(r, kernel);
+  assert_int_equal(ex_u64(k, JS_TOTALS "." JS_REQUESTS), requests);
+  assert_int_equal(ex_u64(k, JS_TOTALS "." JS_SECTORS), sectors);
+}
+
 static const char *ex_str(const cJSON *obj, const char *key)
 {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);

@@ -63,6 +63,8 @@ static void test_transpose_naive(void **state)
    * -> 32 * 32768 = 1048576; the 128 requested bytes would fit in 4: ideal 131072. */
   ex_check_sum(&st, JS_SECTORS, 1048576);
   ex_check_sum(&st, JS_IDEAL, 131072);
+  /* the kernel's totals: the two instructions, 65536 requests, 131072 + 1048576 sectors */
+  ex_check_totals(&r, "transpose_naive", 65536, 1179648);
   /* per request: 32 sectors; efficiency = 128 requested / (32 * 32) transferred bytes */
   ex_check_each(&ld, JS_SPR, 4);
   ex_check_each(&st, JS_SPR, 32);
@@ -1152,6 +1154,9 @@ static const char *const tested_launches[] = {
     /* tested in tests/examples/test_lift.c */
     "lift/corr.launch", "lift/covar.launch", "lift/gemm_rows.launch", "lift/myocyte_rows.launch",
     "lift/row_prefix.launch", "lift/row_store.launch",
+    /* tested in tests/examples/test_lift2d.c */
+    "lift/add3d.launch", "lift/batched_gemv.launch", "lift/covar2d.launch",
+    "lift/scale_rows2d.launch",
     /* tested in tests/examples/test_tile.c */
     "tile/colmajor.launch", "tile/f64.launch", "tile/scale.launch",
     /* tested in tests/examples/test_redistribute.c */

@@ -8,14 +8,6 @@
 #include "examples/harness.h"
 #pragma GCC diagnostic pop
 
-static void check_totals(const struct ex_run *r, const char *kernel, uint64_t requests,
-                         uint64_t sectors)
-{
-  const cJSON *k = ex_kernel(r, kernel);
-  assert_int_equal(ex_u64(k, JS_TOTALS "." JS_REQUESTS), requests);
-  assert_int_equal(ex_u64(k, JS_TOTALS "." JS_SECTORS), sectors);
-}
-
 /* row_store, n = 64: a[t][i] = 0.5 + i; 128 store requests of 32 sectors (lift.cu). */
 static void test_row_store(void **state)
 {
@@ -30,7 +22,7 @@ static void test_row_store(void **state)
       want[t * N + i] = 0.5f + (float)i;
   ex_check_floats_exact("row_store a", b[0].data, want, N * N);
   free(want);
-  check_totals(&r, "row_store", 128, 4096);
+  ex_check_totals(&r, "row_store", 128, 4096);
   ex_release(&r, b, 1);
 }
 
@@ -51,7 +43,7 @@ static void test_myocyte_rows(void **state)
     want[i] = fmaf(0.125f, f[i], y0[i]);
   ex_check_floats_exact("myocyte_rows y", b[0].data, want, R * C);
   free(want);
-  check_totals(&r, "myocyte_rows", 3 * 64, 3 * 64 * 32);
+  ex_check_totals(&r, "myocyte_rows", 3 * 64, 3 * 64 * 32);
   ex_release(&r, b, 2);
 }
 
@@ -89,7 +81,7 @@ static void run_symmat(const char *kernel, int from, uint64_t requests, uint64_t
   symmat_ref(want, b[1].data, M, N, from);
   ex_check_floats_exact(what, b[0].data, want, M * M);
   free(want);
-  check_totals(&r, kernel, requests, sectors);
+  ex_check_totals(&r, kernel, requests, sectors);
   ex_release(&r, b, 2);
 }
 
@@ -152,7 +144,7 @@ static void test_gemm_rows(void **state)
     }
   ex_check_floats_exact("gemm_rows c", b[0].data, want, N * N);
   free(want);
-  check_totals(&r, "gemm_rows", 2080, 34816);
+  ex_check_totals(&r, "gemm_rows", 2080, 34816);
   ex_release(&r, b, 3);
 }
 

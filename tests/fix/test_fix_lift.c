@@ -214,6 +214,46 @@ static void test_grid_limit_loop(void **state)
   release(&v);
 }
 
+/* 2-D, more rows in z than CUDA's grid has blocks: g_x = i (32 values, grid 1 x block
+ * 32), g_y = b over 65535 blocks of 2 = 131070 values. Lifted: k (32) on x in a block of
+ * 32, i (32) on y with the rest of the 256 threads, 8 (4 blocks), b on z one a block:
+ * 131070 blocks, more than 65535, so each thread loops over b: 2 trips, 65535 blocks in
+ * z, stride 65535 x 1. The original thread's builtins come back from (i, b): threadIdx =
+ * (i % 32, b % 2), blockIdx = (i / 32, b / 2). */
+static void test_grid_limit_2d(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  int b = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "  for (int k = 0; k < 32; k++)\n"
+    "    A[(b * 32 + i) * 32 + k] = 1.0f;\n"
+    "}\n";
+  static const uint32_t grid[3] = {1, 65535, 1}, block[3] = {32, 2, 1};
+  int64_t vals[1] = {0};
+  uint8_t known[1] = {0};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid, block, vals, known, 1, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_int_equal(v.data[0].block[0], 32);
+  assert_int_equal(v.data[0].block[1], 8);
+  assert_int_equal(v.data[0].block[2], 1);
+  assert_int_equal(v.data[0].grid[0], 1);
+  assert_int_equal(v.data[0].grid[1], 4);
+  assert_int_equal(v.data[0].grid[2], 65535);
+  assert_non_null(strstr(v.data[0].text, "const int __cc_tz = (int)(blockIdx.z * 1u + threadIdx.z);"));
+  /* b from the thread's index in z to the launch's last, 131069 */
+  assert_non_null(strstr(v.data[0].text,
+                         "for (int __cc_c0 = __cc_tz; (__cc_c0 <= 131069); __cc_c0 += 65535)"));
+  assert_non_null(strstr(v.data[0].text, "make_uint3((unsigned)(__cc_ty) % 32u, "
+                         "(unsigned)(__cc_c0) % 2u, 0u)"));
+  assert_non_null(strstr(v.data[0].what, "the old indices x and y moved to y and z and a loop"));
+  release(&v);
+}
+
 /* Expects cc_fix_lift to refuse text with a message starting with want. */
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
@@ -390,6 +430,7 @@ int main(void)
     cmocka_unit_test(test_covar_choice),
     cmocka_unit_test(test_choice_of_loop),
     cmocka_unit_test(test_grid_limit_loop),
+    cmocka_unit_test(test_grid_limit_2d),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_listing3_emulated),
   };

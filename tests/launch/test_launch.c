@@ -731,7 +731,7 @@ static void test_dump(void **state)
 {
   char dir[] = "/tmp/cc-test-dump-XXXXXX", path[256], *back;
   uint32_t data[3] = {1, 2, 0xdeadbeef};
-  struct cc_launch_buffer buf = {"A", PTX_TYPE_U32, 3, 12, 0x10000, data};
+  struct cc_launch_buffer buf = {"A", PTX_TYPE_U32, 3, 12, 0x10000, data, NULL};
   struct cc_err err = {0};
   FILE *fp;
   long size;
