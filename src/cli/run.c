@@ -246,7 +246,8 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
                    struct cc_err *err)
 {
   struct cc_launch_allocator alloc;
-  struct cc_emu_opts eopts = {o->max_insns, progress_mode(o)};
+  struct cc_emu_opts eopts = {o->max_insns, progress_mode(o), o->jobs ? o->jobs : cc_emu_cores(),
+                              0};
   struct cc_emu_launch launch;
   struct cc_emu_stats stats;
   struct named_sink named;
@@ -281,6 +282,9 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   rc = cc_emu_run(r->emu, k, &launch, &sink, &stats, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   free(named.insns);
+  if (stats.serial_reason && !o->quiet) /* asked for threads, ran on one: say why */
+    fprintf(stderr, "coalcheck: note: kernel %s runs its blocks one after another on one "
+            "thread: %s\n", k->name, stats.serial_reason);
   if (rc == CC_OK) {
     /* the report's "emulator" counters (docs/json-schema.md) */
     struct cc_kernel_run_stats run = {
