@@ -37,6 +37,9 @@ struct cc_emu_opts {
   uint64_t buffer_bytes;   /* jobs > 1: bytes of records the workers may hold for CTAs
                               the sink has not reached yet; 0: CC_EMU_BUFFER_PER_JOB
                               per thread, at least 256 MiB */
+  uint64_t cta_first, cta_count; /* run only the CTAs cta_first .. cta_first+cta_count-1
+                              (linear ids, x fastest: one MPI rank's share); cta_count 0:
+                              every CTA. The sink still gets the whole launch's table. */
 };
 
 /* The most worker threads of one run (the command line's --jobs bound). */

@@ -231,14 +231,14 @@ int emu_run_cta(struct run *r, uint64_t cta);
  * construct (a static string), else NULL (README.md, Parallel CTAs). */
 uint32_t emu_par_jobs(const struct cc_emu *emu, const struct code *c, uint64_t total,
                       const char **why);
-/* Runs the CTAs of kernel k's launch on jobs worker threads, each with its own run,
+/* Runs CTAs first .. end-1 of kernel k's launch on jobs worker threads, each with its own run,
  * delivering every record to sink's access (begin_kernel and end_kernel are the caller's)
  * in the serial run's order and adding to stats what the serial run would. Errors: the
  * first failing CTA's (the lowest), as a serial run reports it; CC_ERR_LIMIT when a
  * thread cannot start. */
 int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
-                const struct cc_emu_launch *launch, uint32_t jobs, struct cc_access_sink *sink,
-                struct cc_emu_stats *stats, struct cc_err *err);
+                const struct cc_emu_launch *launch, uint64_t first, uint64_t end, uint32_t jobs,
+                struct cc_access_sink *sink, struct cc_emu_stats *stats, struct cc_err *err);
 
 /* Width and class of a PTX type. */
 void emu_type_class(enum ptx_type t, uint8_t *w, uint8_t *k);

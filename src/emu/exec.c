@@ -1861,12 +1861,12 @@ int emu_run_cta(struct run *r, uint64_t cta)
   return run_cta(r);
 }
 
-/* The CTAs in x, then y, then z order on this thread, with progress on stderr. */
-static int run_serial(struct run *r, uint64_t total)
+/* CTAs first .. end-1 in x, then y, then z order on this thread, with progress on stderr. */
+static int run_serial(struct run *r, uint64_t first, uint64_t end)
 {
   int s = CC_OK;
-  emu_progress_start(&r->prog, r->emu, r->k->name, total);
-  for (uint64_t c = 0; c < total; c++) {
+  emu_progress_start(&r->prog, r->emu, r->k->name, end - first);
+  for (uint64_t c = first; c < end; c++) {
     if ((s = emu_run_cta(r, c))) break;
     r->st->ctas_done++;
     emu_progress_note(&r->prog, r->st->ctas_done, r->st->warp_insns, -1.0);
@@ -1883,7 +1883,7 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
   struct cc_kernel_info ki;
   struct cc_emu_stats dummy;
   int s;
-  uint64_t total;
+  uint64_t total, first, end;
   uint32_t jobs;
   if (!stats) stats = &dummy;
   memset(stats, 0, sizeof *stats);
@@ -1895,9 +1895,13 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
     return s;
   }
   total = (uint64_t)launch->grid[0] * launch->grid[1] * launch->grid[2];
-  jobs = emu_par_jobs(emu, r->c, total, &stats->serial_reason);
+  first = emu->opts.cta_first < total ? emu->opts.cta_first : total;
+  end = emu->opts.cta_count && emu->opts.cta_count < total - first
+            ? first + emu->opts.cta_count : total;
+  jobs = emu_par_jobs(emu, r->c, end - first, &stats->serial_reason);
   stats->jobs = jobs;
-  s = jobs > 1 ? emu_par_run(emu, k, launch, jobs, sink, stats, err) : run_serial(r, total);
+  s = jobs > 1 ? emu_par_run(emu, k, launch, first, end, jobs, sink, stats, err)
+               : run_serial(r, first, end);
   if (sink && sink->end_kernel) {
     struct cc_err e2;
     int s2;

@@ -46,7 +46,7 @@ struct par {
   pthread_mutex_t mu;
   pthread_cond_t cv;           /* any change of head, stop, a slot's state, buffered */
   struct slot *slots;          /* window of them; CTA c in slots[c % window] */
-  uint64_t window, total;
+  uint64_t window, total;      /* slots; the end of the CTA range */
   uint64_t next;               /* the next CTA to claim */
   uint64_t head;               /* the oldest CTA not yet delivered */
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
@@ -291,7 +291,7 @@ static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress 
                  struct cc_err *err)
 {
   int s = CC_OK;
-  for (uint64_t c = 0; c < p->total && !s; c++) {
+  for (uint64_t c = p->head; c < p->total && !s; c++) {
     struct slot *sl = &p->slots[c % p->window];
     wait_done(p, sl, prog, stats);
     if (!sl->direct) s = deliver(p, sl, err);
@@ -323,21 +323,21 @@ static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress 
 }
 
 int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
-                const struct cc_emu_launch *launch, uint32_t jobs, struct cc_access_sink *sink,
-                struct cc_emu_stats *stats, struct cc_err *err)
+                const struct cc_emu_launch *launch, uint64_t first, uint64_t end, uint32_t jobs,
+                struct cc_access_sink *sink, struct cc_emu_stats *stats, struct cc_err *err)
 {
   struct cc_access_sink none = {0};
   struct par p;
   struct worker *ws = cc_xcalloc(jobs, sizeof *ws);
   struct emu_progress prog;
-  uint64_t total = (uint64_t)launch->grid[0] * launch->grid[1] * launch->grid[2];
   uint32_t started = 0;
   int s = CC_OK;
   memset(&p, 0, sizeof p);
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.cv, NULL);
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
-  p.total = total;
+  p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
+  p.next = p.head = first;
   p.sink = sink && sink->access ? sink : &none;
   p.slots = cc_xcalloc(p.window, sizeof *p.slots);
   p.budget = emu->opts.buffer_bytes ? emu->opts.buffer_bytes
@@ -352,7 +352,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
     if (s) *err = w->err;
     else emu_run_set_hooks(w->r, &w->hooks);
   }
-  emu_progress_start(&prog, emu, k->name, total);
+  emu_progress_start(&prog, emu, k->name, end - first);
   for (uint32_t j = 0; j < jobs && !s; j++) {
     if (pthread_create(&ws[j].thread, NULL, worker_main, &ws[j]) != 0) {
       s = cc_err_set(err, CC_ERR_LIMIT, "cannot start worker thread %u of %u for kernel %s; "
