@@ -285,8 +285,8 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
                    struct cc_err *err)
 {
   struct cc_launch_allocator alloc;
-  struct cc_emu_opts eopts = {o->max_insns, progress_mode(o), o->jobs ? o->jobs : cc_emu_cores(),
-                              0, 0, 0};
+  struct cc_emu_opts eopts = {.max_warp_insns = o->max_insns, .progress = progress_mode(o),
+                              .jobs = o->jobs ? o->jobs : cc_emu_cores()};
   struct cc_emu_launch launch;
   struct cc_emu_stats stats;
   struct named_sink named;

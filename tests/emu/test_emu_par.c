@@ -36,7 +36,7 @@ static void run_uneven(uint32_t jobs, uint64_t budget, struct rec_sink *rs,
                        struct cc_emu_stats *st, uint32_t *out_copy)
 {
   struct ptx_module *m = parse_ok(k_uneven);
-  struct cc_emu_opts o = {0, 0, jobs, budget, 0, 0};
+  struct cc_emu_opts o = {.jobs = jobs, .buffer_bytes = budget};
   struct cc_emu *emu = cc_emu_new(m, &o);
   uint64_t d;
   uint32_t *out = alloc_ok(emu, 23 * 64 * 4, "out", &d);
@@ -106,7 +106,7 @@ static void test_sink_error_stops(void **state)
   struct ptx_module *m = parse_ok(k_uneven);
   (void)state;
   for (uint32_t jobs = 1; jobs <= 4; jobs += 3) {
-    struct cc_emu_opts o = {0, 0, jobs, 0, 0, 0};
+    struct cc_emu_opts o = {.jobs = jobs};
     struct cc_emu *emu = cc_emu_new(m, &o);
     struct failing f = {{0}, 0, 30};
     struct cc_err err;
@@ -140,7 +140,7 @@ static const char *k_atomics = PTX_HEADER
 static void test_atomics_exact(void **state)
 {
   struct ptx_module *m = parse_ok(k_atomics);
-  struct cc_emu_opts o = {0, 0, 4, 0, 0, 0};
+  struct cc_emu_opts o = {.jobs = 4};
   struct cc_emu *emu = cc_emu_new(m, &o);
   struct cc_emu_stats st;
   uint64_t d;
@@ -181,7 +181,7 @@ static void test_serial_rules(void **state)
   (void)state;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     struct ptx_module *m = parse_ok(cases[c].ptx);
-    struct cc_emu_opts o = {0, 0, 4, 0, 0, 0};
+    struct cc_emu_opts o = {.jobs = 4};
     struct cc_emu *emu = cc_emu_new(m, &o);
     struct cc_emu_stats st;
     uint64_t d;
@@ -206,7 +206,7 @@ static void test_serial_rules(void **state)
 static void test_serial_budget_and_one_cta(void **state)
 {
   struct ptx_module *m = parse_ok(k_uneven);
-  struct cc_emu_opts o = {UINT64_C(1) << 30, 0, 4, 0, 0, 0};
+  struct cc_emu_opts o = {.max_warp_insns = UINT64_C(1) << 30, .jobs = 4};
   struct cc_emu *emu = cc_emu_new(m, &o);
   struct cc_emu_stats st;
   uint64_t d;
