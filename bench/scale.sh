@@ -157,9 +157,10 @@ for c in $cases; do
     cells=$(run "$tag" "$c" "$cc" --jobs "$j" | tail -n1)
     [ -z "$base" ] && base=$tag
     echo "| $c | --jobs $j $cells $(speedup "$base" "$tag") | $(same "$tag" "$base") |" >>"$md"
+    [ "$tag" = "$base" ] || rm -f "$raw/$tag.bin" # 64 MiB each: keep the reference only
   done
-  [ -n "$mpi_note" ] && continue
   for np in $np_list; do
+    [ -z "$mpi_note" ] || break
     per=$((cores / np))
     [ "$per" -ge 1 ] || per=1
     tag=$c-np$np
@@ -170,5 +171,5 @@ for c in $cases; do
   done
   rm -f "$raw/$base.bin"
 done
-[ -n "$mpi_note" ] && printf '\n%s.\n' "$mpi_note" >>"$md"
+if [ -n "$mpi_note" ]; then printf '\n%s.\n' "$mpi_note" >>"$md"; fi
 cat "$md"
