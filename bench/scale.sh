@@ -133,7 +133,8 @@ ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
   echo
   echo "Command: \`bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
   echo "is taken). Machine: $cores cores (${cpu:-?}), ${ram:-?} RAM;"
-  echo "coalcheck $("$cc" --version 2>/dev/null | sed 's/coalcheck //'), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')."
+  echo "$("$cc" --version 2>/dev/null | head -n1), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+  echo "$("$cc" --version 2>/dev/null | grep '^MPI:' || echo 'MPI: ?')."
   echo "M/s = million thread-instructions per second of the emulation (emu) and of the whole"
   echo "command (wall); speed-up = emu M/s over the --jobs 1 row's; same = the report and the"
   echo "dump equal the --jobs 1 run's bit for bit."
