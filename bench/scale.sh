@@ -4,7 +4,8 @@
 # every run's report and output buffer are the --jobs 1 run's bit for bit.
 #
 # usage: bash bench/scale.sh BUILD_DIR [OUT_DIR]
-#   BUILD_DIR  a build of coalcheck (BUILD_DIR/coalcheck); runs from a carried build dir
+#   BUILD_DIR  a build of coalcheck (BUILD_DIR/coalcheck, libraries in BUILD_DIR/lib if
+#              any, put on LD_LIBRARY_PATH); runs from a carried build dir
 #              with no network and no nvcc: the kernels are the PTX in bench/scale/
 #              (nvcc -ptx -lineinfo -arch=sm_90, the flags coalcheck uses, of
 #              examples/transpose/transpose.cu and bench/table3/kernels/covariance.cu;
@@ -43,6 +44,11 @@ md=$outdir/scale-$stamp-$host.md
 mkdir -p "$raw" || exit 1
 cd "$root" || exit 1
 
+# a carried build may bring the shared libraries the device lacks in BUILD_DIR/lib
+# (e.g. cp $(ldd BUILD_DIR/coalcheck | awk '/isl|cjson|zstd|gmp/ {print $3}') BUILD_DIR/lib)
+if [ -d "$build/lib" ]; then
+  export LD_LIBRARY_PATH="$(cd "$build/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 if [ ! -x "$cc" ]; then
   echo "bench/scale.sh: no coalcheck in $build" >&2
   exit 2
