@@ -5,6 +5,7 @@
 set -euo pipefail
 
 packages=(gcc g++ make cmake pkg-config libcjson-dev libcmocka-dev libzstd-dev python3 python3-pip time
+          libopenmpi-dev openmpi-bin # the optional MPI runs (src/cli/mpi.c)
           clang libclang-dev libclang-rt-14-dev libisl-dev
           python3-yaml  # reads docs/ci.md's CI job (tests/e2e/ci_example.sh)
           chromium  # chromium: the browser tests of the --html views (tests/e2e/html_views.sh)

@@ -42,6 +42,7 @@ struct cc_run_opts {
   char *arch;                    /* --arch, or NULL = "sm_90" */
   char *nvcc_flags;              /* --nvcc-flags, or NULL */
   uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */
+  uint32_t jobs;                 /* --jobs: threads emulating the CTAs; 0 = cc_emu_cores() */
   uint64_t max_memory;           /* --max-memory: bytes all buffer arguments may take
                                     together; 0 = default (cc_cli_max_memory) */
   uint32_t top;                  /* --top: instructions shown per kernel; 0 = all */

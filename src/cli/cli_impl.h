@@ -275,4 +275,54 @@ int cc_cli_write_completion(FILE *out, const char *shell, struct cc_err *err);
  * CMake configured it (version.c, the generated cc_build_info.c). */
 void cc_cli_print_version(FILE *out);
 
+/* ---- one run as an MPI job (mpi.c; docs/scaling.md) ----------------------------------- */
+
+struct cc_cli_mpi;
+struct cc_emu_stats;
+struct cc_launch_bound;
+struct ptx_module;
+struct ptx_function;
+
+/* Joins the MPI job when the launcher's environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+ * PMIX_SIZE) says this process is one of several ranks: *out is the job, else NULL (a
+ * plain run; also under `mpirun -np 1`). Errors: CC_ERR_USAGE under several ranks when
+ * built without MPI; CC_ERR_TOOL when MPI_Init fails. */
+int cc_cli_mpi_start(cc_give struct cc_cli_mpi **out, struct cc_err *err);
+/* This process's rank (0 outside MPI). */
+int cc_cli_mpi_rank(const struct cc_cli_mpi *m);
+/* Whether worker threads may call MPI (MPI_THREAD_SERIALIZED granted); 1 outside MPI. */
+int cc_cli_mpi_threads_ok(const struct cc_cli_mpi *m);
+/* This rank's contiguous share of total CTAs (linear ids): rank r of N runs
+ * [total r / N, total (r+1) / N); an empty share is first = total, count 0. */
+void cc_cli_mpi_share(const struct cc_cli_mpi *m, uint64_t total, uint64_t *first,
+                      uint64_t *count);
+/* FNV-1a hash of the inputs of a run: the module as printed, the kernel's name, the
+ * launch dimensions, the parameter bytes and every buffer's initial contents. */
+uint64_t cc_cli_mpi_input_hash(const struct ptx_module *m, const struct ptx_function *k,
+                               const struct cc_run_opts *o, const struct cc_launch_bound *b);
+/* Compares hash across the ranks (a collective). Errors: CC_ERR_INPUT naming the first
+ * rank whose hash differs from rank 0's. */
+int cc_cli_mpi_check_inputs(struct cc_cli_mpi *m, uint64_t hash, struct cc_err *err);
+/* Notes the --dump buffers of b and copies their initial bytes: the changes each rank
+ * makes are the bytes that differ from them; rank 0 refuses a byte two ranks changed. */
+void cc_cli_mpi_keep_dumps(struct cc_cli_mpi *m, const struct cc_run_opts *o,
+                           const struct cc_launch_bound *b);
+/* Ranks > 0: *out becomes the sink that sends the records to rank 0 in chunks. */
+void cc_cli_mpi_forward_sink(struct cc_cli_mpi *m, struct cc_access_sink *out);
+/* Ranks > 0, after the run: the changed bytes of the --dump buffers (when status is
+ * CC_OK), then status, err's message and the counters, to rank 0. */
+void cc_cli_mpi_send_end(struct cc_cli_mpi *m, int status, const struct cc_err *err,
+                         const struct cc_emu_stats *st);
+/* Rank 0: wraps *sink so that its end_kernel first delivers the other ranks' records in
+ * rank order (after rank 0's own), applies their dump changes and takes their ends; a
+ * rank's failure becomes the run's error when no lower CTA failed; a dump byte changed
+ * by two ranks is CC_ERR_UNSUPPORTED (the merge would not be the serial buffer). */
+void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_access_sink *sink);
+/* Rank 0: adds the other ranks' counters (received by the gathering sink) to st. */
+void cc_cli_mpi_add_stats(const struct cc_cli_mpi *m, struct cc_emu_stats *st);
+/* Ends the job (MPI_Finalize) and frees m; returns rc. When rank 0 failed before it
+ * received the other ranks' messages, prints err and aborts the job (MPI_Abort), as the
+ * others may still be sending. NULL m: returns rc. */
+int cc_cli_mpi_finish(cc_take struct cc_cli_mpi *m, int rc, struct cc_err *err);
+
 #endif

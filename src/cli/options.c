@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/emu.h"
 #include "model/model.h"
 #include "report/ci.h"
 #include "util/fileio.h"
@@ -365,6 +366,17 @@ static int set_max_insns(struct cc_run_opts *o, const char *v, const struct sour
   return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
 }
 
+/* --jobs N: threads that emulate the CTAs (src/emu, Parallel CTAs) */
+static int set_jobs(struct cc_run_opts *o, const char *v, const struct source *s,
+                    struct cc_err *err)
+{
+  uint64_t n;
+  int rc = parse_uint("jobs", v, CC_EMU_JOBS_MAX, 0, &n, err);
+  if (rc == CC_OK)
+    o->jobs = (uint32_t)n;
+  return rc;
+}
+
 /* --max-memory BYTES: an integer with an optional K, M, G or T suffix (powers of 1024) */
 static int set_max_memory(struct cc_run_opts *o, const char *v, const struct source *s,
                           struct cc_err *err)
@@ -613,6 +625,10 @@ static const struct option options[] = {
   {"max-insns", 0, "N", "warp-instruction budget of the launch (stops\n"
    "runaway kernels; default: 2^17 per thread of\neach block, at least 2^26 per block)",
    set_max_insns, FOR_LAUNCH},
+  {"jobs", 'j', "N", "threads that emulate the blocks (1..4096;\n"
+   "default: the cores available); the report\n"
+   "and buffers are the same for every N", set_jobs,
+   CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD)},
   {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,

@@ -67,6 +67,7 @@ struct run {
   struct cc_emu *emu;
   struct cc_launch_bound bound;
   char *source_name;
+  struct cc_cli_mpi *mpi;      /* the MPI job this run is a rank of, or NULL (mpi.c) */
 };
 
 /* A sink that renames the kernel to its source name, places inlined instructions on the
@@ -242,17 +243,57 @@ static void progress_timing(struct cc_emu *emu)
 
 /* Runs the selected kernel with the analysis as sink, and hands the emulator's counters
  * and the wall time of the run to the analysis (the report prints them). */
+/* Under MPI: this rank's share of the CTAs in eopts, its threads, no progress but rank 0's */
+static void mpi_share(const struct cc_run_opts *o, const struct run *r, struct cc_emu_opts *eopts)
+{
+  uint64_t total = (uint64_t)o->grid[0] * o->grid[1] * o->grid[2];
+  if (!r->mpi)
+    return;
+  cc_cli_mpi_share(r->mpi, total, &eopts->cta_first, &eopts->cta_count);
+  if (cc_cli_mpi_rank(r->mpi) > 0)
+    eopts->progress = CC_EMU_PROGRESS_NONE;
+  if (!cc_cli_mpi_threads_ok(r->mpi)) /* the sink may send from a worker thread */
+    eopts->jobs = 1;
+}
+
+/* The sink of the run: the outputs' (renamed), wrapped to gather the other ranks' records
+ * on MPI rank 0; the sender to rank 0 on the other ranks. */
+static int make_sink(struct run *r, const struct ptx_function *k, struct named_sink *named,
+                     struct cc_access_sink *sink, struct cc_err *err)
+{
+  int rc;
+  if (cc_cli_mpi_rank(r->mpi) > 0) {
+    cc_cli_mpi_forward_sink(r->mpi, sink);
+    return CC_OK;
+  }
+  if ((rc = cc_cli_outputs_sink(r->outs, r->source_name, &named->inner, err)) != CC_OK)
+    return rc;
+  named->name = r->source_name;
+  named->module = r->module;
+  named->kernel = k;
+  named->insns = NULL;
+  *sink = (struct cc_access_sink){named, named_begin, named_access, named_end};
+  if (r->mpi)
+    cc_cli_mpi_gather_sink(r->mpi, sink);
+  return CC_OK;
+}
+
+/* Runs the selected kernel with the analysis as sink, and hands the emulator's counters
+ * and the wall time of the run to the analysis (the report prints them). Under MPI, runs
+ * this rank's share; ranks > 0 send their records, changes and end to rank 0 (mpi.c). */
 static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_function *k,
                    struct cc_err *err)
 {
   struct cc_launch_allocator alloc;
-  struct cc_emu_opts eopts = {o->max_insns, progress_mode(o)};
+  struct cc_emu_opts eopts = {.max_warp_insns = o->max_insns, .progress = progress_mode(o),
+                              .jobs = o->jobs ? o->jobs : cc_emu_cores()};
   struct cc_emu_launch launch;
   struct cc_emu_stats stats;
   struct named_sink named;
   struct cc_access_sink sink;
   struct timespec t0, t1;
   int rc;
+  mpi_share(o, r, &eopts);
   r->emu = cc_emu_new(r->module, &eopts);
   progress_timing(r->emu);
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
@@ -262,13 +303,15 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
     return rc;
   if ((rc = check_dumps(o, &r->bound, err)) != CC_OK)
     return rc;
-  if ((rc = cc_cli_outputs_sink(r->outs, r->source_name, &named.inner, err)) != CC_OK)
+  if (r->mpi) {
+    rc = cc_cli_mpi_check_inputs(r->mpi, cc_cli_mpi_input_hash(r->module, k, o, &r->bound), err);
+    if (rc != CC_OK)
+      return rc;
+    cc_cli_mpi_keep_dumps(r->mpi, o, &r->bound);
+  }
+  memset(&named, 0, sizeof named);
+  if ((rc = make_sink(r, k, &named, &sink, err)) != CC_OK)
     return rc;
-  named.name = r->source_name;
-  named.module = r->module;
-  named.kernel = k;
-  named.insns = NULL;
-  sink = (struct cc_access_sink){&named, named_begin, named_access, named_end};
   memset(&launch, 0, sizeof launch);
   memcpy(launch.grid, o->grid, sizeof launch.grid);
   memcpy(launch.block, o->block, sizeof launch.block);
@@ -281,6 +324,15 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   rc = cc_emu_run(r->emu, k, &launch, &sink, &stats, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   free(named.insns);
+  if (cc_cli_mpi_rank(r->mpi) > 0) { /* rank 0 reports, errors included */
+    cc_cli_mpi_send_end(r->mpi, rc, err, &stats);
+    return CC_OK;
+  }
+  if (r->mpi)
+    cc_cli_mpi_add_stats(r->mpi, &stats);
+  if (stats.serial_reason && !o->quiet) /* asked for threads, ran on one: say why */
+    fprintf(stderr, "coalcheck: note: kernel %s runs its blocks one after another on one "
+            "thread: %s\n", k->name, stats.serial_reason);
   if (rc == CC_OK) {
     /* the report's "emulator" counters (docs/json-schema.md) */
     struct cc_kernel_run_stats run = {
@@ -321,7 +373,7 @@ static int run_one(const struct cc_run_opts *o, struct run *r, const struct ptx_
   int rc;
   release_launch(r);
   r->source_name = cc_cli_source_name(k->name);
-  if ((rc = emulate(o, r, k, err)) != CC_OK)
+  if ((rc = emulate(o, r, k, err)) != CC_OK || cc_cli_mpi_rank(r->mpi) > 0)
     return rc;
   /* the static forms: the report shows them, the advice uses them */
   return cc_cli_attach_forms(r->outs, r->module, k, fix_name ? fix_name : r->source_name, o,
@@ -350,9 +402,11 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     return cc_cli_run_gpu(o, out, err);
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)
     return rc;
+  if ((rc = cc_cli_mpi_start(&r.mpi, err)) != CC_OK)
+    return rc;
   /* models and --json first: a bad --arch or an unwritable path fails before a long run,
-   * and leaves nothing */
-  if ((rc = cc_cli_outputs_open(o, &r.outs, err)) != CC_OK)
+   * and leaves nothing; MPI ranks other than 0 write nothing */
+  if (cc_cli_mpi_rank(r.mpi) == 0 && (rc = cc_cli_outputs_open(o, &r.outs, err)) != CC_OK)
     goto done;
   if ((rc = cc_cli_load_module(o, &r.module, err)) != CC_OK)
     goto done;
@@ -369,12 +423,15 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     if ((rc = run_one(o, &r, ks[i], o->kernel ? o->kernel : nk > 1 || cc_cli_selection_given(o)
                       ? ks[i]->name : NULL, err)) != CC_OK)
       goto done;
+  if (cc_cli_mpi_rank(r.mpi) > 0) /* rank 0 writes the outputs */
+    goto done;
   if ((rc = cc_cli_outputs_finish(r.outs, out, err)) != CC_OK)
     goto done;
   if ((rc = write_dumps(o, &r.bound, err)) == CC_OK)
     rc = cc_cli_outputs_gates(r.outs, stderr, err);
 done:
   free(ks);
+  rc = cc_cli_mpi_finish(r.mpi, rc, err);
   release(&r);
   return rc;
 }

@@ -31,7 +31,25 @@ struct cc_emu_opts {
   uint64_t max_warp_insns; /* budget of warp-level instructions for the whole launch; 0 =
                               the default: each CTA at most cc_emu_cta_budget(its threads) */
   int progress;            /* enum cc_emu_progress: progress on stderr for long runs */
+  uint32_t jobs;           /* threads that run the CTAs of a launch (0 or 1: the calling
+                              thread only; at most CC_EMU_JOBS_MAX); records still reach
+                              the sink in CTA order (README.md, Parallel CTAs) */
+  uint64_t buffer_bytes;   /* jobs > 1: bytes of records the workers may hold for CTAs
+                              the sink has not reached yet; 0: CC_EMU_BUFFER_PER_JOB
+                              per thread, at least 256 MiB */
+  uint64_t cta_first, cta_count; /* run only the CTAs cta_first .. cta_first+cta_count-1
+                              (linear ids, x fastest: one MPI rank's share); cta_count 0:
+                              every CTA. The sink still gets the whole launch's table. */
 };
+
+/* The most worker threads of one run (the command line's --jobs bound). */
+#define CC_EMU_JOBS_MAX 4096
+/* Default bytes of buffered records: 64 MiB per worker thread (about 220,000 records). */
+#define CC_EMU_BUFFER_PER_JOB (UINT64_C(64) << 20)
+
+/* The threads this process may run on (sched_getaffinity, else the online processors),
+ * at least 1: the command line's default --jobs. */
+uint32_t cc_emu_cores(void);
 
 /* How progress shows on stderr, once a run has lasted 2 s: not at all; a line every 10 s;
  * one line rewritten in place every 0.25 s (a terminal). Each says CTAs done / total, warp
@@ -92,6 +110,9 @@ struct cc_emu_stats {
   uint64_t thread_insns;   /* sum of active lanes over executed instructions */
   uint64_t warp_accesses;  /* records delivered to the sink */
   uint32_t ctas_done;
+  uint32_t jobs;           /* threads that ran the CTAs (1: serial) */
+  const char *serial_reason; /* jobs > 1 was asked but the run was serial: why (a static
+                              string naming the construct), else NULL */
 };
 
 /* Runs kernel k (an .entry of the module) with the given launch, delivering records to

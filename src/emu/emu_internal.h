@@ -191,6 +191,55 @@ void emu_progress_note(struct emu_progress *p, uint64_t ctas_done, uint64_t warp
 /* Ends the output (a final "done" or "stopped" line) when anything was shown. */
 void emu_progress_end(struct emu_progress *p, int ok, uint64_t ctas_done, uint64_t warp_insns);
 
+/* ---- one launch's run, CTA by CTA (exec.c), for the parallel driver (par.c) ---------- */
+
+struct run;
+
+/* What a worker's run asks of the parallel driver. ctx is the driver's worker. */
+struct emu_hooks {
+  void *ctx;
+  /* Blocks until the running CTA is the oldest one not yet delivered, and returns the warp
+   * instructions the launch executed before it: the count a serial run shows at this CTA's
+   * start (for the budget's error message). */
+  uint64_t (*insns_before)(void *ctx);
+  /* The running CTA has executed cta_warp_insns warp instructions so far (progress). */
+  void (*note)(void *ctx, uint64_t cta_warp_insns);
+};
+
+/* Prepares a run of kernel k with launch (both borrowed, as sink, stats and err, which
+ * receive the records, the counters and the error of every later call): decodes the
+ * kernel (cached in emu), checks the launch, packs the parameters, allocates the CTA's
+ * warps and shared memory. *out: the run, or NULL on error. Errors: as cc_emu_run's
+ * before its first CTA (CC_ERR_UNSUPPORTED, CC_ERR_INPUT). */
+int emu_run_new(struct cc_emu *emu, const struct ptx_function *k,
+                const struct cc_emu_launch *launch, struct cc_access_sink *sink,
+                struct cc_emu_stats *stats, struct cc_err *err, cc_give struct run **out);
+void emu_run_free(cc_take struct run *r);
+/* Makes r a worker of a parallel run: progress and the budget's count go through hooks
+ * (borrowed), and global atomics become host atomics. */
+void emu_run_set_hooks(struct run *r, cc_keep const struct emu_hooks *hooks);
+/* The table the sink's begin_kernel receives (borrowed from r). */
+void emu_run_kernel_info(const struct run *r, struct cc_kernel_info *ki);
+/* Runs CTA number cta (linear: x fastest, then y, then z) to its end, adding to the stats.
+ * Errors: as cc_emu_run's. */
+int emu_run_cta(struct run *r, uint64_t cta);
+
+/* ---- parallel CTAs (par.c) ------------------------------------------------------------ */
+
+/* The threads to run total CTAs of code on: emu->opts.jobs (0: 1) at most total, or 1
+ * when the kernel's CTAs may communicate in ways whose order matters; *why then names the
+ * construct (a static string), else NULL (README.md, Parallel CTAs). */
+uint32_t emu_par_jobs(const struct cc_emu *emu, const struct code *c, uint64_t total,
+                      const char **why);
+/* Runs CTAs first .. end-1 of kernel k's launch on jobs worker threads, each with its own run,
+ * delivering every record to sink's access (begin_kernel and end_kernel are the caller's)
+ * in the serial run's order and adding to stats what the serial run would. Errors: the
+ * first failing CTA's (the lowest), as a serial run reports it; CC_ERR_LIMIT when a
+ * thread cannot start. */
+int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
+                const struct cc_emu_launch *launch, uint64_t first, uint64_t end, uint32_t jobs,
+                struct cc_access_sink *sink, struct cc_emu_stats *stats, struct cc_err *err);
+
 /* Width and class of a PTX type. */
 void emu_type_class(enum ptx_type t, uint8_t *w, uint8_t *k);
 

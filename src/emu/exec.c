@@ -139,6 +139,7 @@ struct run {
   uint64_t next_note;         /* warp_insns at which run_warp next looks at the clock */
   struct cc_warp_access rec;
   struct emu_progress prog;
+  const struct emu_hooks *hooks; /* a worker of a parallel run (par.c), or NULL: serial */
 };
 
 /* the 32 lanes of register r of a frame */
@@ -670,6 +671,32 @@ static uint64_t atom_op(const struct dinsn *i, uint64_t old, uint64_t b, uint64_
   }
 }
 
+/* One lane's atomic read-modify-write of the es (4 or 8) bytes at p, made atomic on the
+ * host (a compare-and-swap loop) because other workers' CTAs may update the same global
+ * word at the same time (par.c). Returns the old value, zero-extended. */
+static uint64_t host_atomic(const struct dinsn *i, uint8_t *p, unsigned es, uint64_t b,
+                            uint64_t c)
+{
+  if (es == 4) {
+    uint32_t *q = (uint32_t *)(void *)p; /* aligned: checked, regions are 256-aligned */
+    uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(q, &old, (uint32_t)atom_op(i, old, b, c), 0,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+  }
+  {
+    uint64_t *q = (uint64_t *)(void *)p;
+    uint64_t old;
+    assert(es == 8); /* the decoder refuses 16-bit and vector atomics */
+    old = __atomic_load_n(q, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(q, &old, atom_op(i, old, b, c), 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+    }
+    return old;
+  }
+}
+
 /* atom / red: lanes serialised in lane order (one of the orders the GPU may pick) */
 static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
                    uint32_t m)
@@ -697,8 +724,13 @@ static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct
   if ((s = deliver(r, w, i, m, offs, mss))) return s;
   for (uint32_t mm = m; mm; mm &= mm - 1) {
     unsigned l = (unsigned)__builtin_ctz(mm);
-    uint64_t old = load_bytes(host[l], es);
-    store_bytes(host[l], atom_op(i, old, b[l], c ? c[l] : 0), es);
+    uint64_t old;
+    if (r->hooks && mss[l] == MS_GLOBAL) { /* other threads' CTAs may race on the word */
+      old = host_atomic(i, host[l], es, b[l], c ? c[l] : 0);
+    } else {
+      old = load_bytes(host[l], es);
+      store_bytes(host[l], atom_op(i, old, b[l], c ? c[l] : 0), es);
+    }
     if (d) d[l] = old;
   }
   return CC_OK;
@@ -1209,7 +1241,8 @@ static void note_progress(struct run *r)
                     ? (double)(r->st->warp_insns - r->cta_start) / (double)r->cta_budget
                     : -1.0;
   r->next_note = sat_add(r->st->warp_insns, NOTE_EVERY);
-  emu_progress_note(&r->prog, r->st->ctas_done, r->st->warp_insns, used);
+  if (r->hooks) r->hooks->note(r->hooks->ctx, r->st->warp_insns);
+  else emu_progress_note(&r->prog, r->st->ctas_done, r->st->warp_insns, used);
 }
 
 static int limit_error(struct run *r, struct warp *w, const struct frame *fr,
@@ -1217,13 +1250,15 @@ static int limit_error(struct run *r, struct warp *w, const struct frame *fr,
 {
   char loc[700];
   uint64_t nctas = (uint64_t)r->L->grid[0] * r->L->grid[1] * r->L->grid[2];
+  /* a worker counts its CTA only: the serial run's count adds the CTAs before it */
+  uint64_t count = r->st->warp_insns + (r->hooks ? r->hooks->insns_before(r->hooks->ctx) : 0);
   where(r, fr, i, loc, sizeof loc);
   if (!r->cta_budget)
     return cc_err_set(r->err, CC_ERR_LIMIT,
                       "instruction budget exhausted after %" PRIu64 " warp instructions in "
                       "warp %u of block (%u,%u,%u) at %s; the kernel may not terminate, or "
                       "raise the limit with --max-insns N",
-                      r->st->warp_insns, w->index, r->cta[0], r->cta[1], r->cta[2], loc);
+                      count, w->index, r->cta[0], r->cta[1], r->cta[2], loc);
   return cc_err_set(r->err, CC_ERR_LIMIT,
                     "instruction budget exhausted after %" PRIu64 " warp instructions in "
                     "warp %u of block (%u,%u,%u) at %s: the block ran its default budget of "
@@ -1231,8 +1266,8 @@ static int limit_error(struct run *r, struct warp *w, const struct frame *fr,
                     "kernel may not terminate; if it does, raise the limit with --max-insns N, "
                     "a budget for the whole launch (the default allows %" PRIu64 " for its %"
                     PRIu64 " block%s)",
-                    r->st->warp_insns, w->index, r->cta[0], r->cta[1], r->cta[2], loc,
-                    r->cta_budget, sat_mul(r->cta_budget, nctas), nctas, nctas == 1 ? "" : "s");
+                    count, w->index, r->cta[0], r->cta[1], r->cta[2], loc, r->cta_budget,
+                    sat_mul(r->cta_budget, nctas), nctas, nctas == 1 ? "" : "s");
 }
 
 /* Runs warp w until it exits, waits at a barrier, or fails. */
@@ -1749,74 +1784,131 @@ static void release_run(struct run *r)
   free(r->kparam);
 }
 
+/* ---- runs ----------------------------------------------------------------------------- */
+
+/* see emu_internal.h */
+int emu_run_new(struct cc_emu *emu, const struct ptx_function *k,
+                const struct cc_emu_launch *launch, struct cc_access_sink *sink,
+                struct cc_emu_stats *stats, struct cc_err *err, struct run **out)
+{
+  struct run *r = cc_xcalloc(1, sizeof *r);
+  int s;
+  *out = NULL;
+  r->emu = emu;
+  r->k = k;
+  r->L = launch;
+  r->sink = sink;
+  r->st = stats;
+  r->err = err;
+  if ((s = emu_code_get(emu, k, &r->c, err))) goto fail;
+  if ((s = check_launch(r)) || (s = pack_params(r))) goto fail;
+  r->cta_budget = emu->opts.max_warp_insns ? 0 : cc_emu_cta_budget(r->nthreads);
+  r->stop_at = emu->opts.max_warp_insns;
+  r->next_note = NOTE_EVERY;
+  r->shared_size = r->c->shared_dyn_base + launch->dynamic_shared_bytes;
+  if (r->c->shared_static > r->shared_size) r->shared_size = r->c->shared_static;
+  if (r->shared_size > SHARED_MAX) {
+    s = cc_err_set(err, CC_ERR_INPUT,
+                   "kernel %s needs %" PRIu64 " bytes of shared memory per block (%" PRIu64
+                   " static, %u dynamic); at most %u on sm_90: lower the dynamic size",
+                   k->name, r->shared_size, r->c->shared_static, launch->dynamic_shared_bytes,
+                   SHARED_MAX);
+    goto fail;
+  }
+  r->shared = cc_xcalloc(r->shared_size ? r->shared_size : 1, 1);
+  r->warps = cc_xcalloc(r->nwarps, sizeof *r->warps);
+  for (uint32_t j = 0; j < r->nwarps; j++)
+    r->warps[j].dyn = cc_xcalloc(r->c->insns.len ? r->c->insns.len : 1, sizeof *r->warps[j].dyn);
+  *out = r;
+  return CC_OK;
+fail:
+  emu_run_free(r);
+  return s;
+}
+
+void emu_run_free(struct run *r)
+{
+  if (!r) return;
+  release_run(r);
+  free(r);
+}
+
+void emu_run_set_hooks(struct run *r, const struct emu_hooks *hooks)
+{
+  r->hooks = hooks;
+}
+
+void emu_run_kernel_info(const struct run *r, struct cc_kernel_info *ki)
+{
+  memset(ki, 0, sizeof *ki);
+  ki->name = ki->mangled = r->k->name;
+  memcpy(ki->grid, r->L->grid, sizeof ki->grid);
+  memcpy(ki->block, r->L->block, sizeof ki->block);
+  ki->n_insns = (uint32_t)r->c->insns.len;
+  ki->insns = r->c->insns.data;
+  ki->n_shared_vars = (uint32_t)r->c->shared_vars.len;
+  ki->shared_vars = r->c->shared_vars.data;
+}
+
+int emu_run_cta(struct run *r, uint64_t cta)
+{
+  uint64_t gx = r->L->grid[0], gy = r->L->grid[1];
+  r->cta[0] = (uint32_t)(cta % gx);
+  r->cta[1] = (uint32_t)(cta / gx % gy);
+  r->cta[2] = (uint32_t)(cta / (gx * gy));
+  /* a worker's counters start again at each CTA: so does its progress schedule */
+  if (r->hooks) r->next_note = sat_add(r->st->warp_insns, NOTE_EVERY);
+  return run_cta(r);
+}
+
+/* CTAs first .. end-1 in x, then y, then z order on this thread, with progress on stderr. */
+static int run_serial(struct run *r, uint64_t first, uint64_t end)
+{
+  int s = CC_OK;
+  emu_progress_start(&r->prog, r->emu, r->k->name, end - first);
+  for (uint64_t c = first; c < end; c++) {
+    if ((s = emu_run_cta(r, c))) break;
+    r->st->ctas_done++;
+    emu_progress_note(&r->prog, r->st->ctas_done, r->st->warp_insns, -1.0);
+  }
+  emu_progress_end(&r->prog, s == CC_OK, r->st->ctas_done, r->st->warp_insns);
+  return s;
+}
+
 int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
                const struct cc_emu_launch *launch, struct cc_access_sink *sink,
                struct cc_emu_stats *stats, struct cc_err *err)
 {
-  struct run r;
+  struct run *r;
   struct cc_kernel_info ki;
   struct cc_emu_stats dummy;
-  int s, begun = 0;
-  uint64_t total;
-  memset(&r, 0, sizeof r);
+  int s;
+  uint64_t total, first, end;
+  uint32_t jobs;
   if (!stats) stats = &dummy;
   memset(stats, 0, sizeof *stats);
-  r.emu = emu;
-  r.k = k;
-  r.L = launch;
-  r.sink = sink;
-  r.st = stats;
-  r.err = err;
-  if ((s = emu_code_get(emu, k, &r.c, err))) return s;
-  if ((s = check_launch(&r)) || (s = pack_params(&r))) goto done;
-  r.cta_budget = emu->opts.max_warp_insns ? 0 : cc_emu_cta_budget(r.nthreads);
-  r.stop_at = emu->opts.max_warp_insns;
-  r.next_note = NOTE_EVERY;
-  r.shared_size = r.c->shared_dyn_base + launch->dynamic_shared_bytes;
-  if (r.c->shared_static > r.shared_size) r.shared_size = r.c->shared_static;
-  if (r.shared_size > SHARED_MAX) {
-    s = cc_err_set(err, CC_ERR_INPUT,
-                   "kernel %s needs %" PRIu64 " bytes of shared memory per block (%" PRIu64
-                   " static, %u dynamic); at most %u on sm_90: lower the dynamic size",
-                   k->name, r.shared_size, r.c->shared_static, launch->dynamic_shared_bytes,
-                   SHARED_MAX);
-    goto done;
+  stats->jobs = 1;
+  if ((s = emu_run_new(emu, k, launch, sink, stats, err, &r))) return s;
+  emu_run_kernel_info(r, &ki);
+  if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) {
+    emu_run_free(r);
+    return s;
   }
-  r.shared = cc_xcalloc(r.shared_size ? r.shared_size : 1, 1);
-  r.warps = cc_xcalloc(r.nwarps, sizeof *r.warps);
-  for (uint32_t j = 0; j < r.nwarps; j++)
-    r.warps[j].dyn = cc_xcalloc(r.c->insns.len ? r.c->insns.len : 1, sizeof *r.warps[j].dyn);
-  memset(&ki, 0, sizeof ki);
-  ki.name = ki.mangled = k->name;
-  memcpy(ki.grid, launch->grid, sizeof ki.grid);
-  memcpy(ki.block, launch->block, sizeof ki.block);
-  ki.n_insns = (uint32_t)r.c->insns.len;
-  ki.insns = r.c->insns.data;
-  ki.n_shared_vars = (uint32_t)r.c->shared_vars.len;
-  ki.shared_vars = r.c->shared_vars.data;
-  if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) goto done;
-  begun = 1;
   total = (uint64_t)launch->grid[0] * launch->grid[1] * launch->grid[2];
-  emu_progress_start(&r.prog, emu, k->name, total);
-  for (uint32_t z = 0; z < launch->grid[2]; z++)
-    for (uint32_t y = 0; y < launch->grid[1]; y++)
-      for (uint32_t x = 0; x < launch->grid[0]; x++) {
-        r.cta[0] = x;
-        r.cta[1] = y;
-        r.cta[2] = z;
-        if ((s = run_cta(&r))) goto done;
-        stats->ctas_done++;
-        emu_progress_note(&r.prog, stats->ctas_done, stats->warp_insns, -1.0);
-      }
-done:
-  if (begun && sink && sink->end_kernel) {
+  first = emu->opts.cta_first < total ? emu->opts.cta_first : total;
+  end = emu->opts.cta_count && emu->opts.cta_count < total - first
+            ? first + emu->opts.cta_count : total;
+  jobs = emu_par_jobs(emu, r->c, end - first, &stats->serial_reason);
+  stats->jobs = jobs;
+  s = jobs > 1 ? emu_par_run(emu, k, launch, first, end, jobs, sink, stats, err)
+               : run_serial(r, first, end);
+  if (sink && sink->end_kernel) {
     struct cc_err e2;
     int s2;
     memset(&e2, 0, sizeof e2);
     s2 = sink->end_kernel(sink->ctx, s ? &e2 : err);
     if (!s) s = s2;
   }
-  emu_progress_end(&r.prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
-  release_run(&r);
+  emu_run_free(r);
   return s;
 }

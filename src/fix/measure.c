@@ -128,7 +128,7 @@ int cc_fix_measure(const struct ptx_module *m, const struct ptx_function *k,
                    const struct cc_fix_launch *l, struct cc_fix_measure *out,
                    struct cc_err *err)
 {
-  struct cc_emu_opts eopts = {l->max_insns, 0};
+  struct cc_emu_opts eopts = {.max_warp_insns = l->max_insns, .jobs = 1};
   struct cc_emu *emu;
   struct cc_launch_allocator alloc;
   struct cc_launch_bound bound;

@@ -58,7 +58,8 @@ grep -q '^COALCHECK_LIBCLANG:BOOL=ON' "$CACHE" && grep -q '^CC_LIBCLANG:FILEPATH
 grep -q "^CUDA C front end (libclang): $clang\b" "$TMP/version" ||
   fail "libclang: expected '$clang': $(grep '^CUDA C' "$TMP/version")"
 mpi="not included (COALCHECK_MPI=OFF)"
-grep -qE '^COALCHECK_MPI:BOOL=(ON|1|TRUE|YES)$' "$CACHE" && mpi="included (COALCHECK_MPI=ON)"
+# COALCHECK_MPI=AUTO|ON builds with MPI where CMake found it: the binary links libmpi
+ldd "$COALCHECK" | grep -q libmpi && mpi="included (COALCHECK_MPI=ON)"
 grep -qxF "MPI: $mpi" "$TMP/version" || fail "MPI: expected '$mpi': $(grep '^MPI' "$TMP/version")"
 [ "$(wc -l <"$TMP/version")" -eq 5 ] || fail "--version is not 5 lines: $(cat "$TMP/version")"
 finish

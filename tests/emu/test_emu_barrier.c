@@ -464,7 +464,7 @@ static const char *k_spin = PRO("spin")
 static void test_parked_lanes_budget(void **state)
 {
   struct ptx_module *m = parse_ok(k_spin);
-  struct cc_emu_opts o = {1000, 0};
+  struct cc_emu_opts o = {.max_warp_insns = 1000};
   struct cc_emu *emu = cc_emu_new(m, &o);
   struct cc_err err;
   struct launch l = L4(32, 0, 0, 0, 0);

@@ -307,7 +307,7 @@ static const char *k_spin = PTX_HEADER
 static void test_budget(void **state)
 {
   struct ptx_module *m = parse_ok(k_spin);
-  struct cc_emu_opts o = {1000, 0};
+  struct cc_emu_opts o = {.max_warp_insns = 1000};
   struct cc_emu *emu = cc_emu_new(m, &o);
   struct cc_err err;
   struct cc_emu_stats st;

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Emulator scaling benchmark (issue 15): throughput, wall time and peak memory of one
+# launch against --jobs 1, 2, 4, 8, 16, and against `mpirun -np 1/2/4`, with a check that
+# every run's report and output buffer are the --jobs 1 run's bit for bit.
+#
+# usage: bash bench/scale.sh BUILD_DIR [OUT_DIR]
+#   BUILD_DIR  a build of coalcheck (BUILD_DIR/coalcheck, libraries in BUILD_DIR/lib if
+#              any, put on LD_LIBRARY_PATH); runs from a carried build dir
+#              with no network and no nvcc: the kernels are the PTX in bench/scale/
+#              (nvcc -ptx -lineinfo -arch=sm_90, the flags coalcheck uses, of
+#              examples/transpose/transpose.cu and bench/table3/kernels/covariance.cu;
+#              the .file paths made relative to the repository root)
+#   OUT_DIR    where the table (scale-DATE-HOST.md) and the raw runs go (default
+#              bench/results)
+#   SCALE_JOBS (default "1 2 4 8 16"), SCALE_NP (default "1 2 4"), SCALE_CASES (default
+#              "naive tiled covariance") narrow the runs (a smoke test: SCALE_JOBS="1 2")
+#
+# Cases: the naive and the tiled transposes of 4096 x 4096 floats (65,536 and 16,384
+# CTAs of 32 x 8), and PolyBench's covariance kernel (bench/table3) at m = 2048, n = 48
+# in 64 CTAs of 32 threads (about 10 s on one core; its CTAs have unequal work, the j2
+# loop being triangular).
+# Figures: thread-instructions from the JSON report's "emulator" counters, divided by the
+# emulation's own wall time ("emulator.seconds": the run of the CTAs with the analyses
+# behind the sink, without parsing and report writing) and by the whole command's wall
+# time; peak RSS from /usr/bin/time -v (else "n/a"); "same" when the JSON report (less
+# its "seconds") and the --dump of the output buffer equal the --jobs 1 run's.
+# MPI rows need mpirun and a coalcheck built with MPI (ldd shows libmpi); otherwise the
+# table says why they were skipped. Each rank runs with --jobs (cores / ranks).
+set -uo pipefail
+set -f # the launch arguments hold brackets: no globbing
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${1:?usage: bash bench/scale.sh BUILD_DIR [OUT_DIR]}
+outdir=${2:-$root/bench/results}
+cc=$(cd "$build" && pwd)/coalcheck
+jobs_list=${SCALE_JOBS:-1 2 4 8 16}
+np_list=${SCALE_NP:-1 2 4}
+cases=${SCALE_CASES:-naive tiled covariance}
+stamp=$(date -u +%Y-%m-%d)
+host=$(hostname -s 2>/dev/null || echo host)
+raw=$outdir/scale-raw-$stamp-$host
+md=$outdir/scale-$stamp-$host.md
+mkdir -p "$raw" || exit 1
+cd "$root" || exit 1
+
+# a carried build may bring the shared libraries the device lacks in BUILD_DIR/lib
+# (e.g. cp $(ldd BUILD_DIR/coalcheck | awk '/isl|cjson|zstd|gmp/ {print $3}') BUILD_DIR/lib)
+if [ -d "$build/lib" ]; then
+  export LD_LIBRARY_PATH="$(cd "$build/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+if [ ! -x "$cc" ]; then
+  echo "bench/scale.sh: no coalcheck in $build" >&2
+  exit 2
+fi
+if ldd "$cc" 2>/dev/null | grep -q "not found"; then
+  echo "bench/scale.sh: $cc lacks libraries here:" >&2
+  ldd "$cc" | grep "not found" >&2
+  exit 2
+fi
+cores=$(nproc 2>/dev/null || echo 1)
+timer=""
+[ -x /usr/bin/time ] && timer="/usr/bin/time -v"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# the launch of each case (INPUT and arguments) and its output buffer
+case_args() {
+  case $1 in
+  naive) echo "bench/scale/transpose.ptx --kernel _Z15transpose_naivePfPKfi --grid 128,512
+    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
+  tiled) echo "bench/scale/transpose.ptx --kernel _Z15transpose_tiledPfPKfi --grid 128,128
+    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
+  covariance) echo "bench/scale/covariance.ptx --kernel _Z12covar_kernelPfS_ii --grid 64
+    --block 32 --arg symmat=f32[(m+1)*(m+1)]:zero --arg data=f32[(n+1)*(m+1)]:random:51
+    --arg m=2048 --arg n=48" ;;
+  esac
+}
+case_buf() { [ "$1" = covariance ] && echo symmat || echo out; }
+
+# one run: run TAG CASE CMD...: CMD (coalcheck and its --jobs, or mpirun ... coalcheck)
+# runs the case; leaves $raw/TAG.{json,bin,err} and prints the table's cells: thread-insns,
+# emu s, wall s, M thread-insns/s (emu), (wall), peak RSS MiB
+run() {
+  local tag=$1 c=$2 buf t0 t1 wall rc
+  shift 2
+  buf=$(case_buf "$c")
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2046 # the case's words are split on purpose
+  $timer "$@" $(case_args "$c") -q --json "$raw/$tag.json" --dump "$buf=$raw/$tag.bin" \
+    >/dev/null 2>"$raw/$tag.err"
+  rc=$?
+  t1=$(date +%s.%N)
+  wall=$(python3 -c "print($t1 - $t0)")
+  if [ $rc != 0 ]; then
+    echo "| failed (exit $rc: $(grep -m1 'error' "$raw/$tag.err" | cut -c1-80 | tr '|' '/')) | | | | | |"
+    return
+  fi
+  python3 - "$raw/$tag.json" "$raw/$tag.err" "$wall" <<'EOF'
+import json, re, sys
+e = json.load(open(sys.argv[1]))["kernels"][0]["emulator"]
+wall = float(sys.argv[3])
+rss = "n/a"
+m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(sys.argv[2]).read())
+if m:
+    rss = "%.0f" % (int(m.group(1)) / 1024)
+print("| %d | %.2f | %.2f | %.0f | %.0f | %s |" % (e["thread_insns"], e["seconds"], wall,
+      e["thread_insns"] / e["seconds"] / 1e6, e["thread_insns"] / wall / 1e6, rss))
+EOF
+}
+
+# speedup BASE TAG: TAG's emulation rate over BASE's, "1.00x" style
+speedup() {
+  python3 - "$raw/$1.json" "$raw/$2.json" <<'EOF' 2>/dev/null || echo "n/a"
+import json, sys
+r = [json.load(open(f))["kernels"][0]["emulator"] for f in sys.argv[1:3]]
+print("%.2fx" % ((r[1]["thread_insns"] / r[1]["seconds"]) / (r[0]["thread_insns"] / r[0]["seconds"])))
+EOF
+}
+
+# same TAG BASE: "same" when TAG's report (less "seconds") and dump equal BASE's
+same() {
+  local a=$raw/$1 b=$raw/$2
+  [ -s "$a.json" ] && [ -s "$b.json" ] || { echo "n/a"; return; }
+  if cmp -s <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for k in d["kernels"]: k.get("emulator", {}).pop("seconds", None)
+print(json.dumps(d, sort_keys=True))' "$a.json") <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for k in d["kernels"]: k.get("emulator", {}).pop("seconds", None)
+print(json.dumps(d, sort_keys=True))' "$b.json") && cmp -s "$a.bin" "$b.bin"; then
+    echo same
+  else
+    echo DIFFERS
+  fi
+}
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
+ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
+{
+  echo "# Emulator scaling: --jobs and mpirun ($stamp, $host)"
+  echo
+  echo "Command: \`bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
+  echo "is taken). Machine: $cores cores (${cpu:-?}), ${ram:-?} RAM;"
+  echo "$("$cc" --version 2>/dev/null | head -n1), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+  echo "$("$cc" --version 2>/dev/null | grep '^MPI:' || echo 'MPI: ?')."
+  echo "M/s = million thread-instructions per second of the emulation (emu) and of the whole"
+  echo "command (wall); speed-up = emu M/s over the --jobs 1 row's; same = the report and the"
+  echo "dump equal the --jobs 1 run's bit for bit."
+  echo
+  echo "| case | run | thread-insns | emu s | wall s | M/s (emu) | M/s (wall) | peak RSS MiB | speed-up | same |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+} >"$md"
+
+mpi_note=""
+if ! command -v mpirun >/dev/null; then
+  mpi_note="MPI rows skipped: no mpirun on this machine (Debian: openmpi-bin)"
+elif ! ldd "$cc" | grep -q libmpi; then
+  mpi_note="MPI rows skipped: $cc was built without MPI (COALCHECK_MPI, libopenmpi-dev)"
+fi
+
+for c in $cases; do
+  base=""
+  for j in $jobs_list; do
+    tag=$c-jobs$j
+    echo "bench/scale.sh: $c --jobs $j" >&2
+    cells=$(run "$tag" "$c" "$cc" --jobs "$j" | tail -n1)
+    [ -z "$base" ] && base=$tag
+    echo "| $c | --jobs $j $cells $(speedup "$base" "$tag") | $(same "$tag" "$base") |" >>"$md"
+    [ "$tag" = "$base" ] || rm -f "$raw/$tag.bin" # 64 MiB each: keep the reference only
+  done
+  for np in $np_list; do
+    [ -z "$mpi_note" ] || break
+    per=$((cores / np))
+    [ "$per" -ge 1 ] || per=1
+    tag=$c-np$np
+    echo "bench/scale.sh: $c mpirun -np $np --jobs $per" >&2
+    cells=$(run "$tag" "$c" mpirun --oversubscribe -np "$np" "$cc" --jobs "$per" | tail -n1)
+    echo "| $c | mpirun -np $np, --jobs $per $cells $(speedup "$base" "$tag") | $(same "$tag" "$base") |" >>"$md"
+    rm -f "$raw/$tag.bin"
+  done
+  rm -f "$raw/$base.bin"
+done
+if [ -n "$mpi_note" ]; then printf '\n%s.\n' "$mpi_note" >>"$md"; fi
+cat "$md"

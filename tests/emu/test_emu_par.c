@@ -1,0 +1,242 @@
+/* Emulator: CTAs on worker threads (opts.jobs, src/emu/README.md "Parallel CTAs").
+ * - the sink receives the serial run's records in the serial run's order for 3 and 4
+ *   threads, also when the buffer budget is tiny (the oldest CTA then delivers its records
+ *   itself and the others wait): uneven CTAs, hand-counted records;
+ * - a sink that fails at record N stops the run with its status after the same N records;
+ * - global atomics from many CTAs are exact (host atomics);
+ * - a fence at GPU scope or a %clock read makes the run serial, saying why.
+ * Every expected count is derived by hand in the comment above its check. */
+#include "emu/harness.h"
+
+/* out[ctaid * 64 + tid] = k for k = 0 .. ctaid % 5 - 1: CTA c runs c % 5 stores per warp */
+static const char *k_uneven = PTX_HEADER
+    ".visible .entry uneven(.param .u64 p_out)\n"
+    "{\n"
+    ".reg .pred %p<2>; .reg .b32 %r<10>; .reg .b64 %rd<6>;\n"
+    "ld.param.u64 %rd1, [p_out];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "mov.u32 %r1, %ctaid.x;\n"
+    "mov.u32 %r2, %tid.x;\n"
+    "mad.lo.u32 %r3, %r1, 64, %r2;\n"
+    "mul.wide.u32 %rd2, %r3, 4;\n"
+    "add.s64 %rd3, %rd1, %rd2;\n"
+    "rem.u32 %r4, %r1, 5;\n"
+    "mov.u32 %r5, 0;\n"
+    "$L_loop:\n"
+    "setp.ge.u32 %p1, %r5, %r4;\n"
+    "@%p1 bra $L_end;\n"
+    "st.global.u32 [%rd3], %r5;\n"
+    "add.u32 %r5, %r5, 1;\n"
+    "bra $L_loop;\n"
+    "$L_end:\n"
+    "ret;\n}\n";
+
+/* the records of a run of uneven with jobs threads and buffer budget bytes (0: default) */
+static void run_uneven(uint32_t jobs, uint64_t budget, struct rec_sink *rs,
+                       struct cc_emu_stats *st, uint32_t *out_copy)
+{
+  struct ptx_module *m = parse_ok(k_uneven);
+  struct cc_emu_opts o = {.jobs = jobs, .buffer_bytes = budget};
+  struct cc_emu *emu = cc_emu_new(m, &o);
+  uint64_t d;
+  uint32_t *out = alloc_ok(emu, 23 * 64 * 4, "out", &d);
+  struct launch l = L1(23, 64);
+  arg64(&l, d);
+  rec_init(rs);
+  launch_ok(emu, m, "uneven", &l, &rs->sink, st);
+  memcpy(out_copy, out, 23 * 64 * 4);
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
+static void test_order_and_window(void **state)
+{
+  static uint32_t out1[23 * 64], outj[23 * 64];
+  struct rec_sink serial, par;
+  struct cc_emu_stats s1, sj;
+  const uint64_t budgets[] = {0, 1}; /* the default, and 1 byte: every CTA but the oldest waits */
+  (void)state;
+  run_uneven(1, 0, &serial, &s1, out1);
+  /* CTA c stores c % 5 times per warp, 2 warps: sum over c < 23 of c % 5 is 4 cycles of
+   * 0+1+2+3+4 = 40, plus c = 20, 21, 22: 0+1+2 = 3; 43 x 2 = 86 records */
+  assert_int_equal(serial.n, 86);
+  assert_int_equal(s1.warp_accesses, 86);
+  assert_int_equal(s1.jobs, 1);
+  for (uint32_t jobs = 3; jobs <= 4; jobs++)
+    for (size_t b = 0; b < 2; b++) {
+      run_uneven(jobs, budgets[b], &par, &sj, outj);
+      assert_int_equal(sj.jobs, jobs);
+      assert_null(sj.serial_reason);
+      assert_int_equal(par.n, serial.n);
+      for (size_t j = 0; j < serial.n; j++) {
+        /* the whole record, addresses and dynamic instance included */
+        if (memcmp(&par.recs[j], &serial.recs[j], sizeof par.recs[j]) != 0) {
+          print_error("jobs %u budget %u: record %zu differs (block %u vs %u)\n", jobs,
+                      (unsigned)budgets[b], j, par.recs[j].cta[0], serial.recs[j].cta[0]);
+          fail();
+        }
+      }
+      assert_int_equal(sj.warp_insns, s1.warp_insns);
+      assert_int_equal(sj.thread_insns, s1.thread_insns);
+      assert_int_equal(sj.ctas_done, 23);
+      assert_memory_equal(outj, out1, sizeof out1);
+      rec_release(&par);
+    }
+  /* the last value CTA 22 (22 % 5 = 2 stores) leaves in out[22 * 64] is 1 */
+  assert_int_equal(out1[22 * 64], 1);
+  rec_release(&serial);
+}
+
+/* A sink that fails at its limit-th record. */
+struct failing {
+  struct cc_access_sink sink;
+  size_t n, limit;
+};
+
+static int failing_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct failing *f = ctx;
+  (void)a;
+  if (++f->n == f->limit) return cc_err_set(err, CC_ERR_LIMIT, "sink full at %zu", f->n);
+  return CC_OK;
+}
+
+static void test_sink_error_stops(void **state)
+{
+  struct ptx_module *m = parse_ok(k_uneven);
+  (void)state;
+  for (uint32_t jobs = 1; jobs <= 4; jobs += 3) {
+    struct cc_emu_opts o = {.jobs = jobs};
+    struct cc_emu *emu = cc_emu_new(m, &o);
+    struct failing f = {{0}, 0, 30};
+    struct cc_err err;
+    uint64_t d;
+    struct launch l = L1(23, 64);
+    alloc_ok(emu, 23 * 64 * 4, "out", &d);
+    arg64(&l, d);
+    f.sink = (struct cc_access_sink){&f, NULL, failing_access, NULL};
+    /* record 30 fails: the sink saw exactly 30 records, and says so */
+    assert_int_equal(launch_run(emu, m, "uneven", &l, &f.sink, NULL, &err), CC_ERR_LIMIT);
+    assert_int_equal(f.n, 30);
+    assert_true(contains(err.msg, "sink full at 30"));
+    cc_emu_free(emu);
+  }
+  ptx_module_free(m);
+}
+
+/* every thread adds 1 to bins[0] and its ctaid to bins[1] (64-bit), with atom and red */
+static const char *k_atomics = PTX_HEADER
+    ".visible .entry atomics(.param .u64 p_bins)\n"
+    "{\n"
+    ".reg .b32 %r<4>; .reg .b64 %rd<6>;\n"
+    "ld.param.u64 %rd1, [p_bins];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "mov.u32 %r1, %ctaid.x;\n"
+    "cvt.u64.u32 %rd2, %r1;\n"
+    "atom.global.add.u32 %r2, [%rd1], 1;\n"
+    "red.global.add.u64 [%rd1+8], %rd2;\n"
+    "ret;\n}\n";
+
+static void test_atomics_exact(void **state)
+{
+  struct ptx_module *m = parse_ok(k_atomics);
+  struct cc_emu_opts o = {.jobs = 4};
+  struct cc_emu *emu = cc_emu_new(m, &o);
+  struct cc_emu_stats st;
+  uint64_t d;
+  uint64_t *bins = alloc_ok(emu, 16, "bins", &d);
+  struct launch l = L1(500, 256);
+  (void)state;
+  arg64(&l, d);
+  launch_ok(emu, m, "atomics", &l, NULL, &st);
+  assert_int_equal(st.jobs, 4);
+  /* 500 x 256 = 128,000 adds of 1 in the low word; sum of ctaid over the threads:
+   * 256 x (0 + ... + 499) = 256 x 124,750 = 31,936,000 */
+  assert_int_equal((uint32_t)bins[0], 128000);
+  assert_int_equal(bins[1], 31936000);
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
+/* a kernel with one extra instruction: out[tid] = ... ; EXTRA */
+#define WITH(name, extra)                                                               \
+  PTX_HEADER ".visible .entry " name "(.param .u64 p_out)\n{\n"                         \
+  ".reg .b32 %r<4>; .reg .b64 %rd<6>; .shared .align 4 .b8 s[64];\n"                   \
+  "ld.param.u64 %rd1, [p_out];\n" extra "ret;\n}\n"
+
+static void test_serial_rules(void **state)
+{
+  static const struct {
+    const char *ptx, *kernel, *why;
+  } cases[] = {
+      {WITH("fence", "membar.gl;\n"), "fence", "fence at GPU or system scope"},
+      {WITH("fence_sys", "fence.sc.sys;\n"), "fence_sys", "fence at GPU or system scope"},
+      {WITH("clk", "mov.u32 %r1, %clock;\n"), "clk", "reads %clock"},
+      {WITH("flag", "ld.volatile.global.u32 %r1, [%rd1];\n"), "flag", ".volatile"},
+      {WITH("acq", "ld.acquire.gpu.global.u32 %r1, [%rd1];\n"), "acq", ".acquire"},
+      /* a fence inside the block and shared-memory volatile loads stay parallel */
+      {WITH("cta", "membar.cta;\n"), "cta", NULL},
+      {WITH("vsh", "mov.u64 %rd2, s;\nld.volatile.shared.u32 %r1, [%rd2];\n"), "vsh", NULL},
+  };
+  (void)state;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    struct ptx_module *m = parse_ok(cases[c].ptx);
+    struct cc_emu_opts o = {.jobs = 4};
+    struct cc_emu *emu = cc_emu_new(m, &o);
+    struct cc_emu_stats st;
+    uint64_t d;
+    struct launch l = L1(8, 32);
+    alloc_ok(emu, 64, "out", &d);
+    arg64(&l, d);
+    launch_ok(emu, m, cases[c].kernel, &l, NULL, &st);
+    if (cases[c].why) {
+      assert_int_equal(st.jobs, 1);
+      assert_non_null(st.serial_reason);
+      assert_true(contains(st.serial_reason, cases[c].why));
+    } else {
+      assert_int_equal(st.jobs, 4);
+      assert_null(st.serial_reason);
+    }
+    cc_emu_free(emu);
+    ptx_module_free(m);
+  }
+}
+
+/* a launch-wide budget is spent in CTA order: serial; one CTA: nothing to share */
+static void test_serial_budget_and_one_cta(void **state)
+{
+  struct ptx_module *m = parse_ok(k_uneven);
+  struct cc_emu_opts o = {.max_warp_insns = UINT64_C(1) << 30, .jobs = 4};
+  struct cc_emu *emu = cc_emu_new(m, &o);
+  struct cc_emu_stats st;
+  uint64_t d;
+  struct launch l = L1(23, 64), one = L1(1, 64);
+  (void)state;
+  alloc_ok(emu, 23 * 64 * 4, "out", &d);
+  arg64(&l, d);
+  arg64(&one, d);
+  launch_ok(emu, m, "uneven", &l, NULL, &st);
+  assert_int_equal(st.jobs, 1);
+  assert_true(contains(st.serial_reason, "--max-insns"));
+  cc_emu_free(emu);
+  o.max_warp_insns = 0;
+  emu = cc_emu_new(m, &o);
+  alloc_ok(emu, 23 * 64 * 4, "out", &d);
+  launch_ok(emu, m, "uneven", &one, NULL, &st);
+  assert_int_equal(st.jobs, 1);
+  assert_null(st.serial_reason); /* nothing was given up */
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_order_and_window),
+      cmocka_unit_test(test_sink_error_stops),
+      cmocka_unit_test(test_atomics_exact),
+      cmocka_unit_test(test_serial_rules),
+      cmocka_unit_test(test_serial_budget_and_one_cta),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
