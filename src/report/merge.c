@@ -208,7 +208,7 @@ static int merge_kernel(struct cc_merge *m, size_t r, const cJSON *kernels, int 
   if (!cJSON_IsArray(insns))
     return bad(&w, "no 'instructions' array", err);
   cJSON_ArrayForEach(j, insns) {
-    uint64_t idx = 0;  // set by get_count on CC_OK; 0 keeps -Wmaybe-uninitialized quiet in Release
+    uint64_t idx = 0; /* get_count sets it; 0 quiets -Wmaybe-uninitialized (Release) */
     if (!cJSON_IsObject(j) || (rc = get_count(j, "ptx_index", 0, &w, &idx, err)) != CC_OK)
       return cJSON_IsObject(j) ? rc : bad(&w, "an instruction is not an object", err);
     if ((rc = read_metrics(j, find_insn(k, m->nranks, (long)idx, j), r, 1, &w, err)) != CC_OK)
