@@ -63,6 +63,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util/mem.h"
 
@@ -109,6 +110,27 @@ struct level {
   int hot;                     /* the last lookup found its line: use the predictor */
 };
 
+/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
+ * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
+ * each asking for sectors the memo holds, hits every sector, and re-touching the lines
+ * most recently touched, in the order they were touched, leaves each set's LRU order as
+ * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
+ * lines for 8 iterations of 4-byte elements). */
+/* A record in a fast form (gather): its lines and sectors follow from these alone. */
+enum form { FORM_GENERAL, FORM_RANGE, FORM_LANES };
+struct form_key {
+  enum form form;
+  uint64_t a, b;               /* RANGE: first and last sector; LANES: first sector, stride */
+};
+
+struct l1_memo {
+  struct form_key key;         /* the record's fast form (FORM_GENERAL: none, compare lines) */
+  uint32_t sectors;
+  uint32_t n;
+  uint8_t mask[MAX_ENTS];
+  uint64_t line[MAX_ENTS];
+};
+
 struct cc_cache {
   struct cc_cache_device dev;
   uint32_t l1_cap_lines;       /* per SM, allocated */
@@ -116,6 +138,7 @@ struct cc_cache {
   struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
   uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
   uint32_t l1_pred_bits;
+  struct l1_memo *memo;        /* [dev.sms] */
   struct level l2;
   /* the kernel */
   uint32_t grid[3];
@@ -129,6 +152,10 @@ struct cc_cache {
   uint64_t l2_evictions;       /* lines replaced in L2 this kernel */
   uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
                                   of sectors missed (dram_units) */
+  uint32_t last_cta[3];        /* the CTA of the last record and its placement: the */
+  uint64_t last_linear;        /* records of a CTA come together, so the division of */
+  uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
+  int have_last;
 };
 
 /* A line a record touches: the sectors, and for stores and atomics the bytes written
@@ -146,6 +173,7 @@ struct gather {
   uint32_t n;
   uint64_t max_line;
   uint32_t sectors;
+  struct form_key key;
   int unsorted;               /* while gathering: a line came after a larger one */
   int want_bytes;             /* fill ent.bytes (stores, atomics) */
 };
@@ -153,10 +181,34 @@ struct gather {
 /* A record gathered into lines, ready to be replayed. */
 struct pending {
   struct gather g;
+  int memo_hit;                /* the SM's L1 memo holds g (g itself left ungathered) */
   uint32_t slot, sm;
   enum cc_access_kind kind;
   enum cc_space space;
 };
+
+/* An array of `bytes` for the model's large tables, on 2 MiB pages where the system gives
+ * them (transparent huge pages, madvise): the replay reaches L2's ways at random, and with
+ * 4 KiB pages nearly every such access would also miss the host's TLB. Freed by free(). */
+static void *big_alloc(size_t bytes)
+{
+  const size_t huge = (size_t)2 << 20;
+  size_t rounded = (bytes + huge - 1) / huge * huge;
+  void *p = rounded >= huge ? aligned_alloc(huge, rounded) : NULL;
+  if (!p)
+    return cc_xmalloc(bytes);
+#ifdef MADV_HUGEPAGE
+  madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+/* Forgets memo (a record changed its SM's L1). */
+static void memo_clear(struct l1_memo *m)
+{
+  m->n = 0;
+  m->key.form = FORM_GENERAL;
+}
 
 /* Sets lv to sets x ways with the device's index function. */
 static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_cache_index index)
@@ -213,7 +265,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->dev = *d;
   c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
-  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  c->l1_ways = big_alloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
   c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
   c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
   for (uint32_t s = 0; s < d->sms; s++) {
@@ -224,11 +276,12 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   }
   level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
-  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  c->l2.w = big_alloc(l2_lines * sizeof *c->l2.w);
+  c->l2.part = big_alloc(l2_lines * sizeof *c->l2.part);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
+  c->memo = cc_xcalloc(d->sms, sizeof *c->memo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
   dram_units(d->dram_access_bytes, c->dram_unit);
@@ -242,6 +295,7 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l1);
   free(c->l1_ways);
   free(c->l1_pred);
+  free(c->memo);
   free(c->l2.w);
   free(c->l2.pred);
   free(c->l2.part);
@@ -254,7 +308,7 @@ void cc_cache_free(struct cc_cache *c)
 size_t cc_cache_bytes(const struct cc_cache *c)
 {
   size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->sm_wavefronts +
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->sm_wavefronts +
                                    sizeof *c->sm_latency) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
@@ -325,7 +379,9 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   for (uint32_t s = 0; s < c->dev.sms; s++) {
     level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
     level_clear(&c->l1[s], lines);
+    memo_clear(&c->memo[s]);
   }
+  c->have_last = 0;
   level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
   free(c->insn);
   c->n_insns = n_insns;
@@ -554,45 +610,62 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
   return bad == 0;
 }
 
-/* The lines and sectors of a's active lanes (addresses + base); for stores the bytes.
- * Fast forms: 32 lanes on consecutive elements (a contiguous range), and 32 lanes a line
- * or more apart in address order, each in one sector (a line per lane: no grouping); the
- * general form groups lane by lane (add_sector) and sorts the lines, and gives the same
- * entries (tests/cache/test_cache.c test_fast_paths). */
-static void gather(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+/* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
+ * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
+ * apart in address order, each in one sector (a line per lane: its first sector and the
+ * stride); either determines the record's lines and sectors, which gather builds without
+ * grouping. The general form groups lane by lane (add_sector) and sorts the lines, and
+ * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
+static struct form_key form_of(const struct cc_warp_access *a, uint64_t base)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t d, top;
-  g->n = 0;
-  g->sectors = 0;
-  g->unsorted = 0;
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
   /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
   if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
       !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
       !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
     uint64_t lo = a->addr[0] + base;
-    if (d == size) {
-      gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
-      return;
-    }
+    if (d == size)
+      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
     if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
                                                             CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0) {
-      uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
-      uint64_t addr = lo;
-      for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += d) {
-        g->e[l].line = addr / CC_CACHE_LINE_BYTES;
-        g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
-      }
-      for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
-        memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
-        g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
-      }
-      g->n = g->sectors = CC_WARP_SIZE;
-      g->max_line = g->e[CC_WARP_SIZE - 1].line;
-      return;
+        d % CC_CACHE_SECTOR_BYTES == 0)
+      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
+  }
+  return (struct form_key){FORM_GENERAL, 0, 0};
+}
+
+/* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
+ * stores the bytes. */
+static void gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                   struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  g->n = 0;
+  g->sectors = 0;
+  g->unsorted = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  if (k.form == FORM_RANGE) {
+    uint64_t lo = a->addr[0] + base;
+    gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
+    return;
+  }
+  if (k.form == FORM_LANES) {
+    uint64_t lo = a->addr[0] + base, addr = lo;
+    uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += k.b) {
+      g->e[l].line = addr / CC_CACHE_LINE_BYTES;
+      g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
     }
+    for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
+      memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
+      g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
+    }
+    g->n = g->sectors = CC_WARP_SIZE;
+    g->max_line = g->e[CC_WARP_SIZE - 1].line;
+    return;
   }
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base;
@@ -697,9 +770,11 @@ static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
 /* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
  * when all hit), counting hits in *hits; allocates the line when alloc, else only
  * reports (a store's L1 lookup: hits are updated in place). whole: fetch every sector of
- * the line on a miss. */
-static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int alloc, int whole,
-                         uint32_t *hits)
+ * the line on a miss. *replaced: the line an allocation replaced (EMPTY_TAG: none). */
+static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line,
+                                                                uint8_t mask, int alloc,
+                                                                int whole, uint32_t *hits,
+                                                                uint64_t *replaced)
 {
   int hit;
   struct way *w = lookup(lv, line, &hit);
@@ -710,6 +785,7 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
   fetch = mask & (uint8_t)~have;
   if (fetch && whole)
     fetch = (uint8_t)(0xfu & ~have);
+  *replaced = hit ? EMPTY_TAG : w->tag;
   if (!hit) {
     w->tag = line;
     w->valid = 0;
@@ -722,19 +798,39 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
 
 enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
 
+/* Whether line is among the first n lines of g (increasing: a binary search). */
+static int has_line(const struct gather *g, uint32_t n, uint64_t line)
+{
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (g->e[mid].line < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && g->e[lo].line == line;
+}
+
 /* The lines of load record p that L1 lv (allocating, sectored) lacks go to L2: the hot
  * loop of loads (replay's, with the counts summed in locals). Returns the deepest level
- * reached. */
+ * reached; *kept: whether every line of p is still in L1 afterwards (no line of p
+ * replaced one p had touched before it: more lines of p in one set than it has ways). */
 static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
-                                       const struct pending *p, struct cc_cache_counts *ic)
+                                       const struct pending *p, struct cc_cache_counts *ic,
+                                       int *kept)
 {
   const struct gather *g = &p->g;
   enum level_reached reach = REACH_L1;
   uint64_t hits = 0, to_l2 = 0;
+  *kept = 1;
   for (uint32_t i = 0; i < g->n; i++) {
     uint32_t h;
-    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h);
+    uint64_t old;
+    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h, &old);
     hits += h;
+    if (old != EMPTY_TAG && old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
+      *kept = 0;
     if (!fetch)
       continue;
     to_l2 += popc4(fetch);
@@ -745,6 +841,29 @@ static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
   ic->l1_hit_sectors += hits;
   ic->l2_sectors_read += to_l2;
   return reach;
+}
+
+/* Whether load record g asks memo's lines, in its order, for sectors it holds. */
+static int memo_covers(const struct l1_memo *m, const struct gather *g)
+{
+  uint64_t differ = 0;
+  if (m->n != g->n)
+    return 0;
+  for (uint32_t i = 0; i < g->n; i++)
+    differ |= (g->e[i].line ^ m->line[i]) | (uint8_t)(g->e[i].mask & ~m->mask[i]);
+  return differ == 0;
+}
+
+/* Remembers g's lines and sectors as the last load record its SM's L1 replayed. */
+static void memo_set(struct l1_memo *m, const struct gather *g)
+{
+  for (uint32_t i = 0; i < g->n; i++) {
+    m->line[i] = g->e[i].line;
+    m->mask[i] = g->e[i].mask;
+  }
+  m->n = g->n;
+  m->sectors = g->sectors;
+  m->key = g->key;
 }
 
 /* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts. */
@@ -761,14 +880,26 @@ static void replay(struct cc_cache *c, const struct pending *p)
   ic->l1_wavefronts += wavefronts;
   c->sm_wavefronts[p->sm] += wavefronts;
   int fast = load && l1_alloc && !c->dev.l1_whole_lines;
-  if (fast)
-    reach = replay_loads(c, l1, p, ic);
+  struct l1_memo *memo = &c->memo[p->sm];
+  if (fast && (p->memo_hit || memo_covers(memo, g))) {
+    ic->l1_hit_sectors += g->sectors;
+  } else if (fast) {
+    int kept;
+    reach = replay_loads(c, l1, p, ic, &kept);
+    if (kept)
+      memo_set(memo, g);
+    else
+      memo_clear(memo);
+  } else if (load ? l1_alloc : store && local) {
+    memo_clear(memo); /* this record changes the SM's L1 */
+  }
   for (uint32_t i = 0; !fast && i < g->n; i++) {
     const struct ent *e = &g->e[i];
     uint32_t hits = 0;
     if (load) {
+      uint64_t old;
       uint8_t fetch = l1_alloc ? l1_lookup(l1, e->line, e->mask, 1, c->dev.l1_whole_lines,
-                                           &hits)
+                                           &hits, &old)
                                : e->mask;
       ic->l1_hit_sectors += hits;
       if (!fetch)
@@ -781,7 +912,7 @@ static void replay(struct cc_cache *c, const struct pending *p)
       /* write-through: a line L1 has is updated in place (no count changes, and its LRU
        * age is left: only loads touch it); local stores also allocate */
       if (local)
-        l1_lookup(l1, e->line, e->mask, 1, 0, &hits);
+        l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
       ic->l2_sectors_write += popc4(e->mask);
       ic->l2_hit_sectors += l2_write(c, e, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
@@ -807,12 +938,19 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
   struct pending p;
-  uint64_t cta;
+  struct form_key key;
+  uint64_t cta, base;
   uint32_t sm;
   if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
-  cta = cta_linear(c, a->cta);
-  sm = sm_of(c, cta);
+  if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
+    memcpy(c->last_cta, a->cta, sizeof c->last_cta);
+    c->last_linear = cta_linear(c, a->cta);
+    c->last_sm = sm_of(c, c->last_linear);
+    c->have_last = 1;
+  }
+  cta = c->last_linear;
+  sm = c->last_sm;
   if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
     struct cc_cache_counts *ic = &c->insn[a->insn_slot];
     ic->l1_wavefronts += shared_wavefronts;
@@ -828,7 +966,16 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
-  gather(a, a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0, &p.g);
+  base = a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0;
+  key = form_of(a, base);
+  /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
+  p.memo_hit = a->kind == CC_ACCESS_LOAD && key.form != FORM_GENERAL &&
+               key.form == c->memo[sm].key.form && key.a == c->memo[sm].key.a &&
+               key.b == c->memo[sm].key.b;
+  if (p.memo_hit)
+    p.g.sectors = c->memo[sm].sectors;
+  else
+    gather(a, base, key, &p.g);
   replay(c, &p);
 }
 
