@@ -131,6 +131,19 @@ struct l1_memo {
   uint64_t line[MAX_ENTS];
 };
 
+/* The last global store an SM replayed in the line-per-lane form (a column of a matrix:
+ * the naive transpose's stores) and the L2 ways its lines went to. The SM's next such
+ * store with the same first sector and stride writes the same sectors of the same lines
+ * (other bytes of them: the CTA's other warps): where every way still holds its line (a
+ * line lives in one way at most), the store updates those ways without looking its lines
+ * up, and touches them in the same order, as the full replay would. */
+struct store_memo {
+  struct form_key key;         /* FORM_GENERAL: none */
+  uint32_t way[CC_WARP_SIZE];  /* index into l2.w */
+  uint64_t line[CC_WARP_SIZE];
+  uint8_t mask[CC_WARP_SIZE];
+};
+
 struct cc_cache {
   struct cc_cache_device dev;
   uint32_t l1_cap_lines;       /* per SM, allocated */
@@ -139,6 +152,7 @@ struct cc_cache {
   uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
   uint32_t l1_pred_bits;
   struct l1_memo *memo;        /* [dev.sms] */
+  struct store_memo *smemo;    /* [dev.sms] */
   struct level l2;
   /* the kernel */
   uint32_t grid[3];
@@ -182,6 +196,7 @@ struct gather {
 struct pending {
   struct gather g;
   int memo_hit;                /* the SM's L1 memo holds g (g itself left ungathered) */
+  uint32_t way[MAX_ENTS];      /* stores: the L2 way each line of g went to */
   uint32_t slot, sm;
   enum cc_access_kind kind;
   enum cc_space space;
@@ -282,6 +297,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
   c->memo = cc_xcalloc(d->sms, sizeof *c->memo);
+  c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
   dram_units(d->dram_access_bytes, c->dram_unit);
@@ -296,6 +312,7 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l1_ways);
   free(c->l1_pred);
   free(c->memo);
+  free(c->smemo);
   free(c->l2.w);
   free(c->l2.pred);
   free(c->l2.part);
@@ -308,7 +325,8 @@ void cc_cache_free(struct cc_cache *c)
 size_t cc_cache_bytes(const struct cc_cache *c)
 {
   size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->sm_wavefronts +
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
+                                   sizeof *c->sm_wavefronts +
                                    sizeof *c->sm_latency) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
@@ -380,6 +398,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
     level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
     level_clear(&c->l1[s], lines);
     memo_clear(&c->memo[s]);
+    c->smemo[s].key.form = FORM_GENERAL;
   }
   c->have_last = 0;
   level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
@@ -745,19 +764,20 @@ static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_ca
   return 1;
 }
 
-/* Stores the bytes of e into L2 (write-allocate, no fetch) for instruction slot; returns
- * the sectors that were valid before (hits). */
-static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+/* Stores bytes (per sector, of the sectors in mask) into L2 way w, which holds their line
+ * (write-allocate, no fetch), for instruction slot; returns the sectors that were valid
+ * before (hits). */
+static inline uint32_t l2_write_way(struct cc_cache *c, struct way *w, uint8_t mask,
+                                    const uint32_t bytes[4], uint32_t slot)
 {
-  struct way *w = l2_line(c, e->line);
   size_t i = (size_t)(w - c->l2.w);
-  uint32_t hits = popc4(e->mask & w->valid);
-  w->dirty |= e->mask;
-  for (uint32_t m = e->mask; m; m &= m - 1) {
+  uint32_t hits = popc4(mask & w->valid);
+  w->dirty |= mask;
+  for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
     c->l2.part[i].writer[s] = slot;
     if (!(w->valid & (1u << s))) {
-      c->l2.part[i].bytes[s] |= e->bytes[s];
+      c->l2.part[i].bytes[s] |= bytes[s];
       if (c->l2.part[i].bytes[s] == FULL_SECTOR) {
         w->valid |= (uint8_t)(1u << s);
         c->l2.part[i].bytes[s] = 0;
@@ -765,6 +785,12 @@ static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
     }
   }
   return hits;
+}
+
+/* As l2_write_way for the line of e, looked up (allocated when absent). */
+static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+{
+  return l2_write_way(c, l2_line(c, e->line), e->mask, e->bytes, slot);
 }
 
 /* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
@@ -866,8 +892,9 @@ static void memo_set(struct l1_memo *m, const struct gather *g)
   m->key = g->key;
 }
 
-/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts. */
-static void replay(struct cc_cache *c, const struct pending *p)
+/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts (for
+ * stores, p->way: where each line went in L2). */
+static void replay(struct cc_cache *c, struct pending *p)
 {
   const struct gather *g = &p->g;
   struct cc_cache_counts *ic = &c->insn[p->slot];
@@ -913,8 +940,10 @@ static void replay(struct cc_cache *c, const struct pending *p)
        * age is left: only loads touch it); local stores also allocate */
       if (local)
         l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
+      struct way *w = l2_line(c, e->line);
+      p->way[i] = (uint32_t)(w - c->l2.w);
       ic->l2_sectors_write += popc4(e->mask);
-      ic->l2_hit_sectors += l2_write(c, e, p->slot);
+      ic->l2_hit_sectors += l2_write_way(c, w, e->mask, e->bytes, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
       ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
@@ -932,6 +961,45 @@ static void replay(struct cc_cache *c, const struct pending *p)
     ic->latency_ns += lat;
     c->sm_latency[p->sm] += lat;
   }
+}
+
+/* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
+ * sector) through store memo m of its SM sm, if every way of m still holds its line;
+ * returns 0 (nothing done) otherwise. The counts are replay's for such a store. */
+static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+                             const struct cc_warp_access *a, uint32_t sm)
+{
+  struct cc_cache_counts *ic = &c->insn[a->insn_slot];
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
+  uint32_t bytes[4];
+  uint64_t differ = 0;
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++)
+    differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
+  if (differ)
+    return 0;
+  bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
+  bytes[0] = bytes[1] = bytes[2] = bytes[3] = bits;
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+    struct way *w = &c->l2.w[m->way[i]];
+    touch(&c->l2, w);
+    hits += l2_write_way(c, w, m->mask[i], bytes, a->insn_slot);
+  }
+  ic->l1_wavefronts += CC_WARP_SIZE / 4;
+  c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
+  ic->l2_sectors_write += CC_WARP_SIZE;
+  ic->l2_hit_sectors += hits;
+  return 1;
+}
+
+/* Remembers the global store p (line-per-lane form key) as its SM's store memo m. */
+static void store_memo_set(struct store_memo *m, const struct pending *p, struct form_key key)
+{
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+    m->way[i] = p->way[i];
+    m->line[i] = p->g.e[i].line;
+    m->mask[i] = p->g.e[i].mask;
+  }
+  m->key = key;
 }
 
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
@@ -972,6 +1040,16 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   p.memo_hit = a->kind == CC_ACCESS_LOAD && key.form != FORM_GENERAL &&
                key.form == c->memo[sm].key.form && key.a == c->memo[sm].key.a &&
                key.b == c->memo[sm].key.b;
+  if (a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL && key.form == FORM_LANES) {
+    struct store_memo *m = &c->smemo[sm];
+    if (m->key.form == FORM_LANES && m->key.a == key.a && m->key.b == key.b &&
+        store_memo_replay(c, m, a, sm))
+      return;
+    gather(a, base, key, &p.g);
+    replay(c, &p);
+    store_memo_set(m, &p, key);
+    return;
+  }
   if (p.memo_hit)
     p.g.sectors = c->memo[sm].sectors;
   else

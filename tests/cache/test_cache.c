@@ -571,6 +571,49 @@ static void test_l1_memo(void **state)
   cc_cache_free(c);
 }
 
+/* The store memo (a column store whose lines went to known L2 ways) must give the full
+ * replay's figures. L2 8 KiB, 2 ways, index=mod: 32 sets, line n in set n mod 32. Store
+ * record w (slot 1): lane l writes 4 bytes at 128 l + 4 w, sector 0 of lines 0..31 (one
+ * per set). Records w = 0..7, each followed by a load of line 32 + w (slot 0, the other
+ * way of set w): the 8 stores fill sector 0 of every line (valid after the 8th: no hit
+ * before); a 9th store (w = 0) hits all 32. Loads of lines 64 and 96 (set 0) evict line
+ * 32 (loaded once, early), then line 0 (touched by the 9th store before 64): its dirty
+ * sector goes to DRAM, 32 bytes. A 10th store (w = 1) finds line 0's way holding 96: the
+ * full replay allocates line 0 again (4 bytes of sector 0: not valid, no hit) and hits
+ * the other 31. Stores: 320 L2 write sectors, 0 + 32 + 31 = 63 hits, 32 DRAM bytes
+ * written, 32 sectors dirty at the end (lines 1..31 and line 0's new partial one): 1024
+ * bytes. Each store is 32 sectors: 8 L1 wavefronts, 80 in all. */
+static void test_store_memo(void **state)
+{
+  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=512,l1-ways=2,l2=8K,l2-ways=2,"
+                                             "index=mod");
+  struct cc_cache *c = start(&d, 1, 2);
+  const struct cc_cache_counts *st = cc_cache_insn(c, 1), *ld = cc_cache_insn(c, 0);
+  struct cc_warp_access a = rec(1, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
+  (void)state;
+  for (uint32_t w = 0; w < 10; w++) {
+    uint32_t col = w == 9 ? 1 : w % 8;
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      a.addr[l] = 128u * (uint32_t)l + 4 * col;
+    cc_cache_access(c, &a, 0);
+    if (w < 8)
+      load_line(c, 0, 32 + w);
+    if (w == 8) {
+      load_line(c, 0, 64);
+      load_line(c, 0, 96);
+    }
+  }
+  cc_cache_end_kernel(c);
+  assert_int_equal(st->l2_sectors_write, 320);
+  assert_int_equal(st->l2_hit_sectors, 63);
+  assert_int_equal(st->dram_bytes_written, 32);
+  assert_int_equal(st->l2_dirty_bytes_at_end, 1024);
+  assert_int_equal(st->l1_wavefronts, 80);
+  assert_int_equal(ld->l2_sectors_read, 40);
+  assert_int_equal(ld->dram_bytes_read, 1280);
+  cc_cache_free(c);
+}
+
 /* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
  * the first): a lane's bytes past 2^64 - 1 wrap to address 0, as its address does, and
  * every record touches a few sectors, never a range running from 0 to 2^64.
@@ -771,6 +814,7 @@ int main(void)
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
       cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
+      cmocka_unit_test(test_store_memo),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
