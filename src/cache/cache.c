@@ -63,7 +63,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "util/mem.h"
 
@@ -202,22 +201,6 @@ struct pending {
   enum cc_space space;
 };
 
-/* An array of `bytes` for the model's large tables, on 2 MiB pages where the system gives
- * them (transparent huge pages, madvise): the replay reaches L2's ways at random, and with
- * 4 KiB pages nearly every such access would also miss the host's TLB. Freed by free(). */
-static void *big_alloc(size_t bytes)
-{
-  const size_t huge = (size_t)2 << 20;
-  size_t rounded = (bytes + huge - 1) / huge * huge;
-  void *p = rounded >= huge ? aligned_alloc(huge, rounded) : NULL;
-  if (!p)
-    return cc_xmalloc(bytes);
-#ifdef MADV_HUGEPAGE
-  madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
 /* Forgets memo (a record changed its SM's L1). */
 static void memo_clear(struct l1_memo *m)
 {
@@ -280,7 +263,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->dev = *d;
   c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
-  c->l1_ways = big_alloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
   c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
   c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
   for (uint32_t s = 0; s < d->sms; s++) {
@@ -291,8 +274,8 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   }
   level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  c->l2.w = big_alloc(l2_lines * sizeof *c->l2.w);
-  c->l2.part = big_alloc(l2_lines * sizeof *c->l2.part);
+  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
+  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
@@ -1009,6 +992,7 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   struct form_key key;
   uint64_t cta, base;
   uint32_t sm;
+  int column_store;
   if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
   if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
@@ -1040,21 +1024,18 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   p.memo_hit = a->kind == CC_ACCESS_LOAD && key.form != FORM_GENERAL &&
                key.form == c->memo[sm].key.form && key.a == c->memo[sm].key.a &&
                key.b == c->memo[sm].key.b;
-  if (a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL && key.form == FORM_LANES) {
-    struct store_memo *m = &c->smemo[sm];
-    if (m->key.form == FORM_LANES && m->key.a == key.a && m->key.b == key.b &&
-        store_memo_replay(c, m, a, sm))
-      return;
-    gather(a, base, key, &p.g);
-    replay(c, &p);
-    store_memo_set(m, &p, key);
+  column_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
+                 key.form == FORM_LANES;
+  if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
+      c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
     return;
-  }
   if (p.memo_hit)
     p.g.sectors = c->memo[sm].sectors;
   else
     gather(a, base, key, &p.g);
-  replay(c, &p);
+  replay(c, &p); /* one call of each: inlined */
+  if (column_store)
+    store_memo_set(&c->smemo[sm], &p, key);
 }
 
 void cc_cache_end_kernel(struct cc_cache *c)
