@@ -1021,16 +1021,21 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   base = a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0;
   key = form_of(a, base);
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
+  /* (replay's fast path only: a global load where L1 does not cache them must not take
+   * the memo of a local load at the same addresses, which a hostile trace can give) */
   p.memo_hit = a->kind == CC_ACCESS_LOAD && key.form != FORM_GENERAL &&
-               key.form == c->memo[sm].key.form && key.a == c->memo[sm].key.a &&
-               key.b == c->memo[sm].key.b;
+               (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
+               !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
+               key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
   column_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
                  key.form == FORM_LANES;
   if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
       c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
     return;
-  if (p.memo_hit)
+  if (p.memo_hit) {
+    p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
+  }
   else
     gather(a, base, key, &p.g);
   replay(c, &p); /* one call of each: inlined */

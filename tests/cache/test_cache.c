@@ -614,6 +614,34 @@ static void test_store_memo(void **state)
   cc_cache_free(c);
 }
 
+/* A trace may hold a global load at the address of a local one (0xc000000000000000 is
+ * where the model puts the local area of CTA 0's warp 0 on SM 0). On the P100 global
+ * loads bypass L1 (L2 only) and local ones allocate there: the global load after the
+ * local one must go to L2 (4 sectors: the line L2 holds since the local load, 4 L2 hits),
+ * not take the local load's L1 memo. Slot 0 local, slot 1 global; between them a global
+ * column store (slot 2, 32 lines: it leaves the L1 memo as it is) gives the replay other
+ * lines to find if the global load skipped gathering its own. */
+static void test_memo_spaces(void **state)
+{
+  struct cc_cache_device d = device("sm_60", "p100,index=mod");
+  struct cc_cache *c = start(&d, 1, 3);
+  struct cc_warp_access loc = rec(0, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  struct cc_warp_access glob = rec(1, CC_ACCESS_LOAD, 0, 0xc000000000000000ull, 0xffffffffu);
+  struct cc_warp_access st = rec(2, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
+  const struct cc_cache_counts *g = cc_cache_insn(c, 1);
+  (void)state;
+  loc.space = CC_SPACE_LOCAL;
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    st.addr[l] = 0x100000u + 128u * (uint32_t)l;
+  cc_cache_access(c, &loc, 0);
+  cc_cache_access(c, &st, 0);
+  cc_cache_access(c, &glob, 0);
+  assert_int_equal(g->l1_hit_sectors, 0);
+  assert_int_equal(g->l2_sectors_read, 4);
+  assert_int_equal(g->l2_hit_sectors, 4);
+  cc_cache_free(c);
+}
+
 /* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
  * the first): a lane's bytes past 2^64 - 1 wrap to address 0, as its address does, and
  * every record touches a few sectors, never a range running from 0 to 2^64.
@@ -814,7 +842,7 @@ int main(void)
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
       cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
-      cmocka_unit_test(test_store_memo),
+      cmocka_unit_test(test_store_memo),    cmocka_unit_test(test_memo_spaces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
