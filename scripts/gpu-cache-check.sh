@@ -3,7 +3,7 @@
 # Compute, per kernel: every bundled example launch (examples/*/*.launch) and the large
 # shapes of bench/ (footprints beyond the 50 MiB L2: naive and tiled 4096x4096 transposes,
 # row sums of 4096x16384, a 512 MiB strided copy, PolyBench atax's two gemv shapes at
-# n = 4096).
+# n = 4096) and the probes of bench/cache_probe (why the naive transposes miss the goal).
 #
 # Two halves, because the emulator runs where coalcheck is built and the GPU elsewhere:
 #   here (no GPU needed):  bash scripts/gpu-cache-check.sh prepare [DIR]
@@ -48,6 +48,9 @@ cases() {
   echo "strided_copy_64m|examples/strided_copy/strided_copy.cu|bench/strided_copy_64m.launch"
   echo "gemv_rows_4096|examples/gemv/gemv.cu|bench/gemv_rows_4096.launch"
   echo "gemv_cols_4096|examples/gemv/gemv.cu|bench/gemv_cols_4096.launch"
+  for f in bench/cache_probe/*.launch; do # the transposes' DRAM excess, told apart
+    echo "probe_$(basename "$f" .launch)|bench/cache_probe/probe.cu|$f"
+  done
 }
 
 prepare() {

@@ -59,77 +59,12 @@
  *   - Local memory: each warp's local area lies at its own address, one per SM and
  *     residency slot (the slot is reused by the SM's later CTAs, as local memory is
  *     allocated per resident thread, not per CTA). */
-#include "cache/cache.h"
+#include "cache/cache_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/mem.h"
-
-#define EMPTY_TAG UINT64_MAX
-#define FULL_SECTOR 0xffffffffu
-#define MAX_ENTS 64            /* lines one record can touch: 32 lanes x 2 lines */
-#define LOCAL_BASE 0xc000000000000000ull
-#define LOCAL_REGION_SHIFT 32  /* bytes per warp local area: 4 GiB apart */
-#define MAX_WARPS_PER_SM 64
-#define L1_PRED_BITS 10        /* way predictor entries per SM's L1: 1024 (4 KiB) */
-#define L2_PRED_BITS 16        /* and for L2: 65536 (256 KiB) */
-#define PRED_MUL 0x9e3779b97f4a7c15ull /* Fibonacci hashing: 2^64 / golden ratio */
-
-/* One way of a set: the line it holds and its state. 16 bytes, so that a set of 4 ways
- * is one host cache line and the 16 ways of an L2 set four neighbouring ones. */
-struct way {
-  uint64_t tag;                /* line number, EMPTY_TAG */
-  uint32_t stamp;              /* last use (LRU); 0 for empty ways */
-  uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
-  uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
-  uint16_t pad;
-};
-
-/* What stores wrote into an L2 line: per sector, the bytes written of a sector not valid
- * (bit b: byte b) and the slot of the instruction that last wrote it (for the DRAM
- * write-back). Beside the ways, touched by stores and write-backs only. */
-struct written {
-  uint32_t bytes[4];
-  uint32_t writer[4];
-};
-
-/* One cache level (for L1: one SM's share of the common array). */
-struct level {
-  uint32_t sets, ways;
-  uint32_t shift;              /* ceil(log2(sets)): the index's fold */
-  uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
-  enum cc_cache_index index;
-  struct way *w;               /* [sets * ways], set-major */
-  struct written *part;        /* L2 only: per way, what stores wrote */
-  uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
-  uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
-                                  hash of the line; a guess, checked against the tag */
-  uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
-  int hot;                     /* the last lookup found its line: use the predictor */
-};
-
-struct cc_cache {
-  struct cc_cache_device dev;
-  uint32_t l1_cap_lines;       /* per SM, allocated */
-  struct level *l1;            /* [dev.sms] */
-  struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
-  uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
-  uint32_t l1_pred_bits;
-  struct level l2;
-  /* the kernel */
-  uint32_t grid[3];
-  uint64_t ctas, per_sm_blocked;
-  uint32_t warps_per_cta, resident, l1_bytes;
-  uint32_t n_insns;
-  struct cc_cache_counts *insn;
-  struct cc_cache_counts zero;
-  uint64_t *sm_wavefronts;
-  double *sm_latency;
-  uint64_t l2_evictions;       /* lines replaced in L2 this kernel */
-  uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
-                                  of sectors missed (dram_units) */
-};
 
 /* A line a record touches: the sectors, and for stores and atomics the bytes written
  * per sector (left unset for loads, which never read them). */
@@ -146,6 +81,7 @@ struct gather {
   uint32_t n;
   uint64_t max_line;
   uint32_t sectors;
+  struct form_key key;
   int unsorted;               /* while gathering: a line came after a larger one */
   int want_bytes;             /* fill ent.bytes (stores, atomics) */
 };
@@ -153,187 +89,12 @@ struct gather {
 /* A record gathered into lines, ready to be replayed. */
 struct pending {
   struct gather g;
+  int memo_hit;                /* the SM's L1 memo holds g (g itself left ungathered) */
+  uint32_t way[MAX_ENTS];      /* stores: the L2 way each line of g went to */
   uint32_t slot, sm;
   enum cc_access_kind kind;
   enum cc_space space;
 };
-
-/* Sets lv to sets x ways with the device's index function. */
-static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_cache_index index)
-{
-  lv->sets = sets ? sets : 1;
-  lv->ways = ways;
-  lv->index = index;
-  lv->shift = 1;
-  while (lv->shift < 32 && (1ull << lv->shift) < lv->sets)
-    lv->shift++;
-  lv->mod_magic = UINT64_MAX / lv->sets + 1;
-}
-
-/* Empties the first `lines` ways of lv (and points its predictor at way 0). */
-static void level_clear(struct level *lv, size_t lines)
-{
-  for (size_t i = 0; i < lines; i++)
-    lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
-  if (lv->part)
-    memset(lv->part, 0, lines * sizeof *lv->part);
-  memset(lv->pred, 0, ((size_t)1 << lv->pred_bits) * sizeof *lv->pred);
-  lv->clock = 0;
-  lv->hot = 0;
-}
-
-/* Predictor bits for a level of `lines` ways: enough for one entry a way, at most max. */
-static uint32_t pred_bits_for(size_t lines, uint32_t max)
-{
-  uint32_t bits = 1;
-  while (bits < max && ((size_t)1 << bits) < lines)
-    bits++;
-  return bits;
-}
-
-/* unit[m]: the sectors of a line the DRAM reads for missed sectors m bring into L2, in
- * aligned units of `bytes` (32, 64 or 128: one sector, a pair, the line). */
-static void dram_units(uint32_t bytes, uint8_t unit[16])
-{
-  uint32_t per = bytes / CC_CACHE_SECTOR_BYTES;
-  uint8_t group = (uint8_t)((1u << (per ? per : 1)) - 1u);
-  for (uint32_t m = 0; m < 16; m++) {
-    unit[m] = 0;
-    for (uint32_t s = 0; s < 4; s++)
-      if (m & (1u << s))
-        unit[m] |= (uint8_t)((group << (s / per * per)) & 0xfu);
-  }
-}
-
-struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
-{
-  struct cc_cache *c = cc_xcalloc(1, sizeof *c);
-  uint32_t max_l1 = d->l1_bytes_override ? d->l1_bytes_override : d->l1_unified_bytes;
-  size_t l2_lines = (size_t)(d->l2_bytes / CC_CACHE_LINE_BYTES);
-  c->dev = *d;
-  c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
-  c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
-  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
-  c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
-  c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
-  for (uint32_t s = 0; s < d->sms; s++) {
-    c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
-    c->l1[s].pred = c->l1_pred + ((size_t)s << c->l1_pred_bits);
-    c->l1[s].pred_bits = c->l1_pred_bits;
-    c->l1[s].pred_shift = 64 - c->l1_pred_bits;
-  }
-  level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
-  l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
-  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
-  c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
-  c->l2.pred_shift = 64 - c->l2.pred_bits;
-  c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
-  c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
-  c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
-  dram_units(d->dram_access_bytes, c->dram_unit);
-  return c;
-}
-
-void cc_cache_free(struct cc_cache *c)
-{
-  if (!c)
-    return;
-  free(c->l1);
-  free(c->l1_ways);
-  free(c->l1_pred);
-  free(c->l2.w);
-  free(c->l2.pred);
-  free(c->l2.part);
-  free(c->insn);
-  free(c->sm_wavefronts);
-  free(c->sm_latency);
-  free(c);
-}
-
-size_t cc_cache_bytes(const struct cc_cache *c)
-{
-  size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->sm_wavefronts +
-                                   sizeof *c->sm_latency) +
-         (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
-         ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
-         l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
-         ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
-         (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0);
-}
-
-const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c)
-{
-  return &c->dev;
-}
-
-uint32_t cc_cache_resident_ctas(const struct cc_cache_device *d, uint32_t threads_per_cta)
-{
-  uint32_t warp_threads = (threads_per_cta + CC_WARP_SIZE - 1) / CC_WARP_SIZE * CC_WARP_SIZE;
-  uint32_t r = warp_threads ? d->max_threads_per_sm / warp_threads : d->max_ctas_per_sm;
-  if (r > d->max_ctas_per_sm)
-    r = d->max_ctas_per_sm;
-  return r ? r : 1;
-}
-
-uint32_t cc_cache_l1_bytes(const struct cc_cache_device *d, uint32_t threads_per_cta)
-{
-  uint64_t bytes = d->l1_unified_bytes;
-  uint32_t lines;
-  if (d->l1_bytes_override) {
-    bytes = d->l1_bytes_override;
-  } else if (d->n_carveouts) {
-    uint32_t kb = d->carveouts_kb[d->n_carveouts - 1];
-    if (d->carveout_kb != UINT32_MAX) {
-      kb = d->carveout_kb;
-    } else {
-      uint64_t need = (uint64_t)cc_cache_resident_ctas(d, threads_per_cta) *
-                      (d->smem_per_cta_bytes + d->smem_reserved_bytes);
-      for (uint32_t i = 0; i < d->n_carveouts; i++)
-        if ((uint64_t)d->carveouts_kb[i] * 1024 >= need) {
-          kb = d->carveouts_kb[i];
-          break;
-        }
-    }
-    bytes = (uint64_t)kb * 1024 < bytes ? bytes - (uint64_t)kb * 1024 : 0;
-  }
-  lines = (uint32_t)(bytes / CC_CACHE_LINE_BYTES / d->l1_ways * d->l1_ways);
-  if (lines == 0)
-    lines = d->l1_ways;
-  return lines * CC_CACHE_LINE_BYTES;
-}
-
-void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uint32_t block[3],
-                           uint32_t n_insns)
-{
-  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-  uint32_t lines;
-  memcpy(c->grid, grid, sizeof c->grid);
-  c->ctas = (uint64_t)grid[0] * grid[1] * grid[2];
-  c->per_sm_blocked = (c->ctas + c->dev.sms - 1) / c->dev.sms;
-  if (c->per_sm_blocked == 0)
-    c->per_sm_blocked = 1;
-  c->warps_per_cta = (uint32_t)((threads + CC_WARP_SIZE - 1) / CC_WARP_SIZE);
-  c->resident = cc_cache_resident_ctas(&c->dev, (uint32_t)threads);
-  c->l1_bytes = cc_cache_l1_bytes(&c->dev, (uint32_t)threads);
-  lines = c->l1_bytes / CC_CACHE_LINE_BYTES;
-  if (lines > c->l1_cap_lines) { /* cannot happen: the arrays hold the largest L1 */
-    lines = c->l1_cap_lines / c->dev.l1_ways * c->dev.l1_ways;
-    c->l1_bytes = lines * CC_CACHE_LINE_BYTES;
-  }
-  for (uint32_t s = 0; s < c->dev.sms; s++) {
-    level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
-    level_clear(&c->l1[s], lines);
-  }
-  level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
-  free(c->insn);
-  c->n_insns = n_insns;
-  c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
-  memset(c->sm_wavefronts, 0, c->dev.sms * sizeof *c->sm_wavefronts);
-  memset(c->sm_latency, 0, c->dev.sms * sizeof *c->sm_latency);
-  c->l2_evictions = 0;
-}
 
 /* ---- placement ------------------------------------------------------------------------ */
 
@@ -554,45 +315,62 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
   return bad == 0;
 }
 
-/* The lines and sectors of a's active lanes (addresses + base); for stores the bytes.
- * Fast forms: 32 lanes on consecutive elements (a contiguous range), and 32 lanes a line
- * or more apart in address order, each in one sector (a line per lane: no grouping); the
- * general form groups lane by lane (add_sector) and sorts the lines, and gives the same
- * entries (tests/cache/test_cache.c test_fast_paths). */
-static void gather(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+/* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
+ * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
+ * apart in address order, each in one sector (a line per lane: its first sector and the
+ * stride); either determines the record's lines and sectors, which gather builds without
+ * grouping. The general form groups lane by lane (add_sector) and sorts the lines, and
+ * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
+static struct form_key form_of(const struct cc_warp_access *a, uint64_t base)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t d, top;
-  g->n = 0;
-  g->sectors = 0;
-  g->unsorted = 0;
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
   /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
   if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
       !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
       !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
     uint64_t lo = a->addr[0] + base;
-    if (d == size) {
-      gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
-      return;
-    }
+    if (d == size)
+      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
     if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
                                                             CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0) {
-      uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
-      uint64_t addr = lo;
-      for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += d) {
-        g->e[l].line = addr / CC_CACHE_LINE_BYTES;
-        g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
-      }
-      for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
-        memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
-        g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
-      }
-      g->n = g->sectors = CC_WARP_SIZE;
-      g->max_line = g->e[CC_WARP_SIZE - 1].line;
-      return;
+        d % CC_CACHE_SECTOR_BYTES == 0)
+      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
+  }
+  return (struct form_key){FORM_GENERAL, 0, 0};
+}
+
+/* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
+ * stores the bytes. */
+static void gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                   struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  g->n = 0;
+  g->sectors = 0;
+  g->unsorted = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  if (k.form == FORM_RANGE) {
+    uint64_t lo = a->addr[0] + base;
+    gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
+    return;
+  }
+  if (k.form == FORM_LANES) {
+    uint64_t lo = a->addr[0] + base, addr = lo;
+    uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += k.b) {
+      g->e[l].line = addr / CC_CACHE_LINE_BYTES;
+      g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
     }
+    for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
+      memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
+      g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
+    }
+    g->n = g->sectors = CC_WARP_SIZE;
+    g->max_line = g->e[CC_WARP_SIZE - 1].line;
+    return;
   }
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base;
@@ -672,19 +450,20 @@ static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_ca
   return 1;
 }
 
-/* Stores the bytes of e into L2 (write-allocate, no fetch) for instruction slot; returns
- * the sectors that were valid before (hits). */
-static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+/* Stores bytes (per sector, of the sectors in mask) into L2 way w, which holds their line
+ * (write-allocate, no fetch), for instruction slot; returns the sectors that were valid
+ * before (hits). */
+static inline uint32_t l2_write_way(struct cc_cache *c, struct way *w, uint8_t mask,
+                                    const uint32_t bytes[4], uint32_t slot)
 {
-  struct way *w = l2_line(c, e->line);
   size_t i = (size_t)(w - c->l2.w);
-  uint32_t hits = popc4(e->mask & w->valid);
-  w->dirty |= e->mask;
-  for (uint32_t m = e->mask; m; m &= m - 1) {
+  uint32_t hits = popc4(mask & w->valid);
+  w->dirty |= mask;
+  for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
     c->l2.part[i].writer[s] = slot;
     if (!(w->valid & (1u << s))) {
-      c->l2.part[i].bytes[s] |= e->bytes[s];
+      c->l2.part[i].bytes[s] |= bytes[s];
       if (c->l2.part[i].bytes[s] == FULL_SECTOR) {
         w->valid |= (uint8_t)(1u << s);
         c->l2.part[i].bytes[s] = 0;
@@ -694,12 +473,20 @@ static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
   return hits;
 }
 
+/* As l2_write_way for the line of e, looked up (allocated when absent). */
+static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+{
+  return l2_write_way(c, l2_line(c, e->line), e->mask, e->bytes, slot);
+}
+
 /* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
  * when all hit), counting hits in *hits; allocates the line when alloc, else only
  * reports (a store's L1 lookup: hits are updated in place). whole: fetch every sector of
- * the line on a miss. */
-static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line, uint8_t mask, int alloc, int whole,
-                         uint32_t *hits)
+ * the line on a miss. *replaced: the line an allocation replaced (EMPTY_TAG: none). */
+static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line,
+                                                                uint8_t mask, int alloc,
+                                                                int whole, uint32_t *hits,
+                                                                uint64_t *replaced)
 {
   int hit;
   struct way *w = lookup(lv, line, &hit);
@@ -710,6 +497,7 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
   fetch = mask & (uint8_t)~have;
   if (fetch && whole)
     fetch = (uint8_t)(0xfu & ~have);
+  *replaced = hit ? EMPTY_TAG : w->tag;
   if (!hit) {
     w->tag = line;
     w->valid = 0;
@@ -722,19 +510,39 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
 
 enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
 
+/* Whether line is among the first n lines of g (increasing: a binary search). */
+static int has_line(const struct gather *g, uint32_t n, uint64_t line)
+{
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (g->e[mid].line < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && g->e[lo].line == line;
+}
+
 /* The lines of load record p that L1 lv (allocating, sectored) lacks go to L2: the hot
  * loop of loads (replay's, with the counts summed in locals). Returns the deepest level
- * reached. */
+ * reached; *kept: whether every line of p is still in L1 afterwards (no line of p
+ * replaced one p had touched before it: more lines of p in one set than it has ways). */
 static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
-                                       const struct pending *p, struct cc_cache_counts *ic)
+                                       const struct pending *p, struct cc_cache_counts *ic,
+                                       int *kept)
 {
   const struct gather *g = &p->g;
   enum level_reached reach = REACH_L1;
   uint64_t hits = 0, to_l2 = 0;
+  *kept = 1;
   for (uint32_t i = 0; i < g->n; i++) {
     uint32_t h;
-    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h);
+    uint64_t old;
+    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h, &old);
     hits += h;
+    if (old != EMPTY_TAG && old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
+      *kept = 0;
     if (!fetch)
       continue;
     to_l2 += popc4(fetch);
@@ -747,8 +555,32 @@ static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
   return reach;
 }
 
-/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts. */
-static void replay(struct cc_cache *c, const struct pending *p)
+/* Whether load record g asks memo's lines, in its order, for sectors it holds. */
+static int memo_covers(const struct l1_memo *m, const struct gather *g)
+{
+  uint64_t differ = 0;
+  if (m->n != g->n)
+    return 0;
+  for (uint32_t i = 0; i < g->n; i++)
+    differ |= (g->e[i].line ^ m->line[i]) | (uint8_t)(g->e[i].mask & ~m->mask[i]);
+  return differ == 0;
+}
+
+/* Remembers g's lines and sectors as the last load record its SM's L1 replayed. */
+static void memo_set(struct l1_memo *m, const struct gather *g)
+{
+  for (uint32_t i = 0; i < g->n; i++) {
+    m->line[i] = g->e[i].line;
+    m->mask[i] = g->e[i].mask;
+  }
+  m->n = g->n;
+  m->sectors = g->sectors;
+  m->key = g->key;
+}
+
+/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts (for
+ * stores, p->way: where each line went in L2). */
+static void replay(struct cc_cache *c, struct pending *p)
 {
   const struct gather *g = &p->g;
   struct cc_cache_counts *ic = &c->insn[p->slot];
@@ -761,14 +593,26 @@ static void replay(struct cc_cache *c, const struct pending *p)
   ic->l1_wavefronts += wavefronts;
   c->sm_wavefronts[p->sm] += wavefronts;
   int fast = load && l1_alloc && !c->dev.l1_whole_lines;
-  if (fast)
-    reach = replay_loads(c, l1, p, ic);
+  struct l1_memo *memo = &c->memo[p->sm];
+  if (fast && (p->memo_hit || memo_covers(memo, g))) {
+    ic->l1_hit_sectors += g->sectors;
+  } else if (fast) {
+    int kept;
+    reach = replay_loads(c, l1, p, ic, &kept);
+    if (kept)
+      memo_set(memo, g);
+    else
+      memo_clear(memo);
+  } else if (load ? l1_alloc : store && local) {
+    memo_clear(memo); /* this record changes the SM's L1 */
+  }
   for (uint32_t i = 0; !fast && i < g->n; i++) {
     const struct ent *e = &g->e[i];
     uint32_t hits = 0;
     if (load) {
+      uint64_t old;
       uint8_t fetch = l1_alloc ? l1_lookup(l1, e->line, e->mask, 1, c->dev.l1_whole_lines,
-                                           &hits)
+                                           &hits, &old)
                                : e->mask;
       ic->l1_hit_sectors += hits;
       if (!fetch)
@@ -781,9 +625,11 @@ static void replay(struct cc_cache *c, const struct pending *p)
       /* write-through: a line L1 has is updated in place (no count changes, and its LRU
        * age is left: only loads touch it); local stores also allocate */
       if (local)
-        l1_lookup(l1, e->line, e->mask, 1, 0, &hits);
+        l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
+      struct way *w = l2_line(c, e->line);
+      p->way[i] = (uint32_t)(w - c->l2.w);
       ic->l2_sectors_write += popc4(e->mask);
-      ic->l2_hit_sectors += l2_write(c, e, p->slot);
+      ic->l2_hit_sectors += l2_write_way(c, w, e->mask, e->bytes, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
       ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
@@ -803,16 +649,63 @@ static void replay(struct cc_cache *c, const struct pending *p)
   }
 }
 
+/* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
+ * sector) through store memo m of its SM sm, if every way of m still holds its line;
+ * returns 0 (nothing done) otherwise. The counts are replay's for such a store. */
+static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+                             const struct cc_warp_access *a, uint32_t sm)
+{
+  struct cc_cache_counts *ic = &c->insn[a->insn_slot];
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
+  uint32_t bytes[4];
+  uint64_t differ = 0;
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++)
+    differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
+  if (differ)
+    return 0;
+  bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
+  bytes[0] = bytes[1] = bytes[2] = bytes[3] = bits;
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+    struct way *w = &c->l2.w[m->way[i]];
+    touch(&c->l2, w);
+    hits += l2_write_way(c, w, m->mask[i], bytes, a->insn_slot);
+  }
+  ic->l1_wavefronts += CC_WARP_SIZE / 4;
+  c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
+  ic->l2_sectors_write += CC_WARP_SIZE;
+  ic->l2_hit_sectors += hits;
+  return 1;
+}
+
+/* Remembers the global store p (line-per-lane form key) as its SM's store memo m. */
+static void store_memo_set(struct store_memo *m, const struct pending *p, struct form_key key)
+{
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+    m->way[i] = p->way[i];
+    m->line[i] = p->g.e[i].line;
+    m->mask[i] = p->g.e[i].mask;
+  }
+  m->key = key;
+}
+
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
   struct pending p;
-  uint64_t cta;
+  struct form_key key;
+  uint64_t cta, base;
   uint32_t sm;
+  int column_store;
   if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
-  cta = cta_linear(c, a->cta);
-  sm = sm_of(c, cta);
+  if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
+    memcpy(c->last_cta, a->cta, sizeof c->last_cta);
+    c->last_linear = cta_linear(c, a->cta);
+    c->last_sm = sm_of(c, c->last_linear);
+    c->have_last = 1;
+  }
+  cta = c->last_linear;
+  sm = c->last_sm;
   if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
     struct cc_cache_counts *ic = &c->insn[a->insn_slot];
     ic->l1_wavefronts += shared_wavefronts;
@@ -828,80 +721,27 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
-  gather(a, a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0, &p.g);
-  replay(c, &p);
-}
-
-void cc_cache_end_kernel(struct cc_cache *c)
-{
-  size_t lines = (size_t)c->l2.sets * c->l2.ways;
-  for (size_t i = 0; i < lines; i++) {
-    struct way *w = &c->l2.w[i];
-    for (uint32_t s = 0; w->dirty && s < 4; s++) {
-      uint32_t slot = c->l2.part[i].writer[s];
-      if ((w->dirty & (1u << s)) && slot < c->n_insns)
-        c->insn[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
-    }
-    w->dirty = 0;
+  base = a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0;
+  key = form_of(a, base);
+  /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
+  /* (replay's fast path only: a global load where L1 does not cache them must not take
+   * the memo of a local load at the same addresses, which a hostile trace can give) */
+  p.memo_hit = a->kind == CC_ACCESS_LOAD && key.form != FORM_GENERAL &&
+               (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
+               !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
+               key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
+  column_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
+                 key.form == FORM_LANES;
+  if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
+      c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
+    return;
+  if (p.memo_hit) {
+    p.g.n = 0; /* not gathered: replay takes the memo's lines */
+    p.g.sectors = c->memo[sm].sectors;
   }
-}
-
-const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
-{
-  return slot < c->n_insns ? &c->insn[slot] : &c->zero;
-}
-
-void cc_cache_counts_add(struct cc_cache_counts *a, const struct cc_cache_counts *b)
-{
-  a->l1_hit_sectors += b->l1_hit_sectors;
-  a->l2_sectors_read += b->l2_sectors_read;
-  a->l2_sectors_write += b->l2_sectors_write;
-  a->l2_sectors_atomic += b->l2_sectors_atomic;
-  a->l2_hit_sectors += b->l2_hit_sectors;
-  a->dram_bytes_read += b->dram_bytes_read;
-  a->dram_bytes_written += b->dram_bytes_written;
-  a->l2_dirty_bytes_at_end += b->l2_dirty_bytes_at_end;
-  a->l1_wavefronts += b->l1_wavefronts;
-  a->waits_l1 += b->waits_l1;
-  a->waits_l2 += b->waits_l2;
-  a->waits_dram += b->waits_dram;
-  a->latency_ns += b->latency_ns;
-}
-
-uint64_t cc_cache_l2_sectors(const struct cc_cache_counts *c)
-{
-  return c->l2_sectors_read + c->l2_sectors_write + c->l2_sectors_atomic;
-}
-
-/* CTAs the dispatch rule gives SM sm. */
-static uint64_t ctas_on_sm(const struct cc_cache *c, uint32_t sm)
-{
-  if (c->dev.dispatch == CC_CACHE_DISPATCH_BLOCKED) {
-    uint64_t first = (uint64_t)sm * c->per_sm_blocked;
-    if (first >= c->ctas)
-      return 0;
-    return c->ctas - first < c->per_sm_blocked ? c->ctas - first : c->per_sm_blocked;
-  }
-  return c->ctas / c->dev.sms + (sm < c->ctas % c->dev.sms);
-}
-
-void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *out)
-{
-  memset(out, 0, sizeof *out);
-  for (uint32_t i = 0; i < c->n_insns; i++)
-    cc_cache_counts_add(&out->total, &c->insn[i]);
-  out->l2_evictions = c->l2_evictions;
-  out->l1_bytes = c->l1_bytes;
-  out->resident_ctas = c->resident;
-  for (uint32_t s = 0; s < c->dev.sms; s++) {
-    uint64_t n = ctas_on_sm(c, s), at_once = n < c->resident ? n : c->resident;
-    double warps = (double)(at_once * c->warps_per_cta);
-    if (n == 0)
-      continue;
-    out->sms_used++;
-    if (c->sm_wavefronts[s] > out->l1_wavefronts_max_sm)
-      out->l1_wavefronts_max_sm = c->sm_wavefronts[s];
-    if (warps > 0 && c->sm_latency[s] / warps > out->latency_ns_max_sm)
-      out->latency_ns_max_sm = c->sm_latency[s] / warps;
-  }
+  else
+    gather(a, base, key, &p.g);
+  replay(c, &p); /* one call of each: inlined */
+  if (column_store)
+    store_memo_set(&c->smemo[sm], &p, key);
 }

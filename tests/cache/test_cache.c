@@ -454,8 +454,10 @@ static int ref_touch(uint64_t *set, uint32_t ways, uint64_t line)
  * collide constantly here (a few entries for 64 or 256 lines), and the second shape
  * (L1: one set of 8 ways; L2: 4 sets of 16) takes the scan that stops at an empty way. */
 static void check_against_reference(const char *spec, uint32_t l1_sets, uint32_t l1_ways,
-                                    uint32_t l2_sets, uint32_t l2_ways, uint32_t n_lines)
+                                    uint32_t l2_sets, uint32_t l2_ways, uint32_t n_lines,
+                                    int repeat)
 {
+  uint64_t last[2] = {UINT64_MAX, UINT64_MAX};
   struct cc_cache_device d = device("sm_90", spec);
   struct cc_cache *c = start(&d, 4, 1);
   uint64_t l1[2][8][8], l2[8][16];
@@ -470,6 +472,9 @@ static void check_against_reference(const char *spec, uint32_t l1_sets, uint32_t
     cta = x % 4;
     sm = cta % 2;
     line = (x >> 8) % n_lines;
+    if (repeat && (x >> 30) % 2 && last[sm] != UINT64_MAX)
+      line = last[sm]; /* the SM's last line again: its L1 memo's case */
+    last[sm] = line;
     load_line(c, cta, line);
     if (ref_touch(l1[sm][line % l1_sets], l1_ways, line)) {
       hits += 4;
@@ -494,9 +499,147 @@ static void check_against_reference(const char *spec, uint32_t l1_sets, uint32_t
 static void test_reference_lru(void **state)
 {
   (void)state;
-  check_against_reference(SMALL ",sms=2", 2, 2, 4, 2, 64);
+  check_against_reference(SMALL ",sms=2", 2, 2, 4, 2, 64, 0);
   check_against_reference("h100,sms=2,l1=1K,l1-ways=8,l2=8K,l2-ways=16,index=mod", 1, 8, 4,
-                          16, 256);
+                          16, 256, 0);
+  /* half the loads repeat their SM's last line (an L1 memo hit when nothing came between
+   * on that SM) */
+  check_against_reference(SMALL ",sms=2", 2, 2, 4, 2, 64, 1);
+  check_against_reference("h100,sms=2,l1=1K,l1-ways=8,l2=8K,l2-ways=16,index=mod", 1, 8, 4,
+                          16, 256, 1);
+}
+
+/* A 32-lane load, lane l at base + l x stride, 4 bytes each, slot 0, CTA 0. */
+static void load_strided(struct cc_cache *c, uint64_t base, uint64_t stride)
+{
+  struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    a.addr[l] = base + (uint64_t)l * stride;
+  cc_cache_access(c, &a, 0);
+}
+
+/* The L1 memo (a load asking for the lines and sectors its SM's last load record had)
+ * must give the figures of the full replay. SMALL: 1 SM, L1 2 sets x 2 ways (line n in set
+ * n mod 2), L2 4 sets x 2 ways, DRAM unit 64 bytes (2 sectors).
+ *  A: sector 0 of line 0 (lanes 0-7): 1 L1 miss. Line 0 whole (32 lanes): sectors 1-3 are
+ *     new although the line is the memo's: 1 hit, 3 to L2. Sector 0 alone again: 1 hit.
+ *     L1 hits 2, L2 sectors 4 (sector 0; 1-3), DRAM: unit {0,1} for the first miss
+ *     (64 bytes), then sectors 1-3 ask units {0,1} (sector 1 valid since the first read:
+ *     hit) and {2,3} (64 bytes): 128 bytes; L2 hits 1 (sector 1).
+ *  B: 32 lanes 256 bytes apart, sector 0 of lines 2, 4, ..., 64 (all in L1 set 0, of 2
+ *     ways), twice. The first pass misses all 32; the set keeps the last two (62, 64), so
+ *     the second pass misses all 32 again (line 2 replaces 62, line 4 replaces 64, ...):
+ *     a memo that trusted the record's own lines would give 32 hits. L1 hits 0, L2
+ *     sectors 64; in L2 the lines fall in sets 2, 0, 2, 0, ... (16 lines each, 2 ways):
+ *     every read misses, 64 DRAM bytes each: 4096 bytes.
+ *  C: line 8 whole, twice, then a global store to line 8 (writes through, leaves L1 as it
+ *     is), then line 8 again: 4 misses, then 4 + 4 hits. */
+static void test_l1_memo(void **state)
+{
+  struct cc_cache_device d = device("sm_90", SMALL);
+  struct cc_cache *c = start(&d, 1, 2);
+  struct cc_warp_access a = rec(0, CC_ACCESS_LOAD, 0, 0, 0x000000ffu);
+  struct cc_warp_access st = rec(1, CC_ACCESS_STORE, 0, 8 * 128, 0xffffffffu);
+  const struct cc_cache_counts *n = cc_cache_insn(c, 0);
+  (void)state;
+  cc_cache_access(c, &a, 0); /* A */
+  load_line(c, 0, 0);
+  cc_cache_access(c, &a, 0);
+  assert_int_equal(n->l1_hit_sectors, 2);
+  assert_int_equal(n->l2_sectors_read, 4);
+  assert_int_equal(n->l2_hit_sectors, 1);
+  assert_int_equal(n->dram_bytes_read, 128);
+  cc_cache_free(c);
+
+  c = start(&d, 1, 2); /* B */
+  n = cc_cache_insn(c, 0);
+  load_strided(c, 2 * 128, 256);
+  load_strided(c, 2 * 128, 256);
+  assert_int_equal(n->l1_hit_sectors, 0);
+  assert_int_equal(n->l2_sectors_read, 64);
+  assert_int_equal(n->dram_bytes_read, 4096);
+  cc_cache_free(c);
+
+  c = start(&d, 1, 2); /* C */
+  n = cc_cache_insn(c, 0);
+  load_line(c, 0, 8);
+  load_line(c, 0, 8);
+  cc_cache_access(c, &st, 0);
+  load_line(c, 0, 8);
+  assert_int_equal(n->l1_hit_sectors, 8);
+  assert_int_equal(n->l2_sectors_read, 4);
+  cc_cache_free(c);
+}
+
+/* The store memo (a column store whose lines went to known L2 ways) must give the full
+ * replay's figures. L2 8 KiB, 2 ways, index=mod: 32 sets, line n in set n mod 32. Store
+ * record w (slot 1): lane l writes 4 bytes at 128 l + 4 w, sector 0 of lines 0..31 (one
+ * per set). Records w = 0..7, each followed by a load of line 32 + w (slot 0, the other
+ * way of set w): the 8 stores fill sector 0 of every line (valid after the 8th: no hit
+ * before); a 9th store (w = 0) hits all 32. Loads of lines 64 and 96 (set 0) evict line
+ * 32 (loaded once, early), then line 0 (touched by the 9th store before 64): its dirty
+ * sector goes to DRAM, 32 bytes. A 10th store (w = 1) finds line 0's way holding 96: the
+ * full replay allocates line 0 again (4 bytes of sector 0: not valid, no hit) and hits
+ * the other 31. Stores: 320 L2 write sectors, 0 + 32 + 31 = 63 hits, 32 DRAM bytes
+ * written, 32 sectors dirty at the end (lines 1..31 and line 0's new partial one): 1024
+ * bytes. Each store is 32 sectors: 8 L1 wavefronts, 80 in all. */
+static void test_store_memo(void **state)
+{
+  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=512,l1-ways=2,l2=8K,l2-ways=2,"
+                                             "index=mod");
+  struct cc_cache *c = start(&d, 1, 2);
+  const struct cc_cache_counts *st = cc_cache_insn(c, 1), *ld = cc_cache_insn(c, 0);
+  struct cc_warp_access a = rec(1, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
+  (void)state;
+  for (uint32_t w = 0; w < 10; w++) {
+    uint32_t col = w == 9 ? 1 : w % 8;
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      a.addr[l] = 128u * (uint32_t)l + 4 * col;
+    cc_cache_access(c, &a, 0);
+    if (w < 8)
+      load_line(c, 0, 32 + w);
+    if (w == 8) {
+      load_line(c, 0, 64);
+      load_line(c, 0, 96);
+    }
+  }
+  cc_cache_end_kernel(c);
+  assert_int_equal(st->l2_sectors_write, 320);
+  assert_int_equal(st->l2_hit_sectors, 63);
+  assert_int_equal(st->dram_bytes_written, 32);
+  assert_int_equal(st->l2_dirty_bytes_at_end, 1024);
+  assert_int_equal(st->l1_wavefronts, 80);
+  assert_int_equal(ld->l2_sectors_read, 40);
+  assert_int_equal(ld->dram_bytes_read, 1280);
+  cc_cache_free(c);
+}
+
+/* A trace may hold a global load at the address of a local one (0xc000000000000000 is
+ * where the model puts the local area of CTA 0's warp 0 on SM 0). On the P100 global
+ * loads bypass L1 (L2 only) and local ones allocate there: the global load after the
+ * local one must go to L2 (4 sectors: the line L2 holds since the local load, 4 L2 hits),
+ * not take the local load's L1 memo. Slot 0 local, slot 1 global; between them a global
+ * column store (slot 2, 32 lines: it leaves the L1 memo as it is) gives the replay other
+ * lines to find if the global load skipped gathering its own. */
+static void test_memo_spaces(void **state)
+{
+  struct cc_cache_device d = device("sm_60", "p100,index=mod");
+  struct cc_cache *c = start(&d, 1, 3);
+  struct cc_warp_access loc = rec(0, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  struct cc_warp_access glob = rec(1, CC_ACCESS_LOAD, 0, 0xc000000000000000ull, 0xffffffffu);
+  struct cc_warp_access st = rec(2, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
+  const struct cc_cache_counts *g = cc_cache_insn(c, 1);
+  (void)state;
+  loc.space = CC_SPACE_LOCAL;
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    st.addr[l] = 0x100000u + 128u * (uint32_t)l;
+  cc_cache_access(c, &loc, 0);
+  cc_cache_access(c, &st, 0);
+  cc_cache_access(c, &glob, 0);
+  assert_int_equal(g->l1_hit_sectors, 0);
+  assert_int_equal(g->l2_sectors_read, 4);
+  assert_int_equal(g->l2_hit_sectors, 4);
+  cc_cache_free(c);
 }
 
 /* Addresses at the top of the 64-bit space (a hostile trace can hold any; fuzz_trace found
@@ -698,7 +841,8 @@ int main(void)
       cmocka_unit_test(test_fast_paths),    cmocka_unit_test(test_address_wrap),
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
-      cmocka_unit_test(test_reference_lru),
+      cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
+      cmocka_unit_test(test_store_memo),    cmocka_unit_test(test_memo_spaces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,28 @@ for key in ("requests", "sectors", "excess_sectors"):
     check(shown == str(store[key]), "%s shown %s, JSON %s" % (key, shown, store[key]))
 check(store["requests"] == 128 and store["sectors"] == 4096,
       "store: %d requests, %d sectors; expected 128, 4096" % (store["requests"], store["sectors"]))
+# the cache model's figures (H100, the default), derived by hand: the store of line 6
+# writes its 4096 sectors through to L2 (write-allocate without fetch: no DRAM read; 8 KiB
+# of output stays in L2: nothing written); the load of line 6 reads 128 lines once (512
+# sectors, no L1 hit, 512 x 32 = 16384 DRAM bytes); line 7's store, 1 request of 4
+# sectors in each of 2 CTAs, adds 8 L2 sectors: the kernel's L2 sectors 4616
+for key in ("l1_hit_sectors", "l2_sectors", "dram_bytes_read", "dram_bytes_written"):
+    shown = box.locator('td[data-key="%s"]' % key).text_content()
+    check(shown == str(store[key]), "%s shown %s, JSON %s" % (key, shown, store[key]))
+check((store["l2_sectors"], store["dram_bytes_read"]) == (4096, 0),
+      "store: L2 %d sectors, DRAM %d read; expected 4096, 0" % (store["l2_sectors"],
+                                                             store["dram_bytes_read"]))
+totals = kernel["totals"]
+for key in ("l1_hit_sectors", "l2_sectors", "dram_bytes_read", "dram_bytes_written"):
+    shown = page.locator('#traffic span[data-key="%s"]' % key).text_content()
+    check(shown == str(totals[key]), "kernel %s shown %s, JSON %s" % (key, shown, totals[key]))
+check((totals["l1_hit_sectors"], totals["l2_sectors"], totals["dram_bytes_read"],
+       totals["dram_bytes_written"]) == (0, 4616, 16384, 0),
+      "kernel traffic %r; expected L1 hits 0, L2 4616, DRAM 16384 read, 0 written" % (
+          [totals[k] for k in ("l1_hit_sectors", "l2_sectors", "dram_bytes_read",
+                               "dram_bytes_written")],))
+shown = page.locator('#traffic span[data-key="estimate_us"]').text_content()
+check(shown == "%.1f" % kernel["time"]["estimate_us"], "estimate shown %s" % shown)
 page.locator('#src .sl[data-line="6"]').click()  # unselect: the warp view shows all
 
 # grid -> block: CTA (0,0) has its 8 warps sampled, warp 0 the representative

@@ -1,0 +1,120 @@
+/* Inside src/cache: the model's state, shared by cache.c (the replay) and state.c
+ * (allocation, kernels, figures). The rules and their sources: cache.c. */
+#ifndef CC_CACHE_CACHE_IMPL_H
+#define CC_CACHE_CACHE_IMPL_H
+
+#include "cache/cache.h"
+
+#define EMPTY_TAG UINT64_MAX
+#define FULL_SECTOR 0xffffffffu
+#define MAX_ENTS 64            /* lines one record can touch: 32 lanes x 2 lines */
+#define LOCAL_BASE 0xc000000000000000ull
+#define LOCAL_REGION_SHIFT 32  /* bytes per warp local area: 4 GiB apart */
+#define MAX_WARPS_PER_SM 64
+#define L1_PRED_BITS 10        /* way predictor entries per SM's L1: 1024 (4 KiB) */
+#define L2_PRED_BITS 16        /* and for L2: 65536 (256 KiB) */
+#define PRED_MUL 0x9e3779b97f4a7c15ull /* Fibonacci hashing: 2^64 / golden ratio */
+
+/* One way of a set: the line it holds and its state. 16 bytes, so that a set of 4 ways
+ * is one host cache line and the 16 ways of an L2 set four neighbouring ones. */
+struct way {
+  uint64_t tag;                /* line number, EMPTY_TAG */
+  uint32_t stamp;              /* last use (LRU); 0 for empty ways */
+  uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
+  uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
+  uint16_t pad;
+};
+
+/* What stores wrote into an L2 line: per sector, the bytes written of a sector not valid
+ * (bit b: byte b) and the slot of the instruction that last wrote it (for the DRAM
+ * write-back). Beside the ways, touched by stores and write-backs only. */
+struct written {
+  uint32_t bytes[4];
+  uint32_t writer[4];
+};
+
+/* One cache level (for L1: one SM's share of the common array). */
+struct level {
+  uint32_t sets, ways;
+  uint32_t shift;              /* ceil(log2(sets)): the index's fold */
+  uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
+  enum cc_cache_index index;
+  struct way *w;               /* [sets * ways], set-major */
+  struct written *part;        /* L2 only: per way, what stores wrote */
+  uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
+  uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
+                                  hash of the line; a guess, checked against the tag */
+  uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
+  int hot;                     /* the last lookup found its line: use the predictor */
+};
+
+/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
+ * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
+ * each asking for sectors the memo holds, hits every sector, and re-touching the lines
+ * most recently touched, in the order they were touched, leaves each set's LRU order as
+ * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
+ * lines for 8 iterations of 4-byte elements). */
+/* A record in a fast form (gather): its lines and sectors follow from these alone. */
+enum form { FORM_GENERAL, FORM_RANGE, FORM_LANES };
+struct form_key {
+  enum form form;
+  uint64_t a, b;               /* RANGE: first and last sector; LANES: first sector, stride */
+};
+
+struct l1_memo {
+  struct form_key key;         /* the record's fast form (FORM_GENERAL: none, compare lines) */
+  uint32_t sectors;
+  uint32_t n;
+  uint8_t mask[MAX_ENTS];
+  uint64_t line[MAX_ENTS];
+};
+
+/* The last global store an SM replayed in the line-per-lane form (a column of a matrix:
+ * the naive transpose's stores) and the L2 ways its lines went to. The SM's next such
+ * store with the same first sector and stride writes the same sectors of the same lines
+ * (other bytes of them: the CTA's other warps): where every way still holds its line (a
+ * line lives in one way at most), the store updates those ways without looking its lines
+ * up, and touches them in the same order, as the full replay would. */
+struct store_memo {
+  struct form_key key;         /* FORM_GENERAL: none */
+  uint32_t way[CC_WARP_SIZE];  /* index into l2.w */
+  uint64_t line[CC_WARP_SIZE];
+  uint8_t mask[CC_WARP_SIZE];
+};
+
+struct cc_cache {
+  struct cc_cache_device dev;
+  uint32_t l1_cap_lines;       /* per SM, allocated */
+  struct level *l1;            /* [dev.sms] */
+  struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
+  uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
+  uint32_t l1_pred_bits;
+  struct l1_memo *memo;        /* [dev.sms] */
+  struct store_memo *smemo;    /* [dev.sms] */
+  struct level l2;
+  /* the kernel */
+  uint32_t grid[3];
+  uint64_t ctas, per_sm_blocked;
+  uint32_t warps_per_cta, resident, l1_bytes;
+  uint32_t n_insns;
+  struct cc_cache_counts *insn;
+  struct cc_cache_counts zero;
+  uint64_t *sm_wavefronts;
+  double *sm_latency;
+  uint64_t l2_evictions;       /* lines replaced in L2 this kernel */
+  uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
+                                  of sectors missed (dram_units) */
+  uint32_t last_cta[3];        /* the CTA of the last record and its placement: the */
+  uint64_t last_linear;        /* records of a CTA come together, so the division of */
+  uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
+  int have_last;
+};
+
+/* Forgets memo (a record changed its SM's L1). */
+static inline void memo_clear(struct l1_memo *m)
+{
+  m->n = 0;
+  m->key.form = FORM_GENERAL;
+}
+
+#endif

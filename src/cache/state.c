@@ -1,0 +1,268 @@
+/* The cache model's state: the arrays (allocated once per device, emptied at each
+ * kernel), the kernel's shape (L1 capacity from the carveout, resident CTAs) and the
+ * figures at its end. The replay is cache.c; the rules and their sources are there. */
+#include "cache/cache_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+/* Sets lv to sets x ways with the device's index function. */
+static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_cache_index index)
+{
+  lv->sets = sets ? sets : 1;
+  lv->ways = ways;
+  lv->index = index;
+  lv->shift = 1;
+  while (lv->shift < 32 && (1ull << lv->shift) < lv->sets)
+    lv->shift++;
+  lv->mod_magic = UINT64_MAX / lv->sets + 1;
+}
+
+/* Empties the first `lines` ways of lv (and points its predictor at way 0). */
+static void level_clear(struct level *lv, size_t lines)
+{
+  for (size_t i = 0; i < lines; i++)
+    lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
+  if (lv->part)
+    memset(lv->part, 0, lines * sizeof *lv->part);
+  memset(lv->pred, 0, ((size_t)1 << lv->pred_bits) * sizeof *lv->pred);
+  lv->clock = 0;
+  lv->hot = 0;
+}
+
+/* Predictor bits for a level of `lines` ways: enough for one entry a way, at most max. */
+static uint32_t pred_bits_for(size_t lines, uint32_t max)
+{
+  uint32_t bits = 1;
+  while (bits < max && ((size_t)1 << bits) < lines)
+    bits++;
+  return bits;
+}
+
+/* unit[m]: the sectors of a line the DRAM reads for missed sectors m bring into L2, in
+ * aligned units of `bytes` (32, 64 or 128: one sector, a pair, the line). */
+static void dram_units(uint32_t bytes, uint8_t unit[16])
+{
+  uint32_t per = bytes / CC_CACHE_SECTOR_BYTES;
+  uint8_t group = (uint8_t)((1u << (per ? per : 1)) - 1u);
+  for (uint32_t m = 0; m < 16; m++) {
+    unit[m] = 0;
+    for (uint32_t s = 0; s < 4; s++)
+      if (m & (1u << s))
+        unit[m] |= (uint8_t)((group << (s / per * per)) & 0xfu);
+  }
+}
+
+struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
+{
+  struct cc_cache *c = cc_xcalloc(1, sizeof *c);
+  uint32_t max_l1 = d->l1_bytes_override ? d->l1_bytes_override : d->l1_unified_bytes;
+  size_t l2_lines = (size_t)(d->l2_bytes / CC_CACHE_LINE_BYTES);
+  c->dev = *d;
+  c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
+  c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
+  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
+  c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
+  for (uint32_t s = 0; s < d->sms; s++) {
+    c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
+    c->l1[s].pred = c->l1_pred + ((size_t)s << c->l1_pred_bits);
+    c->l1[s].pred_bits = c->l1_pred_bits;
+    c->l1[s].pred_shift = 64 - c->l1_pred_bits;
+  }
+  level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
+  l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
+  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
+  c->l2.pred_shift = 64 - c->l2.pred_bits;
+  c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
+  c->memo = cc_xcalloc(d->sms, sizeof *c->memo);
+  c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
+  c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
+  c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
+  dram_units(d->dram_access_bytes, c->dram_unit);
+  return c;
+}
+
+void cc_cache_free(struct cc_cache *c)
+{
+  if (!c)
+    return;
+  free(c->l1);
+  free(c->l1_ways);
+  free(c->l1_pred);
+  free(c->memo);
+  free(c->smemo);
+  free(c->l2.w);
+  free(c->l2.pred);
+  free(c->l2.part);
+  free(c->insn);
+  free(c->sm_wavefronts);
+  free(c->sm_latency);
+  free(c);
+}
+
+size_t cc_cache_bytes(const struct cc_cache *c)
+{
+  size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
+                                   sizeof *c->sm_wavefronts +
+                                   sizeof *c->sm_latency) +
+         (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
+         ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
+         l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
+         ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
+         (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0);
+}
+
+const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c)
+{
+  return &c->dev;
+}
+
+uint32_t cc_cache_resident_ctas(const struct cc_cache_device *d, uint32_t threads_per_cta)
+{
+  uint32_t warp_threads = (threads_per_cta + CC_WARP_SIZE - 1) / CC_WARP_SIZE * CC_WARP_SIZE;
+  uint32_t r = warp_threads ? d->max_threads_per_sm / warp_threads : d->max_ctas_per_sm;
+  if (r > d->max_ctas_per_sm)
+    r = d->max_ctas_per_sm;
+  return r ? r : 1;
+}
+
+uint32_t cc_cache_l1_bytes(const struct cc_cache_device *d, uint32_t threads_per_cta)
+{
+  uint64_t bytes = d->l1_unified_bytes;
+  uint32_t lines;
+  if (d->l1_bytes_override) {
+    bytes = d->l1_bytes_override;
+  } else if (d->n_carveouts) {
+    uint32_t kb = d->carveouts_kb[d->n_carveouts - 1];
+    if (d->carveout_kb != UINT32_MAX) {
+      kb = d->carveout_kb;
+    } else {
+      uint64_t need = (uint64_t)cc_cache_resident_ctas(d, threads_per_cta) *
+                      (d->smem_per_cta_bytes + d->smem_reserved_bytes);
+      for (uint32_t i = 0; i < d->n_carveouts; i++)
+        if ((uint64_t)d->carveouts_kb[i] * 1024 >= need) {
+          kb = d->carveouts_kb[i];
+          break;
+        }
+    }
+    bytes = (uint64_t)kb * 1024 < bytes ? bytes - (uint64_t)kb * 1024 : 0;
+  }
+  lines = (uint32_t)(bytes / CC_CACHE_LINE_BYTES / d->l1_ways * d->l1_ways);
+  if (lines == 0)
+    lines = d->l1_ways;
+  return lines * CC_CACHE_LINE_BYTES;
+}
+
+void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uint32_t block[3],
+                           uint32_t n_insns)
+{
+  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+  uint32_t lines;
+  memcpy(c->grid, grid, sizeof c->grid);
+  c->ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+  c->per_sm_blocked = (c->ctas + c->dev.sms - 1) / c->dev.sms;
+  if (c->per_sm_blocked == 0)
+    c->per_sm_blocked = 1;
+  c->warps_per_cta = (uint32_t)((threads + CC_WARP_SIZE - 1) / CC_WARP_SIZE);
+  c->resident = cc_cache_resident_ctas(&c->dev, (uint32_t)threads);
+  c->l1_bytes = cc_cache_l1_bytes(&c->dev, (uint32_t)threads);
+  lines = c->l1_bytes / CC_CACHE_LINE_BYTES;
+  if (lines > c->l1_cap_lines) { /* cannot happen: the arrays hold the largest L1 */
+    lines = c->l1_cap_lines / c->dev.l1_ways * c->dev.l1_ways;
+    c->l1_bytes = lines * CC_CACHE_LINE_BYTES;
+  }
+  for (uint32_t s = 0; s < c->dev.sms; s++) {
+    level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
+    level_clear(&c->l1[s], lines);
+    memo_clear(&c->memo[s]);
+    c->smemo[s].key.form = FORM_GENERAL;
+  }
+  c->have_last = 0;
+  level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
+  free(c->insn);
+  c->n_insns = n_insns;
+  c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
+  memset(c->sm_wavefronts, 0, c->dev.sms * sizeof *c->sm_wavefronts);
+  memset(c->sm_latency, 0, c->dev.sms * sizeof *c->sm_latency);
+  c->l2_evictions = 0;
+}
+
+void cc_cache_end_kernel(struct cc_cache *c)
+{
+  size_t lines = (size_t)c->l2.sets * c->l2.ways;
+  for (size_t i = 0; i < lines; i++) {
+    struct way *w = &c->l2.w[i];
+    for (uint32_t s = 0; w->dirty && s < 4; s++) {
+      uint32_t slot = c->l2.part[i].writer[s];
+      if ((w->dirty & (1u << s)) && slot < c->n_insns)
+        c->insn[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
+    }
+    w->dirty = 0;
+  }
+}
+
+const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
+{
+  return slot < c->n_insns ? &c->insn[slot] : &c->zero;
+}
+
+void cc_cache_counts_add(struct cc_cache_counts *a, const struct cc_cache_counts *b)
+{
+  a->l1_hit_sectors += b->l1_hit_sectors;
+  a->l2_sectors_read += b->l2_sectors_read;
+  a->l2_sectors_write += b->l2_sectors_write;
+  a->l2_sectors_atomic += b->l2_sectors_atomic;
+  a->l2_hit_sectors += b->l2_hit_sectors;
+  a->dram_bytes_read += b->dram_bytes_read;
+  a->dram_bytes_written += b->dram_bytes_written;
+  a->l2_dirty_bytes_at_end += b->l2_dirty_bytes_at_end;
+  a->l1_wavefronts += b->l1_wavefronts;
+  a->waits_l1 += b->waits_l1;
+  a->waits_l2 += b->waits_l2;
+  a->waits_dram += b->waits_dram;
+  a->latency_ns += b->latency_ns;
+}
+
+uint64_t cc_cache_l2_sectors(const struct cc_cache_counts *c)
+{
+  return c->l2_sectors_read + c->l2_sectors_write + c->l2_sectors_atomic;
+}
+
+/* CTAs the dispatch rule gives SM sm. */
+static uint64_t ctas_on_sm(const struct cc_cache *c, uint32_t sm)
+{
+  if (c->dev.dispatch == CC_CACHE_DISPATCH_BLOCKED) {
+    uint64_t first = (uint64_t)sm * c->per_sm_blocked;
+    if (first >= c->ctas)
+      return 0;
+    return c->ctas - first < c->per_sm_blocked ? c->ctas - first : c->per_sm_blocked;
+  }
+  return c->ctas / c->dev.sms + (sm < c->ctas % c->dev.sms);
+}
+
+void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *out)
+{
+  memset(out, 0, sizeof *out);
+  for (uint32_t i = 0; i < c->n_insns; i++)
+    cc_cache_counts_add(&out->total, &c->insn[i]);
+  out->l2_evictions = c->l2_evictions;
+  out->l1_bytes = c->l1_bytes;
+  out->resident_ctas = c->resident;
+  for (uint32_t s = 0; s < c->dev.sms; s++) {
+    uint64_t n = ctas_on_sm(c, s), at_once = n < c->resident ? n : c->resident;
+    double warps = (double)(at_once * c->warps_per_cta);
+    if (n == 0)
+      continue;
+    out->sms_used++;
+    if (c->sm_wavefronts[s] > out->l1_wavefronts_max_sm)
+      out->l1_wavefronts_max_sm = c->sm_wavefronts[s];
+    if (warps > 0 && c->sm_latency[s] / warps > out->latency_ns_max_sm)
+      out->latency_ns_max_sm = c->sm_latency[s] / warps;
+  }
+}
