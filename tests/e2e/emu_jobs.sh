@@ -1,7 +1,7 @@
 #!/bin/bash
 # --jobs N (src/emu/README.md, Parallel CTAs): the report and every output buffer are the
 # same for any number of threads.
-#   1. every bundled example launch (examples/*/*.launch, 48 of them) with --jobs 1, 3
+#   1. every bundled example launch (examples/*/*.launch, 52 of them) with --jobs 1, 3
 #      (uneven shares) and 4: the JSON reports are byte-identical once the wall time
 #      ("seconds") is removed, and so are the --dump of every buffer argument;
 #   2. kernels whose blocks may communicate (tests/e2e/data/jobs.cu): __threadfence and
@@ -50,8 +50,8 @@ if [ -n "$(find_nvcc)" ]; then
     [ -n "$BUFS" ] || fail "$l: no buffer argument found"
     same_run "${l#"$COALCHECK_SRC"/}" --launch "$l"
   done
-  # examples/README.md lists 48 launches (tests/cli/test_cli_affine_cross.c counts them too)
-  [ "$checked" = 48 ] || fail "checked $checked example launches, expected 48"
+  # examples/README.md lists 52 launches (tests/cli/test_cli_affine_cross.c counts them too)
+  [ "$checked" = 52 ] || fail "checked $checked example launches, expected 52"
 else
   echo "note: no nvcc: the examples part is skipped"
 fi
