@@ -10,7 +10,8 @@
 #       for each launch L: DIR/plans/L/ (the launch plan `coalcheck --backend gpu` writes
 #       with COALCHECK_GPU_PLAN: PTX, arguments, buffer hashes) and DIR/emu/L.json (the
 #       emulator's report with the cache model of CACHE, default h200). DIR defaults to
-#       build-gpu-cache; COALCHECK to build/coalcheck. A few minutes (the large shapes are
+#       build-gpu-cache; COALCHECK to build/coalcheck; CASES_RE=ERE a subset by name. A few
+#       minutes (the large shapes are
 #       emulated too).
 #   on the GPU machine:    bash scripts/gpu-cache-check.sh device [DIR]
 #       measures the device's speeds (scripts/gpu-calibrate.sh -> DIR/res/calibration.json,
@@ -36,8 +37,13 @@ MODE=${1:-}
 DIR=${2:-build-gpu-cache}
 log() { echo "== $*"; }
 
-# name|source (empty: the launch file names it)|launch file
+# name|source (empty: the launch file names it)|launch file; CASES_RE=ERE keeps only the
+# names it matches (e.g. '^probe_' for the probes alone), in both halves
 cases() {
+  all_cases | grep -E -- "${CASES_RE:-.}"
+}
+
+all_cases() {
   local f
   for f in examples/*/*.launch; do
     echo "$(basename "$(dirname "$f")")_$(basename "$f" .launch)||$f"
