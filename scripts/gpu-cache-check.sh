@@ -11,8 +11,7 @@
 #       with COALCHECK_GPU_PLAN: PTX, arguments, buffer hashes) and DIR/emu/L.json (the
 #       emulator's report with the cache model of CACHE, default h200). DIR defaults to
 #       build-gpu-cache; COALCHECK to build/coalcheck; CASES_RE=ERE a subset by name. A few
-#       minutes (the large shapes are
-#       emulated too).
+#       minutes (the large shapes are emulated too).
 #   on the GPU machine:    bash scripts/gpu-cache-check.sh device [DIR]
 #       measures the device's speeds (scripts/gpu-calibrate.sh -> DIR/res/calibration.json,
 #       SKIP_CALIBRATE=1 skips it), builds coalcheck-gpu-launch (scripts/gpu-build.sh),
