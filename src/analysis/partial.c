@@ -61,8 +61,16 @@ static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
     struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
     for (size_t slot = 0; slot < k->n_insns; slot++) {
       struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
+      struct cc_insn_stats *ps = &p->insns[slot];
       before += cc_analysis_fp_bytes(d->footprint);
-      cc_analysis_insn_merge(d, &p->insns[slot]);
+      if (cc_analysis_fp_count(ps->footprint) > cc_analysis_fp_count(d->footprint)) {
+        /* union the smaller set into the larger (a union adds address by address; the
+         * set, hence allStr, is the same either way): the first partial costs nothing */
+        struct cc_footprint *t = d->footprint;
+        d->footprint = ps->footprint;
+        ps->footprint = t;
+      }
+      cc_analysis_insn_merge(d, ps);
       after += cc_analysis_fp_bytes(d->footprint);
     }
     rc = cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
