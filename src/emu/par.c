@@ -52,6 +52,10 @@ struct par {
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
   uint64_t insns_before_head;  /* warp instructions of the CTAs before head */
   uint64_t insns_seen;         /* warp instructions executed so far (progress; atomic) */
+  uint64_t want;               /* the CTA the merger waits for (UINT64_MAX: none): only
+                                 its end wakes the merger */
+  uint32_t hook_waiters;       /* workers waiting to be the oldest (hook_insns_before): the
+                                 merger must then not wait for a later CTA */
   int stop;                    /* an error was delivered: claim nothing more */
   struct cc_access_sink *sink; /* the ordered consumer (access NULL: none) */
   const struct cc_access_partials *partials; /* the order-free ones, or NULL */
@@ -241,7 +245,10 @@ static uint64_t hook_insns_before(void *ctx)
   struct par *p = w->p;
   uint64_t n;
   lock(p);
+  p->hook_waiters++;
+  pthread_cond_broadcast(&p->cv); /* a merger waiting for a batch takes the CTAs one by one */
   while (!p->stop && p->head != w->cur->cta) pthread_cond_wait(&p->cv, &p->mu);
+  p->hook_waiters--;
   n = p->insns_before_head;
   unlock(p);
   return n;
@@ -285,7 +292,9 @@ static void *worker_main(void *arg)
     hook_note(w, w->st.warp_insns);
     lock(p);
     s->state = SLOT_DONE;
-    pthread_cond_broadcast(&p->cv);
+    /* only the merger waits for a CTA's end: wake it when it waits for this one (or may
+     * have to stop a batch for a worker that waits to be the oldest) */
+    if (p->want == s->cta || p->hook_waiters) pthread_cond_broadcast(&p->cv);
     unlock(p);
   }
   return NULL;
@@ -293,12 +302,23 @@ static void *worker_main(void *arg)
 
 /* ---- the merger -------------------------------------------------------------------------- */
 
-/* Waits for slot s to be done, showing progress meanwhile. */
-static void wait_done(struct par *p, struct slot *s, struct emu_progress *prog,
+/* Waits for CTA c (in slot s) to be done, showing progress meanwhile. With no ordered
+ * consumer the merger has nothing to deliver: when c is not done yet it waits for the end
+ * of a batch of jobs CTAs instead (c + batch - 1, within the window), so that it wakes
+ * once per batch, not once per CTA. */
+static void wait_done(struct par *p, uint64_t c, uint64_t batch, struct emu_progress *prog,
                       const struct cc_emu_stats *stats)
 {
+  struct slot *s = &p->slots[c % p->window], *last = s;
   lock(p);
-  while (s->state != SLOT_DONE) {
+  if (!p->sink->access && s->state != SLOT_DONE && batch > 1) {
+    uint64_t t = c + batch - 1 < p->total ? c + batch - 1 : p->total - 1;
+    last = &p->slots[t % p->window];
+    c = t;
+  }
+  p->want = c;
+  /* a worker waiting to be the oldest cuts the batch short: CTA c may wait on it */
+  while (last->state != SLOT_DONE && !(p->hook_waiters && s->state == SLOT_DONE)) {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     t.tv_nsec += PROGRESS_WAKE_NS;
@@ -310,6 +330,7 @@ static void wait_done(struct par *p, struct slot *s, struct emu_progress *prog,
       lock(p);
     }
   }
+  p->want = UINT64_MAX;
   unlock(p);
 }
 
@@ -328,7 +349,8 @@ static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress 
   int s = CC_OK;
   for (uint64_t c = p->head; c < p->total && !s; c++) {
     struct slot *sl = &p->slots[c % p->window];
-    wait_done(p, sl, prog, stats);
+    wait_done(p, c, p->window / WINDOW_PER_JOB, prog, stats);
+    wait_done(p, c, 1, prog, stats); /* after a batch: at once */
     if (!sl->direct) s = deliver(p, sl, err);
     add_stats(stats, &sl->st);
     if (!s && sl->status) {
@@ -374,6 +396,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
   p.next = p.head = first;
+  p.want = UINT64_MAX;
   p.sink = sink && sink->access ? sink : &none;
   p.partials = partials;
   p.slots = cc_xcalloc(p.window, sizeof *p.slots);
