@@ -82,6 +82,23 @@ struct cc_access_sink {
   int (*end_kernel)(void *ctx, struct cc_err *err);
 };
 
+/* The order-free side of a stream (docs/scaling.md, "Sink on several threads"): a
+ * consumer whose figures are sums, minima, maxima and unions over the records (the
+ * per-instruction statistics of src/analysis) does not need the records in order. A
+ * producer that runs on several threads opens one partial state per thread after
+ * begin_kernel (open, on the calling thread), gives each record of that thread to it
+ * (access, on the owning thread only; it fails like a sink's access) and, before
+ * end_kernel, closes every partial on the calling thread: merge 1 adds its figures to the
+ * consumer's open kernel (the merge is associative and commutative, so the result is the
+ * serial one whatever thread ran which CTA), merge 0 only frees it (the run failed).
+ * open returns NULL only when ctx has no open kernel. */
+struct cc_access_partials {
+  void *ctx;
+  void *(*open)(void *ctx);
+  int (*access)(void *part, const struct cc_warp_access *a, struct cc_err *err);
+  int (*close)(void *ctx, void *part, int merge, struct cc_err *err);
+};
+
 /* Number of active lanes of a record (popcount of active). */
 static inline uint32_t cc_access_lanes(const struct cc_warp_access *a)
 {

@@ -465,17 +465,18 @@ static void feed_cache(struct cc_cache *c, const struct cc_warp_access *a, uint3
   }
 }
 
-static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+int cc_analysis_add_mem(struct cc_analysis *an, size_t grown, struct cc_err *err)
 {
-  struct cc_analysis *an = ctx;
-  struct cc_kernel_stats *k;
-  struct cc_insn_stats *s;
-  size_t before;
-  uint64_t wavefronts;
-  if (!an->open)
-    return cc_err_set(err, CC_ERR_INTERNAL,
-                      "access record outside a kernel (no begin_kernel): report this bug");
-  k = &an->kernels[an->n_kernels - 1];
+  struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
+  an->mem_used += grown;
+  if (an->mem_used > mem_limit(an))
+    return limit_error(an, k->name, k->n_insns, k->insns, err);
+  return CC_OK;
+}
+
+int cc_analysis_check_record(const struct cc_kernel_stats *k, const struct cc_warp_access *a,
+                             struct cc_err *err)
+{
   if (a->insn_slot >= k->n_insns)
     return cc_err_set(err, CC_ERR_INPUT,
                       "access record names instruction slot %u but kernel %s has %zu "
@@ -488,6 +489,37 @@ static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *e
                       "access record of kernel %s, instruction slot %u, has size %u (not 1 "
                       "to %u bytes): regenerate the trace", k->name, a->insn_slot,
                       a->size_bytes, CC_ACCESS_MAX_BYTES);
+  return CC_OK;
+}
+
+uint32_t cc_analysis_record_wavefronts(const struct cc_model *m, const struct cc_warp_access *a)
+{
+  struct cc_shared_cost c;
+  if (a->space != CC_SPACE_SHARED)
+    return 0;
+  cc_model_shared(m, a, &c);
+  return (uint32_t)c.wavefronts;
+}
+
+static int access_cb(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct cc_analysis *an = ctx;
+  struct cc_kernel_stats *k;
+  struct cc_insn_stats *s;
+  size_t before;
+  uint64_t wavefronts;
+  int rc;
+  if (!an->open)
+    return cc_err_set(err, CC_ERR_INTERNAL,
+                      "access record outside a kernel (no begin_kernel): report this bug");
+  k = &an->kernels[an->n_kernels - 1];
+  if ((rc = cc_analysis_check_record(k, a, err)) != CC_OK)
+    return rc;
+  if (an->split) { /* the figures come from partials (partial.c): only the ordered part */
+    if (an->cache)
+      feed_cache(an->cache, a, cc_analysis_record_wavefronts(an->model, a));
+    return CC_OK;
+  }
   s = &k->insns[k->by_slot[a->insn_slot]];
   before = cc_analysis_fp_bytes(s->footprint);
   wavefronts = s->wavefronts;

@@ -335,6 +335,9 @@ struct cc_analysis {
    * Checked per record, after it: one record can pass the limit by one footprint array
    * doubling. */
   size_t mem_limit, mem_used;
+  /* Set by cc_analysis_partials: the sink's access only checks records and feeds the
+   * cache model; the figures come from partial states merged before end_kernel. */
+  int split;
 };
 
 /* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */
@@ -368,6 +371,19 @@ struct cc_access_sink cc_analysis_sink(cc_keep struct cc_analysis *an);
  * or mangled names) or in instruction ids; CC_ERR_INTERNAL when a kernel is open. */
 int cc_analysis_merge(cc_keep struct cc_analysis *into, cc_keep const struct cc_analysis *from,
                       struct cc_err *err);
+
+/* The order-free side of an (access.h, struct cc_access_partials; ctx = an), for a
+ * producer on several threads (src/emu, --jobs): from now on, an's sink only checks the
+ * records and feeds the cache model, which needs the serial order, and each partial
+ * state accumulates the per-instruction figures of the records it is given (a table of
+ * the open kernel's instructions, by slot, each with its footprint), independently of
+ * the other partials. close with merge 1 adds a partial's figures to the open kernel
+ * (cc_analysis_insn_merge's rules: sums, minima, maxima, unions) and frees it: after all
+ * partials are closed the kernel holds the serial run's figures, whatever the split of
+ * the records among the partials. Memory: each partial's footprints count against
+ * nothing until merged; the merged ones count in mem_used and the limit is checked then
+ * (CC_ERR_LIMIT, the sink's message). access fails as the sink's does (CC_ERR_INPUT). */
+struct cc_access_partials cc_analysis_partials(cc_keep struct cc_analysis *an);
 
 /* Average stride of Algorithm 1 in bytes: the mean of all neighbour differences of all
  * groups of all records (stride_sum / stride_count; 0 when there are none). The paper's

@@ -28,6 +28,25 @@ void cc_analysis_accumulate_ref(struct cc_insn_stats *s, const struct cc_model *
 void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *info,
                            uint32_t slot);
 
+/* Adds the record figures of s to d (same instruction): the rule of each field is
+ * written in merge.c; associative and commutative, so shards and the partials of
+ * partial.c merge in any order to the serial figures (stride_sum: while it stays below
+ * 2^53 bytes, where doubles add integers exactly). Final results are not touched. */
+void cc_analysis_insn_merge(struct cc_insn_stats *d, const struct cc_insn_stats *s);
+
+/* The shared wavefronts of record a under m (0 for global and local): what the cache
+ * model is given with a shared record when the figures come from partials. */
+uint32_t cc_analysis_record_wavefronts(const struct cc_model *m, const struct cc_warp_access *a);
+
+/* Checks record a against kernel k (slot in range, size 1..CC_ACCESS_MAX_BYTES):
+ * CC_ERR_INPUT as the sink's access documents. */
+int cc_analysis_check_record(const struct cc_kernel_stats *k, const struct cc_warp_access *a,
+                             struct cc_err *err);
+
+/* CC_ERR_LIMIT (the sink's message) when an's open kernel's results, after adding
+ * grown bytes to mem_used, pass the limit; CC_OK otherwise. */
+int cc_analysis_add_mem(struct cc_analysis *an, size_t grown, struct cc_err *err);
+
 /* Frees the strings of a (owned copies) and zeroes it: CC_ADDR_NONE. */
 void cc_analysis_addr_release(struct cc_addr_form *a);
 

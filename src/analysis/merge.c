@@ -5,41 +5,47 @@
 #include "analysis/analysis_impl.h"
 #include "analysis/footprint.h"
 
-static void merge_insn(struct cc_insn_stats *d, const struct cc_insn_stats *s)
+/* The rule of each record figure of struct cc_insn_stats (info, slot: the same on both
+ * sides; the final results, all_stride .. gain_us, and addr are made afterwards by
+ * cc_analysis_finalize_kernel and cc_analysis_set_forms, never merged). No figure depends
+ * on the order of the records: none is "first seen". */
+void cc_analysis_insn_merge(struct cc_insn_stats *d, const struct cc_insn_stats *s)
 {
-  d->executions += s->executions;
-  d->max_dyn = s->max_dyn > d->max_dyn ? s->max_dyn : d->max_dyn;
-  d->thread_accesses += s->thread_accesses;
-  d->bytes_requested += s->bytes_requested;
-  d->requests += s->requests;
+  d->executions += s->executions;                  /* sum */
+  d->max_dyn = s->max_dyn > d->max_dyn ? s->max_dyn : d->max_dyn; /* max */
+  d->thread_accesses += s->thread_accesses;        /* sum */
+  d->bytes_requested += s->bytes_requested;        /* sum */
+  d->requests += s->requests;                      /* sums: the model's figures */
   d->transactions += s->transactions;
   d->bytes_transferred += s->bytes_transferred;
   d->sectors += s->sectors;
   d->ideal_sectors += s->ideal_sectors;
   d->lines += s->lines;
-  d->unique_bytes += s->unique_bytes;
-  d->unknown |= s->unknown;
+  d->unique_bytes += s->unique_bytes;              /* sum: per record, not distinct overall */
+  d->unknown |= s->unknown;                        /* or */
   for (int b = 0; b < CC_ANALYSIS_HIST_BUCKETS; b++)
-    d->sector_hist[b] += s->sector_hist[b];
-  if (s->ways_max > d->ways_max)
+    d->sector_hist[b] += s->sector_hist[b];        /* sum per bucket */
+  if (s->ways_max > d->ways_max)                   /* max */
     d->ways_max = s->ways_max;
-  d->wavefronts += s->wavefronts;
+  d->wavefronts += s->wavefronts;                  /* sums */
   d->ideal_wavefronts += s->ideal_wavefronts;
   d->conflict_requests += s->conflict_requests;
-  if (s->stride_count > 0) { /* a side without strides has no meaningful minimum */
+  if (s->stride_count > 0) { /* min / max; a side without strides has no meaningful minimum */
     if (d->stride_count == 0 || s->stride_min < d->stride_min)
       d->stride_min = s->stride_min;
     if (s->stride_max > d->stride_max)
       d->stride_max = s->stride_max;
   }
-  d->stride_sum += s->stride_sum;
-  d->stride_count += s->stride_count;
-  d->uncoalesced_requests += s->uncoalesced_requests;
+  d->stride_sum += s->stride_sum;                  /* sum of integers: exact below 2^53 */
+  d->stride_count += s->stride_count;              /* sum */
+  d->uncoalesced_requests += s->uncoalesced_requests; /* sums */
   d->uncoalesced_thread_accesses += s->uncoalesced_thread_accesses;
-  cc_analysis_fp_union(d->footprint, s->footprint);
-  d->lane_stride = cc_analysis_lane_stride_combine(d->lane_stride, s->lane_stride);
-  d->lanes_seen |= s->lanes_seen;
-  cc_cache_counts_add(&d->cache, &s->cache);
+  cc_analysis_fp_union(d->footprint, s->footprint); /* set union */
+  d->lane_stride = cc_analysis_lane_stride_combine(d->lane_stride, s->lane_stride); /* NONE
+                                                     neutral, equal stays, else MIXED */
+  d->lanes_seen |= s->lanes_seen;                  /* or */
+  cc_cache_counts_add(&d->cache, &s->cache);       /* sums (0 in partials: the cache model
+                                                     fills them at end_kernel) */
 }
 
 /* Cache figures of two shards: sums add; the busiest SM's wavefronts and the serial
@@ -113,7 +119,7 @@ int cc_analysis_merge(struct cc_analysis *into, const struct cc_analysis *from,
     struct cc_kernel_stats *d = &into->kernels[k];
     const struct cc_kernel_stats *s = &from->kernels[k];
     for (size_t slot = 0; slot < s->n_insns; slot++)
-      merge_insn(&d->insns[d->by_slot[slot]], &s->insns[s->by_slot[slot]]);
+      cc_analysis_insn_merge(&d->insns[d->by_slot[slot]], &s->insns[s->by_slot[slot]]);
     merge_run(&d->run, &s->run);
     merge_cache(d, s);
     cc_analysis_finalize_kernel(d);

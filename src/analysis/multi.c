@@ -12,6 +12,7 @@ struct cc_analysis_multi {
   struct cc_analysis **ans;      /* owned, n; analysis i uses models[i] */
   struct cc_access_sink *sinks;  /* n: the analyses' sinks */
   struct cc_access_tee tee;      /* fan-out over sinks */
+  struct cc_access_partials *parts; /* n, once cc_analysis_multi_partials was called */
 };
 
 int cc_analysis_multi_new(const char *arch_list, const struct cc_model_opts *opts,
@@ -84,6 +85,7 @@ void cc_analysis_multi_free(struct cc_analysis_multi *mu)
     cc_analysis_free(mu->ans[i]); /* before the models they borrow */
   free(mu->ans);
   free(mu->sinks);
+  free(mu->parts);
   cc_model_free_list(mu->models, mu->n);
   free(mu);
 }
@@ -91,6 +93,66 @@ void cc_analysis_multi_free(struct cc_analysis_multi *mu)
 struct cc_access_sink cc_analysis_multi_sink(struct cc_analysis_multi *mu)
 {
   return cc_access_tee(&mu->tee);
+}
+
+/* One thread's partials of every analysis, in list order. */
+struct multi_part {
+  const struct cc_analysis_multi *mu;
+  void **parts; /* mu->n */
+};
+
+static void *multi_open(void *ctx)
+{
+  struct cc_analysis_multi *mu = ctx;
+  struct multi_part *mp = cc_xcalloc(1, sizeof *mp);
+  mp->mu = mu;
+  mp->parts = cc_xcalloc(mu->n, sizeof *mp->parts);
+  for (size_t i = 0; i < mu->n; i++)
+    mp->parts[i] = mu->parts[i].open(mu->parts[i].ctx);
+  return mp;
+}
+
+static int multi_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct multi_part *mp = part;
+  for (size_t i = 0; i < mp->mu->n; i++) {
+    int rc = mp->mu->parts[i].access(mp->parts[i], a, err);
+    if (rc != CC_OK)
+      return rc;
+  }
+  return CC_OK;
+}
+
+/* Closes every analysis's partial (all of them, even after a failure: they are freed);
+ * the first failure is returned. */
+static int multi_close(void *ctx, void *part, int merge, struct cc_err *err)
+{
+  struct cc_analysis_multi *mu = ctx;
+  struct multi_part *mp = part;
+  int rc = CC_OK;
+  if (!mp)
+    return CC_OK;
+  for (size_t i = 0; i < mu->n; i++) {
+    int r = mu->parts[i].close(mu->parts[i].ctx, mp->parts[i], merge && rc == CC_OK, err);
+    if (rc == CC_OK)
+      rc = r;
+  }
+  free(mp->parts);
+  free(mp);
+  return rc;
+}
+
+int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_partials *out)
+{
+  int ordered = 0;
+  if (!mu->parts)
+    mu->parts = cc_xcalloc(mu->n, sizeof *mu->parts);
+  for (size_t i = 0; i < mu->n; i++) {
+    mu->parts[i] = cc_analysis_partials(mu->ans[i]);
+    ordered |= mu->ans[i]->cache != NULL;
+  }
+  *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close};
+  return ordered;
 }
 
 void cc_analysis_multi_set_mem_limit(struct cc_analysis_multi *mu, size_t bytes)

@@ -44,6 +44,14 @@ void cc_analysis_multi_free(cc_take struct cc_analysis_multi *mu);
  * errors: analysis.h). */
 struct cc_access_sink cc_analysis_multi_sink(cc_keep struct cc_analysis_multi *mu);
 
+/* The order-free side of every analysis of mu (analysis.h, cc_analysis_partials): one
+ * partial of each analysis per thread, in list order. From now on mu's sink only checks
+ * records and feeds the cache models. Returns whether that sink still needs the records
+ * in order: 1 when some analysis has a cache model, 0 when it needs none (then the
+ * producer may skip the ordered stream for the analyses). ctx points into mu. */
+int cc_analysis_multi_partials(cc_keep struct cc_analysis_multi *mu,
+                               struct cc_access_partials *out);
+
 /* Shares bytes of memory (0: CC_ANALYSIS_MEM_DEFAULT) evenly among mu's analyses: each
  * gets bytes / count as its mem_limit (analysis.h), at least 1 MiB. */
 void cc_analysis_multi_set_mem_limit(cc_keep struct cc_analysis_multi *mu, size_t bytes);

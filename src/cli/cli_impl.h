@@ -179,6 +179,15 @@ int cc_cli_outputs_open(cc_keep const struct cc_run_opts *o, cc_give struct cc_c
 /* Opens the trace file if there is one (its default name from kernel, the source name)
  * and gives the sink to stream into: the analyses, the trace writer, or both through a
  * fan-out (valid while s lives). Errors: CC_ERR_IO (the trace file cannot be created). */
+/* The order-free side of the outputs for a run on several threads (analysis/multi.h,
+ * cc_analysis_multi_partials), after cc_cli_outputs_sink: 0 when there is none (record:
+ * no analyses); else *out is set, the outputs' sink from then on leaves the figures to
+ * the partials, and *ordered says whether the sink still needs the records in order (a
+ * cache model, the views of --html, the trace of --trace): 0 lets the producer skip the
+ * ordered stream. */
+int cc_cli_outputs_partials(struct cc_cli_outputs *s, struct cc_access_partials *out,
+                            int *ordered);
+
 int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
                         struct cc_access_sink *sink, struct cc_err *err);
 

@@ -193,6 +193,15 @@ int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
   return CC_OK;
 }
 
+int cc_cli_outputs_partials(struct cc_cli_outputs *s, struct cc_access_partials *out,
+                            int *ordered)
+{
+  if (!s->multi)
+    return 0;
+  *ordered = cc_analysis_multi_partials(s->multi, out) || s->view || s->trace;
+  return 1;
+}
+
 /* Whether path is the file that out writes to (a trace sent to /dev/stdout). */
 static int is_stream_of(const char *path, FILE *out)
 {

@@ -291,6 +291,8 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   struct cc_emu_stats stats;
   struct named_sink named;
   struct cc_access_sink sink;
+  struct cc_access_partials parts;
+  int split = 0, ordered = 1;
   struct timespec t0, t1;
   int rc;
   mpi_share(o, r, &eopts);
@@ -321,7 +323,12 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   launch.param_bytes = r->bound.param_bytes;
   memset(&stats, 0, sizeof stats);
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  rc = cc_emu_run(r->emu, k, &launch, &sink, &stats, err);
+  /* on several threads, the analyses' figures are summed in the workers (docs/scaling.md);
+   * MPI ranks send their records to rank 0's ordered sink instead */
+  if (!r->mpi && eopts.jobs > 1 && (split = cc_cli_outputs_partials(r->outs, &parts, &ordered)) &&
+      !ordered)
+    sink.access = NULL; /* no consumer needs the serial order: no records buffered */
+  rc = cc_emu_run_split(r->emu, k, &launch, &sink, split ? &parts : NULL, &stats, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   free(named.insns);
   if (cc_cli_mpi_rank(r->mpi) > 0) { /* rank 0 reports, errors included */

@@ -127,4 +127,16 @@ int cc_emu_run(struct cc_emu *emu, cc_keep const struct ptx_function *k,
                const struct cc_emu_launch *launch, struct cc_access_sink *sink,
                struct cc_emu_stats *stats, struct cc_err *err);
 
+/* cc_emu_run with the order-free consumers apart (access.h, struct cc_access_partials;
+ * NULL: none, as cc_emu_run): every record goes to the partial of the thread that made
+ * it, fed in that thread with no ordering, and to sink's access in the serial order
+ * when sink has one (sink->access NULL: no ordered consumer, no records buffered; its
+ * begin_kernel and end_kernel are still called). The partials are opened after
+ * begin_kernel and closed before end_kernel, merged when the run succeeded (a merge's
+ * failure is the run's). Errors: cc_emu_run's, and the partials'. */
+int cc_emu_run_split(struct cc_emu *emu, cc_keep const struct ptx_function *k,
+                     const struct cc_emu_launch *launch, struct cc_access_sink *sink,
+                     const struct cc_access_partials *partials, struct cc_emu_stats *stats,
+                     struct cc_err *err);
+
 #endif

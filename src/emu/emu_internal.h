@@ -233,12 +233,14 @@ uint32_t emu_par_jobs(const struct cc_emu *emu, const struct code *c, uint64_t t
                       const char **why);
 /* Runs CTAs first .. end-1 of kernel k's launch on jobs worker threads, each with its own run,
  * delivering every record to sink's access (begin_kernel and end_kernel are the caller's)
- * in the serial run's order and adding to stats what the serial run would. Errors: the
+ * in the serial run's order (none when sink->access is NULL), and to the worker's own
+ * partial of partials (NULL: none; opened here, closed with merge = success) and adding to stats what the serial run would. Errors: the
  * first failing CTA's (the lowest), as a serial run reports it; CC_ERR_LIMIT when a
  * thread cannot start. */
 int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
                 const struct cc_emu_launch *launch, uint64_t first, uint64_t end, uint32_t jobs,
-                struct cc_access_sink *sink, struct cc_emu_stats *stats, struct cc_err *err);
+                struct cc_access_sink *sink, const struct cc_access_partials *partials,
+                struct cc_emu_stats *stats, struct cc_err *err);
 
 /* Width and class of a PTX type. */
 void emu_type_class(enum ptx_type t, uint8_t *w, uint8_t *k);

@@ -1875,20 +1875,46 @@ static int run_serial(struct run *r, uint64_t first, uint64_t end)
   return s;
 }
 
+/* The serial run's sink with partials: each record to the partial, then to the ordered
+ * sink if it has an access. */
+struct split_sink {
+  const struct cc_access_partials *partials;
+  void *part;                        /* opened after begin_kernel */
+  struct cc_access_sink *ordered;
+};
+
+static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct split_sink *t = ctx;
+  int s = t->partials->access(t->part, a, err);
+  if (!s && t->ordered && t->ordered->access) s = t->ordered->access(t->ordered->ctx, a, err);
+  return s;
+}
+
 int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
                const struct cc_emu_launch *launch, struct cc_access_sink *sink,
                struct cc_emu_stats *stats, struct cc_err *err)
 {
+  return cc_emu_run_split(emu, k, launch, sink, NULL, stats, err);
+}
+
+int cc_emu_run_split(struct cc_emu *emu, const struct ptx_function *k,
+                     const struct cc_emu_launch *launch, struct cc_access_sink *sink,
+                     const struct cc_access_partials *partials, struct cc_emu_stats *stats,
+                     struct cc_err *err)
+{
   struct run *r;
   struct cc_kernel_info ki;
   struct cc_emu_stats dummy;
+  struct split_sink split = {partials, NULL, sink};
+  struct cc_access_sink serial = {&split, NULL, split_access, NULL};
   int s;
   uint64_t total, first, end;
   uint32_t jobs;
   if (!stats) stats = &dummy;
   memset(stats, 0, sizeof *stats);
   stats->jobs = 1;
-  if ((s = emu_run_new(emu, k, launch, sink, stats, err, &r))) return s;
+  if ((s = emu_run_new(emu, k, launch, partials ? &serial : sink, stats, err, &r))) return s;
   emu_run_kernel_info(r, &ki);
   if (sink && sink->begin_kernel && (s = sink->begin_kernel(sink->ctx, &ki, err))) {
     emu_run_free(r);
@@ -1900,8 +1926,17 @@ int cc_emu_run(struct cc_emu *emu, const struct ptx_function *k,
             ? first + emu->opts.cta_count : total;
   jobs = emu_par_jobs(emu, r->c, end - first, &stats->serial_reason);
   stats->jobs = jobs;
-  s = jobs > 1 ? emu_par_run(emu, k, launch, first, end, jobs, sink, stats, err)
-               : run_serial(r, first, end);
+  if (jobs > 1) {
+    s = emu_par_run(emu, k, launch, first, end, jobs, sink, partials, stats, err);
+  } else {
+    if (partials) split.part = partials->open(partials->ctx);
+    s = run_serial(r, first, end);
+    if (partials) {
+      struct cc_err e2;
+      int s2 = partials->close(partials->ctx, split.part, !s, s ? &e2 : err);
+      if (!s) s = s2;
+    }
+  }
   if (sink && sink->end_kernel) {
     struct cc_err e2;
     int s2;

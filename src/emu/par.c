@@ -52,8 +52,13 @@ struct par {
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
   uint64_t insns_before_head;  /* warp instructions of the CTAs before head */
   uint64_t insns_seen;         /* warp instructions executed so far (progress; atomic) */
+  uint64_t want;               /* the CTA the merger waits for (UINT64_MAX: none): only
+                                 its end wakes the merger */
+  uint32_t hook_waiters;       /* workers waiting to be the oldest (hook_insns_before): the
+                                 merger must then not wait for a later CTA */
   int stop;                    /* an error was delivered: claim nothing more */
-  struct cc_access_sink *sink; /* the consumer */
+  struct cc_access_sink *sink; /* the ordered consumer (access NULL: none) */
+  const struct cc_access_partials *partials; /* the order-free ones, or NULL */
 };
 
 struct worker {
@@ -65,6 +70,7 @@ struct worker {
   struct cc_emu_stats st;      /* the running CTA's counters */
   struct cc_err err;
   struct slot *cur;
+  void *part;                  /* its partial of p->partials (fed here, unordered) */
   uint64_t noted;              /* warp instructions of the running CTA already in insns_seen */
 };
 
@@ -200,13 +206,49 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
   return CC_OK;
 }
 
+/* The worker's sink with partials: the record to the worker's partial at once, then to
+ * the slot for the ordered sink, when there is one. */
+static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct worker *w = ctx;
+  int rc = w->p->partials->access(w->part, a, err);
+  if (rc || !w->p->sink->access) return rc;
+  return buffer_access(ctx, a, err);
+}
+
+/* What the workers' runs deliver to: partials and slots, slots only, or nothing. */
+static int (*worker_access(const struct par *p))(void *, const struct cc_warp_access *,
+                                                 struct cc_err *)
+{
+  if (p->partials) return split_access;
+  return p->sink->access ? buffer_access : NULL;
+}
+
+/* Closes the workers' partials in worker order, merging them when the run succeeded
+ * (the merge is commutative: the order does not show); the first failure. */
+static int close_partials(struct par *p, struct worker *ws, uint32_t jobs, int ok,
+                          struct cc_err *err)
+{
+  int s = CC_OK;
+  if (!p->partials) return CC_OK;
+  for (uint32_t j = 0; j < jobs; j++) {
+    struct cc_err e2;
+    int rc = p->partials->close(p->partials->ctx, ws[j].part, ok && !s, s ? &e2 : err);
+    if (!s) s = rc;
+  }
+  return s;
+}
+
 static uint64_t hook_insns_before(void *ctx)
 {
   struct worker *w = ctx;
   struct par *p = w->p;
   uint64_t n;
   lock(p);
+  p->hook_waiters++;
+  pthread_cond_broadcast(&p->cv); /* a merger waiting for a batch takes the CTAs one by one */
   while (!p->stop && p->head != w->cur->cta) pthread_cond_wait(&p->cv, &p->mu);
+  p->hook_waiters--;
   n = p->insns_before_head;
   unlock(p);
   return n;
@@ -250,7 +292,9 @@ static void *worker_main(void *arg)
     hook_note(w, w->st.warp_insns);
     lock(p);
     s->state = SLOT_DONE;
-    pthread_cond_broadcast(&p->cv);
+    /* only the merger waits for a CTA's end: wake it when it waits for this one (or may
+     * have to stop a batch for a worker that waits to be the oldest) */
+    if (p->want == s->cta || p->hook_waiters) pthread_cond_broadcast(&p->cv);
     unlock(p);
   }
   return NULL;
@@ -258,12 +302,23 @@ static void *worker_main(void *arg)
 
 /* ---- the merger -------------------------------------------------------------------------- */
 
-/* Waits for slot s to be done, showing progress meanwhile. */
-static void wait_done(struct par *p, struct slot *s, struct emu_progress *prog,
+/* Waits for CTA c (in slot s) to be done, showing progress meanwhile. With no ordered
+ * consumer the merger has nothing to deliver: when c is not done yet it waits for the end
+ * of a batch of jobs CTAs instead (c + batch - 1, within the window), so that it wakes
+ * once per batch, not once per CTA. */
+static void wait_done(struct par *p, uint64_t c, uint64_t batch, struct emu_progress *prog,
                       const struct cc_emu_stats *stats)
 {
+  struct slot *s = &p->slots[c % p->window], *last = s;
   lock(p);
-  while (s->state != SLOT_DONE) {
+  if (!p->sink->access && s->state != SLOT_DONE && batch > 1) {
+    uint64_t t = c + batch - 1 < p->total ? c + batch - 1 : p->total - 1;
+    last = &p->slots[t % p->window];
+    c = t;
+  }
+  p->want = c;
+  /* a worker waiting to be the oldest cuts the batch short: CTA c may wait on it */
+  while (last->state != SLOT_DONE && !(p->hook_waiters && s->state == SLOT_DONE)) {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     t.tv_nsec += PROGRESS_WAKE_NS;
@@ -275,6 +330,7 @@ static void wait_done(struct par *p, struct slot *s, struct emu_progress *prog,
       lock(p);
     }
   }
+  p->want = UINT64_MAX;
   unlock(p);
 }
 
@@ -293,7 +349,8 @@ static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress 
   int s = CC_OK;
   for (uint64_t c = p->head; c < p->total && !s; c++) {
     struct slot *sl = &p->slots[c % p->window];
-    wait_done(p, sl, prog, stats);
+    wait_done(p, c, p->window / WINDOW_PER_JOB, prog, stats);
+    wait_done(p, c, 1, prog, stats); /* after a batch: at once */
     if (!sl->direct) s = deliver(p, sl, err);
     add_stats(stats, &sl->st);
     if (!s && sl->status) {
@@ -324,7 +381,8 @@ static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress 
 
 int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
                 const struct cc_emu_launch *launch, uint64_t first, uint64_t end, uint32_t jobs,
-                struct cc_access_sink *sink, struct cc_emu_stats *stats, struct cc_err *err)
+                struct cc_access_sink *sink, const struct cc_access_partials *partials,
+                struct cc_emu_stats *stats, struct cc_err *err)
 {
   struct cc_access_sink none = {0};
   struct par p;
@@ -338,7 +396,9 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
   p.next = p.head = first;
+  p.want = UINT64_MAX;
   p.sink = sink && sink->access ? sink : &none;
+  p.partials = partials;
   p.slots = cc_xcalloc(p.window, sizeof *p.slots);
   p.budget = emu->opts.buffer_bytes ? emu->opts.buffer_bytes
                                     : (uint64_t)jobs * CC_EMU_BUFFER_PER_JOB;
@@ -346,7 +406,8 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   for (uint32_t j = 0; j < jobs && !s; j++) {
     struct worker *w = &ws[j];
     w->p = &p;
-    w->sink = (struct cc_access_sink){w, NULL, p.sink->access ? buffer_access : NULL, NULL};
+    w->sink = (struct cc_access_sink){w, NULL, worker_access(&p), NULL};
+    if (partials) w->part = partials->open(partials->ctx);
     w->hooks = (struct emu_hooks){w, hook_insns_before, hook_note};
     s = emu_run_new(emu, k, launch, &w->sink, &w->st, &w->err, &w->r);
     if (s) *err = w->err;
@@ -367,6 +428,10 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   pthread_cond_broadcast(&p.cv);
   unlock(&p);
   for (uint32_t j = 0; j < started; j++) pthread_join(ws[j].thread, NULL);
+  {
+    int s2 = close_partials(&p, ws, jobs, s == CC_OK, err);
+    if (!s) s = s2;
+  }
   emu_progress_end(&prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
   for (uint32_t j = 0; j < jobs; j++) emu_run_free(ws[j].r);
   for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].recs);

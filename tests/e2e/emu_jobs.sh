@@ -4,6 +4,7 @@
 #   1. every bundled example launch (examples/*/*.launch, 52 of them) with --jobs 1, 3
 #      (uneven shares) and 4: the JSON reports are byte-identical once the wall time
 #      ("seconds") is removed, and so are the --dump of every buffer argument;
+#   1b. the transposes of bench/scale with --cache off (no ordered stream), two models;
 #   2. kernels whose blocks may communicate (tests/e2e/data/jobs.cu): __threadfence and
 #      clock() run serially with a note; integer atomics (count) give the same bins;
 #   3. a memcheck error names the lowest failing block, as the serial run does, even when
@@ -63,6 +64,20 @@ if [ -n "$(find_nvcc)" ]; then
 else
   echo "note: no nvcc: the examples part is skipped"
 fi
+
+# 1b. the analyses' figures summed in the workers and merged (docs/scaling.md, "Sink on
+# several threads"): with no consumer that needs the serial order (--cache off, no
+# --html, no --trace) no record is buffered at all; with two models; with the cache
+# model on the ordered stream. The PTX of bench/scale: no nvcc needed.
+T="$COALCHECK_SRC/bench/scale/transpose.ptx"
+BUFS=out
+for kg in _Z15transpose_naivePfPKfi:8,32 _Z15transpose_tiledPfPKfi:8,8; do
+  for extra in "--cache off" "--arch sm_90,cc1.2 --cache off" "--arch cc1.2,sm_90"; do
+    # shellcheck disable=SC2086 # extra is several options
+    same_run "${kg%%:*} $extra" "$T" --kernel "${kg%%:*}" --grid "${kg#*:}" --block 32,8 \
+      --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random:1' --arg n=256 $extra
+  done
+done
 
 # 2. communicating blocks. count: 40 blocks x 96 threads = 3840 adds over bins
 # i % 7: 3840 = 7 * 548 + 4, so bins 0..3 get 549 and bins 4..6 get 548

@@ -1,0 +1,89 @@
+/* The order-free side of the analysis: per-thread partial figures merged before
+ * end_kernel (analysis.h, cc_analysis_partials; docs/scaling.md). */
+#include <stdlib.h>
+
+#include "analysis/analysis_impl.h"
+#include "analysis/footprint.h"
+#include "util/mem.h"
+
+/* One thread's figures of the open kernel. */
+struct partial {
+  const struct cc_kernel_stats *k; /* the open kernel (names, instruction count) */
+  const struct cc_model *model;
+  uint32_t group_lanes;
+  struct cc_insn_stats *insns;     /* by slot; info shallow (borrowed from k), footprints owned */
+};
+
+static void *partial_open(void *ctx)
+{
+  struct cc_analysis *an = ctx;
+  struct partial *p;
+  const struct cc_kernel_stats *k;
+  if (!an->open)
+    return NULL;
+  k = &an->kernels[an->n_kernels - 1];
+  p = cc_xcalloc(1, sizeof *p);
+  p->k = k;
+  p->model = an->model;
+  p->group_lanes = an->group_lanes;
+  p->insns = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *p->insns);
+  for (size_t slot = 0; slot < k->n_insns; slot++) {
+    struct cc_insn_stats *s = &p->insns[slot];
+    s->info = k->insns[k->by_slot[slot]].info; /* the fields merge does not touch */
+    s->slot = (uint32_t)slot;
+    s->stride_min = UINT64_MAX; /* as init_insn: no stride seen */
+    s->footprint = cc_analysis_fp_new();
+  }
+  return p;
+}
+
+static int partial_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct partial *p = part;
+  int rc = cc_analysis_check_record(p->k, a, err);
+  if (rc != CC_OK)
+    return rc;
+  cc_analysis_accumulate(&p->insns[a->insn_slot], p->model, p->group_lanes, a);
+  return CC_OK;
+}
+
+/* Merges p into the open kernel of an (merge 1), counting the footprints' growth against
+ * the memory limit; frees p. */
+static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
+{
+  struct cc_analysis *an = ctx;
+  struct partial *p = part;
+  size_t before = 0, after = 0;
+  int rc = CC_OK;
+  if (!p)
+    return CC_OK;
+  if (merge && an->open) {
+    struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
+    for (size_t slot = 0; slot < k->n_insns; slot++) {
+      struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
+      struct cc_insn_stats *ps = &p->insns[slot];
+      before += cc_analysis_fp_bytes(d->footprint);
+      if (cc_analysis_fp_count(ps->footprint) > cc_analysis_fp_count(d->footprint)) {
+        /* union the smaller set into the larger (a union adds address by address; the
+         * set, hence allStr, is the same either way): the first partial costs nothing */
+        struct cc_footprint *t = d->footprint;
+        d->footprint = ps->footprint;
+        ps->footprint = t;
+      }
+      cc_analysis_insn_merge(d, ps);
+      after += cc_analysis_fp_bytes(d->footprint);
+    }
+    rc = cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
+  }
+  for (size_t slot = 0; slot < p->k->n_insns; slot++)
+    cc_analysis_fp_free(p->insns[slot].footprint);
+  free(p->insns);
+  free(p);
+  return rc;
+}
+
+struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
+{
+  an->split = 1;
+  return (struct cc_access_partials){an, partial_open, partial_access, partial_close};
+}
