@@ -394,15 +394,23 @@ static void describe(const struct cc_cuda_scop *s, const struct dims *m, int var
 {
   char old[64], to[64];
   const char *which = m->n > 2 ? "indices" : "index";
+  char text[640]; /* holds the longest: the precisions below bound every field */
+  size_t len;
   moved(m, old, to, sizeof old);
   if (s->vars[var].kind == CC_CUDA_SV_GEO)
-    snprintf(buf, size, "the global index %c of kernel %.40s (%.120s) made thread index x "
-             "(%lld..%lld), the old %s %s moved to %s", "xyz"[var], kernel, at, (long long)lo,
-             (long long)hi, which, old, to);
+    snprintf(text, sizeof text, "the global index %c of kernel %.40s (%.120s) made thread "
+             "index x (%lld..%lld), the old %s %s moved to %s", "xyz"[var], kernel, at,
+             (long long)lo, (long long)hi, which, old, to);
   else
-    snprintf(buf, size, "the loop over %.40s at %.120s lifted into thread index x "
+    snprintf(text, sizeof text, "the loop over %.40s at %.120s lifted into thread index x "
              "(%lld..%lld), the old %s %s moved to %s", s->vars[var].name, at,
              (long long)lo, (long long)hi, which, old, to);
+  /* a description longer than buf is cut there: it is read, not parsed */
+  len = strlen(text);
+  if (len >= size)
+    len = size - 1;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
 }
 
 static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
