@@ -13,7 +13,9 @@
 #   OUT_DIR    where the table (scale-DATE-HOST.md) and the raw runs go (default
 #              bench/results)
 #   SCALE_JOBS (default "1 2 4 8 16"), SCALE_NP (default "1 2 4"), SCALE_CASES (default
-#              "naive tiled covariance") narrow the runs (a smoke test: SCALE_JOBS="1 2")
+#              "naive tiled covariance") narrow the runs (a smoke test: SCALE_JOBS="1 2");
+#   SCALE_EXTRA  options added to every run (e.g. "--cache off": the analyses alone, no
+#              order-dependent consumer behind the merger); named in the table and its file
 #
 # Cases: the naive and the tiled transposes of 4096 x 4096 floats (65,536 and 16,384
 # CTAs of 32 x 8), and PolyBench's covariance kernel (bench/table3) at m = 2048, n = 48
@@ -37,10 +39,12 @@ cc=$(cd "$build" && pwd)/coalcheck
 jobs_list=${SCALE_JOBS:-1 2 4 8 16}
 np_list=${SCALE_NP:-1 2 4}
 cases=${SCALE_CASES:-naive tiled covariance}
+extra=${SCALE_EXTRA:-}
+suffix=$(echo "$extra" | tr -c 'A-Za-z0-9\n' '-' | sed 's/^-*//; s/-*$//')
 stamp=$(date -u +%Y-%m-%d)
 host=$(hostname -s 2>/dev/null || echo host)
-raw=$outdir/scale-raw-$stamp-$host
-md=$outdir/scale-$stamp-$host.md
+raw=$outdir/scale-raw-$stamp-$host${suffix:+-$suffix}
+md=$outdir/scale-$stamp-$host${suffix:+-$suffix}.md
 mkdir -p "$raw" || exit 1
 cd "$root" || exit 1
 
@@ -86,7 +90,8 @@ run() {
   buf=$(case_buf "$c")
   t0=$(date +%s.%N)
   # shellcheck disable=SC2046 # the case's words are split on purpose
-  $timer "$@" $(case_args "$c") -q --json "$raw/$tag.json" --dump "$buf=$raw/$tag.bin" \
+  # shellcheck disable=SC2086 # $extra: options, split on purpose
+  $timer "$@" $(case_args "$c") $extra -q --json "$raw/$tag.json" --dump "$buf=$raw/$tag.bin" \
     >/dev/null 2>"$raw/$tag.err"
   rc=$?
   t1=$(date +%s.%N)
@@ -137,7 +142,7 @@ ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
 {
   echo "# Emulator scaling: --jobs and mpirun ($stamp, $host)"
   echo
-  echo "Command: \`bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
+  echo "Command: \`${extra:+SCALE_EXTRA='$extra' }bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
   echo "is taken). Machine: $cores cores (${cpu:-?}), ${ram:-?} RAM;"
   echo "$("$cc" --version 2>/dev/null | head -n1), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
   echo "$("$cc" --version 2>/dev/null | grep '^MPI:' || echo 'MPI: ?')."
