@@ -44,7 +44,14 @@ struct slot {
 
 struct par {
   pthread_mutex_t mu;
-  pthread_cond_t cv;           /* any change of head, stop, a slot's state, buffered */
+  pthread_cond_t cv;           /* the merger, make_room and hook waiters: a change of head,
+                                 stop, a slot's state, buffered */
+  pthread_cond_t claim_cv;     /* workers waiting for a free slot of the window: signalled
+                                 once per slot freed. Why apart from cv: with small CTAs
+                                 (the transposes: 16 records each) a broadcast per CTA woke
+                                 every worker, and 16 workers ran slower than 4 */
+  uint32_t claim_waiters;      /* workers waiting on claim_cv */
+  uint32_t room_waiters;       /* workers waiting in make_room for buffer bytes */
   struct slot *slots;          /* window of them; CTA c in slots[c % window] */
   uint64_t window, total;      /* slots; the end of the CTA range */
   uint64_t next;               /* the next CTA to claim */
@@ -167,8 +174,11 @@ static enum room make_room(struct par *p, struct slot *s)
   size_t cap = s->cap ? 2 * s->cap : 64;
   uint64_t add = (cap - s->cap) * REC_BYTES;
   lock(p);
-  while (!p->stop && p->head != s->cta && p->buffered + add > p->budget)
+  while (!p->stop && p->head != s->cta && p->buffered + add > p->budget) {
+    p->room_waiters++;
     pthread_cond_wait(&p->cv, &p->mu);
+    p->room_waiters--;
+  }
   if (p->stop) {
     unlock(p);
     return ROOM_STOP;
@@ -266,8 +276,11 @@ static struct slot *claim(struct par *p)
 {
   struct slot *s = NULL;
   lock(p);
-  while (!p->stop && p->next < p->total && p->next >= p->head + p->window)
-    pthread_cond_wait(&p->cv, &p->mu);
+  while (!p->stop && p->next < p->total && p->next >= p->head + p->window) {
+    p->claim_waiters++;
+    pthread_cond_wait(&p->claim_cv, &p->mu);
+    p->claim_waiters--;
+  }
   if (!p->stop && p->next < p->total) {
     s = &p->slots[p->next % p->window];
     s->cta = p->next++;
@@ -371,7 +384,10 @@ static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress 
     }
     p->head = c + 1;
     if (s) p->stop = 1;
-    pthread_cond_broadcast(&p->cv);
+    /* one slot freed: one claimer; the others wait on cv only for head or bytes */
+    if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
+    if (s || p->room_waiters || p->hook_waiters) pthread_cond_broadcast(&p->cv);
+    if (s) pthread_cond_broadcast(&p->claim_cv);
     unlock(p);
     emu_progress_note(prog, stats->ctas_done, __atomic_load_n(&p->insns_seen, __ATOMIC_RELAXED),
                       -1.0);
@@ -393,6 +409,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   memset(&p, 0, sizeof p);
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.cv, NULL);
+  pthread_cond_init(&p.claim_cv, NULL);
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
   p.next = p.head = first;
@@ -426,6 +443,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   lock(&p);
   p.stop = 1;
   pthread_cond_broadcast(&p.cv);
+  pthread_cond_broadcast(&p.claim_cv);
   unlock(&p);
   for (uint32_t j = 0; j < started; j++) pthread_join(ws[j].thread, NULL);
   {
@@ -438,6 +456,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   free(p.slots);
   free(ws);
   pthread_cond_destroy(&p.cv);
+  pthread_cond_destroy(&p.claim_cv);
   pthread_mutex_destroy(&p.mu);
   return s;
 }
