@@ -188,6 +188,10 @@ int cc_cli_outputs_open(cc_keep const struct cc_run_opts *o, cc_give struct cc_c
 int cc_cli_outputs_partials(struct cc_cli_outputs *s, struct cc_access_partials *out,
                             int *ordered);
 
+/* The run's sink (*sink, owned by s): a tee of the analyses of every --arch model, the
+ * views' collector (--html) and the trace writer (--trace, or record's default name from
+ * kernel), made on the first call; later kernels of the run (a launch selection) get the
+ * same stream. Errors: the trace writer's (CC_ERR_IO and its file:reason). */
 int cc_cli_outputs_sink(struct cc_cli_outputs *s, const char *kernel,
                         struct cc_access_sink *sink, struct cc_err *err);
 

@@ -23,6 +23,7 @@ struct cc_fix_poly;
  * when isl rejects the notation (a bug of the printer). */
 int cc_fix_poly_build(cc_keep const struct cc_cuda_scop *s, cc_give struct cc_fix_poly **out,
                       struct cc_err *err);
+/* Frees p and its isl objects. NULL is allowed. */
 void cc_fix_poly_free(cc_take struct cc_fix_poly *p);
 
 /* Whether the thread dimensions (the geometry variables g..., loop variable var) may run

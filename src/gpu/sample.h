@@ -26,6 +26,7 @@ struct cc_gpu_est {
   double sum, sumsq;      /* of the figure per launch */
 };
 
+/* Adds one sampled launch's figure y (requests or sectors of that launch) to e. */
 void cc_gpu_est_add(struct cc_gpu_est *e, double y);
 
 /* Expansion estimate of the total over `launches` launches: launches * mean; 0 when
@@ -108,6 +109,7 @@ void cc_gpu_strata_estimate(cc_keep const struct cc_gpu_strata *set, uint32_t n_
                             struct cc_gpu_pc_stats *out, double *bound_req,
                             double *bound_sec, struct cc_gpu_sample_summary *sum);
 
+/* Frees the strata's storage and zeroes *set (the struct itself stays the caller's). */
 void cc_gpu_strata_release(struct cc_gpu_strata *set);
 
 #endif

@@ -76,6 +76,7 @@ int cc_view_new(const char *archs, const struct cc_model_opts *opts,
  * them; the page shows it in place of the grid, block, warp and operation views (the GPU
  * backend's in-situ counters: docs/views.md). */
 void cc_view_set_unavailable(struct cc_view *v, const char *why);
+/* Frees v and everything it collected. NULL is allowed. */
 void cc_view_free(cc_take struct cc_view *v);
 
 /* The sink that feeds v (borrowed for the stream). It keeps the first kernel of the
