@@ -13,7 +13,8 @@ SAN=${SAN:-$CUDA/compute-sanitizer}
 mkdir -p "$DIR"
 CFLAGS=(-std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
         -Wstrict-prototypes -Wmissing-prototypes -Werror -Isrc -I"$SAN/include" -I"$CUDA/include")
-LIB_SRCS=(src/gpu/inject.c src/gpu/counters.c src/gpu/sassmap.c src/gpu/filter.c
+LIB_SRCS=(src/gpu/inject.c src/gpu/inject_env.c src/gpu/inject_exit.c
+          src/gpu/counters.c src/gpu/sassmap.c src/gpu/filter.c
           src/gpu/report.c src/gpu/sample.c src/gpu/trace.c src/util/err.c src/util/fileio.c src/util/mem.c)
 SANLIB=$SAN
 [ -e "$SAN/libsanitizer-public.so" ] || SANLIB=$SAN/lib

@@ -50,196 +50,16 @@
 
 #include <sanitizer.h>
 
-#include "gpu/gpu.h"
-#include "gpu/sample.h"
+#include "gpu/inject_impl.h"
 #include "util/mem.h"
-#include "util/fileio.h"
 
 /* demangling through libstdc++ (linked), as the cli does */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-struct mod_rec {
-  CUmodule mod;
-  CUcontext ctx;
-  char *cubin;            /* copy of the module's cubin, owned */
-  size_t cubin_size;
-  struct cc_gpu_sassmap sass;
-  int sass_done;
-  int patched;            /* instrumented now (the fast mode unpatches between samples) */
-};
-
-struct func_rec {
-  CUfunction fn;
-  size_t mod;             /* index into modules */
-  char *mangled, *name;   /* owned */
-  uint64_t base_pc, size;
-  uint32_t n_slots, n_shards;
-  void *dev;              /* hdr + counters + touched (device) */
-  size_t counters_off, touched_off, touched_bytes;
-  uint32_t *touched;      /* host copy */
-  uint64_t *raw;          /* host scratch: (n_slots + 1) x n_shards x fields */
-  uint64_t *prev;         /* the device table as last read and not zeroed since (same
-                             shape; the sums of a flush are the differences) */
-  struct cc_gpu_pc_stats *stats; /* n_slots + 1 */
-  uint64_t launches;
-  int graph;              /* has run as a graph kernel node: flushed at graph launch end */
-  int graph_running;      /* a node of it is in the graph launch in progress */
-  int graph_dirty;        /* ran in a graph launch whose flush was deferred */
-  uint32_t grid[3], block[3];
-  /* fast mode: launch strata and the sampled launch in progress (sample.h) */
-  struct cc_gpu_strata strata;
-  struct cc_gpu_stratum *cur;
-  int cur_head;           /* the launch in progress is in its stratum's head */
-  struct cc_gpu_pc_stats *scratch; /* n_slots + 1: what one sampled launch measured */
-  /* exact mode, one host thread: launches read back together (defer.c's rule) */
-  uint64_t pending;       /* launches since the last flush, all on pending_st */
-  Sanitizer_StreamHandle pending_st;
-  uint64_t defer_max;     /* flush once this many are pending (carry guard, layout.h) */
-  double *bound_req, *bound_sec; /* fast mode, at exit: relative 95% bounds per slot */
-  struct cc_gpu_sample_summary sum;
-};
-
-/* COALCHECK_GPU_PROFILE=1: where the time goes (seconds of CLOCK_MONOTONIC, summed). */
-struct prof {
-  double load, sw, begin, wait, read, merge, finish;
-  uint64_t launches, patched, switches, flushes, deferred, empty;
-};
-
-struct ctx_rec {
-  CUcontext ctx;
-  int patched;            /* the device patch is loaded into this context */
-  void *disabled;         /* a zeroed header: callbacks return at once (allocated at the
-                             context's first launch, zeroed on that launch's stream:
-                             measured, a memset on the NULL stream fails in a context
-                             that is not current, tests/gpu/apps/contexts.cu) */
-};
-
-struct state {
-  pthread_mutex_t lock;   /* recursive: see callback() */
-  int depth;              /* callbacks of this thread in progress (under lock) */
-  int debug;              /* COALCHECK_GPU_DEBUG: trace events to stderr */
-  Sanitizer_SubscriberHandle sub;
-  char *patch_path, *json_path;
-  struct cc_gpu_filter filter;
-  uint32_t n_shards;
-  uint32_t spaces;        /* COALCHECK_GPU_SPACES: bit 1 << enum cc_space: patched */
-  uint32_t mode;          /* CC_GPU_MODE_* from COALCHECK_GPU_DIAG */
-  int quiet;
-  int exact;              /* COALCHECK_GPU_EXACT=1: every launch patched and counted */
-  uint32_t period;        /* fast mode: 1 launch in `period` sampled per geometry */
-  int no_unpatch;         /* sanitizerUnpatchModule failed: unsampled launches run patched
-                             with callbacks that return at once */
-  int no_switch;          /* a second host thread or stream has launched: modules keep the
-                             state they have (measured on the H100: patching while other
-                             threads or streams launch hung tests/gpu/apps/threads.cu and
-                             multistream.cu) */
-  Sanitizer_StreamHandle first_stream;
-  int profile;            /* COALCHECK_GPU_PROFILE */
-  int nodefer;            /* COALCHECK_GPU_DIAG=nodefer: exact mode reads every launch back
-                             at its end (as before the deferred read-back) */
-  struct prof prof;
-  struct cc_err err;      /* first error met inside a callback, reported at exit */
-  struct mod_rec *mods;
-  size_t n_mods, cap_mods;
-  struct func_rec *funcs;
-  size_t n_funcs, cap_funcs;
-  struct ctx_rec *ctxs;
-  size_t n_ctxs, cap_ctxs;
-  /* profiled direct launches between their LAUNCH_BEGIN and LAUNCH_END: both callbacks
-   * come from the one API call on one thread, so the thread pairs them (an end whose
-   * launch was filtered out must not flush another thread's profiled launch) */
-  struct open_launch *open;
-  size_t n_open, cap_open;
-  /* graph launch in progress (between GRAPHS_LAUNCH_BEGIN and _END on graph_thread): its
-   * kernel nodes are not flushed one by one (no stream wait in the middle of the graph's
-   * submission) but all at once after the graph, at GRAPHS_LAUNCH_END */
-  int graph_depth, graph_upload;
-  pthread_t graph_thread;
-  struct graph_node *seen; /* node launches already handled in this graph launch */
-  size_t n_seen, cap_seen;
-  int graph_data;         /* GRAPH_DATA_* bits: how kernel nodes get their table */
-  /* the host threads that called: with more than one, graph launches are flushed later
-   * (on_graph_launch) */
-  pthread_t first_thread;
-  int have_first_thread, multi_thread;
-  Sanitizer_StreamHandle last_graph_stream; /* for the flush at exit of deferred graphs */
-  /* CTA sampling (COALCHECK_GPU_SAMPLE_CTAS): 1 CTA in `sample` counted and traced */
-  uint32_t sample;
-  /* trace mode (COALCHECK_GPU_TRACE): the ring, its drain thread, the record spool */
-  char *trace_path;
-  uint32_t ring_cap;      /* records (power of two; COALCHECK_GPU_TRACE_RING) */
-  struct cc_gpu_ring_host *ring; /* pinned host memory, device-visible (one context) */
-  void *ring_ctl;         /* device: struct cc_gpu_ring_ctl */
-  CUcontext ring_ctx;
-  pthread_t drainer;
-  int drainer_started;
-  FILE *spool;            /* warp records so far (the drain thread writes it) */
-  uint64_t drained;       /* ring records spooled (atomic: drain thread writes, others read) */
-  uint64_t reserved;      /* ctl.head at the last traced launch's end */
-  uint64_t spool_recs, spool_bytes; /* warp records and bytes in the spool (drain thread) */
-  /* the device buffer (layout.h, the fast path): copied after each traced launch into
-   * chunks that the drain thread appends to the spool, in launch order with the ring's
-   * records (both are taken under qlock) */
-  void *tbuf, *tbuf_ctl;  /* device */
-  uint32_t tbuf_segs;
-  uint64_t tbuf_seg_bytes;
-  uint64_t tbuf_mib;      /* COALCHECK_GPU_TRACE_BUFFER: MiB in all (0: the ring only) */
-  struct cc_gpu_tbuf_seg *tbuf_host; /* scratch: tbuf_segs entries */
-  pthread_mutex_t qlock;
-  struct chunk *q_head, *q_tail;
-  uint64_t queued;        /* bytes in the queue (under qlock) */
-  struct chunk *pool;     /* written chunks, for reuse (under qlock): pinned memory makes
-                             the copies fast, reuse spares the page faults of new memory */
-  uint64_t pinned;        /* pinned bytes in chunks (the callback thread only) */
-  uint64_t bad_chunks;    /* atomic: copied segments that were not whole records (lost) */
-  int trace_nocopy;       /* COALCHECK_GPU_DIAG=trace-nocopy: records are written on the
-                             device but never copied (timing of the device side only) */
-  uint64_t overflowed;    /* launches whose records did not all fit the device buffer */
-  int stop;               /* atomic: the drain thread ends once the ring is empty */
-  int spool_failed;       /* atomic: a spool write failed (records lost: reported) */
-  struct cc_gpu_raw_launch *launches; /* traced launches; .func indexes funcs */
-  size_t n_launches, cap_launches;
-};
-
-struct open_launch {
-  pthread_t thread;
-  size_t func;            /* index into funcs */
-};
-
-/* Bytes of warp records copied from one segment of the device buffer, waiting for the
- * drain thread to write them into the spool. */
-struct chunk {
-  struct chunk *next;
-  char *bytes;            /* owned: pinned (sanitizerAllocHost) or malloc */
-  size_t cap, n_bytes;
-  uint64_t n_recs;
-};
-
-/* Pinned host memory the chunk pool may hold; beyond it chunks are malloc'ed. */
-#define CHUNK_PINNED_MAX (1ull << 30)
-
-/* A kernel node of the graph launch in progress: its launch handle (a node announced by
- * both the launch and the graphs domain is handled once) and its stream (synchronized at
- * the graph's end, with the graph's own stream). */
-struct graph_node {
-  Sanitizer_LaunchHandle h;
-  Sanitizer_StreamHandle st;
-};
-
-/* How a graph's kernel nodes get their table. Measured on the H200 (driver 580, 2026-11-22,
- * bench/results/gpu-workloads-2026-11-22.md): per function (sanitizerSetCallbackData) at
- * GRAPHS_NODE_LAUNCH_BEGIN gives every node its counts (equal to ncu); per launch
- * (sanitizerSetLaunchCallbackData with the node's launch handle and stream) returns
- * success but the nodes of the forked branches count nothing, with or without the
- * per-function data, and with the graph launch's stream (graph-api-stream) only the
- * direct launches count. Default: per function only; COALCHECK_GPU_DIAG=
- * graph-launch-data | graph-both | graph-api-stream reproduce the others (diagnostics). */
-enum { GRAPH_DATA_LAUNCH = 1, GRAPH_DATA_FUNCTION = 2, GRAPH_DATA_API_STREAM = 4 };
-
 static struct state *g_state;
 
 
-static char *xstrdup(const char *s)
+char *cc_gpu_inj_strdup(const char *s)
 {
   char *d = strdup(s ? s : "");
   if (d == NULL)
@@ -248,7 +68,7 @@ static char *xstrdup(const char *s)
 }
 
 /* Records the first failure (later ones are consequences); returns 0 on success. */
-static int check(struct state *s, SanitizerResult r, const char *what)
+int cc_gpu_inj_check(struct state *s, SanitizerResult r, const char *what)
 {
   if (r == SANITIZER_SUCCESS)
     return 0;
@@ -281,15 +101,15 @@ static struct ctx_rec *ctx_get(struct state *s, CUcontext ctx, Sanitizer_StreamH
 {
   struct ctx_rec *c = ctx_find(s, ctx);
   if (c->disabled == NULL &&
-      check(s, sanitizerAlloc(ctx, &c->disabled, sizeof(struct cc_gpu_launch_hdr)),
+      cc_gpu_inj_check(s, sanitizerAlloc(ctx, &c->disabled, sizeof(struct cc_gpu_launch_hdr)),
             "sanitizerAlloc (disabled header)") == 0 &&
-      check(s, sanitizerMemset(c->disabled, 0, sizeof(struct cc_gpu_launch_hdr), st),
+      cc_gpu_inj_check(s, sanitizerMemset(c->disabled, 0, sizeof(struct cc_gpu_launch_hdr), st),
             "sanitizerMemset (disabled header)") != 0)
     c->disabled = NULL; /* launches then get no data: the callbacks return at once */
   return c;
 }
 
-static double now(void)
+double cc_gpu_inj_now(void)
 {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -315,10 +135,10 @@ static int module_patch(struct state *s, CUmodule mod)
   };
   for (int sp = 0; sp < CC_SPACE_COUNT; sp++)
     if ((s->spaces & (1u << sp)) &&
-        check(s, sanitizerPatchInstructions(patches[sp].id, mod, patches[sp].callback),
+        cc_gpu_inj_check(s, sanitizerPatchInstructions(patches[sp].id, mod, patches[sp].callback),
               patches[sp].what) != 0)
       return -1;
-  return check(s, sanitizerPatchModule(mod), "sanitizerPatchModule");
+  return cc_gpu_inj_check(s, sanitizerPatchModule(mod), "sanitizerPatchModule");
 }
 
 /* Fast mode: the launch's module instrumented (on) or not (off) before the launch is
@@ -330,7 +150,7 @@ static void module_set(struct state *s, struct mod_rec *m, int on, Sanitizer_Str
 {
   if (m == NULL || m->patched == on || (s->no_unpatch && !on) || s->no_switch)
     return;
-  double t0 = now();
+  double t0 = cc_gpu_inj_now();
   if (on) {
     if (st != NULL)
       sanitizerStreamSynchronize(st);
@@ -343,7 +163,7 @@ static void module_set(struct state *s, struct mod_rec *m, int on, Sanitizer_Str
       fprintf(stderr, "coalcheck-gpu: warning: sanitizerUnpatchModule failed: launches that "
               "are not sampled run instrumented (slower, same figures)\n");
   }
-  s->prof.sw += now() - t0;
+  s->prof.sw += cc_gpu_inj_now() - t0;
   s->prof.switches++;
 }
 
@@ -351,13 +171,13 @@ static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData
 {
   struct ctx_rec *c = ctx_find(s, d->context);
   if (!c->patched) {
-    if (check(s, sanitizerAddPatchesFromFile(s->patch_path, d->context),
+    if (cc_gpu_inj_check(s, sanitizerAddPatchesFromFile(s->patch_path, d->context),
               "loading the device patch (set COALCHECK_GPU_PATCH to "
               "coalcheck_gpu_patch.fatbin)") != 0)
       return;
     c->patched = 1;
   }
-  double t0 = now();
+  double t0 = cc_gpu_inj_now();
   if (module_patch(s, d->module) != 0)
     return;
   s->mods = cc_xgrow(s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods);
@@ -373,7 +193,7 @@ static void on_module_loaded(struct state *s, const Sanitizer_ResourceModuleData
     memcpy(m->cubin, d->pCubin, d->cubinSize);
     m->cubin_size = d->cubinSize;
   }
-  s->prof.load += now() - t0;
+  s->prof.load += cc_gpu_inj_now() - t0;
 }
 
 static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
@@ -389,10 +209,10 @@ static struct func_rec *func_get(struct state *s, const Sanitizer_LaunchData *d)
   for (size_t i = 0; i < s->n_mods; i++)
     if (s->mods[i].mod == d->module)
       f->mod = i;
-  f->mangled = xstrdup(d->functionName);
+  f->mangled = cc_gpu_inj_strdup(d->functionName);
   int st = -1;
   char *dm = __cxa_demangle(f->mangled, NULL, NULL, &st);
-  f->name = st == 0 && dm ? dm : xstrdup(f->mangled);
+  f->name = st == 0 && dm ? dm : cc_gpu_inj_strdup(f->mangled);
   if (st != 0)
     free(dm);
   return f;
@@ -488,8 +308,8 @@ static void tbuf_setup(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st
   for (uint32_t i = 0; i < s->tbuf_segs; i++)
     s->tbuf_host[i] = (struct cc_gpu_tbuf_seg){.head = 0, .end = s->tbuf_seg_bytes};
   size_t bytes = s->tbuf_segs * sizeof *s->tbuf_host;
-  if (check(s, sanitizerAlloc(ctx, &s->tbuf_ctl, bytes), "sanitizerAlloc (trace buffer)") ||
-      check(s, sanitizerMemcpyHostToDeviceAsync(s->tbuf_ctl, s->tbuf_host, bytes, st),
+  if (cc_gpu_inj_check(s, sanitizerAlloc(ctx, &s->tbuf_ctl, bytes), "sanitizerAlloc (trace buffer)") ||
+      cc_gpu_inj_check(s, sanitizerMemcpyHostToDeviceAsync(s->tbuf_ctl, s->tbuf_host, bytes, st),
             "sanitizerMemcpyHostToDeviceAsync (trace buffer)")) {
     s->tbuf = NULL; /* the records then all take the ring */
     s->tbuf_segs = 0;
@@ -505,12 +325,12 @@ static int ring_setup(struct state *s, CUcontext ctx, Sanitizer_StreamHandle st)
   size_t bytes = sizeof(struct cc_gpu_ring_host) +
                  (size_t)s->ring_cap * sizeof(struct cc_gpu_trace_rec);
   void *host = NULL;
-  if (check(s, sanitizerAllocHost(ctx, &host, bytes), "sanitizerAllocHost (trace ring)") != 0)
+  if (cc_gpu_inj_check(s, sanitizerAllocHost(ctx, &host, bytes), "sanitizerAllocHost (trace ring)") != 0)
     return -1;
   memset(host, 0, bytes);
   struct cc_gpu_ring_ctl ctl = {.head = 0, .limit = s->ring_cap};
-  if (check(s, sanitizerAlloc(ctx, &s->ring_ctl, sizeof ctl), "sanitizerAlloc (trace)") != 0 ||
-      check(s, sanitizerMemcpyHostToDeviceAsync(s->ring_ctl, &ctl, sizeof ctl, st),
+  if (cc_gpu_inj_check(s, sanitizerAlloc(ctx, &s->ring_ctl, sizeof ctl), "sanitizerAlloc (trace)") != 0 ||
+      cc_gpu_inj_check(s, sanitizerMemcpyHostToDeviceAsync(s->ring_ctl, &ctl, sizeof ctl, st),
             "sanitizerMemcpyHostToDeviceAsync (trace)") != 0)
     return -1;
   s->spool = tmpfile();
@@ -538,7 +358,7 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
                  "context's kernels are traced");
     return -1;
   }
-  if (check(s, sanitizerGetFunctionPcAndSize(d->module, f->mangled, &f->base_pc, &f->size),
+  if (cc_gpu_inj_check(s, sanitizerGetFunctionPcAndSize(d->module, f->mangled, &f->base_pc, &f->size),
             "sanitizerGetFunctionPcAndSize") != 0)
     return -1;
   f->n_slots = (uint32_t)(f->size / CC_GPU_INSN_BYTES);
@@ -548,7 +368,7 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
   f->touched_off = f->counters_off + (f->n_slots + 1) * rec;
   f->touched_bytes = ((f->n_slots + 1 + 31) / 32) * sizeof(uint32_t);
   size_t total = f->touched_off + f->touched_bytes;
-  if (check(s, sanitizerAlloc(d->context, &f->dev, total), "sanitizerAlloc (counters)") != 0)
+  if (cc_gpu_inj_check(s, sanitizerAlloc(d->context, &f->dev, total), "sanitizerAlloc (counters)") != 0)
     return -1;
   f->touched = calloc(f->touched_bytes, 1);
   f->raw = malloc((f->n_slots + 1) * rec);
@@ -577,8 +397,8 @@ static int func_alloc(struct state *s, struct func_rec *f, const Sanitizer_Launc
       .tbuf_ctl = (uint64_t)(uintptr_t)s->tbuf_ctl,
       .tbuf_seg_bytes = s->tbuf_seg_bytes,
   };
-  if (check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
-      check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
+  if (cc_gpu_inj_check(s, sanitizerMemset(f->dev, 0, total, d->hStream), "sanitizerMemset") != 0 ||
+      cc_gpu_inj_check(s, sanitizerMemcpyHostToDeviceAsync(f->dev, &hdr, sizeof hdr, d->hStream),
             "sanitizerMemcpyHostToDeviceAsync") != 0) {
     f->dev = NULL; /* never hand out a table whose header was not written */
     return -1;
@@ -617,7 +437,7 @@ static void trace_launch(struct state *s, struct func_rec *f, const Sanitizer_La
   memcpy(l->block, f->block, sizeof l->block);
   l->sample = s->sample;
   uint32_t id = (uint32_t)s->n_launches++;
-  check(s, sanitizerMemcpyHostToDeviceAsync((char *)f->dev +
+  cc_gpu_inj_check(s, sanitizerMemcpyHostToDeviceAsync((char *)f->dev +
                                                 offsetof(struct cc_gpu_launch_hdr, launch),
                                             &id, sizeof id, d->hStream),
         "sanitizerMemcpyHostToDeviceAsync (launch number)");
@@ -630,7 +450,7 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
   int graph = in_graph(s);
   if (graph && graph_node_seen(s, d))
     return;
-  double t0 = now();
+  double t0 = cc_gpu_inj_now();
   s->prof.launches++;
   if (s->first_stream == NULL)
     s->first_stream = d->hStream;
@@ -682,7 +502,7 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
             ud == c->disabled ? "off" : "on", graph ? " (graph node)" : "",
             (void *)d->hLaunch, (void *)d->hStream);
   if (!graph || (s->graph_data & GRAPH_DATA_LAUNCH))
-    check(s, sanitizerSetLaunchCallbackData(d->hLaunch, d->function,
+    cc_gpu_inj_check(s, sanitizerSetLaunchCallbackData(d->hLaunch, d->function,
                                             graph && (s->graph_data & GRAPH_DATA_API_STREAM)
                                                 ? d->hApiStream : d->hStream, ud),
           "sanitizerSetLaunchCallbackData");
@@ -691,8 +511,8 @@ static void on_launch_begin(struct state *s, const Sanitizer_LaunchData *d)
    * Within one graph launch the last node of a function sets its table for all of its
    * nodes: a launch filter that cuts through a graph's nodes of one function is coarse. */
   if ((graph || f->graph) && (s->graph_data & GRAPH_DATA_FUNCTION))
-    check(s, sanitizerSetCallbackData(d->function, ud), "sanitizerSetCallbackData");
-  s->prof.begin += now() - t0;
+    cc_gpu_inj_check(s, sanitizerSetCallbackData(d->function, ud), "sanitizerSetCallbackData");
+  s->prof.begin += cc_gpu_inj_now() - t0;
 }
 
 /* Adds one slot's shards, as read now (cur), minus what earlier flushes already added
@@ -760,13 +580,13 @@ static uint64_t defer_limit(const uint64_t *raw, size_t records, uint64_t launch
  * same function from another host thread may still be adding to the table (measured,
  * tests/gpu/apps/threads.cu: zeroing under it lost up to 7% of its counts); otherwise
  * the table keeps growing and the next flush takes the difference. */
-static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st,
+void cc_gpu_inj_flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st,
                   struct cc_gpu_pc_stats *dst)
 {
   char *dev = f->dev;
-  double t0 = now();
+  double t0 = cc_gpu_inj_now();
   s->prof.flushes++;
-  if (check(s, sanitizerMemcpyDeviceToHost(f->touched, dev + f->touched_off,
+  if (cc_gpu_inj_check(s, sanitizerMemcpyDeviceToHost(f->touched, dev + f->touched_off,
                                            f->touched_bytes, st), "reading counters") != 0)
     return;
   /* one copy and one memset from the first to the last touched slot: a few large
@@ -789,10 +609,10 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
   size_t per = (size_t)f->n_shards * CC_GPU_FIELDS;
   size_t rec = per * sizeof(uint64_t);
   size_t off = f->counters_off + lo * rec, bytes = (size_t)(hi - lo + 1) * rec;
-  if (check(s, sanitizerMemcpyDeviceToHost(f->raw, dev + off, bytes, st),
+  if (cc_gpu_inj_check(s, sanitizerMemcpyDeviceToHost(f->raw, dev + off, bytes, st),
             "reading counters") != 0)
     return;
-  double t1 = now();
+  double t1 = cc_gpu_inj_now();
   s->prof.read += t1 - t0;
   for (uint32_t i = lo; i <= hi; i++)
     if (f->touched[i / 32] & (1u << (i % 32)))
@@ -800,16 +620,16 @@ static void flush(struct state *s, struct func_rec *f, Sanitizer_StreamHandle st
                f->n_shards);
   f->defer_max = defer_limit(f->raw, (size_t)(hi - lo + 1) * f->n_shards,
                              f->pending > 0 ? f->pending : 1);
-  double t2 = now();
+  double t2 = cc_gpu_inj_now();
   s->prof.merge += t2 - t1;
   if (!zero)
     return;
-  if (check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") == 0) {
+  if (cc_gpu_inj_check(s, sanitizerMemset(dev + off, 0, bytes, st), "zeroing counters") == 0) {
     memset(f->prev + (size_t)lo * per, 0, bytes);
-    check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st),
+    cc_gpu_inj_check(s, sanitizerMemset(dev + f->touched_off, 0, f->touched_bytes, st),
           "zeroing counters");
   }
-  s->prof.read += now() - t2;
+  s->prof.read += cc_gpu_inj_now() - t2;
 }
 
 /* A chunk of at least need bytes: a written one from the pool, or a new one (pinned
@@ -867,7 +687,7 @@ static void tbuf_take(struct state *s, uint32_t seg, Sanitizer_StreamHandle st)
     return;
   struct chunk *k = chunk_get(s, valid);
   k->n_bytes = valid;
-  if (check(s, sanitizerMemcpyDeviceToHost(k->bytes, (char *)s->tbuf + seg * s->tbuf_seg_bytes,
+  if (cc_gpu_inj_check(s, sanitizerMemcpyDeviceToHost(k->bytes, (char *)s->tbuf + seg * s->tbuf_seg_bytes,
                                            valid, st), "reading the trace buffer") != 0)
     k->n_bytes = 0; /* queued empty: back to the pool once "written" */
   pthread_mutex_lock(&s->qlock);
@@ -887,7 +707,7 @@ static void tbuf_collect(struct state *s, Sanitizer_StreamHandle st)
   if (s->tbuf == NULL)
     return;
   size_t bytes = s->tbuf_segs * sizeof *s->tbuf_host;
-  if (check(s, sanitizerMemcpyDeviceToHost(s->tbuf_host, s->tbuf_ctl, bytes, st),
+  if (cc_gpu_inj_check(s, sanitizerMemcpyDeviceToHost(s->tbuf_host, s->tbuf_ctl, bytes, st),
             "reading the trace buffer's heads") != 0)
     return;
   int full = 0;
@@ -910,7 +730,7 @@ static void tbuf_collect(struct state *s, Sanitizer_StreamHandle st)
             (unsigned long long)(s->pinned >> 20));
   for (uint32_t i = 0; i < s->tbuf_segs; i++)
     s->tbuf_host[i] = (struct cc_gpu_tbuf_seg){.head = 0, .end = s->tbuf_seg_bytes};
-  check(s, sanitizerMemcpyHostToDeviceAsync(s->tbuf_ctl, s->tbuf_host, bytes, st),
+  cc_gpu_inj_check(s, sanitizerMemcpyHostToDeviceAsync(s->tbuf_ctl, s->tbuf_host, bytes, st),
         "resetting the trace buffer");
   for (;;) {
     pthread_mutex_lock(&s->qlock);
@@ -930,7 +750,7 @@ static void trace_wait(struct state *s, Sanitizer_StreamHandle st)
   if (s->ring == NULL)
     return;
   uint64_t head = 0;
-  if (check(s, sanitizerMemcpyDeviceToHost(&head, s->ring_ctl, sizeof head, st),
+  if (cc_gpu_inj_check(s, sanitizerMemcpyDeviceToHost(&head, s->ring_ctl, sizeof head, st),
             "reading the trace head") != 0)
     return;
   s->reserved = head;
@@ -960,7 +780,7 @@ static int streams_sync(struct state *s, const Sanitizer_StreamHandle *st, size_
     pthread_mutex_lock(&s->lock);
     s->depth++;
   }
-  return check(s, r, "sanitizerStreamSynchronize");
+  return cc_gpu_inj_check(s, r, "sanitizerStreamSynchronize");
 }
 
 static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
@@ -982,9 +802,9 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
       flush_pending(s, f);
     return;
   }
-  double t0 = now();
+  double t0 = cc_gpu_inj_now();
   int synced = streams_sync(s, &d->hStream, 1) == 0;
-  s->prof.wait += now() - t0;
+  s->prof.wait += cc_gpu_inj_now() - t0;
   /* the launch stays open until its grid is over, so that no other thread's flush zeroes
    * the table under it; s->open and s->funcs may have changed while the lock was free */
   k = open_find(s);
@@ -994,19 +814,19 @@ static void on_launch_end(struct state *s, const Sanitizer_LaunchData *d)
     return;
   f = &s->funcs[fi];
   if (s->exact || f->cur == NULL) {
-    flush(s, f, d->hStream, f->stats);
+    cc_gpu_inj_flush(s, f, d->hStream, f->stats);
   } else { /* fast mode: this sampled launch's own figures into its stratum */
     for (uint32_t i = 0; i <= f->n_slots; i++)
       cc_gpu_stats_init(&f->scratch[i]);
-    flush(s, f, d->hStream, f->scratch);
-    double t1 = now();
+    cc_gpu_inj_flush(s, f, d->hStream, f->scratch);
+    double t1 = cc_gpu_inj_now();
     cc_gpu_stratum_add_launch(f->cur, f->scratch, f->n_slots, f->cur_head);
-    s->prof.merge += now() - t1;
+    s->prof.merge += cc_gpu_inj_now() - t1;
   }
   for (size_t i = 0; i < s->n_funcs; i++)
     if (s->funcs[i].graph_dirty) {
       s->funcs[i].graph_dirty = 0;
-      flush(s, &s->funcs[i], d->hStream, s->funcs[i].stats);
+      cc_gpu_inj_flush(s, &s->funcs[i], d->hStream, s->funcs[i].stats);
     }
   trace_wait(s, d->hStream);
 }
@@ -1017,16 +837,16 @@ static void flush_pending(struct state *s, struct func_rec *f)
 {
   if (f->pending == 0)
     return;
-  double t0 = now();
+  double t0 = cc_gpu_inj_now();
   SanitizerResult r = sanitizerStreamSynchronize(f->pending_st);
-  s->prof.wait += now() - t0;
-  if (check(s, r, "sanitizerStreamSynchronize (deferred launches)") == 0)
-    flush(s, f, f->pending_st, f->stats);
+  s->prof.wait += cc_gpu_inj_now() - t0;
+  if (cc_gpu_inj_check(s, r, "sanitizerStreamSynchronize (deferred launches)") == 0)
+    cc_gpu_inj_flush(s, f, f->pending_st, f->stats);
   f->pending = 0;
 }
 
 /* Every function with pending launches (on stream st only, unless st is NULL). */
-static void flush_pending_all(struct state *s, Sanitizer_StreamHandle st, CUcontext ctx)
+void cc_gpu_inj_flush_pending_all(struct state *s, Sanitizer_StreamHandle st, CUcontext ctx)
 {
   for (size_t i = 0; i < s->n_funcs; i++) {
     struct func_rec *f = &s->funcs[i];
@@ -1048,7 +868,7 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
             begin ? "begin" : "end", d->isGraphUpload ? " (upload)" : "", s->graph_depth,
             (void *)d->hStream);
   if (begin) {
-    flush_pending_all(s, NULL, NULL);
+    cc_gpu_inj_flush_pending_all(s, NULL, NULL);
     if (s->graph_depth++ == 0) {
       s->graph_thread = pthread_self();
       s->graph_upload = d->isGraphUpload != 0;
@@ -1083,7 +903,7 @@ static void on_graph_launch(struct state *s, const Sanitizer_GraphLaunchData *d,
     if (s->multi_thread)
       f->graph_dirty = 1;
     else
-      flush(s, f, d->hStream, f->stats);
+      cc_gpu_inj_flush(s, f, d->hStream, f->stats);
   }
   trace_wait(s, d->hStream);
 }
@@ -1102,10 +922,10 @@ static void on_resource_end(struct state *s, Sanitizer_CallbackId cbid, const vo
 {
   if (cbid == SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
     const Sanitizer_ResourceStreamData *d = cbdata;
-    flush_pending_all(s, d->hStream, NULL);
+    cc_gpu_inj_flush_pending_all(s, d->hStream, NULL);
   } else if (cbid == SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     const Sanitizer_ResourceContextData *d = cbdata;
-    flush_pending_all(s, NULL, d->context);
+    cc_gpu_inj_flush_pending_all(s, NULL, d->context);
   } else if (cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
     const Sanitizer_ResourceModuleData *d = cbdata;
     for (size_t i = 0; i < s->n_funcs; i++)
@@ -1132,7 +952,7 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
     s->have_first_thread = 1;
   } else if (!s->multi_thread && !pthread_equal(s->first_thread, pthread_self())) {
     s->multi_thread = 1;
-    flush_pending_all(s, NULL, NULL); /* deferred read-back is for one host thread */
+    cc_gpu_inj_flush_pending_all(s, NULL, NULL); /* deferred read-back is for one host thread */
   }
   if (s->debug)
     fprintf(stderr, "coalcheck-gpu: event domain %d cbid %d\n", (int)domain, (int)cbid);
@@ -1153,308 +973,10 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
   pthread_mutex_unlock(&s->lock);
 }
 
-/* ---- at exit: SASS map and report ---- */
-
-static const char *nvdisasm_path(void)
-{
-  const char *p = getenv("COALCHECK_NVDISASM");
-  if (p && *p)
-    return p;
-  static char buf[4096];
-  const char *home = getenv("CUDA_HOME");
-  snprintf(buf, sizeof buf, "%s/bin/nvdisasm", home && *home ? home : "/usr/local/cuda");
-  if (access(buf, X_OK) == 0)
-    return buf;
-  return "nvdisasm";
-}
-
-/* Runs nvdisasm -gi on the module's cubin and parses it; on failure m->sass stays empty. */
-static void disassemble(struct state *s, struct mod_rec *m)
-{
-  m->sass_done = 1;
-  if (m->cubin == NULL)
-    return;
-  char tmp[] = "/tmp/coalcheck-cubin-XXXXXX";
-  int fd = mkstemp(tmp);
-  if (fd < 0)
-    return;
-  int ok = write(fd, m->cubin, m->cubin_size) == (ssize_t)m->cubin_size;
-  close(fd);
-  char cmd[8192];
-  /* -gi: line information with the call sites of inlined code (an atomicAdd of a CUDA
-   * header is reported on the user's line that called it, as the emulator does) */
-  snprintf(cmd, sizeof cmd, "'%s' -gi -c '%s' 2>/dev/null", nvdisasm_path(), tmp);
-  FILE *p = ok ? popen(cmd, "r") : NULL;
-  if (p != NULL) {
-    size_t len = 0, cap = 1 << 16;
-    char *text = malloc(cap);
-    size_t got;
-    while (text && (got = fread(text + len, 1, cap - len - 1, p)) > 0) {
-      len += got;
-      if (cap - len < 4096) {
-        char *t = realloc(text, cap * 2);
-        if (t == NULL)
-          CC_BUG("out of memory");
-        text = t;
-        cap *= 2;
-      }
-    }
-    pclose(p);
-    if (text) {
-      text[len] = '\0';
-      struct cc_err e = {0};
-      if (cc_gpu_sassmap_parse(&m->sass, text, "nvdisasm output", &e) != CC_OK &&
-          s->err.status == CC_OK)
-        s->err = e;
-      free(text);
-    }
-  }
-  unlink(tmp);
-}
-
-/* The instruction table of one function for the trace: every slot the in-situ counters
- * saw (the same table as the JSON report), with its SASS text and line. */
-static void trace_func(const struct func_rec *f, const struct mod_rec *m,
-                       struct cc_gpu_raw_func *rf)
-{
-  struct cc_gpu_raw_insn *ins = calloc(f->n_slots + 1, sizeof *ins);
-  if (ins == NULL)
-    CC_BUG("out of memory");
-  size_t n = 0;
-  for (uint32_t slot = 0; slot <= f->n_slots; slot++) {
-    const struct cc_gpu_pc_stats *st = &f->stats[slot];
-    if (st->requests == 0)
-      continue;
-    const struct cc_gpu_sass_insn *si =
-        m && slot < f->n_slots ? cc_gpu_sassmap_find(&m->sass, f->mangled,
-                                                     slot * CC_GPU_INSN_BYTES) : NULL;
-    struct cc_gpu_raw_insn *in = &ins[n++];
-    in->slot = slot;
-    in->sass = si ? si->text : slot == f->n_slots ? "(outside the kernel)" : NULL;
-    in->kind = cc_gpu_stats_kind(st, in->sass);
-    in->space = cc_gpu_stats_space(st);
-    in->size = cc_gpu_stats_size(st);
-    if (si) {
-      in->file = si->file, in->line = si->line;
-      in->inl_file = si->inl_file, in->inl_line = si->inl_line;
-    }
-  }
-  *rf = (struct cc_gpu_raw_func){.name = f->name, .mangled = f->mangled,
-                                 .n_slots = f->n_slots, .n = n, .insns = ins};
-}
-
-/* Ends the drain thread (once every reserved record is spooled) and writes the GPU trace
- * (trace.c) to $COALCHECK_GPU_TRACE, whole or not at all. Disassembly is done. */
-static void trace_finish(struct state *s)
-{
-  if (s->drainer_started) {
-    while (__atomic_load_n(&s->drained, __ATOMIC_ACQUIRE) < s->reserved)
-      usleep(20);
-    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
-    pthread_join(s->drainer, NULL);
-    s->drainer_started = 0;
-  }
-  if (s->trace_path == NULL || s->n_mods == 0)
-    return;
-  struct cc_gpu_raw_func *rf = calloc(s->n_funcs + 1, sizeof *rf);
-  uint32_t *map = calloc(s->n_funcs + 1, sizeof *map);
-  if (rf == NULL || map == NULL)
-    CC_BUG("out of memory");
-  size_t nf = 0;
-  for (size_t i = 0; i < s->n_funcs; i++) {
-    const struct func_rec *f = &s->funcs[i];
-    if (f->launches == 0 || f->stats == NULL)
-      continue;
-    map[i] = (uint32_t)nf;
-    trace_func(f, f->mod < s->n_mods ? &s->mods[f->mod] : NULL, &rf[nf++]);
-  }
-  for (size_t i = 0; i < s->n_launches; i++)
-    s->launches[i].func = map[s->launches[i].func];
-  struct cc_outfile out;
-  struct cc_err e = {0};
-  uint64_t n = s->spool_recs; /* the drain thread has ended */
-  if (s->bad_chunks > 0) /* s->err has been printed by now: say it here */
-    fprintf(stderr, "coalcheck-gpu: error: trace: %llu copies of the device buffer were not "
-            "whole warp records and are missing from the trace (a bug: please report it)\n",
-            (unsigned long long)s->bad_chunks);
-  if (s->spool)
-    fflush(s->spool);
-  if (__atomic_load_n(&s->spool_failed, __ATOMIC_ACQUIRE))
-    cc_err_set(&e, CC_ERR_IO, "the trace spool in /tmp could not be written (disk full?); "
-               "no trace written");
-  else if (cc_outfile_open(&out, s->trace_path, &e) == CC_OK) {
-    if (cc_gpu_raw_write(out.fp, rf, nf, s->launches, s->n_launches, s->spool, n,
-                         s->spool_bytes, s->trace_path, &e) != CC_OK)
-      cc_outfile_abort(&out);
-    else
-      cc_outfile_commit(&out, &e);
-  }
-  if (e.status != CC_OK)
-    fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
-  else if (!s->quiet)
-    fprintf(stderr, "coalcheck-gpu: trace: %llu warp records (%llu bytes) of %zu launches "
-            "in %s%s\n", (unsigned long long)n, (unsigned long long)s->spool_bytes,
-            s->n_launches, s->trace_path,
-            s->overflowed ? "; the device buffer filled up (COALCHECK_GPU_TRACE_BUFFER)" : "");
-  for (size_t i = 0; i < nf; i++)
-    free((void *)rf[i].insns);
-  free(rf);
-  free(map);
-}
-
-/* Fast mode: the function's statistics become the estimates over its strata (sample.h),
- * plus what its graph-node launches counted exactly; the bounds are kept for the report. */
-static void estimate(struct func_rec *f)
-{
-  if (f->strata.n == 0 || f->stats == NULL)
-    return;
-  size_t n = f->n_slots + 1;
-  struct cc_gpu_pc_stats *est = malloc(n * sizeof *est);
-  f->bound_req = malloc(n * sizeof *f->bound_req);
-  f->bound_sec = malloc(n * sizeof *f->bound_sec);
-  if (est == NULL || f->bound_req == NULL || f->bound_sec == NULL)
-    CC_BUG("out of memory");
-  cc_gpu_strata_estimate(&f->strata, f->n_slots, est, f->bound_req, f->bound_sec, &f->sum);
-  for (size_t i = 0; i < n; i++)
-    cc_gpu_stats_merge(&est[i], &f->stats[i]);
-  free(f->stats);
-  f->stats = est;
-}
-
-/* COALCHECK_GPU_PROFILE=1: the breakdown, one line, key=value (bench/gpu-overhead.sh
- * reads it). Times in ms. */
-static void prof_print(const struct state *s)
-{
-  const struct prof *p = &s->prof;
-  fprintf(stderr, "coalcheck-gpu-profile: mode=%s launches=%llu patched=%llu switches=%llu "
-          "flushes=%llu empty=%llu deferred=%llu load_ms=%.3f switch_ms=%.3f begin_ms=%.3f "
-          "wait_ms=%.3f read_ms=%.3f merge_ms=%.3f finish_ms=%.3f\n",
-          s->exact ? "exact" : "fast", (unsigned long long)p->launches,
-          (unsigned long long)p->patched, (unsigned long long)p->switches,
-          (unsigned long long)p->flushes, (unsigned long long)p->empty,
-          (unsigned long long)p->deferred, p->load * 1e3,
-          p->sw * 1e3, p->begin * 1e3, p->wait * 1e3, p->read * 1e3, p->merge * 1e3,
-          p->finish * 1e3);
-}
-
 static void finish(void)
 {
-  struct state *s = g_state;
-  if (s == NULL)
-    return;
-  pthread_mutex_lock(&s->lock);
-  s->depth++; /* callbacks raised from here on (teardown) are ignored */
-  double t0 = now();
-  flush_pending_all(s, NULL, NULL); /* the context is alive: no destroy callback came */
-  for (size_t i = 0; i < s->n_funcs; i++)
-    estimate(&s->funcs[i]);
-  /* graph launches whose flush was deferred (several host threads) and that no later
-   * launch end flushed: read now, on the last graph's stream (the application may have
-   * destroyed it: then the error says these counts are missing) */
-  for (size_t i = 0; i < s->n_funcs; i++)
-    if (s->funcs[i].graph_dirty) {
-      s->funcs[i].graph_dirty = 0;
-      if (check(s, sanitizerStreamSynchronize(s->last_graph_stream),
-                "sanitizerStreamSynchronize (graph launches at exit)") == 0)
-        flush(s, &s->funcs[i], s->last_graph_stream, s->funcs[i].stats);
-    }
-  unsetenv("LD_PRELOAD"); /* nvdisasm must not load this library again */
-  size_t nk = 0;
-  struct cc_gpu_kernel_report *ks = calloc(s->n_funcs + 1, sizeof *ks);
-  int no_lines = 0, no_sass = 0;
-  for (size_t i = 0; ks && i < s->n_funcs; i++) {
-    struct func_rec *f = &s->funcs[i];
-    if (f->launches == 0 || f->stats == NULL)
-      continue;
-    struct mod_rec *m = f->mod < s->n_mods ? &s->mods[f->mod] : NULL;
-    if (m && !m->sass_done)
-      disassemble(s, m);
-    struct cc_gpu_kernel_report *k = &ks[nk++];
-    k->name = f->name;
-    k->mangled = f->mangled;
-    memcpy(k->grid, f->grid, sizeof k->grid);
-    memcpy(k->block, f->block, sizeof k->block);
-    k->launches = f->launches;
-    k->sampled_launches = f->sum.sampled + (f->launches - f->sum.launches);
-    k->bound_requests = f->sum.bound_req;
-    k->bound_sectors = f->sum.bound_sec;
-    k->outside_requests = f->stats[f->n_slots].requests;
-    k->insns = calloc(f->n_slots + 1, sizeof *k->insns);
-    for (uint32_t slot = 0; k->insns && slot < f->n_slots; slot++) {
-      if (f->stats[slot].requests == 0)
-        continue;
-      struct cc_gpu_insn_report *in = &k->insns[k->n++];
-      in->sass_offset = slot * CC_GPU_INSN_BYTES;
-      in->st = f->stats[slot];
-      in->bound_requests = f->bound_req ? f->bound_req[slot] : 0.0;
-      in->bound_sectors = f->bound_sec ? f->bound_sec[slot] : 0.0;
-      const struct cc_gpu_sass_insn *si =
-          m ? cc_gpu_sassmap_find(&m->sass, f->mangled, in->sass_offset) : NULL;
-      if (si) {
-        in->sass = si->text;
-        in->file = si->file;
-        in->line = si->line;
-        in->inl_file = si->inl_file;
-        in->inl_line = si->inl_line;
-      }
-      no_sass |= si == NULL;
-      no_lines |= m && m->sass.n > 0 && !m->sass.has_lines;
-    }
-  }
-  if (no_sass)
-    fprintf(stderr, "coalcheck-gpu: warning: no SASS text for some instructions: nvdisasm "
-            "(%s) missing or failed; set COALCHECK_NVDISASM; reporting sass offsets\n",
-            nvdisasm_path());
-  if (no_lines)
-    fprintf(stderr, "coalcheck-gpu: warning: no line information: build the application "
-            "with -lineinfo; reporting sass offsets\n");
-  if (s->err.status != CC_OK)
-    fprintf(stderr, "coalcheck-gpu: error: %s\n", s->err.msg);
-  trace_finish(s);
-  if (s->sample > 1 && !s->quiet)
-    fprintf(stderr, "coalcheck-gpu: CTA sampling: only CTAs whose linear id %% %u == 0 "
-            "were counted%s; figures cover that sample\n", s->sample,
-            s->trace_path ? " and traced" : "");
-  if (s->n_mods == 0) { /* no CUDA module in this process (a helper child): no report */
-    free(ks);
-    pthread_mutex_unlock(&s->lock);
-    return;
-  }
-  if (!s->quiet && ks)
-    cc_gpu_report_write_text(stderr, ks, nk);
-  if (s->json_path && ks) {
-    struct cc_outfile out;
-    struct cc_err e = {0};
-    if (cc_outfile_open(&out, s->json_path, &e) == CC_OK) {
-      if (cc_gpu_report_write_json(out.fp, getenv("COALCHECK_GPU_DEVICE"), ks, nk, &e) != CC_OK)
-        cc_outfile_abort(&out);
-      else
-        cc_outfile_commit(&out, &e);
-    }
-    if (e.status != CC_OK)
-      fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
-  }
-  for (size_t i = 0; ks && i < nk; i++)
-    free(ks[i].insns);
-  free(ks);
-  s->prof.finish = now() - t0;
-  if (s->profile)
-    prof_print(s);
-  pthread_mutex_unlock(&s->lock);
-}
-
-/* Directory of this library + "/coalcheck_gpu_patch.fatbin". */
-static char *default_patch_path(void)
-{
-  Dl_info info;
-  char buf[4096] = "coalcheck_gpu_patch.fatbin";
-  if (dladdr((void *)default_patch_path, &info) && info.dli_fname) {
-    const char *slash = strrchr(info.dli_fname, '/');
-    if (slash)
-      snprintf(buf, sizeof buf, "%.*s/coalcheck_gpu_patch.fatbin",
-               (int)(slash - info.dli_fname), info.dli_fname);
-  }
-  return xstrdup(buf);
+  if (g_state != NULL)
+    cc_gpu_inj_finish(g_state);
 }
 
 /* COALCHECK_GPU_STACKS=1 (diagnostics): SIGUSR2 to a thread (tgkill) writes its call
@@ -1491,104 +1013,9 @@ static void stacks_setup(void)
 
 __attribute__((constructor)) static void coalcheck_gpu_init(void)
 {
-  struct state *s = calloc(1, sizeof *s);
+  struct state *s = cc_gpu_inj_state_new();
   if (s == NULL)
     return;
-  pthread_mutexattr_t attr;
-  pthread_mutexattr_init(&attr);
-  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-  pthread_mutex_init(&s->lock, &attr);
-  pthread_mutexattr_destroy(&attr);
-  s->debug = getenv("COALCHECK_GPU_DEBUG") != NULL;
-  const char *patch = getenv("COALCHECK_GPU_PATCH");
-  s->patch_path = patch && *patch ? xstrdup(patch) : default_patch_path();
-  const char *json = getenv("COALCHECK_GPU_JSON");
-  s->json_path = json && *json ? xstrdup(json) : NULL;
-  s->quiet = getenv("COALCHECK_GPU_QUIET") != NULL;
-  const char *ex = getenv("COALCHECK_GPU_EXACT");
-  s->exact = ex && *ex && strcmp(ex, "0") != 0;
-  const char *pf = getenv("COALCHECK_GPU_PROFILE");
-  s->profile = pf && *pf && strcmp(pf, "0") != 0;
-  const char *per = getenv("COALCHECK_GPU_LAUNCH_PERIOD");
-  s->period = CC_GPU_SAMPLE_PERIOD;
-  if (per && *per) {
-    char *end;
-    unsigned long v = strtoul(per, &end, 10);
-    if (*end != '\0' || per[0] == '-' || v == 0 || v > UINT32_MAX) {
-      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_LAUNCH_PERIOD=%s: not a positive "
-              "integer; give N to sample 1 launch in N of each geometry (1: all)\n", per);
-      exit(CC_ERR_USAGE);
-    }
-    s->period = (uint32_t)v;
-  }
-  const char *diag = getenv("COALCHECK_GPU_DIAG");
-  s->mode = diag && strcmp(diag, "noatomics") == 0 ? CC_GPU_MODE_NO_ATOMICS
-           : diag && strcmp(diag, "nobits") == 0  ? CC_GPU_MODE_NO_BITS
-                                                  : 0;
-  s->trace_nocopy = diag && strcmp(diag, "trace-nocopy") == 0;
-  s->nodefer = diag && strcmp(diag, "nodefer") == 0;
-  s->graph_data = GRAPH_DATA_FUNCTION;
-  if (diag && strcmp(diag, "graph-launch-data") == 0)
-    s->graph_data = GRAPH_DATA_LAUNCH;
-  else if (diag && strcmp(diag, "graph-both") == 0)
-    s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_FUNCTION;
-  else if (diag && strcmp(diag, "graph-api-stream") == 0)
-    s->graph_data = GRAPH_DATA_LAUNCH | GRAPH_DATA_API_STREAM;
-  const char *tr = getenv("COALCHECK_GPU_TRACE");
-  s->trace_path = tr && *tr ? xstrdup(tr) : NULL;
-  if (s->trace_path)
-    s->exact = 1; /* a trace holds every launch */
-  const char *ring = getenv("COALCHECK_GPU_TRACE_RING");
-  s->ring_cap = 1u << 16; /* 65536 records x 320 B = 20 MiB pinned */
-  if (ring && *ring) {
-    long v = atol(ring);
-    if (v < 2 || v > (1l << 24) || (v & (v - 1)) != 0) {
-      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_TRACE_RING=%s: not a power of two "
-              "in 2..16777216; give the ring's size in records, e.g. 65536\n", ring);
-      exit(CC_ERR_USAGE);
-    }
-    s->ring_cap = (uint32_t)v;
-  }
-  const char *tb = getenv("COALCHECK_GPU_TRACE_BUFFER");
-  s->tbuf_mib = 512; /* MiB of device memory: 16M lane-affine warp accesses */
-  if (tb && *tb) {
-    char *end;
-    unsigned long long v = strtoull(tb, &end, 10);
-    if (*end != '\0' || tb[0] == '-' || v > (1ull << 20)) {
-      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_TRACE_BUFFER=%s: not a size in "
-              "MiB; give e.g. 512 (0: no device buffer, every record through the ring)\n", tb);
-      exit(CC_ERR_USAGE);
-    }
-    s->tbuf_mib = v;
-  }
-  const char *smp = getenv("COALCHECK_GPU_SAMPLE_CTAS");
-  s->sample = 1;
-  if (smp && *smp) {
-    char *end;
-    unsigned long v = strtoul(smp, &end, 10);
-    if (*end != '\0' || v == 0 || v > UINT32_MAX || smp[0] == '-') {
-      fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_SAMPLE_CTAS=%s: not a positive "
-              "integer; give N to keep 1 CTA in N\n", smp);
-      exit(CC_ERR_USAGE);
-    }
-    s->sample = (uint32_t)v;
-  }
-  const char *sh = getenv("COALCHECK_GPU_SHARDS");
-  s->n_shards = sh && atoi(sh) > 0 ? (uint32_t)atoi(sh) : CC_GPU_DEFAULT_SHARDS;
-  struct cc_err e = {0};
-  if (cc_gpu_spaces_parse(getenv("COALCHECK_GPU_SPACES"), &s->spaces, &e) != CC_OK) {
-    fprintf(stderr, "coalcheck-gpu: error: COALCHECK_GPU_SPACES: %s\n", e.msg);
-    exit(CC_ERR_USAGE);
-  }
-  struct cc_gpu_filter_spec sel = {
-    .regex = getenv("COALCHECK_KERNEL_REGEX"), .kernel_name = getenv("COALCHECK_KERNEL_NAME"),
-    .name_base = getenv("COALCHECK_KERNEL_NAME_BASE"),
-    .kernel_id = getenv("COALCHECK_KERNEL_ID"), .skip = getenv("COALCHECK_LAUNCH_SKIP"),
-    .count = getenv("COALCHECK_LAUNCH_COUNT"), .from_env = 1};
-  if (cc_gpu_filter_init_spec(&s->filter, &sel, &e) != CC_OK) {
-    fprintf(stderr, "coalcheck-gpu: error: %s\n", e.msg);
-    exit(CC_ERR_USAGE);
-  }
   /* lazy loading hands out functions after MODULE_LOADED; eager keeps patching simple */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   if (sanitizerSubscribe(&s->sub, callback, s) != SANITIZER_SUCCESS) {
