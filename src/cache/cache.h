@@ -142,10 +142,12 @@ struct cc_cache_counts {
   uint64_t l2_sectors_atomic; /* sectors of atomics and reductions, done in L2 (..._op_atom/red) */
   uint64_t l2_hit_sectors;    /* of those, found in L2 */
   uint64_t dram_bytes_read;   /* dram_access_bytes per DRAM unit L2 fetched (a miss of one
-                                 sector fetches its whole unit) */
+                                 sector fetches its whole unit), and 32 per partly written
+                                 sector read-modify-written (l2_partial_ways) */
   uint64_t dram_bytes_written;/* 32 per dirty sector written back during the kernel (at
-                                 its line's eviction; dram__bytes_write.sum), counted for
-                                 the instruction that last wrote the sector */
+                                 its line's eviction, or by the write policy:
+                                 l2_partial_ways, l2_dirty_ways; dram__bytes_write.sum),
+                                 counted for the instruction that last wrote the sector */
   uint64_t l2_dirty_bytes_at_end; /* 32 per sector still dirty in L2 when the kernel ends
                                  (written back later, by whatever evicts it), counted for
                                  the instruction that last wrote it */
