@@ -64,6 +64,15 @@ static void run_stores(const char *spec, const uint64_t *lines, int n, uint32_t 
 
 static const uint64_t set0[4] = {0, 4, 8, 12};
 
+/* The kernel's DRAM bytes read, written during it, and left dirty at its end. */
+static void expect_dram(const struct cc_cache_kernel *k, uint64_t read, uint64_t written,
+                        uint64_t dirty_at_end)
+{
+  assert_int_equal(k->total.dram_bytes_read, read);
+  assert_int_equal(k->total.dram_bytes_written, written);
+  assert_int_equal(k->total.l2_dirty_bytes_at_end, dirty_at_end);
+}
+
 /* The sm_90 devices carry the measured limits (2 and 5 of 16 ways); the others none. */
 static void test_defaults(void **state)
 {
@@ -101,14 +110,10 @@ static void test_partial_limit(void **state)
   (void)state;
   run_stores(FOUR_WAYS ",partial-ways=2,dirty-ways=0", set0, 4, 0x1u, &k);
   assert_int_equal(k.total.l2_sectors_write, 4);
-  assert_int_equal(k.total.dram_bytes_read, 64);
-  assert_int_equal(k.total.dram_bytes_written, 64);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 64);
+  expect_dram(&k, 64, 64, 64);
   assert_int_equal(k.l2_evictions, 0);
   run_stores(FOUR_WAYS ",partial-ways=0,dirty-ways=0", set0, 4, 0x1u, &k);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 0);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 128);
+  expect_dram(&k, 0, 0, 128);
 }
 
 /* Whole-sector stores (8 lanes: 32 bytes of sector 0) are not partial: partial-ways=1
@@ -118,9 +123,7 @@ static void test_partial_limit_whole_sectors(void **state)
   struct cc_cache_kernel k;
   (void)state;
   run_stores(FOUR_WAYS ",partial-ways=1,dirty-ways=0", set0, 4, 0xffu, &k);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 0);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 128);
+  expect_dram(&k, 0, 0, 128);
 }
 
 /* dirty-ways=3, whole-sector stores into lines 0, 4, 8, 12 of set 0, then line 0 again.
@@ -135,9 +138,7 @@ static void test_dirty_limit(void **state)
   struct cc_cache_kernel k;
   (void)state;
   run_stores(FOUR_WAYS ",partial-ways=0,dirty-ways=3", lines, 5, 0xffu, &k);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 64);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 96);
+  expect_dram(&k, 0, 64, 96);
   assert_int_equal(k.total.l2_hit_sectors, 1);
   assert_int_equal(k.l2_evictions, 0);
 }
@@ -154,22 +155,18 @@ static void test_partial_eviction(void **state)
   (void)state;
   run_stores(TWO_WAYS, set0, 3, 0x1u, &k);
   assert_int_equal(k.l2_evictions, 1);
-  assert_int_equal(k.total.dram_bytes_read, 32);
-  assert_int_equal(k.total.dram_bytes_written, 32);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 64);
+  expect_dram(&k, 32, 32, 64);
   run_stores(TWO_WAYS ",partial-ways=0", set0, 3, 0x1u, &k);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 32);
+  expect_dram(&k, 0, 32, 64);
   run_stores(TWO_WAYS, set0, 3, 0xffu, &k);
-  assert_int_equal(k.total.dram_bytes_read, 0);
-  assert_int_equal(k.total.dram_bytes_written, 32);
-  assert_int_equal(k.total.l2_dirty_bytes_at_end, 64);
+  expect_dram(&k, 0, 32, 64);
 }
 
 /* A partly written sector sent to DRAM leaves L2: a later load of it reads DRAM again.
  * FOUR_WAYS, partial-ways=2: 4-byte stores into lines 0, 4, 8 (line 0's sector goes to
  * DRAM, 32 + 32), then a load of 4 bytes of line 0's sector 0 by instruction 0 (the same
- * slot): not valid in L2, its 64-byte unit is read: 64 more. Read 96, written 32. */
+ * slot): not valid in L2, its 64-byte unit is read: 64 more. Read 96, written 32; lines
+ * 4 and 8 keep their partial sectors dirty: 64 at the end. */
 static void test_partial_flushed_leaves(void **state)
 {
   static const uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
@@ -189,8 +186,7 @@ static void test_partial_flushed_leaves(void **state)
   cc_cache_access(c, &a, 0);
   cc_cache_end_kernel(c);
   cc_cache_kernel_figures(c, &k);
-  assert_int_equal(k.total.dram_bytes_read, 96);
-  assert_int_equal(k.total.dram_bytes_written, 32);
+  expect_dram(&k, 96, 32, 64);
   cc_cache_free(c);
 }
 
