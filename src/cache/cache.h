@@ -106,8 +106,8 @@ struct cc_cache_device {
  * l40, a10, t4, v100, p100, gtx1080, m40, gtx750ti, k80, k40, tk1, gtx680, c2050,
  * gtx460) or "default" (the architecture's), and keys: sms=N, l1=SIZE, l1-ways=N,
  * carveout=KB, smem=SIZE, l2=SIZE, l2-ways=N, dispatch=rr|blocked, index=hash|mod,
- * dram-bytes=32|64|128, partial-ways=N, dirty-ways=N (0..64; 0, or l2-ways or more: no limit) (SIZE:
- * bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
+ * dram-bytes=32|64|128, partial-ways=N, dirty-ways=N (0..64; 0, or l2-ways or more: no
+ * limit) (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
  * two of at least 128 bytes, ways must divide its lines (associativity times sets =
  * lines), carveout one of the device's sizes. calibration, if not NULL, is a JSON file
  * written by scripts/gpu-calibrate.sh whose speeds replace the table's (cc_cache_calibrate).

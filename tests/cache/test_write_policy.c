@@ -89,8 +89,8 @@ static void test_defaults(void **state)
   assert_int_equal(cc_cache_device_get("sm_80", "a100", NULL, &d, &on, &err), CC_OK);
   assert_int_equal(d.l2_partial_ways, 0);
   assert_int_equal(d.l2_dirty_ways, 0);
-  assert_int_not_equal(cc_cache_device_get("sm_90", "h100,partial-ways=x", NULL, &d, &on, &err),
-                       CC_OK);
+  assert_int_not_equal(
+      cc_cache_device_get("sm_90", "h100,partial-ways=x", NULL, &d, &on, &err), CC_OK);
   assert_non_null(strstr(err.msg, "0..64"));
   assert_int_not_equal(cc_cache_device_get("sm_90", "h100,dirty-ways=65", NULL, &d, &on, &err),
                        CC_OK);
