@@ -222,6 +222,14 @@ int cc_cuda_model_build(struct cc_cuda_model *m, const char *path, const char *t
                         size_t nextra, struct cc_err *err);
 void cc_cuda_model_release(struct cc_cuda_model *m);
 
+/* The builtins the kernel's own body reads (bit b: enum cc_cuda_builtin b), by component
+ * or whole: those a rewrite that plays other threads must shadow (a local never read
+ * draws a warning from nvcc). */
+unsigned cc_cuda_model_builtins_read(const struct cc_cuda_model *m);
+/* The first call edge from the kernel to a function that reads the thread geometry
+ * (which would see the real builtins, not a rewrite's shadows), or NULL. */
+const struct cc_cuda_edge *cc_cuda_model_geometry_callee(const struct cc_cuda_model *m);
+
 /* The builtin variable that c (a DeclRefExpr) refers to, or CC_CUDA_B_NONE. */
 enum cc_cuda_builtin cc_cuda_model_builtin(const struct cc_cuda_model *m, CXCursor c);
 /* 1 when the type t is the prelude's dim3 (any qualifiers). */
