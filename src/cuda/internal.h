@@ -64,6 +64,9 @@ int cc_cuda_tu_off(const struct cc_cuda_tu *t, CXSourceLocation loc, unsigned *o
 /* 1 and [*b, *e) = the bytes of c's extent in the input (file locations of its ends) when
  * both ends are in the input and b < e; else 0. */
 int cc_cuda_tu_extent(const struct cc_cuda_tu *t, CXCursor c, unsigned *b, unsigned *e);
+/* The 1-based line of byte off of the input (what a rewrite's #line names, so that the
+ * rewritten text keeps the input's line numbers). */
+unsigned cc_cuda_tu_line_at(const struct cc_cuda_tu *t, unsigned off);
 /* "FILE:LINE:COL" of loc's file location into buf (FILE is t->path for the input). */
 void cc_cuda_tu_place(const struct cc_cuda_tu *t, CXSourceLocation loc, char *buf, size_t n);
 /* 1-based line and column of loc's file location. */

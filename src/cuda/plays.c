@@ -61,15 +61,6 @@ static enum CXChildVisitResult find_returns(CXCursor c, CXCursor parent, CXClien
   return CXChildVisit_Continue;
 }
 
-/* The 1-based line of byte off of text. */
-static unsigned line_at(const char *text, unsigned off)
-{
-  unsigned line = 1;
-  for (unsigned i = 0; i < off; i++)
-    line += text[i] == '\n';
-  return line;
-}
-
 /* The text before the body's own (replacing its `{`): the loop over the plays, the
  * played block index, fresh copies of the parameters (a body may assign them). */
 static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
@@ -115,7 +106,7 @@ static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned
     cc_strbuf_printf(o, "    const dim3 gridDim(%uu, %uu, %uu);\n", grid[0], grid[1], grid[2]);
   /* #line: the body keeps its line numbers (the PTX's .loc, so the fix's per-line figures
    * compare with the original's) */
-  cc_strbuf_printf(o, "#line %u\n{", line_at(m->tu.text, b));
+  cc_strbuf_printf(o, "#line %u\n{", cc_cuda_tu_line_at(&m->tu, b));
 }
 
 int cc_cuda_plays(const char *path, const char *text, size_t len, const char *kernel,
@@ -153,7 +144,7 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
       cc_cuda_edits_add(&ed, b, b + 1, o.s);
       char close[96];
       snprintf(close, sizeof close, "}\n    __cc_played:;\n  }\n}\n#line %u\n",
-               line_at(m.tu.text, e - 1));
+               cc_cuda_tu_line_at(&m.tu, e - 1));
       cc_cuda_edits_add(&ed, e - 1, e, close);
       rc = cc_cuda_edits_apply(&ed, m.tu.text, m.tu.len, out, out_len, err);
     }

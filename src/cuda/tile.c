@@ -458,15 +458,6 @@ static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const
   return o;
 }
 
-/* The 1-based line of byte off of text. */
-static unsigned line_at(const char *text, unsigned off)
-{
-  unsigned line = 1;
-  for (unsigned i = 0; i < off; i++)
-    line += text[i] == '\n';
-  return line;
-}
-
 /* The input's bytes [b, e) with [lb, le) (inside them) replaced by sub (owned). */
 static char *splice(const char *text, unsigned b, unsigned e, unsigned lb, unsigned le,
                     const char *sub)
@@ -537,8 +528,8 @@ static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCurs
   }
   inner = cc_cuda_edits_render(&ed, m->tu.text, bb, be, 1);
   out->elt = element_type(ld->at);
-  lines[0] = line_at(m->tu.text, bb);
-  lines[1] = line_at(m->tu.text, be - 1);
+  lines[0] = cc_cuda_tu_line_at(&m->tu, bb);
+  lines[1] = cc_cuda_tu_line_at(&m->tu, be - 1);
   wrapped = wrap_body(spec, out->elt, inner, cc_cuda_model_builtins_read(m), lines);
   cc_cuda_edits_add(&ed, bb, be, wrapped);
   free(inner);
