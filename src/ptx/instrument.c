@@ -205,14 +205,23 @@ static void put_first_of_key(struct inst *s)
                    "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n");
 }
 
-/* %cci_u = distinct 32-byte sectors of the accessing lanes (global_sector32.c) */
-static void put_sectors(struct inst *s)
+/* %cci_u = distinct 32-byte sectors of the accessing lanes, %cci_i = the ideal sectors
+ * (global_sector32.c, geometry.c) */
+static void put_sectors(struct inst *s, uint32_t size)
 {
   cc_strbuf_printf(&s->text, "\tshr.u64 %%cci_k, %%cci_a0, 5;\n");
   put_first_of_key(s);
   cc_strbuf_printf(&s->text,
                    "\tvote.sync.ballot.b32 %%cci_u, %%cci_p0, %%cci_m0;\n"
-                   "\tpopc.b32 %%cci_u, %%cci_u;\n");
+                   "\tpopc.b32 %%cci_u, %%cci_u;\n"
+                   "\tmov.b64 %%cci_k, %%cci_a0;\n");
+  put_first_of_key(s); /* distinct addresses: the ideal, ceil(their bytes / 32) */
+  cc_strbuf_printf(&s->text,
+                   "\tvote.sync.ballot.b32 %%cci_i, %%cci_p0, %%cci_m0;\n"
+                   "\tpopc.b32 %%cci_i, %%cci_i;\n"
+                   "\tmad.lo.u32 %%cci_i, %%cci_i, %" PRIu32 ", 31;\n"
+                   "\tshr.u32 %%cci_i, %%cci_i, 5;\n",
+                   size);
 }
 
 static uint32_t log2u(uint32_t x)
@@ -222,7 +231,7 @@ static uint32_t log2u(uint32_t x)
   return k;
 }
 
-/* %cci_u = wavefronts, %cci_w = ways of the accessing lanes (shared_banks32.c, 4-byte
+/* %cci_u = wavefronts, %cci_w = ways, %cci_i = ideal wavefronts of the accessing lanes (shared_banks32.c, 4-byte
  * banks): units of max(size, 4) bytes, phases of 32 / (max(size, 4) / 4) lanes. */
 static void put_wavefronts(struct inst *s, uint32_t size)
 {
@@ -251,7 +260,8 @@ static void put_wavefronts(struct inst *s, uint32_t size)
                    "\tpopc.b32 %%cci_m3, %%cci_m3;\n"
                    "\tselp.b32 %%cci_m3, %%cci_m3, 0, %%cci_p0;\n"
                    "\tmov.u32 %%cci_u, 0;\n"
-                   "\tmov.u32 %%cci_w, 0;\n",
+                   "\tmov.u32 %%cci_w, 0;\n"
+                   "\tmov.u32 %%cci_i, 0;\n",
                    groups - 1);
   for (uint32_t p = 0; p < phases; p++) /* the largest count of each phase */
     cc_strbuf_printf(&s->text,
@@ -259,8 +269,86 @@ static void put_wavefronts(struct inst *s, uint32_t size)
                      "\tselp.b32 %%cci_m4, %%cci_m3, 0, %%cci_p1;\n"
                      "\tredux.sync.max.u32 %%cci_m4, %%cci_m4, %%cci_m0;\n"
                      "\tadd.u32 %%cci_u, %%cci_u, %%cci_m4;\n"
-                     "\tmax.u32 %%cci_w, %%cci_w, %%cci_m4;\n",
+                     "\tmax.u32 %%cci_w, %%cci_w, %%cci_m4;\n"
+                     "\tsetp.ne.u32 %%cci_p1, %%cci_m4, 0;\n"
+                     "\tselp.b32 %%cci_m4, 1, 0, %%cci_p1;\n"
+                     "\tadd.u32 %%cci_i, %%cci_i, %%cci_m4;\n",
                      p);
+}
+
+/* %cci_s0 = largest - smallest address, %cci_s1 / %cci_s2 = the smallest / largest
+ * neighbour stride of the sorted addresses of the accessing lanes (see instrument.h);
+ * %cci_s3 = this lane's key: its address relative to the lowest accessing lane's,
+ * saturated to 32 bits, offset by 2^31 so that unsigned order is address order. */
+static void put_strides(struct inst *s, uint32_t site)
+{
+  cc_strbuf_printf(&s->text,
+                   "\tneg.s32 %%cci_s0, %%cci_m1;\n"
+                   "\tand.b32 %%cci_s0, %%cci_s0, %%cci_m1;\n"
+                   "\tbfind.u32 %%cci_s0, %%cci_s0;\n"
+                   "\tand.b32 %%cci_s0, %%cci_s0, 31;\n"
+                   "\tmov.b64 {%%cci_s1, %%cci_s2}, %%cci_a0;\n"
+                   "\tshfl.sync.idx.b32 %%cci_s1, %%cci_s1, %%cci_s0, 31, %%cci_m0;\n"
+                   "\tshfl.sync.idx.b32 %%cci_s2, %%cci_s2, %%cci_s0, 31, %%cci_m0;\n"
+                   "\tmov.b64 %%cci_b, {%%cci_s1, %%cci_s2};\n"
+                   "\tsub.s64 %%cci_b, %%cci_a0, %%cci_b;\n"
+                   "\tmax.s64 %%cci_b, %%cci_b, -2147483648;\n"
+                   "\tmin.s64 %%cci_b, %%cci_b, 2147483647;\n"
+                   "\tcvt.u32.u64 %%cci_s3, %%cci_b;\n"
+                   "\txor.b32 %%cci_s3, %%cci_s3, -2147483648;\n"
+                   /* the span: keys of accessing lanes only */
+                   "\tmov.u32 %%cci_s4, %%lanemask_eq;\n"
+                   "\tand.b32 %%cci_s4, %%cci_s4, %%cci_m1;\n"
+                   "\tsetp.ne.b32 %%cci_q0, %%cci_s4, 0;\n"
+                   "\tselp.b32 %%cci_s1, %%cci_s3, -1, %%cci_q0;\n"
+                   "\tredux.sync.min.u32 %%cci_s1, %%cci_s1, %%cci_m0;\n"
+                   "\tselp.b32 %%cci_s0, %%cci_s3, 0, %%cci_q0;\n"
+                   "\tredux.sync.max.u32 %%cci_s0, %%cci_s0, %%cci_m0;\n"
+                   "\tsub.u32 %%cci_s0, %%cci_s0, %%cci_s1;\n"
+                   "\tmov.u32 %%cci_s5, %%laneid;\n"
+                   /* fast path: a full warp, keys not decreasing with the lane */
+                   "\tsetp.ne.b32 %%cci_q1, %%cci_m1, -1;\n"
+                   "\t@%%cci_q1 bra $cci_search%" PRIu32 ";\n"
+                   "\tshfl.sync.up.b32 %%cci_s4, %%cci_s3, 1, 0, %%cci_m0;\n"
+                   "\tsetp.ge.u32 %%cci_q1, %%cci_s3, %%cci_s4;\n"
+                   "\tsetp.eq.u32 %%cci_q2, %%cci_s5, 0;\n"
+                   "\tor.pred %%cci_q1, %%cci_q1, %%cci_q2;\n"
+                   "\tvote.sync.all.pred %%cci_q1, %%cci_q1, %%cci_m0;\n"
+                   "\t@!%%cci_q1 bra $cci_search%" PRIu32 ";\n"
+                   "\tsub.u32 %%cci_s6, %%cci_s3, %%cci_s4;\n"
+                   "\tnot.pred %%cci_q1, %%cci_q2;\n"
+                   "\tbra.uni $cci_strided%" PRIu32 ";\n"
+                   /* successor search: for each accessing lane j (uniform loop), the
+                    * nearest key above this lane's (ties: the higher lane) */
+                   "$cci_search%" PRIu32 ":\n"
+                   "\tmov.u32 %%cci_s6, -1;\n"
+                   "\tsetp.ne.u32 %%cci_q1, 0, 0;\n"
+                   "\tmov.b32 %%cci_s7, %%cci_m1;\n"
+                   "$cci_next%" PRIu32 ":\n"
+                   "\tsetp.eq.b32 %%cci_q2, %%cci_s7, 0;\n"
+                   "\t@%%cci_q2 bra $cci_strided%" PRIu32 ";\n"
+                   "\tneg.s32 %%cci_s4, %%cci_s7;\n"
+                   "\tand.b32 %%cci_s4, %%cci_s4, %%cci_s7;\n"
+                   "\txor.b32 %%cci_s7, %%cci_s7, %%cci_s4;\n"
+                   "\tbfind.u32 %%cci_s4, %%cci_s4;\n"
+                   "\tshfl.sync.idx.b32 %%cci_s2, %%cci_s3, %%cci_s4, 31, %%cci_m0;\n"
+                   "\tsetp.gt.u32 %%cci_q2, %%cci_s2, %%cci_s3;\n"
+                   "\tsetp.eq.u32 %%cci_q3, %%cci_s2, %%cci_s3;\n"
+                   "\tsetp.gt.u32 %%cci_q4, %%cci_s4, %%cci_s5;\n"
+                   "\tand.pred %%cci_q3, %%cci_q3, %%cci_q4;\n"
+                   "\tor.pred %%cci_q2, %%cci_q2, %%cci_q3;\n"
+                   "\tsub.u32 %%cci_s2, %%cci_s2, %%cci_s3;\n"
+                   "\t@%%cci_q2 min.u32 %%cci_s6, %%cci_s6, %%cci_s2;\n"
+                   "\tor.pred %%cci_q1, %%cci_q1, %%cci_q2;\n"
+                   "\tbra.uni $cci_next%" PRIu32 ";\n"
+                   "$cci_strided%" PRIu32 ":\n"
+                   /* %cci_q1: this lane has a successor (and accesses) */
+                   "\tand.pred %%cci_q1, %%cci_q1, %%cci_q0;\n"
+                   "\tselp.b32 %%cci_s1, %%cci_s6, -1, %%cci_q1;\n"
+                   "\tredux.sync.min.u32 %%cci_s1, %%cci_s1, %%cci_m0;\n"
+                   "\tselp.b32 %%cci_s2, %%cci_s6, 0, %%cci_q1;\n"
+                   "\tredux.sync.max.u32 %%cci_s2, %%cci_s2, %%cci_m0;\n",
+                   site, site, site, site, site, site, site, site);
 }
 
 /* The leader (lowest executing lane) adds this execution to the site's counters. */
@@ -285,6 +373,21 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                      "\tcvt.u64.u32 %%cci_a1, %%cci_w;\n"
                      "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
                      off + 8u * PTX_INST_F_WAYS);
+  /* the ideal; strides where two lanes accessed */
+  cc_strbuf_printf(&s->text,
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_i;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\tsetp.gt.u32 %%cci_p1, %%cci_m3, 1;\n"
+                   "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_s0;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_s1;\n"
+                   "\tnot.b64 %%cci_a1, %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_s2;\n"
+                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
+                   off + 8u * PTX_INST_F_IDEAL, off + 8u * PTX_INST_F_SPAN,
+                   off + 8u * PTX_INST_F_STRMIN_INV, off + 8u * PTX_INST_F_STRMAX);
 }
 
 static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t index)
@@ -305,14 +408,15 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
   cc_strbuf_printf(&s->text,
                    "\t{\n"
-                   "\t.reg .pred %%cci_p<2>;\n"
-                   "\t.reg .b32 %%cci_m<5>, %%cci_u, %%cci_w, %%cci_ph;\n"
-                   "\t.reg .b64 %%cci_a<3>, %%cci_k;\n");
+                   "\t.reg .pred %%cci_p<2>, %%cci_q<5>;\n"
+                   "\t.reg .b32 %%cci_m<5>, %%cci_u, %%cci_w, %%cci_i, %%cci_ph, %%cci_s<8>;\n"
+                   "\t.reg .b64 %%cci_a<3>, %%cci_k, %%cci_b;\n");
   put_lanes(s, f, in);
   cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_m2, %%lanemask_lt;\n");
   put_address(s, f, addr_operand(f, in));
   if (shared) put_wavefronts(s, st->size_bytes);
-  else put_sectors(s);
+  else put_sectors(s, st->size_bytes);
+  put_strides(s, site);
   put_update(s, site, shared);
   cc_strbuf_printf(&s->text, "\t}\n");
   if (s->map->sample > 1) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);

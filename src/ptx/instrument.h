@@ -26,8 +26,15 @@
  *           banks, aligned 8-byte units in 16 bank pairs, 16-byte units in 8 bank
  *           quads: the same count as distinct words per bank for aligned accesses);
  *           wavefronts = sum over phases with a lane of that maximum (>= 1).
+ *   strides (CGO 2015 Algorithm 1, W = 32, as src/analysis and the Sanitizer patch):
+ *           the accessing lanes' addresses sorted, neighbour differences; their
+ *           smallest and largest, and their sum (largest - smallest address). Addresses
+ *           are taken relative to the lowest accessing lane's and saturated to +-2^31
+ *           bytes as in src/gpu/patch.cu. Full warps whose addresses do not decrease
+ *           with the lane take the differences of lane neighbours; other warps a
+ *           successor search over the accessing lanes (one shfl per lane).
  * An execution in which no lane's guard holds counts nothing (the emulator delivers no
- * record for it either).
+ * record for it either). The neighbour strides number lanes - requests.
  *
  * Not instrumented (ptx_inst_map.skipped counts them): generic and local accesses,
  * accesses in .func bodies (the counter parameter is the entry's), vector accesses above
@@ -53,6 +60,12 @@ enum ptx_inst_field {
   PTX_INST_F_UNITS,    /* global: 32-byte sectors; shared: wavefronts */
   PTX_INST_F_LANES,    /* lanes that accessed (bytes requested = lanes x size) */
   PTX_INST_F_WAYS,     /* shared: the largest bank-conflict ways (red.max); global: 0 */
+  PTX_INST_F_IDEAL,    /* global: ideal sectors, ceil(distinct addresses x size / 32);
+                          shared: ideal wavefronts, the phases with an accessing lane */
+  PTX_INST_F_SPAN,     /* sum over executions of largest - smallest address (bytes) = the
+                          sum of Algorithm 1's neighbour strides (one group = the warp) */
+  PTX_INST_F_STRMIN_INV, /* UINT64_MAX - the smallest neighbour stride (red.max; 0: none) */
+  PTX_INST_F_STRMAX,   /* the largest neighbour stride (bytes) */
   PTX_INST_FIELDS
 };
 

@@ -5,14 +5,17 @@ usage: ptxinst_compare.py REF.json MAP COUNTERS.bin KERNEL-MANGLED
 REF.json: `coalcheck --json` of the original PTX; MAP: coalcheck-ptxinst's site table;
 COUNTERS.bin: the --dump of the counter buffer after the instrumented run.
 Per site of the kernel: requests, sectors (global) or wavefronts (shared), lanes
-(thread_accesses) and, for shared memory, the largest bank-conflict ways must be equal.
+(thread_accesses), ideal sectors or wavefronts, for shared memory the largest
+bank-conflict ways, and Algorithm 1's neighbour strides (count, min, max, sum) must be
+equal.
 Every explicit .global/.shared instruction of the reference must be a site; generic ones
 are listed (not instrumented). Exit 0 when all equal, 1 otherwise."""
 import json
 import struct
 import sys
 
-FIELDS = 4
+FIELDS = 8  # requests, units, lanes, ways, ideal, span, UINT64_MAX - min stride, max stride
+MAX = (1 << 64) - 1
 
 
 def main():
@@ -38,18 +41,31 @@ def main():
         for sh in range(shards):
             base = (site * shards + sh) * FIELDS
             for f in range(FIELDS):
-                got[f] = max(got[f], counters[base + f]) if f == 3 else got[f] + counters[base + f]
+                if f in (3, 6, 7):
+                    got[f] = max(got[f], counters[base + f])
+                else:
+                    got[f] += counters[base + f]
+        # strides: count = lanes - requests, min, max, sum (the emulator's avg x count)
+        count = got[2] - got[0]
+        got = got[:5] + ([count, MAX - got[6], got[7], got[5]] if got[6] else [0, None, None, 0])
         r = by_index.get(insn)
         if r is None:  # never executed: the emulator lists no figures
-            want = [0, 0, 0, 0]
+            want = [0, 0, 0, 0, 0, 0, None, None, 0]
         else:
             units = r["wavefronts"] if space == "shared" else r["sectors"]
             ways = r.get("bank_conflict_ways", 0) if space == "shared" else 0
-            want = [r["requests"], units, r["thread_accesses"], ways]
+            ideal = r["ideal_wavefronts"] if space == "shared" else r["ideal_sectors"]
+            st = r.get("stride") or {"count": 0}
+            if st["count"]:
+                strides = [st["count"], st["min"], st["max"], round(st["avg"] * st["count"])]
+            else:
+                strides = [0, None, None, 0]
+            want = [r["requests"], units, r["thread_accesses"], ways, ideal] + strides
         covered.add(insn)
         if got != want:
             bad += 1
-            print("DIFF %s site %d (PTX index %d, %s): inline %s, emulator %s"
+            print("DIFF %s site %d (PTX index %d, %s): inline %s, emulator %s "
+                  "(requests, units, lanes, ways, ideal, strides, min, max, sum)"
                   % (mangled, site, insn, space, got, want))
     for i in kernel["instructions"]:
         if i["space"] not in ("global", "shared") or i["ptx_index"] in covered:
