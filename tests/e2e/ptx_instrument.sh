@@ -74,7 +74,7 @@ for line in lines[1:]:
     if "transpose_naive" not in line:
         continue
     site, kind = int(line.split()[0]), line.split()[4]
-    got = [sum(c[(site * shards + s) * 4 + f] for s in range(shards)) for f in range(3)]
+    got = [sum(c[(site * shards + s) * 8 + f] for s in range(shards)) for f in range(3)]  # 8 fields
     print("sampled", kind, got, "want", want[kind])
     ok &= got == want[kind]
 sys.exit(0 if ok else 1)
