@@ -434,6 +434,13 @@ static const struct ptx_function *clashing_entry(const struct ptx_module *m)
   return NULL;
 }
 
+/* The sm_NN number of the module's .target ("sm_90a", "sm_80, debug"), 0 when none. */
+static unsigned target_sm(const struct ptx_module *m)
+{
+  const char *t = m->target ? strstr(m->target, "sm_") : NULL;
+  return t ? (unsigned)strtoul(t + 3, NULL, 10) : 0;
+}
+
 int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts, FILE *out,
                    struct ptx_inst_map *map, struct cc_err *err)
 {
@@ -444,6 +451,11 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
   if (shards > PTX_INST_MAX_SHARDS || (shards & (shards - 1)))
     return cc_err_set(err, CC_ERR_USAGE, "inline counters: %" PRIu32 " shards: expected a "
                       "power of two from 1 to %u", shards, PTX_INST_MAX_SHARDS);
+  if (m->address_size != 64 || target_sm(m) < 80)
+    return cc_err_set(err, CC_ERR_INPUT, "%s: inline counters need .address_size 64 and a "
+                      ".target of sm_80 or later (redux.sync), found %" PRIu32 " and '%s'; "
+                      "compile for sm_90 (nvcc -arch=sm_90)", m->path ? m->path : "?",
+                      m->address_size, m->target ? m->target : "");
   if (clash)
     return cc_err_set(err, CC_ERR_INPUT, "%s:%" PRIu32 ": kernel '%s' has a parameter named "
                       "'%s' already (instrumented twice?)", m->path ? m->path : "?",

@@ -99,7 +99,8 @@ struct ptx_inst_map {
 /* Writes m, instrumented, to out and fills *map (released with ptx_inst_map_release,
  * also on failure). Errors: CC_ERR_USAGE (shards not a power of two up to
  * PTX_INST_MAX_SHARDS), CC_ERR_INPUT (an .entry already has a parameter named
- * PTX_INST_PARAM), CC_ERR_IO (the stream failed). */
+ * PTX_INST_PARAM; a module of 32-bit addresses or a .target below sm_80), CC_ERR_IO (the
+ * stream failed). */
 int ptx_instrument(cc_keep const struct ptx_module *m, const struct ptx_inst_opts *opts,
                    FILE *out, struct ptx_inst_map *map, struct cc_err *err);
 

@@ -143,6 +143,18 @@ static void test_sampling_and_errors(void **state)
   assert_int_equal(rc, CC_ERR_USAGE);
   ptx_inst_map_release(&map);
   ptx_module_free(m);
+  /* sm_70 (no redux.sync) and 32-bit addresses are refused */
+  static const char *const old[] = {
+      ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+      ".version 9.0\n.target sm_90\n.address_size 32\n.visible .entry k()\n{\n\tret;\n}\n"};
+  for (int i = 0; i < 2; i++) {
+    m = parse_ok(old[i]);
+    assert_non_null(m);
+    assert_null(instrument(m, 1, 1, &map, &rc));
+    assert_int_equal(rc, CC_ERR_INPUT);
+    ptx_inst_map_release(&map);
+    ptx_module_free(m);
+  }
 }
 
 /* The instrumented module assembles (when ptxas is installed). */
