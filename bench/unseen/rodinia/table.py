@@ -20,8 +20,11 @@ def worst(k):
                                                   best["ideal_sectors"] / best["requests"])
 
 def short(reasons):
-    return "; ".join("%s: %s" % (r["transform"], r["reason"][:110].replace("|", "\\|"))
-                     for r in reasons)
+    """each transformation's reason, its folder dropped, cut to 70 characters"""
+    def one(r):
+        t = r["reason"].replace("bench/unseen/rodinia/", "").replace("|", "\\|")
+        return "%s: %s" % (r["transform"], t if len(t) <= 70 else t[:67] + "...")
+    return "<br>".join(one(r) for r in reasons)
 
 print("| kernel | worst access | per request | fix (or refusal) | sectors before -> after "
       "| wavefronts before -> after | verified | wall s |")
