@@ -316,6 +316,16 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
   return w->too_deep ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
+/* t is declared by the prelude (CUDA's float4, int2, double2, ...: vector types a lane
+ * loads whole in one aligned access, CUDA C Programming Guide, "Built-in Vector Types")
+ * or a system header: not the user's array of structures to relayout. */
+static int vector_type(const struct cc_cuda_model *m, CXType t)
+{
+  enum cc_cuda_where at =
+      cc_cuda_tu_where(&m->tu, clang_getCursorLocation(clang_getTypeDeclaration(t)));
+  return at == CC_CUDA_PRELUDE || at == CC_CUDA_SYSTEM;
+}
+
 /* The kernel's parameters that point to a structure type. */
 static void find_params(struct walk *w, CXCursor def)
 {
@@ -328,7 +338,8 @@ static void find_params(struct walk *w, CXCursor def)
       continue;
     t = clang_getCanonicalType(clang_getCursorType(kids[i]));
     pt = clang_getPointeeType(t);
-    if (t.kind == CXType_Pointer && clang_getCanonicalType(pt).kind == CXType_Record) {
+    if (t.kind == CXType_Pointer && clang_getCanonicalType(pt).kind == CXType_Record &&
+        !vector_type(w->m, clang_getCanonicalType(pt))) {
       memset(&p, 0, sizeof p);
       p.decl = kids[i];
       p.index = index;

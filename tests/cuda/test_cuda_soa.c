@@ -221,7 +221,9 @@ static void test_refusals(void **state)
     "struct R { float x; __device__ float f() const { return x; } };\n"            /* 15 */
     "__global__ void k11(R *p, float *o) { int i = threadIdx.x; o[i] = p[i].f(); }\n"
     "struct C { const float x; float y; };\n"                                      /* 17 */
-    "__global__ void k12(C *p, float *o) { int i = threadIdx.x; o[i] = p[i].y; }\n";
+    "__global__ void k12(C *p, float *o) { int i = threadIdx.x; o[i] = p[i].y; }\n"
+    /* CUDA's vector types are loaded whole by a lane: not an array of structures */
+    "__global__ void k13(float4 *p, float *o) { int i = threadIdx.x; p[i] = make_float4(1, 2, 3, 4); o[i] = p[i].x; }\n";
   static const struct {
     const char *kernel, *place, *what;
   } cases[] = {
@@ -238,6 +240,7 @@ static void test_refusals(void **state)
     {"k10", ":14:60: p is used other than as p[e].member", "escapes kernel k10"},
     {"k11", ":16:67: a member function of p[e] is called", "float *x"},
     {"k12", ":17:24: member x of C is const", "scalar members only"},
+    {"k13", ": kernel k13 has no parameter pointing to an array of structures", "nothing"},
   };
   struct fixture *f = *state;
   const char *path = put(f, "esc.cu", in);
