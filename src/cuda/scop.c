@@ -513,7 +513,10 @@ static int walk(struct cc_cuda_ex *x, CXCursor c, int top)
     if (n > 512)
       return cc_cuda_scop_refuse(x, c, "a block of more than %s statements", "512");
     for (unsigned i = 0; i < n && rc == CC_OK; i++)
-      rc = walk(x, kids[i], top ? 1 : 0);
+      /* the kernel's last statement `return;` (Rodinia's invert_mapping) ends nothing */
+      if (!(top == 2 && i + 1 == n && clang_getCursorKind(kids[i]) == CXCursor_ReturnStmt &&
+            cc_cuda_children(kids[i], NULL, 0) == 0))
+        rc = walk(x, kids[i], top ? 1 : 0);
     if (top != 2) { /* the block's declarations end with it (not the kernel body's) */
       x->visible.len = nvisible;
       x->locals.len = nlocals;

@@ -5,6 +5,7 @@
  * fix_impl.h. */
 #include "fix/fix_impl.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +59,34 @@ void cc_fix_setf(char *dst, size_t size, const char *fmt, ...)
   va_end(ap);
 }
 
+/* reason with each run of white space made one space, cut to CC_FIX_REFUSAL_MAX bytes
+ * ("..." ending a cut one), into buf (CC_FIX_REFUSAL_MAX + 4 bytes) */
+static void one_line(const char *reason, char *buf)
+{
+  size_t n = 0;
+  const char *s = reason;
+  for (; *s && n < CC_FIX_REFUSAL_MAX; s++) {
+    if (isspace((unsigned char)*s)) {
+      if (n > 0 && buf[n - 1] == ' ')
+        continue;
+      buf[n++] = ' ';
+    } else {
+      buf[n++] = *s;
+    }
+  }
+  if (*s)
+    memcpy(buf + n - 3, "...", 3);
+  buf[n] = '\0';
+}
+
 void cc_fix_refusal_add(struct cc_fix_plan *p, const char *name, const char *reason)
 {
+  char line[CC_FIX_REFUSAL_MAX + 4];
   size_t len = strlen(p->refusals);
+  one_line(reason, line);
   if (len + 8 < sizeof p->refusals)
     cc_fix_setf(p->refusals + len, sizeof p->refusals - len, "%s%s: %s", len ? "\n" : "",
-                name, reason);
+                name, line);
 }
 
 /* Emulates candidate c into c->run: compiled by the caller's nvcc, the kernel found by
