@@ -282,6 +282,7 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
   CXCursor kids[16];
   unsigned n = cc_cuda_children(c, kids, 16);
   struct cc_cuda_scop_decl d;
+  unsigned privates = 0;
   if (n > 16)
     return cc_cuda_scop_refuse(x, c, "a declaration of more than 16 variables%s", "");
   for (unsigned i = 0; i < n; i++) {
@@ -311,9 +312,20 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
       char role[200];
       snprintf(role, sizeof role, "initialiser of %s", name);
       rc = cc_cuda_scop_refuse_affine(x, init[ni - 1], role);
+    } else if (n > 1 && (ni > 0 || privates < i)) {
+      rc = cc_cuda_scop_refuse(x, kids[i], ni > 0 ? "%s, not an affine integer, is declared "
+                               "with other variables and a value; declare it alone"
+                               : "%s, not an affine integer, is declared with variables of "
+                               "another kind; declare it alone", name);
     } else if (n > 1) {
-      rc = cc_cuda_scop_refuse(x, kids[i], "%s, not an affine integer, is declared with other "
-                               "variables; declare it alone", name);
+      /* `float c11, c12, c13;` (PolyBench's filters): private scalars without a value,
+         each declared once at the lifted kernel's top; the declaration prints nowhere */
+      l.kind = CC_CUDA_L_PRIVATE;
+      rc = name_taken(x, name)
+           ? cc_cuda_scop_refuse(x, kids[i], "%s hides another local variable of that name; "
+                                 "rename one (the lifted kernel declares it at its top)", name)
+           : add_private_decl(x, kids[i], name, t);
+      privates++;
     } else {
       /* a private scalar of the thread: declared once, its value a statement */
       l.kind = CC_CUDA_L_PRIVATE;
@@ -331,6 +343,11 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
       return rc;
     CC_VEC_PUSH(&x->locals, l);
   }
+  if (privates == n)
+    return CC_OK;
+  if (privates) /* `float s, t; int k;` cannot mix, but `T a, b` with b a counter can */
+    return cc_cuda_scop_refuse(x, c, "a declaration of private scalars and integers%s; declare "
+                               "them apart", "");
   if (!cc_cuda_tu_extent(&x->m->tu, c, &d.b, &d.e) || !cc_cuda_model_whole(x->m, d.b, d.e))
     return cc_cuda_scop_refuse(x, c, "the declaration is partly written by a macro%s", "");
   CC_VEC_PUSH(&x->decls, d);

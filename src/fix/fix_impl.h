@@ -281,7 +281,7 @@ struct cc_fix_plan {
   char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
   struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */
   int verified;                  /* buffers bitwise equal and fewer excess sectors */
-  char reason[1024];             /* no fix: why (one line) */
+  char reason[CC_ERR_MSG_MAX];   /* no fix: why (auto: a line a transformation) */
   double gpu_ms_before, gpu_ms_after; int gpu_runs; /* --backend gpu */
   /* the chosen fix, whichever transformation made it: what emit.c, json.c and the
      summary print (the permutation fills these too) */
@@ -292,7 +292,7 @@ struct cc_fix_plan {
   enum cc_fix_compare compare; uint64_t terms; double max_rel;
   cc_fix_xcands x;               /* owned: the source transformations' candidates */
   int xchosen;                   /* index into x, or -1 (the permutation or nothing) */
-  char refusals[2048];           /* each transformation that did not apply, and why, one
+  char refusals[CC_ERR_MSG_MAX - 64]; /* each transformation that did not apply, and why, one
                                     "NAME: reason" a line */
   struct cc_fix_measure absrun;  /* the original on |inputs| (cc_fix_reassociation_ok) */
   int have_absrun;

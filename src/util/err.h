@@ -36,7 +36,9 @@ enum cc_status {
   CC_ERR_INTERNAL = 70    /* a bug in coalcheck */
 };
 
-#define CC_ERR_MSG_MAX 2048
+/* 4 KiB: `coalcheck fix --transform auto` reports one refusal a transformation (six, each
+   with FILE:LINE:COL and the construct, 200-600 bytes) in one message */
+#define CC_ERR_MSG_MAX 4096
 
 /* An error: a status and a human-readable message. A zeroed struct means "no error". */
 struct cc_err {
