@@ -401,20 +401,26 @@ static int refers(CXCursor c, const struct cc_cuda_local *l)
          clang_equalCursors(clang_getCursorReferenced(c), l->decl);
 }
 
-/* The increment: i++, ++i, i += 1. */
-static int for_inc(struct cc_cuda_ex *x, CXCursor inc, const struct cc_cuda_local *l)
+/* The increment: i++, ++i, i += C with C a positive constant (*step = C). */
+static int for_inc(struct cc_cuda_ex *x, CXCursor inc, const struct cc_cuda_local *l,
+                   int64_t *step)
 {
   enum CXCursorKind k = clang_getCursorKind(inc);
   char op[8];
+  *step = 1;
   if (k == CXCursor_UnaryOperator) {
     cc_cuda_scop_unop(x, inc, op, sizeof op);
     return !strcmp(op, "++") && refers(cc_cuda_first_child(inc), l);
   }
   if (k == CXCursor_CompoundAssignOperator && cc_cuda_scop_binop(x, inc, op, sizeof op) && !strcmp(op, "+=")) {
     CXCursor kids[2];
-    struct cc_cuda_xaff one;
-    return cc_cuda_children(inc, kids, 2) == 2 && refers(kids[0], l) && cc_cuda_scop_eval(x, kids[1], &one) &&
-           cc_cuda_scop_is_const(&one) && one.a.c == 1;
+    struct cc_cuda_xaff c;
+    if (cc_cuda_children(inc, kids, 2) != 2 || !refers(kids[0], l) ||
+        !cc_cuda_scop_eval(x, kids[1], &c) || !cc_cuda_scop_is_const(&c) || c.a.c < 1 ||
+        c.a.c > 1024)
+      return 0;
+    *step = c.a.c;
+    return 1;
   }
   return 0;
 }
@@ -467,8 +473,13 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
     if (!cc_cuda_scop_cond(x, cs, 0))
       return cc_cuda_scop_refuse_affine(x, kids[1], "loop bound");
   }
-  if (!for_inc(x, kids[2], l))
-    return cc_cuda_scop_refuse(x, kids[2], "the loop step is not +1 (only unit steps are lifted)%s", "");
+  if (!for_inc(x, kids[2], l, &x->s->vars[v].step))
+    return cc_cuda_scop_refuse(x, kids[2], "the loop step is not a positive constant of at "
+                               "most 1024 (`i++`, `i += 2`)%s", "");
+  if (x->s->vars[v].step > 1) {
+    x->s->vars[v].lo = cc_xmalloc(sizeof *x->s->vars[v].lo);
+    *x->s->vars[v].lo = lo;
+  }
   off = 0;
   cc_cuda_tu_off(&x->m->tu, clang_getCursorLocation(c), &off);
   x->loops[x->nloops] = v;

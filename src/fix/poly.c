@@ -590,7 +590,8 @@ static void print_node(struct printer *pr, isl_ast_node *n, int ind)
 }
 
 /* What the generated code may assume: for a strided geometry variable, 0 <= its thread
- * index < its stride (the thread's first value), so that its loop starts there. */
+ * index < its stride (the thread's first value), so that its loop starts there; for a
+ * stepped loop made x, that x is pin + a multiple of the step. */
 static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l)
 {
   struct cc_strbuf sb = {0}, *f = &sb;
@@ -599,6 +600,8 @@ static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix
   for (int g = 0; g < p->s->ngeo; g++)
     if (g != l->var && l->geo[g].name && l->geo[g].stride)
       cc_strbuf_printf(f, "%s%s", n++ ? ", " : "[", l->geo[g].name);
+  if (l->step > 1)
+    cc_strbuf_printf(f, "%s%s", n++ ? ", " : "[", l->vname);
   if (!n)
     return isl_set_universe(isl_space_params_alloc(p->ctx, 0));
   cc_strbuf_printf(f, "] -> { : ");
@@ -607,6 +610,10 @@ static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix
     if (g != l->var && l->geo[g].name && l->geo[g].stride)
       cc_strbuf_printf(f, "%s0 <= %s < %lld", n++ ? " and " : "", l->geo[g].name,
                        (long long)l->geo[g].stride);
+  /* a stepped loop's thread index takes its values only (lift.c defines it so) */
+  if (l->step > 1)
+    cc_strbuf_printf(f, "%sexists (__cc_k : %s = %lld + %lld __cc_k)", n++ ? " and " : "",
+                     l->vname, (long long)l->pin, (long long)l->step);
   cc_strbuf_printf(f, " }");
   c = isl_set_read_from_str(p->ctx, sb.s);
   free(sb.s);

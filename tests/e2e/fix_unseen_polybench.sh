@@ -99,6 +99,24 @@ jcheck "$TMP/filt.json" 'sum(i["sectors"] for i in d["before"]["kernels"][0]["in
 jcheck "$TMP/filt.json" 'sum(i["sectors"] for i in d["after"]["kernels"][0]["instructions"] if i["op"] == "store" and i["space"] == "global") == 9984'
 jcheck "$TMP/filt.json" 'sum(i["requests"] for i in d["after"]["kernels"][0]["instructions"] if i["op"] == "store" and i["space"] == "global") == 2048'
 
+# ---- heat_rowstep: one thread per row, j = 1, 3, ..., 125 (j += 2), n = 128, one block of
+# 128. Store B[i*n + j]: before, per iteration 4 warps with 31, 32, 32, 31 active rows
+# 512 bytes apart: 63 x 4 = 252 requests, 63 x 126 = 7938 sectors. Lifting j with its
+# step: thread t is j = 1 + 2t (63 threads: block 64 x 4, the rows i on y, grid 1 x 32);
+# a warp is 32 consecutive t of one row, 8 bytes apart: t 0..31 bytes 4..255 of the row,
+# t 32..62 bytes 260..503: 8 sectors each; 126 rows x 2 = 252 requests, 2016 sectors.
+expect 0 "" "$COALCHECK" fix "$PB/heat2d.cu" --kernel heat_rowstep --grid 1 --block 128 \
+  --arg 'A=f32[n*n]:random:1' --arg 'B=f32[n*n]:zero' --arg n=128 -o "$TMP/hrow" -q \
+  --json "$TMP/hrow.json"
+jcheck "$TMP/hrow.json" 'd["verified"] and d["transform"] == "lift" and d["bitwise_equal"] and "(1..125, step 2)" in d["what"] and d["block"] == [64, 4, 1] and d["grid"] == [1, 32, 1]'
+for w in before:252:7938 after:252:2016; do
+  IFS=: read -r which req sec <<<"$w"
+  jcheck "$TMP/hrow.json" "sum(i['requests'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $req"
+  jcheck "$TMP/hrow.json" "sum(i['sectors'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $sec"
+done
+grep -q '__cc_tx = (int)(blockIdx.x \* 64u + threadIdx.x) \* 2 + (1);' "$TMP/hrow/heat2d.cu" ||
+  fail "heat_rowstep: x is not 1 + 2 t"
+
 # ---- honest refusals: adi's row sweep carries its recurrence (X[i1][i2-1]), named
 expect 11 "adi.cu:12:5: the loop over i2 carries a dependence (X:" "$COALCHECK" fix \
   "$PB/adi.cu" --kernel adi_kernel1 --grid 1 --block 64 --arg 'A=f32[n*n]:random:1' \
