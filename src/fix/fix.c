@@ -435,7 +435,7 @@ static void explain_remaining(struct cc_fix_plan *p)
 static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
   struct cc_fix_candidate *c = &p->cands[p->chosen];
-  char why[256];
+  char why[256], race[768];
   int rc, same;
   progress(o, "verifying %s in the emulator", cc_fix_perm_name(&c->perm));
   if ((rc = measure_rewritten(o, c, p, &p->after, err)) != CC_OK)
@@ -449,6 +449,13 @@ static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
     snprintf(p->reason, sizeof p->reason, "the permutation %s changes the results of %s (%s): "
              "its atomics run in another order, so the outputs are not bitwise reproducible "
              "and the fix cannot be verified", cc_fix_perm_name(&c->perm), o->kernel_name, why);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if (!same && cc_fix_threads_race(o, &p->before, race, sizeof race)) {
+    snprintf(p->reason, sizeof p->reason, "the permutation %s changes the results of %s (%s): "
+             "%s, a race whose outcome depends on the order of the threads, which a "
+             "permutation changes; make the threads independent first",
+             cc_fix_perm_name(&c->perm), o->kernel_name, why, race);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
   if (!same)

@@ -539,6 +539,29 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   return CC_OK;
 }
 
+int cc_fix_threads_race(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                        char *why, size_t size)
+{
+  struct cc_cuda_scop s;
+  struct cc_fix_poly *p = NULL;
+  struct cc_err err = {CC_OK, ""};
+  char what[512] = "";
+  int race = 0;
+  if (!o->input_is_cuda ||
+      cc_cuda_scop_extract(o->input, o->input_text, o->input_len, o->kernel_name, o->grid,
+                           o->block, before->param_values, before->param_known,
+                           before->nparams, o->clang_args, o->nclang_args, &s, &err) != CC_OK)
+    return 0;
+  if (cc_fix_poly_build(&s, &p, &err) == CC_OK && !cc_fix_poly_parallel(p, -1, 0, what, sizeof what)) {
+    snprintf(why, size, "%s:%u:%u: threads of kernel %s share an element (%s)", s.path, s.line,
+             s.column, o->kernel_name, what);
+    race = 1;
+  }
+  cc_fix_poly_free(p);
+  cc_cuda_scop_release(&s);
+  return race;
+}
+
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                 cc_fix_xcands *out, struct cc_err *err)
 {

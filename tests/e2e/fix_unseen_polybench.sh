@@ -122,4 +122,27 @@ expect 11 "adi.cu:12:5: the loop over i2 carries a dependence (X:" "$COALCHECK" 
   "$PB/adi.cu" --kernel adi_kernel1 --grid 1 --block 64 --arg 'A=f32[n*n]:random:1' \
   --arg 'B=f32[n*n]:const:4' --arg 'X=f32[n*n]:random:3' --arg n=64 -o "$TMP/adi" -q
 
+# ---- a racy kernel (PolyBench's in-place trmm with one thread per element of B and the
+# row on threadIdx.x): thread (i, j) reads B[k][j], k > i, which thread (k, j) writes. The
+# permutation x<->y changes the order of the threads and so the result: that is the
+# kernel's race, named with the array, not "a bug in coalcheck fix" (exit 11, not 70)
+cat >"$TMP/trmm.cu" <<'CU'
+__global__ void trmm_rows(float *A, float *B, int m, int n, float alpha)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < m && j < n) {
+    for (int k = i + 1; k < m; k++)
+      B[i * n + j] += A[k * m + i] * B[k * n + j];
+    B[i * n + j] = alpha * B[i * n + j];
+  }
+}
+CU
+expect 11 "threads of kernel trmm_rows share an element (B:" "$COALCHECK" fix "$TMP/trmm.cu" \
+  --grid 2,8 --block 32,8 --arg 'A=f32[m*m]:random:1' --arg 'B=f32[m*n]:random:2' \
+  --arg m=64 --arg n=64 --arg alpha=1.5 -o "$TMP/trmm" -q
+grep -q "permute: the permutation x<->y changes the results of trmm_rows .*a race" "$TMP/err" ||
+  fail "trmm: the permutation's refusal does not name the race"
+[ ! -e "$TMP/trmm" ] || fail "trmm: a refused fix wrote its folder"
+
 finish
