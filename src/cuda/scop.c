@@ -497,6 +497,21 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
   return rc;
 }
 
+/* 1 when c is `#pragma unroll [N]` (or another pragma) before a for loop: libclang 14
+ * shows the attributed statement as an UnexposedStmt whose one child is the loop. The
+ * pragma is a hint to nvcc; the lifted code makes its own loops and drops it. */
+static int pragma_loop(struct cc_cuda_ex *x, CXCursor c)
+{
+  CXCursor kids[2];
+  unsigned b, e;
+  const char *t;
+  if (cc_cuda_children(c, kids, 2) != 1 || clang_getCursorKind(kids[0]) != CXCursor_ForStmt ||
+      !cc_cuda_tu_extent(&x->m->tu, c, &b, &e))
+    return 0;
+  t = x->m->tu.text + b;
+  return !strncmp(t, "#pragma", 7) || !strncmp(t, "_Pragma", 7);
+}
+
 static int branch(struct cc_cuda_ex *x, CXCursor c, int top)
 {
   CXCursor kids[3];
@@ -559,6 +574,11 @@ static int walk(struct cc_cuda_ex *x, CXCursor c, int top)
   case CXCursor_BinaryOperator: case CXCursor_CompoundAssignOperator: case CXCursor_CallExpr:
   case CXCursor_UnexposedExpr:
     return statement(x, c);
+  case CXCursor_UnexposedStmt:
+    if (pragma_loop(x, c))
+      return loop(x, cc_cuda_first_child(c));
+    return cc_cuda_scop_refuse(x, c, "a statement libclang does not expose (an attribute or "
+                               "a pragma other than one before a for loop)%s", "");
   default: {
     char *kind = cc_cuda_str(clang_getCursorKindSpelling(k));
     int rc = cc_cuda_scop_refuse(x, c, "a %s", kind);

@@ -292,6 +292,30 @@ static void test_replicated_privates(void **state)
   release(&v);
 }
 
+/* `#pragma unroll 4` before the loop (a hint to nvcc, common in real kernels): the loop is
+ * extracted as any other, lifted, and the generated code drops the pragma. */
+static void test_pragma_unroll(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "#pragma unroll 4\n"
+    "  for (int j = 0; j < n; j++)\n"
+    "    A[t * n + j] = 1.0f;\n"
+    "}\n";
+  int64_t vals[2] = {0, 64};
+  uint8_t known[2] = {0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].what, "the loop over j at k.cu:4:3"));
+  assert_null(strstr(v.data[0].text + strlen("__global__"), "#pragma"));
+  release(&v);
+}
+
 /* Expects cc_fix_lift to refuse text with a message starting with want. */
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
@@ -489,6 +513,7 @@ int main(void)
     cmocka_unit_test(test_grid_limit_loop),
     cmocka_unit_test(test_grid_limit_2d),
     cmocka_unit_test(test_replicated_privates),
+    cmocka_unit_test(test_pragma_unroll),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_listing3_emulated),
   };
