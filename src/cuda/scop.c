@@ -401,7 +401,8 @@ static int refers(CXCursor c, const struct cc_cuda_local *l)
          clang_equalCursors(clang_getCursorReferenced(c), l->decl);
 }
 
-/* The increment: i++, ++i, i += C with C a positive constant (*step = C). */
+/* The increment: i++, ++i, i += C (*step = C), or i--, --i, i -= C (*step = -C), C a
+ * constant 1..1024. */
 static int for_inc(struct cc_cuda_ex *x, CXCursor inc, const struct cc_cuda_local *l,
                    int64_t *step)
 {
@@ -410,16 +411,18 @@ static int for_inc(struct cc_cuda_ex *x, CXCursor inc, const struct cc_cuda_loca
   *step = 1;
   if (k == CXCursor_UnaryOperator) {
     cc_cuda_scop_unop(x, inc, op, sizeof op);
-    return !strcmp(op, "++") && refers(cc_cuda_first_child(inc), l);
+    *step = !strcmp(op, "--") ? -1 : 1;
+    return (!strcmp(op, "++") || !strcmp(op, "--")) && refers(cc_cuda_first_child(inc), l);
   }
-  if (k == CXCursor_CompoundAssignOperator && cc_cuda_scop_binop(x, inc, op, sizeof op) && !strcmp(op, "+=")) {
+  if (k == CXCursor_CompoundAssignOperator && cc_cuda_scop_binop(x, inc, op, sizeof op) &&
+      (!strcmp(op, "+=") || !strcmp(op, "-="))) {
     CXCursor kids[2];
     struct cc_cuda_xaff c;
     if (cc_cuda_children(inc, kids, 2) != 2 || !refers(kids[0], l) ||
         !cc_cuda_scop_eval(x, kids[1], &c) || !cc_cuda_scop_is_const(&c) || c.a.c < 1 ||
         c.a.c > 1024)
       return 0;
-    *step = c.a.c;
+    *step = op[0] == '-' ? -c.a.c : c.a.c;
     return 1;
   }
   return 0;
@@ -454,12 +457,19 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
   x->s->vars[v].line = line;
   x->s->vars[v].column = col;
   l->var = v;
-  /* lo <= i */
+  if (!for_inc(x, kids[2], l, &x->s->vars[v].step))
+    return cc_cuda_scop_refuse(x, kids[2], "the loop step is not a constant of 1 to 1024 "
+                               "(`i++`, `i += 2`, `i--`)%s", "");
+  /* lo <= i counting up, i <= lo counting down */
   cmp = lo;
-  for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
-    cmp.coef[i] = -cmp.coef[i];
-  cmp.c = -cmp.c;
-  cmp.coef[v] += 1;
+  if (x->s->vars[v].step > 0) {
+    for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
+      cmp.coef[i] = -cmp.coef[i];
+    cmp.c = -cmp.c;
+    cmp.coef[v] += 1;
+  } else {
+    cmp.coef[v] -= 1;
+  }
   if (!cc_cuda_scop_push_con(x, &cmp))
     return cc_cuda_scop_refuse(x, c, "more than %s constraints", "256");
   cc_cuda_scop_fresh(x);
@@ -473,10 +483,7 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
     if (!cc_cuda_scop_cond(x, cs, 0))
       return cc_cuda_scop_refuse_affine(x, kids[1], "loop bound");
   }
-  if (!for_inc(x, kids[2], l, &x->s->vars[v].step))
-    return cc_cuda_scop_refuse(x, kids[2], "the loop step is not a positive constant of at "
-                               "most 1024 (`i++`, `i += 2`)%s", "");
-  if (x->s->vars[v].step > 1) {
+  if (x->s->vars[v].step > 1 || x->s->vars[v].step < -1) {
     x->s->vars[v].lo = cc_xmalloc(sizeof *x->s->vars[v].lo);
     *x->s->vars[v].lo = lo;
   }

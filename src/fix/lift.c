@@ -74,7 +74,8 @@ static double line_weight(const struct cc_fix_measure *before, unsigned line)
  * own step (`j += 2` takes every other value), 1 for a geometry variable. */
 static int64_t var_step(const struct cc_cuda_scop *s, int var)
 {
-  return s->vars[var].kind == CC_CUDA_SV_LOOP && s->vars[var].step > 1 ? s->vars[var].step : 1;
+  int64_t st = s->vars[var].step < 0 ? -s->vars[var].step : s->vars[var].step;
+  return s->vars[var].kind == CC_CUDA_SV_LOOP && st > 1 ? st : 1;
 }
 
 /* The excess of a warp request whose lanes are stride elements of e bytes apart, from 0
@@ -123,7 +124,7 @@ static int step_aligned(const struct cc_cuda_scop *s, int var)
   if (var_step(s, var) == 1)
     return 1;
   for (int k = 0; k < CC_CUDA_SCOP_MAXV; k++)
-    if (v->lo->coef[k] % v->step != 0)
+    if (v->lo->coef[k] % var_step(s, var) != 0)
       return 0;
   return 1;
 }
@@ -263,7 +264,7 @@ static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
         snprintf(illegal, sizeof illegal, "%s: the loop over %s starts at a value whose "
                  "remainder modulo its step %lld changes with the thread or an outer loop, so "
                  "threads %lld values apart from one start would miss iterations", at, s->vars[v].name,
-                 (long long)s->vars[v].step, (long long)s->vars[v].step);
+                 (long long)var_step(s, v), (long long)var_step(s, v));
       continue;
     }
     if (!cc_fix_poly_parallel(p, v, lo, why, sizeof why)) {
@@ -421,7 +422,7 @@ static int thread_dims(const struct cc_cuda_scop *s, const struct cc_fix_poly *p
 {
   memset(m, 0, sizeof *m);
   m->var[0] = var;
-  m->ext[0] = (uint64_t)((hi - lo) / (var < s->ngeo || s->vars[var].step < 1 ? 1 : s->vars[var].step) + 1);
+  m->ext[0] = (uint64_t)((hi - lo) / var_step(s, var) + 1);
   m->n = 1;
   for (int d = 0; d < s->ngeo; d++) {
     int64_t glo, ghi;

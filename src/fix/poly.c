@@ -367,8 +367,8 @@ static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i,
       cc_strbuf_printf(f, "%sa%d", n++ ? ", " : "", g);
   for (int k = 0; k <= st->nloops; k++) {
     cc_strbuf_printf(f, "%s%u", n++ ? ", " : "", st->beta[k]);
-    if (k < st->nloops && st->loops[k] != l->var)
-      cc_strbuf_printf(f, ", a%d", ng + k), n++;
+    if (k < st->nloops && st->loops[k] != l->var) /* a loop counting down runs so */
+      cc_strbuf_printf(f, ", %sa%d", p->s->vars[st->loops[k]].step < 0 ? "-" : "", ng + k), n++;
   }
   for (; n < width; n++)
     cc_strbuf_printf(f, ", 0");

@@ -117,6 +117,33 @@ done
 grep -q '__cc_tx = (int)(blockIdx.x \* 64u + threadIdx.x) \* 2 + (1);' "$TMP/hrow/heat2d.cu" ||
   fail "heat_rowstep: x is not 1 + 2 t"
 
+# ---- a backward sweep (adi's and back substitution's shape): i counts down from n - 2 and
+# reads the row i + 1 it updated last; j is parallel and lifted, i stays a loop counting
+# down (the outputs would differ otherwise). n = 32, 32 threads t (one warp), X holds 32
+# planes of n x n. Store X[(t*n + i)*n + j]: before, lanes t 4096 bytes apart: 31 x 32 =
+# 992 requests of 32 sectors, 31744. After, a warp is the 32 floats of one row (128
+# bytes, 128-aligned): 32 t x 31 i = 992 requests of 4 sectors, 3968.
+cat >"$TMP/back.cu" <<'CU'
+__global__ void back_sweep(float *X, int n)
+{
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = n - 2; i >= 0; i--)
+    for (int j = 0; j < n; j++)
+      X[(t * n + i) * n + j] = X[(t * n + i) * n + j] - 0.5f * X[(t * n + i + 1) * n + j];
+}
+CU
+cat >"$TMP/back.launch" <<L
+$TMP/back.cu --grid 1 --block 32 --arg 'X=f32[32*n*n]:random:1' --arg n=32
+L
+expect 0 "" "$COALCHECK" fix --launch "$TMP/back.launch" -o "$TMP/back" -q --json "$TMP/back.json"
+jcheck "$TMP/back.json" 'd["verified"] and d["transform"] == "lift" and d["bitwise_equal"]'
+for w in before:992:31744 after:992:3968; do
+  IFS=: read -r which req sec <<<"$w"
+  jcheck "$TMP/back.json" "sum(i['requests'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $req"
+  jcheck "$TMP/back.json" "sum(i['sectors'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $sec"
+done
+dump_compare "$TMP/back.launch" "$TMP/back" X
+
 # ---- honest refusals: adi's row sweep carries its recurrence (X[i1][i2-1]), named
 expect 11 "adi.cu:12:5: the loop over i2 carries a dependence (X:" "$COALCHECK" fix \
   "$PB/adi.cu" --kernel adi_kernel1 --grid 1 --block 64 --arg 'A=f32[n*n]:random:1' \

@@ -316,6 +316,34 @@ static void test_pragma_unroll(void **state)
   release(&v);
 }
 
+/* A backward recurrence over rows i (i = n - 2 down to 0, X[i] from the updated
+ * X[i + 1]) with a parallel loop over columns j: j is lifted (no dependence between
+ * columns), i stays a loop and must still count down: the schedule runs it over -i, so
+ * the generated loop goes up over __cc_c1 = -i from -(n - 2) to 0. */
+static void test_counting_down_kept(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *X, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int i = n - 2; i >= 0; i--)\n"
+    "    for (int j = 0; j < n; j++)\n"
+    "      X[(t * n + i) * n + j] -= 0.5f * X[(t * n + i + 1) * n + j];\n"
+    "}\n";
+  int64_t vals[2] = {0, 32};
+  uint8_t known[2] = {0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].what, "the loop over j at k.cu:4:5"));
+  assert_non_null(strstr(v.data[0].text, "for (int __cc_c1 = ((-n) + 2); (__cc_c1 <= 0); "
+                                         "__cc_c1 += 1)"));
+  assert_non_null(strstr(v.data[0].text, "int i = (-__cc_c1);"));
+  release(&v);
+}
+
 /* Expects cc_fix_lift to refuse text with a message starting with want. */
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
@@ -514,6 +542,7 @@ int main(void)
     cmocka_unit_test(test_grid_limit_2d),
     cmocka_unit_test(test_replicated_privates),
     cmocka_unit_test(test_pragma_unroll),
+    cmocka_unit_test(test_counting_down_kept),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_listing3_emulated),
   };
