@@ -18,6 +18,13 @@ print(sum(i["sectors"] for i in k["instructions"]
 PY
 }
 
+# stores FILE WHICH REQUESTS SECTORS: the global stores of report WHICH (before/after) of
+# fix JSON FILE total REQUESTS requests and SECTORS sectors
+stores() {
+  jcheck "$1" "sum(i['requests'] for i in d['$2']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $3"
+  jcheck "$1" "sum(i['sectors'] for i in d['$2']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $4"
+}
+
 # ---- syrk (PolyBench/GPU): C[i][j] += alpha a[i][k] a[j][k], thread (j = x, i = y) ----
 # n = m = 64, block 32x8, grid 2x8: 128 warps (32 consecutive j, one i), 64 k each, so
 # each reference on line 16 makes 128 x 64 = 8192 requests. a[j*m + k]: lanes 64 floats
@@ -95,9 +102,8 @@ CU
 expect 0 "" "$COALCHECK" fix "$TMP/filt.cu" --grid 1 --block 256 --arg 'A=f32[n*n]:random:1' \
   --arg 'B=f32[n*n]:zero' --arg n=256 -o "$TMP/filt" -q --json "$TMP/filt.json"
 jcheck "$TMP/filt.json" 'd["verified"] and d["transform"] == "lift" and d["bitwise_equal"] and "the loop over j" in d["what"]'
-jcheck "$TMP/filt.json" 'sum(i["sectors"] for i in d["before"]["kernels"][0]["instructions"] if i["op"] == "store" and i["space"] == "global") == 65024'
-jcheck "$TMP/filt.json" 'sum(i["sectors"] for i in d["after"]["kernels"][0]["instructions"] if i["op"] == "store" and i["space"] == "global") == 9984'
-jcheck "$TMP/filt.json" 'sum(i["requests"] for i in d["after"]["kernels"][0]["instructions"] if i["op"] == "store" and i["space"] == "global") == 2048'
+stores "$TMP/filt.json" before 2032 65024
+stores "$TMP/filt.json" after 2048 9984
 
 # ---- heat_rowstep: one thread per row, j = 1, 3, ..., 125 (j += 2), n = 128, one block of
 # 128. Store B[i*n + j]: before, per iteration 4 warps with 31, 32, 32, 31 active rows
@@ -109,11 +115,8 @@ expect 0 "" "$COALCHECK" fix "$PB/heat2d.cu" --kernel heat_rowstep --grid 1 --bl
   --arg 'A=f32[n*n]:random:1' --arg 'B=f32[n*n]:zero' --arg n=128 -o "$TMP/hrow" -q \
   --json "$TMP/hrow.json"
 jcheck "$TMP/hrow.json" 'd["verified"] and d["transform"] == "lift" and d["bitwise_equal"] and "(1..125, step 2)" in d["what"] and d["block"] == [64, 4, 1] and d["grid"] == [1, 32, 1]'
-for w in before:252:7938 after:252:2016; do
-  IFS=: read -r which req sec <<<"$w"
-  jcheck "$TMP/hrow.json" "sum(i['requests'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $req"
-  jcheck "$TMP/hrow.json" "sum(i['sectors'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $sec"
-done
+stores "$TMP/hrow.json" before 252 7938
+stores "$TMP/hrow.json" after 252 2016
 grep -q '__cc_tx = (int)(blockIdx.x \* 64u + threadIdx.x) \* 2 + (1);' "$TMP/hrow/heat2d.cu" ||
   fail "heat_rowstep: x is not 1 + 2 t"
 
@@ -137,11 +140,8 @@ $TMP/back.cu --grid 1 --block 32 --arg 'X=f32[32*n*n]:random:1' --arg n=32
 L
 expect 0 "" "$COALCHECK" fix --launch "$TMP/back.launch" -o "$TMP/back" -q --json "$TMP/back.json"
 jcheck "$TMP/back.json" 'd["verified"] and d["transform"] == "lift" and d["bitwise_equal"]'
-for w in before:992:31744 after:992:3968; do
-  IFS=: read -r which req sec <<<"$w"
-  jcheck "$TMP/back.json" "sum(i['requests'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $req"
-  jcheck "$TMP/back.json" "sum(i['sectors'] for i in d['$which']['kernels'][0]['instructions'] if i['op'] == 'store' and i['space'] == 'global') == $sec"
-done
+stores "$TMP/back.json" before 992 31744
+stores "$TMP/back.json" after 992 3968
 dump_compare "$TMP/back.launch" "$TMP/back" X
 
 # ---- honest refusals: adi's row sweep carries its recurrence (X[i1][i2-1]), named
