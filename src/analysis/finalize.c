@@ -540,6 +540,20 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
     suggest(s, CC_SUGGEST_NONE, text);
     return;
   }
+  if ((uint64_t)k->grid[1] * k->block[1] == 1 && (uint64_t)k->grid[2] * k->block[2] == 1) {
+    /* a 1-D launch has no other thread index to take x's place (CGO 2015's swap needs
+       one): what covers the gaps is another index, a loop of the thread (PolyBench's
+       triangular row loops, whose bounds the static form cannot follow) or blockIdx */
+    snprintf(text, sizeof text,
+             "lanes of a warp are %" PRIu64 " bytes (%s) apart, though all executions "
+             "together cover contiguous memory; the launch is 1-D, so no other thread index "
+             "can take threadIdx.x's place: hand a loop of the thread to the lanes (loop "
+             "lifting or reduction redistribution, `coalcheck fix --transform "
+             "lift|redistribute`), or store the array transposed", s->stride_max, elems);
+    suggest(s, CC_SUGGEST_LOOP, text);
+    suggest_staging(s, s->stride_max);
+    return;
+  }
   snprintf(text, sizeof text,
            "lanes of a warp are %" PRIu64 " bytes (%s) apart: consecutive threadIdx.x should "
            "%s consecutive elements; swap the roles of threadIdx.x and threadIdx.y (thread-"

@@ -254,6 +254,15 @@ void cc_fix_xcand_release(struct cc_fix_xcand *c);
 typedef int (*cc_fix_xform_fn)(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                                cc_fix_xcands *out, struct cc_err *err);
 
+/* 1 when the threads of kernel o->kernel_name (CUDA C input, launch and parameter values
+ * of before) touch a common element, one writing (a race, decided on the affine subset
+ * with isl, src/fix/poly.c), with "FILE:LINE:COL: threads of kernel K share an element
+ * (ARRAY: ...)" in why (size bytes); 0 when they do not or the kernel is outside the
+ * affine subset (then nothing is known). Used when a fix's outputs differ: a racy
+ * kernel's result depends on the order of its threads, which every fix changes. */
+int cc_fix_threads_race(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                        char *why, size_t size);
+
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                 cc_fix_xcands *out, struct cc_err *err);         /* lift.c */
 int cc_fix_redistribute(const struct cc_fix_opts *o, const struct cc_fix_measure *before,

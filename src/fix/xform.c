@@ -161,7 +161,7 @@ static int judge(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_f
 {
   const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
                                *a = cc_fix_measure_kernel(&c->run);
-  char why[512];
+  char why[512], race[768];
   int same, rc;
   c->measured = 1;
   c->sectors = a->totals.sectors;
@@ -178,6 +178,12 @@ static int judge(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_f
   if (!same && cc_fix_uses_atomics(o->module, o->kernel)) {
     cc_fix_setf(c->failure, sizeof c->failure, "its results differ (%s), and the kernel's "
              "atomics may run in another order: not verifiable", why);
+    return CC_OK;
+  }
+  if (!same && cc_fix_threads_race(o, &p->before, race, sizeof race)) {
+    cc_fix_setf(c->failure, sizeof c->failure, "its results differ (%s): %s, a race whose "
+                "outcome depends on the order of the threads, which the fix changes", why,
+                race);
     return CC_OK;
   }
   if (!same)
