@@ -149,7 +149,9 @@ static inline uint32_t set_of(const struct level *lv, uint64_t line)
  * 0), which keeps every set's LRU order; the clock restarts above them. */
 static void renumber(struct level *lv)
 {
-  for (size_t base = 0; base < (size_t)lv->sets * lv->ways; base += lv->ways) {
+  size_t step = (size_t)lv->ways * lv->n_parts;
+  for (size_t base = (size_t)lv->part_id * lv->ways; base < (size_t)lv->sets * lv->ways;
+       base += step) {
     struct way *set = &lv->w[base];
     uint32_t rank[64];
     for (uint32_t i = 0; i < lv->ways; i++) {
@@ -400,83 +402,128 @@ static inline uint32_t popc4(uint8_t m)
   return n[m & 15];
 }
 
+/* ---- L2's policy: fill, write, write-back ------------------------------------------------
+ * The functions below are the whole of what L2 does with a line (the rules at the top of
+ * this file); lv is the L2 level (or a thread's part of it, par.c), its counts lv->insn. */
+
 /* Writes L2 way w's dirty sectors to DRAM, 32 bytes each, charged to their writers. */
-static void write_back(struct cc_cache *c, struct way *w)
+static void write_back(struct level *lv, struct way *w)
 {
-  size_t i = (size_t)(w - c->l2.w);
+  size_t i = (size_t)(w - lv->w);
   for (uint32_t s = 0; s < 4; s++) {
-    uint32_t slot = c->l2.part[i].writer[s];
-    if ((w->dirty & (1u << s)) && slot < c->n_insns)
-      c->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
+    uint32_t slot = lv->part[i].writer[s];
+    if ((w->dirty & (1u << s)) && slot < lv->n_insns)
+      lv->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
   }
   w->dirty = 0;
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
-static inline __attribute__((always_inline)) struct way *l2_line(struct cc_cache *c,
+static inline __attribute__((always_inline)) struct way *l2_line(struct level *lv,
                                                                   uint64_t line)
 {
   int hit;
-  struct way *w = lookup(&c->l2, line, &hit);
+  struct way *w = lookup(lv, line, &hit);
   if (!hit) {
     if (w->dirty)
-      write_back(c, w);
-    c->l2_evictions += w->tag != EMPTY_TAG;
+      write_back(lv, w);
+    lv->evictions += w->tag != EMPTY_TAG;
     w->tag = line;
     w->valid = 0;
-    memset(c->l2.part[w - c->l2.w].bytes, 0, sizeof c->l2.part[0].bytes);
+    memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
   }
-  touch(&c->l2, w);
+  touch(lv, w);
   return w;
 }
 
-/* Reads sectors `mask` of line into L2 for instruction ic: the DRAM units of the ones
+/* Reads sectors `mask` of line into L2 for instruction slot: the DRAM units of the ones
  * not valid are read whole (dram_unit), and every sector of them becomes valid (bytes
  * already written merged; a sector valid before is read again: the unit is the access);
  * returns 1 if DRAM was read. */
-static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_cache_counts *ic)
+static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
 {
-  struct way *w = l2_line(c, line);
+  struct way *w = l2_line(lv, line);
+  struct cc_cache_counts *ic = &lv->insn[slot];
   uint8_t missing = mask & (uint8_t)~w->valid, fetched;
   ic->l2_hit_sectors += popc4(mask & w->valid);
   if (!missing)
     return 0;
-  fetched = c->dram_unit[missing];
+  fetched = lv->dram_unit[missing];
   ic->dram_bytes_read += (uint64_t)popc4(fetched) * CC_CACHE_SECTOR_BYTES;
   w->valid |= fetched;
   for (uint32_t s = 0; s < 4; s++)
     if (fetched & (1u << s))
-      c->l2.part[w - c->l2.w].bytes[s] = 0;
+      lv->part[w - lv->w].bytes[s] = 0;
   return 1;
 }
 
 /* Stores bytes (per sector, of the sectors in mask) into L2 way w, which holds their line
  * (write-allocate, no fetch), for instruction slot; returns the sectors that were valid
  * before (hits). */
-static inline uint32_t l2_write_way(struct cc_cache *c, struct way *w, uint8_t mask,
+static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mask,
                                     const uint32_t bytes[4], uint32_t slot)
 {
-  size_t i = (size_t)(w - c->l2.w);
+  size_t i = (size_t)(w - lv->w);
   uint32_t hits = popc4(mask & w->valid);
   w->dirty |= mask;
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
-    c->l2.part[i].writer[s] = slot;
+    lv->part[i].writer[s] = slot;
     if (!(w->valid & (1u << s))) {
-      c->l2.part[i].bytes[s] |= bytes[s];
-      if (c->l2.part[i].bytes[s] == FULL_SECTOR) {
+      lv->part[i].bytes[s] |= bytes[s];
+      if (lv->part[i].bytes[s] == FULL_SECTOR) {
         w->valid |= (uint8_t)(1u << s);
-        c->l2.part[i].bytes[s] = 0;
+        lv->part[i].bytes[s] = 0;
       }
     }
   }
   return hits;
 }
 
-/* As l2_write_way for the line of e, looked up (allocated when absent). */
-static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+int cc_cache_l2_apply(struct level *lv, const struct l2_req *q)
 {
-  return l2_write_way(c, l2_line(c, e->line), e->mask, e->bytes, slot);
+  int dram = 0;
+  uint32_t hits;
+  if (q->op != OP_WRITE)
+    dram = l2_read(lv, q->line, q->mask, q->slot);
+  if (q->op == OP_READ)
+    return dram;
+  hits = l2_write_way(lv, l2_line(lv, q->line), q->mask, q->bytes, q->slot);
+  if (q->op == OP_WRITE) /* an atomic's hits are its read's */
+    lv->insn[q->slot].l2_hit_sectors += hits;
+  return dram;
+}
+
+/* ---- the L1 side ---------------------------------------------------------------------- */
+
+/* Sends line's sectors `mask` to L2 (op; bytes for writes), for a record of slot `slot`:
+ * done at once in c's L2 (the serial replay; returns 1 if DRAM was read) or queued for
+ * the thread owning the line's set (returns 0: the L2 side tells). */
+static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
+                        uint64_t line, uint8_t mask, const uint32_t *bytes, uint32_t slot)
+{
+  struct req_buf *b;
+  struct l2_req *q;
+  if (!s->out) {
+    struct l2_req r = {line, 0, slot, {0, 0, 0, 0}, mask, (uint8_t)op};
+    if (bytes)
+      memcpy(r.bytes, bytes, sizeof r.bytes);
+    return cc_cache_l2_apply(&c->l2, &r);
+  }
+  b = &s->out[set_of(&c->l2, line) % s->parts];
+  if (b->n == b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 1024;
+    b->r = cc_xrealloc(b->r, b->cap * sizeof *b->r);
+  }
+  q = &b->r[b->n++];
+  q->line = line;
+  q->rec = s->rec;
+  q->slot = slot;
+  q->mask = mask;
+  q->op = (uint8_t)op;
+  if (bytes)
+    memcpy(q->bytes, bytes, sizeof q->bytes);
+  return 0;
 }
 
 /* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
@@ -508,8 +555,6 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
   return alloc ? fetch : mask;
 }
 
-enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
-
 /* Whether line is among the first n lines of g (increasing: a binary search). */
 static int has_line(const struct gather *g, uint32_t n, uint64_t line)
 {
@@ -528,13 +573,13 @@ static int has_line(const struct gather *g, uint32_t n, uint64_t line)
  * loop of loads (replay's, with the counts summed in locals). Returns the deepest level
  * reached; *kept: whether every line of p is still in L1 afterwards (no line of p
  * replaced one p had touched before it: more lines of p in one set than it has ways). */
-static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
-                                       const struct pending *p, struct cc_cache_counts *ic,
-                                       int *kept)
+static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
+                                       struct level *lv, const struct pending *p,
+                                       struct cc_cache_counts *ic, int *kept)
 {
   const struct gather *g = &p->g;
   enum level_reached reach = REACH_L1;
-  uint64_t hits = 0, to_l2 = 0;
+  uint64_t hits = 0, asked = 0;
   *kept = 1;
   for (uint32_t i = 0; i < g->n; i++) {
     uint32_t h;
@@ -545,13 +590,13 @@ static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
       *kept = 0;
     if (!fetch)
       continue;
-    to_l2 += popc4(fetch);
+    asked += popc4(fetch);
     reach = reach < REACH_L2 ? REACH_L2 : reach;
-    if (l2_read(c, g->e[i].line, fetch, ic))
+    if (to_l2(c, s, OP_READ, g->e[i].line, fetch, NULL, p->slot))
       reach = REACH_DRAM;
   }
   ic->l1_hit_sectors += hits;
-  ic->l2_sectors_read += to_l2;
+  ic->l2_sectors_read += asked;
   return reach;
 }
 
@@ -578,12 +623,13 @@ static void memo_set(struct l1_memo *m, const struct gather *g)
   m->key = g->key;
 }
 
-/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts (for
- * stores, p->way: where each line went in L2). */
-static void replay(struct cc_cache *c, struct pending *p)
+/* Replays one gathered record p: its lines through L1, and through L2 and DRAM as s says
+ * (to_l2), its counts into s->insn (for stores done at once, p->way: where each line
+ * went in L2); returns the level its wait reached (REACH_NONE for stores). */
+static enum level_reached replay(struct cc_cache *c, const struct side *s, struct pending *p)
 {
   const struct gather *g = &p->g;
-  struct cc_cache_counts *ic = &c->insn[p->slot];
+  struct cc_cache_counts *ic = &s->insn[p->slot];
   struct level *l1 = &c->l1[p->sm];
   enum level_reached reach = REACH_L1;
   int load = p->kind == CC_ACCESS_LOAD, store = p->kind == CC_ACCESS_STORE;
@@ -598,7 +644,7 @@ static void replay(struct cc_cache *c, struct pending *p)
     ic->l1_hit_sectors += g->sectors;
   } else if (fast) {
     int kept;
-    reach = replay_loads(c, l1, p, ic, &kept);
+    reach = replay_loads(c, s, l1, p, ic, &kept);
     if (kept)
       memo_set(memo, g);
     else
@@ -619,34 +665,38 @@ static void replay(struct cc_cache *c, struct pending *p)
         continue;
       ic->l2_sectors_read += popc4(fetch);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
-      if (l2_read(c, e->line, fetch, ic))
+      if (to_l2(c, s, OP_READ, e->line, fetch, NULL, p->slot))
         reach = REACH_DRAM;
     } else if (store) {
       /* write-through: a line L1 has is updated in place (no count changes, and its LRU
        * age is left: only loads touch it); local stores also allocate */
       if (local)
         l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
-      struct way *w = l2_line(c, e->line);
-      p->way[i] = (uint32_t)(w - c->l2.w);
       ic->l2_sectors_write += popc4(e->mask);
-      ic->l2_hit_sectors += l2_write_way(c, w, e->mask, e->bytes, p->slot);
+      if (s->out) {
+        to_l2(c, s, OP_WRITE, e->line, e->mask, e->bytes, p->slot);
+        continue;
+      }
+      struct way *w = l2_line(&c->l2, e->line);
+      p->way[i] = (uint32_t)(w - c->l2.w); /* for the store memo */
+      ic->l2_hit_sectors += l2_write_way(&c->l2, w, e->mask, e->bytes, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
       ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
-      if (l2_read(c, e->line, e->mask, ic))
+      if (to_l2(c, s, OP_ATOMIC, e->line, e->mask, e->bytes, p->slot))
         reach = REACH_DRAM;
-      l2_write(c, e, p->slot);
     }
   }
-  if (!store) {
-    double lat = reach == REACH_DRAM ? c->dev.lat_dram_ns
-                 : reach == REACH_L2 ? c->dev.lat_l2_ns : c->dev.lat_l1_ns;
-    ic->waits_l1 += reach == REACH_L1;
-    ic->waits_l2 += reach == REACH_L2;
-    ic->waits_dram += reach == REACH_DRAM;
-    ic->latency_ns += lat;
-    c->sm_latency[p->sm] += lat;
-  }
+  return store ? REACH_NONE : reach;
+}
+
+void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
+{
+  struct cc_cache_counts *ic = &c->insn[slot];
+  ic->waits_l1 += r == REACH_L1;
+  ic->waits_l2 += r == REACH_L2;
+  ic->waits_dram += r == REACH_DRAM;
+  c->sm_waits[3 * (size_t)sm + r]++;
 }
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
@@ -668,7 +718,7 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
   for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
     struct way *w = &c->l2.w[m->way[i]];
     touch(&c->l2, w);
-    hits += l2_write_way(c, w, m->mask[i], bytes, a->insn_slot);
+    hits += l2_write_way(&c->l2, w, m->mask[i], bytes, a->insn_slot);
   }
   ic->l1_wavefronts += CC_WARP_SIZE / 4;
   c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
@@ -688,40 +738,31 @@ static void store_memo_set(struct store_memo *m, const struct pending *p, struct
   m->key = key;
 }
 
-void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
-                     uint32_t shared_wavefronts)
+void cc_cache_place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
+                    uint64_t *base)
 {
-  struct pending p;
-  struct form_key key;
-  uint64_t cta, base;
-  uint32_t sm;
-  int column_store;
-  if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
-    return;
   if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
     memcpy(c->last_cta, a->cta, sizeof c->last_cta);
     c->last_linear = cta_linear(c, a->cta);
     c->last_sm = sm_of(c, c->last_linear);
     c->have_last = 1;
   }
-  cta = c->last_linear;
-  sm = c->last_sm;
-  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
-    struct cc_cache_counts *ic = &c->insn[a->insn_slot];
-    ic->l1_wavefronts += shared_wavefronts;
-    c->sm_wavefronts[sm] += shared_wavefronts;
-    if (a->kind == CC_ACCESS_LOAD) {
-      ic->waits_l1++;
-      ic->latency_ns += c->dev.lat_l1_ns;
-      c->sm_latency[sm] += c->dev.lat_l1_ns;
-    }
-    return;
-  }
+  *sm = c->last_sm;
+  *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
+}
+
+enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
+                                          const struct cc_warp_access *a, uint32_t sm,
+                                          uint64_t base)
+{
+  struct pending p;
+  struct form_key key;
+  enum level_reached reach;
+  int column_store;
   p.slot = a->insn_slot;
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
-  base = a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0;
   key = form_of(a, base);
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
@@ -730,18 +771,46 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
-  column_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
+  /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
+   * another thread's) */
+  column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
                  key.form == FORM_LANES;
   if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
       c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
-    return;
+    return REACH_NONE;
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
   }
   else
     gather(a, base, key, &p.g);
-  replay(c, &p); /* one call of each: inlined */
+  reach = replay(c, s, &p); /* one call of each: inlined */
   if (column_store)
     store_memo_set(&c->smemo[sm], &p, key);
+  return reach;
+}
+
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  uint64_t base;
+  uint32_t sm;
+  if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
+    return;
+  cc_cache_place(c, a, &sm, &base);
+  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
+    c->insn[a->insn_slot].l1_wavefronts += shared_wavefronts;
+    c->sm_wavefronts[sm] += shared_wavefronts;
+    if (a->kind == CC_ACCESS_LOAD)
+      cc_cache_count_wait(c, a->insn_slot, sm, REACH_L1);
+    return;
+  }
+  if (c->par) {
+    cc_cache_par_access(c, a, sm, base);
+  } else {
+    struct side s = {c->insn, NULL, 1, 0};
+    enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
+    if (reach != REACH_NONE)
+      cc_cache_count_wait(c, a->insn_slot, sm, reach);
+  }
 }
