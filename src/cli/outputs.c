@@ -12,6 +12,7 @@
 
 #include "access/trace.h"
 #include "analysis/multi.h"
+#include "emu/emu.h"
 #include "model/model.h"
 #include "report/ci.h"
 #include "report/compare.h"
@@ -71,8 +72,12 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
        (rc = cc_analysis_multi_set_cache(s->multi, o->cache_spec, o->calibration, o->l1_cache,
                                          err)) != CC_OK))
     return rc;
-  if (s->multi)
+  if (s->multi) {
     cc_analysis_multi_set_mem_limit(s->multi, (size_t)o->max_memory_mib << 20);
+    /* the cache model replays on as many threads as the emulator runs (the figures are
+     * the same for any count: cache.h cc_cache_set_jobs) */
+    cc_analysis_multi_cache_jobs(s->multi, o->jobs ? o->jobs : cc_emu_cores());
+  }
   if (!o->record_only && o->json_path) {
     if ((rc = cc_outfile_open_except(&s->json, o->json_path, s->inputs, s->n_inputs, err)) !=
         CC_OK)
