@@ -82,7 +82,6 @@ struct gather {
   uint64_t max_line;
   uint32_t sectors;
   struct form_key key;
-  int unsorted;               /* while gathering: a line came after a larger one */
   int want_bytes;             /* fill ent.bytes (stores, atomics) */
 };
 
@@ -243,34 +242,6 @@ static inline __attribute__((always_inline)) struct way *lookup(struct level *lv
 
 /* ---- one record ------------------------------------------------------------------------ */
 
-static void add_sector(struct gather *g, uint64_t sector, uint32_t bytes)
-{
-  uint64_t line = sector / 4;
-  uint32_t s = (uint32_t)(sector % 4);
-  struct ent *e = NULL;
-  if (g->n && g->e[g->n - 1].line == line) {
-    e = &g->e[g->n - 1];
-  } else if (g->n == 0 || line > g->max_line) {
-    g->max_line = line;
-  } else {
-    for (uint32_t i = g->n; i-- > 0;)
-      if (g->e[i].line == line) {
-        e = &g->e[i];
-        break;
-      }
-  }
-  if (!e) {
-    g->unsorted |= g->n > 0 && line < g->max_line;
-    e = &g->e[g->n++];
-    memset(e, 0, sizeof *e);
-    e->line = line;
-  }
-  if (!(e->mask & (1u << s)))
-    g->sectors++;
-  e->mask |= (uint8_t)(1u << s);
-  e->bytes[s] |= bytes;
-}
-
 /* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
 static uint32_t byte_bits(uint32_t off, uint32_t len)
 {
@@ -317,11 +288,66 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
   return bad == 0;
 }
 
+/* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
+struct piece {
+  uint64_t sector;
+  uint32_t bytes;
+};
+
+/* The general form's gathering: each lane's bytes cut into pieces of one sector (at most
+ * 2 a lane: size <= 32; bytes past 2^64 - 1 wrap to address 0, as addresses do), sorted
+ * by sector (insertion sort, nothing to do for lanes in address order; 64 pieces at
+ * most), then one pass groups equal sectors and equal lines: the lines in increasing
+ * order, a line's mask and per sector the bytes (stores, atomics). */
+static void gather_general(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+{
+  struct piece pc[2 * CC_WARP_SIZE];
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  int sorted = 1;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
+      pc[n].bytes = byte_bits(off, len);
+      sorted &= n == 0 || pc[n - 1].sector <= pc[n].sector;
+      n++;
+      addr += len;
+      left -= len;
+    }
+  }
+  for (uint32_t i = 1; !sorted && i < n; i++) {
+    struct piece t = pc[i];
+    uint32_t j = i;
+    for (; j > 0 && pc[j - 1].sector > t.sector; j--)
+      pc[j] = pc[j - 1];
+    pc[j] = t;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t line = pc[i].sector / 4;
+    uint32_t s = (uint32_t)(pc[i].sector % 4);
+    struct ent *e = g->n ? &g->e[g->n - 1] : NULL;
+    if (!e || e->line != line) {
+      e = &g->e[g->n++];
+      e->line = line;
+      e->mask = 0;
+      if (g->want_bytes)
+        memset(e->bytes, 0, sizeof e->bytes);
+    }
+    g->sectors += !(e->mask & (1u << s));
+    e->mask |= (uint8_t)(1u << s);
+    if (g->want_bytes)
+      e->bytes[s] |= pc[i].bytes;
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+}
+
 /* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
  * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
  * apart in address order, each in one sector (a line per lane: its first sector and the
  * stride); either determines the record's lines and sectors, which gather builds without
- * grouping. The general form groups lane by lane (add_sector) and sorts the lines, and
+ * grouping. The general form sorts the lanes' sectors and groups them (gather_general), and
  * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
 static struct form_key form_of(const struct cc_warp_access *a, uint64_t base)
 {
@@ -351,7 +377,6 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct form_ke
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   g->n = 0;
   g->sectors = 0;
-  g->unsorted = 0;
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
   g->key = k;
   if (k.form == FORM_RANGE) {
@@ -374,25 +399,7 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct form_ke
     g->max_line = g->e[CC_WARP_SIZE - 1].line;
     return;
   }
-  for (uint32_t m = a->active; m; m &= m - 1) {
-    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
-    /* one piece per sector the lane's bytes reach (at most 2: size <= 32); bytes past
-     * 2^64 - 1 wrap to address 0, as addresses do */
-    for (uint32_t left = size; left > 0;) {
-      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
-      add_sector(g, addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len));
-      addr += len;
-      left -= len;
-    }
-  }
-  for (uint32_t i = 1; g->unsorted && i < g->n; i++) { /* insertion sort: n <= 64 */
-    struct ent t = g->e[i];
-    uint32_t j = i;
-    for (; j > 0 && g->e[j - 1].line > t.line; j--)
-      g->e[j] = g->e[j - 1];
-    g->e[j] = t;
-  }
+  gather_general(a, base, g);
 }
 
 /* Sectors set in a 4-bit mask (a table: no library call without a popcount instruction). */
