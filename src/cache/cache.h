@@ -178,7 +178,8 @@ void cc_cache_free(cc_take struct cc_cache *c);
  * cc_cache_access must still be called by one thread at a time, and the figures read
  * only after cc_cache_end_kernel. 0 means 1. The threads start at the next kernel (or
  * fewer, if the system refuses some: the figures do not change) and stop in
- * cc_cache_free or the next cc_cache_set_jobs with another count. Source of the
+ * cc_cache_free or at the first kernel begun after a cc_cache_set_jobs with another
+ * count; a kernel under way keeps its threads. Source of the
  * exactness: L1s are per SM, and an L2 set's state depends only on the order of its own
  * lookups (README.md, "Parallel replay"). */
 void cc_cache_set_jobs(struct cc_cache *c, uint32_t jobs);

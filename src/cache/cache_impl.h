@@ -142,7 +142,8 @@ struct cc_cache {
   uint64_t *sm_wavefronts;
   uint64_t *sm_waits;          /* [dev.sms][3]: the SM's requests waiting on L1, L2, DRAM
                                   (the latency is computed from them: exact in any order) */
-  uint32_t jobs;               /* threads of the replay (cc_cache_set_jobs) */
+  uint32_t jobs;               /* threads of the replay of this kernel */
+  uint32_t jobs_next;          /* from the next kernel on (cc_cache_set_jobs) */
   struct cache_par *par;       /* the parallel replay's state (par.c), NULL: serial */
   uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
                                   of sectors missed (dram_units) */

@@ -223,9 +223,24 @@ void cc_cache_par_free(struct cc_cache *c)
   c->par = NULL;
 }
 
+/* Points every entry of a part's way predictor (n of them) at way `first` of a set it
+ * owns. Why: a guess is read before it is checked, and a guess into another thread's set
+ * would read a tag that thread may be writing (harmless for the result, a line of one
+ * set never being in another, but a data race); the entries it writes later are ways of
+ * its own sets. */
+static void pred_own(uint32_t *pred, size_t n, uint32_t first)
+{
+  for (size_t i = 0; i < n; i++)
+    pred[i] = first;
+}
+
 void cc_cache_par_begin(struct cc_cache *c)
 {
   struct cache_par *p;
+  if (c->jobs_next != c->jobs) { /* cc_cache_set_jobs since the last kernel */
+    cc_cache_par_free(c);
+    c->jobs = c->jobs_next;
+  }
   if (c->jobs <= 1)
     return;
   if (!c->par)
@@ -242,7 +257,7 @@ void cc_cache_par_begin(struct cc_cache *c)
     }
     ts->l2 = c->l2; /* the shape, the arrays (emptied), clock 0 */
     ts->l2.pred = ts->pred;
-    memset(ts->pred, 0, ((size_t)1 << c->l2.pred_bits) * sizeof *ts->pred);
+    pred_own(ts->pred, (size_t)1 << c->l2.pred_bits, t < c->l2.sets ? t * c->l2.ways : 0);
     ts->l2.insn = ts->insn;
     ts->l2.n_parts = p->jobs;
     ts->l2.part_id = t;
@@ -300,10 +315,5 @@ size_t cc_cache_par_bytes(const struct cc_cache *c)
 
 void cc_cache_set_jobs(struct cc_cache *c, uint32_t jobs)
 {
-  if (jobs == 0)
-    jobs = 1;
-  if (jobs == c->jobs)
-    return;
-  cc_cache_par_free(c);
-  c->jobs = jobs;
+  c->jobs_next = jobs ? jobs : 1; /* a kernel under way keeps its threads */
 }

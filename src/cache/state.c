@@ -83,7 +83,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
-  c->jobs = 1;
+  c->jobs = c->jobs_next = 1;
   dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
 }

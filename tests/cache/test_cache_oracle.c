@@ -283,6 +283,38 @@ static void test_oracle_jobs4(void **state)
   replay_all(4);
 }
 
+/* The parallel replay is the one that ran: its state (a batch of records, per-thread
+ * counts and predictors) is counted in cc_cache_bytes from the kernel's begin, and goes
+ * when a kernel begins after cc_cache_set_jobs(c, 1). */
+static void test_jobs_state(void **state)
+{
+  static const uint32_t grid[3] = {8, 1, 1}, block[3] = {256, 1, 1};
+  struct cc_cache_device d;
+  struct cc_err err = {0};
+  int on = 0;
+  size_t serial, parallel, again;
+  (void)state;
+  assert_int_equal(cc_cache_device_get("sm_90", "h100", NULL, &d, &on, &err), CC_OK);
+  struct cc_cache *c = cc_cache_new(&d);
+  cc_cache_begin_kernel(c, grid, block, 2);
+  serial = cc_cache_bytes(c);
+  cc_cache_set_jobs(c, 3);
+  assert_int_equal(cc_cache_bytes(c), serial); /* the kernel under way keeps one thread */
+  cc_cache_end_kernel(c);
+  cc_cache_begin_kernel(c, grid, block, 2);
+  parallel = cc_cache_bytes(c);
+  cc_cache_end_kernel(c);
+  cc_cache_set_jobs(c, 1);
+  cc_cache_begin_kernel(c, grid, block, 2);
+  again = cc_cache_bytes(c);
+  cc_cache_end_kernel(c);
+  cc_cache_free(c);
+  /* at least the batch of 4096 records of 300 bytes */
+  if (parallel < serial + 4096 * sizeof(struct cc_warp_access))
+    fail_msg("3 threads hold %zu bytes, 1 thread %zu", parallel, serial);
+  assert_int_equal(again, serial);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -290,6 +322,7 @@ int main(void)
     cmocka_unit_test(test_oracle_jobs2),
     cmocka_unit_test(test_oracle_jobs3),
     cmocka_unit_test(test_oracle_jobs4),
+    cmocka_unit_test(test_jobs_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
