@@ -294,52 +294,84 @@ struct piece {
   uint32_t bytes;
 };
 
-/* The general form's gathering: each lane's bytes cut into pieces of one sector (at most
- * 2 a lane: size <= 32; bytes past 2^64 - 1 wrap to address 0, as addresses do), sorted
- * by sector (insertion sort, nothing to do for lanes in address order; 64 pieces at
- * most), then one pass groups equal sectors and equal lines: the lines in increasing
- * order, a line's mask and per sector the bytes (stores, atomics). */
-static void gather_general(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+/* Adds piece p to g, whose last line is at most p's (the entries stay in line order). */
+static inline void group_piece(struct gather *g, struct piece p)
 {
-  struct piece pc[2 * CC_WARP_SIZE];
+  uint64_t line = p.sector / 4;
+  uint32_t s = (uint32_t)(p.sector % 4);
+  struct ent *e = g->n ? &g->e[g->n - 1] : NULL;
+  if (!e || e->line != line) {
+    e = &g->e[g->n++];
+    e->line = line;
+    e->mask = 0;
+    if (g->want_bytes)
+      memset(e->bytes, 0, sizeof e->bytes);
+  }
+  g->sectors += !(e->mask & (1u << s));
+  e->mask |= (uint8_t)(1u << s);
+  if (g->want_bytes)
+    e->bytes[s] |= p.bytes;
+}
+
+/* The pieces of a's active lanes (addresses + base) into pc, in lane order: each lane's
+ * bytes cut at sector boundaries (at most 2 a lane: size <= 32; bytes past 2^64 - 1 wrap
+ * to address 0, as addresses do); returns their number. */
+static uint32_t cut(const struct cc_warp_access *a, uint64_t base, struct piece *pc)
+{
   uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
-  int sorted = 1;
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base;
     for (uint32_t left = size; left > 0;) {
       uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
       uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
       pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
-      pc[n].bytes = byte_bits(off, len);
-      sorted &= n == 0 || pc[n - 1].sector <= pc[n].sector;
-      n++;
+      pc[n++].bytes = byte_bits(off, len);
       addr += len;
       left -= len;
     }
   }
-  for (uint32_t i = 1; !sorted && i < n; i++) {
+  return n;
+}
+
+/* The general form's gathering: the lanes' pieces (cut) grouped into lines as they come,
+ * while they come in sector order (lanes in address order: one pass, nothing stored); at
+ * the first piece out of order, all the pieces are cut again, sorted by sector (insertion
+ * sort, 64 at most) and grouped from the start. The lines end in increasing order, each
+ * with its mask and per sector the bytes (stores, atomics). */
+static void gather_general(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+{
+  struct piece pc[2 * CC_WARP_SIZE];
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n;
+  uint64_t last = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      struct piece p = {addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len)};
+      if (p.sector < last)
+        goto unsorted;
+      last = p.sector;
+      group_piece(g, p);
+      addr += len;
+      left -= len;
+    }
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+  return;
+unsorted:
+  n = cut(a, base, pc);
+  for (uint32_t i = 1; i < n; i++) {
     struct piece t = pc[i];
     uint32_t j = i;
     for (; j > 0 && pc[j - 1].sector > t.sector; j--)
       pc[j] = pc[j - 1];
     pc[j] = t;
   }
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t line = pc[i].sector / 4;
-    uint32_t s = (uint32_t)(pc[i].sector % 4);
-    struct ent *e = g->n ? &g->e[g->n - 1] : NULL;
-    if (!e || e->line != line) {
-      e = &g->e[g->n++];
-      e->line = line;
-      e->mask = 0;
-      if (g->want_bytes)
-        memset(e->bytes, 0, sizeof e->bytes);
-    }
-    g->sectors += !(e->mask & (1u << s));
-    e->mask |= (uint8_t)(1u << s);
-    if (g->want_bytes)
-      e->bytes[s] |= pc[i].bytes;
-  }
+  g->n = 0;
+  g->sectors = 0;
+  for (uint32_t i = 0; i < n; i++)
+    group_piece(g, pc[i]);
   g->max_line = g->n ? g->e[g->n - 1].line : 0;
 }
 
@@ -487,18 +519,27 @@ static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mas
   return hits;
 }
 
-int cc_cache_l2_apply(struct level *lv, const struct l2_req *q)
+/* What L2 does for one line of a record (op; bytes for writes, NULL for reads): returns
+ * 1 if DRAM was read. */
+static inline __attribute__((always_inline)) int l2_do(struct level *lv, enum l2_op op,
+                                                       uint64_t line, uint8_t mask,
+                                                       const uint32_t *bytes, uint32_t slot)
 {
   int dram = 0;
   uint32_t hits;
-  if (q->op != OP_WRITE)
-    dram = l2_read(lv, q->line, q->mask, q->slot);
-  if (q->op == OP_READ)
+  if (op != OP_WRITE)
+    dram = l2_read(lv, line, mask, slot);
+  if (op == OP_READ)
     return dram;
-  hits = l2_write_way(lv, l2_line(lv, q->line), q->mask, q->bytes, q->slot);
-  if (q->op == OP_WRITE) /* an atomic's hits are its read's */
-    lv->insn[q->slot].l2_hit_sectors += hits;
+  hits = l2_write_way(lv, l2_line(lv, line), mask, bytes, slot);
+  if (op == OP_WRITE) /* an atomic's hits are its read's */
+    lv->insn[slot].l2_hit_sectors += hits;
   return dram;
+}
+
+int cc_cache_l2_apply(struct level *lv, const struct l2_req *q)
+{
+  return l2_do(lv, (enum l2_op)q->op, q->line, q->mask, q->bytes, q->slot);
 }
 
 /* ---- the L1 side ---------------------------------------------------------------------- */
@@ -511,12 +552,8 @@ static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
 {
   struct req_buf *b;
   struct l2_req *q;
-  if (!s->out) {
-    struct l2_req r = {line, 0, slot, {0, 0, 0, 0}, mask, (uint8_t)op};
-    if (bytes)
-      memcpy(r.bytes, bytes, sizeof r.bytes);
-    return cc_cache_l2_apply(&c->l2, &r);
-  }
+  if (!s->out)
+    return l2_do(&c->l2, op, line, mask, bytes, slot);
   b = &s->out[set_of(&c->l2, line) % s->parts];
   if (b->n == b->cap) {
     b->cap = b->cap ? 2 * b->cap : 1024;
@@ -697,13 +734,20 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
   return store ? REACH_NONE : reach;
 }
 
-void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
+/* cc_cache_count_wait, inlined in the serial replay */
+static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
+                              enum level_reached r)
 {
   struct cc_cache_counts *ic = &c->insn[slot];
   ic->waits_l1 += r == REACH_L1;
   ic->waits_l2 += r == REACH_L2;
   ic->waits_dram += r == REACH_DRAM;
   c->sm_waits[3 * (size_t)sm + r]++;
+}
+
+void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
+{
+  count_wait(c, slot, sm, r);
 }
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
@@ -745,8 +789,10 @@ static void store_memo_set(struct store_memo *m, const struct pending *p, struct
   m->key = key;
 }
 
-void cc_cache_place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
-                    uint64_t *base)
+/* The CTA a record belongs to: its SM (*sm) and the base its local addresses get
+ * (*base, 0 for other spaces). */
+static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
+                         uint64_t *base)
 {
   if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
     memcpy(c->last_cta, a->cta, sizeof c->last_cta);
@@ -804,12 +850,12 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   uint32_t sm;
   if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
-  cc_cache_place(c, a, &sm, &base);
+  place(c, a, &sm, &base);
   if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
     c->insn[a->insn_slot].l1_wavefronts += shared_wavefronts;
     c->sm_wavefronts[sm] += shared_wavefronts;
     if (a->kind == CC_ACCESS_LOAD)
-      cc_cache_count_wait(c, a->insn_slot, sm, REACH_L1);
+      count_wait(c, a->insn_slot, sm, REACH_L1);
     return;
   }
   if (c->par) {
@@ -818,6 +864,6 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     struct side s = {c->insn, NULL, 1, 0};
     enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
     if (reach != REACH_NONE)
-      cc_cache_count_wait(c, a->insn_slot, sm, reach);
+      count_wait(c, a->insn_slot, sm, reach);
   }
 }

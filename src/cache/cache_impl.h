@@ -155,11 +155,6 @@ struct cc_cache {
 
 /* ---- between cache.c (the replay), state.c and par.c (the parallel replay) ---------------- */
 
-/* The CTA a record belongs to: its SM (*sm) and the base its local addresses get
- * (*base, 0 for other spaces); cache.c. */
-void cc_cache_place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
-                    uint64_t *base);
-
 /* The L1 side of one global or local record a (on SM sm, local base `base`): its lines
  * through sm's L1, its L1 counts into s->insn, the lines that reach L2 done at once
  * (s->out NULL) or queued (memos that read L2 state are then not used); returns the level
