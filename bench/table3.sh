@@ -78,7 +78,9 @@ prepare() {
   local -a cases
   [ -x "$cc" ] || { echo "prepare: no coalcheck binary at $cc (build it, or set COALCHECK)"; return 1; }
   # until the frame's --transform reaches the command line, fix does the permutation
-  "$cc" fix --help 2>&1 | grep -q -- '--transform' ||
+  # (the help captured first: grep -q would close the pipe early, and under pipefail the
+  # writer's SIGPIPE read as "no --transform")
+  case "$("$cc" fix --help 2>&1)" in *--transform*) true ;; *) false ;; esac ||
     { topt=""; say "this coalcheck has no --transform: plain fix (the permutation)"; }
   read -r -a cases <<<"${CASES:-$($ROW cases "$MANIFEST")}"
   mkdir -p "$DIR/plans"

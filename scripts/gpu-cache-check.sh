@@ -21,7 +21,10 @@
 #       atom,red}.sum, dram__bytes_{read,write}.sum, gpu__time_duration.sum and, where this
 #       ncu has them, the L1 load hit sectors and the shared memory configuration; then
 #       prints the comparison (below) and packs DIR/res into $OUT/gpu-cache.tgz with the
-#       log $OUT/gpu-cache.log and the table $OUT/gpu-cache-check.md.
+#       log $OUT/gpu-cache.log and the table $OUT/gpu-cache-check.md. The probes
+#       (probe_*) get more metrics (probe_metrics). FIRST_RE=ERE measures the names it
+#       matches first; DEADLINE_S=N starts no launch after N seconds of the script (the
+#       table and the archive are still made); NCU_TIMEOUT=N per launch (default 600).
 #   anywhere, again:       bash scripts/gpu-cache-check.sh compare [DIR]
 #       the table from DIR/emu and DIR/res (scripts/gpu-cache-compare.py).
 # The table: per kernel, predicted vs measured L2 sectors (read, write) and DRAM bytes
@@ -92,6 +95,35 @@ metrics() {
   echo "$list"
 }
 
+# The probes' metrics: the launch metrics and, where this ncu knows them, the L2's own
+# view of the probes' stores (hits and misses of the write lookups, traffic between the
+# two L2 partitions, fills from DRAM) and the DRAM's sectors. The full list of the lts__
+# and dram__ metrics this ncu knows goes to DIR/res/metrics-lts-dram.txt.
+probe_metrics() {
+  local list=$1 m known
+  local extra="lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum
+    lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum lts__t_sectors_srcunit_ltcfabric.sum
+    lts__t_sectors_srcunit_ltcfabric_op_write.sum lts__t_sectors_srcunit_ltcfabric_op_read.sum
+    lts__d_sectors_fill_device.sum lts__t_sectors_aperture_device_op_read_lookup_miss.sum
+    dram__sectors_read.sum dram__sectors_write.sum"
+  known=$(timeout 120 ncu --query-metrics --chip "${CHIP:-gh100}" 2>/dev/null | awk '{ print $1 }')
+  echo "$known" | grep -E '^(lts__|dram__|fbpa__)' > "$DIR/res/metrics-lts-dram.txt"
+  for m in $extra; do
+    if echo "$known" | grep -qx "${m%.sum}"; then list="$list,$m"; else echo "(ncu lacks $m: left out)" >&2; fi
+  done
+  echo "$list"
+}
+
+# The plans in the order they are measured: the names matching FIRST_RE (ERE) first, so
+# that a run cut short by DEADLINE_S (seconds since the script started: no launch is
+# started after it) has what matters most.
+plan_order() {
+  local d
+  for d in "$DIR"/plans/*/; do
+    echo "$d"
+  done | awk -v re="${FIRST_RE:-^$}" '{ n = $0; sub(/\/$/, "", n); sub(/.*\//, "", n); if (n ~ re) print; else rest = rest $0 "\n" } END { printf "%s", rest }'
+}
+
 device() {
   local B=$DIR/bin d n rc M
   mkdir -p "$DIR/res" "$B"
@@ -107,13 +139,19 @@ device() {
   log "build coalcheck-gpu-launch (scripts/gpu-build.sh)"
   bash scripts/gpu-build.sh "$B" > "$DIR/res/build.log" 2>&1 || { echo "build failed:"; tail -20 "$DIR/res/build.log"; return 1; }
   M=$(metrics)
+  MP=$(probe_metrics "$M")
   log "ncu per launch: $M"
-  for d in "$DIR"/plans/*/; do
+  log "ncu per probe (probe_*): $MP"
+  for d in $(plan_order); do
     n=$(basename "$d")
-    timeout 600 ncu --csv --print-units base --print-kernel-base mangled --metrics "$M" \
+    if [ -n "${DEADLINE_S:-}" ] && [ "$SECONDS" -ge "$DEADLINE_S" ]; then
+      echo "$n: not measured (DEADLINE_S=$DEADLINE_S reached)"; continue
+    fi
+    case $n in probe_*) m=$MP ;; *) m=$M ;; esac
+    timeout "${NCU_TIMEOUT:-600}" ncu --csv --print-units base --print-kernel-base mangled --metrics "$m" \
       "$B/coalcheck-gpu-launch" "$d/plan" > "$DIR/res/$n.ncu.csv" 2> "$DIR/res/$n.ncu.err"
     rc=$?
-    echo "$n: ncu rc=$rc$( [ $rc -ne 0 ] && echo " ($(grep -m1 -i error "$DIR/res/$n.ncu.err"))")"
+    echo "$n: ncu rc=$rc (${SECONDS}s)$( [ $rc -ne 0 ] && echo " ($(grep -m1 -i error "$DIR/res/$n.ncu.err"))")"
   done
   log "predicted vs measured"
   python3 scripts/gpu-cache-compare.py "$DIR" | tee "$OUT/gpu-cache-check.md"

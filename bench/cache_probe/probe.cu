@@ -25,3 +25,36 @@ __global__ void partial_store(float *out, int n)
   if (i < n)
     out[32 * i] = (float)i;
 }
+
+// store_pattern (issue 12 item 2, second round: which candidate holds): thread i of n
+//   (a grid-stride loop, so one CTA can do all) stores 4 bytes at out[stride * (i / width)
+//   + i % width]: with stride = 32 floats each 128-byte line receives `width` consecutive
+//   floats, written in one request by `width` neighbouring lanes (width 1: one 4-byte
+//   partial sector, as partial_store; 8: one whole sector, half of its 64-byte DRAM unit;
+//   16: one whole 64-byte unit; 32: the whole line, the control). Varying the lines
+//   (n / width) tells a fixed fraction from a capacity; one CTA against 256 tells a
+//   property of lines shared between SMs or L2 partitions from one of the lines alone.
+__global__ void store_pattern(float *out, int n, int width, int stride)
+{
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    out[stride * (i / width) + i % width] = (float)i;
+}
+
+// store_then_wait: partial_store, then thread 0 of each CTA runs `iters` dependent
+//   multiply-adds (about 4 clocks each) before the CTA ends: the same partial sectors
+//   stay dirty in L2 some 10x longer within the kernel. A write-back that depends on the
+//   time a partial sector waits grows with iters; one decided when the store arrives
+//   does not. (a never equals 12345: the store only keeps the loop.)
+__global__ void store_then_wait(float *out, int n, int iters)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[32 * i] = (float)i;
+  if (threadIdx.x == 0) {
+    float a = (float)i;
+    for (int k = 0; k < iters; k++)
+      a = a * 0.999f + 1.0f;
+    if (a == 12345.0f)
+      out[0] = a;
+  }
+}

@@ -37,9 +37,10 @@
  *     row_sums_thread_per_row, row_sums_thread_4096, gesummv_rows) read sector s of a
  *     row and, 8 steps later, sector s + 1 in a separate request; their DRAM reads
  *     equal the footprint (4.20 MB for 4 MiB of A, 268.47 MB for 256 MiB), where an
- *     unfilled neighbour would double them. Write-backs stay 32 bytes a dirty sector
- *     (assumed: every large-footprint kernel measured writes whole lines, which cannot
- *     tell the two apart).
+ *     unfilled neighbour would double them. Write-backs are 32 bytes a dirty sector, with
+ *     no read for a whole one (the H100: bench/cache_probe's st_w8_1m writes 29.6 MB of
+ *     single dirty sectors and reads nothing); partly written ones, and what leaves L2
+ *     before an eviction: the write policy (below, "write policy").
  *   - Replacement: LRU per set (NVIDIA does not publish its policies). Set index: the
  *     line number folded with its higher bits (set_of; GPUs hash set indices: with a plain
  *     modulo a warp reading 32 rows 16 KiB apart would fall into a few sets and thrash,
@@ -442,19 +443,88 @@ static inline uint32_t popc4(uint8_t m)
 }
 
 /* ---- L2's policy: fill, write, write-back ------------------------------------------------
- * The functions below are the whole of what L2 does with a line (the rules at the top of
- * this file); lv is the L2 level (or a thread's part of it, par.c), its counts lv->insn. */
+ * The functions from here to cc_cache_l2_apply are the whole of what L2 does with a line
+ * (the rules at the top of this file); lv is the L2 level (or a thread's part of it,
+ * par.c), its counts lv->insn. Each works within one set (the parallel replay needs it).
+ *
+ * Write policy (the H100's L2: device.c's l2_partial_ways, l2_dirty_ways, in lv as
+ * partial_ways, dirty_ways). Measured with the probes of bench/cache_probe
+ * (bench/results/cache-h100-2026-11-27-probes-run.md; the figures in device.c):
+ *   - a partly written sector (dirty, not valid: some of its bytes neither written nor
+ *     read) that reaches DRAM is read-modify-written, 32 bytes read and 32 written; a
+ *     whole dirty sector is written alone (32 bytes, no read);
+ *   - at most l2_partial_ways lines of a set hold partly written sectors: a line that gets
+ *     its first one beyond that sends the partly written sectors of the set's least
+ *     recently used other such line to DRAM (read-modify-write; they leave L2);
+ *   - at most l2_dirty_ways lines of a set are dirty: a line that becomes dirty beyond
+ *     that writes the set's least recently used other dirty line back (it stays, clean).
+ * 0 turns a limit off (every device but sm_90's, not measured); l2_partial_ways 0 also
+ * turns the read-modify-write off (partial sectors written alone, as before). */
 
-/* Writes L2 way w's dirty sectors to DRAM, 32 bytes each, charged to their writers. */
-static void write_back(struct level *lv, struct way *w)
+/* Sectors of L2 way w that are written partly. */
+static inline uint8_t partial_of(const struct way *w)
+{
+  return w->dirty & (uint8_t)~w->valid;
+}
+
+/* Writes L2 way w's dirty sectors `sectors` to DRAM, 32 bytes each, charged to their
+ * writers; a partly written one (with the write policy) is read first, 32 bytes, and its
+ * bytes leave L2. */
+static void write_sectors(struct level *lv, struct way *w, uint8_t sectors)
 {
   size_t i = (size_t)(w - lv->w);
+  uint8_t rmw = lv->partial_ways ? sectors & partial_of(w) : 0;
   for (uint32_t s = 0; s < 4; s++) {
     uint32_t slot = lv->part[i].writer[s];
-    if ((w->dirty & (1u << s)) && slot < lv->n_insns)
+    if (!(sectors & w->dirty & (1u << s)))
+      continue;
+    if (slot < lv->n_insns) {
       lv->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
+      lv->insn[slot].dram_bytes_read += rmw & (1u << s) ? CC_CACHE_SECTOR_BYTES : 0;
+    }
+    if (rmw & (1u << s))
+      lv->part[i].bytes[s] = 0;
   }
-  w->dirty = 0;
+  w->dirty &= (uint8_t)~sectors;
+}
+
+/* Writes L2 way w's dirty sectors to DRAM (write_sectors). */
+static void write_back(struct level *lv, struct way *w)
+{
+  write_sectors(lv, w, w->dirty);
+}
+
+/* Within way w's set, the least recently used other way holding a line that is dirty
+ * (partial 0) or has partly written sectors (partial 1), if at least `limit` such ways
+ * exist besides w; NULL otherwise. */
+static struct way *over_limit(struct level *lv, struct way *w, uint32_t limit, int partial)
+{
+  size_t base = (size_t)(w - lv->w) / lv->ways * lv->ways;
+  struct way *set = &lv->w[base], *lru = NULL;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < lv->ways; k++) {
+    struct way *o = &set[k];
+    if (o == w || !(partial ? partial_of(o) : o->dirty))
+      continue;
+    n++;
+    if (!lru || o->stamp < lru->stamp)
+      lru = o;
+  }
+  return n >= limit ? lru : NULL;
+}
+
+/* The write policy after a store into way w, which held dirty sectors `was_dirty` and
+ * partly written ones `was_partial` before it. */
+static void write_policy(struct level *lv, struct way *w, uint8_t was_dirty,
+                         uint8_t was_partial)
+{
+  struct way *o;
+  if (lv->partial_ways && !was_partial && partial_of(w) &&
+      (o = over_limit(lv, w, lv->partial_ways, 1)))
+    write_sectors(lv, o, partial_of(o));
+  if (lv->dirty_ways && !was_dirty && w->dirty &&
+      (o = over_limit(lv, w, lv->dirty_ways, 0)))
+    write_back(lv, o);
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
@@ -504,6 +574,7 @@ static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mas
 {
   size_t i = (size_t)(w - lv->w);
   uint32_t hits = popc4(mask & w->valid);
+  uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
   w->dirty |= mask;
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
@@ -516,6 +587,8 @@ static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mas
       }
     }
   }
+  if (lv->partial_ways | lv->dirty_ways)
+    write_policy(lv, w, was_dirty, was_partial);
   return hits;
 }
 

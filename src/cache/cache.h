@@ -77,6 +77,15 @@ struct cc_cache_device {
                                  sector pair: the H100) or 128 (a line); `dram-bytes=` */
   uint64_t l2_bytes;
   uint32_t l2_ways;
+  uint32_t l2_partial_ways;   /* lines of an L2 set that may hold partly written sectors:
+                                 a line becoming one beyond it sends the set's least
+                                 recently used other one's to DRAM; and a partly written
+                                 sector reaching DRAM is read-modify-written (32 bytes read,
+                                 32 written). 0: neither (`partial-ways=`; cache.c,
+                                 "write policy") */
+  uint32_t l2_dirty_ways;     /* lines of an L2 set that may be dirty: a line becoming one
+                                 beyond it writes the set's least recently used other dirty
+                                 line back (it stays, clean). 0: no limit (`dirty-ways=`) */
   enum cc_cache_index index;
   enum cc_cache_dispatch dispatch;
   uint32_t max_ctas_per_sm, max_threads_per_sm; /* residency limits */
@@ -97,7 +106,8 @@ struct cc_cache_device {
  * l40, a10, t4, v100, p100, gtx1080, m40, gtx750ti, k80, k40, tk1, gtx680, c2050,
  * gtx460) or "default" (the architecture's), and keys: sms=N, l1=SIZE, l1-ways=N,
  * carveout=KB, smem=SIZE, l2=SIZE, l2-ways=N, dispatch=rr|blocked, index=hash|mod,
- * dram-bytes=32|64|128 (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
+ * dram-bytes=32|64|128, partial-ways=N, dirty-ways=N (0..64; 0, or l2-ways or more: no
+ * limit) (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
  * two of at least 128 bytes, ways must divide its lines (associativity times sets =
  * lines), carveout one of the device's sizes. calibration, if not NULL, is a JSON file
  * written by scripts/gpu-calibrate.sh whose speeds replace the table's (cc_cache_calibrate).
@@ -132,10 +142,12 @@ struct cc_cache_counts {
   uint64_t l2_sectors_atomic; /* sectors of atomics and reductions, done in L2 (..._op_atom/red) */
   uint64_t l2_hit_sectors;    /* of those, found in L2 */
   uint64_t dram_bytes_read;   /* dram_access_bytes per DRAM unit L2 fetched (a miss of one
-                                 sector fetches its whole unit) */
+                                 sector fetches its whole unit), and 32 per partly written
+                                 sector read-modify-written (l2_partial_ways) */
   uint64_t dram_bytes_written;/* 32 per dirty sector written back during the kernel (at
-                                 its line's eviction; dram__bytes_write.sum), counted for
-                                 the instruction that last wrote the sector */
+                                 its line's eviction, or by the write policy:
+                                 l2_partial_ways, l2_dirty_ways; dram__bytes_write.sum),
+                                 counted for the instruction that last wrote the sector */
   uint64_t l2_dirty_bytes_at_end; /* 32 per sector still dirty in L2 when the kernel ends
                                  (written back later, by whatever evicts it), counted for
                                  the instruction that last wrote it */

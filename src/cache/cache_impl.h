@@ -53,6 +53,8 @@ struct level {
   uint32_t n_insns;
   uint64_t evictions;          /* lines replaced */
   const uint8_t *dram_unit;    /* struct cc_cache's */
+  uint32_t partial_ways, dirty_ways; /* the write policy's limits (cache.c; the device's
+                                  l2_partial_ways, l2_dirty_ways) */
   uint32_t n_parts, part_id;
 };
 

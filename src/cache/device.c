@@ -28,7 +28,23 @@
  *     = 64 bytes per sector; strided_copy_stride8, whole sectors pairwise, 2.10 MB = 32 per
  *     sector). The H200 and the H100 PCIe have the same GH100 L2 and memory controllers
  *     (HBM3e, HBM2e): 64 assumed. Every other device: 32, the sector (not measured; `--cache
- *     NAME,dram-bytes=64` changes it). */
+ *     NAME,dram-bytes=64` changes it).
+ *   - L2 write policy (l2_partial_ways, l2_dirty_ways; cache.c, "write policy"): 2 and 5
+ *     of the 16 ways on sm_90, measured on the H100 with the probes of bench/cache_probe
+ *     (bench/results/cache-h100-2026-11-27-probes-run.md, figures in 32-byte sectors).
+ *     One 4-byte store into each of 16384 / 65536 / 131072 / 262144 / 1048576 lines
+ *     sends 0 / 11400 / 65300 / 218800 / 998900 partly written sectors to DRAM, read
+ *     and written again (the writes: 0 / 11300 / 51600 / 179500 / 996500); at most 2
+ *     partial lines in each of the 25600 sets gives 0 / 14336 / 79872 / 210944 / 997376
+ *     (+26%, +37% in the middle: the hardware's limit is softer). Whole sectors (8 floats
+ *     a line) are written without a read, and the H100 keeps 121800 (262144 lines) and
+ *     123600 (1048576 lines) of those lines dirty, as it keeps 126800 (strided_copy_64m)
+ *     and 132000 (transpose_tiled_4096) whole dirty lines: at most 5 of 16 ways dirty
+ *     (128000 lines) predicted the 262144-line probe before it ran (4.29 MB written, 4.49
+ *     measured). A kernel that dirties lines faster than the L2 writes them back keeps
+ *     more (262144 whole lines in 22 us: 10.92 MB written, 17.17 predicted). The H200 and
+ *     the H100 PCIe: the same GH100 L2, assumed. Every other device: 0 (no limit, not
+ *     measured). */
 #include "cache/cache.h"
 
 #include <ctype.h>
@@ -106,6 +122,8 @@ static const struct row rows[] = {
 #define N_ROWS (sizeof rows / sizeof rows[0])
 #define L1_WAYS 4
 #define L2_WAYS 16
+#define GH100_PARTIAL_WAYS 2   /* of L2_WAYS: the sources above */
+#define GH100_DIRTY_WAYS 5
 #define SPEED_SOURCE "device table defaults (src/cache/device.c), not calibrated"
 
 static void known_devices(char *buf, size_t cap)
@@ -145,6 +163,10 @@ static void from_row(const struct row *r, struct cc_cache_device *d)
   d->l2_bytes = r->l2_bytes;
   d->dram_access_bytes = r->dram_bytes;
   d->l2_ways = L2_WAYS;
+  if (strcmp(r->arch, "sm_90") == 0) {
+    d->l2_partial_ways = GH100_PARTIAL_WAYS;
+    d->l2_dirty_ways = GH100_DIRTY_WAYS;
+  }
   d->index = CC_CACHE_INDEX_HASH;
   d->dispatch = CC_CACHE_DISPATCH_ROUND_ROBIN;
   d->max_ctas_per_sm = r->max_ctas;
@@ -232,6 +254,16 @@ static int parse_count(const char *v, uint64_t max, uint64_t *out)
   return 1;
 }
 
+/* A way count that may be 0 (no limit): 0..64. */
+static int parse_ways_or_zero(const char *v, uint64_t *out)
+{
+  if (strcmp(v, "0") == 0) {
+    *out = 0;
+    return 1;
+  }
+  return parse_count(v, 64, out);
+}
+
 static int is_pow2(uint64_t v)
 {
   return v && !(v & (v - 1));
@@ -267,7 +299,7 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
   uint64_t n;
   if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key)
     return bad(err, kv, "expected KEY=VALUE with KEY one of sms, l1, l1-ways, carveout, "
-               "smem, l2, l2-ways, dispatch, index, dram-bytes");
+               "smem, l2, l2-ways, dispatch, index, dram-bytes, partial-ways, dirty-ways");
   snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
   v = eq + 1;
   if (strcmp(key, "sms") == 0) {
@@ -328,9 +360,16 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
     if (!parse_count(v, CC_CACHE_LINE_BYTES, &n) || !is_pow2(n) || n < CC_CACHE_SECTOR_BYTES)
       return bad(err, kv, "the DRAM access unit is 32, 64 or 128 bytes");
     d->dram_access_bytes = (uint32_t)n;
+  } else if (strcmp(key, "partial-ways") == 0 || strcmp(key, "dirty-ways") == 0) {
+    if (!parse_ways_or_zero(v, &n))
+      return bad(err, kv, "expected a number of L2 ways in 0..64 (0: no limit)");
+    if (key[0] == 'p')
+      d->l2_partial_ways = (uint32_t)n;
+    else
+      d->l2_dirty_ways = (uint32_t)n;
   } else {
     return bad(err, kv, "unknown key; use sms, l1, l1-ways, carveout, smem, l2, l2-ways, "
-               "dispatch, index, dram-bytes");
+               "dispatch, index, dram-bytes, partial-ways, dirty-ways");
   }
   return CC_OK;
 }

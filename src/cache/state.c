@@ -197,6 +197,8 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   c->l2.n_insns = n_insns;
   c->l2.evictions = 0;
   c->l2.dram_unit = c->dram_unit;
+  c->l2.partial_ways = c->dev.l2_partial_ways;
+  c->l2.dirty_ways = c->dev.l2_dirty_ways;
   c->l2.n_parts = 1;
   c->l2.part_id = 0;
   cc_cache_par_begin(c);

@@ -59,6 +59,8 @@ struct cc_run_opts {
   char *calibration;             /* --calibration: speeds from scripts/gpu-calibrate.sh, or NULL */
   int record_only;               /* set by `record`: write the trace, no analysis, no report */
   int gpu_backend;               /* --backend gpu: run on the GPU (cli/gpu.h), not emulate */
+  int gpu_inline;                /* --gpu-mode inline: count with instrumented PTX
+                                    (src/ptx/instrument.h), not the Compute Sanitizer */
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
   char *fix_dir;                 /* fix: -o DIR, the folder the fix is written to */
   int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */

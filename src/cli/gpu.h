@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "ptx/instrument.h"
 #include "util/err.h"
 
 /* Exit status of `--backend gpu` (and of an executable INPUT) where no CUDA GPU can be
@@ -126,6 +127,26 @@ int cc_cli_cmd_import(int argc, char **argv, struct cc_err *err);
 int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *report_out, struct cc_err *err);
 
 struct cc_view;
+
+/* --gpu-mode inline (gpu_inline.c): m instrumented by src/ptx/instrument.h (256 counter
+ * shards, every CTA counted) into *text (*len bytes, owned), the site table into *map
+ * (released by the caller with ptx_inst_map_release). Errors: ptx_instrument's. */
+int cc_cli_gpu_inline_ptx(cc_keep const struct ptx_module *m, cc_give char **text, size_t *len,
+                          struct ptx_inst_map *map, struct cc_err *err);
+
+/* Reads the counter buffer the instrumented launch of kernel k (of m, instrumented into
+ * map) dumped to counters_path (little-endian 64-bit words, ptx_inst_counter_bytes(map)
+ * of them) and writes json_path in the injection library's format (src/gpu/report.c,
+ * read by cc_cli_gpu_import): one kernel; one instruction per executed site, sass_offset
+ * = PTX index x 16 and "sass" = the PTX text, requests, lanes, bytes requested (lanes x
+ * size), sectors and ideal sectors (global) or wavefronts, ideal wavefronts and ways
+ * (shared), stride {min, max, avg = span / (lanes - requests)} or null, source {file,
+ * line} and inlined_at from the PTX's .loc. Errors: CC_ERR_TOOL when the buffer has the
+ * wrong size, the file errors of reading and writing. */
+int cc_cli_gpu_inline_json(const char *counters_path, cc_keep const struct ptx_module *m,
+                           cc_keep const struct ptx_function *k,
+                           cc_keep const struct ptx_inst_map *map, const uint32_t grid[3],
+                           const uint32_t block[3], const char *json_path, struct cc_err *err);
 
 /* What cc_cli_gpu_report writes besides the text report. Borrowed. */
 struct cc_cli_gpu_outputs {

@@ -115,7 +115,7 @@ static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf,
 /* Writes DIR/kernel.ptx and DIR/plan (format: src/gpu/launch.c). */
 static int write_plan(const char *dir, const struct cc_run_opts *o, const char *ptx, size_t len,
                       const char *mangled, const struct cc_launch_bound *b, unsigned time_runs,
-                      struct cc_err *err)
+                      const char *extra, struct cc_err *err)
 {
   char *path = cc_xmalloc(strlen(dir) + 16);
   struct cc_outfile f;
@@ -160,6 +160,8 @@ static int write_plan(const char *dir, const struct cc_run_opts *o, const char *
         snprintf(abs + strlen(abs), sizeof abs - strlen(abs), "/%s", o->dumps[i].path);
       fprintf(f.fp, "dump %s %s\n", o->dumps[i].name, abs);
     }
+    if (extra) /* --gpu-mode inline: the counter buffer and its dump */
+      fputs(extra, f.fp);
     if (time_runs)
       fprintf(f.fp, "time %u time.txt\n", time_runs);
     if (rc != CC_OK)
@@ -209,6 +211,51 @@ static int check(const struct cc_run_opts *o, struct cc_err *err)
   return CC_OK;
 }
 
+static int run_native(const char *launcher, const char *dir, struct cc_err *err);
+
+/* --gpu-mode inline: the plan's lines for the counter buffer (the kernel's parameter
+ * nparams, zero-filled, dumped to counters.bin in the plan's folder). */
+static void inline_plan_lines(const struct ptx_inst_map *map, uint32_t nparams, char *buf,
+                              size_t cap)
+{
+  uint64_t bytes = ptx_inst_counter_bytes(map), h = 0xcbf29ce484222325ull;
+  for (uint64_t i = 0; i < bytes; i++) /* FNV-1a of the zero bytes, as fnv1a() */
+    h *= 0x100000001b3ull;
+  snprintf(buf, cap, "param %u buffer %016llx cc_counters=u64[%llu]:zero\n"
+           "dump cc_counters counters.bin\n", nparams, (unsigned long long)h,
+           (unsigned long long)(bytes / 8));
+}
+
+/* --gpu-mode inline: runs the instrumented plan in dir natively, turns the counters into
+ * the library's JSON and reports it like run_plan. */
+static int run_inline(const char *dir, const struct cc_run_opts *o, const struct ptx_module *m,
+                      const struct ptx_function *k, const struct ptx_inst_map *map, FILE *out,
+                      struct cc_err *err)
+{
+  char *launcher, *counters = cc_xmalloc(strlen(dir) + 16), *json = cc_xmalloc(strlen(dir) + 16);
+  uint32_t grid[3], block[3];
+  int rc;
+  sprintf(counters, "%s/counters.bin", dir);
+  sprintf(json, "%s/gpu.json", dir);
+  for (int i = 0; i < 3; i++) {
+    grid[i] = o->grid[i] ? o->grid[i] : 1;
+    block[i] = o->block[i] ? o->block[i] : 1;
+  }
+  if (!(launcher = cc_cli_gpu_find_file("COALCHECK_GPU_LAUNCH", "coalcheck-gpu-launch", err)))
+    rc = err->status;
+  else if ((rc = run_native(launcher, dir, err)) == CC_OK &&
+           (rc = cc_cli_gpu_inline_json(counters, m, k, map, grid, block, json, err)) == CC_OK) {
+    struct cc_cli_gpu_outputs go = {o->json_path, o->html_path, NULL, o->input, o->top};
+    rc = cc_cli_gpu_report(json, &go, out, err);
+  }
+  unlink(counters);
+  unlink(json);
+  free(launcher);
+  free(counters);
+  free(json);
+  return rc;
+}
+
 /* Runs the plan in dir under the library and reports. */
 static int run_plan(const char *dir, const struct cc_run_opts *o, FILE *out, struct cc_err *err)
 {
@@ -253,8 +300,9 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   struct cc_launch_allocator alloc = {&h, host_alloc_fn, cc_cli_max_memory(o)};
   struct cc_launch_bound b;
   const char *keep = getenv("COALCHECK_GPU_PLAN");
-  char *text = NULL, *dir = NULL;
-  size_t len = 0;
+  char *text = NULL, *dir = NULL, *itext = NULL, extra[256];
+  size_t len = 0, ilen = 0;
+  struct ptx_inst_map map = {0};
   int rc;
   memset(&b, 0, sizeof b);
   /* the GPU first (cheap), before nvcc and the buffers; a plan to keep needs none */
@@ -283,7 +331,13 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
       goto done;
     }
   }
-  if ((rc = write_plan(dir, o, text, len, k->name, &b, 0, err)) != CC_OK)
+  if (o->gpu_inline) { /* the counters written into the PTX (src/ptx/instrument.h) */
+    if ((rc = cc_cli_gpu_inline_ptx(m, &itext, &ilen, &map, err)) != CC_OK)
+      goto done;
+    inline_plan_lines(&map, b.nparams, extra, sizeof extra);
+  }
+  if ((rc = write_plan(dir, o, itext ? itext : text, itext ? ilen : len, k->name, &b, 0,
+                       itext ? extra : NULL, err)) != CC_OK)
     goto done;
   if (keep && *keep) { /* COALCHECK_GPU_PLAN: prepare only, run elsewhere */
     if (!o->quiet)
@@ -291,7 +345,7 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
               "it under libcoalcheck_gpu.so\n", dir);
     goto done;
   }
-  rc = run_plan(dir, o, out, err);
+  rc = o->gpu_inline ? run_inline(dir, o, m, k, &map, out, err) : run_plan(dir, o, out, err);
 done:
   if (dir && !(keep && *keep)) {
     char *p = cc_xmalloc(strlen(dir) + 16);
@@ -305,9 +359,11 @@ done:
   free(dir);
   cc_launch_bound_release(&b);
   host_free(&h);
+  ptx_inst_map_release(&map);
   if (m)
     ptx_module_free(m);
   free(text);
+  free(itext);
   return rc;
 }
 
@@ -367,7 +423,7 @@ int cc_cli_gpu_time(const char *ptx, size_t len, const char *mangled, const uint
     rc = err->status;
     goto done;
   }
-  if ((rc = write_plan(dir, &o, ptx, len, mangled, &b, runs, err)) != CC_OK ||
+  if ((rc = write_plan(dir, &o, ptx, len, mangled, &b, runs, NULL, err)) != CC_OK ||
       (rc = run_native(launcher, dir, err)) != CC_OK)
     goto done;
   path = cc_xmalloc(strlen(dir) + 16);

@@ -432,6 +432,17 @@ static int set_backend(struct cc_run_opts *o, const char *v, const struct source
   return CC_OK;
 }
 
+/* --gpu-mode sanitizer|inline (docs/usage.md, "GPU backend") */
+static int set_gpu_mode(struct cc_run_opts *o, const char *v, const struct source *s,
+                        struct cc_err *err)
+{
+  if (strcmp(v, "sanitizer") != 0 && strcmp(v, "inline") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --gpu-mode: expected sanitizer "
+                      "or inline", v);
+  o->gpu_inline = strcmp(v, "inline") == 0;
+  return CC_OK;
+}
+
 static int set_strategy(struct cc_run_opts *o, const char *v, const struct source *s,
                         struct cc_err *err)
 {
@@ -642,6 +653,10 @@ static const struct option options[] = {
    "(the only one for executables; exit 10 when\n"
    "there is no GPU); fix: also time both on the GPU", set_backend,
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX) | FOR_APP},
+  {"gpu-mode", 0, "sanitizer|inline", "--backend gpu with a .cu/.ptx: count under the\n"
+   "Compute Sanitizer (default) or with counters\n"
+   "written into the PTX (faster; global, shared)", set_gpu_mode,
+   CMD_BIT(CC_CLI_CMD_RUN)},
   /* launch selection, ncu's spellings and meaning (gpu/gpu.h, docs/usage.md): the
    * application's launches, or a module's kernels in order, one launch each */
   {"kernel-name", 0, "NAME", "profile launches of kernel NAME (exact), or\n"

@@ -405,6 +405,9 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     return cc_err_set(err, CC_ERR_USAGE, "--backend gpu with a KERNEL.cu or .ptx runs one "
                       "launch: name its kernel with --kernel (the launch selection options "
                       "apply to the emulator and to executables)");
+  if (o->gpu_inline && !o->gpu_backend)
+    return cc_err_set(err, CC_ERR_USAGE, "--gpu-mode inline counts on the GPU: add --backend "
+                      "gpu (the emulator counts every access already)");
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)

@@ -64,6 +64,9 @@ int cc_cuda_tu_off(const struct cc_cuda_tu *t, CXSourceLocation loc, unsigned *o
 /* 1 and [*b, *e) = the bytes of c's extent in the input (file locations of its ends) when
  * both ends are in the input and b < e; else 0. */
 int cc_cuda_tu_extent(const struct cc_cuda_tu *t, CXCursor c, unsigned *b, unsigned *e);
+/* The 1-based line of byte off of the input (what a rewrite's #line names, so that the
+ * rewritten text keeps the input's line numbers). */
+unsigned cc_cuda_tu_line_at(const struct cc_cuda_tu *t, unsigned off);
 /* "FILE:LINE:COL" of loc's file location into buf (FILE is t->path for the input). */
 void cc_cuda_tu_place(const struct cc_cuda_tu *t, CXSourceLocation loc, char *buf, size_t n);
 /* 1-based line and column of loc's file location. */
@@ -221,6 +224,14 @@ int cc_cuda_model_build(struct cc_cuda_model *m, const char *path, const char *t
                         size_t len, const char *kernel, const char *const *extra,
                         size_t nextra, struct cc_err *err);
 void cc_cuda_model_release(struct cc_cuda_model *m);
+
+/* The builtins the kernel's own body reads (bit b: enum cc_cuda_builtin b), by component
+ * or whole: those a rewrite that plays other threads must shadow (a local never read
+ * draws a warning from nvcc). */
+unsigned cc_cuda_model_builtins_read(const struct cc_cuda_model *m);
+/* The first call edge from the kernel to a function that reads the thread geometry
+ * (which would see the real builtins, not a rewrite's shadows), or NULL. */
+const struct cc_cuda_edge *cc_cuda_model_geometry_callee(const struct cc_cuda_model *m);
 
 /* The builtin variable that c (a DeclRefExpr) refers to, or CC_CUDA_B_NONE. */
 enum cc_cuda_builtin cc_cuda_model_builtin(const struct cc_cuda_model *m, CXCursor c);

@@ -258,6 +258,28 @@ int cc_cuda_model_whole(const struct cc_cuda_model *m, unsigned b, unsigned e)
   return 1;
 }
 
+unsigned cc_cuda_model_builtins_read(const struct cc_cuda_model *m)
+{
+  unsigned used = 0;
+  for (size_t i = 0; i < m->comps.len; i++)
+    if (m->comps.data[i].fn == m->kernel)
+      used |= 1u << m->comps.data[i].b;
+  for (size_t i = 0; i < m->uses.len; i++)
+    if (m->uses.data[i].fn == m->kernel)
+      used |= 1u << m->uses.data[i].b;
+  return used;
+}
+
+const struct cc_cuda_edge *cc_cuda_model_geometry_callee(const struct cc_cuda_model *m)
+{
+  for (size_t i = 0; i < m->edges.len; i++) {
+    const struct cc_cuda_edge *e = &m->edges.data[i];
+    if (e->from == m->kernel && e->to != m->kernel && m->fns.data[e->to].reads_tree)
+      return e;
+  }
+  return NULL;
+}
+
 /* ---- the walk ---- */
 
 struct walker {

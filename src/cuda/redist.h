@@ -18,6 +18,11 @@
 
 #include "util/err.h"
 
+/* The unroll factor the rewrite asks of a whole warp's lane loop (V = 32), written as
+ * `_Pragma("unroll 8")` before it: twice nvcc's own 4, for the loads in flight a
+ * memory-bound warp needs (redist_emit.c says the measurement). */
+#define CC_CUDA_REDIST_UNROLL 8u
+
 /* The two ways of adding a warp's 32 partial sums. */
 enum cc_cuda_redist_form {
   CC_CUDA_REDIST_SHUFFLE, /* butterfly of __shfl_xor_sync (PTX shfl.sync.bfly), offsets 16..1 */

@@ -233,6 +233,14 @@ static void loop_edits(const struct cc_cuda_model *m, const struct cc_cuda_rloop
   put(&t, "{");
   for (size_t k = 0; k < l->targets.len; k++)
     put(&t, " %s __cc_p%u = 0;", l->targets.data[k].type, l->targets.data[k].id);
+  /* A whole warp on a long loop (V = 32: 2+ iterations a lane) is bound by the loads it
+   * keeps in flight (Little's law): nvcc unrolls by 4 of itself; 8 doubles the bytes in
+   * flight. On an H100 (bench/results/table3-h100.md, 2026-11-27 05:40): gesummv at
+   * n = 4096, 31 warps an SM, 2 rows a step: unroll 4 2281 GB/s, 8 2453, 16 2411. The
+   * _Pragma form adds no line. Sub-warp groups have about 4 iterations a lane: no
+   * pragma. */
+  if (g->lanes == 32)
+    put(&t, " _Pragma(\"unroll %u\")", CC_CUDA_REDIST_UNROLL);
   put(&t, "\n%s", ind);
   flush(ed, l->b, l->b, &t);
   put(&t, "(%.*s) + __cc_lane", (int)(l->init_e - l->init_b), text + l->init_b);

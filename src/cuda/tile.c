@@ -280,18 +280,15 @@ static int kernel_parts(struct twalk *w, CXCursor def, CXCursor *body, struct cc
 /* A function the kernel calls that reads the builtins would see the real ones. */
 static int check_callees(const struct cc_cuda_model *m, struct cc_err *err)
 {
-  for (size_t i = 0; i < m->edges.len; i++) {
-    const struct cc_cuda_edge *e = &m->edges.data[i];
-    char what[600];
-    if (e->from != m->kernel || e->to == m->kernel || !m->fns.data[e->to].reads_tree)
-      continue;
-    snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
-             m->fns.data[e->to].name, m->kernel_name);
-    return refuse(m, e->at, err, what, "the tile makes each thread play other threads of the "
-                  "launch through local copies of threadIdx and blockIdx, which a called "
-                  "function does not see: pass the indices as arguments");
-  }
-  return CC_OK;
+  const struct cc_cuda_edge *e = cc_cuda_model_geometry_callee(m);
+  char what[600];
+  if (!e)
+    return CC_OK;
+  snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
+           m->fns.data[e->to].name, m->kernel_name);
+  return refuse(m, e->at, err, what, "the tile makes each thread play other threads of the "
+                "launch through local copies of threadIdx and blockIdx, which a called "
+                "function does not see: pass the indices as arguments");
 }
 
 /* The one subscript of parameter p with the given role (write or read), or a refusal. */
@@ -414,22 +411,9 @@ static void add(char **s, size_t *len, size_t *cap, const char *fmt, ...)
   *len += (size_t)n;
 }
 
-/* The builtins the kernel's body reads (bit b: enum cc_cuda_builtin b), by component or
- * whole: those it gets shadowed (a local never read draws a warning from nvcc). */
-static unsigned builtins_used(const struct cc_cuda_model *m)
-{
-  unsigned used = 0;
-  for (size_t i = 0; i < m->comps.len; i++)
-    if (m->comps.data[i].fn == m->kernel)
-      used |= 1u << m->comps.data[i].b;
-  for (size_t i = 0; i < m->uses.len; i++)
-    if (m->uses.data[i].fn == m->kernel)
-      used |= 1u << m->uses.data[i].b;
-  return used;
-}
-
 /* The new kernel body around the original one (body, already edited); used: the
- * builtins to shadow (builtins_used); lines: the input's lines of the body's braces. */
+ * builtins to shadow (cc_cuda_model_builtins_read); lines: the input's lines of the body's
+ * braces. */
 static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const char *body,
                        unsigned used, const unsigned lines[2])
 {
@@ -472,15 +456,6 @@ static char *wrap_body(const struct cc_cuda_tile_spec *s, const char *elt, const
   add(&o, &len, &cap, "#line %u\n%s\n      }();\n    }\n  }\n}\n#line %u\n", lines[0], body,
       lines[1]);
   return o;
-}
-
-/* The 1-based line of byte off of text. */
-static unsigned line_at(const char *text, unsigned off)
-{
-  unsigned line = 1;
-  for (unsigned i = 0; i < off; i++)
-    line += text[i] == '\n';
-  return line;
 }
 
 /* The input's bytes [b, e) with [lb, le) (inside them) replaced by sub (owned). */
@@ -553,9 +528,9 @@ static int rewrite(struct twalk *w, const struct cc_cuda_tile_spec *spec, CXCurs
   }
   inner = cc_cuda_edits_render(&ed, m->tu.text, bb, be, 1);
   out->elt = element_type(ld->at);
-  lines[0] = line_at(m->tu.text, bb);
-  lines[1] = line_at(m->tu.text, be - 1);
-  wrapped = wrap_body(spec, out->elt, inner, builtins_used(m), lines);
+  lines[0] = cc_cuda_tu_line_at(&m->tu, bb);
+  lines[1] = cc_cuda_tu_line_at(&m->tu, be - 1);
+  wrapped = wrap_body(spec, out->elt, inner, cc_cuda_model_builtins_read(m), lines);
   cc_cuda_edits_add(&ed, bb, be, wrapped);
   free(inner);
   free(wrapped);

@@ -225,3 +225,11 @@ char *cc_cuda_operator(const struct cc_cuda_tu *t, CXCursor c, CXCursor lhs)
   cc_cuda_tokens_release(&tk);
   return op;
 }
+
+unsigned cc_cuda_tu_line_at(const struct cc_cuda_tu *t, unsigned off)
+{
+  unsigned line = 1;
+  for (unsigned i = 0; i < off && i < t->len; i++)
+    line += t->text[i] == '\n';
+  return line;
+}

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "emu/emu_internal.h"
+#include "emu/exec_impl.h"
 
 /* Dispatch (Lua's lvm.c): computed goto where GCC/Clang offer it, else a switch. Both
  * share one body of vmcase blocks; vmbreak ends a straight-line handler. */
@@ -21,133 +21,6 @@
 #define vmcase(l) case H_##l:
 #endif
 #define vmbreak goto next
-
-/* body over the lanes of mask m; the full-mask loop has no test so that it vectorises */
-#define LANES(m, stmt)                                                                  \
-  do {                                                                                  \
-    if ((m) == FULL_MASK) {                                                             \
-      for (unsigned l = 0; l < 32; l++) { stmt; }                                       \
-    } else {                                                                            \
-      for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                                   \
-        unsigned l = (unsigned)__builtin_ctz(mm_);                                      \
-        stmt;                                                                           \
-      }                                                                                 \
-    }                                                                                   \
-  } while (0)
-
-/* bit conversions between register values and host floats */
-static inline float F32(uint64_t v)
-{
-  uint32_t u = (uint32_t)v;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline uint64_t B32(float f)
-{
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-/* f32 results: NaN becomes the GPU's canonical NaN 0x7fffffff */
-static inline uint64_t C32(float f)
-{
-  return f != f ? UINT64_C(0x7fffffff) : B32(f);
-}
-static inline double F64(uint64_t v)
-{
-  double f;
-  memcpy(&f, &v, 8);
-  return f;
-}
-static inline uint64_t B64(double f)
-{
-  uint64_t u;
-  memcpy(&u, &f, 8);
-  return u;
-}
-
-/* population count without relying on the host's popcnt instruction (SWAR) */
-static inline unsigned popcount32(uint32_t x)
-{
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
-}
-
-/* ---- run state ---------------------------------------------------------------------- */
-
-struct frame {
-  const struct dfunc *df;
-  uint64_t *R;            /* registers, [ntotal][32] */
-  uint8_t *param;         /* frame .param, [32][param_size] */
-  uint64_t local_base;    /* offset of this frame's .local in each lane's window */
-  uint32_t pc, active, live, returned, wait_min;
-  uint32_t call_pc;       /* in the caller: index of the call */
-  uint32_t pcs[32];       /* PCs of live lanes that wait (valid when not active) */
-  size_t rcap, pcap;      /* allocated elements of R, bytes of param (slot reuse) */
-};
-
-enum { W_READY, W_WAIT, W_DONE };
-
-/* A warp's barrier arrival. The ISA's barrier waits "for all non-exited threads from its
- * warp" before it "marks warps' arrival", so the lanes that reach a barrier while others
- * of the warp are elsewhere are parked (taken out of their frame's live mask, their PC
- * set past the barrier) until the rest either exit or arrive at the same instruction;
- * only then does the warp count as arrived (see do_bar, finish_park). */
-struct warp {
-  uint32_t index, present, exited;
-  int state;
-  uint32_t bar, bar_line;  /* barrier id and PTX line of the arrival under way / waited at */
-  uint32_t bar_cnt;        /* its thread count b, 0 = all threads of the CTA */
-  uint32_t bar_lanes;      /* lanes that arrived (parked, or the whole warp at once) */
-  uint32_t bar_yes;        /* bar.red: lanes of bar_lanes whose predicate is true */
-  uint32_t parked;         /* lanes parked at the barrier (0: none) */
-  uint32_t park_pc, park_depth; /* where they are parked: instruction index, frame depth */
-  uint8_t bar_sync, bar_op; /* waits (bar.sync/red, not arrive); bar.red op (setout) */
-  int32_t bar_dst;        /* bar.red: destination register in the top frame, or -1 */
-  struct frame *fr;
-  uint32_t depth, cap, nslots; /* frames in use, allocated, initialised slots */
-  uint8_t *local;         /* [32][lcap] */
-  uint64_t lcap, lused;
-  uint64_t *dyn;          /* per access slot */
-};
-
-struct run {
-  struct cc_emu *emu;
-  const struct ptx_function *k;
-  const struct cc_emu_launch *L;
-  const struct code *c;   /* decoded once per kernel, cached in the emulator */
-  struct cc_access_sink *sink;
-  struct cc_emu_stats *st;
-  struct cc_err *err;
-  uint8_t *kparam;
-  uint8_t *shared;
-  uint64_t shared_size;
-  uint32_t cta[3];
-  uint32_t nthreads, nwarps;
-  struct warp *warps;
-  uint32_t bar_arrived[16];   /* warps arrived at each barrier since its last release */
-  uint32_t bar_count[16];     /* thread count b of the last arrival, 0 = all threads */
-  uint64_t bar_red[16];       /* bar.red: popc sum, or and/or flag */
-  uint32_t live_warps;        /* warps of the CTA not yet done (some lane not exited) */
-  uint64_t stop_at;           /* warp_insns at which the run stops: the launch's budget, or
-                                 the end of the running CTA's default budget */
-  uint64_t cta_budget;        /* each CTA's default budget; 0: one launch budget */
-  uint64_t cta_start;         /* warp_insns when the running CTA began */
-  uint64_t next_note;         /* warp_insns at which run_warp next looks at the clock */
-  struct cc_warp_access rec;
-  struct emu_progress prog;
-  const struct emu_hooks *hooks; /* a worker of a parallel run (par.c), or NULL: serial */
-};
-
-/* the 32 lanes of register r of a frame */
-static uint64_t *reg(const struct frame *fr, int32_t r)
-{
-  return fr->R + (size_t)r * 32;
-}
-
 /* ---- frames ------------------------------------------------------------------------ */
 
 /* Fills the special-register rows and the constant rows of a new frame's registers. */
@@ -301,7 +174,8 @@ static void save_active(struct frame *fr, uint32_t mask, uint32_t pc)
 
 /* ---- errors ------------------------------------------------------------------------- */
 
-static void thread_of(const struct run *r, uint32_t warp, unsigned lane, uint32_t t[3])
+/* Declared in exec_impl.h. */
+void emu_exec_thread_of(const struct run *r, uint32_t warp, unsigned lane, uint32_t t[3])
 {
   uint32_t id = warp * 32 + lane, bx = r->L->block[0], by = r->L->block[1];
   t[0] = id % bx;
@@ -310,8 +184,9 @@ static void thread_of(const struct run *r, uint32_t warp, unsigned lane, uint32_
 }
 
 /* "kernel K, PTX line L 'text', source file:line" */
-static void where(const struct run *r, const struct frame *fr, const struct dinsn *i,
-                  char *buf, size_t size)
+/* Declared in exec_impl.h. */
+void emu_exec_where(const struct run *r, const struct frame *fr, const struct dinsn *i,
+                    char *buf, size_t size)
 {
   char text[256];
   const struct ptx_function *f = fr->df->f;
@@ -330,14 +205,15 @@ static void where(const struct run *r, const struct frame *fr, const struct dins
 }
 
 /* an error of one thread: "WHAT by thread (x,y,z) in block (x,y,z): WHERE" */
-static int lane_error(struct run *r, struct warp *w, const struct frame *fr,
-                      const struct dinsn *i, unsigned lane, enum cc_status st,
-                      const char *what)
+/* Declared in exec_impl.h. */
+int emu_exec_lane_error(struct run *r, struct warp *w, const struct frame *fr,
+                        const struct dinsn *i, unsigned lane, enum cc_status st,
+                        const char *what)
 {
   char loc[700];
   uint32_t t[3];
-  thread_of(r, w->index, lane, t);
-  where(r, fr, i, loc, sizeof loc);
+  emu_exec_thread_of(r, w->index, lane, t);
+  emu_exec_where(r, fr, i, loc, sizeof loc);
   return cc_err_set(r->err, st, "%s by thread (%u,%u,%u) in block (%u,%u,%u): %s", what,
                     t[0], t[1], t[2], r->cta[0], r->cta[1], r->cta[2], loc);
 }
@@ -347,426 +223,9 @@ static int warp_error(struct run *r, struct warp *w, const struct frame *fr,
                       const struct dinsn *i, enum cc_status st, const char *what)
 {
   char loc[700];
-  where(r, fr, i, loc, sizeof loc);
+  emu_exec_where(r, fr, i, loc, sizeof loc);
   return cc_err_set(r->err, st, "%s in warp %u of block (%u,%u,%u): %s", what, w->index,
                     r->cta[0], r->cta[1], r->cta[2], loc);
-}
-
-/* ---- memory ------------------------------------------------------------------------- */
-
-enum { MS_GLOBAL, MS_SHARED, MS_LOCAL, MS_CONST, MS_PARAM };
-
-static const char *kind_word(int fam)
-{
-  return fam == F_LD ? "read" : fam == F_ST ? "write" : "atomic";
-}
-
-static const char *ms_name(int ms)
-{
-  static const char *const n[] = {"global", "shared", "local", "constant", "param"};
-  return n[ms];
-}
-
-/* Resolves lane l's access of size bytes at addr (in space sp of the instruction) to
- * host memory. *ms and *off receive the resolved space and the address or offset
- * reported to the sink. Errors: CC_ERR_KERNEL (misaligned), CC_ERR_MEMCHECK. */
-static int resolve_as(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                      unsigned l, uint64_t addr, int sp, int fam, uint32_t size,
-                      uint8_t **host, int *ms, uint64_t *off)
-{
-  uint64_t lim = 0;
-  char what[600], desc[300];
-  *off = addr;
-  switch (sp) {
-  case PTX_SPACE_GLOBAL: *ms = MS_GLOBAL; break;
-  case PTX_SPACE_SHARED: *ms = MS_SHARED; break;
-  case PTX_SPACE_LOCAL: *ms = MS_LOCAL; break;
-  case PTX_SPACE_CONST: *ms = MS_CONST; break;
-  case PTX_SPACE_PARAM: *ms = MS_PARAM; break;
-  default: /* generic: by window */
-    if (addr - WIN_SHARED < WIN_SIZE) { *ms = MS_SHARED; *off = addr - WIN_SHARED; }
-    else if (addr - WIN_LOCAL < WIN_SIZE) { *ms = MS_LOCAL; *off = addr - WIN_LOCAL; }
-    else if (addr - WIN_CONST < WIN_SIZE) { *ms = MS_CONST; *off = addr - WIN_CONST; }
-    else *ms = MS_GLOBAL;
-  }
-  if (addr & (size - 1)) { /* sizes are powers of two: 1..32 */
-    snprintf(what, sizeof what, "misaligned address: %s %s of size %u at 0x%" PRIx64,
-             ms_name(*ms), kind_word(fam), size, addr);
-    return lane_error(r, w, fr, i, l, CC_ERR_KERNEL, what);
-  }
-  if (*ms == MS_CONST && fam != F_LD) {
-    snprintf(what, sizeof what, "invalid %s to constant memory of size %u at 0x%" PRIx64,
-             kind_word(fam), size, addr);
-    return lane_error(r, w, fr, i, l, CC_ERR_MEMCHECK, what);
-  }
-  switch (*ms) {
-  case MS_GLOBAL: {
-    struct region *g = emu_find_region(r->emu, addr, size);
-    if (g) { *host = g->host + (addr - g->base); return CC_OK; }
-    emu_describe_global(r->emu, addr, desc, sizeof desc);
-    snprintf(what, sizeof what, "invalid global %s of size %u at 0x%" PRIx64, kind_word(fam),
-             size, addr);
-    break;
-  }
-  case MS_SHARED:
-    lim = r->shared_size;
-    if (*off <= lim && size <= lim - *off) { *host = r->shared + *off; return CC_OK; }
-    snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the block's %" PRIu64
-             " bytes of shared memory", *off, lim);
-    snprintf(what, sizeof what, "invalid shared %s of size %u at 0x%" PRIx64, kind_word(fam),
-             size, addr);
-    break;
-  case MS_LOCAL:
-    lim = w->lused;
-    if (*off <= lim && size <= lim - *off) { *host = w->local + l * w->lcap + *off; return CC_OK; }
-    snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the thread's %" PRIu64
-             " bytes of local memory", *off, lim);
-    snprintf(what, sizeof what, "invalid local %s of size %u at 0x%" PRIx64, kind_word(fam),
-             size, addr);
-    break;
-  case MS_CONST:
-    lim = r->emu->const_size;
-    if (*off <= lim && size <= lim - *off) { *host = r->emu->constbank + *off; return CC_OK; }
-    snprintf(desc, sizeof desc, "offset %" PRIu64 " is outside the module's %" PRIu64
-             " bytes of constant memory", *off, lim);
-    snprintf(what, sizeof what, "invalid constant read of size %u at 0x%" PRIx64, size, addr);
-    break;
-  default: /* param */
-    if (addr >= FRAME_PARAM) {
-      uint64_t o = addr - FRAME_PARAM, ps = fr->df->param_size;
-      if (o <= ps && size <= ps - o) { *host = fr->param + l * ps + o; return CC_OK; }
-    } else if (addr <= r->c->kparam_size && size <= r->c->kparam_size - addr) {
-      if (fam == F_LD) { *host = r->kparam + addr; return CC_OK; }
-    }
-    snprintf(desc, sizeof desc, "outside the parameters");
-    snprintf(what, sizeof what, "invalid param %s of size %u at 0x%" PRIx64, kind_word(fam),
-             size, addr);
-    break;
-  }
-  {
-    char loc[700];
-    uint32_t t[3];
-    thread_of(r, w->index, l, t);
-    where(r, fr, i, loc, sizeof loc);
-    return cc_err_set(r->err, CC_ERR_MEMCHECK,
-                      "%s by thread (%u,%u,%u) in block (%u,%u,%u): %s; address is %s", what,
-                      t[0], t[1], t[2], r->cta[0], r->cta[1], r->cta[2], loc, desc);
-  }
-}
-
-/* resolve_as with the instruction's own space, kind and size */
-static int resolve(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                   unsigned l, uint64_t addr, uint8_t **host, int *ms, uint64_t *off)
-{
-  return resolve_as(r, w, fr, i, l, addr, i->space, i->fam, i->size, host, ms, off);
-}
-
-static uint64_t load_bytes(const uint8_t *p, unsigned n)
-{
-  uint64_t v = 0;
-  memcpy(&v, p, n); /* little-endian host, as the GPU */
-  return v;
-}
-
-static void store_bytes(uint8_t *p, uint64_t v, unsigned n)
-{
-  memcpy(p, &v, n);
-}
-
-/* Delivers the access records of one instruction (one per resolved space present). */
-/* Delivers the records of one execution of slot by lanes mask: one per resolved space
- * present (generic accesses may touch several); counts them in the stats. */
-static int deliver_slot(struct run *r, struct warp *w, uint32_t slot, uint32_t size,
-                        uint32_t mask, const uint64_t *offs, const uint8_t *mss)
-{
-  static const enum cc_space map[] = {CC_SPACE_GLOBAL, CC_SPACE_SHARED, CC_SPACE_LOCAL};
-  uint32_t sub[MS_LOCAL + 1] = {0}, seen = 0;
-  uint64_t dyn;
-  uint8_t ms0, diff = 0;
-  if (slot == UINT32_MAX || mask == 0) return CC_OK;
-  dyn = w->dyn[slot]++;
-  /* the common case: every lane in one space (a .global or .shared instruction), found
-   * without the per-lane updates of sub[] through memory */
-  ms0 = mss[__builtin_ctz(mask)];
-  for (uint32_t m = mask; m; m &= m - 1) diff |= (uint8_t)(mss[__builtin_ctz(m)] ^ ms0);
-  if (!diff) {
-    if (ms0 <= MS_LOCAL) sub[ms0] = mask;
-  } else {
-    for (uint32_t m = mask; m; m &= m - 1) {
-      unsigned l = (unsigned)__builtin_ctz(m);
-      if (mss[l] <= MS_LOCAL) sub[mss[l]] |= UINT32_C(1) << l;
-    }
-  }
-  for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) seen += sub[ms] != 0;
-  r->st->warp_accesses += seen;
-  if (!r->sink || !r->sink->access) return CC_OK;
-  for (int ms = MS_GLOBAL; ms <= MS_LOCAL; ms++) {
-    uint32_t act = sub[ms];
-    int s;
-    if (!act) continue;
-    r->rec.insn_slot = slot;
-    memcpy(r->rec.cta, r->cta, sizeof r->rec.cta);
-    r->rec.warp = w->index;
-    r->rec.dyn = dyn;
-    r->rec.kind = r->c->insns.data[slot].kind;
-    r->rec.space = map[ms];
-    r->rec.size_bytes = size;
-    r->rec.active = act;
-    if (act == FULL_MASK) memcpy(r->rec.addr, offs, sizeof r->rec.addr);
-    else for (unsigned l = 0; l < 32; l++) r->rec.addr[l] = (act >> l & 1) ? offs[l] : 0;
-    if ((s = r->sink->access(r->sink->ctx, &r->rec, r->err))) return s;
-  }
-  return CC_OK;
-}
-
-static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_t mask,
-                   const uint64_t *offs, const uint8_t *mss)
-{
-  return deliver_slot(r, w, i->slot, i->size, mask, offs, mss);
-}
-
-static uint64_t lane_addr(const struct frame *fr, const struct dinsn *i, unsigned l)
-{
-  uint64_t a = (uint64_t)i->disp + (i->disp_local ? fr->local_base : 0);
-  if (i->areg >= 0) a += reg(fr, i->areg)[l];
-  return a;
-}
-
-/* The common case of resolve() for all lanes at once: .global (the lanes hit the
- * allocation of the first lane) or .shared, aligned and in bounds. Returns 0 when any
- * lane needs the general path (which also reports the error). */
-static int fast_resolve(struct run *r, const struct frame *fr, const struct dinsn *i,
-                        uint32_t m, uint8_t **host, uint64_t *offs, uint8_t *mss)
-{
-  uint64_t size = i->size;
-  if (i->space == PTX_SPACE_GLOBAL) {
-    const struct region *g = NULL;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-      unsigned l = (unsigned)__builtin_ctz(mm);
-      uint64_t a = lane_addr(fr, i, l);
-      if (a & (size - 1)) return 0; /* sizes are powers of two */
-      if (!g || a - g->base >= g->size || size > g->size - (a - g->base)) {
-        g = emu_find_region(r->emu, a, size);
-        if (!g) return 0;
-      }
-      host[l] = g->host + (a - g->base);
-      offs[l] = a;
-      mss[l] = MS_GLOBAL;
-    }
-    return 1;
-  }
-  if (i->space == PTX_SPACE_PARAM && i->areg < 0 && (uint64_t)i->disp < FRAME_PARAM &&
-      i->fam == F_LD) { /* a kernel parameter: the same bytes for every lane */
-    uint64_t a = (uint64_t)i->disp;
-    if ((a & (size - 1)) || a > r->c->kparam_size || size > r->c->kparam_size - a) return 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-      unsigned l = (unsigned)__builtin_ctz(mm);
-      host[l] = r->kparam + a;
-      offs[l] = a;
-      mss[l] = MS_PARAM;
-    }
-    return 1;
-  }
-  if (i->space == PTX_SPACE_SHARED) {
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-      unsigned l = (unsigned)__builtin_ctz(mm);
-      uint64_t a = lane_addr(fr, i, l);
-      if ((a & (size - 1)) || a > r->shared_size || size > r->shared_size - a) return 0;
-      host[l] = r->shared + a;
-      offs[l] = a;
-      mss[l] = MS_SHARED;
-    }
-    return 1;
-  }
-  return 0;
-}
-
-/* ld / st: resolve every lane first (a fault stops the run before any effect), deliver
- * the record, then move the data. */
-static int do_ldst(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                   uint32_t m)
-{
-  uint8_t *host[32];
-  uint64_t offs[32] = {0};
-  uint8_t mss[32] = {0};
-  unsigned es = i->w / 8, n = i->fam == F_LD ? i->nd : i->ns;
-  int s;
-  if (!fast_resolve(r, fr, i, m, host, offs, mss)) {
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-      unsigned l = (unsigned)__builtin_ctz(mm);
-      int ms;
-      s = resolve(r, w, fr, i, l, lane_addr(fr, i, l), &host[l], &ms, &offs[l]);
-      if (s) return s;
-      mss[l] = (uint8_t)ms;
-    }
-  }
-  if ((s = deliver(r, w, i, m, offs, mss))) return s;
-  if (i->fam == F_LD) {
-    for (unsigned e = 0; e < n; e++) {
-      uint64_t *d;
-      if (i->d[e] < 0) continue;
-      d = reg(fr, i->d[e]);
-      if (es == 4 && i->k != K_S) { /* the common case, with a constant size */
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-          unsigned l = (unsigned)__builtin_ctz(mm);
-          uint32_t v;
-          memcpy(&v, host[l] + e * 4, 4);
-          d[l] = v;
-        }
-        continue;
-      }
-      for (uint32_t mm = m; mm; mm &= mm - 1) {
-        unsigned l = (unsigned)__builtin_ctz(mm);
-        d[l] = emu_norm(load_bytes(host[l] + e * es, es), i->w, i->k);
-      }
-    }
-  } else {
-    for (unsigned e = 0; e < n; e++) {
-      const uint64_t *a;
-      if (i->s[e] < 0) continue;
-      a = reg(fr, i->s[e]);
-      if (es == 4) {
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-          unsigned l = (unsigned)__builtin_ctz(mm);
-          uint32_t v = (uint32_t)a[l];
-          memcpy(host[l] + e * 4, &v, 4);
-        }
-        continue;
-      }
-      for (uint32_t mm = m; mm; mm &= mm - 1) {
-        unsigned l = (unsigned)__builtin_ctz(mm);
-        store_bytes(host[l] + e * es, a[l], es);
-      }
-    }
-  }
-  return CC_OK;
-}
-
-static uint64_t atom_op(const struct dinsn *i, uint64_t old, uint64_t b, uint64_t c)
-{
-  uint64_t mask = i->w == 64 ? UINT64_MAX : UINT64_C(0xffffffff);
-  old &= mask;
-  switch (i->mode) {
-  case PTX_MODE_ADD:
-    if (i->k == K_F) return i->w == 32 ? B32(F32(old) + F32(b)) : B64(F64(old) + F64(b));
-    return (old + b) & mask;
-  case PTX_MODE_MIN:
-  case PTX_MODE_MAX: {
-    int lt;
-    if (i->k == K_S)
-      lt = i->w == 32 ? (int32_t)b < (int32_t)old : (int64_t)b < (int64_t)old;
-    else
-      lt = (b & mask) < old;
-    if (i->mode == PTX_MODE_MIN) return lt ? b & mask : old;
-    return (!lt && (b & mask) != old) ? b & mask : old;
-  }
-  case PTX_MODE_INC: return old >= (b & mask) ? 0 : old + 1;
-  case PTX_MODE_DEC: return (old == 0 || old > (b & mask)) ? b & mask : old - 1;
-  case PTX_MODE_CAS: return old == (b & mask) ? c & mask : old;
-  case PTX_MODE_EXCH: return b & mask;
-  case PTX_MODE_AND: return old & b;
-  case PTX_MODE_OR: return (old | b) & mask;
-  case PTX_MODE_XOR: return (old ^ b) & mask;
-  default: return old;
-  }
-}
-
-/* One lane's atomic read-modify-write of the es (4 or 8) bytes at p, made atomic on the
- * host (a compare-and-swap loop) because other workers' CTAs may update the same global
- * word at the same time (par.c). Returns the old value, zero-extended. */
-static uint64_t host_atomic(const struct dinsn *i, uint8_t *p, unsigned es, uint64_t b,
-                            uint64_t c)
-{
-  if (es == 4) {
-    uint32_t *q = (uint32_t *)(void *)p; /* aligned: checked, regions are 256-aligned */
-    uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(q, &old, (uint32_t)atom_op(i, old, b, c), 0,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-    }
-    return old;
-  }
-  {
-    uint64_t *q = (uint64_t *)(void *)p;
-    uint64_t old;
-    assert(es == 8); /* the decoder refuses 16-bit and vector atomics */
-    old = __atomic_load_n(q, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(q, &old, atom_op(i, old, b, c), 0, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_RELAXED)) {
-    }
-    return old;
-  }
-}
-
-/* atom / red: lanes serialised in lane order (one of the orders the GPU may pick) */
-static int do_atom(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                   uint32_t m)
-{
-  uint8_t *host[32];
-  uint64_t offs[32] = {0};
-  uint8_t mss[32] = {0};
-  unsigned es = i->w / 8;
-  const uint64_t *b = reg(fr, i->s[0]), *c = i->s[1] >= 0 ? reg(fr, i->s[1]) : NULL;
-  uint64_t *d = i->d[0] >= 0 ? reg(fr, i->d[0]) : NULL;
-  int s;
-  for (uint32_t mm = m; mm; mm &= mm - 1) {
-    unsigned l = (unsigned)__builtin_ctz(mm);
-    int ms;
-    s = resolve(r, w, fr, i, l, lane_addr(fr, i, l), &host[l], &ms, &offs[l]);
-    if (s) return s;
-    if (ms != MS_GLOBAL && ms != MS_SHARED) {
-      char what[200];
-      snprintf(what, sizeof what, "atomic on %s memory at 0x%" PRIx64 " (only global and shared)",
-               ms_name(ms), lane_addr(fr, i, l));
-      return lane_error(r, w, fr, i, l, CC_ERR_KERNEL, what);
-    }
-    mss[l] = (uint8_t)ms;
-  }
-  if ((s = deliver(r, w, i, m, offs, mss))) return s;
-  for (uint32_t mm = m; mm; mm &= mm - 1) {
-    unsigned l = (unsigned)__builtin_ctz(mm);
-    uint64_t old;
-    if (r->hooks && mss[l] == MS_GLOBAL) { /* other threads' CTAs may race on the word */
-      old = host_atomic(i, host[l], es, b[l], c ? c[l] : 0);
-    } else {
-      old = load_bytes(host[l], es);
-      store_bytes(host[l], atom_op(i, old, b[l], c ? c[l] : 0), es);
-    }
-    if (d) d[l] = old;
-  }
-  return CC_OK;
-}
-
-/* cp.async: the global read and the shared write at once, zero-filling past src-size */
-static int do_cpasync(struct run *r, struct warp *w, struct frame *fr, const struct dinsn *i,
-                      uint32_t m)
-{
-  uint8_t *src[32], *dst[32], mss[32] = {0}, msd[32] = {0};
-  uint64_t offs[32] = {0}, offd[32] = {0};
-  const uint64_t *ss = i->s[0] >= 0 ? reg(fr, i->s[0]) : NULL;
-  int s;
-  for (uint32_t mm = m; mm; mm &= mm - 1) {
-    unsigned l = (unsigned)__builtin_ctz(mm);
-    uint64_t a = (uint64_t)i->disp2 + (i->disp2_local ? fr->local_base : 0);
-    int ms;
-    if (i->areg2 >= 0) a += reg(fr, i->areg2)[l];
-    s = resolve_as(r, w, fr, i, l, a, PTX_SPACE_GLOBAL, F_LD, i->size, &src[l], &ms, &offs[l]);
-    if (s) return s;
-    mss[l] = (uint8_t)ms;
-    s = resolve_as(r, w, fr, i, l, lane_addr(fr, i, l), PTX_SPACE_SHARED, F_ST, i->size,
-                   &dst[l], &ms, &offd[l]);
-    if (s) return s;
-    msd[l] = (uint8_t)ms;
-  }
-  if ((s = deliver_slot(r, w, i->slot2, i->size, m, offs, mss))) return s;
-  if ((s = deliver_slot(r, w, i->slot, i->size, m, offd, msd))) return s;
-  for (uint32_t mm = m; mm; mm &= mm - 1) {
-    unsigned l = (unsigned)__builtin_ctz(mm);
-    uint64_t n = ss ? (uint32_t)ss[l] : i->size;
-    if (n > i->size) n = i->size;
-    memmove(dst[l], src[l], n);
-    memset(dst[l] + n, 0, i->size - n);
-  }
-  return CC_OK;
 }
 
 /* add.cc / addc / sub.cc / subc / mad.cc / madc: the carry lives in a hidden per-frame
@@ -1252,7 +711,7 @@ static int limit_error(struct run *r, struct warp *w, const struct frame *fr,
   uint64_t nctas = (uint64_t)r->L->grid[0] * r->L->grid[1] * r->L->grid[2];
   /* a worker counts its CTA only: the serial run's count adds the CTAs before it */
   uint64_t count = r->st->warp_insns + (r->hooks ? r->hooks->insns_before(r->hooks->ctx) : 0);
-  where(r, fr, i, loc, sizeof loc);
+  emu_exec_where(r, fr, i, loc, sizeof loc);
   if (!r->cta_budget)
     return cc_err_set(r->err, CC_ERR_LIMIT,
                       "instruction budget exhausted after %" PRIu64 " warp instructions in "
@@ -1522,11 +981,11 @@ reload:
       }
       vmbreak;
       vmcase(LD) vmcase(ST) {
-        if (m && (s = do_ldst(r, w, fr, i, m))) goto fail;
+        if (m && (s = emu_exec_ldst(r, w, fr, i, m))) goto fail;
       }
       vmbreak;
       vmcase(ATOM) {
-        if (m && (s = do_atom(r, w, fr, i, m))) goto fail;
+        if (m && (s = emu_exec_atom(r, w, fr, i, m))) goto fail;
       }
       vmbreak;
       vmcase(SHFL) do_shfl(fr, i, m); vmbreak;
@@ -1542,7 +1001,7 @@ reload:
       }
       vmbreak;
       vmcase(CPASYNC) {
-        if (m && (s = do_cpasync(r, w, fr, i, m))) goto fail;
+        if (m && (s = emu_exec_cpasync(r, w, fr, i, m))) goto fail;
       }
       vmbreak;
       vmcase(VOTE) do_vote(fr, i, m); vmbreak;

@@ -10,6 +10,7 @@
 
 #include "cache/cache.h"
 #include "cuda/cuda.h"
+#include "cuda/plays.h"
 #include "util/mem.h"
 
 static double now(void)
@@ -175,6 +176,7 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
     struct cc_fix_candidate *c = &p->cands[i];
     uint64_t unknown;
     c->perm = cc_fix_perms[i % 6];
+    c->plays = 1;
     c->legal = cc_fix_perm_geometry(&c->perm, o->grid, o->block, c->grid, c->block, c->why,
                                     sizeof c->why);
     if (i >= 6) { /* the permuted launch regrouped into a block wide in x */
@@ -183,6 +185,9 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
       if (c->legal && cc_fix_reshape(c->grid, c->block, g, b)) {
         memcpy(c->grid, g, sizeof g);
         memcpy(c->block, b, sizeof b);
+        /* the plays wrap CUDA C (src/cuda/plays.h); a PTX input keeps one a thread */
+        c->plays = o->input_is_cuda ? cc_fix_plays(o->kernel, c->grid) : 1;
+        c->grid[1] /= c->plays;
       } else if (c->legal) {
         c->legal = 0;
         snprintf(c->why, sizeof c->why, "no other block shape covers the same indices");
@@ -218,14 +223,25 @@ static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candid
   if ((rc = cc_cuda_permute(o->input, o->input_text, o->input_len, o->kernel_name,
                             c->perm.sigma, o->clang_args, o->nclang_args, &rw, err)) != CC_OK)
     return rc;
-  p->text = rw.text;
-  p->len = rw.len;
-  rw.text = NULL;
+  if (c->plays > 1) { /* each thread plays threads of the reshaped launch */
+    const uint32_t g[3] = {c->grid[0], c->grid[1] * c->plays, c->grid[2]};
+    rc = cc_cuda_plays(o->input, rw.text, rw.len, o->kernel_name, c->plays, 1, g,
+                       o->clang_args, o->nclang_args, &p->text, &p->len, err);
+    if (rc != CC_OK) {
+      cc_cuda_rewrite_release(&rw);
+      return rc;
+    }
+  } else {
+    p->text = rw.text;
+    p->len = rw.len;
+    rw.text = NULL;
+  }
   if (c->reshaped) { /* launch sites were ruled out (launches_itself): say it exactly */
-    char note[256];
+    char note[320];
     snprintf(note, sizeof note, "launch %s with grid (%u, %u, %u) and block (%u, %u, %u): "
-             "the block is reshaped, not only permuted", o->kernel_name, c->grid[0],
-             c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
+             "the block is reshaped, not only permuted%s", o->kernel_name, c->grid[0],
+             c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2],
+             c->plays > 1 ? ", and each thread plays threads of blocks along y" : "");
     p->launch_note = cc_xstrdup(note);
   } else if (rw.caller_note) {
     p->launch_note = cc_xstrdup(rw.caller_note);
@@ -590,8 +606,11 @@ static void describe_permutation(const struct cc_fix_opts *o, struct cc_fix_plan
 {
   const struct cc_fix_candidate *c = &p->cands[p->chosen];
   p->transform = "permute";
-  snprintf(p->what, sizeof p->what, "thread geometry permuted (%s)%s",
-           cc_fix_perm_name(&c->perm), c->reshaped ? " and the block reshaped" : "");
+  char plays[64] = "";
+  if (c->plays > 1)
+    snprintf(plays, sizeof plays, ", each thread playing %u threads along y", c->plays);
+  snprintf(p->what, sizeof p->what, "thread geometry permuted (%s)%s%s",
+           cc_fix_perm_name(&c->perm), c->reshaped ? " and the block reshaped" : "", plays);
   memcpy(p->grid, c->grid, sizeof p->grid);
   memcpy(p->block, c->block, sizeof p->block);
   p->shared_bytes = o->shared_bytes;

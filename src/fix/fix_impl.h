@@ -162,6 +162,19 @@ int cc_fix_reshape_legal(cc_keep const struct ptx_module *m, cc_keep const struc
 int cc_fix_reshape(const uint32_t grid[3], const uint32_t block[3], uint32_t grid_out[3],
                    uint32_t block_out[3]);
 
+/* Thread coarsening of a reshaped launch (src/cuda/plays.h): each thread plays
+ * CC_FIX_PLAYS threads along y. The rule: k (whose reshape is legal: its threads' work
+ * depends on their global index alone) is straight-line code with nothing that waits on
+ * another thread (no loop, call, atomic, volatile access, fence), y of the reshaped grid
+ * is divisible by CC_FIX_PLAYS, and at least CC_FIX_PLAYS_MIN_CTAS CTAs remain (an H100
+ * holds 132 x 8 CTAs of 256 threads: about 4 waves). Why: such a kernel moves a few
+ * bytes a thread, and its CTAs live too short for the SMs to stay full; on an H100, 64 MiB
+ * of one float a thread: 2153 GB/s, with 4 plays a thread 2325
+ * (bench/results/table3-h100.md, 2026-11-27 05:40). Returns CC_FIX_PLAYS, or 1 (none). */
+#define CC_FIX_PLAYS 4u
+#define CC_FIX_PLAYS_MIN_CTAS 4096u
+uint32_t cc_fix_plays(cc_keep const struct ptx_function *k, const uint32_t grid[3]);
+
 /* ---- the cost model (cost.c) ---------------------------------------------------------- */
 
 /* Predicted sectors of the kernel's global accesses (plus wavefronts of its shared ones)
@@ -258,6 +271,8 @@ int cc_fix_pad(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
 struct cc_fix_candidate {
   struct cc_fix_perm perm;
   int reshaped;                  /* the block was also reshaped (cc_fix_reshape) */
+  uint32_t plays;                /* reshaped, CUDA C: threads each thread plays along y
+                                    (cc_fix_plays; grid[1] already divided), else 1 */
   int legal;                     /* the permuted launch fits CUDA's limits */
   char why[160];                 /* !legal: why not */
   uint32_t grid[3], block[3];    /* the permuted launch */

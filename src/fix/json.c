@@ -25,6 +25,7 @@ static cJSON *candidate_json(const struct cc_fix_candidate *c)
   double s[3] = {c->perm.sigma[0], c->perm.sigma[1], c->perm.sigma[2]};
   cJSON_AddStringToObject(o, "permutation", cc_fix_perm_name(&c->perm));
   cJSON_AddBoolToObject(o, "reshaped", c->reshaped);
+  cJSON_AddNumberToObject(o, "plays", c->plays);
   cJSON_AddItemToObject(o, "sigma", cJSON_CreateDoubleArray(s, 3));
   cJSON_AddBoolToObject(o, "legal", c->legal);
   if (!c->legal)

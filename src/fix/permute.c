@@ -532,3 +532,30 @@ int cc_fix_reshape(const uint32_t grid[3], const uint32_t block[3], uint32_t gri
   }
   return memcmp(block_out, block, 3 * sizeof *block) != 0;
 }
+
+/* Whether f is straight-line code that never waits on another thread: no backward branch
+ * (a loop), no call, no atomic, volatile access or fence. */
+static int plays_body_ok(const struct ptx_function *f)
+{
+  for (uint32_t i = 0; i < f->ninsns; i++) {
+    const struct ptx_insn *in = &f->insns[i];
+    if (in->op == PTX_OP_CALL || in->op == PTX_OP_ATOM || in->op == PTX_OP_RED ||
+        in->op == PTX_OP_MEMBAR || in->op == PTX_OP_FENCE || (in->flags & PTX_F_VOLATILE))
+      return 0;
+    for (uint32_t o = 0; in->op == PTX_OP_BRA && o < in->nopnds; o++) {
+      const struct ptx_operand *t = &f->opnds[in->opnd + o];
+      if (t->kind == PTX_OPND_LABEL && (uint32_t)t->target <= i)
+        return 0;
+    }
+  }
+  return 1;
+}
+
+uint32_t cc_fix_plays(const struct ptx_function *k, const uint32_t grid[3])
+{
+  uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+  if (grid[1] % CC_FIX_PLAYS != 0 || ctas / CC_FIX_PLAYS < CC_FIX_PLAYS_MIN_CTAS ||
+      !plays_body_ok(k))
+    return 1;
+  return CC_FIX_PLAYS;
+}

@@ -359,6 +359,25 @@ const struct ptx_function *ptx_module_find(cc_keep const struct ptx_module *m, c
  * when the stream reported an error. */
 int ptx_print_module(cc_keep const struct ptx_module *m, FILE *out);
 
+/* Text that ptx_print_module_hooked inserts (an instrumentation pass's, src/ptx/instrument.c).
+ * Each callback returns text owned by ctx (valid until its next call) or NULL for none;
+ * any callback may be NULL. In file order: extra_param for every function header,
+ * declarations included (one more parameter declaration, e.g. ".param .u64 p", written
+ * after the last one), then for a function with a body body_start (after the declarations, before the first label or
+ * instruction), then before_insn for each instruction in order (after the labels, .loc
+ * and braces that precede it: a branch to the label runs the inserted text). */
+struct ptx_print_hooks {
+  void *ctx;
+  const char *(*extra_param)(void *ctx, const struct ptx_function *f);
+  const char *(*body_start)(void *ctx, const struct ptx_function *f);
+  const char *(*before_insn)(void *ctx, const struct ptx_function *f, uint32_t index);
+};
+
+/* ptx_print_module with the hooks' text inserted (h NULL: the same output). Returns 0, or
+ * -1 when the stream reported an error. */
+int ptx_print_module_hooked(cc_keep const struct ptx_module *m,
+                            cc_keep const struct ptx_print_hooks *h, FILE *out);
+
 /* Writes one instruction as PTX text (no label, no newline, guard and ';' included) into
  * buf (size bytes, truncated, always NUL-terminated); returns the untruncated length. */
 size_t ptx_print_insn(cc_keep const struct ptx_module *m, cc_keep const struct ptx_function *f,

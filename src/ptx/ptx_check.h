@@ -24,6 +24,8 @@
 
 #include "ptx/ptx.h"
 
+struct ptx_tok; /* ptx_lex.h */
+
 /* Checks the dotted words of in->opcode_text against the rules of in->op (in's fields
  * already decoded). Sets PTX_F_XTYPE in in->flags when a type word has no enum ptx_type
  * (.u16x2, .e4m3x2, ...). Returns 1 when they are valid; else 0, a message in msg (size
@@ -46,5 +48,41 @@ int ptx_check_operand(const struct ptx_insn *in, const char *slot, size_t slotle
 
 /* Checks that a guard register is a predicate; 0 and a message otherwise. */
 int ptx_check_guard(const struct ptx_reg *r, char *msg, size_t size);
+
+/* Where and why an instruction's operands do not fit its shape: the token's line and
+ * column and the message ("'add.s32' takes 3 operands (d, a, b), found 2"). */
+struct ptx_shape_fail {
+  uint32_t line, col;
+  char msg[1024];
+};
+
+/* Checks the operands of in (top: n_top top-level operands, bracketed groups marked by
+ * their brk bits; topt: their tokens, for positions; elems: vector elements; regs: the
+ * function's registers; address_bits: 32 or 64) against the shape of its opcode's row of
+ * ptx_ops.def. Returns 0 when they fit, else -1 with *f naming the token: the opcode op
+ * for a wrong count ("'add.s32' takes 3 operands (d, a, b), found 2"), the operand for a
+ * wrong kind or type ("operand 1 of 'st.global.f32' (m) must be an address '[..]', found
+ * a register"). call and more than 255 operands are not checked here (the parser's
+ * grammar does). Source: PTX ISA 9.0, chapter 9. ptx_shape.c. */
+int ptx_check_shape(const struct ptx_insn *in, const struct ptx_tok *op,
+                    const struct ptx_operand *top, size_t n_top, const struct ptx_tok *topt,
+                    const struct ptx_operand *elems, const struct ptx_reg *regs,
+                    unsigned address_bits, struct ptx_shape_fail *f);
+
+/* The type named by the word [s, s+len) without its dot ("f32", "b64", "pred"), or
+ * PTX_TYPE_NONE. ptx_decode.c. */
+enum ptx_type ptx_type_from(const char *s, size_t len);
+
+/* The state space named by the word [s, s+len) without its dot ("global", "shared::cta",
+ * "param::entry", ...), or PTX_SPACE_COUNT. ptx_decode.c. */
+enum ptx_space ptx_space_from(const char *s, size_t len);
+
+/* Decodes the dotted modifiers of opcode text (after the base name) into in's fields
+ * (in->op already set). Words that no field describes (cache hints, scopes, tex "v4"-like
+ * extras) are kept only in opcode_text. Types fill type[0..2] in the order written, so
+ * cvt.rn.f32.f64 has type[0] = f32 (destination) and type[1] = f64 (source); cp.async
+ * and cvta name their second space in cvta_space. Never fails: the validity of the words
+ * is ptx_check_modifiers's job. ptx_decode.c. */
+void ptx_decode_modifiers(struct ptx_insn *in, const char *text);
 
 #endif

@@ -259,29 +259,44 @@ static void put_var_decl(struct sbuf *b, const struct ptx_var *v, uint32_t insta
     sb_printf(b, "[%" PRIu64 "]", v->count); /* a braced initializer needs an array */
 }
 
+/* extra: one more parameter declaration written last (a hook's), or NULL */
 static void put_param_list(struct sbuf *b, const struct ptx_function *f, const uint32_t *idx,
-                           uint32_t n, int multiline) {
+                           uint32_t n, int multiline, const char *extra) {
   sb_puts(b, "(");
   for (uint32_t i = 0; i < n; i++) {
     if (i) sb_puts(b, ",");
     if (multiline) sb_puts(b, "\n\t");
     put_var_decl(b, &f->vars[idx[i]], f->vars[idx[i]].instance);
   }
-  if (multiline && n) sb_puts(b, "\n");
+  if (extra) {
+    if (n) sb_puts(b, ",");
+    sb_puts(b, multiline ? "\n\t" : "");
+    sb_puts(b, extra);
+  }
+  if (multiline && (n || extra)) sb_puts(b, "\n");
   sb_puts(b, ")");
 }
 
-static void put_function_head(struct sbuf *b, const struct ptx_function *f) {
+/* the text a hook returns for f, or NULL without hook */
+static const char *hook_text(const struct ptx_print_hooks *h,
+                             const char *(*fn)(void *, const struct ptx_function *),
+                             const struct ptx_function *f) {
+  return h && fn ? fn(h->ctx, f) : NULL;
+}
+
+static void put_function_head(struct sbuf *b, const struct ptx_function *f,
+                              const struct ptx_print_hooks *h) {
   if (f->is_extern) sb_puts(b, ".extern ");
   if (f->is_visible) sb_puts(b, ".visible ");
   if (f->is_weak) sb_puts(b, ".weak ");
   sb_puts(b, f->is_entry ? ".entry " : ".func ");
   if (!f->is_entry && f->nret) {
-    put_param_list(b, f, f->ret_vars, f->nret, 0);
+    put_param_list(b, f, f->ret_vars, f->nret, 0, NULL);
     sb_puts(b, " ");
   }
   sb_puts(b, f->name);
-  put_param_list(b, f, f->param_vars, f->nparams, 1);
+  put_param_list(b, f, f->param_vars, f->nparams, 1,
+                 hook_text(h, h ? h->extra_param : NULL, f));
   sb_puts(b, "\n");
   if (f->directives) sb_printf(b, "%s", f->directives);
 }
@@ -356,7 +371,8 @@ static void put_mark(struct sbuf *b, const struct ptx_function *f, const struct 
 }
 
 static void put_function_body(struct sbuf *b, const struct ptx_module *m,
-                              const struct ptx_function *f) {
+                              const struct ptx_function *f, const struct ptx_print_hooks *h) {
+  const char *t;
   sb_puts(b, "{\n");
   for (uint32_t i = 0; i < f->nregs;) {
     const struct ptx_reg *r = &f->regs[i];
@@ -378,10 +394,12 @@ static void put_function_body(struct sbuf *b, const struct ptx_module *m,
     put_local_var(b, &f->vars[i]);
   }
   if (f->protos) sb_printf(b, "\t%s", f->protos);
+  if ((t = hook_text(h, h ? h->body_start : NULL, f))) sb_puts(b, t);
   uint32_t k = 0;
   for (uint32_t i = 0; i <= f->ninsns; i++) {
     for (; k < f->nmarks && f->marks[k].insn <= i; k++) put_mark(b, f, &f->marks[k]);
     if (i == f->ninsns) break;
+    if (h && h->before_insn && (t = h->before_insn(h->ctx, f, i))) sb_puts(b, t);
     sb_puts(b, "\t");
     put_insn(b, m, f, &f->insns[i]);
     sb_puts(b, "\n");
@@ -390,6 +408,11 @@ static void put_function_body(struct sbuf *b, const struct ptx_module *m,
 }
 
 int ptx_print_module(const struct ptx_module *m, FILE *out) {
+  return ptx_print_module_hooked(m, NULL, out);
+}
+
+int ptx_print_module_hooked(const struct ptx_module *m, const struct ptx_print_hooks *h,
+                            FILE *out) {
   struct sbuf b = {0};
   sb_printf(&b, "//\n// printed by coalcheck from %s\n//\n\n", m->path ? m->path : "?");
   sb_printf(&b, ".version %s\n.target %s\n.address_size %" PRIu32 "\n\n",
@@ -408,8 +431,8 @@ int ptx_print_module(const struct ptx_module *m, FILE *out) {
     }
     const struct ptx_function *f = &m->funcs[it->index];
     sb_puts(&b, "\n");
-    put_function_head(&b, f);
-    if (it->kind == PTX_ITEM_FUNC_DEF) put_function_body(&b, m, f);
+    put_function_head(&b, f, h); /* a declaration too: its parameters match */
+    if (it->kind == PTX_ITEM_FUNC_DEF) put_function_body(&b, m, f, h);
     else sb_puts(&b, ";\n");
   }
   sb_puts(&b, "\n");

@@ -369,7 +369,8 @@ static void test_help_lists_every_option(void **state)
                                       "--launch FILE", "--json FILE", "--arch ARCH",
                                       "--l1-cache on|off", "--smem-bank-width 4|8",
                                       "--trace FILE", "--nvcc-flags FLAGS", "--max-insns N",
-                                      "--max-memory BYTES", "--top N", "--backend emu|gpu", "-q, --quiet",
+                                      "--max-memory BYTES", "--top N", "--backend emu|gpu",
+                                      "--gpu-mode sanitizer|inline", "-q, --quiet",
                                       "-h, --help", "--version",
                                       /* the executable INPUT's (usage.md, GPU backend) */
                                       "coalcheck [GPU OPTIONS] ./app [ARGS]",

@@ -77,6 +77,8 @@ static const char sum_in[] =
   "threadIdx = __cc_tid, blockIdx = __cc_ctaid; const dim3 blockDim(64u, 1u, 1u), "        \
   "gridDim(2u, 1u, 1u); (void)threadIdx; (void)blockIdx; (void)blockDim; (void)gridDim;\n"
 
+/* The lane loop of a whole warp (V = 32) carries _Pragma("unroll 8") (redist.h's
+ * CC_CUDA_REDIST_UNROLL) on the loop's own line; test_subwarp_sum's V = 8 loop none. */
 static void test_local_sum(void **state)
 {
   static const char shuffle[] =
@@ -84,7 +86,7 @@ static void test_local_sum(void **state)
     SUM_PROLOGUE("")
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  float s = 0.0f;\n"
-    "  { float __cc_p0 = 0; for (int j = (0) + __cc_lane; j < n; j += 32)\n"
+    "  { float __cc_p0 = 0; _Pragma(\"unroll 8\") for (int j = (0) + __cc_lane; j < n; j += 32)\n"
     "    __cc_p0 += A[i * n + j]; for (int __cc_o = 16; __cc_o > 0; __cc_o /= 2) { __cc_p0 "
     "+= __shfl_xor_sync(0xffffffffu, __cc_p0, __cc_o); } s += __cc_p0; }\n"
     "  { if (__cc_lane == 0) { y[i] = s; } __syncwarp(); }\n"
@@ -94,7 +96,7 @@ static void test_local_sum(void **state)
     SUM_PROLOGUE(" __shared__ float __cc_s0[8][32];")
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  float s = 0.0f;\n"
-    "  { float __cc_p0 = 0; for (int j = (0) + __cc_lane; j < n; j += 32)\n"
+    "  { float __cc_p0 = 0; _Pragma(\"unroll 8\") for (int j = (0) + __cc_lane; j < n; j += 32)\n"
     "    __cc_p0 += A[i * n + j]; __cc_s0[__cc_warp][__cc_lane] = __cc_p0; __syncwarp(); "
     "for (int __cc_o = 16; __cc_o > 0; __cc_o /= 2) { if (__cc_lane < __cc_o) { "
     "__cc_s0[__cc_warp][__cc_lane] += __cc_s0[__cc_warp][__cc_lane + __cc_o]; } "
@@ -238,7 +240,7 @@ static void test_memory_target(void **state)
     "(void)blockIdx; (void)blockDim; (void)gridDim;\n"
     "  int i = threadIdx.y * 4 + threadIdx.x;\n"
     "  int j;\n"
-    "  { float __cc_p0 = 0; for (j = (1) + __cc_lane; j <= n; j += 32)\n"
+    "  { float __cc_p0 = 0; _Pragma(\"unroll 8\") for (j = (1) + __cc_lane; j <= n; j += 32)\n"
     "    __cc_p0 = __cc_p0 + A[i * n + j]; for (int __cc_o = 16; __cc_o > 0; __cc_o /= 2) { "
     "__cc_p0 += __shfl_xor_sync(0xffffffffu, __cc_p0, __cc_o); } __syncwarp(); if (__cc_lane "
     "== 0) { q[i] += __cc_p0; } __syncwarp(); }\n"
@@ -276,7 +278,7 @@ static void test_two_integer_targets(void **state)
   struct cc_cuda_redist r;
   struct cc_err err;
   assert_int_equal(redist(f, "two.cu", in, "g", 1, 32, 1, 0, 1, &r, &err), CC_OK);
-  assert_non_null(strstr(r.text[0], "  { int __cc_p0 = 0; long long __cc_p1 = 0; for (int k = "
+  assert_non_null(strstr(r.text[0], "  { int __cc_p0 = 0; long long __cc_p1 = 0; _Pragma(\"unroll 8\") for (int k = "
                                     "(rp[i]) + __cc_lane; k < rp[i + 1]; k += 32) {\n"));
   assert_non_null(strstr(r.text[0], "    __cc_p0 += a;\n    __cc_p1 -= a;\n"));
   assert_non_null(strstr(r.text[0], "t += __cc_p0; u += __cc_p1; }\n"));

@@ -113,8 +113,8 @@ check_completion() {
 }
 check_completion "--transform" coalcheck fix --tra
 check_completion "--trace" coalcheck --tra
-check_completion "--gpu-json" coalcheck --gpu               # the executable mode's option
-check_completion "" coalcheck run --gpu                      # is not run's
+check_completion "--gpu-json --gpu-mode" coalcheck --gpu    # the executable mode's option
+check_completion "--gpu-mode" coalcheck run --gpu            # is not run's (--gpu-mode is)
 check_completion "--kernel" coalcheck fix --kern             # fix: no launch selection
 check_completion "" coalcheck report --gri                   # report takes no --grid
 check_completion "off on" coalcheck --l1-cache ""

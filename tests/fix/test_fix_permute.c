@@ -273,6 +273,70 @@ static void test_reshape_legal(void **state)
   free(text);
 }
 
+/* The plays rule (cc_fix_plays): straight-line code gets 4 plays when y of the reshaped
+ * grid divides by 4 and at least 4096 CTAs remain; a loop (a backward branch), an atomic
+ * or a volatile load gets none, and so does a grid with too few CTAs or y not divisible. */
+static void test_plays_rule(void **state)
+{
+  static const char body[] =
+    ".visible .entry line(.param .u64 p)\n"
+    "{\n"
+    "\t.reg .pred %p<2>;\n"
+    "\t.reg .b32 %r<6>;\n"
+    "\tmov.u32 %r1, %tid.x;\n"
+    "\tsetp.gt.u32 %p1, %r1, 7;\n"
+    "\t@%p1 bra $L_end;\n"
+    "\tadd.s32 %r2, %r1, 1;\n"
+    "$L_end:\n"
+    "\tret;\n"
+    "}\n"
+    ".visible .entry loop(.param .u64 p)\n"
+    "{\n"
+    "\t.reg .pred %p<2>;\n"
+    "\t.reg .b32 %r<6>;\n"
+    "\tmov.u32 %r1, %tid.x;\n"
+    "$L_top:\n"
+    "\tadd.s32 %r1, %r1, 1;\n"
+    "\tsetp.lt.u32 %p1, %r1, 7;\n"
+    "\t@%p1 bra $L_top;\n"
+    "\tret;\n"
+    "}\n"
+    ".visible .entry atomic(.param .u64 p)\n"
+    "{\n"
+    "\t.reg .b32 %r<6>;\n"
+    "\t.reg .b64 %rd<3>;\n"
+    "\tld.param.u64 %rd1, [p];\n"
+    "\tatom.global.add.u32 %r1, [%rd1], 1;\n"
+    "\tret;\n"
+    "}\n"
+    ".visible .entry flag(.param .u64 p)\n"
+    "{\n"
+    "\t.reg .b32 %r<6>;\n"
+    "\t.reg .b64 %rd<3>;\n"
+    "\tld.param.u64 %rd1, [p];\n"
+    "\tld.volatile.global.u32 %r1, [%rd1];\n"
+    "\tret;\n"
+    "}\n";
+  /* fan2 at 4096 reshaped: 16 x 4096 = 65,536 CTAs, 16,384 after 4 plays; 16 x 1024 =
+   * 16,384 CTAs leaves 4,096 (the least allowed); 16 x 1020 leaves 4,080; 16 x 4098:
+   * y not divisible by 4 */
+  const uint32_t big[3] = {16, 4096, 1}, edge[3] = {16, 1024, 1}, few[3] = {16, 1020, 1},
+                 odd[3] = {16, 4098, 1};
+  char *text = cat(head, body);
+  struct ptx_module *m = parse(text);
+  const struct ptx_function *line = ptx_module_find(m, "line");
+  (void)state;
+  assert_int_equal(cc_fix_plays(line, big), 4);
+  assert_int_equal(cc_fix_plays(line, edge), 4);
+  assert_int_equal(cc_fix_plays(line, few), 1);
+  assert_int_equal(cc_fix_plays(line, odd), 1);
+  assert_int_equal(cc_fix_plays(ptx_module_find(m, "loop"), big), 1);
+  assert_int_equal(cc_fix_plays(ptx_module_find(m, "atomic"), big), 1);
+  assert_int_equal(cc_fix_plays(ptx_module_find(m, "flag"), big), 1);
+  ptx_module_free(m);
+  free(text);
+}
+
 static void test_buffers_equal(void **state)
 {
   uint8_t a0[8] = {0}, b0[8] = {0};
@@ -296,6 +360,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_rewrite_xy),
+    cmocka_unit_test(test_plays_rule),
     cmocka_unit_test(test_rewrite_cycle),
     cmocka_unit_test(test_shared_callee_refused),
     cmocka_unit_test(test_warp_dependent),

@@ -1,0 +1,49 @@
+/* coalcheck CUDA front end: thread coarsening of a kernel whose threads are independent,
+ * the source side of `coalcheck fix`'s reshaped permutation with plays (src/fix/README.md).
+ *
+ * The class: a kernel whose every thread's work depends on its global index
+ * blockIdx * blockDim + threadIdx alone (src/fix's reshape legality, checked on the PTX:
+ * no shared memory, barriers, %nctaid, warp-level operations), and no called function
+ * reads the thread geometry (checked here on the call tree). Each thread of the new
+ * launch plays K threads of the old one, those of the K blocks blockIdx.d * K + q
+ * (q = 0..K-1) along dimension d, one after the other:
+ *
+ *   { for (unsigned __cc_q = 0; __cc_q < K; __cc_q++) {
+ *       const uint3 __cc_ctaid = make_uint3(blockIdx.x, blockIdx.y * K + __cc_q, blockIdx.z);
+ *       [=]() mutable { const uint3 blockIdx = __cc_ctaid; const dim3 gridDim(OLD GRID);
+ *   #line FIRST LINE OF THE BODY
+ *       ORIGINAL BODY }(); } }
+ *
+ * The body runs as written inside a lambda (its `return` ends one play), its blockIdx and
+ * gridDim shadowed by the played thread's (only those it reads: a local never read draws
+ * a warning); #line keeps every line's number, so the per-line figures of the fix
+ * compare with the original's. The new launch's grid is the old one with d divided by K
+ * (the caller's: K must divide it).
+ *
+ * Why: on an H100 a kernel of one element a thread over 64 MiB reaches about 72% of the
+ * copy bandwidth, its CTAs living too short for the SM to stay full (achieved occupancy
+ * 74% of 100% theoretical); four plays a thread, 77% (bench/table3/shape_probe.cu).
+ * Sequential plays are one legal order of threads that the original runs concurrently,
+ * with no synchronisation between them; a kernel whose threads wait on each other
+ * (atomics, volatile flags) is the caller's to refuse. */
+#ifndef CC_CUDA_PLAYS_H
+#define CC_CUDA_PLAYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+/* Rewrites KERNEL of the CUDA C text (len bytes, named path) so that each thread plays
+ * `plays` (2..64) threads along dimension dim (0..2) of the launch whose grid is grid
+ * (the launch the text was written for; the new grid divides grid[dim] by plays).
+ * extra_args: libclang's (include paths). *out: the whole new file (owned, NUL-ended),
+ * *out_len its bytes. Errors: CC_ERR_NO_FIX with FILE:LINE:COL when a called function
+ * reads the thread geometry or the body is partly inside a macro; CC_ERR_INPUT,
+ * CC_ERR_TOOL from the parse (and CC_ERR_TOOL in a build without libclang). */
+int cc_cuda_plays(const char *path, const char *text, size_t len, const char *kernel,
+                  uint32_t plays, int dim, const uint32_t grid[3],
+                  const char *const *extra_args, size_t nextra, cc_give char **out,
+                  size_t *out_len, struct cc_err *err);
+
+#endif

@@ -1,0 +1,485 @@
+/* coalcheck PTX front end: the inline counting pass (see instrument.h for the rules and
+ * the counter layout). The module is printed by ptx_print_module_hooked; the hooks add
+ * the counter parameter, the per-entry prologue and one block before each site. Every
+ * inserted register is declared inside a { } block of its own or carries the prefix
+ * %cci_, which nvcc never writes. */
+#include "ptx/instrument.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+/* The pass's state while printing. */
+struct inst {
+  const struct ptx_module *m;
+  struct ptx_inst_map *map;
+  uint32_t *site_of;   /* per instruction of the function being printed: site + 1, 0 none */
+  uint32_t site_func;  /* the function site_of describes, or UINT32_MAX */
+  struct cc_strbuf text; /* the last text handed to the printer */
+};
+
+static uint32_t func_index(const struct ptx_module *m, const struct ptx_function *f)
+{
+  return (uint32_t)(f - m->funcs);
+}
+
+/* The address operand of a memory instruction, or NULL. */
+static const struct ptx_operand *addr_operand(const struct ptx_function *f,
+                                              const struct ptx_insn *in)
+{
+  for (uint32_t k = 0; k < in->nopnds; k++)
+    if (f->opnds[in->opnd + k].kind == PTX_OPND_ADDR)
+      return &f->opnds[in->opnd + k];
+  return NULL;
+}
+
+/* Whether in is a site; fills kind and size. */
+static int is_site(const struct ptx_function *f, const struct ptx_insn *in, uint8_t *kind,
+                   uint32_t *size)
+{
+  switch (in->op) {
+  case PTX_OP_LD: case PTX_OP_LDU: *kind = PTX_INST_LOAD; break;
+  case PTX_OP_ST: *kind = PTX_INST_STORE; break;
+  case PTX_OP_ATOM: *kind = PTX_INST_ATOMIC; break;
+  case PTX_OP_RED: *kind = PTX_INST_REDUCTION; break;
+  default: return 0;
+  }
+  *size = ptx_type_size((enum ptx_type)in->type[0]) * (in->vec ? in->vec : 1);
+  return 1;
+}
+
+/* Whether a memory instruction can be counted inline (else it is skipped). */
+static int countable(const struct ptx_function *f, const struct ptx_insn *in, uint32_t size)
+{
+  const struct ptx_operand *a = addr_operand(f, in);
+  if (!f->is_entry || (in->flags & PTX_F_XTYPE) || !a) return 0;
+  if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED) return 0;
+  if (size == 0 || size > 16 || (size & (size - 1))) return 0;
+  if (a->reg >= 0 && ptx_type_size(f->regs[a->reg].type) != 4 &&
+      ptx_type_size(f->regs[a->reg].type) != 8)
+    return 0;
+  return 1;
+}
+
+static void collect_sites(struct inst *s)
+{
+  CC_VEC(struct ptx_inst_site) v = {0};
+  const struct ptx_module *m = s->m;
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+    const struct ptx_function *f = &m->funcs[fi];
+    for (uint32_t i = 0; f->has_body && i < f->ninsns; i++) {
+      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space};
+      if (!is_site(f, &f->insns[i], &site.kind, &site.size_bytes)) continue;
+      if (!countable(f, &f->insns[i], site.size_bytes)) {
+        s->map->skipped += f->insns[i].space != PTX_SPACE_PARAM &&
+                           f->insns[i].space != PTX_SPACE_CONST;
+        continue;
+      }
+      CC_VEC_PUSH(&v, site);
+    }
+  }
+  s->map->sites = v.data;
+  s->map->nsites = (uint32_t)v.len;
+}
+
+/* site_of[] for function fi */
+static void index_function(struct inst *s, uint32_t fi)
+{
+  const struct ptx_function *f = &s->m->funcs[fi];
+  if (s->site_func == fi) return;
+  free(s->site_of);
+  s->site_of = cc_xcalloc(f->ninsns + 1, sizeof *s->site_of);
+  for (uint32_t k = 0; k < s->map->nsites; k++)
+    if (s->map->sites[k].func == fi) s->site_of[s->map->sites[k].insn] = k + 1;
+  s->site_func = fi;
+}
+
+static const char *reset_text(struct inst *s)
+{
+  s->text.len = 0;
+  if (s->text.s) s->text.s[0] = '\0';
+  return s->text.s;
+}
+
+/* A register's name as the printer writes it (NAME$k in nested scopes). */
+static void put_reg(struct inst *s, const struct ptx_function *f, int32_t r)
+{
+  cc_strbuf_printf(&s->text, "%s", f->regs[r].name);
+  if (f->regs[r].instance) cc_strbuf_printf(&s->text, "$%" PRIu32, f->regs[r].instance);
+}
+
+static const char *hook_param(void *ctx, const struct ptx_function *f)
+{
+  struct inst *s = ctx;
+  if (!f->is_entry) return NULL;
+  reset_text(s);
+  cc_strbuf_printf(&s->text, ".param .u64 %s", PTX_INST_PARAM);
+  return s->text.s;
+}
+
+/* The entry's prologue: the counter pointer moved to this SM's shard, and with CTA
+ * sampling the predicate %cci_on (this CTA counts). */
+static const char *hook_body(void *ctx, const struct ptx_function *f)
+{
+  struct inst *s = ctx;
+  if (!f->is_entry) return NULL;
+  reset_text(s);
+  cc_strbuf_printf(&s->text,
+                   "\t// coalcheck inline counters (src/ptx/instrument.c)\n"
+                   "\t.reg .b64 %%cci_base, %%cci_off;\n"
+                   "\t.reg .b32 %%cci_t<4>;\n"
+                   "\t.reg .pred %%cci_on;\n"
+                   "\tld.param.u64 %%cci_base, [%s];\n"
+                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n"
+                   "\tmov.u32 %%cci_t0, %%smid;\n"
+                   "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
+                   "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
+                   "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
+                   PTX_INST_PARAM, s->map->shards - 1, 8u * PTX_INST_FIELDS);
+  if (s->map->sample > 1)
+    cc_strbuf_printf(&s->text,
+                     "\tmov.u32 %%cci_t0, %%ctaid.z;\n"
+                     "\tmov.u32 %%cci_t1, %%nctaid.y;\n"
+                     "\tmov.u32 %%cci_t2, %%ctaid.y;\n"
+                     "\tmad.lo.u32 %%cci_t0, %%cci_t0, %%cci_t1, %%cci_t2;\n"
+                     "\tmov.u32 %%cci_t1, %%nctaid.x;\n"
+                     "\tmov.u32 %%cci_t2, %%ctaid.x;\n"
+                     "\tmad.lo.u32 %%cci_t0, %%cci_t0, %%cci_t1, %%cci_t2;\n"
+                     "\trem.u32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
+                     "\tsetp.eq.u32 %%cci_on, %%cci_t0, 0;\n",
+                     s->map->sample);
+  return s->text.s;
+}
+
+/* %cci_a0 = the byte address of the access (its space's address, 64 bits) */
+static void put_address(struct inst *s, const struct ptx_function *f,
+                        const struct ptx_operand *a)
+{
+  if (a->var >= 0) {
+    const struct ptx_var *v =
+        a->var_scope == PTX_SCOPE_FUNCTION ? &f->vars[a->var] : &s->m->vars[a->var];
+    cc_strbuf_printf(&s->text, "\tmov.u64 %%cci_a0, %s", v->name);
+    if (a->var_scope == PTX_SCOPE_FUNCTION && v->instance)
+      cc_strbuf_printf(&s->text, "$%" PRIu32, v->instance);
+    cc_strbuf_printf(&s->text, ";\n");
+  } else if (a->reg >= 0) {
+    int wide = ptx_type_size(f->regs[a->reg].type) == 8;
+    cc_strbuf_printf(&s->text, wide ? "\tmov.b64 %%cci_a0, " : "\tcvt.u64.u32 %%cci_a0, ");
+    put_reg(s, f, a->reg);
+    cc_strbuf_printf(&s->text, ";\n");
+  } else { /* [imm]: an absolute address */
+    cc_strbuf_printf(&s->text, "\tmov.u64 %%cci_a0, %" PRId64 ";\n", a->imm);
+    return;
+  }
+  if (a->imm)
+    cc_strbuf_printf(&s->text, "\tadd.s64 %%cci_a0, %%cci_a0, %" PRId64 ";\n", a->imm);
+}
+
+/* %cci_m1 = the lanes that access: the executing lanes (%cci_m0) whose guard holds */
+static void put_lanes(struct inst *s, const struct ptx_function *f, const struct ptx_insn *in)
+{
+  cc_strbuf_printf(&s->text, "\tactivemask.b32 %%cci_m0;\n");
+  if (in->guard < 0) {
+    cc_strbuf_printf(&s->text, "\tmov.b32 %%cci_m1, %%cci_m0;\n");
+    return;
+  }
+  cc_strbuf_printf(&s->text, "\tvote.sync.ballot.b32 %%cci_m1, %s", in->guard_neg ? "!" : "");
+  put_reg(s, f, in->guard);
+  cc_strbuf_printf(&s->text, ", %%cci_m0;\n");
+}
+
+/* %cci_p0 = this lane accesses and no lower accessing lane has the same key (%cci_k,
+ * 64 bits): the first lane of each distinct key */
+static void put_first_of_key(struct inst *s)
+{
+  cc_strbuf_printf(&s->text,
+                   "\tmatch.any.sync.b64 %%cci_m3, %%cci_k, %%cci_m0;\n"
+                   "\tand.b32 %%cci_m3, %%cci_m3, %%cci_m1;\n"
+                   "\tand.b32 %%cci_m3, %%cci_m3, %%cci_m2;\n"
+                   "\tmov.u32 %%cci_m4, %%lanemask_eq;\n"
+                   "\tand.b32 %%cci_m4, %%cci_m4, %%cci_m1;\n"
+                   "\tsetp.eq.b32 %%cci_p0, %%cci_m3, 0;\n"
+                   "\tsetp.ne.b32 %%cci_p1, %%cci_m4, 0;\n"
+                   "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n");
+}
+
+/* %cci_u = distinct 32-byte sectors of the accessing lanes, %cci_i = the ideal sectors
+ * (global_sector32.c, geometry.c) */
+static void put_sectors(struct inst *s, uint32_t size)
+{
+  cc_strbuf_printf(&s->text, "\tshr.u64 %%cci_k, %%cci_a0, 5;\n");
+  put_first_of_key(s);
+  cc_strbuf_printf(&s->text,
+                   "\tvote.sync.ballot.b32 %%cci_u, %%cci_p0, %%cci_m0;\n"
+                   "\tpopc.b32 %%cci_u, %%cci_u;\n"
+                   "\tmov.b64 %%cci_k, %%cci_a0;\n");
+  put_first_of_key(s); /* distinct addresses: the ideal, ceil(their bytes / 32) */
+  cc_strbuf_printf(&s->text,
+                   "\tvote.sync.ballot.b32 %%cci_i, %%cci_p0, %%cci_m0;\n"
+                   "\tpopc.b32 %%cci_i, %%cci_i;\n"
+                   "\tmad.lo.u32 %%cci_i, %%cci_i, %" PRIu32 ", 31;\n"
+                   "\tshr.u32 %%cci_i, %%cci_i, 5;\n",
+                   size);
+}
+
+static uint32_t log2u(uint32_t x)
+{
+  uint32_t k = 0;
+  while ((1u << k) < x) k++;
+  return k;
+}
+
+/* %cci_u = wavefronts, %cci_w = ways, %cci_i = ideal wavefronts of the accessing lanes (shared_banks32.c, 4-byte
+ * banks): units of max(size, 4) bytes, phases of 32 / (max(size, 4) / 4) lanes. */
+static void put_wavefronts(struct inst *s, uint32_t size)
+{
+  uint32_t unit = size < 4 ? 4 : size, phases = unit / 4, groups = 128 / unit;
+  uint32_t lane_shift = 5 - log2u(phases);
+  cc_strbuf_printf(&s->text,
+                   "\tshr.u64 %%cci_a1, %%cci_a0, %" PRIu32 ";\n" /* the unit */
+                   "\tmov.u32 %%cci_ph, %%laneid;\n"
+                   "\tshr.u32 %%cci_ph, %%cci_ph, %" PRIu32 ";\n" /* the phase */
+                   "\tshl.b64 %%cci_k, %%cci_a1, 2;\n"
+                   "\tcvt.u64.u32 %%cci_a2, %%cci_ph;\n"
+                   "\tor.b64 %%cci_k, %%cci_k, %%cci_a2;\n",
+                   log2u(unit), lane_shift);
+  put_first_of_key(s); /* %cci_p0: the first lane of each distinct (unit, phase) */
+  /* the distinct units of one (bank group, phase): first lanes keyed by it, the other
+   * lanes by a key of their own */
+  cc_strbuf_printf(&s->text,
+                   "\tcvt.u32.u64 %%cci_m3, %%cci_a1;\n"
+                   "\tand.b32 %%cci_m3, %%cci_m3, %" PRIu32 ";\n"
+                   "\tshl.b32 %%cci_m3, %%cci_m3, 2;\n"
+                   "\tor.b32 %%cci_m3, %%cci_m3, %%cci_ph;\n"
+                   "\tmov.u32 %%cci_m4, %%laneid;\n"
+                   "\tadd.u32 %%cci_m4, %%cci_m4, 128;\n"
+                   "\tselp.b32 %%cci_m3, %%cci_m3, %%cci_m4, %%cci_p0;\n"
+                   "\tmatch.any.sync.b32 %%cci_m3, %%cci_m3, %%cci_m0;\n"
+                   "\tpopc.b32 %%cci_m3, %%cci_m3;\n"
+                   "\tselp.b32 %%cci_m3, %%cci_m3, 0, %%cci_p0;\n"
+                   "\tmov.u32 %%cci_u, 0;\n"
+                   "\tmov.u32 %%cci_w, 0;\n"
+                   "\tmov.u32 %%cci_i, 0;\n",
+                   groups - 1);
+  for (uint32_t p = 0; p < phases; p++) /* the largest count of each phase */
+    cc_strbuf_printf(&s->text,
+                     "\tsetp.eq.u32 %%cci_p1, %%cci_ph, %" PRIu32 ";\n"
+                     "\tselp.b32 %%cci_m4, %%cci_m3, 0, %%cci_p1;\n"
+                     "\tredux.sync.max.u32 %%cci_m4, %%cci_m4, %%cci_m0;\n"
+                     "\tadd.u32 %%cci_u, %%cci_u, %%cci_m4;\n"
+                     "\tmax.u32 %%cci_w, %%cci_w, %%cci_m4;\n"
+                     "\tsetp.ne.u32 %%cci_p1, %%cci_m4, 0;\n"
+                     "\tselp.b32 %%cci_m4, 1, 0, %%cci_p1;\n"
+                     "\tadd.u32 %%cci_i, %%cci_i, %%cci_m4;\n",
+                     p);
+}
+
+/* %cci_s0 = largest - smallest address, %cci_s1 / %cci_s2 = the smallest / largest
+ * neighbour stride of the sorted addresses of the accessing lanes (see instrument.h);
+ * %cci_s3 = this lane's key: its address relative to the lowest accessing lane's,
+ * saturated to 32 bits, offset by 2^31 so that unsigned order is address order. */
+static void put_strides(struct inst *s, uint32_t site)
+{
+  cc_strbuf_printf(&s->text,
+                   "\tneg.s32 %%cci_s0, %%cci_m1;\n"
+                   "\tand.b32 %%cci_s0, %%cci_s0, %%cci_m1;\n"
+                   "\tbfind.u32 %%cci_s0, %%cci_s0;\n"
+                   "\tand.b32 %%cci_s0, %%cci_s0, 31;\n"
+                   "\tmov.b64 {%%cci_s1, %%cci_s2}, %%cci_a0;\n"
+                   "\tshfl.sync.idx.b32 %%cci_s1, %%cci_s1, %%cci_s0, 31, %%cci_m0;\n"
+                   "\tshfl.sync.idx.b32 %%cci_s2, %%cci_s2, %%cci_s0, 31, %%cci_m0;\n"
+                   "\tmov.b64 %%cci_b, {%%cci_s1, %%cci_s2};\n"
+                   "\tsub.s64 %%cci_b, %%cci_a0, %%cci_b;\n"
+                   "\tmax.s64 %%cci_b, %%cci_b, -2147483648;\n"
+                   "\tmin.s64 %%cci_b, %%cci_b, 2147483647;\n"
+                   "\tcvt.u32.u64 %%cci_s3, %%cci_b;\n"
+                   "\txor.b32 %%cci_s3, %%cci_s3, -2147483648;\n"
+                   /* the span: keys of accessing lanes only */
+                   "\tmov.u32 %%cci_s4, %%lanemask_eq;\n"
+                   "\tand.b32 %%cci_s4, %%cci_s4, %%cci_m1;\n"
+                   "\tsetp.ne.b32 %%cci_q0, %%cci_s4, 0;\n"
+                   "\tselp.b32 %%cci_s1, %%cci_s3, -1, %%cci_q0;\n"
+                   "\tredux.sync.min.u32 %%cci_s1, %%cci_s1, %%cci_m0;\n"
+                   "\tselp.b32 %%cci_s0, %%cci_s3, 0, %%cci_q0;\n"
+                   "\tredux.sync.max.u32 %%cci_s0, %%cci_s0, %%cci_m0;\n"
+                   "\tsub.u32 %%cci_s0, %%cci_s0, %%cci_s1;\n"
+                   "\tmov.u32 %%cci_s5, %%laneid;\n"
+                   /* fast path: a full warp, keys not decreasing with the lane */
+                   "\tsetp.ne.b32 %%cci_q1, %%cci_m1, -1;\n"
+                   "\t@%%cci_q1 bra $cci_search%" PRIu32 ";\n"
+                   "\tshfl.sync.up.b32 %%cci_s4, %%cci_s3, 1, 0, %%cci_m0;\n"
+                   "\tsetp.ge.u32 %%cci_q1, %%cci_s3, %%cci_s4;\n"
+                   "\tsetp.eq.u32 %%cci_q2, %%cci_s5, 0;\n"
+                   "\tor.pred %%cci_q1, %%cci_q1, %%cci_q2;\n"
+                   "\tvote.sync.all.pred %%cci_q1, %%cci_q1, %%cci_m0;\n"
+                   "\t@!%%cci_q1 bra $cci_search%" PRIu32 ";\n"
+                   "\tsub.u32 %%cci_s6, %%cci_s3, %%cci_s4;\n"
+                   "\tnot.pred %%cci_q1, %%cci_q2;\n"
+                   "\tbra.uni $cci_strided%" PRIu32 ";\n"
+                   /* successor search: for each accessing lane j (uniform loop), the
+                    * nearest key above this lane's (ties: the higher lane) */
+                   "$cci_search%" PRIu32 ":\n"
+                   "\tmov.u32 %%cci_s6, -1;\n"
+                   "\tsetp.ne.u32 %%cci_q1, 0, 0;\n"
+                   "\tmov.b32 %%cci_s7, %%cci_m1;\n"
+                   "$cci_next%" PRIu32 ":\n"
+                   "\tsetp.eq.b32 %%cci_q2, %%cci_s7, 0;\n"
+                   "\t@%%cci_q2 bra $cci_strided%" PRIu32 ";\n"
+                   "\tneg.s32 %%cci_s4, %%cci_s7;\n"
+                   "\tand.b32 %%cci_s4, %%cci_s4, %%cci_s7;\n"
+                   "\txor.b32 %%cci_s7, %%cci_s7, %%cci_s4;\n"
+                   "\tbfind.u32 %%cci_s4, %%cci_s4;\n"
+                   "\tshfl.sync.idx.b32 %%cci_s2, %%cci_s3, %%cci_s4, 31, %%cci_m0;\n"
+                   "\tsetp.gt.u32 %%cci_q2, %%cci_s2, %%cci_s3;\n"
+                   "\tsetp.eq.u32 %%cci_q3, %%cci_s2, %%cci_s3;\n"
+                   "\tsetp.gt.u32 %%cci_q4, %%cci_s4, %%cci_s5;\n"
+                   "\tand.pred %%cci_q3, %%cci_q3, %%cci_q4;\n"
+                   "\tor.pred %%cci_q2, %%cci_q2, %%cci_q3;\n"
+                   "\tsub.u32 %%cci_s2, %%cci_s2, %%cci_s3;\n"
+                   "\t@%%cci_q2 min.u32 %%cci_s6, %%cci_s6, %%cci_s2;\n"
+                   "\tor.pred %%cci_q1, %%cci_q1, %%cci_q2;\n"
+                   "\tbra.uni $cci_next%" PRIu32 ";\n"
+                   "$cci_strided%" PRIu32 ":\n"
+                   /* %cci_q1: this lane has a successor (and accesses) */
+                   "\tand.pred %%cci_q1, %%cci_q1, %%cci_q0;\n"
+                   "\tselp.b32 %%cci_s1, %%cci_s6, -1, %%cci_q1;\n"
+                   "\tredux.sync.min.u32 %%cci_s1, %%cci_s1, %%cci_m0;\n"
+                   "\tselp.b32 %%cci_s2, %%cci_s6, 0, %%cci_q1;\n"
+                   "\tredux.sync.max.u32 %%cci_s2, %%cci_s2, %%cci_m0;\n",
+                   site, site, site, site, site, site, site, site);
+}
+
+/* The leader (lowest executing lane) adds this execution to the site's counters. */
+static void put_update(struct inst *s, uint32_t site, int shared)
+{
+  uint64_t off = (uint64_t)site * s->map->shards * PTX_INST_FIELDS * 8u;
+  cc_strbuf_printf(&s->text,
+                   "\tand.b32 %%cci_m3, %%cci_m0, %%cci_m2;\n"
+                   "\tsetp.eq.b32 %%cci_p0, %%cci_m3, 0;\n"
+                   "\tsetp.ne.b32 %%cci_p1, %%cci_m1, 0;\n"
+                   "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n"
+                   "\tpopc.b32 %%cci_m3, %%cci_m1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_u;\n"
+                   "\tcvt.u64.u32 %%cci_a2, %%cci_m3;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], 1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a2;\n",
+                   off + 8u * PTX_INST_F_REQUESTS, off + 8u * PTX_INST_F_UNITS,
+                   off + 8u * PTX_INST_F_LANES);
+  if (shared)
+    cc_strbuf_printf(&s->text,
+                     "\tcvt.u64.u32 %%cci_a1, %%cci_w;\n"
+                     "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
+                     off + 8u * PTX_INST_F_WAYS);
+  /* the ideal; strides where two lanes accessed */
+  cc_strbuf_printf(&s->text,
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_i;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\tsetp.gt.u32 %%cci_p1, %%cci_m3, 1;\n"
+                   "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_s0;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_s1;\n"
+                   "\tnot.b64 %%cci_a1, %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\tcvt.u64.u32 %%cci_a1, %%cci_s2;\n"
+                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
+                   off + 8u * PTX_INST_F_IDEAL, off + 8u * PTX_INST_F_SPAN,
+                   off + 8u * PTX_INST_F_STRMIN_INV, off + 8u * PTX_INST_F_STRMAX);
+}
+
+static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t index)
+{
+  struct inst *s = ctx;
+  const struct ptx_insn *in = &f->insns[index];
+  uint32_t fi = func_index(s->m, f), site;
+  if (!f->is_entry) return NULL;
+  index_function(s, fi);
+  if (!s->site_of[index]) return NULL;
+  site = s->site_of[index] - 1;
+  const struct ptx_inst_site *st = &s->map->sites[site];
+  int shared = st->space == PTX_SPACE_SHARED;
+  reset_text(s);
+  cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
+                   shared ? "shared" : "global", st->size_bytes);
+  if (s->map->sample > 1)
+    cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
+  cc_strbuf_printf(&s->text,
+                   "\t{\n"
+                   "\t.reg .pred %%cci_p<2>, %%cci_q<5>;\n"
+                   "\t.reg .b32 %%cci_m<5>, %%cci_u, %%cci_w, %%cci_i, %%cci_ph, %%cci_s<8>;\n"
+                   "\t.reg .b64 %%cci_a<3>, %%cci_k, %%cci_b;\n");
+  put_lanes(s, f, in);
+  cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_m2, %%lanemask_lt;\n");
+  put_address(s, f, addr_operand(f, in));
+  if (shared) put_wavefronts(s, st->size_bytes);
+  else put_sectors(s, st->size_bytes);
+  put_strides(s, site);
+  put_update(s, site, shared);
+  cc_strbuf_printf(&s->text, "\t}\n");
+  if (s->map->sample > 1) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
+  return s->text.s;
+}
+
+/* An .entry that has the counter parameter already (an instrumented input). */
+static const struct ptx_function *clashing_entry(const struct ptx_module *m)
+{
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+    const struct ptx_function *f = &m->funcs[fi];
+    for (uint32_t p = 0; f->is_entry && p < f->nparams; p++)
+      if (strcmp(f->vars[f->param_vars[p]].name, PTX_INST_PARAM) == 0) return f;
+  }
+  return NULL;
+}
+
+/* The sm_NN number of the module's .target ("sm_90a", "sm_80, debug"), 0 when none. */
+static unsigned target_sm(const struct ptx_module *m)
+{
+  const char *t = m->target ? strstr(m->target, "sm_") : NULL;
+  return t ? (unsigned)strtoul(t + 3, NULL, 10) : 0;
+}
+
+int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts, FILE *out,
+                   struct ptx_inst_map *map, struct cc_err *err)
+{
+  struct inst s = {.m = m, .map = map, .site_func = UINT32_MAX};
+  uint32_t shards = opts && opts->shards ? opts->shards : 1;
+  const struct ptx_function *clash = clashing_entry(m);
+  *map = (struct ptx_inst_map){0};
+  if (shards > PTX_INST_MAX_SHARDS || (shards & (shards - 1)))
+    return cc_err_set(err, CC_ERR_USAGE, "inline counters: %" PRIu32 " shards: expected a "
+                      "power of two from 1 to %u", shards, PTX_INST_MAX_SHARDS);
+  if (m->address_size != 64 || target_sm(m) < 80)
+    return cc_err_set(err, CC_ERR_INPUT, "%s: inline counters need .address_size 64 and a "
+                      ".target of sm_80 or later (redux.sync), found %" PRIu32 " and '%s'; "
+                      "compile for sm_90 (nvcc -arch=sm_90)", m->path ? m->path : "?",
+                      m->address_size, m->target ? m->target : "");
+  if (clash)
+    return cc_err_set(err, CC_ERR_INPUT, "%s:%" PRIu32 ": kernel '%s' has a parameter named "
+                      "'%s' already (instrumented twice?)", m->path ? m->path : "?",
+                      clash->line, clash->name, PTX_INST_PARAM);
+  map->shards = shards;
+  map->sample = opts && opts->sample > 1 ? opts->sample : 1;
+  collect_sites(&s);
+  struct ptx_print_hooks h = {.ctx = &s, .extra_param = hook_param, .body_start = hook_body,
+                              .before_insn = hook_insn};
+  int rc = ptx_print_module_hooked(m, &h, out);
+  free(s.site_of);
+  free(s.text.s);
+  if (rc != 0) return cc_err_set(err, CC_ERR_IO, "inline counters: writing the PTX failed");
+  return CC_OK;
+}
+
+uint64_t ptx_inst_counter_bytes(const struct ptx_inst_map *map)
+{
+  uint64_t n = (uint64_t)map->nsites * map->shards * PTX_INST_FIELDS * 8u;
+  return n ? n : 8u;
+}
+
+void ptx_inst_map_release(struct ptx_inst_map *map)
+{
+  free(map->sites);
+  *map = (struct ptx_inst_map){0};
+}

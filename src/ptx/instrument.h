@@ -1,0 +1,114 @@
+/* coalcheck PTX front end: the inline counting pass (issue 14, the fast GPU mode of
+ * kernel mode).
+ *
+ * ptx_instrument writes a module as PTX in which, before each .global and .shared
+ * ld/ldu/st/atom/red of every .entry, a few warp-level instructions compute what that
+ * warp's execution of the access costs under the sm_90 rules of src/model
+ * (MODELS.md; global_sector32.c, shared_banks32.c) and the warp's leader adds it to a
+ * per-site counter with red.global. The counters live in a buffer the caller passes as
+ * one more kernel parameter, PTX_INST_PARAM (.u64, a global address), after the kernel's
+ * own. Layout (64-bit counters, zero before the launch):
+ *
+ *   counters[site][shard][PTX_INST_FIELDS]       shard = %smid & (shards - 1)
+ *
+ * so that warps of different SMs add to different words (GPU-NOTES.md: one counter per
+ * instruction for the whole GPU made a transpose 58x slower, per-SM counters 6.5x); the
+ * caller sums the shards.
+ *
+ * Per warp execution of a site whose guard holds for at least one lane:
+ *   requests += 1; lanes += lanes whose guard holds;
+ *   global: units += distinct 32-byte sectors of those lanes (match.any.sync on
+ *           address >> 5; every access of 1..16 bytes is naturally aligned in PTX, so a
+ *           lane touches one sector);
+ *   shared: units += wavefronts, ways = max(ways, bank-conflict ways): per phase (32
+ *           lanes for 1..4-byte accesses, half-warps for 8, quarter-warps for 16), the
+ *           most distinct 4-, 8- or 16-byte units in one bank group (4-byte words in 32
+ *           banks, aligned 8-byte units in 16 bank pairs, 16-byte units in 8 bank
+ *           quads: the same count as distinct words per bank for aligned accesses);
+ *           wavefronts = sum over phases with a lane of that maximum (>= 1).
+ *   strides (CGO 2015 Algorithm 1, W = 32, as src/analysis and the Sanitizer patch):
+ *           the accessing lanes' addresses sorted, neighbour differences; their
+ *           smallest and largest, and their sum (largest - smallest address). Addresses
+ *           are taken relative to the lowest accessing lane's and saturated to +-2^31
+ *           bytes as in src/gpu/patch.cu. Full warps whose addresses do not decrease
+ *           with the lane take the differences of lane neighbours; other warps a
+ *           successor search over the accessing lanes (one shfl per lane).
+ * An execution in which no lane's guard holds counts nothing (the emulator delivers no
+ * record for it either). The neighbour strides number lanes - requests.
+ *
+ * Not instrumented (ptx_inst_map.skipped counts them): generic and local accesses,
+ * accesses in .func bodies (the counter parameter is the entry's), vector accesses above
+ * 16 bytes per lane, cp.async and bulk copies. The printed module keeps the input's
+ * .version and .target; the pass needs sm_80 (redux.sync) or later. */
+#ifndef CC_PTX_INSTRUMENT_H
+#define CC_PTX_INSTRUMENT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ptx/ptx.h"
+#include "util/err.h"
+
+/* Name of the counter parameter appended to each instrumented .entry. */
+#define PTX_INST_PARAM "__cc_counters"
+/* The most shards (a power of two). */
+#define PTX_INST_MAX_SHARDS 1024u
+
+/* Fields of one (site, shard) record of the counter buffer. */
+enum ptx_inst_field {
+  PTX_INST_F_REQUESTS, /* warp executions with at least one lane accessing */
+  PTX_INST_F_UNITS,    /* global: 32-byte sectors; shared: wavefronts */
+  PTX_INST_F_LANES,    /* lanes that accessed (bytes requested = lanes x size) */
+  PTX_INST_F_WAYS,     /* shared: the largest bank-conflict ways (red.max); global: 0 */
+  PTX_INST_F_IDEAL,    /* global: ideal sectors, ceil(distinct addresses x size / 32);
+                          shared: ideal wavefronts, the phases with an accessing lane */
+  PTX_INST_F_SPAN,     /* sum over executions of largest - smallest address (bytes) = the
+                          sum of Algorithm 1's neighbour strides (one group = the warp) */
+  PTX_INST_F_STRMIN_INV, /* UINT64_MAX - the smallest neighbour stride (red.max; 0: none) */
+  PTX_INST_F_STRMAX,   /* the largest neighbour stride (bytes) */
+  PTX_INST_FIELDS
+};
+
+/* What an instrumented instruction does; the order of enum cc_access_kind (access.h). */
+enum ptx_inst_kind { PTX_INST_LOAD, PTX_INST_STORE, PTX_INST_ATOMIC, PTX_INST_REDUCTION };
+
+/* One instrumented instruction. */
+struct ptx_inst_site {
+  uint32_t func;       /* index into ptx_module.funcs (an .entry) */
+  uint32_t insn;       /* index of the instruction in that function's body */
+  uint8_t space;       /* PTX_SPACE_GLOBAL or PTX_SPACE_SHARED */
+  uint8_t kind;        /* enum ptx_inst_kind */
+  uint32_t size_bytes; /* bytes per lane: element size x vector width (1..16) */
+};
+
+struct ptx_inst_opts {
+  uint32_t shards; /* counter copies, a power of two 1..PTX_INST_MAX_SHARDS; 0: 1 */
+  uint32_t sample; /* CTA sampling: only CTAs whose linear id (x fastest) % sample == 0
+                      count; 0 or 1: every CTA */
+};
+
+/* The sites of one instrumented module, in (function, instruction) order: site k owns
+ * counters[k][..][..]. */
+struct ptx_inst_map {
+  struct ptx_inst_site *sites;
+  uint32_t nsites;
+  uint32_t shards, sample; /* as used (shards >= 1, sample >= 1) */
+  uint32_t skipped;        /* memory instructions left out (see above) */
+};
+
+/* Writes m, instrumented, to out and fills *map (released with ptx_inst_map_release,
+ * also on failure). Errors: CC_ERR_USAGE (shards not a power of two up to
+ * PTX_INST_MAX_SHARDS), CC_ERR_INPUT (an .entry already has a parameter named
+ * PTX_INST_PARAM; a module of 32-bit addresses or a .target below sm_80), CC_ERR_IO (the
+ * stream failed). */
+int ptx_instrument(cc_keep const struct ptx_module *m, const struct ptx_inst_opts *opts,
+                   FILE *out, struct ptx_inst_map *map, struct cc_err *err);
+
+/* Bytes of the counter buffer of map: nsites x shards x PTX_INST_FIELDS x 8 (8 for no
+ * site, so that a buffer can still be passed). */
+uint64_t ptx_inst_counter_bytes(cc_keep const struct ptx_inst_map *map);
+
+/* Frees map's sites and zeroes it; safe on a zeroed map. */
+void ptx_inst_map_release(struct ptx_inst_map *map);
+
+#endif

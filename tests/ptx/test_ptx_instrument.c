@@ -1,0 +1,185 @@
+/* Unit tests of the inline counting pass (src/ptx/instrument.c) without a GPU or nvcc:
+ * which instructions become sites and which are skipped, the counter parameter, the
+ * layout's size, the options' errors, and that the output parses again. What the
+ * counters count is checked against the emulator in tests/e2e/ptx_instrument.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "ptx/instrument.h"
+#include "ptx/ptx_test_util.h"
+
+/* One kernel with every case, by instruction index (labels and .reg are no instructions):
+ *   0 ld.param.u64            param space: neither a site nor skipped
+ *   1 cvta.to.global.u64      no memory access
+ *   2 ld.global.f32           site 0: global load, 4 bytes
+ *   3 @%p1 st.shared.v2.f32   site 1: shared store, 2 x 4 = 8 bytes, guarded
+ *   4 ld.f32 (generic)        skipped
+ *   5 ld.local.f32            skipped
+ *   6 atom.global.add.u32     site 2: global atomic, 4 bytes
+ *   7 red.shared.add.u64      site 3: shared reduction, 8 bytes, [var+8]
+ *   8 ld.global.v4.f32        site 4: global load, 16 bytes
+ *   9 ret
+ * and a .func with one ld.global.f32 (skipped: the counters are the entry's).
+ * Sites 5, skipped 3 (generic, local, the .func's). */
+static const char *const kernel_text =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".visible .shared .align 8 .b8 sm[64];\n"
+    ".func helper(.param .b64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<2>;\n"
+    "\tld.param.u64 %rd0, [p];\n\tld.global.f32 %f0, [%rd0];\n\tret;\n}\n"
+    ".visible .entry k(.param .u64 a)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd0, [a];\n"
+    "\tcvta.to.global.u64 %rd1, %rd0;\n"
+    "\tld.global.f32 %f0, [%rd1+4];\n"
+    "\t@%p1 st.shared.v2.f32 [%r1], {%f0, %f1};\n"
+    "\tld.f32 %f2, [%rd0];\n"
+    "\tld.local.f32 %f3, [%rd2];\n"
+    "\tatom.global.add.u32 %r2, [%rd1], 1;\n"
+    "\tred.shared.add.u64 [sm+8], %rd3;\n"
+    "\tld.global.v4.f32 {%f4, %f5, %f6, %f7}, [%rd1];\n"
+    "\tret;\n}\n";
+
+/* The instrumented text of m (malloc'ed), or NULL with *rc the status. */
+static char *instrument(const struct ptx_module *m, uint32_t shards, uint32_t sample,
+                        struct ptx_inst_map *map, int *rc)
+{
+  struct ptx_inst_opts o = {.shards = shards, .sample = sample};
+  struct cc_err err = {0};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  *rc = ptx_instrument(m, &o, f, map, &err);
+  fclose(f);
+  if (*rc != CC_OK) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+static void test_sites(void **state)
+{
+  (void)state;
+  struct ptx_module *m = parse_ok(kernel_text);
+  struct ptx_inst_map map = {0};
+  int rc;
+  assert_non_null(m);
+  char *text = instrument(m, 4, 1, &map, &rc);
+  assert_int_equal(rc, CC_OK);
+  assert_int_equal(map.nsites, 5);
+  assert_int_equal(map.skipped, 3);
+  assert_int_equal(map.shards, 4);
+  assert_int_equal(map.sample, 1);
+  static const struct { uint32_t insn, space, kind, size; } want[] = {
+      {2, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 4},    {3, PTX_SPACE_SHARED, PTX_INST_STORE, 8},
+      {6, PTX_SPACE_GLOBAL, PTX_INST_ATOMIC, 4},  {7, PTX_SPACE_SHARED, PTX_INST_REDUCTION, 8},
+      {8, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 16}};
+  for (uint32_t k = 0; k < 5; k++) {
+    assert_int_equal(map.sites[k].func, 1); /* helper is funcs[0], k funcs[1] */
+    assert_int_equal(map.sites[k].insn, want[k].insn);
+    assert_int_equal(map.sites[k].space, want[k].space);
+    assert_int_equal(map.sites[k].kind, want[k].kind);
+    assert_int_equal(map.sites[k].size_bytes, want[k].size);
+  }
+  /* 5 sites x 4 shards x 8 fields x 8 bytes */
+  assert_int_equal(ptx_inst_counter_bytes(&map), 1280);
+  /* the guard of site 1 decides which lanes count */
+  assert_non_null(strstr(text, "vote.sync.ballot.b32 %cci_m1, %p1, %cci_m0;"));
+  /* site 3's address is the variable's plus 8; its counters start at 3 x 4 x 8 x 8 = 768
+   * bytes, the ways field (the fourth) 24 bytes further */
+  assert_non_null(strstr(text, "mov.u64 %cci_a0, sm;\n\tadd.s64 %cci_a0, %cci_a0, 8;"));
+  assert_non_null(strstr(text, "red.global.max.u64 [%cci_base+792]"));
+  /* 4 shards: %smid & 3, 64 bytes per shard */
+  assert_non_null(strstr(text, "and.b32 %cci_t0, %cci_t0, 3;"));
+  assert_null(strstr(text, "rem.u32")); /* no sampling */
+
+  /* the output parses; k gained the counter parameter, helper did not */
+  struct ptx_module *m2 = parse_ok(text);
+  assert_non_null(m2);
+  const struct ptx_function *k2 = ptx_module_find(m2, "k");
+  assert_non_null(k2);
+  assert_int_equal(k2->nparams, 2);
+  assert_string_equal(k2->vars[k2->param_vars[1]].name, PTX_INST_PARAM);
+  assert_int_equal(ptx_module_find(m2, "helper")->nparams, 1);
+
+  /* instrumenting it again is refused */
+  struct ptx_inst_map map2 = {0};
+  assert_null(instrument(m2, 1, 1, &map2, &rc));
+  assert_int_equal(rc, CC_ERR_INPUT);
+  ptx_inst_map_release(&map2);
+  ptx_module_free(m2);
+  free(text);
+  ptx_inst_map_release(&map);
+  ptx_module_free(m);
+}
+
+static void test_sampling_and_errors(void **state)
+{
+  (void)state;
+  struct ptx_module *m = parse_ok(kernel_text);
+  struct ptx_inst_map map = {0};
+  int rc;
+  char *text = instrument(m, 0, 8, &map, &rc);
+  assert_int_equal(rc, CC_OK);
+  assert_int_equal(map.shards, 1); /* 0 means 1 */
+  assert_int_equal(map.sample, 8);
+  assert_non_null(strstr(text, "rem.u32 %cci_t0, %cci_t0, 8;"));
+  /* every site is jumped over by the CTAs that do not count */
+  assert_non_null(strstr(text, "@!%cci_on bra $cci_skip0;"));
+  assert_non_null(strstr(text, "$cci_skip4:"));
+  struct ptx_module *m2 = parse_ok(text);
+  assert_non_null(m2);
+  ptx_module_free(m2);
+  free(text);
+  ptx_inst_map_release(&map);
+  /* 3 and 2048 shards: not a power of two, too many */
+  assert_null(instrument(m, 3, 1, &map, &rc));
+  assert_int_equal(rc, CC_ERR_USAGE);
+  assert_null(instrument(m, 2048, 1, &map, &rc));
+  assert_int_equal(rc, CC_ERR_USAGE);
+  ptx_inst_map_release(&map);
+  ptx_module_free(m);
+  /* sm_70 (no redux.sync) and 32-bit addresses are refused */
+  static const char *const old[] = {
+      ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+      ".version 9.0\n.target sm_90\n.address_size 32\n.visible .entry k()\n{\n\tret;\n}\n"};
+  for (int i = 0; i < 2; i++) {
+    m = parse_ok(old[i]);
+    assert_non_null(m);
+    assert_null(instrument(m, 1, 1, &map, &rc));
+    assert_int_equal(rc, CC_ERR_INPUT);
+    ptx_inst_map_release(&map);
+    ptx_module_free(m);
+  }
+}
+
+/* The instrumented module assembles (when ptxas is installed). */
+static void test_ptxas(void **state)
+{
+  (void)state;
+  const char *ptxas = find_tool("ptxas");
+  if (!ptxas) skip();
+  struct ptx_module *m = parse_ok(kernel_text);
+  struct ptx_inst_map map = {0};
+  int rc;
+  char *text = instrument(m, 128, 3, &map, &rc);
+  assert_non_null(text);
+  assert_int_equal(ptxas_text(ptxas, text, "k.ptx"), 0);
+  free(text);
+  ptx_inst_map_release(&map);
+  ptx_module_free(m);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sites),
+      cmocka_unit_test(test_sampling_and_errors),
+      cmocka_unit_test(test_ptxas),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
