@@ -637,10 +637,10 @@ static const struct option options[] = {
   {"max-insns", 0, "N", "warp-instruction budget of the launch (stops\n"
    "runaway kernels; default: 2^17 per thread of\neach block, at least 2^26 per block)",
    set_max_insns, FOR_LAUNCH},
-  {"jobs", 'j', "N", "threads that emulate the blocks and replay\n"
-   "the cache model (1..4096; default: the cores\n"
-   "available); the report and buffers are the\n"
-   "same for every N", set_jobs,
+  {"jobs", 'j', "N", "threads that emulate the blocks (1..4096;\n"
+   "default: the cores available) and, given,\n"
+   "replay the cache model (default 1); the report\n"
+   "and buffers are the same for every N", set_jobs,
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_REPORT)},
   {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
