@@ -407,6 +407,31 @@ static void suggest_indirect(struct cc_insn_stats *s)
   suggest(s, CC_SUGGEST_NONE, text);
 }
 
+/* threadIdx.x already has the unit stride, but the block is narrower than a warp: each
+ * warp holds 32 / blockDim.x pieces of rows (Rodinia's 16x16 blocks: two half-rows of 64
+ * bytes), which sectors at unaligned starts cut further. No permutation helps (x is
+ * already right); a block 32 or more wide in x does (CUDA C Programming Guide, "Device
+ * Memory Accesses": a warp's 32 consecutive words are its ideal). */
+static void suggest_narrow_block(const struct cc_kernel_stats *k, struct cc_insn_stats *s)
+{
+  char text[768], sy[96];
+  uint32_t rows = 32 / k->block[0] ? 32 / k->block[0] : 1;
+  int64_t y = s->addr.tid[1].bytes;
+  in_elements(&s->info, magnitude(y), sy, sizeof sy);
+  snprintf(text, sizeof text,
+           "threadIdx.x already moves the address by one element, but the block is only %"
+           PRIu32 " threads wide in x, so each warp reads %" PRIu32 " pieces of %" PRIu32
+           " elements (threadIdx.y moves the address %" PRId64 " bytes = %s), and a piece "
+           "that does not start on a 32-byte boundary touches one sector more: make "
+           "blockDim.x a multiple of 32 (e.g. %" PRIu32 " x %" PRIu32 " instead of %" PRIu32
+           " x %" PRIu32 ") with the same threads per block, so that a warp reads one "
+           "contiguous run; no permutation of the threads helps",
+           k->block[0], rows, k->block[0], y, sy, 32u,
+           k->block[0] * k->block[1] / 32 ? k->block[0] * k->block[1] / 32 : 1, k->block[0],
+           k->block[1]);
+  suggest(s, CC_SUGGEST_THREAD_GEOMETRY, text);
+}
+
 /* The advice of an uncoalesced global access from its static form (analysis.h,
  * cc_analysis_set_forms); 0 when the form does not decide it (not affine, a stride
  * unknown, threadIdx.x already contiguous) and the dynamic rules apply. */
@@ -419,6 +444,11 @@ static int suggest_from_form(const struct cc_kernel_stats *k, struct cc_insn_sta
   if (s->addr.status == CC_ADDR_NOT_AFFINE && s->addr.kind &&
       strcmp(s->addr.kind, "indirect") == 0) {
     suggest_indirect(s);
+    return 1;
+  }
+  if (s->addr.status == CC_ADDR_AFFINE && cc_analysis_addr_class(s, 0) == CC_ADDR_UNIT &&
+      k->block[0] < 32 && k->block[0] * k->block[1] * k->block[2] > k->block[0]) {
+    suggest_narrow_block(k, s);
     return 1;
   }
   if (s->addr.status != CC_ADDR_AFFINE || cc_analysis_addr_class(s, 0) != CC_ADDR_LARGE)
@@ -508,6 +538,20 @@ static void suggest_global(const struct cc_kernel_stats *k, struct cc_insn_stats
              "remapping of threads makes the accesses contiguous",
              s->stride_max, elems, copies, gap, all);
     suggest(s, CC_SUGGEST_NONE, text);
+    return;
+  }
+  if ((uint64_t)k->grid[1] * k->block[1] == 1 && (uint64_t)k->grid[2] * k->block[2] == 1) {
+    /* a 1-D launch has no other thread index to take x's place (CGO 2015's swap needs
+       one): what covers the gaps is another index, a loop of the thread (PolyBench's
+       triangular row loops, whose bounds the static form cannot follow) or blockIdx */
+    snprintf(text, sizeof text,
+             "lanes of a warp are %" PRIu64 " bytes (%s) apart, though all executions "
+             "together cover contiguous memory; the launch is 1-D, so no other thread index "
+             "can take threadIdx.x's place: hand a loop of the thread to the lanes (loop "
+             "lifting or reduction redistribution, `coalcheck fix --transform "
+             "lift|redistribute`), or store the array transposed", s->stride_max, elems);
+    suggest(s, CC_SUGGEST_LOOP, text);
+    suggest_staging(s, s->stride_max);
     return;
   }
   snprintf(text, sizeof text,

@@ -185,14 +185,15 @@ static int refuse(const struct cc_cuda_model *m, CXCursor at, struct cc_err *err
 
 /* Pads array a into the edits, and says so in out->what; or the reason it may not be. */
 static int pad_one(const struct cc_cuda_model *m, const char *text, struct parray *a,
-                   cc_cuda_edits *ed, struct cc_cuda_pad_result *out, char *why, size_t size)
+                   unsigned elements, int odd_rows, cc_cuda_edits *ed,
+                   struct cc_cuda_pad_result *out, char *why, size_t size)
 {
   long long u = a->elt_bytes > 4 ? a->elt_bytes : 4;
   unsigned b, e, line, col;
   char *name = cc_cuda_spelling(a->decl), repl[320];
   size_t len = strlen(out->what);
   int ok = 0;
-  if (a->row_bytes % u != 0 || (a->row_bytes / u) % 2 != 0)
+  if (a->row_bytes % u != 0 || (!odd_rows && (a->row_bytes / u) % 2 != 0))
     snprintf(why, size, "the rows of %s are %lld bytes, not an even number of %lld-byte "
              "words: no column conflict to pad away", name, a->row_bytes, u);
   else if (!clang_Cursor_isNull(a->bad))
@@ -207,12 +208,13 @@ static int pad_one(const struct cc_cuda_model *m, const char *text, struct parra
     int one = 1; /* a name or a number: `E + 1` needs no parentheses (`a<<1` would) */
     for (unsigned i = b; i < e; i++)
       one &= isalnum((unsigned char)text[i]) || text[i] == '_';
-    snprintf(repl, sizeof repl, one ? "%.*s + 1" : "(%.*s) + 1", (int)(e - b), text + b);
+    snprintf(repl, sizeof repl, one ? "%.*s + %u" : "(%.*s) + %u", (int)(e - b), text + b,
+             elements);
     cc_cuda_edits_add(ed, b, e, repl);
     cc_cuda_tu_linecol(clang_getCursorLocation(a->decl), &line, &col);
     snprintf(out->what + len, sizeof out->what - len, "%s%s: rows of %lld -> %lld bytes "
-             "(line %u)", len ? "; " : "", name, a->row_bytes, a->row_bytes + a->elt_bytes,
-             line);
+             "(line %u)", len ? "; " : "", name, a->row_bytes,
+             a->row_bytes + (long long)elements * a->elt_bytes, line);
     out->npadded++;
   }
   free(name);
@@ -222,6 +224,13 @@ static int pad_one(const struct cc_cuda_model *m, const char *text, struct parra
 int cc_cuda_pad(const char *path, const char *text, size_t len, const char *kernel,
                 const char *const *extra_args, size_t nextra, struct cc_cuda_pad_result *out,
                 struct cc_err *err)
+{
+  return cc_cuda_pad_by(path, text, len, kernel, extra_args, nextra, 1, 0, out, err);
+}
+
+int cc_cuda_pad_by(const char *path, const char *text, size_t len, const char *kernel,
+                   const char *const *extra_args, size_t nextra, unsigned elements,
+                   int odd_rows, struct cc_cuda_pad_result *out, struct cc_err *err)
 {
   struct cc_cuda_model m;
   struct pwalk *w;
@@ -237,7 +246,8 @@ int cc_cuda_pad(const char *path, const char *text, size_t len, const char *kern
   clang_visitChildren(m.fns.data[m.kernel].def, visit, w);
   clang_visitChildren(m.fns.data[m.kernel].def, check_refs, w);
   for (unsigned i = 0; i < w->narrays; i++)
-    if (!pad_one(&m, text, &w->arrays[i], &ed, out, why, sizeof why) && clang_Cursor_isNull(first))
+    if (!pad_one(&m, text, &w->arrays[i], elements, odd_rows, &ed, out, why, sizeof why) &&
+        clang_Cursor_isNull(first))
       first = clang_Cursor_isNull(w->arrays[i].bad) ? w->arrays[i].decl : w->arrays[i].bad;
   if (out->npadded == 0)
     rc = w->narrays == 0

@@ -42,6 +42,17 @@ int cc_cuda_pad(const char *path, const char *text, size_t len, const char *kern
                 const char *const *extra_args, size_t nextra, struct cc_cuda_pad_result *out,
                 struct cc_err *err);
 
+/* cc_cuda_pad with the last dimension padded by `elements` (>= 1) elements, and, when
+ * odd_rows, rows an odd number of words long padded too. Why other paddings: a warp that
+ * spans two rows of a 16-word tile (a 16x16 block) meets itself in rows of 17 words (lane
+ * (0, r) and lane (15, r + 1): 17 * 15 + 1 = 256 words apart, one bank), rows of 18
+ * spread the column read over 32 banks; a warp walking an anti-diagonal of rows of 17
+ * words (stride 16: Rodinia nw) needs rows of 18. The caller measures each and keeps the
+ * fewest wavefronts. cc_cuda_pad is cc_cuda_pad_by(..., 1, 0, ...). Errors as cc_cuda_pad. */
+int cc_cuda_pad_by(const char *path, const char *text, size_t len, const char *kernel,
+                   const char *const *extra_args, size_t nextra, unsigned elements,
+                   int odd_rows, struct cc_cuda_pad_result *out, struct cc_err *err);
+
 /* Frees what r owns and zeroes it; safe on a zeroed struct. */
 void cc_cuda_pad_result_release(struct cc_cuda_pad_result *r);
 

@@ -282,6 +282,7 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
   CXCursor kids[16];
   unsigned n = cc_cuda_children(c, kids, 16);
   struct cc_cuda_scop_decl d;
+  unsigned privates = 0;
   if (n > 16)
     return cc_cuda_scop_refuse(x, c, "a declaration of more than 16 variables%s", "");
   for (unsigned i = 0; i < n; i++) {
@@ -311,9 +312,20 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
       char role[200];
       snprintf(role, sizeof role, "initialiser of %s", name);
       rc = cc_cuda_scop_refuse_affine(x, init[ni - 1], role);
+    } else if (n > 1 && (ni > 0 || privates < i)) {
+      rc = cc_cuda_scop_refuse(x, kids[i], ni > 0 ? "%s, not an affine integer, is declared "
+                               "with other variables and a value; declare it alone"
+                               : "%s, not an affine integer, is declared with variables of "
+                               "another kind; declare it alone", name);
     } else if (n > 1) {
-      rc = cc_cuda_scop_refuse(x, kids[i], "%s, not an affine integer, is declared with other "
-                               "variables; declare it alone", name);
+      /* `float c11, c12, c13;` (PolyBench's filters): private scalars without a value,
+         each declared once at the lifted kernel's top; the declaration prints nowhere */
+      l.kind = CC_CUDA_L_PRIVATE;
+      rc = name_taken(x, name)
+           ? cc_cuda_scop_refuse(x, kids[i], "%s hides another local variable of that name; "
+                                 "rename one (the lifted kernel declares it at its top)", name)
+           : add_private_decl(x, kids[i], name, t);
+      privates++;
     } else {
       /* a private scalar of the thread: declared once, its value a statement */
       l.kind = CC_CUDA_L_PRIVATE;
@@ -331,6 +343,11 @@ static int declaration(struct cc_cuda_ex *x, CXCursor c)
       return rc;
     CC_VEC_PUSH(&x->locals, l);
   }
+  if (privates == n)
+    return CC_OK;
+  if (privates) /* `float s, t; int k;` cannot mix, but `T a, b` with b a counter can */
+    return cc_cuda_scop_refuse(x, c, "a declaration of private scalars and integers%s; declare "
+                               "them apart", "");
   if (!cc_cuda_tu_extent(&x->m->tu, c, &d.b, &d.e) || !cc_cuda_model_whole(x->m, d.b, d.e))
     return cc_cuda_scop_refuse(x, c, "the declaration is partly written by a macro%s", "");
   CC_VEC_PUSH(&x->decls, d);
@@ -384,20 +401,29 @@ static int refers(CXCursor c, const struct cc_cuda_local *l)
          clang_equalCursors(clang_getCursorReferenced(c), l->decl);
 }
 
-/* The increment: i++, ++i, i += 1. */
-static int for_inc(struct cc_cuda_ex *x, CXCursor inc, const struct cc_cuda_local *l)
+/* The increment: i++, ++i, i += C (*step = C), or i--, --i, i -= C (*step = -C), C a
+ * constant 1..1024. */
+static int for_inc(struct cc_cuda_ex *x, CXCursor inc, const struct cc_cuda_local *l,
+                   int64_t *step)
 {
   enum CXCursorKind k = clang_getCursorKind(inc);
   char op[8];
+  *step = 1;
   if (k == CXCursor_UnaryOperator) {
     cc_cuda_scop_unop(x, inc, op, sizeof op);
-    return !strcmp(op, "++") && refers(cc_cuda_first_child(inc), l);
+    *step = !strcmp(op, "--") ? -1 : 1;
+    return (!strcmp(op, "++") || !strcmp(op, "--")) && refers(cc_cuda_first_child(inc), l);
   }
-  if (k == CXCursor_CompoundAssignOperator && cc_cuda_scop_binop(x, inc, op, sizeof op) && !strcmp(op, "+=")) {
+  if (k == CXCursor_CompoundAssignOperator && cc_cuda_scop_binop(x, inc, op, sizeof op) &&
+      (!strcmp(op, "+=") || !strcmp(op, "-="))) {
     CXCursor kids[2];
-    struct cc_cuda_xaff one;
-    return cc_cuda_children(inc, kids, 2) == 2 && refers(kids[0], l) && cc_cuda_scop_eval(x, kids[1], &one) &&
-           cc_cuda_scop_is_const(&one) && one.a.c == 1;
+    struct cc_cuda_xaff c;
+    if (cc_cuda_children(inc, kids, 2) != 2 || !refers(kids[0], l) ||
+        !cc_cuda_scop_eval(x, kids[1], &c) || !cc_cuda_scop_is_const(&c) || c.a.c < 1 ||
+        c.a.c > 1024)
+      return 0;
+    *step = op[0] == '-' ? -c.a.c : c.a.c;
+    return 1;
   }
   return 0;
 }
@@ -431,12 +457,19 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
   x->s->vars[v].line = line;
   x->s->vars[v].column = col;
   l->var = v;
-  /* lo <= i */
+  if (!for_inc(x, kids[2], l, &x->s->vars[v].step))
+    return cc_cuda_scop_refuse(x, kids[2], "the loop step is not a constant of 1 to 1024 "
+                               "(`i++`, `i += 2`, `i--`)%s", "");
+  /* lo <= i counting up, i <= lo counting down */
   cmp = lo;
-  for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
-    cmp.coef[i] = -cmp.coef[i];
-  cmp.c = -cmp.c;
-  cmp.coef[v] += 1;
+  if (x->s->vars[v].step > 0) {
+    for (int i = 0; i < CC_CUDA_SCOP_MAXV; i++)
+      cmp.coef[i] = -cmp.coef[i];
+    cmp.c = -cmp.c;
+    cmp.coef[v] += 1;
+  } else {
+    cmp.coef[v] -= 1;
+  }
   if (!cc_cuda_scop_push_con(x, &cmp))
     return cc_cuda_scop_refuse(x, c, "more than %s constraints", "256");
   cc_cuda_scop_fresh(x);
@@ -450,8 +483,10 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
     if (!cc_cuda_scop_cond(x, cs, 0))
       return cc_cuda_scop_refuse_affine(x, kids[1], "loop bound");
   }
-  if (!for_inc(x, kids[2], l))
-    return cc_cuda_scop_refuse(x, kids[2], "the loop step is not +1 (only unit steps are lifted)%s", "");
+  if (x->s->vars[v].step > 1 || x->s->vars[v].step < -1) {
+    x->s->vars[v].lo = cc_xmalloc(sizeof *x->s->vars[v].lo);
+    *x->s->vars[v].lo = lo;
+  }
   off = 0;
   cc_cuda_tu_off(&x->m->tu, clang_getCursorLocation(c), &off);
   x->loops[x->nloops] = v;
@@ -467,6 +502,21 @@ static int loop(struct cc_cuda_ex *x, CXCursor c)
   x->locals.len = nlocals > x->locals.len ? x->locals.len : nlocals;
   x->visible.len = nvisible;
   return rc;
+}
+
+/* 1 when c is `#pragma unroll [N]` (or another pragma) before a for loop: libclang 14
+ * shows the attributed statement as an UnexposedStmt whose one child is the loop. The
+ * pragma is a hint to nvcc; the lifted code makes its own loops and drops it. */
+static int pragma_loop(struct cc_cuda_ex *x, CXCursor c)
+{
+  CXCursor kids[2];
+  unsigned b, e;
+  const char *t;
+  if (cc_cuda_children(c, kids, 2) != 1 || clang_getCursorKind(kids[0]) != CXCursor_ForStmt ||
+      !cc_cuda_tu_extent(&x->m->tu, c, &b, &e))
+    return 0;
+  t = x->m->tu.text + b;
+  return !strncmp(t, "#pragma", 7) || !strncmp(t, "_Pragma", 7);
 }
 
 static int branch(struct cc_cuda_ex *x, CXCursor c, int top)
@@ -513,7 +563,10 @@ static int walk(struct cc_cuda_ex *x, CXCursor c, int top)
     if (n > 512)
       return cc_cuda_scop_refuse(x, c, "a block of more than %s statements", "512");
     for (unsigned i = 0; i < n && rc == CC_OK; i++)
-      rc = walk(x, kids[i], top ? 1 : 0);
+      /* the kernel's last statement `return;` (Rodinia's invert_mapping) ends nothing */
+      if (!(top == 2 && i + 1 == n && clang_getCursorKind(kids[i]) == CXCursor_ReturnStmt &&
+            cc_cuda_children(kids[i], NULL, 0) == 0))
+        rc = walk(x, kids[i], top ? 1 : 0);
     if (top != 2) { /* the block's declarations end with it (not the kernel body's) */
       x->visible.len = nvisible;
       x->locals.len = nlocals;
@@ -531,6 +584,11 @@ static int walk(struct cc_cuda_ex *x, CXCursor c, int top)
   case CXCursor_BinaryOperator: case CXCursor_CompoundAssignOperator: case CXCursor_CallExpr:
   case CXCursor_UnexposedExpr:
     return statement(x, c);
+  case CXCursor_UnexposedStmt:
+    if (pragma_loop(x, c))
+      return loop(x, cc_cuda_first_child(c));
+    return cc_cuda_scop_refuse(x, c, "a statement libclang does not expose (an attribute or "
+                               "a pragma other than one before a for loop)%s", "");
   default: {
     char *kind = cc_cuda_str(clang_getCursorKindSpelling(k));
     int rc = cc_cuda_scop_refuse(x, c, "a %s", kind);

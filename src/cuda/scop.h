@@ -22,7 +22,9 @@
  *   branch when c is one comparison other than == (its negation is convex);
  *   `if (c) return;` at the body's top level, c one comparison (its negation bounds the
  *   rest);
- * - `for (i = lo; i < hi; i++)` (or <=, ++i, i += 1) with affine bounds;
+ * - `for (i = lo; i < hi; i++)` (or <=, ++i, i += C; counting down: >, >=, i--, --i,
+ *   i -= C; C a constant 1..1024) with affine bounds (a step C > 1 puts i in lo + C k,
+ *   k >= 0, in the domains);
  * - statements `A[e] = ...;` and `A[e] op= ...;` (or `s = ...;`, `s op= ...;` with s a
  *   private scalar) whose every subscript is affine, A a pointer parameter of the
  *   kernel, without calls.
@@ -56,6 +58,9 @@ struct cc_cuda_scop_var {
   char *type;              /* owned: the counter's type spelling when the for declares it,
                               NULL when it is declared before the loop */
   unsigned line, column;   /* the for statement */
+  int64_t step;            /* LOOP: its constant step (`i += 2`: 2, `i--`: -1), never 0 */
+  struct cc_cuda_aff *lo;  /* LOOP with |step| > 1: owned, its start (values lo + k step,
+                              k >= 0) */
 };
 
 /* c + sum coef[v] * var v. */

@@ -13,6 +13,7 @@ void cc_cuda_scop_release(struct cc_cuda_scop *s)
   for (int i = 0; i < s->nvars; i++) {
     free(s->vars[i].name);
     free(s->vars[i].type);
+    free(s->vars[i].lo);
   }
   for (uint32_t i = 0; i < s->nstmts; i++) {
     struct cc_cuda_scop_stmt *st = &s->stmts[i];
@@ -99,6 +100,16 @@ char *cc_cuda_scop_isl_domain(const struct cc_cuda_scop *s, uint32_t i, int nume
     cc_strbuf_printf(b, k ? " and " : " : ");
     put_aff(s, &st->cons[k], numeric, b);
     cc_strbuf_printf(b, " >= 0");
+  }
+  /* a loop of step C > 1 takes the values lo + C k only */
+  for (int k = 0, any = st->ncons > 0; k < st->nloops; k++) {
+    const struct cc_cuda_scop_var *v = &s->vars[st->loops[k]];
+    if ((v->step <= 1 && v->step >= -1) || !v->lo)
+      continue;
+    cc_strbuf_printf(b, "%sexists (__cc_e%d : %s = ", any++ ? " and " : " : ", k, v->name);
+    put_aff(s, v->lo, numeric, b);
+    cc_strbuf_printf(b, " %c %lld __cc_e%d)", v->step < 0 ? '-' : '+',
+                     (long long)(v->step < 0 ? -v->step : v->step), k);
   }
   cc_strbuf_printf(b, " }");
   return sb.s;

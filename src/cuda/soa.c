@@ -15,8 +15,9 @@
 #define MAX_DEPTH 2000
 
 enum use_kind {
-  USE_MEMBER, /* p[e].m, (p + e)->m, p->m: `at` is the member reference */
+  USE_MEMBER, /* p[e].m, (p + e)->m, p->m, q->m: `at` is the member reference */
   USE_GET,    /* S q = p[e]: `at` is the subscript */
+  USE_ALIAS,  /* S *q = p + e; or S *q = &p[e];: `at` is q's declaration */
   USE_ESCAPE  /* anything else: `at` is where, `what` says how */
 };
 
@@ -25,6 +26,7 @@ struct use {
   CXCursor at;
   CXCursor index;      /* the index expression e, or a null cursor (p->m) */
   int constant;        /* e is an integer constant (or absent) */
+  char alias[128];     /* q->m of an element pointer q (USE_ALIAS): q's name, else "" */
   char what[160];      /* USE_ESCAPE */
 };
 
@@ -34,6 +36,7 @@ struct param {
   CXType record;       /* canonical, unqualified view through clang_Type_* */
   int is_const;
   CC_VEC(struct use) uses;
+  CC_VEC(CXCursor) aliases; /* the declarations of USE_ALIAS: pointers to one element */
 };
 
 struct walk {
@@ -138,10 +141,59 @@ static void escape(struct use *u, CXCursor at, const char *fmt, const char *arg)
   snprintf(u->what, sizeof u->what, fmt, arg);
 }
 
-/* How the reference to parameter `name` at the top of the stack is used (soa.h). */
-static struct use classify(const struct walk *w, const char *name)
+/* d (a cursor, maybe null) declares one local `S *q` (the only declarator of its
+ * statement) of p's structure type initialised by the expression on the stack at i + 1. */
+static int element_pointer(const struct walk *w, CXCursor d, unsigned i, CXType record)
 {
-  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 1, ""};
+  CXType t = clang_getCanonicalType(clang_getCursorType(d));
+  CXCursor kids[2];
+  /* the same record, qualifiers aside (libclang 14 cannot drop them from a type) */
+  if (!kind_is(d, CXCursor_VarDecl) || t.kind != CXType_Pointer ||
+      !clang_equalCursors(
+          clang_getTypeDeclaration(clang_getCanonicalType(clang_getPointeeType(t))),
+          clang_getTypeDeclaration(record)) ||
+      i == 0 || !kind_is(w->stack[i - 1], CXCursor_DeclStmt) ||
+      cc_cuda_children(w->stack[i - 1], kids, 2) != 1)
+    return 0;
+  return 1;
+}
+
+/* The declaration above stack position j when it is an element pointer (as above): 1
+ * and *at set, else 0. */
+static int alias_decl(const struct walk *w, unsigned j, CXType record, CXCursor *at)
+{
+  CXCursor d = real_parent(w, &j);
+  if (!element_pointer(w, d, j, record))
+    return 0;
+  *at = d;
+  return 1;
+}
+
+/* How the reference to q, an element pointer of parameter p (`S *q = p + e;`), at the top
+ * of the stack is used: q->m, else an escape (q reassigned, passed, dereferenced whole). */
+static struct use classify_alias(const struct walk *w, const char *q)
+{
+  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 0, "", ""};
+  unsigned i = w->depth - 1;
+  CXCursor a = real_parent(w, &i);
+  if (kind_is(a, CXCursor_MemberRefExpr) && via_first_child(w, i) &&
+      kind_is(clang_getCursorReferenced(a), CXCursor_FieldDecl) &&
+      !unop_is(w->m, real_parent(w, &i), "&")) {
+    u.kind = USE_MEMBER;
+    u.at = a;
+    snprintf(u.alias, sizeof u.alias, "%s", q);
+  } else {
+    escape(&u, clang_getNullCursor(), "%s, a pointer to one element of the array of "
+           "structures, is used other than as q->member (reassigned, passed, a member's "
+           "address taken or the element used whole)", q);
+  }
+  return u;
+}
+
+/* How the reference to parameter `name` at the top of the stack is used (soa.h). */
+static struct use classify(const struct walk *w, const char *name, CXType record)
+{
+  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 1, "", ""};
   unsigned i = w->depth - 1, j;
   CXCursor a = real_parent(w, &i), b;
   if (kind_is(a, CXCursor_ArraySubscriptExpr) && via_first_child(w, i)) {
@@ -158,6 +210,8 @@ static struct use classify(const struct walk *w, const char *name)
                  kind_is(w->stack[j - 2], CXCursor_VarDecl)))) {
       u.kind = USE_GET;
       u.at = a;
+    } else if (unop_is(w->m, b, "&") && alias_decl(w, j, record, &u.at)) {
+      u.kind = USE_ALIAS; /* S *q = &p[e]; */
     } else {
       escape(&u, clang_getNullCursor(), "%s[e] is used whole (written, assigned, passed or its address taken), "
              "not copied into a local `S q = p[e];`", name);
@@ -168,6 +222,10 @@ static struct use classify(const struct walk *w, const char *name)
     b = real_parent(w, &j);
     if (kind_is(b, CXCursor_MemberRefExpr) && via_first_child(w, j)) {
       u.kind = USE_MEMBER;
+      u.at = b;
+      u.index = second_child(a);
+    } else if (element_pointer(w, b, j, record)) {
+      u.kind = USE_ALIAS; /* S *q = p + e; */
       u.at = b;
       u.index = second_child(a);
     } else {
@@ -217,6 +275,17 @@ static struct param *param_of(struct walk *w, CXCursor ref)
   return NULL;
 }
 
+/* The parameter whose element pointer (USE_ALIAS) ref names, or NULL. */
+static struct param *alias_of(struct walk *w, CXCursor ref)
+{
+  CXCursor d = clang_getCursorReferenced(ref);
+  for (size_t i = 0; i < w->params.len; i++)
+    for (size_t k = 0; k < w->params.data[i].aliases.len; k++)
+      if (clang_equalCursors(d, w->params.data[i].aliases.data[k]))
+        return &w->params.data[i];
+  return NULL;
+}
+
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
   struct walk *w = data;
@@ -227,17 +296,34 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
   }
   w->stack[w->depth++] = c;
   if (kind_is(c, CXCursor_DeclRefExpr)) {
-    struct param *p = param_of(w, c);
+    struct param *p = param_of(w, c), *q = p ? NULL : alias_of(w, c);
     if (p) {
       char *name = cc_cuda_spelling(p->decl);
-      struct use u = classify(w, name);
+      struct use u = classify(w, name, p->record);
       free(name);
+      if (u.kind == USE_ALIAS)
+        CC_VEC_PUSH(&p->aliases, u.at);
       CC_VEC_PUSH(&p->uses, u);
+    } else if (q) {
+      char *name = cc_cuda_spelling(clang_getCursorReferenced(c));
+      struct use u = classify_alias(w, name);
+      free(name);
+      CC_VEC_PUSH(&q->uses, u);
     }
   }
   clang_visitChildren(c, visit, w);
   w->depth--;
   return w->too_deep ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* t is declared by the prelude (CUDA's float4, int2, double2, ...: vector types a lane
+ * loads whole in one aligned access, CUDA C Programming Guide, "Built-in Vector Types")
+ * or a system header: not the user's array of structures to relayout. */
+static int vector_type(const struct cc_cuda_model *m, CXType t)
+{
+  enum cc_cuda_where at =
+      cc_cuda_tu_where(&m->tu, clang_getCursorLocation(clang_getTypeDeclaration(t)));
+  return at == CC_CUDA_PRELUDE || at == CC_CUDA_SYSTEM;
 }
 
 /* The kernel's parameters that point to a structure type. */
@@ -252,7 +338,8 @@ static void find_params(struct walk *w, CXCursor def)
       continue;
     t = clang_getCanonicalType(clang_getCursorType(kids[i]));
     pt = clang_getPointeeType(t);
-    if (t.kind == CXType_Pointer && clang_getCanonicalType(pt).kind == CXType_Record) {
+    if (t.kind == CXType_Pointer && clang_getCanonicalType(pt).kind == CXType_Record &&
+        !vector_type(w->m, clang_getCanonicalType(pt))) {
       memset(&p, 0, sizeof p);
       p.decl = kids[i];
       p.index = index;
@@ -448,8 +535,16 @@ static int use_edits(const struct cc_cuda_model *m, const struct cc_cuda_soa_par
                   "rewrite edits the input's bytes: write the access outside the macro", p->name,
                   "");
   }
-  if (!has_index) {
-    snprintf(text, sizeof text, "(*__cc_soa_%s_%s(%s, 0))", p->name, member, p->name);
+  if (u->kind == USE_ALIAS) {
+    /* q keeps the element's index instead of its address: every use of q is q->m */
+    char *q = cc_cuda_spelling(u->at);
+    snprintf(text, sizeof text, "const long long %s = (", q);
+    cc_cuda_edits_add(ed, b, ib, text);
+    cc_cuda_edits_add(ed, ie, e, ")");
+    free(q);
+  } else if (!has_index) {
+    snprintf(text, sizeof text, "(*__cc_soa_%s_%s(%s, %s))", p->name, member, p->name,
+             u->alias[0] ? u->alias : "0");
     cc_cuda_edits_add(ed, b, e, text);
   } else if (u->kind == USE_MEMBER) {
     snprintf(text, sizeof text, "(*__cc_soa_%s_%s(%s, ", p->name, member, p->name);
@@ -533,8 +628,10 @@ static unsigned insert_at(const struct cc_cuda_model *m, CXCursor def)
 
 static void release_walk(struct walk *w)
 {
-  for (size_t i = 0; i < w->params.len; i++)
+  for (size_t i = 0; i < w->params.len; i++) {
     CC_VEC_FREE(&w->params.data[i].uses);
+    CC_VEC_FREE(&w->params.data[i].aliases);
+  }
   CC_VEC_FREE(&w->params);
 }
 

@@ -61,6 +61,9 @@ struct cc_cuda_soa {
  *   (p + e)->m (*__cc_soa_p_m(p, e))
  *   p->m       (*__cc_soa_p_m(p, 0))
  *   S q = p[e];  S q = __cc_soa_p_get(p, e);   (a copy into a local, any type of e)
+ *   S *q = p + e;  or  S *q = &p[e];  const long long q = (e);   (q, a pointer to one
+ *              element declared alone, used only as q->m: Rodinia nn's latLong)
+ *   q->m       (*__cc_soa_p_m(p, q))
  * (right: what it becomes). The helpers, `__device__ __forceinline__` functions computing
  * the address from the buffer's base, are inserted before the kernel; every other byte is
  * unchanged, e included. The kernel keeps its name and parameters.
@@ -68,7 +71,8 @@ struct cc_cuda_soa {
  * Errors: CC_ERR_NO_FIX with the reason (FILE:LINE:COL, the construct, what to do):
  * - p escapes: passed to a function, cast, stored, used in other address arithmetic
  *   (`p + e` not followed by ->m, `p++`), written or read whole elsewhere (`p[e] = q`), a
- *   member's address taken (`&p[e].m`): the message is the advice, the structure of
+ *   member's address taken (`&p[e].m`), an element pointer q used other than as q->m
+ *   (reassigned, passed): the message is the advice, the structure of
  *   arrays to adopt by hand (one array per member with its element type);
  * - S is not plain (a member that is an array, a structure, a bit-field; not POD), an
  *   access lies in a macro expansion, the kernel is a template over S;

@@ -447,10 +447,12 @@ static int dec_addr(struct dec *d, struct dinsn *i, unsigned j, enum ptx_space s
   int local = 0, ok = 1;
   if (o->kind != PTX_OPND_ADDR) return 0;
   i->areg = -1;
+  i->addr32 = 0;
   i->disp = o->imm;
   if (o->reg >= 0) {
     if ((uint32_t)o->reg >= d->f->nregs) return 0;
     i->areg = o->reg;
+    i->addr32 = ptx_type_size(d->f->regs[o->reg].type) == 4;
   }
   if (o->var >= 0) {
     uint64_t a = var_address(d, o, sp, &local, &ok);

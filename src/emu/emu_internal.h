@@ -79,6 +79,9 @@ struct dinsn {
   /* memory operand: address = R[areg] + disp (+ frame local base when disp_local) */
   int32_t areg, areg2;  /* areg2/disp2: cp.async's source address */
   uint8_t disp_local, disp2_local;
+  uint8_t addr32;      /* areg is a 32-bit register: R[areg] + disp wraps modulo 2^32, as
+                          the hardware's 32-bit address arithmetic does (nvcc folds a
+                          negative base into [%r+imm] of .shared) */
   int64_t disp, disp2;
   uint32_t size;       /* bytes per lane accessed (element size x vec) */
   uint32_t slot;       /* access slot in the kernel's insn table, or UINT32_MAX */

@@ -185,9 +185,11 @@ static int deliver(struct run *r, struct warp *w, const struct dinsn *i, uint32_
 
 static uint64_t lane_addr(const struct frame *fr, const struct dinsn *i, unsigned l)
 {
-  uint64_t a = (uint64_t)i->disp + (i->disp_local ? fr->local_base : 0);
+  uint64_t a = (uint64_t)i->disp;
   if (i->areg >= 0) a += reg(fr, i->areg)[l];
-  return a;
+  if (i->addr32)
+    a = (uint32_t)a; /* 32-bit address arithmetic (PTX ISA, "Addresses as Operands") */
+  return a + (i->disp_local ? fr->local_base : 0);
 }
 
 /* The common case of resolve() for all lanes at once: .global (the lanes hit the

@@ -451,7 +451,7 @@ static void explain_remaining(struct cc_fix_plan *p)
 static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
   struct cc_fix_candidate *c = &p->cands[p->chosen];
-  char why[256];
+  char why[256], race[768];
   int rc, same;
   progress(o, "verifying %s in the emulator", cc_fix_perm_name(&c->perm));
   if ((rc = measure_rewritten(o, c, p, &p->after, err)) != CC_OK)
@@ -465,6 +465,13 @@ static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
     snprintf(p->reason, sizeof p->reason, "the permutation %s changes the results of %s (%s): "
              "its atomics run in another order, so the outputs are not bitwise reproducible "
              "and the fix cannot be verified", cc_fix_perm_name(&c->perm), o->kernel_name, why);
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
+  }
+  if (!same && cc_fix_threads_race(o, &p->before, race, sizeof race)) {
+    snprintf(p->reason, sizeof p->reason, "the permutation %s changes the results of %s (%s): "
+             "%s, a race whose outcome depends on the order of the threads, which a "
+             "permutation changes; make the threads independent first",
+             cc_fix_perm_name(&c->perm), o->kernel_name, why, race);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
   if (!same)
@@ -700,6 +707,45 @@ static int choose_final(const struct cc_fix_opts *o, struct cc_fix_plan *p, stru
   return CC_OK;
 }
 
+/* The reason a kernel with excess sectors is coalesced all the same, in reason (n bytes):
+ * every global or local instruction with excess sectors has the verdict "coalesced"
+ * (CGO 2015 Algorithm 1: neighbouring lanes at most the access size apart) and no shared
+ * access has excess wavefronts, so the excess comes from warps whose bytes start off a
+ * 32-byte sector boundary (a stencil's A[i*n + j - 1]): a property of the data's
+ * alignment that no transformation of the threads or loops removes. Returns 0 (reason
+ * untouched) when some excess has another cause. */
+static int misaligned_only(const struct cc_kernel_stats *k, const char *kernel, char *reason,
+                           size_t n)
+{
+  const struct cc_insn_stats *worst = NULL;
+  if (k->totals.wavefronts != k->totals.ideal_wavefronts)
+    return 0;
+  for (size_t i = 0; i < k->n_insns; i++) {
+    const struct cc_insn_stats *s = &k->insns[i];
+    if (s->info.space == CC_SPACE_SHARED || s->excess_sectors == 0)
+      continue;
+    if (s->verdict != CC_VERDICT_COALESCED)
+      return 0;
+    if (!worst || s->excess_sectors > worst->excess_sectors)
+      worst = s;
+  }
+  if (!worst)
+    return 0;
+  cc_fix_setf(reason, n, "%s is already coalesced: every access has neighbouring lanes at most "
+              "its size apart (CGO 2015 Algorithm 1); its %llu excess sectors (%llu, ideal %llu) "
+              "come from warps whose bytes start off a 32-byte sector boundary, the most at "
+              "the %s at %s:%u:%u (%.2f sectors per request, ideal %.2f): an offset of the "
+              "data (a stencil's neighbour, j - 1) that no transformation of threads or loops "
+              "removes; align the rows, or stage the neighbours through shared memory",
+              kernel, (unsigned long long)k->totals.excess_sectors,
+              (unsigned long long)k->totals.sectors, (unsigned long long)k->totals.ideal_sectors,
+              cc_access_kind_name(worst->info.kind),
+              worst->source.file ? worst->source.file : "?", worst->source.line,
+              worst->source.column, (double)worst->sectors / (double)worst->requests,
+              (double)worst->ideal_sectors / (double)worst->requests);
+  return 1;
+}
+
 /* From the original's measurement to a verified plan (or a reason in p->reason): the
  * permutation and the source transformations o->transform selects, then the choice. */
 static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
@@ -721,6 +767,8 @@ static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_er
              "sectors or wavefronts", o->kernel_name, (unsigned long long)b->totals.requests);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
+  if (misaligned_only(b, o->kernel_name, p->reason, sizeof p->reason))
+    return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   if (permute) {
     rc = plan_permute(o, p, err);
     if (rc == CC_ERR_NO_FIX && o->transform == CC_FIX_T_AUTO) {

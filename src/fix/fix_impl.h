@@ -254,6 +254,15 @@ void cc_fix_xcand_release(struct cc_fix_xcand *c);
 typedef int (*cc_fix_xform_fn)(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                                cc_fix_xcands *out, struct cc_err *err);
 
+/* 1 when the threads of kernel o->kernel_name (CUDA C input, launch and parameter values
+ * of before) touch a common element, one writing (a race, decided on the affine subset
+ * with isl, src/fix/poly.c), with "FILE:LINE:COL: threads of kernel K share an element
+ * (ARRAY: ...)" in why (size bytes); 0 when they do not or the kernel is outside the
+ * affine subset (then nothing is known). Used when a fix's outputs differ: a racy
+ * kernel's result depends on the order of its threads, which every fix changes. */
+int cc_fix_threads_race(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                        char *why, size_t size);
+
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                 cc_fix_xcands *out, struct cc_err *err);         /* lift.c */
 int cc_fix_redistribute(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
@@ -282,6 +291,11 @@ struct cc_fix_candidate {
   double gpu_ms;                 /* median kernel time on the GPU, or 0 */
 };
 
+/* One refusal line's reason at most (bytes), and p->refusals: the six transformations of
+ * `--transform auto` (permute, lift, redistribute, tile, soa, pad) with room to spare. */
+#define CC_FIX_REFUSAL_MAX 800
+#define CC_FIX_REFUSALS_MAX (6 * (CC_FIX_REFUSAL_MAX + 24) + 256)
+
 struct cc_fix_plan {
   struct cc_fix_candidate cands[12]; /* cc_fix_perms order, then the same 6 with the block
                                     reshaped; [0] is the original */
@@ -296,7 +310,7 @@ struct cc_fix_plan {
   char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
   struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */
   int verified;                  /* buffers bitwise equal and fewer excess sectors */
-  char reason[1024];             /* no fix: why (one line) */
+  char reason[CC_FIX_REFUSALS_MAX + 256]; /* no fix: why (the refusals, one a line) */
   double gpu_ms_before, gpu_ms_after; int gpu_runs; /* --backend gpu */
   /* the chosen fix, whichever transformation made it: what emit.c, json.c and the
      summary print (the permutation fills these too) */
@@ -307,8 +321,8 @@ struct cc_fix_plan {
   enum cc_fix_compare compare; uint64_t terms; double max_rel;
   cc_fix_xcands x;               /* owned: the source transformations' candidates */
   int xchosen;                   /* index into x, or -1 (the permutation or nothing) */
-  char refusals[2048];           /* each transformation that did not apply, and why, one
-                                    "NAME: reason" a line */
+  char refusals[CC_FIX_REFUSALS_MAX]; /* each transformation that did not apply, and why,
+                                    one "NAME: reason" a line */
   struct cc_fix_measure absrun;  /* the original on |inputs| (cc_fix_reassociation_ok) */
   int have_absrun;
 };
@@ -329,7 +343,10 @@ int cc_fix_xform_run(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct 
 void cc_fix_setf(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Appends the line "name: reason" to p->refusals (cut to fit). */
+/* Appends the line "name: reason" to p->refusals: the reason's runs of white space (a
+ * quoted statement's line breaks and indentation) become one space, and a reason longer
+ * than CC_FIX_REFUSAL_MAX bytes is cut there with "...", so that every transformation's
+ * line fits, the last one (pad) too. */
 void cc_fix_refusal_add(struct cc_fix_plan *p, const char *name, const char *reason);
 
 void cc_fix_plan_release(struct cc_fix_plan *p);

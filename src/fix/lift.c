@@ -70,8 +70,34 @@ static double line_weight(const struct cc_fix_measure *before, unsigned line)
   return w;
 }
 
-/* The paper's objective for variable var as the new t_x: the weighted count of
- * references whose subscript moves by neither 0 nor 1 element when var steps by 1. */
+/* The step of variable var between neighbouring threads when it becomes t_x: a loop's
+ * own step (`j += 2` takes every other value), 1 for a geometry variable. */
+static int64_t var_step(const struct cc_cuda_scop *s, int var)
+{
+  int64_t st = s->vars[var].step < 0 ? -s->vars[var].step : s->vars[var].step;
+  return s->vars[var].kind == CC_CUDA_SV_LOOP && st > 1 ? st : 1;
+}
+
+/* The excess of a warp request whose lanes are stride elements of e bytes apart, from 0
+ * (stride 0 or 1: the ideal sectors) to 1 (a 32-byte sector a lane): (min(32, stride e)
+ * - e) / (32 - e), the sectors a warp of 32 lanes touches beyond the ideal e, over the
+ * worst excess (sm_90's 32-byte sectors; MODELS.md). */
+static double stride_excess(int64_t stride, uint32_t e)
+{
+  double span;
+  if (stride <= 1)
+    return 0;
+  if (e == 0 || e >= 32)
+    return 1;
+  span = (double)stride * e < 32 ? (double)stride * e : 32;
+  return (span - e) / (32.0 - e);
+}
+
+/* The paper's objective for variable var as the new t_x: the references whose subscript
+ * moves by neither 0 nor 1 element between neighbouring threads, weighted by their
+ * requests, each by its excess (stride_excess: 1 for a sector a lane, as the paper's 0/1
+ * count, less for a small stride such as a stepped loop's 2, which still halves what a
+ * warp reads). */
 static double cost(const struct cc_cuda_scop *s, const double *w, int var)
 {
   double c = 0;
@@ -80,12 +106,27 @@ static double cost(const struct cc_cuda_scop *s, const double *w, int var)
     for (uint32_t k = 0; k < s->stmts[i].nacc; k++)
       nmem += !s->stmts[i].acc[k].priv;
     for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
-      int64_t stride = iabs64(s->stmts[i].acc[k].sub.coef[var]);
-      if (!s->stmts[i].acc[k].priv && stride > 1) /* a scalar is a register */
-        c += w[i] / nmem;
+      const struct cc_cuda_scop_access *a = &s->stmts[i].acc[k];
+      int64_t stride = iabs64(a->sub.coef[var]) * var_step(s, var);
+      if (!a->priv) /* a scalar is a register */
+        c += w[i] / nmem * stride_excess(stride, a->elem_bytes);
     }
   }
   return c;
+}
+
+/* 1 when every start of stepped loop var leaves the same remainder modulo its step (the
+ * start's coefficients are multiples of the step), so that threads lo, lo + step, ...
+ * meet every value the loop takes. */
+static int step_aligned(const struct cc_cuda_scop *s, int var)
+{
+  const struct cc_cuda_scop_var *v = &s->vars[var];
+  if (var_step(s, var) == 1)
+    return 1;
+  for (int k = 0; k < CC_CUDA_SCOP_MAXV; k++)
+    if (v->lo->coef[k] % var_step(s, var) != 0)
+      return 0;
+  return 1;
 }
 
 static void place(const struct cc_cuda_scop *s, int var, char *buf, size_t n)
@@ -218,10 +259,18 @@ static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
     nloops++;
     cv = cost(s, w, v);
     place(s, v, at, sizeof at);
+    if (!step_aligned(s, v)) {
+      if (!illegal[0])
+        snprintf(illegal, sizeof illegal, "%s: the loop over %s starts at a value whose "
+                 "remainder modulo its step %lld changes with the thread or an outer loop, so "
+                 "threads %lld values apart from one start would miss iterations", at, s->vars[v].name,
+                 (long long)var_step(s, v), (long long)var_step(s, v));
+      continue;
+    }
     if (!cc_fix_poly_parallel(p, v, lo, why, sizeof why)) {
       if (!illegal[0])
-        snprintf(illegal, sizeof illegal, "%s: the loop over %s carries a dependence (%s)",
-                 at, s->vars[v].name, why);
+        snprintf(illegal, sizeof illegal, "%s: the loop over %s carries a dependence (%s); "
+                 "lifting it would race", at, s->vars[v].name, why);
       continue;
     }
     if (cv < c->cost_g && (c->var < 0 || cv < c->cost)) {
@@ -238,7 +287,7 @@ static void choose(const struct cc_cuda_scop *s, const struct cc_fix_poly *p,
     snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: already coalesced: every access has "
              "stride 0 or 1 along the thread index", s->path, s->line, s->column);
   else if (illegal[0])
-    snprintf(c->refusal, sizeof c->refusal, "%s; lifting it would race", illegal);
+    snprintf(c->refusal, sizeof c->refusal, "%s", illegal);
   else
     snprintf(c->refusal, sizeof c->refusal, "%s:%u:%u: no loop has fewer non-unit-stride "
              "references than the thread index", s->path, s->line, s->column);
@@ -327,6 +376,7 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
   pl.var = l->var;
   pl.pin = lo;
   pl.vname = TX;
+  pl.step = var_step(s, l->var);
   for (int k = 1; k < m->n; k++)
     pl.geo[m->var[k]] = (struct cc_fix_poly_dim){k < 3 ? dim_names[k] : NULL,
                                                  k < 3 ? m->stride[k] : 0};
@@ -344,8 +394,12 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
                      "over %s is thread index x, the old global %s %s %s %s */\n",
                      s->vars[l->var].name, m->n > 2 ? "indices" : "index", old, m->n > 2 ? "are" : "is",
                      to);
-  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX,
-                   block[0], (long long)lo);
+  if (var_step(s, l->var) > 1) /* consecutive threads take consecutive iterations */
+    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) * %lld + (%lld);\n",
+                     TX, block[0], (long long)var_step(s, l->var), (long long)lo);
+  else
+    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX,
+                     block[0], (long long)lo);
   for (int k = 1; k < m->n && k < 3; k++)
     cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.%c * %uu + threadIdx.%c);\n",
                      dim_names[k], "xyz"[k], block[k], "xyz"[k]);
@@ -368,7 +422,7 @@ static int thread_dims(const struct cc_cuda_scop *s, const struct cc_fix_poly *p
 {
   memset(m, 0, sizeof *m);
   m->var[0] = var;
-  m->ext[0] = (uint64_t)(hi - lo + 1);
+  m->ext[0] = (uint64_t)((hi - lo) / var_step(s, var) + 1);
   m->n = 1;
   for (int d = 0; d < s->ngeo; d++) {
     int64_t glo, ghi;
@@ -401,10 +455,14 @@ static void describe(const struct cc_cuda_scop *s, const struct dims *m, int var
     snprintf(text, sizeof text, "the global index %c of kernel %.40s (%.120s) made thread "
              "index x (%lld..%lld), the old %s %s moved to %s", "xyz"[var], kernel, at,
              (long long)lo, (long long)hi, which, old, to);
-  else
+  else {
+    char step[40] = "";
+    if (var_step(s, var) > 1)
+      snprintf(step, sizeof step, ", step %lld", (long long)var_step(s, var));
     snprintf(text, sizeof text, "the loop over %.40s at %.120s lifted into thread index x "
-             "(%lld..%lld), the old %s %s moved to %s", s->vars[var].name, at,
-             (long long)lo, (long long)hi, which, old, to);
+             "(%lld..%lld%s), the old %s %s moved to %s", s->vars[var].name, at,
+             (long long)lo, (long long)hi, step, which, old, to);
+  }
   /* a description longer than buf is cut there: it is read, not parsed */
   len = strlen(text);
   if (len >= size)
@@ -468,7 +526,8 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   c.transform = "lift";
   describe(s, &m, ch.var, o->kernel_name, at, lo, hi, c.what, sizeof c.what);
   snprintf(c.why, sizeof c.why, "references with a non-unit stride along x, weighted by "
-           "their requests: %.0f before, %.0f after (CGO 2015 Sec. 4.3)", ch.cost_g, ch.cost);
+           "their requests and their excess sectors: %.0f before, %.0f after (CGO 2015 Sec. "
+           "4.3)", ch.cost_g, ch.cost);
   c.compare = CC_FIX_COMPARE_BITWISE;
   {
     char note[256];
@@ -479,6 +538,29 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   }
   CC_VEC_PUSH(out, c);
   return CC_OK;
+}
+
+int cc_fix_threads_race(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                        char *why, size_t size)
+{
+  struct cc_cuda_scop s;
+  struct cc_fix_poly *p = NULL;
+  struct cc_err err = {CC_OK, ""};
+  char what[512] = "";
+  int race = 0;
+  if (!o->input_is_cuda ||
+      cc_cuda_scop_extract(o->input, o->input_text, o->input_len, o->kernel_name, o->grid,
+                           o->block, before->param_values, before->param_known,
+                           before->nparams, o->clang_args, o->nclang_args, &s, &err) != CC_OK)
+    return 0;
+  if (cc_fix_poly_build(&s, &p, &err) == CC_OK && !cc_fix_poly_parallel(p, -1, 0, what, sizeof what)) {
+    snprintf(why, size, "%s:%u:%u: threads of kernel %s share an element (%s)", s.path, s.line,
+             s.column, o->kernel_name, what);
+    race = 1;
+  }
+  cc_fix_poly_free(p);
+  cc_cuda_scop_release(&s);
+  return race;
 }
 
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,

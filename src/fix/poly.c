@@ -53,6 +53,49 @@ static void put_geo(struct cc_strbuf *f, const struct cc_cuda_scop *s)
     cc_strbuf_printf(f, "%sa%d", d ? ", " : "", d);
 }
 
+/* ---- statements replicated in every thread of a lifted loop ---- */
+
+/* 1 when private scalar name is written by no statement inside the loop var (a loop):
+ * each thread of the lifted kernel may then hold its own copy, since every write the
+ * loop's iterations see comes from outside the loop, which each thread replays. */
+static int private_outside(const struct cc_cuda_scop *s, const char *name, int var)
+{
+  int priv = 0;
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
+      const struct cc_cuda_scop_access *a = &s->stmts[i].acc[k];
+      if (!strcmp(a->array, name)) {
+        if (!a->priv)
+          return 0;
+        priv = 1;
+        if (a->write && var_pos(s, i, var) >= 0)
+          return 0;
+      }
+    }
+  return priv;
+}
+
+/* 1 when statement i, outside the loop var, writes only private scalars that the loop
+ * does not write (`float c = 0.25f;`, `float xi = x[i];` before the loop): every thread of
+ * the lifted kernel runs it, so the loop's iterations, now threads, each see the value
+ * their original thread saw; its reads count as made at every value of var (a write to
+ * them inside the loop is then a dependence between threads, refused). Running it in
+ * more threads writes no memory. */
+static int replicated(const struct cc_cuda_scop *s, uint32_t i, int var)
+{
+  const struct cc_cuda_scop_stmt *st = &s->stmts[i];
+  int writes = 0;
+  if (var < s->ngeo || var_pos(s, i, var) >= 0)
+    return 0;
+  for (uint32_t k = 0; k < st->nacc; k++)
+    if (st->acc[k].write) {
+      if (!st->acc[k].priv || !private_outside(s, st->acc[k].array, var))
+        return 0;
+      writes = 1;
+    }
+  return writes;
+}
+
 /* ---- building ---- */
 
 static int add_array(struct cc_fix_poly *p, const char *name)
@@ -153,6 +196,8 @@ static isl_union_map *threads(const struct cc_fix_poly *p, int var, int64_t pin)
     put_geo(f, s);
     if (var < s->ngeo)
       cc_strbuf_printf(f, "] }");
+    else if (pos < 0 && replicated(s, i, var))
+      cc_strbuf_printf(f, ", r] }");
     else if (pos < 0)
       cc_strbuf_printf(f, ", %lld] }", (long long)pin);
     else
@@ -189,8 +234,11 @@ int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char
     strcat(zs, ", 0");
   strcat(zs, "] }");
   for (uint32_t a = 0; a < p->narrays && ok; a++) {
-    isl_union_map *d = dependences(p, p->arrays[a]);
+    isl_union_map *d;
     isl_union_set *delta, *zero;
+    if (var >= ng && private_outside(p->s, p->arrays[a], var))
+      continue; /* a copy per thread: its writers are replicated */
+    d = dependences(p, p->arrays[a]);
     d = isl_union_map_apply_domain(d, isl_union_map_copy(t));
     d = isl_union_map_apply_range(d, isl_union_map_copy(t));
     delta = isl_union_map_deltas(d);
@@ -291,7 +339,9 @@ static isl_set *codegen_domain(const struct cc_fix_poly *p, uint32_t i,
     else
       cc_strbuf_printf(f, "a%d = %s and ", g, l->geo[g].name);
   }
-  if (pos < 0)
+  if (pos < 0 && replicated(p->s, i, l->var))
+    cc_strbuf_printf(f, "%s = %s }", l->vname, l->vname); /* every thread runs it */
+  else if (pos < 0)
     cc_strbuf_printf(f, "%s = %lld }", l->vname, (long long)l->pin);
   else
     cc_strbuf_printf(f, "a%d = %s }", pos, l->vname);
@@ -317,8 +367,8 @@ static isl_map *codegen_schedule(const struct cc_fix_poly *p, uint32_t i,
       cc_strbuf_printf(f, "%sa%d", n++ ? ", " : "", g);
   for (int k = 0; k <= st->nloops; k++) {
     cc_strbuf_printf(f, "%s%u", n++ ? ", " : "", st->beta[k]);
-    if (k < st->nloops && st->loops[k] != l->var)
-      cc_strbuf_printf(f, ", a%d", ng + k), n++;
+    if (k < st->nloops && st->loops[k] != l->var) /* a loop counting down runs so */
+      cc_strbuf_printf(f, ", %sa%d", p->s->vars[st->loops[k]].step < 0 ? "-" : "", ng + k), n++;
   }
   for (; n < width; n++)
     cc_strbuf_printf(f, ", 0");
@@ -540,7 +590,8 @@ static void print_node(struct printer *pr, isl_ast_node *n, int ind)
 }
 
 /* What the generated code may assume: for a strided geometry variable, 0 <= its thread
- * index < its stride (the thread's first value), so that its loop starts there. */
+ * index < its stride (the thread's first value), so that its loop starts there; for a
+ * stepped loop made x, that x is pin + a multiple of the step. */
 static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix_poly_lift *l)
 {
   struct cc_strbuf sb = {0}, *f = &sb;
@@ -549,6 +600,8 @@ static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix
   for (int g = 0; g < p->s->ngeo; g++)
     if (g != l->var && l->geo[g].name && l->geo[g].stride)
       cc_strbuf_printf(f, "%s%s", n++ ? ", " : "[", l->geo[g].name);
+  if (l->step > 1)
+    cc_strbuf_printf(f, "%s%s", n++ ? ", " : "[", l->vname);
   if (!n)
     return isl_set_universe(isl_space_params_alloc(p->ctx, 0));
   cc_strbuf_printf(f, "] -> { : ");
@@ -557,6 +610,10 @@ static isl_set *codegen_context(const struct cc_fix_poly *p, const struct cc_fix
     if (g != l->var && l->geo[g].name && l->geo[g].stride)
       cc_strbuf_printf(f, "%s0 <= %s < %lld", n++ ? " and " : "", l->geo[g].name,
                        (long long)l->geo[g].stride);
+  /* a stepped loop's thread index takes its values only (lift.c defines it so) */
+  if (l->step > 1)
+    cc_strbuf_printf(f, "%sexists (__cc_k : %s = %lld + %lld __cc_k)", n++ ? " and " : "",
+                     l->vname, (long long)l->pin, (long long)l->step);
   cc_strbuf_printf(f, " }");
   c = isl_set_read_from_str(p->ctx, sb.s);
   free(sb.s);

@@ -60,6 +60,7 @@ struct cc_fix_poly_lift {
                               a geometry variable other than g_x (the geometry permuted) */
   int64_t pin;             /* the value of var whose thread runs the statements outside it */
   const char *vname;       /* the C name of var's thread index (x) */
+  int64_t step;            /* var's values are pin + step k (a loop's `+= step`); 0 or 1: all */
   struct cc_fix_poly_dim geo[3]; /* each geometry variable other than var */
 };
 

@@ -5,6 +5,7 @@
  * fix_impl.h. */
 #include "fix/fix_impl.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +59,34 @@ void cc_fix_setf(char *dst, size_t size, const char *fmt, ...)
   va_end(ap);
 }
 
+/* reason with each run of white space made one space, cut to CC_FIX_REFUSAL_MAX bytes
+ * ("..." ending a cut one), into buf (CC_FIX_REFUSAL_MAX + 4 bytes) */
+static void one_line(const char *reason, char *buf)
+{
+  size_t n = 0;
+  const char *s = reason;
+  for (; *s && n < CC_FIX_REFUSAL_MAX; s++) {
+    if (isspace((unsigned char)*s)) {
+      if (n > 0 && buf[n - 1] == ' ')
+        continue;
+      buf[n++] = ' ';
+    } else {
+      buf[n++] = *s;
+    }
+  }
+  if (*s)
+    memcpy(buf + n - 3, "...", 3);
+  buf[n] = '\0';
+}
+
 void cc_fix_refusal_add(struct cc_fix_plan *p, const char *name, const char *reason)
 {
+  char line[CC_FIX_REFUSAL_MAX + 4];
   size_t len = strlen(p->refusals);
+  one_line(reason, line);
   if (len + 8 < sizeof p->refusals)
     cc_fix_setf(p->refusals + len, sizeof p->refusals - len, "%s%s: %s", len ? "\n" : "",
-                name, reason);
+                name, line);
 }
 
 /* Emulates candidate c into c->run: compiled by the caller's nvcc, the kernel found by
@@ -138,7 +161,7 @@ static int judge(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_f
 {
   const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
                                *a = cc_fix_measure_kernel(&c->run);
-  char why[512];
+  char why[512], race[768];
   int same, rc;
   c->measured = 1;
   c->sectors = a->totals.sectors;
@@ -155,6 +178,12 @@ static int judge(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_f
   if (!same && cc_fix_uses_atomics(o->module, o->kernel)) {
     cc_fix_setf(c->failure, sizeof c->failure, "its results differ (%s), and the kernel's "
              "atomics may run in another order: not verifiable", why);
+    return CC_OK;
+  }
+  if (!same && cc_fix_threads_race(o, &p->before, race, sizeof race)) {
+    cc_fix_setf(c->failure, sizeof c->failure, "its results differ (%s): %s, a race whose "
+                "outcome depends on the order of the threads, which the fix changes", why,
+                race);
     return CC_OK;
   }
   if (!same)

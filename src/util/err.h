@@ -36,7 +36,9 @@ enum cc_status {
   CC_ERR_INTERNAL = 70    /* a bug in coalcheck */
 };
 
-#define CC_ERR_MSG_MAX 2048
+/* 8 KiB: `coalcheck fix --transform auto` joins one refusal a transformation, six lines
+ * of up to CC_FIX_REFUSAL_MAX bytes each (src/fix), and must not cut the last ones off */
+#define CC_ERR_MSG_MAX 8192
 
 /* An error: a status and a human-readable message. A zeroed struct means "no error". */
 struct cc_err {

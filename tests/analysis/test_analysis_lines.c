@@ -80,8 +80,10 @@ static int has(const struct cc_insn_stats *s, enum cc_suggestion_kind kind)
  * One copy: lanes 64 bytes apart -> 32 sectors per request (ideal 4), 4 records: 128 / 16;
  * max stride 64 > 4: uncoalesced. Its footprint {64 r + 16 i + 4 j} has gaps of 16:
  * all_stride 16 > 4, not all coalescable on its own. The four copies together hold every
- * float of the 32 x 16 matrix: line_all_stride 4 <= 4 -> the advice is thread-geometry
- * (and, loads, shared-memory), not "none". The lone load of line 21 keeps its gaps of 16:
+ * float of the 32 x 16 matrix: line_all_stride 4 <= 4 -> a remapping can coalesce it, not
+ * "none"; the launch is 1-D (32 x 1 x 1), so no thread index can take x's place and the
+ * advice is the loop's (lifting, redistribution), not thread-geometry (and, loads,
+ * shared-memory). The lone load of line 21 keeps its gaps of 16:
  * line_all_stride 16, one instruction, "none" naming 16 bytes. No layout advice: the
  * lane stride is 64, but each footprint's granularity is 16 (64 does not divide it: the
  * addresses are not at one offset modulo 64). */
@@ -112,7 +114,8 @@ static void test_unrolled_copies(void **state)
     assert_true(s->line_all_coalescable);
     assert_int_equal(s->line_insns, 4);
     assert_int_equal(s->lane_stride, 64);
-    assert_true(has(s, CC_SUGGEST_THREAD_GEOMETRY));
+    assert_true(has(s, CC_SUGGEST_LOOP));
+    assert_false(has(s, CC_SUGGEST_THREAD_GEOMETRY));
     assert_true(has(s, CC_SUGGEST_SHARED_MEMORY));
     assert_false(has(s, CC_SUGGEST_NONE));
     assert_false(has(s, CC_SUGGEST_LAYOUT));
@@ -148,7 +151,8 @@ static void test_unrolled_copies(void **state)
  * i = 0..3: addresses base + 32 r + 8 i + 4 j. One copy's footprint has gaps of 8:
  * all_stride 8. The four loads share line, kind, space and size, but A's and B's
  * address ranges [base, base + 1020] do not overlap: two references of 2 copies each,
- * each covering its whole array: line_all_stride 4, thread-geometry advice. (One group
+ * each covering its whole array: line_all_stride 4, a remapping can coalesce it; the launch
+ * is 1-D, so the advice is the loop's, not thread-geometry (no y to swap with). (One group
  * of four would leave the gap between the arrays, 0x20000 - 0x103fc = 64516 bytes.) */
 static void test_two_arrays_one_line(void **state)
 {
@@ -171,7 +175,7 @@ static void test_two_arrays_one_line(void **state)
     assert_int_equal(s->all_stride, 8);
     assert_int_equal(s->line_insns, 2);
     assert_int_equal(s->line_all_stride, 4);
-    assert_true(has(s, CC_SUGGEST_THREAD_GEOMETRY));
+    assert_true(has(s, CC_SUGGEST_LOOP));
     assert_false(has(s, CC_SUGGEST_NONE));
   }
   /* one line in the per-line sums: 4 instructions x 4 records */

@@ -100,6 +100,49 @@ static void test_covariance(void **state)
   cc_cuda_scop_release(&s);
 }
 
+/* A loop of step 2 from 1 (a red-black half sweep): its values are 1 + 2 k, in the
+ * domain as an existential (m = 8 by value in the numeric form). */
+static void test_stepped_loop(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, int m) {\n"
+    "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 1; j < m - 1; j += 2)\n"
+    "    A[g * m + j] = 0.0f;\n"
+    "}\n";
+  static const int64_t vals[2] = {0, 8};
+  static const uint8_t known[2] = {0, 1};
+  struct cc_cuda_scop s;
+  extract(*state, text, "k", vals, known, 2, &s);
+  assert_int_equal(s.nstmts, 1);
+  assert_int_equal(s.vars[s.stmts[0].loops[0]].step, 2);
+  expect_str(cc_cuda_scop_isl_domain(&s, 0, 1),
+             "{ S0[__cc_g, j] : __cc_g >= 0 and -__cc_g + 63 >= 0 and j - 1 >= 0 and "
+             "-j + 6 >= 0 and exists (__cc_e0 : j = 1 + 2 __cc_e0) }");
+  cc_cuda_scop_release(&s);
+}
+
+/* Counting down by 2 from m - 2 = 6 while j >= 1: j <= 6 (the start bounds from above),
+ * j >= 1, and j = 6 - 2 k. */
+static void test_loop_counting_down(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, int m) {\n"
+    "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = m - 2; j >= 1; j -= 2)\n"
+    "    A[g * m + j] = 0.0f;\n"
+    "}\n";
+  static const int64_t vals[2] = {0, 8};
+  static const uint8_t known[2] = {0, 1};
+  struct cc_cuda_scop s;
+  extract(*state, text, "k", vals, known, 2, &s);
+  assert_int_equal(s.vars[s.stmts[0].loops[0]].step, -2);
+  expect_str(cc_cuda_scop_isl_domain(&s, 0, 1),
+             "{ S0[__cc_g, j] : __cc_g >= 0 and -__cc_g + 63 >= 0 and -j + 6 >= 0 and "
+             "j - 1 >= 0 and exists (__cc_e0 : j = 6 - 2 __cc_e0) }");
+  cc_cuda_scop_release(&s);
+}
+
 /* A sum in a register, declared inside the loop over j: a private scalar indexed by g
  * and j (a fresh copy per iteration), its declaration the statement `s = 0.0f`. */
 static void test_private_scalar(void **state)
@@ -215,8 +258,8 @@ static void test_refusals(void **state)
                  "`IDX(tx, 0)` in the subscript is not affine: its operator is written in a "
                  "macro's body");
   expect_refusal(*state, "  A[tx * tx] = 1.0f;\n", "3:5", "the subscript `tx * tx` is not affine");
-  expect_refusal(*state, "  for (int i = 0; i < N; i += 2) A[i] = 0;\n", "3:26",
-                 "the loop step is not +1");
+  expect_refusal(*state, "  for (int i = 0; i < N; i += tx) A[i] = 0;\n", "3:26",
+                 "the loop step is not a constant of 1 to 1024");
   expect_refusal(*state, "  tx = 0;\n  A[tx] = 1.0f;\n", "3:3",
                  "the statement `tx = 0` assigns an integer that is an affine value or a loop "
                  "counter");
@@ -285,6 +328,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_covariance, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_return_guard, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_else, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_stepped_loop, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_loop_counting_down, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_private_scalar, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
   };

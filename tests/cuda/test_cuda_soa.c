@@ -160,6 +160,45 @@ static void test_constant_index_and_padding(void **state)
   cc_cuda_soa_release(&r);
 }
 
+/* A local pointer to the thread's element (Rodinia nn's `LatLong *latLong = d_locations +
+ * globalId;`), by `p + e` or `&p[e]`, used only as q->m: q keeps the element's index
+ * instead, and q->m becomes the member's helper at that index. A pointer reassigned
+ * (q++) escapes, named. */
+static void test_element_pointer(void **state)
+{
+  static const char in[] =
+    "struct ll { float lat, lng; };\n"
+    "__global__ void euclid(ll *d, float *o, int n)\n"
+    "{\n"
+    "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  ll *q = d + g;\n"
+    "  const ll *r = &d[g];\n"
+    "  if (g < n) o[g] = q->lat - r->lng;\n"
+    "}\n"
+    "__global__ void walk(ll *d, float *o)\n"                                    /* 9 */
+    "{ int g = threadIdx.x; ll *q = d + g; q++; o[g] = q->lat; }\n";          /* 10 */
+  struct fixture *f = *state;
+  struct cc_cuda_soa r;
+  struct cc_err err;
+  char want[256];
+  int rc = soa(f, "nn.cu", in, "euclid", &r, &err);
+  if (rc != CC_OK)
+    fail_msg("euclid: rc %d: %s", rc, err.msg);
+  assert_non_null(strstr(r.text, "  const long long q = (g);\n"));
+  assert_non_null(strstr(r.text, "  const long long r = (g);\n"));
+  assert_non_null(strstr(r.text, "  if (g < n) o[g] = (*__cc_soa_d_lat(d, q)) - "
+                                 "(*__cc_soa_d_lng(d, r));\n"));
+  assert_int_equal(r.nparams, 1);
+  assert_int_equal(r.params[0].accesses, 4); /* two declarations, two members */
+  cc_cuda_soa_release(&r);
+  rc = soa(f, "nn.cu", in, "walk", &r, &err);
+  /* column 39: the q of `q++` */
+  snprintf(want, sizeof want, "nn.cu:10:39: q, a pointer to one element");
+  if (rc != CC_ERR_NO_FIX || !strstr(err.msg, want))
+    fail_msg("walk: rc %d, message '%s'; want '%s'", rc, err.msg, want);
+  assert_null(r.text);
+}
+
 /* Each refusal: exit code CC_ERR_NO_FIX, the place (line:column of the escaping use, by
  * counting the inline text's bytes) and the construct. */
 static void test_refusals(void **state)
@@ -182,7 +221,9 @@ static void test_refusals(void **state)
     "struct R { float x; __device__ float f() const { return x; } };\n"            /* 15 */
     "__global__ void k11(R *p, float *o) { int i = threadIdx.x; o[i] = p[i].f(); }\n"
     "struct C { const float x; float y; };\n"                                      /* 17 */
-    "__global__ void k12(C *p, float *o) { int i = threadIdx.x; o[i] = p[i].y; }\n";
+    "__global__ void k12(C *p, float *o) { int i = threadIdx.x; o[i] = p[i].y; }\n"
+    /* CUDA's vector types are loaded whole by a lane: not an array of structures */
+    "__global__ void k13(float4 *p, float *o) { int i = threadIdx.x; p[i] = make_float4(1, 2, 3, 4); o[i] = p[i].x; }\n";
   static const struct {
     const char *kernel, *place, *what;
   } cases[] = {
@@ -199,6 +240,7 @@ static void test_refusals(void **state)
     {"k10", ":14:60: p is used other than as p[e].member", "escapes kernel k10"},
     {"k11", ":16:67: a member function of p[e] is called", "float *x"},
     {"k12", ":17:24: member x of C is const", "scalar members only"},
+    {"k13", ": kernel k13 has no parameter pointing to an array of structures", "nothing"},
   };
   struct fixture *f = *state;
   const char *path = put(f, "esc.cu", in);
@@ -223,6 +265,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_constant_index_and_padding, fixture_setup,
                                     fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_element_pointer, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();
   return cmocka_run_group_tests(tests, NULL, NULL);

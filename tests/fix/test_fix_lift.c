@@ -254,6 +254,96 @@ static void test_grid_limit_2d(void **state)
   release(&v);
 }
 
+/* A private scalar written before the loop and only read in it (PolyBench's filter
+ * constants, declared together without a value, and a hoisted load `float xi = x[t]`):
+ * its statements are replayed by every thread of the lifted kernel, so j is legal (its
+ * iterations touch A[t*n + j], distinct) and is x. Each replayed statement carries no
+ * constraint on __cc_tx: its guard is the launch's (0 <= g <= 63) alone, printed before
+ * the loop's guard `__cc_tx >= 0`. */
+static void test_replicated_privates(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, const float *x, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  float c1, c2;\n"
+    "  c1 = 0.25f; c2 = 0.5f;\n"
+    "  float xi = x[t];\n"
+    "  for (int j = 0; j < n; j++)\n"
+    "    A[t * n + j] = c1 * A[t * n + j] + c2 * xi;\n"
+    "}\n";
+  int64_t vals[3] = {0, 0, 64};
+  uint8_t known[3] = {0, 0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  const char *decl, *c1, *loop;
+  (void)state;
+  if (lift(text, "k", grid2, block32, vals, known, 3, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].what, "the loop over j at k.cu:6:3"));
+  decl = strstr(v.data[0].text, "  float c1;\n  float c2;\n  float xi;\n");
+  c1 = strstr(v.data[0].text, "c1 = 0.25f;");
+  loop = strstr(v.data[0].text, "int j = __cc_tx;");
+  assert_non_null(decl);
+  assert_non_null(c1);
+  assert_non_null(strstr(v.data[0].text, "xi = x[t];"));
+  assert_non_null(loop);
+  assert_true(decl < c1 && c1 < loop);
+  release(&v);
+}
+
+/* `#pragma unroll 4` before the loop (a hint to nvcc, common in real kernels): the loop is
+ * extracted as any other, lifted, and the generated code drops the pragma. */
+static void test_pragma_unroll(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "#pragma unroll 4\n"
+    "  for (int j = 0; j < n; j++)\n"
+    "    A[t * n + j] = 1.0f;\n"
+    "}\n";
+  int64_t vals[2] = {0, 64};
+  uint8_t known[2] = {0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].what, "the loop over j at k.cu:4:3"));
+  assert_null(strstr(v.data[0].text + strlen("__global__"), "#pragma"));
+  release(&v);
+}
+
+/* A backward recurrence over rows i (i = n - 2 down to 0, X[i] from the updated
+ * X[i + 1]) with a parallel loop over columns j: j is lifted (no dependence between
+ * columns), i stays a loop and must still count down: the schedule runs it over -i, so
+ * the generated loop goes up over __cc_c1 = -i from -(n - 2) to 0. */
+static void test_counting_down_kept(void **state)
+{
+  static const char text[] =
+    "__global__ void k(float *X, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int i = n - 2; i >= 0; i--)\n"
+    "    for (int j = 0; j < n; j++)\n"
+    "      X[(t * n + i) * n + j] -= 0.5f * X[(t * n + i + 1) * n + j];\n"
+    "}\n";
+  int64_t vals[2] = {0, 32};
+  uint8_t known[2] = {0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  (void)state;
+  if (lift(text, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].what, "the loop over j at k.cu:4:5"));
+  assert_non_null(strstr(v.data[0].text, "for (int __cc_c1 = ((-n) + 2); (__cc_c1 <= 0); "
+                                         "__cc_c1 += 1)"));
+  assert_non_null(strstr(v.data[0].text, "int i = (-__cc_c1);"));
+  release(&v);
+}
+
 /* Expects cc_fix_lift to refuse text with a message starting with want. */
 static void expect_refusal(const char *text, const char *k, int64_t *vals, uint8_t *known,
                            uint32_t n, int is_cuda, const char *want)
@@ -295,6 +385,25 @@ static void test_refusals(void **state)
                  "    out[0] += in[t * n + i];\n"
                  "}\n", "k", vals, known, 3, 1,
                  "k.cu:1:17: threads of kernel k share an element");
+  /* the value read before the loop is an element the loop writes (iteration 5): the
+     replayed read in thread j = 6 would race with thread 5's write */
+  expect_refusal("__global__ void k(float *A, const float *x, int n) {\n"
+                 "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  float a5 = A[t * n + 5];\n"
+                 "  for (int j = 0; j < n; j++)\n"
+                 "    A[t * n + j] = A[t * n + j] * a5;\n"
+                 "}\n", "k", vals, known, 3, 1,
+                 "k.cu:4:3: the loop over j carries a dependence (A: two instances 0 "
+                 "threads and ");
+  /* a sum the loop accumulates is not replayed: its first value is set once */
+  expect_refusal("__global__ void k(float *out, const float *in, int n) {\n"
+                 "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  float s = 0;\n"
+                 "  for (int i = 0; i < n; i++)\n"
+                 "    s += in[t * n + i];\n"
+                 "  out[t] = s;\n"
+                 "}\n", "k", vals, known, 3, 1,
+                 "k.cu:4:3: the loop over i carries a dependence (s: ");
   /* a barrier, with its place */
   expect_refusal("__global__ void k(float *out, const float *in, int n) {\n"
                  "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -431,6 +540,9 @@ int main(void)
     cmocka_unit_test(test_choice_of_loop),
     cmocka_unit_test(test_grid_limit_loop),
     cmocka_unit_test(test_grid_limit_2d),
+    cmocka_unit_test(test_replicated_privates),
+    cmocka_unit_test(test_pragma_unroll),
+    cmocka_unit_test(test_counting_down_kept),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_listing3_emulated),
   };

@@ -11,3 +11,12 @@ int cc_cuda_pad(const char *path, const char *text, size_t len, const char *kern
   return cc_err_set(err, CC_ERR_TOOL, "cannot parse %s: coalcheck was built without "
                     "libclang; install libclang-dev (scripts/setup.sh) and rebuild", path);
 }
+
+int cc_cuda_pad_by(const char *path, const char *text, size_t len, const char *kernel,
+                   const char *const *extra_args, size_t nextra, unsigned elements,
+                   int odd_rows, struct cc_cuda_pad_result *out, struct cc_err *err)
+{
+  (void)elements;
+  (void)odd_rows;
+  return cc_cuda_pad(path, text, len, kernel, extra_args, nextra, out, err);
+}
