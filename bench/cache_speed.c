@@ -2,8 +2,11 @@
  * access pattern, on one core, and the memory the model holds. Built and run by
  * bench/cache_speed.sh.
  *
- * usage: cache_speed [RECORDS] [DEVICE-SPEC] [PATTERN]
- *   (default 16777216 records per pattern, h100, every pattern)
+ * usage: cache_speed [RECORDS] [DEVICE-SPEC] [PATTERN] [JOBS]
+ *   (default 16777216 records per pattern, h100, every pattern ("all"), 1 thread)
+ * With JOBS > 1 the model replays on JOBS threads (cc_cache_set_jobs) and the rate
+ * divides by wall time (the threads' CPU time is not this thread's); with 1, by this
+ * thread's CPU time.
  *
  * Patterns: bench/patterns.h (one warp record per warp-level memory instruction, 32
  * lanes, 4-byte floats), CTAs of 256 threads dispatched over the device's SMs: copy (a
@@ -24,11 +27,12 @@
 
 #define CHUNK 4096
 
-/* CPU time of this thread: the machine may be shared, wall time would count the others */
-static double now(void)
+/* CPU time of this thread (the machine may be shared, wall time would count the others),
+ * or wall time when the replay runs on several threads */
+static double now(int wall)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -42,7 +46,8 @@ int main(int argc, char **argv)
 {
   uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 16777216ull;
   const char *spec = argc > 2 ? argv[2] : "h100";
-  const char *only = argc > 3 ? argv[3] : NULL;
+  const char *only = argc > 3 && strcmp(argv[3], "all") != 0 ? argv[3] : NULL;
+  uint32_t jobs = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 1;
   static struct cc_warp_access chunk[CHUNK];
   static const uint32_t grid[3] = {4096, 4096, 1}, block[3] = {256, 1, 1};
   struct cc_cache_device d;
@@ -55,7 +60,9 @@ int main(int argc, char **argv)
   }
   rss0 = max_rss_kib();
   struct cc_cache *c = cc_cache_new(&d);
-  printf("| pattern | records | CPU seconds | M records/s | L2 sectors | DRAM MB read | DRAM MB written |\n");
+  cc_cache_set_jobs(c, jobs);
+  printf("| pattern | records | %s seconds | M records/s | L2 sectors | DRAM MB read | DRAM MB written |\n",
+         jobs > 1 ? "wall" : "CPU");
   printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (int p = 0; p < N_PATTERNS; p++) {
     uint64_t x = 88172645463325252ull;
@@ -68,12 +75,14 @@ int main(int argc, char **argv)
       uint64_t m = n - done < CHUNK ? n - done : CHUNK;
       for (uint64_t i = 0; i < m; i++)
         gen((enum pattern)p, done + i, &x, &chunk[i]);
-      double t0 = now();
+      double t0 = now(jobs > 1);
       for (uint64_t i = 0; i < m; i++)
         cc_cache_access(c, &chunk[i], 0);
-      t += now() - t0;
+      t += now(jobs > 1) - t0;
     }
-    cc_cache_end_kernel(c);
+    double t0 = now(jobs > 1);
+    cc_cache_end_kernel(c); /* the last batch of a parallel replay runs here */
+    t += now(jobs > 1) - t0;
     cc_cache_kernel_figures(c, &k);
     printf("| %s | %llu | %.3f | %.1f | %llu | %.1f | %.1f |\n", pattern_names[p], (unsigned long long)n,
            t, (double)n / t / 1e6, (unsigned long long)cc_cache_l2_sectors(&k.total),

@@ -35,7 +35,7 @@ cc=${CC:-cc}
 $cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$root/src" -o "$work/cache_speed" \
   "$root/bench/cache_speed.c" "$root"/src/cache/*.c "$root/src/util/err.c" \
   "$root/src/util/mem.c" "$root/src/util/fileio.c" "$root/src/access/access.c" \
-  $(pkg-config --cflags --libs libcjson) -lm
+  $(pkg-config --cflags --libs libcjson) -lm -pthread
 
 table=$("$work/cache_speed" "$records" h100)
 
@@ -43,7 +43,7 @@ table=$("$work/cache_speed" "$records" h100)
 build_at() { # $1: source root, $2: binary
   $cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$1/src" -o "$2" "$1/bench/cache_speed.c" \
     "$1"/src/cache/*.c "$1/src/util/err.c" "$1/src/util/mem.c" "$1/src/util/fileio.c" \
-    "$1/src/access/access.c" $(pkg-config --cflags --libs libcjson) -lm
+    "$1/src/access/access.c" $(pkg-config --cflags --libs libcjson) -lm -pthread
 }
 per_record() { # $1: binary, $2: pattern -> instructions per record
   local n=${CG_RECORDS:-131072}

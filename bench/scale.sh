@@ -16,6 +16,10 @@
 #              "naive tiled covariance") narrow the runs (a smoke test: SCALE_JOBS="1 2");
 #   SCALE_EXTRA  options added to every run (e.g. "--cache off": the analyses alone, no
 #              order-dependent consumer behind the merger); named in the table and its file
+#   SCALE_TRACES (default "naive tiled covariance"; "" for none) the cases whose trace
+#              (`coalcheck record`, once) is replayed by `coalcheck report TRACE --jobs N`
+#              for each N of SCALE_JOBS: the analyses and the cache model alone (the model
+#              replays on N threads, src/cache/README.md "Parallel replay"), no emulator
 #
 # Cases: the naive and the tiled transposes of 4096 x 4096 floats (65,536 and 16,384
 # CTAs of 32 x 8), and PolyBench's covariance kernel (bench/table3) at m = 2048, n = 48
@@ -39,6 +43,7 @@ cc=$(cd "$build" && pwd)/coalcheck
 jobs_list=${SCALE_JOBS:-1 2 4 8 16}
 np_list=${SCALE_NP:-1 2 4}
 cases=${SCALE_CASES:-naive tiled covariance}
+traces=${SCALE_TRACES-naive tiled covariance}
 extra=${SCALE_EXTRA:-}
 suffix=$(echo "$extra" | tr -c 'A-Za-z0-9\n' '-' | sed 's/^-*//; s/-*$//')
 stamp=$(date -u +%Y-%m-%d)
@@ -184,4 +189,71 @@ for c in $cases; do
   rm -f "$raw/$base.bin"
 done
 if [ -n "$mpi_note" ]; then printf '\n%s.\n' "$mpi_note" >>"$md"; fi
+
+# replay of a recorded trace: report TRACE --jobs N (the cache model on N threads unless
+# SCALE_EXTRA turns it off); wall and CPU seconds of the whole command, records/s by wall
+if [ -n "$traces" ]; then
+  {
+    echo
+    echo "\`coalcheck report TRACE${extra:+ $extra} --jobs N\` (the trace recorded once with \`coalcheck record\`;"
+    echo "records = warp records replayed; M rec/s by wall time; CPU s = user + sys of all threads;"
+    echo "same = the JSON report, less \"seconds\", equals the first --jobs row's):"
+    echo
+    echo "| trace | run | records | wall s | CPU s | M rec/s (wall) | speed-up | same |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+  } >>"$md"
+fi
+for c in $traces; do
+  t=$raw/$c.cctrace
+  echo "bench/scale.sh: record $c" >&2
+  # shellcheck disable=SC2046 # the case's words are split on purpose
+  if ! "$cc" record $(case_args "$c") -q -o "$t" >/dev/null 2>"$raw/$c-record.err"; then
+    echo "| $c | record failed: $(head -c 80 "$raw/$c-record.err" | tr '|\n' '/ ') | | | | | | |" >>"$md"
+    continue
+  fi
+  base_wall=""
+  for j in $jobs_list; do
+    tag=$c-report-jobs$j
+    echo "bench/scale.sh: report $c --jobs $j" >&2
+    t0=$(date +%s.%N)
+    if [ -x /usr/bin/time ]; then
+      # shellcheck disable=SC2086 # $extra: options, split on purpose
+      /usr/bin/time -f "%U %S" -o "$raw/$tag.time" "$cc" report "$t" $extra --jobs "$j" -q \
+        --json "$raw/$tag.json" >/dev/null 2>"$raw/$tag.err"
+    else
+      # shellcheck disable=SC2086
+      "$cc" report "$t" $extra --jobs "$j" -q --json "$raw/$tag.json" >/dev/null 2>"$raw/$tag.err"
+    fi
+    rc=$?
+    t1=$(date +%s.%N)
+    if [ $rc != 0 ]; then
+      echo "| $c | --jobs $j failed (exit $rc) | | | | | | |" >>"$md"
+      continue
+    fi
+    [ -s "$raw/$tag.time" ] || echo "n/a n/a" >"$raw/$tag.time"
+    wall=$(python3 -c "print('%.2f' % ($t1 - $t0))")
+    [ -z "$base_wall" ] && base_wall=$wall
+    python3 - "$raw/$tag.json" "$raw/$tag.time" "$wall" "$base_wall" "$c" "$j" \
+      "$raw/$c-report-jobs${jobs_list%% *}.json" >>"$md" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(i["executions"] for k in d["kernels"] for i in k["instructions"])
+u = open(sys.argv[2]).read().split()
+cpu = "n/a" if u[0] == "n/a" else "%.2f" % (float(u[0]) + float(u[1]))
+wall, base = float(sys.argv[3]), float(sys.argv[4])
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if k != "seconds"}
+    if isinstance(o, list):
+        return [strip(v) for v in o]
+    return o
+def norm(f):
+    return json.dumps(strip(json.load(open(f))), sort_keys=True)
+same = "same" if norm(sys.argv[1]) == norm(sys.argv[7]) else "DIFFERS"
+print("| %s | --jobs %s | %d | %.2f | %s | %.2f | %.2fx | %s |" % (sys.argv[5], sys.argv[6], n,
+      wall, cpu, n / wall / 1e6, base / wall, same))
+EOF
+  done
+  rm -f "$t"
+done
 cat "$md"

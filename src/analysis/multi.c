@@ -77,6 +77,13 @@ int cc_analysis_multi_set_cache(struct cc_analysis_multi *mu, const char *spec,
   return rc;
 }
 
+void cc_analysis_multi_cache_jobs(struct cc_analysis_multi *mu, uint32_t jobs)
+{
+  for (size_t i = 0; i < mu->n; i++)
+    if (mu->ans[i]->cache)
+      cc_cache_set_jobs(mu->ans[i]->cache, jobs);
+}
+
 void cc_analysis_multi_free(struct cc_analysis_multi *mu)
 {
   if (!mu)

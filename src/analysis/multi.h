@@ -36,6 +36,11 @@ int cc_analysis_multi_new(const char *arch_list, const struct cc_model_opts *opt
 int cc_analysis_multi_set_cache(struct cc_analysis_multi *mu, const char *spec,
                                 const char *calibration, int l1_cache, struct cc_err *err);
 
+/* Makes the cache model of every analysis of mu replay on `jobs` threads from the next
+ * kernel on (cache.h cc_cache_set_jobs: the figures are the same for every count; 0
+ * means 1); analyses without a cache model are left as they are. */
+void cc_analysis_multi_cache_jobs(struct cc_analysis_multi *mu, uint32_t jobs);
+
 /* Frees mu, its analyses and models; NULL is allowed. */
 void cc_analysis_multi_free(cc_take struct cc_analysis_multi *mu);
 

@@ -83,7 +83,6 @@ struct gather {
   uint64_t max_line;
   uint32_t sectors;
   struct form_key key;
-  int unsorted;               /* while gathering: a line came after a larger one */
   int want_bytes;             /* fill ent.bytes (stores, atomics) */
 };
 
@@ -150,7 +149,9 @@ static inline uint32_t set_of(const struct level *lv, uint64_t line)
  * 0), which keeps every set's LRU order; the clock restarts above them. */
 static void renumber(struct level *lv)
 {
-  for (size_t base = 0; base < (size_t)lv->sets * lv->ways; base += lv->ways) {
+  size_t step = (size_t)lv->ways * lv->n_parts;
+  for (size_t base = (size_t)lv->part_id * lv->ways; base < (size_t)lv->sets * lv->ways;
+       base += step) {
     struct way *set = &lv->w[base];
     uint32_t rank[64];
     for (uint32_t i = 0; i < lv->ways; i++) {
@@ -242,34 +243,6 @@ static inline __attribute__((always_inline)) struct way *lookup(struct level *lv
 
 /* ---- one record ------------------------------------------------------------------------ */
 
-static void add_sector(struct gather *g, uint64_t sector, uint32_t bytes)
-{
-  uint64_t line = sector / 4;
-  uint32_t s = (uint32_t)(sector % 4);
-  struct ent *e = NULL;
-  if (g->n && g->e[g->n - 1].line == line) {
-    e = &g->e[g->n - 1];
-  } else if (g->n == 0 || line > g->max_line) {
-    g->max_line = line;
-  } else {
-    for (uint32_t i = g->n; i-- > 0;)
-      if (g->e[i].line == line) {
-        e = &g->e[i];
-        break;
-      }
-  }
-  if (!e) {
-    g->unsorted |= g->n > 0 && line < g->max_line;
-    e = &g->e[g->n++];
-    memset(e, 0, sizeof *e);
-    e->line = line;
-  }
-  if (!(e->mask & (1u << s)))
-    g->sectors++;
-  e->mask |= (uint8_t)(1u << s);
-  e->bytes[s] |= bytes;
-}
-
 /* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
 static uint32_t byte_bits(uint32_t off, uint32_t len)
 {
@@ -316,11 +289,98 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
   return bad == 0;
 }
 
+/* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
+struct piece {
+  uint64_t sector;
+  uint32_t bytes;
+};
+
+/* Adds piece p to g, whose last line is at most p's (the entries stay in line order). */
+static inline void group_piece(struct gather *g, struct piece p)
+{
+  uint64_t line = p.sector / 4;
+  uint32_t s = (uint32_t)(p.sector % 4);
+  struct ent *e = g->n ? &g->e[g->n - 1] : NULL;
+  if (!e || e->line != line) {
+    e = &g->e[g->n++];
+    e->line = line;
+    e->mask = 0;
+    if (g->want_bytes)
+      memset(e->bytes, 0, sizeof e->bytes);
+  }
+  g->sectors += !(e->mask & (1u << s));
+  e->mask |= (uint8_t)(1u << s);
+  if (g->want_bytes)
+    e->bytes[s] |= p.bytes;
+}
+
+/* The pieces of a's active lanes (addresses + base) into pc, in lane order: each lane's
+ * bytes cut at sector boundaries (at most 2 a lane: size <= 32; bytes past 2^64 - 1 wrap
+ * to address 0, as addresses do); returns their number. */
+static uint32_t cut(const struct cc_warp_access *a, uint64_t base, struct piece *pc)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
+      pc[n++].bytes = byte_bits(off, len);
+      addr += len;
+      left -= len;
+    }
+  }
+  return n;
+}
+
+/* The general form's gathering: the lanes' pieces (cut) grouped into lines as they come,
+ * while they come in sector order (lanes in address order: one pass, nothing stored); at
+ * the first piece out of order, all the pieces are cut again, sorted by sector (insertion
+ * sort, 64 at most) and grouped from the start. The lines end in increasing order, each
+ * with its mask and per sector the bytes (stores, atomics). */
+static void gather_general(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+{
+  struct piece pc[2 * CC_WARP_SIZE];
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n;
+  uint64_t last = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      struct piece p = {addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len)};
+      if (p.sector < last)
+        goto unsorted;
+      last = p.sector;
+      group_piece(g, p);
+      addr += len;
+      left -= len;
+    }
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+  return;
+unsorted:
+  n = cut(a, base, pc);
+  for (uint32_t i = 1; i < n; i++) {
+    struct piece t = pc[i];
+    uint32_t j = i;
+    for (; j > 0 && pc[j - 1].sector > t.sector; j--)
+      pc[j] = pc[j - 1];
+    pc[j] = t;
+  }
+  g->n = 0;
+  g->sectors = 0;
+  for (uint32_t i = 0; i < n; i++)
+    group_piece(g, pc[i]);
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+}
+
 /* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
  * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
  * apart in address order, each in one sector (a line per lane: its first sector and the
  * stride); either determines the record's lines and sectors, which gather builds without
- * grouping. The general form groups lane by lane (add_sector) and sorts the lines, and
+ * grouping. The general form sorts the lanes' sectors and groups them (gather_general), and
  * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
 static struct form_key form_of(const struct cc_warp_access *a, uint64_t base)
 {
@@ -350,7 +410,6 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct form_ke
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   g->n = 0;
   g->sectors = 0;
-  g->unsorted = 0;
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
   g->key = k;
   if (k.form == FORM_RANGE) {
@@ -373,25 +432,7 @@ static void gather(const struct cc_warp_access *a, uint64_t base, struct form_ke
     g->max_line = g->e[CC_WARP_SIZE - 1].line;
     return;
   }
-  for (uint32_t m = a->active; m; m &= m - 1) {
-    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
-    /* one piece per sector the lane's bytes reach (at most 2: size <= 32); bytes past
-     * 2^64 - 1 wrap to address 0, as addresses do */
-    for (uint32_t left = size; left > 0;) {
-      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
-      add_sector(g, addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len));
-      addr += len;
-      left -= len;
-    }
-  }
-  for (uint32_t i = 1; g->unsorted && i < g->n; i++) { /* insertion sort: n <= 64 */
-    struct ent t = g->e[i];
-    uint32_t j = i;
-    for (; j > 0 && g->e[j - 1].line > t.line; j--)
-      g->e[j] = g->e[j - 1];
-    g->e[j] = t;
-  }
+  gather_general(a, base, g);
 }
 
 /* Sectors set in a 4-bit mask (a table: no library call without a popcount instruction). */
@@ -401,9 +442,14 @@ static inline uint32_t popc4(uint8_t m)
   return n[m & 15];
 }
 
-/* ---- write policy (the H100's L2: device.c's l2_partial_ways, l2_dirty_ways) ----------
- * Measured with the probes of bench/cache_probe (bench/results/cache-h100-2026-11-27-
- * probes-run.md; the figures in device.c):
+/* ---- L2's policy: fill, write, write-back ------------------------------------------------
+ * The functions from here to cc_cache_l2_apply are the whole of what L2 does with a line
+ * (the rules at the top of this file); lv is the L2 level (or a thread's part of it,
+ * par.c), its counts lv->insn. Each works within one set (the parallel replay needs it).
+ *
+ * Write policy (the H100's L2: device.c's l2_partial_ways, l2_dirty_ways, in lv as
+ * partial_ways, dirty_ways). Measured with the probes of bench/cache_probe
+ * (bench/results/cache-h100-2026-11-27-probes-run.md; the figures in device.c):
  *   - a partly written sector (dirty, not valid: some of its bytes neither written nor
  *     read) that reaches DRAM is read-modify-written, 32 bytes read and 32 written; a
  *     whole dirty sector is written alone (32 bytes, no read);
@@ -424,39 +470,39 @@ static inline uint8_t partial_of(const struct way *w)
 /* Writes L2 way w's dirty sectors `sectors` to DRAM, 32 bytes each, charged to their
  * writers; a partly written one (with the write policy) is read first, 32 bytes, and its
  * bytes leave L2. */
-static void write_sectors(struct cc_cache *c, struct way *w, uint8_t sectors)
+static void write_sectors(struct level *lv, struct way *w, uint8_t sectors)
 {
-  size_t i = (size_t)(w - c->l2.w);
-  uint8_t rmw = c->dev.l2_partial_ways ? sectors & partial_of(w) : 0;
+  size_t i = (size_t)(w - lv->w);
+  uint8_t rmw = lv->partial_ways ? sectors & partial_of(w) : 0;
   for (uint32_t s = 0; s < 4; s++) {
-    uint32_t slot = c->l2.part[i].writer[s];
+    uint32_t slot = lv->part[i].writer[s];
     if (!(sectors & w->dirty & (1u << s)))
       continue;
-    if (slot < c->n_insns) {
-      c->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
-      c->insn[slot].dram_bytes_read += rmw & (1u << s) ? CC_CACHE_SECTOR_BYTES : 0;
+    if (slot < lv->n_insns) {
+      lv->insn[slot].dram_bytes_written += CC_CACHE_SECTOR_BYTES;
+      lv->insn[slot].dram_bytes_read += rmw & (1u << s) ? CC_CACHE_SECTOR_BYTES : 0;
     }
     if (rmw & (1u << s))
-      c->l2.part[i].bytes[s] = 0;
+      lv->part[i].bytes[s] = 0;
   }
   w->dirty &= (uint8_t)~sectors;
 }
 
 /* Writes L2 way w's dirty sectors to DRAM (write_sectors). */
-static void write_back(struct cc_cache *c, struct way *w)
+static void write_back(struct level *lv, struct way *w)
 {
-  write_sectors(c, w, w->dirty);
+  write_sectors(lv, w, w->dirty);
 }
 
 /* Within way w's set, the least recently used other way holding a line that is dirty
  * (partial 0) or has partly written sectors (partial 1), if at least `limit` such ways
  * exist besides w; NULL otherwise. */
-static struct way *over_limit(struct cc_cache *c, struct way *w, uint32_t limit, int partial)
+static struct way *over_limit(struct level *lv, struct way *w, uint32_t limit, int partial)
 {
-  size_t base = (size_t)(w - c->l2.w) / c->l2.ways * c->l2.ways;
-  struct way *set = &c->l2.w[base], *lru = NULL;
+  size_t base = (size_t)(w - lv->w) / lv->ways * lv->ways;
+  struct way *set = &lv->w[base], *lru = NULL;
   uint32_t n = 0;
-  for (uint32_t k = 0; k < c->l2.ways; k++) {
+  for (uint32_t k = 0; k < lv->ways; k++) {
     struct way *o = &set[k];
     if (o == w || !(partial ? partial_of(o) : o->dirty))
       continue;
@@ -469,86 +515,132 @@ static struct way *over_limit(struct cc_cache *c, struct way *w, uint32_t limit,
 
 /* The write policy after a store into way w, which held dirty sectors `was_dirty` and
  * partly written ones `was_partial` before it. */
-static void write_policy(struct cc_cache *c, struct way *w, uint8_t was_dirty,
+static void write_policy(struct level *lv, struct way *w, uint8_t was_dirty,
                          uint8_t was_partial)
 {
   struct way *o;
-  if (c->dev.l2_partial_ways && !was_partial && partial_of(w) &&
-      (o = over_limit(c, w, c->dev.l2_partial_ways, 1)))
-    write_sectors(c, o, partial_of(o));
-  if (c->dev.l2_dirty_ways && !was_dirty && w->dirty &&
-      (o = over_limit(c, w, c->dev.l2_dirty_ways, 0)))
-    write_back(c, o);
+  if (lv->partial_ways && !was_partial && partial_of(w) &&
+      (o = over_limit(lv, w, lv->partial_ways, 1)))
+    write_sectors(lv, o, partial_of(o));
+  if (lv->dirty_ways && !was_dirty && w->dirty &&
+      (o = over_limit(lv, w, lv->dirty_ways, 0)))
+    write_back(lv, o);
 }
 
 /* The L2 way holding line, allocated (the victim written back) when absent. */
-static inline __attribute__((always_inline)) struct way *l2_line(struct cc_cache *c,
+static inline __attribute__((always_inline)) struct way *l2_line(struct level *lv,
                                                                   uint64_t line)
 {
   int hit;
-  struct way *w = lookup(&c->l2, line, &hit);
+  struct way *w = lookup(lv, line, &hit);
   if (!hit) {
     if (w->dirty)
-      write_back(c, w);
-    c->l2_evictions += w->tag != EMPTY_TAG;
+      write_back(lv, w);
+    lv->evictions += w->tag != EMPTY_TAG;
     w->tag = line;
     w->valid = 0;
-    memset(c->l2.part[w - c->l2.w].bytes, 0, sizeof c->l2.part[0].bytes);
+    memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
   }
-  touch(&c->l2, w);
+  touch(lv, w);
   return w;
 }
 
-/* Reads sectors `mask` of line into L2 for instruction ic: the DRAM units of the ones
+/* Reads sectors `mask` of line into L2 for instruction slot: the DRAM units of the ones
  * not valid are read whole (dram_unit), and every sector of them becomes valid (bytes
  * already written merged; a sector valid before is read again: the unit is the access);
  * returns 1 if DRAM was read. */
-static int l2_read(struct cc_cache *c, uint64_t line, uint8_t mask, struct cc_cache_counts *ic)
+static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
 {
-  struct way *w = l2_line(c, line);
+  struct way *w = l2_line(lv, line);
+  struct cc_cache_counts *ic = &lv->insn[slot];
   uint8_t missing = mask & (uint8_t)~w->valid, fetched;
   ic->l2_hit_sectors += popc4(mask & w->valid);
   if (!missing)
     return 0;
-  fetched = c->dram_unit[missing];
+  fetched = lv->dram_unit[missing];
   ic->dram_bytes_read += (uint64_t)popc4(fetched) * CC_CACHE_SECTOR_BYTES;
   w->valid |= fetched;
   for (uint32_t s = 0; s < 4; s++)
     if (fetched & (1u << s))
-      c->l2.part[w - c->l2.w].bytes[s] = 0;
+      lv->part[w - lv->w].bytes[s] = 0;
   return 1;
 }
 
 /* Stores bytes (per sector, of the sectors in mask) into L2 way w, which holds their line
  * (write-allocate, no fetch), for instruction slot; returns the sectors that were valid
  * before (hits). */
-static inline uint32_t l2_write_way(struct cc_cache *c, struct way *w, uint8_t mask,
+static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mask,
                                     const uint32_t bytes[4], uint32_t slot)
 {
-  size_t i = (size_t)(w - c->l2.w);
+  size_t i = (size_t)(w - lv->w);
   uint32_t hits = popc4(mask & w->valid);
   uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
   w->dirty |= mask;
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
-    c->l2.part[i].writer[s] = slot;
+    lv->part[i].writer[s] = slot;
     if (!(w->valid & (1u << s))) {
-      c->l2.part[i].bytes[s] |= bytes[s];
-      if (c->l2.part[i].bytes[s] == FULL_SECTOR) {
+      lv->part[i].bytes[s] |= bytes[s];
+      if (lv->part[i].bytes[s] == FULL_SECTOR) {
         w->valid |= (uint8_t)(1u << s);
-        c->l2.part[i].bytes[s] = 0;
+        lv->part[i].bytes[s] = 0;
       }
     }
   }
-  if (c->dev.l2_partial_ways | c->dev.l2_dirty_ways)
-    write_policy(c, w, was_dirty, was_partial);
+  if (lv->partial_ways | lv->dirty_ways)
+    write_policy(lv, w, was_dirty, was_partial);
   return hits;
 }
 
-/* As l2_write_way for the line of e, looked up (allocated when absent). */
-static uint32_t l2_write(struct cc_cache *c, const struct ent *e, uint32_t slot)
+/* What L2 does for one line of a record (op; bytes for writes, NULL for reads): returns
+ * 1 if DRAM was read. */
+static inline __attribute__((always_inline)) int l2_do(struct level *lv, enum l2_op op,
+                                                       uint64_t line, uint8_t mask,
+                                                       const uint32_t *bytes, uint32_t slot)
 {
-  return l2_write_way(c, l2_line(c, e->line), e->mask, e->bytes, slot);
+  int dram = 0;
+  uint32_t hits;
+  if (op != OP_WRITE)
+    dram = l2_read(lv, line, mask, slot);
+  if (op == OP_READ)
+    return dram;
+  hits = l2_write_way(lv, l2_line(lv, line), mask, bytes, slot);
+  if (op == OP_WRITE) /* an atomic's hits are its read's */
+    lv->insn[slot].l2_hit_sectors += hits;
+  return dram;
+}
+
+int cc_cache_l2_apply(struct level *lv, const struct l2_req *q)
+{
+  return l2_do(lv, (enum l2_op)q->op, q->line, q->mask, q->bytes, q->slot);
+}
+
+/* ---- the L1 side ---------------------------------------------------------------------- */
+
+/* Sends line's sectors `mask` to L2 (op; bytes for writes), for a record of slot `slot`:
+ * done at once in c's L2 (the serial replay; returns 1 if DRAM was read) or queued for
+ * the thread owning the line's set (returns 0: the L2 side tells). */
+static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
+                        uint64_t line, uint8_t mask, const uint32_t *bytes, uint32_t slot)
+{
+  struct req_buf *b;
+  struct l2_req *q;
+  if (!s->out)
+    return l2_do(&c->l2, op, line, mask, bytes, slot);
+  b = &s->out[set_of(&c->l2, line) % s->parts];
+  if (b->n == b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 1024;
+    b->r = cc_xrealloc(b->r, b->cap * sizeof *b->r);
+  }
+  q = &b->r[b->n++];
+  q->line = line;
+  q->rec = s->rec;
+  q->slot = slot;
+  q->mask = mask;
+  q->op = (uint8_t)op;
+  if (bytes)
+    memcpy(q->bytes, bytes, sizeof q->bytes);
+  return 0;
 }
 
 /* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
@@ -580,8 +672,6 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
   return alloc ? fetch : mask;
 }
 
-enum level_reached { REACH_L1, REACH_L2, REACH_DRAM };
-
 /* Whether line is among the first n lines of g (increasing: a binary search). */
 static int has_line(const struct gather *g, uint32_t n, uint64_t line)
 {
@@ -600,13 +690,13 @@ static int has_line(const struct gather *g, uint32_t n, uint64_t line)
  * loop of loads (replay's, with the counts summed in locals). Returns the deepest level
  * reached; *kept: whether every line of p is still in L1 afterwards (no line of p
  * replaced one p had touched before it: more lines of p in one set than it has ways). */
-static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
-                                       const struct pending *p, struct cc_cache_counts *ic,
-                                       int *kept)
+static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
+                                       struct level *lv, const struct pending *p,
+                                       struct cc_cache_counts *ic, int *kept)
 {
   const struct gather *g = &p->g;
   enum level_reached reach = REACH_L1;
-  uint64_t hits = 0, to_l2 = 0;
+  uint64_t hits = 0, asked = 0;
   *kept = 1;
   for (uint32_t i = 0; i < g->n; i++) {
     uint32_t h;
@@ -617,13 +707,13 @@ static enum level_reached replay_loads(struct cc_cache *c, struct level *lv,
       *kept = 0;
     if (!fetch)
       continue;
-    to_l2 += popc4(fetch);
+    asked += popc4(fetch);
     reach = reach < REACH_L2 ? REACH_L2 : reach;
-    if (l2_read(c, g->e[i].line, fetch, ic))
+    if (to_l2(c, s, OP_READ, g->e[i].line, fetch, NULL, p->slot))
       reach = REACH_DRAM;
   }
   ic->l1_hit_sectors += hits;
-  ic->l2_sectors_read += to_l2;
+  ic->l2_sectors_read += asked;
   return reach;
 }
 
@@ -650,12 +740,13 @@ static void memo_set(struct l1_memo *m, const struct gather *g)
   m->key = g->key;
 }
 
-/* Replays one gathered record p: its lines through L1, L2 and DRAM, its counts (for
- * stores, p->way: where each line went in L2). */
-static void replay(struct cc_cache *c, struct pending *p)
+/* Replays one gathered record p: its lines through L1, and through L2 and DRAM as s says
+ * (to_l2), its counts into s->insn (for stores done at once, p->way: where each line
+ * went in L2); returns the level its wait reached (REACH_NONE for stores). */
+static enum level_reached replay(struct cc_cache *c, const struct side *s, struct pending *p)
 {
   const struct gather *g = &p->g;
-  struct cc_cache_counts *ic = &c->insn[p->slot];
+  struct cc_cache_counts *ic = &s->insn[p->slot];
   struct level *l1 = &c->l1[p->sm];
   enum level_reached reach = REACH_L1;
   int load = p->kind == CC_ACCESS_LOAD, store = p->kind == CC_ACCESS_STORE;
@@ -670,7 +761,7 @@ static void replay(struct cc_cache *c, struct pending *p)
     ic->l1_hit_sectors += g->sectors;
   } else if (fast) {
     int kept;
-    reach = replay_loads(c, l1, p, ic, &kept);
+    reach = replay_loads(c, s, l1, p, ic, &kept);
     if (kept)
       memo_set(memo, g);
     else
@@ -691,34 +782,45 @@ static void replay(struct cc_cache *c, struct pending *p)
         continue;
       ic->l2_sectors_read += popc4(fetch);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
-      if (l2_read(c, e->line, fetch, ic))
+      if (to_l2(c, s, OP_READ, e->line, fetch, NULL, p->slot))
         reach = REACH_DRAM;
     } else if (store) {
       /* write-through: a line L1 has is updated in place (no count changes, and its LRU
        * age is left: only loads touch it); local stores also allocate */
       if (local)
         l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
-      struct way *w = l2_line(c, e->line);
-      p->way[i] = (uint32_t)(w - c->l2.w);
       ic->l2_sectors_write += popc4(e->mask);
-      ic->l2_hit_sectors += l2_write_way(c, w, e->mask, e->bytes, p->slot);
+      if (s->out) {
+        to_l2(c, s, OP_WRITE, e->line, e->mask, e->bytes, p->slot);
+        continue;
+      }
+      struct way *w = l2_line(&c->l2, e->line);
+      p->way[i] = (uint32_t)(w - c->l2.w); /* for the store memo */
+      ic->l2_hit_sectors += l2_write_way(&c->l2, w, e->mask, e->bytes, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
       ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
-      if (l2_read(c, e->line, e->mask, ic))
+      if (to_l2(c, s, OP_ATOMIC, e->line, e->mask, e->bytes, p->slot))
         reach = REACH_DRAM;
-      l2_write(c, e, p->slot);
     }
   }
-  if (!store) {
-    double lat = reach == REACH_DRAM ? c->dev.lat_dram_ns
-                 : reach == REACH_L2 ? c->dev.lat_l2_ns : c->dev.lat_l1_ns;
-    ic->waits_l1 += reach == REACH_L1;
-    ic->waits_l2 += reach == REACH_L2;
-    ic->waits_dram += reach == REACH_DRAM;
-    ic->latency_ns += lat;
-    c->sm_latency[p->sm] += lat;
-  }
+  return store ? REACH_NONE : reach;
+}
+
+/* cc_cache_count_wait, inlined in the serial replay */
+static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
+                              enum level_reached r)
+{
+  struct cc_cache_counts *ic = &c->insn[slot];
+  ic->waits_l1 += r == REACH_L1;
+  ic->waits_l2 += r == REACH_L2;
+  ic->waits_dram += r == REACH_DRAM;
+  c->sm_waits[3 * (size_t)sm + r]++;
+}
+
+void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
+{
+  count_wait(c, slot, sm, r);
 }
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
@@ -740,7 +842,7 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
   for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
     struct way *w = &c->l2.w[m->way[i]];
     touch(&c->l2, w);
-    hits += l2_write_way(c, w, m->mask[i], bytes, a->insn_slot);
+    hits += l2_write_way(&c->l2, w, m->mask[i], bytes, a->insn_slot);
   }
   ic->l1_wavefronts += CC_WARP_SIZE / 4;
   c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
@@ -760,40 +862,33 @@ static void store_memo_set(struct store_memo *m, const struct pending *p, struct
   m->key = key;
 }
 
-void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
-                     uint32_t shared_wavefronts)
+/* The CTA a record belongs to: its SM (*sm) and the base its local addresses get
+ * (*base, 0 for other spaces). */
+static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
+                         uint64_t *base)
 {
-  struct pending p;
-  struct form_key key;
-  uint64_t cta, base;
-  uint32_t sm;
-  int column_store;
-  if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
-    return;
   if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
     memcpy(c->last_cta, a->cta, sizeof c->last_cta);
     c->last_linear = cta_linear(c, a->cta);
     c->last_sm = sm_of(c, c->last_linear);
     c->have_last = 1;
   }
-  cta = c->last_linear;
-  sm = c->last_sm;
-  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
-    struct cc_cache_counts *ic = &c->insn[a->insn_slot];
-    ic->l1_wavefronts += shared_wavefronts;
-    c->sm_wavefronts[sm] += shared_wavefronts;
-    if (a->kind == CC_ACCESS_LOAD) {
-      ic->waits_l1++;
-      ic->latency_ns += c->dev.lat_l1_ns;
-      c->sm_latency[sm] += c->dev.lat_l1_ns;
-    }
-    return;
-  }
+  *sm = c->last_sm;
+  *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
+}
+
+enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
+                                          const struct cc_warp_access *a, uint32_t sm,
+                                          uint64_t base)
+{
+  struct pending p;
+  struct form_key key;
+  enum level_reached reach;
+  int column_store;
   p.slot = a->insn_slot;
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
-  base = a->space == CC_SPACE_LOCAL ? local_base(c, cta, sm, a->warp) : 0;
   key = form_of(a, base);
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
@@ -802,18 +897,46 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
-  column_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
+  /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
+   * another thread's) */
+  column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
                  key.form == FORM_LANES;
   if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
       c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
-    return;
+    return REACH_NONE;
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
   }
   else
     gather(a, base, key, &p.g);
-  replay(c, &p); /* one call of each: inlined */
+  reach = replay(c, s, &p); /* one call of each: inlined */
   if (column_store)
     store_memo_set(&c->smemo[sm], &p, key);
+  return reach;
+}
+
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  uint64_t base;
+  uint32_t sm;
+  if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
+    return;
+  place(c, a, &sm, &base);
+  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
+    c->insn[a->insn_slot].l1_wavefronts += shared_wavefronts;
+    c->sm_wavefronts[sm] += shared_wavefronts;
+    if (a->kind == CC_ACCESS_LOAD)
+      count_wait(c, a->insn_slot, sm, REACH_L1);
+    return;
+  }
+  if (c->par) {
+    cc_cache_par_access(c, a, sm, base);
+  } else {
+    struct side s = {c->insn, NULL, 1, 0};
+    enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
+    if (reach != REACH_NONE)
+      count_wait(c, a->insn_slot, sm, reach);
+  }
 }

@@ -46,7 +46,49 @@ struct level {
                                   hash of the line; a guess, checked against the tag */
   uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
   int hot;                     /* the last lookup found its line: use the predictor */
+  /* L2 only: where its figures go, and which sets it owns (the parallel replay gives
+   * each thread a copy of the L2 level owning the sets s with s % n_parts == part_id, with its
+   * own clock, predictor and counts: par.c) */
+  struct cc_cache_counts *insn;/* [n_insns]: L2 hits, DRAM bytes of each slot */
+  uint32_t n_insns;
+  uint64_t evictions;          /* lines replaced */
+  const uint8_t *dram_unit;    /* struct cc_cache's */
+  uint32_t partial_ways, dirty_ways; /* the write policy's limits (cache.c; the device's
+                                  l2_partial_ways, l2_dirty_ways) */
+  uint32_t n_parts, part_id;
 };
+
+/* What one line of a record asks of L2 (the L1 side decided it): read the sectors
+ * `mask` (a load's fetch), write them (a store: bytes per sector), or both (an atomic). */
+enum l2_op { OP_READ, OP_WRITE, OP_ATOMIC };
+
+/* An L2 request of the parallel replay, queued by the L1 side for the thread owning its
+ * set; rec: the record's index in its batch (requests of one record are queued in the
+ * record's line order, which is the serial replay's). */
+struct l2_req {
+  uint64_t line;
+  uint32_t rec, slot;
+  uint32_t bytes[4];
+  uint8_t mask, op;
+};
+
+struct req_buf {
+  struct l2_req *r;
+  size_t n, cap;
+};
+
+/* Where the L1 side of a record puts what it finds: its counts, and for the L2 side
+ * either the L2 itself (out NULL: the serial replay, each line done at once) or queues
+ * of requests, one per L2 part (par.c). */
+struct side {
+  struct cc_cache_counts *insn; /* [n_insns] */
+  struct req_buf *out;          /* [parts], or NULL */
+  uint32_t parts;
+  uint32_t rec;                 /* the record's index in the batch */
+};
+
+/* The deepest level one of a record's sectors reached (waits, latency). */
+enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no wait */ };
 
 /* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
  * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
@@ -100,8 +142,11 @@ struct cc_cache {
   struct cc_cache_counts *insn;
   struct cc_cache_counts zero;
   uint64_t *sm_wavefronts;
-  double *sm_latency;
-  uint64_t l2_evictions;       /* lines replaced in L2 this kernel */
+  uint64_t *sm_waits;          /* [dev.sms][3]: the SM's requests waiting on L1, L2, DRAM
+                                  (the latency is computed from them: exact in any order) */
+  uint32_t jobs;               /* threads of the replay of this kernel */
+  uint32_t jobs_next;          /* from the next kernel on (cc_cache_set_jobs) */
+  struct cache_par *par;       /* the parallel replay's state (par.c), NULL: serial */
   uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
                                   of sectors missed (dram_units) */
   uint32_t last_cta[3];        /* the CTA of the last record and its placement: the */
@@ -109,6 +154,34 @@ struct cc_cache {
   uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
   int have_last;
 };
+
+/* ---- between cache.c (the replay), state.c and par.c (the parallel replay) ---------------- */
+
+/* The L1 side of one global or local record a (on SM sm, local base `base`): its lines
+ * through sm's L1, its L1 counts into s->insn, the lines that reach L2 done at once
+ * (s->out NULL) or queued (memos that read L2 state are then not used); returns the level
+ * its wait reaches as far as known (REACH_NONE for stores; queued lines count REACH_L2:
+ * the L2 side tells DRAM). cache.c. */
+enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
+                                          const struct cc_warp_access *a, uint32_t sm,
+                                          uint64_t base);
+
+/* Does request q in L2 level lv (owning q's set); returns 1 if it read DRAM. cache.c. */
+int cc_cache_l2_apply(struct level *lv, const struct l2_req *q);
+
+/* Counts a request of slot `slot` on SM sm that waited on level r (not REACH_NONE). */
+void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r);
+
+/* The parallel replay (par.c): the state for c->jobs threads (made at the kernel's
+ * begin, with its counts zeroed), one record queued (run in a batch when full), the
+ * queued records run and every thread's counts added into c (at the kernel's end), and
+ * the threads stopped. */
+void cc_cache_par_begin(struct cc_cache *c);
+void cc_cache_par_access(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                         uint64_t base);
+void cc_cache_par_end(struct cc_cache *c);
+void cc_cache_par_free(struct cc_cache *c);
+size_t cc_cache_par_bytes(const struct cc_cache *c);
 
 /* Forgets memo (a record changed its SM's L1). */
 static inline void memo_clear(struct l1_memo *m)

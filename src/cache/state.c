@@ -82,7 +82,8 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->memo = cc_xcalloc(d->sms, sizeof *c->memo);
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
-  c->sm_latency = cc_xcalloc(d->sms, sizeof *c->sm_latency);
+  c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
+  c->jobs = c->jobs_next = 1;
   dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
 }
@@ -101,7 +102,8 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l2.part);
   free(c->insn);
   free(c->sm_wavefronts);
-  free(c->sm_latency);
+  free(c->sm_waits);
+  cc_cache_par_free(c);
   free(c);
 }
 
@@ -110,12 +112,13 @@ size_t cc_cache_bytes(const struct cc_cache *c)
   size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
   return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
-                                   sizeof *c->sm_latency) +
+                                   3 * sizeof *c->sm_waits) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
-         (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0);
+         (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
+         cc_cache_par_bytes(c);
 }
 
 const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c)
@@ -189,13 +192,35 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   c->n_insns = n_insns;
   c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
   memset(c->sm_wavefronts, 0, c->dev.sms * sizeof *c->sm_wavefronts);
-  memset(c->sm_latency, 0, c->dev.sms * sizeof *c->sm_latency);
-  c->l2_evictions = 0;
+  memset(c->sm_waits, 0, 3 * (size_t)c->dev.sms * sizeof *c->sm_waits);
+  c->l2.insn = c->insn;
+  c->l2.n_insns = n_insns;
+  c->l2.evictions = 0;
+  c->l2.dram_unit = c->dram_unit;
+  c->l2.partial_ways = c->dev.l2_partial_ways;
+  c->l2.dirty_ways = c->dev.l2_dirty_ways;
+  c->l2.n_parts = 1;
+  c->l2.part_id = 0;
+  cc_cache_par_begin(c);
+}
+
+/* The time the requests counted in waits[3] (on L1, L2, DRAM) wait, ns: a product per
+ * level, so that the figure does not depend on the order the requests were counted in
+ * (the parallel replay counts them in batches; the latencies are integers in the device
+ * table, so the sum is the one a running sum in the serial order gives). */
+static double wait_ns(const struct cc_cache_device *d, uint64_t l1, uint64_t l2, uint64_t dram)
+{
+  return (double)l1 * d->lat_l1_ns + (double)l2 * d->lat_l2_ns + (double)dram * d->lat_dram_ns;
 }
 
 void cc_cache_end_kernel(struct cc_cache *c)
 {
   size_t lines = (size_t)c->l2.sets * c->l2.ways;
+  cc_cache_par_end(c);
+  for (uint32_t i = 0; i < c->n_insns; i++) {
+    struct cc_cache_counts *ic = &c->insn[i];
+    ic->latency_ns = wait_ns(&c->dev, ic->waits_l1, ic->waits_l2, ic->waits_dram);
+  }
   for (size_t i = 0; i < lines; i++) {
     struct way *w = &c->l2.w[i];
     for (uint32_t s = 0; w->dirty && s < 4; s++) {
@@ -251,18 +276,20 @@ void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *o
   memset(out, 0, sizeof *out);
   for (uint32_t i = 0; i < c->n_insns; i++)
     cc_cache_counts_add(&out->total, &c->insn[i]);
-  out->l2_evictions = c->l2_evictions;
+  out->l2_evictions = c->l2.evictions;
   out->l1_bytes = c->l1_bytes;
   out->resident_ctas = c->resident;
   for (uint32_t s = 0; s < c->dev.sms; s++) {
     uint64_t n = ctas_on_sm(c, s), at_once = n < c->resident ? n : c->resident;
     double warps = (double)(at_once * c->warps_per_cta);
+    const uint64_t *w = &c->sm_waits[3 * (size_t)s];
+    double latency = wait_ns(&c->dev, w[0], w[1], w[2]);
     if (n == 0)
       continue;
     out->sms_used++;
     if (c->sm_wavefronts[s] > out->l1_wavefronts_max_sm)
       out->l1_wavefronts_max_sm = c->sm_wavefronts[s];
-    if (warps > 0 && c->sm_latency[s] / warps > out->latency_ns_max_sm)
-      out->latency_ns_max_sm = c->sm_latency[s] / warps;
+    if (warps > 0 && latency / warps > out->latency_ns_max_sm)
+      out->latency_ns_max_sm = latency / warps;
   }
 }

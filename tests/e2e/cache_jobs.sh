@@ -1,0 +1,80 @@
+#!/bin/bash
+# The cache model on several threads (src/cache/README.md, Parallel replay): with the
+# cache model on, `coalcheck KERNEL --jobs N` and `coalcheck report TRACE --jobs N` replay
+# it on N threads (L1 per SM, L2 by set), and every figure is the serial replay's: the
+# JSON reports of --jobs 1, 2, 3 and 4 are byte-identical once the wall times ("seconds")
+# are removed.
+#   1. the transposes and the covariance kernel of bench/scale (PTX: no nvcc needed), with
+#      the H100's model, with a 64 KiB L2 and 8 KiB L1 under blocked dispatch (the
+#      kernels' 512 KiB footprint overflows it: evictions and DRAM writes, checked to be
+#      there), with a 4-way modulo-indexed L2, and with two models at once;
+#   2. a recorded trace of the naive transpose, `report --jobs N`, same three caches;
+#   3. with nvcc: the examples with atomics (histogram), local memory (local_array) and
+#      a strided copy, on the small caches.
+# (tests/e2e/emu_jobs.sh runs all 52 example launches with --jobs 1, 3, 4 and the
+# default cache model, which is this replay too.)
+. "$(dirname "$0")/data/common.bash"
+
+norm() { jq -S 'del(.. | .seconds?)' "$1"; }
+
+SMALL="h100,l2=64K,l1=8K,dispatch=blocked"
+MOD="h100,l2=64K,l2-ways=4,index=mod"
+
+# same NAME ARGS...: ARGS with --jobs 1, 2, 3, 4 give the same report
+same() {
+  local name=$1 j
+  shift
+  for j in 1 2 3 4; do
+    if ! "$COALCHECK" "$@" -q --jobs $j --json "$TMP/$j.json" >/dev/null 2>"$TMP/err.$j"; then
+      fail "$name --jobs $j did not run: $(head -c 400 "$TMP/err.$j")"
+      return
+    fi
+    norm "$TMP/$j.json" >"$TMP/$j.norm" || { fail "$name --jobs $j: bad JSON"; return; }
+  done
+  for j in 2 3 4; do
+    cmp -s "$TMP/1.norm" "$TMP/$j.norm" ||
+      fail "$name: the report with --jobs $j differs: $(diff "$TMP/1.norm" "$TMP/$j.norm" | head -6)"
+  done
+  checked=$((checked + 1))
+}
+
+checked=0
+T="$COALCHECK_SRC/bench/scale/transpose.ptx"
+C="$COALCHECK_SRC/bench/scale/covariance.ptx"
+TR=(--block 32,8 --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random:1' --arg n=256)
+COV=(--kernel _Z12covar_kernelPfS_ii --grid 4 --block 32 --arg 'symmat=f32[(m+1)*(m+1)]:zero'
+     --arg 'data=f32[(n+1)*(m+1)]:random:51' --arg m=128 --arg n=16)
+
+# 1. kernels
+for cache in h100 "$SMALL" "$MOD"; do
+  same "naive $cache" "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" --cache "$cache"
+  same "tiled $cache" "$T" --kernel _Z15transpose_tiledPfPKfi --grid 8,8 "${TR[@]}" --cache "$cache"
+  same "covariance $cache" "$C" "${COV[@]}" --cache "$cache"
+done
+# the small cache overflows: the replay's write-backs and evictions are exercised
+"$COALCHECK" "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" --cache "$SMALL" \
+  -q --jobs 3 --json "$TMP/small.json" >/dev/null 2>&1 || fail "naive $SMALL did not run"
+jcheck "$TMP/small.json" "d['kernels'][0]['totals']['dram_bytes_written'] > 0"
+same "naive, two models" "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" \
+  --arch sm_90,sm_61
+
+# 2. a trace
+"$COALCHECK" record "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" -q \
+  -o "$TMP/naive.cctrace" >/dev/null 2>"$TMP/err" || fail "record: $(cat "$TMP/err")"
+for cache in h100 "$SMALL" "$MOD"; do
+  same "report trace $cache" report "$TMP/naive.cctrace" --cache "$cache"
+done
+
+# 3. examples
+if [ -n "$(find_nvcc)" ]; then
+  for l in histogram/global local_array/divergent strided_copy/stride32; do
+    for cache in "$SMALL" "$MOD"; do
+      same "$l $cache" --launch "$COALCHECK_SRC/examples/$l.launch" --cache "$cache"
+    done
+  done
+else
+  echo "note: no nvcc: the examples part is skipped"
+fi
+
+[ "$fails" = 0 ] || exit 1
+echo "ok: $checked runs identical under --jobs 1, 2, 3, 4"
