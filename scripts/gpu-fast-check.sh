@@ -66,4 +66,4 @@ for app in ("gpuapps", "multistream", "threads"):
     print(f"{app}: fast vs exact: {len(ex) - missing} of {len(ex)} instructions seen, "
           f"{vdiff} verdicts differ, largest relative error {100 * worst:.2f}%")
 PY
-[ "${BENCH:-1}" = 1 ] && bash bench/gpu-overhead.sh $B "$OUT/bench"
+if [ "${BENCH:-1}" = 1 ]; then bash bench/gpu-overhead.sh $B "$OUT/bench"; fi

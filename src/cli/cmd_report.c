@@ -35,8 +35,9 @@ int cc_cli_report(const struct cc_run_opts *o, FILE *report_out, struct cc_err *
     return rc;
   /* the analyses are complete before anything is written: a trace that fails to replay
    * leaves no report and no --json file */
-  if ((rc = cc_cli_outputs_open(o, &outs, err)) == CC_OK &&
-      (rc = cc_cli_outputs_sink(outs, NULL, &sink, err)) == CC_OK &&
+  if ((rc = cc_cli_outputs_open(o, &outs, err)) == CC_OK)
+    cc_cli_outputs_replay_jobs(outs, o->jobs);
+  if (rc == CC_OK && (rc = cc_cli_outputs_sink(outs, NULL, &sink, err)) == CC_OK &&
       (rc = cc_trace_replay(o->input, &sink, NULL, err)) == CC_OK)
     rc = cc_cli_outputs_finish(outs, report_out, err);
   if (rc == CC_OK)

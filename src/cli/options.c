@@ -366,8 +366,9 @@ static int set_max_insns(struct cc_run_opts *o, const char *v, const struct sour
   return parse_uint("max-insns", v, UINT64_MAX, 0, &o->max_insns, err);
 }
 
-/* --jobs N: threads that emulate the CTAs (src/emu, Parallel CTAs) and replay the cache
- * model (src/cache, Parallel replay) */
+/* --jobs N: threads that emulate the CTAs (src/emu, Parallel CTAs); for `report TRACE`,
+ * threads that replay the cache model (src/cache, Parallel replay; cli_impl.h
+ * cc_cli_outputs_replay_jobs says why not for emulator runs) */
 static int set_jobs(struct cc_run_opts *o, const char *v, const struct source *s,
                     struct cc_err *err)
 {
@@ -638,9 +639,10 @@ static const struct option options[] = {
    "runaway kernels; default: 2^17 per thread of\neach block, at least 2^26 per block)",
    set_max_insns, FOR_LAUNCH},
   {"jobs", 'j', "N", "threads that emulate the blocks (1..4096;\n"
-   "default: the cores available) and, given,\n"
-   "replay the cache model (default 1); the report\n"
-   "and buffers are the same for every N", set_jobs,
+   "default: the cores available); for report,\n"
+   "threads that replay the cache model (default\n"
+   "1); the report and buffers are the same for\n"
+   "every N", set_jobs,
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_REPORT)},
   {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},

@@ -56,6 +56,13 @@ const char **cc_cli_input_paths(const struct cc_run_opts *o, size_t *n)
   return p;
 }
 
+/* Declared in cli_impl.h. */
+void cc_cli_outputs_replay_jobs(struct cc_cli_outputs *s, uint32_t jobs)
+{
+  if (s->multi)
+    cc_analysis_multi_cache_jobs(s->multi, jobs);
+}
+
 int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out,
                         struct cc_err *err)
 {
@@ -73,12 +80,6 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
     return rc;
   if (s->multi) {
     cc_analysis_multi_set_mem_limit(s->multi, (size_t)o->max_memory_mib << 20);
-    /* an explicit --jobs N replays the cache model on N threads too (the figures are the
-     * same for any count: cache.h cc_cache_set_jobs); without it, one thread: the
-     * parallel replay does 1.2-2.2x the work (bench/results/cache-speed-2026-11-27-v2.md)
-     * and was not yet measured faster on free cores (bench/scale.sh on the 16-core
-     * machine decides whether the default should follow the emulator's, the cores) */
-    cc_analysis_multi_cache_jobs(s->multi, o->jobs ? o->jobs : 1);
   }
   if (!o->record_only && o->json_path) {
     if ((rc = cc_outfile_open_except(&s->json, o->json_path, s->inputs, s->n_inputs, err)) !=

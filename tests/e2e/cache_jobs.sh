@@ -1,15 +1,16 @@
 #!/bin/bash
-# The cache model on several threads (src/cache/README.md, Parallel replay): with the
-# cache model on, `coalcheck KERNEL --jobs N` and `coalcheck report TRACE --jobs N` replay
-# it on N threads (L1 per SM, L2 by set), and every figure is the serial replay's: the
-# JSON reports of --jobs 1, 2, 3 and 4 are byte-identical once the wall times ("seconds")
-# are removed.
+# The cache model on several threads (src/cache/README.md, Parallel replay):
+# `coalcheck report TRACE --jobs N` replays it on N threads (L1 per SM, L2 by set), and
+# every figure is the serial replay's: the JSON reports of --jobs 1, 2, 3 and 4 are
+# byte-identical once the wall times ("seconds") are removed. `coalcheck KERNEL --jobs N`
+# (N emulator workers, the model on one thread behind them: cli_impl.h
+# cc_cli_outputs_replay_jobs) must give the same reports too. Each kernel below is run
+# both ways: emulated with --jobs N, and recorded once then replayed with --jobs N.
 #   1. the transposes and the covariance kernel of bench/scale (PTX: no nvcc needed), with
 #      the H100's model, with a 64 KiB L2 and 8 KiB L1 under blocked dispatch (the
 #      kernels' 512 KiB footprint overflows it: evictions and DRAM writes, checked to be
 #      there), with a 4-way modulo-indexed L2, and with two models at once;
-#   2. a recorded trace of the naive transpose, `report --jobs N`, same three caches;
-#   3. with nvcc: the examples with atomics (histogram), local memory (local_array) and
+#   2. with nvcc: the examples with atomics (histogram), local memory (local_array) and
 #      a strided copy, on the small caches.
 # (tests/e2e/emu_jobs.sh runs all 52 example launches with --jobs 1, 3, 4 and the
 # default cache model, which is this replay too.)
@@ -45,32 +46,36 @@ TR=(--block 32,8 --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random:1' --arg n=
 COV=(--kernel _Z12covar_kernelPfS_ii --grid 4 --block 32 --arg 'symmat=f32[(m+1)*(m+1)]:zero'
      --arg 'data=f32[(n+1)*(m+1)]:random:51' --arg m=128 --arg n=16)
 
+# both NAME ARGS...: the kernel with --jobs N, then its trace with report --jobs N, under
+# each of the three caches
+both() {
+  local name=$1 cache
+  shift
+  "$COALCHECK" record "$@" -q -o "$TMP/both.cctrace" >/dev/null 2>"$TMP/err" ||
+    { fail "$name: record: $(head -c 400 "$TMP/err")"; return; }
+  for cache in h100 "$SMALL" "$MOD"; do
+    same "$name $cache" "$@" --cache "$cache"
+    same "$name, trace, $cache" report "$TMP/both.cctrace" --cache "$cache"
+  done
+}
+
 # 1. kernels
-for cache in h100 "$SMALL" "$MOD"; do
-  same "naive $cache" "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" --cache "$cache"
-  same "tiled $cache" "$T" --kernel _Z15transpose_tiledPfPKfi --grid 8,8 "${TR[@]}" --cache "$cache"
-  same "covariance $cache" "$C" "${COV[@]}" --cache "$cache"
-done
+both naive "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}"
+both tiled "$T" --kernel _Z15transpose_tiledPfPKfi --grid 8,8 "${TR[@]}"
+both covariance "$C" "${COV[@]}"
 # the small cache overflows: the replay's write-backs and evictions are exercised
-"$COALCHECK" "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" --cache "$SMALL" \
-  -q --jobs 3 --json "$TMP/small.json" >/dev/null 2>&1 || fail "naive $SMALL did not run"
+"$COALCHECK" record "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" -q \
+  -o "$TMP/small.cctrace" >/dev/null 2>&1 || fail "naive: record did not run"
+"$COALCHECK" report "$TMP/small.cctrace" --cache "$SMALL" -q --jobs 3 \
+  --json "$TMP/small.json" >/dev/null 2>&1 || fail "naive $SMALL did not replay"
 jcheck "$TMP/small.json" "d['kernels'][0]['totals']['dram_bytes_written'] > 0"
 same "naive, two models" "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" \
   --arch sm_90,sm_61
 
-# 2. a trace
-"$COALCHECK" record "$T" --kernel _Z15transpose_naivePfPKfi --grid 8,32 "${TR[@]}" -q \
-  -o "$TMP/naive.cctrace" >/dev/null 2>"$TMP/err" || fail "record: $(cat "$TMP/err")"
-for cache in h100 "$SMALL" "$MOD"; do
-  same "report trace $cache" report "$TMP/naive.cctrace" --cache "$cache"
-done
-
-# 3. examples
+# 2. examples
 if [ -n "$(find_nvcc)" ]; then
   for l in histogram/global local_array/divergent strided_copy/stride32; do
-    for cache in "$SMALL" "$MOD"; do
-      same "$l $cache" --launch "$COALCHECK_SRC/examples/$l.launch" --cache "$cache"
-    done
+    both "$l" --launch "$COALCHECK_SRC/examples/$l.launch"
   done
 else
   echo "note: no nvcc: the examples part is skipped"
