@@ -679,7 +679,7 @@ static void analyse_loop(struct redist *r, struct cc_cuda_rloop *l, int nested)
     l->targets.data[i].id = 0;
     l->info.integer &= l->targets.data[i].integer;
   }
-  if (!nested && eval(r, value, &lo, 0) && eval(r, bound, &hi, 0))
+  if (eval(r, value, &lo, 0) && eval(r, bound, &hi, 0))
     l->info.trips = hi + incl > lo ? hi + incl - lo : 0;
 }
 
@@ -714,12 +714,42 @@ static int is_loop(enum CXCursorKind k)
          k == CXCursor_CXXForRangeStmt;
 }
 
-/* Every for statement of the body, with whether it lies inside another loop. */
+/* Every for statement of the body, with whether it lies inside another loop and how
+ * many times a thread enters it (runs: the product of the enclosing loops' trip counts,
+ * -1 when one is not known). */
 struct loop_collect {
   struct redist *r;
   unsigned depth;
   int loops;
+  int64_t runs;
 };
+
+/* The trip count of for statement c from its header alone (the form of redist.h, bounds
+ * constants or known parameters), or -1. The loop need not qualify for the rewrite: an
+ * enclosing loop (kmeans' loop over clusters) only counts the runs of the inner one. */
+static int64_t header_trips(struct redist *r, CXCursor c)
+{
+  struct cc_cuda_rloop scratch; /* loop_fail's message lands here and is dropped */
+  CXCursor kids[5], var, value, bound;
+  int64_t lo, hi;
+  int incl = 0;
+  memset(&scratch, 0, sizeof scratch);
+  if (cc_cuda_children(c, kids, 5) != 4 || !loop_init(r, &scratch, kids[0], &var, &value) ||
+      !loop_cond(r, &scratch, kids[1], var, &bound, &incl) ||
+      !loop_step(r, &scratch, kids[2], var) || !eval(r, value, &lo, 0) ||
+      !eval(r, bound, &hi, 0))
+    return -1;
+  return hi + incl > lo ? hi + incl - lo : 0;
+}
+
+/* runs x the trip count t of a loop inside which the walk goes down, -1 when either is not
+ * known or the product overflows. */
+static int64_t times_trips(int64_t runs, int64_t t)
+{
+  if (runs < 0 || t < 0 || (t > 0 && runs > INT64_MAX / t))
+    return -1;
+  return runs * t;
+}
 
 static enum CXChildVisitResult collect_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
@@ -732,10 +762,15 @@ static enum CXChildVisitResult collect_visit(CXCursor c, CXCursor parent, CXClie
     memset(&l, 0, sizeof l);
     l.stmt = c;
     l.info.nested = lc->loops > 0;
+    l.info.runs = lc->runs;
     CC_VEC_PUSH(&lc->r->loops, l);
   }
   kid.depth = lc->depth + 1;
   kid.loops = lc->loops + is_loop(kind(c));
+  if (kind(c) == CXCursor_ForStmt)
+    kid.runs = times_trips(lc->runs, header_trips(lc->r, c));
+  else if (is_loop(kind(c)))
+    kid.runs = -1; /* while, do: their trip counts are not read from a header */
   clang_visitChildren(c, collect_visit, &kid);
   return CXChildVisit_Continue;
 }
@@ -889,7 +924,7 @@ static void loop_release(struct cc_cuda_rloop *l)
  * selected. */
 static int analyse(struct redist *r)
 {
-  struct loop_collect lc = {r, 0, 0};
+  struct loop_collect lc = {r, 0, 0, 1};
   uint32_t id = 0;
   int any = 0;
   walk(r, r->body, kernel_visit, NULL);

@@ -61,6 +61,11 @@ struct cc_cuda_redist_loop {
   int nested;                /* 1: inside another loop (its target may sum several runs) */
   int64_t trips;             /* most iterations one run of the loop makes, from its bounds
                                 and the known parameter values; -1: not known */
+  int64_t runs;              /* times one thread enters the loop: 1 when not nested, else
+                                the product of the enclosing `for` loops' trip counts (their
+                                bounds constants or known parameters, the form above);
+                                -1: not known (a while or do loop encloses it, or a bound
+                                is loaded or depends on another loop's variable) */
   uint32_t reads;            /* memory reads one iteration writes in the source (subscripts,
                                 `*p`, `p->m` of memory the lanes share, the targets not
                                 counted), at least 1: the loads a measured iteration makes,

@@ -11,6 +11,7 @@
 #include "cache/cache.h"
 #include "cuda/cuda.h"
 #include "cuda/plays.h"
+#include "report/report.h"
 #include "util/mem.h"
 
 static double now(void)
@@ -351,6 +352,7 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
 {
   const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before);
   int any_legal = 0, transposition = 0;
+  char line[24];
   for (int i = 1; i < p->ncands; i++)
     any_legal |= p->cands[i].legal;
   /* a transposition-shaped pair: some access has unit stride along one dimension and
@@ -374,9 +376,9 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
              "through shared memory (tiling) instead", o->kernel_name);
   else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
-             "excess sectors of %s; its worst access, the %s at line %u, is %s: %s",
+             "excess sectors of %s; its worst access, the %s at %s, is %s: %s",
              o->kernel_name, cc_access_kind_name(b->insns[0].info.kind),
-             b->insns[0].source.line, cc_suggestion_kind_name(b->insns[0].suggestions[0].kind),
+             cc_report_line_name(b->insns[0].source.line, line, sizeof line), cc_suggestion_kind_name(b->insns[0].suggestions[0].kind),
              b->insns[0].suggestions[0].text);
   else
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
@@ -426,6 +428,7 @@ static void explain_remaining(struct cc_fix_plan *p)
                                *a = cc_fix_measure_kernel(&p->after);
   size_t len = 0;
   int moved = 0, n = 0;
+  char line[24];
   p->remaining[0] = '\0';
   for (size_t i = 0; i < a->n_insns; i++) {
     const struct cc_insn_stats *s = &a->insns[i], *was = match(a, s, b);
@@ -434,9 +437,9 @@ static void explain_remaining(struct cc_fix_plan *p)
         s->excess_sectors * 100 < a->totals.sectors)
       continue;
     moved |= was && was->excess_sectors == 0;
-    len += (size_t)snprintf(p->remaining + len, sizeof p->remaining - len, "%sline %u %s "
+    len += (size_t)snprintf(p->remaining + len, sizeof p->remaining - len, "%s%s %s "
                             "(%.1f sectors per request, ideal %.1f)", n++ ? "; " : "",
-                            s->source.line, cc_access_kind_name(s->info.kind),
+                            cc_report_line_name(s->source.line, line, sizeof line), cc_access_kind_name(s->info.kind),
                             (double)s->sectors / (double)s->requests,
                             (double)s->ideal_sectors / (double)s->requests);
   }
@@ -718,6 +721,7 @@ static int misaligned_only(const struct cc_kernel_stats *k, const char *kernel, 
                            size_t n)
 {
   const struct cc_insn_stats *worst = NULL;
+  char place[600], col[16] = "";
   if (k->totals.wavefronts != k->totals.ideal_wavefronts)
     return 0;
   for (size_t i = 0; i < k->n_insns; i++) {
@@ -731,17 +735,19 @@ static int misaligned_only(const struct cc_kernel_stats *k, const char *kernel, 
   }
   if (!worst)
     return 0;
+  if (worst->source.line) /* FILE:LINE:COL, or "FILE, line unknown" (report.h) */
+    snprintf(col, sizeof col, ":%u", worst->source.column);
   cc_fix_setf(reason, n, "%s is already coalesced: every access has neighbouring lanes at most "
               "its size apart (CGO 2015 Algorithm 1); its %llu excess sectors (%llu, ideal %llu) "
               "come from warps whose bytes start off a 32-byte sector boundary, the most at "
-              "the %s at %s:%u:%u (%.2f sectors per request, ideal %.2f): an offset of the "
+              "the %s at %s%s (%.2f sectors per request, ideal %.2f): an offset of the "
               "data (a stencil's neighbour, j - 1) that no transformation of threads or loops "
               "removes; align the rows, or stage the neighbours through shared memory",
               kernel, (unsigned long long)k->totals.excess_sectors,
               (unsigned long long)k->totals.sectors, (unsigned long long)k->totals.ideal_sectors,
               cc_access_kind_name(worst->info.kind),
-              worst->source.file ? worst->source.file : "?", worst->source.line,
-              worst->source.column, (double)worst->sectors / (double)worst->requests,
+              cc_report_place(worst->source.file, worst->source.line, place, sizeof place),
+              col, (double)worst->sectors / (double)worst->requests,
               (double)worst->ideal_sectors / (double)worst->requests);
   return 1;
 }
@@ -853,8 +859,10 @@ static void print_line_rows(FILE *out, const struct cc_kernel_stats *b,
           "requests before -> after", "sectors before -> after", "per request");
   for (size_t i = 0; i < rows.len; i++) {
     const struct line_row *r = &rows.data[i];
-    fprintf(out, "  line %-5u %-7s %-6s %10llu -> %-10llu %10llu -> %-10llu %5.1f -> %.1f%s\n",
-            r->line, cc_access_kind_name(r->kind), cc_space_name(r->space),
+    char line[24];
+    fprintf(out, "  %-10s %-7s %-6s %10llu -> %-10llu %10llu -> %-10llu %5.1f -> %.1f%s\n",
+            cc_report_line_name(r->line, line, sizeof line), cc_access_kind_name(r->kind),
+            cc_space_name(r->space),
             (unsigned long long)r->req[0], (unsigned long long)r->req[1],
             (unsigned long long)r->units[0], (unsigned long long)r->units[1],
             r->req[0] ? (double)r->units[0] / (double)r->req[0] : 0.0,

@@ -23,8 +23,9 @@
  * to hold several. */
 #define WARPS 8
 
-/* The lanes-per-thread rule. A loop is short when it runs fewer than SHORT_TRIPS times a
- * thread on average (fewer than 2 iterations a lane of a whole warp): rows of a few tens
+/* The lanes-per-thread rule. A loop is short when it runs fewer than SHORT_TRIPS times
+ * each time a thread enters it, on average (fewer than 2 iterations a lane of a whole
+ * warp; a nested loop's runs are not summed, see loop_trips): rows of a few tens
  * of CSR nonzeros leave most of a warp idle after its first step, and the warp's prologue
  * and 5 shuffle steps serve one row. Then V is the power of two (2..16) nearest, by
  * ratio, to the average over LANE_TRIPS: about 4 iterations a lane, so that a lane has
@@ -108,16 +109,45 @@ static uint64_t terms_bound(const struct cc_fix_opts *o, const struct cc_kernel_
   return terms;
 }
 
-/* The loops' average trip count per thread of the original: for each loop, the thread
+/* The loops' average trip count per run of the original: for each loop, the thread
  * executions (active lanes summed) of the global loads on its lines, over its reads per
  * iteration (cc_cuda_redist_loop.reads; nvcc's unrolled copies of a load are separate
- * instructions on the same line, so they are summed) and the launch's threads; the
- * largest over the loops. A nested loop counts all its runs. */
+ * instructions on the same line, so they are summed), the launch's threads and the times
+ * a thread enters the loop (cc_cuda_redist_loop.runs: 1, or the enclosing loops' trip
+ * counts); the largest over the loops. V serves one run of the loop being spread, so a
+ * loop of 34 iterations inside a loop of 5 is short (34), not 170 long. A nested loop
+ * whose runs are not known takes its own trip count from its bounds when they are known,
+ * else the average over all its runs (an overestimate, said in the rule's sentence). */
 struct trips {
-  double avg;                /* iterations a thread */
+  double avg;                /* iterations a run of the loop */
   uint64_t execs, threads;   /* the loads' thread executions, the launch's threads */
+  int64_t runs;              /* runs a thread; -1: not known */
   uint32_t reads, line;      /* the loop's reads per iteration and its line */
+  int by_bounds;             /* 1: avg is the loop's trip count from its bounds */
 };
+
+/* The average trip count of loop lp per run (see struct trips), into *t. */
+static void loop_trips(const struct cc_fix_opts *o, const struct cc_kernel_stats *k,
+                       const struct cc_cuda_redist_loop *lp, uint64_t threads, struct trips *t)
+{
+  uint64_t sum = 0;
+  memset(t, 0, sizeof *t);
+  for (size_t i = 0; i < k->n_insns; i++)
+    if (global_load(&k->insns[i]) && on_lines(o, &k->insns[i], lp->first_line, lp->last_line))
+      sum += k->insns[i].thread_accesses;
+  t->execs = sum;
+  t->threads = threads;
+  t->reads = lp->reads ? lp->reads : 1;
+  t->line = lp->line;
+  t->runs = lp->nested ? lp->runs : 1;
+  t->avg = (double)sum / (double)t->reads / (double)threads;
+  if (t->runs > 0)
+    t->avg /= (double)t->runs;
+  else if (t->runs == 0 || lp->trips >= 0) {
+    t->avg = (double)(lp->trips > 0 ? lp->trips : 0);
+    t->by_bounds = 1;
+  }
+}
 
 static void average_trips(const struct cc_fix_opts *o, const struct cc_kernel_stats *k,
                           const struct cc_cuda_redist *r, struct trips *t)
@@ -126,21 +156,11 @@ static void average_trips(const struct cc_fix_opts *o, const struct cc_kernel_st
   memset(t, 0, sizeof *t);
   for (int d = 0; d < 3; d++)
     threads *= (uint64_t)o->grid[d] * o->block[d];
-  t->threads = threads;
   for (uint32_t l = 0; l < r->nloops; l++) {
-    const struct cc_cuda_redist_loop *lp = &r->loops[l];
-    uint64_t sum = 0;
-    double avg;
-    for (size_t i = 0; i < k->n_insns; i++)
-      if (global_load(&k->insns[i]) && on_lines(o, &k->insns[i], lp->first_line, lp->last_line))
-        sum += k->insns[i].thread_accesses;
-    avg = (double)sum / (double)(lp->reads ? lp->reads : 1) / (double)threads;
-    if (l == 0 || avg > t->avg) {
-      t->avg = avg;
-      t->execs = sum;
-      t->reads = lp->reads ? lp->reads : 1;
-      t->line = lp->line;
-    }
+    struct trips lt;
+    loop_trips(o, k, &r->loops[l], threads, &lt);
+    if (l == 0 || lt.avg > t->avg)
+      *t = lt;
   }
 }
 
@@ -160,11 +180,20 @@ static uint32_t rule_lanes(double avg)
 static void rule_text(const struct cc_fix_opts *o, const struct trips *t, uint32_t v,
                       char *dst, size_t size)
 {
-  char stat[200];
-  cc_fix_setf(stat, sizeof stat, "the loop at %s:%u runs %.1f times a thread on average "
-              "(%llu thread executions of its global loads / %u a step / %llu threads)",
-              base_name(o->input), t->line, t->avg, (unsigned long long)t->execs, t->reads,
-              (unsigned long long)t->threads);
+  char stat[300], per[80] = "";
+  if (t->runs > 1)
+    cc_fix_setf(per, sizeof per, " / %lld runs a thread", (long long)t->runs);
+  else if (t->runs < 0 && !t->by_bounds)
+    cc_fix_setf(per, sizeof per, ", all its runs together: the enclosing loops' trip "
+                "counts are not known");
+  if (t->by_bounds)
+    cc_fix_setf(stat, sizeof stat, "the loop at %s:%u runs %.1f times each time it is "
+                "entered (its bounds)", base_name(o->input), t->line, t->avg);
+  else
+    cc_fix_setf(stat, sizeof stat, "the loop at %s:%u runs %.1f times %s on average "
+                "(%llu thread executions of its global loads / %u a step / %llu threads%s)",
+                base_name(o->input), t->line, t->avg, t->runs > 1 ? "each time a thread enters it" : "a thread",
+                (unsigned long long)t->execs, t->reads, (unsigned long long)t->threads, per);
   if (v == 32)
     cc_fix_setf(dst, size, "V = 32 lanes a thread: %s, at least %.0f, so every lane of a "
                 "warp has 2 or more iterations", stat, SHORT_TRIPS);
@@ -301,7 +330,7 @@ int cc_fix_redistribute(const struct cc_fix_opts *o, const struct cc_fix_measure
   struct cc_cuda_redist r;
   struct cands_ctx x;
   struct trips t;
-  char rule[400];
+  char rule[600];
   size_t first = out->len;
   uint32_t v;
   int rc;

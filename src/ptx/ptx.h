@@ -276,7 +276,9 @@ struct ptx_insn {
   char *opcode_text;      /* opcode with all modifiers as written, e.g. "ld.global.nc.v4.f32";
                              the printer prints this, so unknown-but-harmless modifiers
                              survive a round trip */
-  int32_t loc;            /* index into ptx_function.locs of the .loc in force, or -1 */
+  int32_t loc;            /* index into ptx_function.locs of the .loc in force, or -1; a
+                             .loc of line 0 (nvcc: merged code) leaves the real one before
+                             it in force (ptx_parse.c) */
   int32_t callee;         /* call: index into ptx_module.funcs, or -1 (indirect) */
   uint8_t call_nret;      /* call: how many leading operands are return parameters; the
                              arguments follow; an indirect call (callee -1) has the target

@@ -1035,7 +1035,13 @@ static void parse_loc(struct parser *p) {
   l.insn = f->ninsns;
   if (fn.len) l.function_name = cc_xstrndup(fn.s, fn.len);
   f->locs[f->nlocs++] = l;
-  p->cur_loc = (int32_t)(f->nlocs - 1);
+  /* nvcc writes line 0 for code merged from several source lines (two loads combined
+   * into one, a shared subexpression): no line of its own. Its instructions keep the
+   * nearest preceding .loc of the function with a real line, so that reports never name
+   * line 0; with none before it they get the line-0 .loc (reports: "line unknown"). The
+   * directive itself stays in f->locs, and the printer writes it where it stood. */
+  if (l.line != 0 || p->cur_loc < 0 || f->locs[p->cur_loc].line == 0)
+    p->cur_loc = (int32_t)(f->nlocs - 1);
   add_mark(p, PTX_MARK_LOC, f->nlocs - 1);
 }
 

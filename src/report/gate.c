@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "report/source.h"
 #include "util/mem.h"
 
@@ -150,11 +151,11 @@ static int is_kernel_metric(enum cc_gate_metric m)
 static void trip_line(FILE *fp, const struct cc_gate *g, const struct cc_kernel_stats *k,
                       const char *arch, const struct cc_insn_stats *s, double v)
 {
-  char ptx[256];
+  char ptx[256], place[600];
   fprintf(fp, "coalcheck: gate '%s' tripped: kernel %s%s%s", g->text, k->name,
           arch ? " under " : "", arch ? arch : "");
   if (s)
-    fprintf(fp, ", %s:%u %s", s->source.file ? s->source.file : "?", (unsigned)s->source.line,
+    fprintf(fp, ", %s %s", cc_report_place(s->source.file, s->source.line, place, sizeof place),
             cc_report_squeeze(s->info.text ? s->info.text : "?", ptx, sizeof ptx));
   fprintf(fp, "%s%s %.6g\n", s ? " " : ": ", cc_report_gate_metric_name(g->metric), v);
 }

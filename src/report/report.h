@@ -52,4 +52,14 @@ cc_give char *cc_report_json_finish(cc_take struct cJSON *root);
  * whole or not at all (util/fileio.h). Errors: CC_ERR_IO "cannot write PATH: ...". */
 int cc_report_json_write_text(const char *path, cc_take char *text, struct cc_err *err);
 
+/* Naming a source line in a report. nvcc gives line 0 to code merged from several lines
+ * (a load serving two subscripts); the PTX parser gives such instructions the nearest
+ * preceding .loc with a real line (ptx_parse.c), and line 0 is left only where none
+ * precedes it, or in a trace recorded before. A report never names line 0:
+ * cc_report_line_name writes "line N" or "line unknown"; cc_report_place "FILE:LINE",
+ * "FILE, line unknown", or "?" for path NULL (no line information at all). Both write
+ * at most cap bytes into buf (cap >= 1) and return buf. */
+const char *cc_report_line_name(uint32_t line, char *buf, size_t cap);
+const char *cc_report_place(const char *path, uint32_t line, char *buf, size_t cap);
+
 #endif

@@ -115,10 +115,16 @@ static cJSON *location(const struct cc_insn_stats *s, const char *cwd)
     cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
   free(uri);
   cJSON_AddItemToObject(phys, "artifactLocation", art);
-  cc_report_json_num(region, "startLine", s->source.line ? s->source.line : 1);
-  if (s->source.column)
-    cc_report_json_num(region, "startColumn", s->source.column);
-  cJSON_AddItemToObject(phys, "region", region);
+  /* line 0 is "line unknown" (report.h): no region (optional in a SARIF 2.1.0
+   * physicalLocation) rather than a made-up line 1 */
+  if (s->source.line) {
+    cc_report_json_num(region, "startLine", s->source.line);
+    if (s->source.column)
+      cc_report_json_num(region, "startColumn", s->source.column);
+    cJSON_AddItemToObject(phys, "region", region);
+  } else {
+    cJSON_Delete(region);
+  }
   cJSON_AddItemToObject(loc, "physicalLocation", phys);
   return loc;
 }

@@ -1,9 +1,12 @@
 /* Source-line cache for the text report: see source.h. Each file is read once. */
 #include "report/source.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/mem.h"
@@ -92,5 +95,25 @@ const char *cc_report_squeeze(const char *s, char *buf, size_t cap)
     buf[o++] = *s;
   }
   buf[o] = '\0';
+  return buf;
+}
+
+const char *cc_report_line_name(uint32_t line, char *buf, size_t cap)
+{
+  if (line)
+    snprintf(buf, cap, "line %" PRIu32, line);
+  else
+    snprintf(buf, cap, "line unknown");
+  return buf;
+}
+
+const char *cc_report_place(const char *path, uint32_t line, char *buf, size_t cap)
+{
+  if (!path)
+    snprintf(buf, cap, "?");
+  else if (line)
+    snprintf(buf, cap, "%s:%" PRIu32, path, line);
+  else
+    snprintf(buf, cap, "%s, line unknown", path);
   return buf;
 }

@@ -117,7 +117,8 @@ static const char *basename_of(const char *path)
   return base ? base + 1 : path;
 }
 
-/* "file.cu:5" from the last path component, cut from the left to LOC_WIDTH. */
+/* "file.cu:5" from the last path component, cut from the left to LOC_WIDTH ("file.cu,
+ * line unknown" for line 0, or "line unknown" when that is too wide). */
 static void location(const struct cc_source_loc *loc, char *buf, size_t cap)
 {
   char full[512];
@@ -126,8 +127,12 @@ static void location(const struct cc_source_loc *loc, char *buf, size_t cap)
     snprintf(buf, cap, "?");
     return;
   }
-  snprintf(full, sizeof full, "%s:%" PRIu32, basename_of(loc->file), loc->line);
+  cc_report_place(basename_of(loc->file), loc->line, full, sizeof full);
   n = strlen(full);
+  if (n > LOC_WIDTH && !loc->line) { /* the file is the kernel's; "unknown" must show */
+    snprintf(buf, cap, "line unknown");
+    return;
+  }
   if (n <= LOC_WIDTH)
     snprintf(buf, cap, "%s", full);
   else
@@ -384,7 +389,10 @@ static void source_line(FILE *fp, struct cc_source_cache *cache, const struct cc
   size_t len = 0;
   const struct cc_source_loc *src = &s->source;
   const char *line = cc_report_source_line(cache, src->file, src->line, &len);
-  if (!line) {
+  if (!src->line && src->file) {
+    detail_cut(fp, "source", "(line unknown: nvcc gave this instruction line 0)",
+               strlen("(line unknown: nvcc gave this instruction line 0)"));
+  } else if (!line) {
     detail_cut(fp, "source", "(source not available)", strlen("(source not available)"));
   } else {
     while (len > 0 && (*line == ' ' || *line == '\t'))

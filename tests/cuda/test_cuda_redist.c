@@ -288,6 +288,83 @@ static void test_two_integer_targets(void **state)
   cc_cuda_redist_release(&r);
 }
 
+/* A loop nested in others: runs, the times a thread enters it, is the product of the
+ * enclosing loops' trip counts (the V rule of src/fix/redistribute.c divides by it).
+ * Derived by hand, n = 34 (the known parameter): the loop over j sits in c (0..4: 5
+ * iterations) and d (1..2 with <=: 2): 10 runs of 34 iterations; the outer loops do not
+ * qualify (their bodies store and nest), so j's is the only loop returned. */
+static void test_nested_runs(void **state)
+{
+  static const char in[] =
+    "__global__ void k(const float *A, float *y, int n)\n"
+    "{\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int c = 0; c < 5; c++)\n"
+    "    for (int d = 1; d <= 2; ++d) {\n"
+    "      float s = 0.0f;\n"
+    "      for (int j = 0; j < n; j++)\n"
+    "        s += A[i * n + j] * (float)(c + d);\n"
+    "      y[i * 10 + c * 2 + d - 1] = s;\n"
+    "    }\n"
+    "}\n";
+  struct fixture *f = *state;
+  struct cc_cuda_redist r;
+  struct cc_err err;
+  assert_int_equal(redist(f, "nest.cu", in, "k", 1, 32, 1, 34, 1, &r, &err), CC_OK);
+  assert_int_equal(r.nloops, 1);
+  assert_string_equal(r.loops[0].var, "j");
+  assert_int_equal(r.loops[0].nested, 1);
+  assert_int_equal(r.loops[0].runs, 10);
+  assert_int_equal(r.loops[0].trips, 34);
+  cc_cuda_redist_release(&r);
+}
+
+/* Runs not known: an enclosing loop bounded by a load (lim[0]) or an enclosing while;
+ * the inner loop's own trip count (n = 34) is still read from its bounds. A triangular
+ * loop (j < c) under a known loop of 5: runs 5, its trip count not known. */
+static void test_nested_unknown(void **state)
+{
+  static const char loaded[] =
+    "__global__ void k(const float *A, float *y, int n, const int *lim)\n"
+    "{\n"
+    "  int i = threadIdx.x;\n"
+    "  int c = 0;\n"
+    "  while (c < lim[1]) {\n"
+    "    for (int e = 0; e < lim[0]; e++) {\n"
+    "      float s = 0.0f;\n"
+    "      for (int j = 0; j < n; j++)\n"
+    "        s += A[i * n + j];\n"
+    "      y[i + e] = s;\n"
+    "    }\n"
+    "    c++;\n"
+    "  }\n"
+    "}\n";
+  static const char tri[] =
+    "__global__ void k(const float *A, float *y, int n)\n"
+    "{\n"
+    "  int i = threadIdx.x;\n"
+    "  for (int c = 0; c < 5; c++) {\n"
+    "    float s = 0.0f;\n"
+    "    for (int j = 0; j < c; j++)\n"
+    "      s += A[i * n + j];\n"
+    "    y[i * 5 + c] = s;\n"
+    "  }\n"
+    "}\n";
+  struct fixture *f = *state;
+  struct cc_cuda_redist r;
+  struct cc_err err;
+  assert_int_equal(redist(f, "loaded.cu", loaded, "k", 1, 32, 1, 34, 1, &r, &err), CC_OK);
+  assert_int_equal(r.nloops, 1);
+  assert_int_equal(r.loops[0].runs, -1);
+  assert_int_equal(r.loops[0].trips, 34);
+  cc_cuda_redist_release(&r);
+  assert_int_equal(redist(f, "tri.cu", tri, "k", 1, 32, 1, 34, 1, &r, &err), CC_OK);
+  assert_int_equal(r.nloops, 1);
+  assert_int_equal(r.loops[0].runs, 5);
+  assert_int_equal(r.loops[0].trips, -1);
+  cc_cuda_redist_release(&r);
+}
+
 /* ---- refusals: the message names the place and the reason ---- */
 
 struct refusal {
@@ -384,6 +461,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_reads, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_memory_target, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_two_integer_targets, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_nested_runs, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_nested_unknown, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_grid_limit, fixture_setup, fixture_teardown),
   };

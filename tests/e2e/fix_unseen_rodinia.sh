@@ -57,6 +57,13 @@ expect 0 "" "$COALCHECK" --launch "$R/hotspot.launch" -q --json "$TMP/hot.json"
 jcheck "$TMP/hot.json" 'any("make blockDim.x a multiple of 32 (e.g. 32 x 8 instead of 16 x 16)" in g["text"] for i in d["kernels"][0]["instructions"] for g in i["suggestions"])'
 jcheck "$TMP/hot.json" 'not any("swap" in g["text"] for i in d["kernels"][0]["instructions"] for g in i["suggestions"])'
 
+# ---- kmeansPoint (features[point * nfeatures + j], 34 features inside a loop over 5
+# clusters): the V rule counted the whole nest (5 x 34 = 170 a thread, V = 32); one run of
+# the loop over j is 34 iterations: short, 34 / 4 = 8.5, nearest power of two 8 -----------
+expect 0 "" "$COALCHECK" fix --launch "$R/kmeans_point.launch" -o "$TMP/kmp" -q --json "$TMP/kmp.json"
+jcheck "$TMP/kmp.json" 'd["transform"] == "redistribute" and d["verified"] is True'
+jcheck "$TMP/kmp.json" '"V = 8 lanes a thread by the rule" in d["why"] and "/ 5 runs a thread" in d["why"]'
+
 # ---- kmeans invert_mapping: nothing applies; the refusal names all six transformations,
 # pad (the last) included (the message was cut at 1 KiB, in the middle of soa's line) -------
 expect 11 "no transformation improves invert_mapping" "$COALCHECK" fix \

@@ -775,6 +775,52 @@ static const char loc_ptx[] =
         "\t.file\t2 \"b.h\"\n"
         "\t.section\t.debug_str\n\t{\n$L__info_string0:\n.b8 102,0\n\t}\n";
 
+/* nvcc's `.loc 1 0 0`: code merged from several lines has line 0. Insn 0 (before any
+ * real .loc) keeps the line-0 .loc (reports: "line unknown"); insn 1 has line 12; insn 2,
+ * after `.loc 1 0 0`, keeps line 12 (the nearest preceding real one), insn 3 line 14,
+ * insn 4 after another line 0 line 14 again. The directives all stay and print. */
+static const char loc0_ptx[] =
+    HDR ".visible .entry k(.param .u64 p)\n"
+        "{\n"
+        "\t.reg .b64 %rd<2>;\n"
+        "\t.reg .f32 %f<3>;\n"
+        "\t.loc\t1 0 0\n"
+        "\tld.param.u64 %rd1, [p];\n"                      /* insn 0: line 0 */
+        "\t.loc\t1 12 3\n"
+        "\tld.global.f32 %f1, [%rd1];\n"                   /* insn 1: 12 */
+        "\t.loc\t1 0 0\n"
+        "\tld.global.f32 %f2, [%rd1+4];\n"                 /* insn 2: 12 (merged) */
+        "\t.loc\t1 14 5\n"
+        "\tst.global.f32 [%rd1], %f1;\n"                   /* insn 3: 14 */
+        "\t.loc\t1 0 0\n"
+        "\tst.global.f32 [%rd1+4], %f2;\n"                 /* insn 4: 14 */
+        "\tret;\n"
+        "}\n"
+        "\t.file\t1 \"m.cu\"\n";
+
+static void test_line_zero(void **state) {
+  (void)state;
+  static const uint32_t want[] = {0, 12, 12, 14, 14, 14};
+  struct ptx_module *m = parse_ok(loc0_ptx);
+  assert_non_null(m);
+  const struct ptx_function *f = &m->funcs[0];
+  assert_int_equal(f->ninsns, 6);
+  assert_int_equal(f->nlocs, 5);
+  for (uint32_t i = 0; i < 6; i++) {
+    const struct ptx_loc *l = ptx_insn_loc(f, i);
+    assert_non_null(l);
+    assert_int_equal(l->line, want[i]);
+  }
+  assert_int_equal(ptx_insn_loc(f, 2)->column, 3);
+  char *text = print_to_string(m);
+  assert_non_null(text);
+  const char *at = strstr(text, "\t.loc\t1 12 3\n");
+  assert_non_null(at);
+  assert_non_null(strstr(at, "\t.loc\t1 0 0\n")); /* the line-0 directive kept */
+  free(text);
+  ptx_module_free(m);
+}
+
 static void test_line_table(void **state) {
   (void)state;
   struct ptx_module *m = parse_ok(loc_ptx);
@@ -1181,6 +1227,7 @@ int main(void) {
       cmocka_unit_test(test_vector_registers),
       cmocka_unit_test(test_variables),
       cmocka_unit_test(test_line_table),
+      cmocka_unit_test(test_line_zero),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_more_errors),
       cmocka_unit_test(test_print_stream_error),

@@ -706,9 +706,23 @@ static void test_sarif(void **state)
   free(text);
 }
 
+/* Naming a line (report.h): line 0, nvcc's merged code, is never written as ":0". */
+static void test_line_names(void **state)
+{
+  char buf[64];
+  (void)state;
+  assert_string_equal(cc_report_line_name(39, buf, sizeof buf), "line 39");
+  assert_string_equal(cc_report_line_name(0, buf, sizeof buf), "line unknown");
+  assert_string_equal(cc_report_place("srad.cu", 148, buf, sizeof buf), "srad.cu:148");
+  assert_string_equal(cc_report_place("srad.cu", 0, buf, sizeof buf), "srad.cu, line unknown");
+  assert_string_equal(cc_report_place(NULL, 0, buf, sizeof buf), "?");
+  assert_string_equal(cc_report_place("srad.cu", 0, buf, 8), "srad.cu"); /* cut, terminated */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_line_names),
     cmocka_unit_test_setup_teardown(test_text_golden, build, teardown),
     cmocka_unit_test_setup_teardown(test_json, build, teardown),
     cmocka_unit_test_setup_teardown(test_csv, build, teardown),
