@@ -120,7 +120,11 @@ static const char *hook_param(void *ctx, const struct ptx_function *f)
 }
 
 /* The entry's prologue: the counter pointer moved to this SM's shard, and with CTA
- * sampling the predicate %cci_on (this CTA counts). */
+ * sampling the predicate %cci_on (this CTA counts) and the shard of the sampled CTA's
+ * rank instead: (linear id / sample) & (shards - 1), so that shard g sums the sampled
+ * CTAs of rank g, g + shards, ... (interleaved sub-samples whose spread gives the
+ * estimate's bound, src/cli/gpu_inline.c); CTAs running together have neighbouring ids,
+ * so their leaders still add to different words. */
 static const char *hook_body(void *ctx, const struct ptx_function *f)
 {
   struct inst *s = ctx;
@@ -132,12 +136,7 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\t.reg .b32 %%cci_t<4>;\n"
                    "\t.reg .pred %%cci_on;\n"
                    "\tld.param.u64 %%cci_base, [%s];\n"
-                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n"
-                   "\tmov.u32 %%cci_t0, %%smid;\n"
-                   "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
-                   "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
-                   "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
-                   PTX_INST_PARAM, s->map->shards - 1, 8u * PTX_INST_FIELDS);
+                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n", PTX_INST_PARAM);
   if (s->map->sample > 1)
     cc_strbuf_printf(&s->text,
                      "\tmov.u32 %%cci_t0, %%ctaid.z;\n"
@@ -146,10 +145,18 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                      "\tmad.lo.u32 %%cci_t0, %%cci_t0, %%cci_t1, %%cci_t2;\n"
                      "\tmov.u32 %%cci_t1, %%nctaid.x;\n"
                      "\tmov.u32 %%cci_t2, %%ctaid.x;\n"
-                     "\tmad.lo.u32 %%cci_t0, %%cci_t0, %%cci_t1, %%cci_t2;\n"
-                     "\trem.u32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
-                     "\tsetp.eq.u32 %%cci_on, %%cci_t0, 0;\n",
-                     s->map->sample);
+                     "\tmad.lo.u32 %%cci_t2, %%cci_t0, %%cci_t1, %%cci_t2;\n"
+                     "\trem.u32 %%cci_t0, %%cci_t2, %" PRIu32 ";\n"
+                     "\tsetp.eq.u32 %%cci_on, %%cci_t0, 0;\n"
+                     "\tdiv.u32 %%cci_t0, %%cci_t2, %" PRIu32 ";\n",
+                     s->map->sample, s->map->sample);
+  else
+    cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_t0, %%smid;\n");
+  cc_strbuf_printf(&s->text,
+                   "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
+                   "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
+                   "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
+                   s->map->shards - 1, 8u * PTX_INST_FIELDS);
   return s->text.s;
 }
 

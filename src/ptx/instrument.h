@@ -11,6 +11,9 @@
  *
  *   counters[site][shard][PTX_INST_FIELDS]       shard = %smid & (shards - 1)
  *
+ * (with CTA sampling, sample S > 1: shard = (linear CTA id / S) & (shards - 1), the
+ * sampled CTA's rank, so that the shards hold interleaved sub-samples)
+ *
  * so that warps of different SMs add to different words (GPU-NOTES.md: one counter per
  * instruction for the whole GPU made a transpose 58x slower, per-SM counters 6.5x); the
  * caller sums the shards.

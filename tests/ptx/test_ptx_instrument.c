@@ -127,7 +127,11 @@ static void test_sampling_and_errors(void **state)
   assert_int_equal(rc, CC_OK);
   assert_int_equal(map.shards, 1); /* 0 means 1 */
   assert_int_equal(map.sample, 8);
-  assert_non_null(strstr(text, "rem.u32 %cci_t0, %cci_t0, 8;"));
+  assert_non_null(strstr(text, "rem.u32 %cci_t0, %cci_t2, 8;"));
+  /* the shard is the sampled CTA's rank (linear id / 8), not the SM: interleaved
+   * sub-samples for the estimate's bound (src/cli/gpu_inline.c) */
+  assert_non_null(strstr(text, "div.u32 %cci_t0, %cci_t2, 8;"));
+  assert_null(strstr(text, "%smid"));
   /* every site is jumped over by the CTAs that do not count */
   assert_non_null(strstr(text, "@!%cci_on bra $cci_skip0;"));
   assert_non_null(strstr(text, "$cci_skip4:"));
