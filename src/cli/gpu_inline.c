@@ -52,8 +52,9 @@ static void sum_site(const uint64_t *c, uint32_t site, uint32_t shards,
   }
 }
 
-/* CTA sampling's design: C CTAs, the n = ceil(C / S) whose linear id % S == 0 counted;
- * shard g summed the counted CTAs of rank g, g + G, ... (G shards, instrument.h). */
+/* CTA sampling's design (instrument.h): C CTAs in runs of S consecutive ids, one CTA
+ * counted per run (the last, partial run's only if its pick falls inside), n in all;
+ * shard g summed the counted CTAs of runs g, g + G, ... (G shards). */
 struct cta_sample {
   uint64_t ctas, sampled;
   uint32_t shards;
@@ -208,7 +209,8 @@ int cc_cli_gpu_inline_json(const char *counters_path, const struct ptx_module *m
   memcpy(c, raw, len); /* aligned 64-bit words (little-endian, as the GPU) */
   free(raw);
   struct cta_sample d = {(uint64_t)grid[0] * grid[1] * grid[2], 0, map->shards};
-  d.sampled = (d.ctas + map->sample - 1) / map->sample; /* linear ids 0, S, 2S, ... < C */
+  d.sampled = d.ctas / map->sample + /* full runs, then the partial run's pick if inside */
+              (d.ctas % map->sample > ptx_inst_pick((uint32_t)(d.ctas / map->sample), map->sample));
   /* per shard: this site's requests and units, and the kernel's (all sites) */
   double *yr = cc_xcalloc(4 * (size_t)map->shards, sizeof *yr), *yu = yr + map->shards;
   double *kr = yu + map->shards, *ku = kr + map->shards;
