@@ -145,7 +145,7 @@ int cc_cli_gpu_inline_ptx(cc_keep const struct ptx_module *m, uint32_t sample_ct
  * (shared), stride {min, max, avg = span / (lanes - requests)} or null, source {file,
  * line} and inlined_at from the PTX's .loc. With CTA sampling (map->sample S > 1) the
  * counts are the expansion estimate, the counted CTAs' sums x C / n (C = the grid's CTAs,
- * n = ceil(C / S) counted), and the kernel carries "ctas", "sampled_ctas" and each
+ * n counted: one per run of S ids, ptx_inst_pick), and the kernel carries "ctas", "sampled_ctas" and each
  * instruction and the kernel a "bound95" {requests, sectors} (the estimator and its 95%
  * bound: gpu_inline.c, cta_bound95). Errors: CC_ERR_TOOL when the buffer has the wrong
  * size, the file errors of reading and writing. */

@@ -76,7 +76,8 @@ static uint64_t shard_ctas(const struct cta_sample *d, uint32_t g)
  * ybar = sum y / n the mean per counted CTA, m_g the counted CTAs of shard g (a ratio
  * estimator's residuals, for the unequal m_g); bound = 1.96 sqrt(V) / total. 0 when
  * every CTA counted (n = C) or every shard's mean is the same; NAN (unknown) with fewer
- * than CC_GPU_SAMPLE_MIN_CLT non-empty shards, or a zero total with V > 0. */
+ * than CC_GPU_SAMPLE_MIN_CLT non-empty shards (one counted CTA shows no spread, however
+ * the others differ), or a zero total with V > 0. */
 static double cta_bound95(const struct cta_sample *d, const double *y)
 {
   double n = (double)d->sampled, c = (double)d->ctas, sum = 0.0, ss = 0.0;
@@ -90,9 +91,11 @@ static double cta_bound95(const struct cta_sample *d, const double *y)
     double r = y[g] - (double)shard_ctas(d, g) * ybar;
     ss += r * r;
   }
+  if (groups < CC_GPU_SAMPLE_MIN_CLT) /* too few to see a spread, even none */
+    return NAN;
   if (ss == 0.0)
     return 0.0;
-  if (groups < CC_GPU_SAMPLE_MIN_CLT || sum == 0.0)
+  if (sum == 0.0)
     return NAN;
   double v = c * c * (1.0 - n / c) * groups / (groups - 1.0) * ss / (n * n);
   return 1.96 * sqrt(v) / (sum * c / n);

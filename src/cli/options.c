@@ -684,8 +684,9 @@ static const struct option options[] = {
   /* the executable mode's own options (app.c) */
   {"gpu-json", 0, "FILE", "keep the injection library's own JSON", NULL, FOR_APP},
   {"sample-ctas", 0, "N", "count and trace only CTAs whose linear id % N\n"
-   "is 0 (--gpu-mode inline: then scaled to the\n"
-   "grid, with a 95% bound per figure)", set_sample_ctas,
+   "is 0 (--gpu-mode inline: 1 CTA per N ids, at\n"
+   "a hashed position, the counts scaled to the\n"
+   "grid with a 95% bound per figure)", set_sample_ctas,
    FOR_APP | CMD_BIT(CC_CLI_CMD_RUN)},
   {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
    "(default all): the others run at native speed", NULL, FOR_APP},
