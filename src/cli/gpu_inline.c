@@ -212,7 +212,9 @@ int cc_cli_gpu_inline_json(const char *counters_path, const struct ptx_module *m
   memcpy(c, raw, len); /* aligned 64-bit words (little-endian, as the GPU) */
   free(raw);
   struct cta_sample d = {(uint64_t)grid[0] * grid[1] * grid[2], 0, map->shards};
-  d.sampled = d.ctas / map->sample + /* full runs, then the partial run's pick if inside */
+  /* full runs, then the partial run's pick if inside; run 0 picks 0 (the hash of 0), so a
+   * grid of C >= 1 CTAs always counts one and n >= 1 */
+  d.sampled = d.ctas / map->sample +
               (d.ctas % map->sample > ptx_inst_pick((uint32_t)(d.ctas / map->sample), map->sample));
   /* per shard: this site's requests and units, and the kernel's (all sites) */
   double *yr = cc_xcalloc(4 * (size_t)map->shards, sizeof *yr), *yu = yr + map->shards;
