@@ -278,6 +278,8 @@ struct cc_kernel_totals {
 struct cc_kernel_sampling {
   int present;
   uint64_t launches, sampled;
+  uint64_t ctas, sampled_ctas; /* --gpu-mode inline --sample-ctas: the grid's CTAs and those
+                                  counted, the rest extrapolated (0, 0: no CTA sampling) */
   double bound_requests, bound_sectors;
 };
 

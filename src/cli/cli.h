@@ -61,6 +61,8 @@ struct cc_run_opts {
   int gpu_backend;               /* --backend gpu: run on the GPU (cli/gpu.h), not emulate */
   int gpu_inline;                /* --gpu-mode inline: count with instrumented PTX
                                     (src/ptx/instrument.h), not the Compute Sanitizer */
+  uint32_t sample_ctas;          /* --sample-ctas N with --gpu-mode inline: 1 CTA in N counted,
+                                    the counts extrapolated (gpu_inline.c); 0 or 1: all */
   char *command_line;            /* the command line, stored in the trace's header; or NULL */
   char *fix_dir;                 /* fix: -o DIR, the folder the fix is written to */
   int fix_strategy;              /* fix: --strategy, enum cc_fix_strategy (0: model) */

@@ -129,10 +129,12 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *report_out, struct cc_err 
 struct cc_view;
 
 /* --gpu-mode inline (gpu_inline.c): m instrumented by src/ptx/instrument.h (256 counter
- * shards, every CTA counted) into *text (*len bytes, owned), the site table into *map
- * (released by the caller with ptx_inst_map_release). Errors: ptx_instrument's. */
-int cc_cli_gpu_inline_ptx(cc_keep const struct ptx_module *m, cc_give char **text, size_t *len,
-                          struct ptx_inst_map *map, struct cc_err *err);
+ * shards; every CTA counted, or with sample_ctas S > 1 those whose linear id % S == 0)
+ * into *text (*len bytes, owned), the site table into *map (released by the caller with
+ * ptx_inst_map_release). Errors: ptx_instrument's. */
+int cc_cli_gpu_inline_ptx(cc_keep const struct ptx_module *m, uint32_t sample_ctas,
+                          cc_give char **text, size_t *len, struct ptx_inst_map *map,
+                          struct cc_err *err);
 
 /* Reads the counter buffer the instrumented launch of kernel k (of m, instrumented into
  * map) dumped to counters_path (little-endian 64-bit words, ptx_inst_counter_bytes(map)
@@ -141,8 +143,12 @@ int cc_cli_gpu_inline_ptx(cc_keep const struct ptx_module *m, cc_give char **tex
  * = PTX index x 16 and "sass" = the PTX text, requests, lanes, bytes requested (lanes x
  * size), sectors and ideal sectors (global) or wavefronts, ideal wavefronts and ways
  * (shared), stride {min, max, avg = span / (lanes - requests)} or null, source {file,
- * line} and inlined_at from the PTX's .loc. Errors: CC_ERR_TOOL when the buffer has the
- * wrong size, the file errors of reading and writing. */
+ * line} and inlined_at from the PTX's .loc. With CTA sampling (map->sample S > 1) the
+ * counts are the expansion estimate, the counted CTAs' sums x C / n (C = the grid's CTAs,
+ * n counted: one per run of S ids, ptx_inst_pick), and the kernel carries "ctas", "sampled_ctas" and each
+ * instruction and the kernel a "bound95" {requests, sectors} (the estimator and its 95%
+ * bound: gpu_inline.c, cta_bound95). Errors: CC_ERR_TOOL when the buffer has the wrong
+ * size, the file errors of reading and writing. */
 int cc_cli_gpu_inline_json(const char *counters_path, cc_keep const struct ptx_module *m,
                            cc_keep const struct ptx_function *k,
                            cc_keep const struct ptx_inst_map *map, const uint32_t grid[3],

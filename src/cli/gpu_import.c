@@ -241,6 +241,18 @@ static int import_kernel(const cJSON *j, struct where *w, struct cc_analysis *an
       return rc;
     smp.present = smp.sampled < smp.launches;
   }
+  /* sampled CTAs (--gpu-mode inline --sample-ctas, gpu_inline.c) */
+  if (cJSON_GetObjectItemCaseSensitive(j, "sampled_ctas")) {
+    if ((rc = get_u64(j, "ctas", w, &smp.ctas, err)) != CC_OK ||
+        (rc = get_u64(j, "sampled_ctas", w, &smp.sampled_ctas, err)) != CC_OK ||
+        (rc = get_bound(j, w, &smp.bound_requests, &smp.bound_sectors, err)) != CC_OK)
+      return rc;
+    if (smp.sampled_ctas > smp.ctas)
+      return bad(w, "sampled_ctas", "is more than ctas", err);
+    smp.present = smp.sampled_ctas < smp.ctas;
+    if (!smp.launches)
+      smp.launches = smp.sampled = 1;
+  }
   n = (size_t)cJSON_GetArraySize(insns);
   infos = cc_xcalloc(n ? n : 1, sizeof *infos);
   counts = cc_xcalloc(n ? n : 1, sizeof *counts);

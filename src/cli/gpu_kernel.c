@@ -332,7 +332,7 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
     }
   }
   if (o->gpu_inline) { /* the counters written into the PTX (src/ptx/instrument.h) */
-    if ((rc = cc_cli_gpu_inline_ptx(m, &itext, &ilen, &map, err)) != CC_OK)
+    if ((rc = cc_cli_gpu_inline_ptx(m, o->sample_ctas, &itext, &ilen, &map, err)) != CC_OK)
       goto done;
     inline_plan_lines(&map, b.nparams, extra, sizeof extra);
   }

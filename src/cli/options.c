@@ -444,6 +444,18 @@ static int set_gpu_mode(struct cc_run_opts *o, const char *v, const struct sourc
   return CC_OK;
 }
 
+/* --sample-ctas N: kernel mode's --gpu-mode inline counts 1 CTA in N and extrapolates
+ * (gpu_inline.c); the executable mode parses its own copy (app.c) */
+static int set_sample_ctas(struct cc_run_opts *o, const char *v, const struct source *s,
+                           struct cc_err *err)
+{
+  uint64_t n;
+  int rc = parse_uint("sample-ctas", v, UINT32_MAX, 0, &n, err);
+  if (rc == CC_OK)
+    o->sample_ctas = (uint32_t)n;
+  return rc;
+}
+
 static int set_strategy(struct cc_run_opts *o, const char *v, const struct source *s,
                         struct cc_err *err)
 {
@@ -676,7 +688,10 @@ static const struct option options[] = {
   /* the executable mode's own options (app.c) */
   {"gpu-json", 0, "FILE", "keep the injection library's own JSON", NULL, FOR_APP},
   {"sample-ctas", 0, "N", "count and trace only CTAs whose linear id % N\n"
-   "is 0", NULL, FOR_APP},
+   "is 0 (--gpu-mode inline: 1 CTA per N ids, at\n"
+   "a hashed position, the counts scaled to the\n"
+   "grid with a 95% bound per figure)", set_sample_ctas,
+   FOR_APP | CMD_BIT(CC_CLI_CMD_RUN)},
   {"spaces", 0, "LIST", "patch only these of global,shared,local\n"
    "(default all): the others run at native speed", NULL, FOR_APP},
   {"exact", 0, NULL, "count every launch (default: the fast mode\n"

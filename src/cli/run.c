@@ -408,6 +408,10 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   if (o->gpu_inline && !o->gpu_backend)
     return cc_err_set(err, CC_ERR_USAGE, "--gpu-mode inline counts on the GPU: add --backend "
                       "gpu (the emulator counts every access already)");
+  if (o->sample_ctas > 1 && !o->gpu_inline)
+    return cc_err_set(err, CC_ERR_USAGE, "--sample-ctas with a KERNEL.cu or .ptx samples the "
+                      "inline counters: add --backend gpu --gpu-mode inline (the emulator and "
+                      "the Compute Sanitizer count every CTA)");
   if (o->gpu_backend) /* --backend gpu: the same launch on the GPU (gpu_kernel.c) */
     return cc_cli_run_gpu(o, out, err);
   if ((rc = cc_cli_check_launch(o, err)) != CC_OK)

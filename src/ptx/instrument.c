@@ -120,7 +120,11 @@ static const char *hook_param(void *ctx, const struct ptx_function *f)
 }
 
 /* The entry's prologue: the counter pointer moved to this SM's shard, and with CTA
- * sampling the predicate %cci_on (this CTA counts). */
+ * sampling (S > 1) the predicate %cci_on: of each run of S consecutive linear ids (x
+ * fastest), the run r = id / S counts its CTA at position ptx_inst_pick(r, S), and its
+ * shard is r & (shards - 1) instead of the SM's, so that the shards hold interleaved
+ * sub-samples (the estimate's bound, src/cli/gpu_inline.c); CTAs running together have
+ * neighbouring ids, so their leaders still add to different words. */
 static const char *hook_body(void *ctx, const struct ptx_function *f)
 {
   struct inst *s = ctx;
@@ -132,13 +136,8 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\t.reg .b32 %%cci_t<4>;\n"
                    "\t.reg .pred %%cci_on;\n"
                    "\tld.param.u64 %%cci_base, [%s];\n"
-                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n"
-                   "\tmov.u32 %%cci_t0, %%smid;\n"
-                   "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
-                   "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
-                   "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
-                   PTX_INST_PARAM, s->map->shards - 1, 8u * PTX_INST_FIELDS);
-  if (s->map->sample > 1)
+                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n", PTX_INST_PARAM);
+  if (s->map->sample > 1) /* t2 = linear id, t0 = its run, t1 = the run's pick, t3 = pos */
     cc_strbuf_printf(&s->text,
                      "\tmov.u32 %%cci_t0, %%ctaid.z;\n"
                      "\tmov.u32 %%cci_t1, %%nctaid.y;\n"
@@ -146,10 +145,26 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                      "\tmad.lo.u32 %%cci_t0, %%cci_t0, %%cci_t1, %%cci_t2;\n"
                      "\tmov.u32 %%cci_t1, %%nctaid.x;\n"
                      "\tmov.u32 %%cci_t2, %%ctaid.x;\n"
-                     "\tmad.lo.u32 %%cci_t0, %%cci_t0, %%cci_t1, %%cci_t2;\n"
-                     "\trem.u32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
-                     "\tsetp.eq.u32 %%cci_on, %%cci_t0, 0;\n",
+                     "\tmad.lo.u32 %%cci_t2, %%cci_t0, %%cci_t1, %%cci_t2;\n"
+                     "\tdiv.u32 %%cci_t0, %%cci_t2, %" PRIu32 ";\n"
+                     "\tmul.lo.u32 %%cci_t1, %%cci_t0, %u;\n"
+                     "\tshr.u32 %%cci_t3, %%cci_t1, 16;\n"
+                     "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
+                     "\tmul.lo.u32 %%cci_t1, %%cci_t1, %u;\n"
+                     "\tshr.u32 %%cci_t3, %%cci_t1, 13;\n"
+                     "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
+                     "\trem.u32 %%cci_t1, %%cci_t1, %" PRIu32 ";\n"
+                     "\trem.u32 %%cci_t3, %%cci_t2, %" PRIu32 ";\n"
+                     "\tsetp.eq.u32 %%cci_on, %%cci_t3, %%cci_t1;\n",
+                     s->map->sample, PTX_INST_PICK_MUL1, PTX_INST_PICK_MUL2, s->map->sample,
                      s->map->sample);
+  else
+    cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_t0, %%smid;\n");
+  cc_strbuf_printf(&s->text,
+                   "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
+                   "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
+                   "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
+                   s->map->shards - 1, 8u * PTX_INST_FIELDS);
   return s->text.s;
 }
 
@@ -470,6 +485,15 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
   free(s.text.s);
   if (rc != 0) return cc_err_set(err, CC_ERR_IO, "inline counters: writing the PTX failed");
   return CC_OK;
+}
+
+uint32_t ptx_inst_pick(uint32_t run, uint32_t sample)
+{
+  uint32_t h = run * PTX_INST_PICK_MUL1;
+  h ^= h >> 16;
+  h *= PTX_INST_PICK_MUL2;
+  h ^= h >> 13;
+  return sample > 1 ? h % sample : 0;
 }
 
 uint64_t ptx_inst_counter_bytes(const struct ptx_inst_map *map)

@@ -11,6 +11,9 @@
  *
  *   counters[site][shard][PTX_INST_FIELDS]       shard = %smid & (shards - 1)
  *
+ * (with CTA sampling, sample S > 1: shard = (linear CTA id / S) & (shards - 1), the
+ * counted CTA's rank, so that the shards hold interleaved sub-samples)
+ *
  * so that warps of different SMs add to different words (GPU-NOTES.md: one counter per
  * instruction for the whole GPU made a transpose 58x slower, per-SM counters 6.5x); the
  * caller sums the shards.
@@ -83,8 +86,9 @@ struct ptx_inst_site {
 
 struct ptx_inst_opts {
   uint32_t shards; /* counter copies, a power of two 1..PTX_INST_MAX_SHARDS; 0: 1 */
-  uint32_t sample; /* CTA sampling: only CTAs whose linear id (x fastest) % sample == 0
-                      count; 0 or 1: every CTA */
+  uint32_t sample; /* CTA sampling: of each run r of `sample` consecutive linear CTA ids
+                      (x fastest; r = id / sample), only the CTA at position
+                      ptx_inst_pick(r, sample) counts; 0 or 1: every CTA */
 };
 
 /* The sites of one instrumented module, in (function, instruction) order: site k owns
@@ -103,6 +107,17 @@ struct ptx_inst_map {
  * stream failed). */
 int ptx_instrument(cc_keep const struct ptx_module *m, const struct ptx_inst_opts *opts,
                    FILE *out, struct ptx_inst_map *map, struct cc_err *err);
+
+/* Multipliers of ptx_inst_pick's hash (murmur3's finaliser constants). */
+#define PTX_INST_PICK_MUL1 0x9e3779b1u
+#define PTX_INST_PICK_MUL2 0x85ebca6bu
+
+/* The position (0..sample-1) of the counted CTA in run `run` of CTA sampling: a hash of
+ * run mod sample, the one the instrumented prologue computes (0 for sample <= 1). A
+ * pseudo-random position per run, not id % sample == 0: a fixed position aliases with
+ * grids whose row length sample divides (the Gaussian fan2's x = 0 column was counted in
+ * every sampled row: 4x its figures, outside any bound; docs/usage.md, "CTA sampling"). */
+uint32_t ptx_inst_pick(uint32_t run, uint32_t sample);
 
 /* Bytes of the counter buffer of map: nsites x shards x PTX_INST_FIELDS x 8 (8 for no
  * site, so that a buffer can still be passed). */

@@ -216,6 +216,10 @@ static cJSON *sampling_json(const struct cc_kernel_sampling *smp)
   cJSON *o = cJSON_CreateObject();
   cc_report_json_num(o, "launches", (double)smp->launches);
   cc_report_json_num(o, "sampled_launches", (double)smp->sampled);
+  if (smp->ctas) { /* --gpu-mode inline --sample-ctas */
+    cc_report_json_num(o, "ctas", (double)smp->ctas);
+    cc_report_json_num(o, "sampled_ctas", (double)smp->sampled_ctas);
+  }
   cJSON_AddStringToObject(o, "estimator", "expansion");
   cJSON_AddItemToObject(o, "bound95", bound_json(smp->bound_requests, smp->bound_sectors));
   return o;

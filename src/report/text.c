@@ -242,6 +242,14 @@ static void sampling_line(FILE *fp, const struct cc_kernel_sampling *smp)
   char a[32], b[32], c[32], d[32];
   if (!smp->present)
     return;
+  if (smp->ctas) { /* --gpu-mode inline --sample-ctas (src/cli/gpu_inline.c) */
+    fprintf(fp, "  sampled: %s of %s CTAs counted, the counts scaled to the grid: requests "
+            "%s, sectors %s (95%%; --sample-ctas 1 counts every CTA)\n",
+            grouped(smp->sampled_ctas, a, sizeof a), grouped(smp->ctas, b, sizeof b),
+            bound_text(smp->bound_requests, c, sizeof c),
+            bound_text(smp->bound_sectors, d, sizeof d));
+    return;
+  }
   fprintf(fp, "  sampled: %s of %s launches measured, the rest extrapolated: requests %s, "
           "sectors %s (95%%; --exact counts every launch)\n",
           grouped(smp->sampled, a, sizeof a), grouped(smp->launches, b, sizeof b),

@@ -55,6 +55,7 @@ static void test_taken_by(void **state)
   check_taken("trace",       "y...y.y");  /* run, and the executable mode's trace */
   check_taken("kernel-name", "yy..y.y");  /* ncu's launch selection: run, record, ./app */
   check_taken("gpu-json",    "....y.y");  /* the executable mode only */
+  check_taken("sample-ctas", "y...y.y");  /* run (--gpu-mode inline) and the executable mode */
   check_taken("quiet",       "yyyyy.y");
   assert_int_equal(cc_cli_option_taken_by(option_index("quiet"), "no-such-command"), 0);
 }

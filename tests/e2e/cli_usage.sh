@@ -23,8 +23,11 @@ expect 0 "" "$COALCHECK" --help /bin/true
 grep -q '^usage: coalcheck \[options\] EXECUTABLE' "$TMP/out" || fail "--help ./app: no usage"
 grep -qF -- "--spaces LIST" "$TMP/out" || fail "--help ./app lacks --spaces"
 # an option of the executable mode given with a kernel says where it belongs
-expect 2 "option '--sample-ctas' goes with an executable INPUT" "$COALCHECK" "$K" \
-  --sample-ctas 2 --grid 1 --block 32
+expect 2 "option '--spaces' goes with an executable INPUT" "$COALCHECK" "$K" \
+  --spaces global --grid 1 --block 32
+# --sample-ctas is also kernel mode's, for the inline counters only (gpu_inline_sample.sh)
+expect 2 "--sample-ctas with a KERNEL.cu or .ptx samples the inline counters" "$COALCHECK" \
+  "$K" --sample-ctas 2 --grid 1 --block 32
 expect 0 "" "$COALCHECK" help
 grep -q '^usage: coalcheck' "$TMP/out" || fail "help does not print the usage"
 expect 0 "" "$COALCHECK" --version

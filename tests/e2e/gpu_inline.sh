@@ -8,11 +8,7 @@
 source "$(dirname "$0")/data/common.bash"
 NVCC=$(find_nvcc)
 [ -n "$NVCC" ] || { echo "skip: no nvcc"; exit 77; }
-CC=$(command -v cc || command -v gcc)
-[ -n "$CC" ] || { echo "skip: no C compiler for the stand-in driver"; exit 77; }
-mkdir -p "$TMP/drv"
-printf 'int cuInit(unsigned f) { (void)f; return 0; }\nint cuDeviceGetCount(int *n) { *n = 1; return 0; }\n' > "$TMP/drv.c"
-"$CC" -shared -fPIC -o "$TMP/drv/libcuda.so.1" "$TMP/drv.c" || { fail "stand-in driver"; finish; }
+stand_in_driver
 
 # a wrong mode, and inline without the gpu backend
 expect 2 "bad value 'fast' for --gpu-mode" "$COALCHECK" --gpu-mode fast \

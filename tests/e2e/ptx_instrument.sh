@@ -56,7 +56,8 @@ for launch in "${launches[@]}"; do
 done
 
 # CTA sampling, by hand: transpose_naive, grid 32x128 = 4096 CTAs of 8 warps; with -S 4
-# the 1024 CTAs whose linear id % 4 == 0 count: 8192 requests per instruction; a warp's
+# one CTA of each run of 4 ids counts (ptx_inst_pick), 1024 CTAs: 8192 requests per
+# instruction (every CTA alike, whichever counts); a warp's
 # load reads 32 consecutive floats (128 bytes, 4 sectors): 32768 sectors; its store
 # writes 32 floats 4096 bytes apart (32 sectors): 262144 sectors; 32 lanes each.
 WORK=

@@ -127,7 +127,20 @@ static void test_sampling_and_errors(void **state)
   assert_int_equal(rc, CC_OK);
   assert_int_equal(map.shards, 1); /* 0 means 1 */
   assert_int_equal(map.sample, 8);
-  assert_non_null(strstr(text, "rem.u32 %cci_t0, %cci_t0, 8;"));
+  /* the run (linear id / 8) is the shard, not the SM: interleaved sub-samples for the
+   * estimate's bound (src/cli/gpu_inline.c); the CTA counts where its position (id % 8)
+   * is the run's pick */
+  assert_non_null(strstr(text, "div.u32 %cci_t0, %cci_t2, 8;"));
+  assert_non_null(strstr(text, "rem.u32 %cci_t3, %cci_t2, 8;"));
+  assert_non_null(strstr(text, "setp.eq.u32 %cci_on, %cci_t3, %cci_t1;"));
+  assert_null(strstr(text, "%smid"));
+  /* the picks, by hand from murmur3's finaliser: run 1: 0x9e3779b1, ^ >> 16 = 0x9e37e786,
+   * x 0x85ebca6b, ^ >> 13, mod 4 = 2; run 0: 0; runs 0..11 mod 4: 0 2 0 3 1 1 3 0 2 0 2 2 */
+  static const uint32_t picks4[] = {0, 2, 0, 3, 1, 1, 3, 0, 2, 0, 2, 2};
+  for (uint32_t r = 0; r < 12; r++)
+    assert_int_equal(ptx_inst_pick(r, 4), picks4[r]);
+  assert_int_equal(ptx_inst_pick(1, 8), 6);
+  assert_int_equal(ptx_inst_pick(5, 1), 0); /* no sampling: position 0 */
   /* every site is jumped over by the CTAs that do not count */
   assert_non_null(strstr(text, "@!%cci_on bra $cci_skip0;"));
   assert_non_null(strstr(text, "$cci_skip4:"));

@@ -68,6 +68,18 @@ finish() {
   exit 0
 }
 
+# A stand-in libcuda.so.1 in $TMP/drv (all that coalcheck's GPU probe calls: cuInit, and
+# cuDeviceGetCount saying one device), for the GPU backend's tests without a GPU; put
+# $TMP/drv on LD_LIBRARY_PATH. Exits 77 (skip) without a C compiler.
+stand_in_driver() {
+  local cc
+  cc=$(command -v cc || command -v gcc)
+  [ -n "$cc" ] || { echo "skip: no C compiler for the stand-in driver"; exit 77; }
+  mkdir -p "$TMP/drv"
+  printf 'int cuInit(unsigned f) { (void)f; return 0; }\nint cuDeviceGetCount(int *n) { *n = 1; return 0; }\n' > "$TMP/drv.c"
+  "$cc" -shared -fPIC -o "$TMP/drv/libcuda.so.1" "$TMP/drv.c" || { fail "stand-in driver"; finish; }
+}
+
 # The browser checks' prerequisites (tests/e2e/data/browser.py): sets CHROMIUM, or, when
 # chromium or playwright for Python is missing, exits: 77 (skip) when the checks so far
 # all held, else 1.
