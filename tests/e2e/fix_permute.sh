@@ -15,18 +15,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-# sectors of the global instruction(s) OP on source line LINE in report REPORT of FILE
-# (before/after); prints the sum
-line_sectors() {
-  python3 - "$1" "$2" "$3" "$4" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1])); which, op, line = sys.argv[2], sys.argv[3], int(sys.argv[4])
-k = d[which]["kernels"][0]
-print(sum(i["sectors"] for i in k["instructions"]
-          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
-EOF
-}
-
 # diff_only DIFF REGEX: the unified diff's removed and added lines pair up, each pair equal
 # once every match of REGEX has its last character (the component) blanked
 diff_only() {

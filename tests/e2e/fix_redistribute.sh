@@ -23,17 +23,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 EX="$COALCHECK_SRC/examples"
 
-# sectors of the global instructions OP on source line LINE in report FILE (before/after)
-line_sectors() {
-  python3 - "$1" "$2" "$3" "$4" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); which, op, line = sys.argv[2], sys.argv[3], int(sys.argv[4])
-k = d[which]["kernels"][0]
-print(sum(i["sectors"] for i in k["instructions"]
-          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
-PY
-}
-
 # run_both LAUNCH DIR BUF: the original launch and DIR's launch, BUF dumped from each
 run_both() {
   local fixed

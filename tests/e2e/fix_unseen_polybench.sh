@@ -7,17 +7,6 @@
 [ -n "$(find_nvcc)" ] || { echo "skip: nvcc not found"; exit 77; }
 PB="$COALCHECK_SRC/bench/unseen/polybench"
 
-# sum of the sectors of the global OP instructions on LINE in report WHICH of fix JSON FILE
-line_sectors() {
-  python3 - "$1" "$2" "$3" "$4" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); which, op, line = sys.argv[2], sys.argv[3], int(sys.argv[4])
-k = d[which]["kernels"][0]
-print(sum(i["sectors"] for i in k["instructions"]
-          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
-PY
-}
-
 # stores FILE WHICH REQUESTS SECTORS: the global stores of report WHICH (before/after) of
 # fix JSON FILE total REQUESTS requests and SECTORS sectors
 stores() {

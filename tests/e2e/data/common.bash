@@ -94,3 +94,16 @@ need_browser() {
   [ "$fails" -eq 0 ] && exit 77
   exit 1
 }
+
+# line_sectors FILE WHICH OP LINE: the sum of the sectors of the global OP instructions
+# ("load", "store") on source line LINE in report WHICH ("before", "after") of the fix
+# JSON FILE (coalcheck fix --json)
+line_sectors() {
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); which, op, line = sys.argv[2], sys.argv[3], int(sys.argv[4])
+k = d[which]["kernels"][0]
+print(sum(i["sectors"] for i in k["instructions"]
+          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
+PY
+}
