@@ -376,9 +376,9 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
              "through shared memory (tiling) instead", o->kernel_name);
   else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
-             "excess sectors of %s; its worst access, the %s at %s, is %s: %s",
+             "excess sectors of %s; its worst access is the %s at %s: %s",
              o->kernel_name, cc_access_kind_name(b->insns[0].info.kind),
-             cc_report_line_name(b->insns[0].source.line, line, sizeof line), cc_suggestion_kind_name(b->insns[0].suggestions[0].kind),
+             cc_report_line_name(b->insns[0].source.line, line, sizeof line),
              b->insns[0].suggestions[0].text);
   else
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
