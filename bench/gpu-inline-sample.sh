@@ -22,16 +22,9 @@ NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 ms() { awk 'NR == 1 {print $1}' "$1" 2>/dev/null; }  # time.txt: the median first
 echo "| launch | native ms | inline ms | sampled 1/$N ms | inline x | sampled x |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+. "$(dirname "$0")/gpu-inline-prep.sh"
 for launch in "$@"; do
-  dir=$(cd "$(dirname "$launch")" && pwd)
-  name=$(basename "$dir")_$(basename "$launch" .launch)
-  w="$OUT/$name"
-  mkdir -p "$w"
-  body=$(grep -v '^#' "$launch")
-  cu=$(echo "$body" | head -n1 | awk '{print $1}')
-  "$NVCC" -ptx -lineinfo -arch=sm_90 "$dir/$cu" -o "$w/k.ptx" 2>"$w/nvcc.err" || { echo "| $name | nvcc failed |"; continue; }
-  ll="$dir/.gpuinlsample_$(basename "$launch")"
-  echo "$body" | sed "1s|^$cu|$w/k.ptx|" >"$ll"
+  inline_prep "$launch" "$OUT" gpuinlsample || { echo "| $name | nvcc failed |"; continue; }
   for mode in native inline sampled; do
     extra=()
     [ "$mode" = inline ] && extra=(--gpu-mode inline)

@@ -23,17 +23,9 @@ LIMIT=${LIMIT:-60}
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 SAN=$(dirname "$(readlink -f "$NVCC")")/../compute-sanitizer
 now() { date +%s.%N; }
+. "$(dirname "$0")/gpu-inline-prep.sh"
 for launch in "$@"; do
-  dir=$(cd "$(dirname "$launch")" && pwd)
-  name=$(basename "$dir")_$(basename "$launch" .launch)
-  w="$OUT/$name"
-  mkdir -p "$w"
-  body=$(grep -v '^#' "$launch")
-  cu=$(echo "$body" | head -n1 | awk '{print $1}')
-  "$NVCC" -ptx -lineinfo -arch=sm_90 "$dir/$cu" -o "$w/k.ptx" 2>"$w/nvcc.err" || { echo "$name: nvcc failed"; continue; }
-  # the same launch on the PTX, written beside the original (its file: paths are relative)
-  ll="$dir/.gpuinline_$(basename "$launch")"
-  echo "$body" | sed "1s|^$cu|$w/k.ptx|" >"$ll"
+  inline_prep "$launch" "$OUT" gpuinline || { echo "$name: nvcc failed"; continue; }
   for mode in native inline; do
     extra=()
     [ "$mode" = inline ] && extra=(--gpu-mode inline)

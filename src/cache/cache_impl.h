@@ -174,8 +174,9 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
 
 /* The parallel replay (par.c): the state for c->jobs threads (made at the kernel's
  * begin, with its counts zeroed), one record queued (run in a batch when full), the
- * queued records run and every thread's counts added into c (at the kernel's end), and
- * the threads stopped. */
+ * queued records run and every thread's counts added into c (at the kernel's end), the
+ * threads stopped, and the bytes the parallel state holds (counted in the model's memory,
+ * cc_cache_bytes). */
 void cc_cache_par_begin(struct cc_cache *c);
 void cc_cache_par_access(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                          uint64_t base);
