@@ -414,42 +414,6 @@ static int time_candidate(const struct cc_fix_opts *o, struct cc_fix_candidate *
   return rc;
 }
 
-static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
-                                         const struct cc_insn_stats *s,
-                                         const struct cc_kernel_stats *after);
-
-/* After a verified permutation: the instructions that stay uncoalesced, into
- * p->remaining. When one of them was coalesced before, the permutation moved the excess
- * from one access to another: their accesses are contiguous along different thread
- * dimensions (a transposition), which shared-memory tiling fixes, not a permutation. */
-static void explain_remaining(struct cc_fix_plan *p)
-{
-  const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
-                               *a = cc_fix_measure_kernel(&p->after);
-  size_t len = 0;
-  int moved = 0, n = 0;
-  char line[24];
-  p->remaining[0] = '\0';
-  for (size_t i = 0; i < a->n_insns; i++) {
-    const struct cc_insn_stats *s = &a->insns[i], *was = match(a, s, b);
-    /* what matters: at least 1% of the fixed kernel's sectors in excess */
-    if (s->excess_sectors == 0 || s->requests == 0 || len >= sizeof p->remaining - 128 ||
-        s->excess_sectors * 100 < a->totals.sectors)
-      continue;
-    moved |= was && was->excess_sectors == 0;
-    len += (size_t)snprintf(p->remaining + len, sizeof p->remaining - len, "%s%s %s "
-                            "(%.1f sectors per request, ideal %.1f)", n++ ? "; " : "",
-                            cc_report_line_name(s->source.line, line, sizeof line), cc_access_kind_name(s->info.kind),
-                            (double)s->sectors / (double)s->requests,
-                            (double)s->ideal_sectors / (double)s->requests);
-  }
-  if (n && moved && len < sizeof p->remaining)
-    snprintf(p->remaining + len, sizeof p->remaining - len, ": the permutation moved excess "
-             "sectors from one access to another, whose accesses are contiguous along "
-             "different thread dimensions (a transposition); stage the data through shared "
-             "memory (tiling) to coalesce both");
-}
-
 /* Verifies the chosen fix: bitwise equal buffers, fewer excess sectors. */
 static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
@@ -504,7 +468,7 @@ static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
   p->verified = 1;
-  explain_remaining(p);
+  cc_fix_explain_remaining(p, 1);
   return CC_OK;
 }
 
@@ -652,8 +616,7 @@ static void adopt_xcand(struct cc_fix_plan *p, size_t i)
   p->compare = c->compare;
   p->terms = c->terms;
   p->max_rel = c->max_rel;
-  p->remaining[0] = '\0';
-  explain_remaining(p);
+  cc_fix_explain_remaining(p, c->transform && strcmp(c->transform, "permute") == 0);
 }
 
 /* Why the chosen fix won (--transform auto), into p->why; finalists counts every
@@ -791,33 +754,6 @@ static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_er
 }
 
 /* ---- the text summary ------------------------------------------------------------------ */
-
-/* The instruction of `after` that is instruction s of `before`: the same source line,
- * kind, space and size, and the same rank among those (instruction order). */
-static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
-                                         const struct cc_insn_stats *s,
-                                         const struct cc_kernel_stats *after)
-{
-  uint32_t rank = 0, seen = 0;
-#define SAME(a, b) ((a)->info.line == (b)->info.line && (a)->info.kind == (b)->info.kind && \
-                    (a)->info.space == (b)->info.space && \
-                    (a)->info.size_bytes == (b)->info.size_bytes)
-  for (size_t i = 0; i < before->n_insns; i++)
-    rank += SAME(&before->insns[i], s) && before->insns[i].info.id < s->info.id;
-  for (uint32_t id = 0;; id++) { /* walk after's instructions in id order */
-    const struct cc_insn_stats *best = NULL;
-    for (size_t i = 0; i < after->n_insns; i++)
-      if (SAME(&after->insns[i], s) && after->insns[i].info.id >= id &&
-          (!best || after->insns[i].info.id < best->info.id))
-        best = &after->insns[i];
-    if (!best)
-      return NULL;
-    if (seen++ == rank)
-      return best;
-    id = best->info.id;
-  }
-#undef SAME
-}
 
 /* One row of the summary: the memory instructions of one source line, kind and space
  * summed before and after (a rewrite may unroll or split them differently, so

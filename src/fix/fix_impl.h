@@ -369,4 +369,15 @@ int cc_fix_check_dir(const struct cc_fix_opts *o, struct cc_err *err);
 int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
                       struct cc_err *err);
 
+/* ---- after a verified fix (remaining.c) ------------------------------------------------ */
+
+/* Writes into p->remaining (1 KiB, truncated) what p->after leaves uncoalesced: per
+ * source line and access kind, summed over its PTX instructions, its sectors per request
+ * and the ideal, for the lines with at least 1% of the kernel's sectors in excess; "" when
+ * none. With permuted (the fix is Sec. 4.2's permutation) and a line that was coalesced
+ * before, it adds that the permutation moved the excess between accesses contiguous along
+ * different thread dimensions (a transposition), which shared-memory tiling fixes. */
+void cc_fix_explain_remaining(struct cc_fix_plan *p, int permuted);
+
 #endif
+
