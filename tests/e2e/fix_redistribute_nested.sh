@@ -54,9 +54,8 @@ jcheck "$TMP/near.json" 'd["remaining"] == ""'
 
 # m = 34 (kmeans' 136-byte rows): 136 mod 32 = 8, so most threads' 32-byte runs of pts
 # straddle two sectors and the load on line 10 (the loop is on 9) keeps excess sectors.
-# The unrolled loop
-# makes several PTX loads of that line: "still uncoalesced" names the line once (summed),
-# and says nothing of a permutation (none was made).
+# The unrolled loop makes several PTX loads of that line: "still uncoalesced" names the
+# line once (summed), and says nothing of a permutation (none was made).
 sed 's/--arg m=32/--arg m=34/' "$TMP/near.launch" > "$TMP/near34.launch"
 expect 0 "" "$COALCHECK" fix --transform redistribute --launch "$TMP/near34.launch" \
   -o "$TMP/near34" -q --json "$TMP/near34.json"
