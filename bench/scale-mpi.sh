@@ -76,7 +76,7 @@ table() { # table NAME CASES NP NP_JOBS SCALE_EXTRA
   rc=$?
   cp "$work/$name"/scale-*.md "$out/scale-mpi-$name.md" 2>/dev/null
   [ $rc = 0 ] || printf '\n(cut short after %s s: exit %s)\n' "$t" "$rc" >>"$out/scale-mpi-$name.md"
-  echo "== $name: $(grep -c '^| [a-z]' "$out/scale-mpi-$name.md" 2>/dev/null) rows, exit $rc"
+  echo "== $name: $(grep -cE '^\| (naive|tiled|covariance) ' "$out/scale-mpi-$name.md" 2>/dev/null) rows, exit $rc"
 }
 np=${SCALE_MPI_NP:-1 2 4 8 16}
 cov_np=${SCALE_MPI_COV_NP:-2 16}
