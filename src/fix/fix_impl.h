@@ -254,6 +254,14 @@ void cc_fix_xcand_release(struct cc_fix_xcand *c);
 typedef int (*cc_fix_xform_fn)(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                                cc_fix_xcands *out, struct cc_err *err);
 
+/* 1 when the loads-first plays (src/cuda/plays.h) are legal for kernel o->kernel_name
+ * (CUDA C input, the launch and parameter values of before), proved on its affine subset
+ * with isl (cc_fix_poly_loads_first: no element shared between threads, none read after
+ * the same thread wrote it); else 0 with the reason, "FILE:LINE:COL: ..." where the
+ * kernel leaves the affine subset (nothing is proved: refused), in why (size bytes). */
+int cc_fix_loads_first_legal(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                             char *why, size_t size);
+
 /* 1 when the threads of kernel o->kernel_name (CUDA C input, launch and parameter values
  * of before) touch a common element, one writing (a race, decided on the affine subset
  * with isl, src/fix/poly.c), with "FILE:LINE:COL: threads of kernel K share an element
@@ -306,6 +314,7 @@ struct cc_fix_plan {
   uint64_t unknown_requests;     /* requests of accesses without a usable affine form */
   char *text; size_t len;        /* owned: the rewritten input */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
+  char plays_form[640];          /* plays: "loads first", or "one after the other: WHY" */
   char remaining[1024];          /* verified fix: what stays uncoalesced and why, or "" */
   char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
   struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */
