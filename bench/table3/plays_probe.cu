@@ -7,10 +7,13 @@
 //              session 7): play q+1's loads wait for play q's store (nvcc may not reorder)
 //   seqr_K     the same with __restrict__ on every pointer parameter
 //   seqldg_K   the same with the read-only arrays read by __ldg (ld.global.nc)
-//   two_K      the two-phase plays (src/cuda/plays.c, loads first): phase A runs every
+//   two_K      the two-phase plays (loads first, src/cuda/plays.c without its read-once
+//              loads, twou_K below): phase A runs every
 //              play's body with its stores dropped and its loads kept in registers,
 //              phase B runs every play's body again with the kept values; no restrict
 //   two_K_bB   the same with a block of B threads
+//   twou_K     two-phase, the loads whose index is the same in every play read once (by
+//              the first play that reaches them), as src/cuda/plays.c writes it
 //   twox_4     two-phase, 4 plays along x instead of y
 //   twoldg_4   two-phase with __ldg for the read-only arrays
 //   vec4       hand-vectorised: 4 consecutive elements a thread, float4 (not general)
@@ -195,11 +198,14 @@ __global__ void fan2_seqldg(float *m_cuda, float *a_cuda, float *b_cuda, int Siz
   }
 }
 
-// two-phase: phase A keeps the 6 loads of each play (v0..v5), drops the two stores
-template <int K, int D, int LDGM>
+// two-phase: phase A keeps the 6 loads of each play (v0..v5), drops the two stores; with
+// U, the two loads whose index is the same in every play (row t: a[t][yidx + t], b[t])
+// are read once, by the first play that reaches them (what src/cuda/plays.c writes)
+template <int K, int D, int LDGM, int U = 0>
 __global__ void fan2_two(float *m_cuda, float *a_cuda, float *b_cuda, int Size, int j1, int t)
 {
-  float v0[K], v1[K], v2[K], v3[K], v4[K], v5[K];
+  float v0[K], v1[K], v2[K], v3[K], v4[K], v5[K], u2 = 0, u5 = 0;
+  bool u2_ok = false, u5_ok = false;
 #pragma unroll
   for (unsigned q = 0; q < K; q++) {
     const uint3 b = make_uint3(D == 0 ? blockIdx.x * K + q : blockIdx.x,
@@ -212,11 +218,12 @@ __global__ void fan2_two(float *m_cuda, float *a_cuda, float *b_cuda, int Size, 
         int yidx = b.x * blockDim.x + threadIdx.x;
         (v0[q] = a_cuda[Size * (xidx + 1 + t) + (yidx + t)],
          (void)((v1[q] = LDGM ? __ldg(&m_cuda[Size * (xidx + 1 + t) + t]) : m_cuda[Size * (xidx + 1 + t) + t]) *
-                (v2[q] = a_cuda[Size * t + (yidx + t)])));
+                (U ? (u2_ok ? u2 : (u2_ok = true, u2 = a_cuda[Size * t + (yidx + t)]))
+                   : (v2[q] = a_cuda[Size * t + (yidx + t)]))));
         if (yidx == 0) {
           (v3[q] = b_cuda[xidx + 1 + t],
            (void)((v4[q] = LDGM ? __ldg(&m_cuda[Size * (xidx + 1 + t) + (yidx + t)]) : m_cuda[Size * (xidx + 1 + t) + (yidx + t)]) *
-                  (v5[q] = b_cuda[t])));
+                  (U ? (u5_ok ? u5 : (u5_ok = true, u5 = b_cuda[t])) : (v5[q] = b_cuda[t]))));
         }
       }
     }
@@ -232,9 +239,9 @@ __global__ void fan2_two(float *m_cuda, float *a_cuda, float *b_cuda, int Size, 
       {
         int xidx = b.y * blockDim.y + threadIdx.y;
         int yidx = b.x * blockDim.x + threadIdx.x;
-        a_cuda[Size * (xidx + 1 + t) + (yidx + t)] = v0[q] - (v1[q] * v2[q]);
+        a_cuda[Size * (xidx + 1 + t) + (yidx + t)] = v0[q] - (v1[q] * (U ? u2 : v2[q]));
         if (yidx == 0) {
-          b_cuda[xidx + 1 + t] = v3[q] - (v4[q] * v5[q]);
+          b_cuda[xidx + 1 + t] = v3[q] - (v4[q] * (U ? u5 : v5[q]));
         }
       }
     }
@@ -376,6 +383,10 @@ int main(int argc, char **argv)
   FROW("fan2_two_4_b128", (fan2_two<4, 1, 0><<<dim3(N / 128, N / 4), 128>>>(m, a, bb, N, N, 0)));
   FROW("fan2_two_4_b512", (fan2_two<4, 1, 0><<<dim3(N / 512, N / 4), 512>>>(m, a, bb, N, N, 0)));
   FROW("fan2_twox_4_b64", (fan2_two<4, 0, 0><<<dim3(N / 256, N), 64>>>(m, a, bb, N, N, 0)));
+  FROW("fan2_twou_2", (fan2_two<2, 1, 0, 1><<<dim3(N / 256, N / 2), 256>>>(m, a, bb, N, N, 0)));
+  FROW("fan2_twou_4", (fan2_two<4, 1, 0, 1><<<dim3(N / 256, N / 4), 256>>>(m, a, bb, N, N, 0)));
+  FROW("fan2_twou_8", (fan2_two<8, 1, 0, 1><<<dim3(N / 256, N / 8), 256>>>(m, a, bb, N, N, 0)));
+  FROW("fan2_twou_4_b128", (fan2_two<4, 1, 0, 1><<<dim3(N / 128, N / 4), 128>>>(m, a, bb, N, N, 0)));
   FROW("fan2_twoldg_4", (fan2_two<4, 1, 1><<<dim3(N / 256, N / 4), 256>>>(m, a, bb, N, N, 0)));
   FROW("fan2_vec4_b64", (fan2_vec4<<<dim3(N / 256, N), 64>>>(m, a, bb, N, N, 0)));
   CHECK(cudaGetLastError());

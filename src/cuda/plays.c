@@ -175,7 +175,6 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
 /* ---- the loads-first plays (plays.h, cc_cuda_plays_loads_first) ---- */
 
 #define MAX_SITES 64
-#define MAX_SLOTS 16   /* loads kept a play: plays x slots registers */
 #define MAX_LOCALS 128
 #define MAX_REFS 1024
 
@@ -188,16 +187,13 @@ struct site {
   unsigned rb, ae;       /* a store: its right operand's first byte, the assignment's end */
   char op[4];            /* 2: the operator without its `=` */
   const char *type;      /* the element's type */
-  int slot;              /* the kept value: __cc_v<slot>[__cc_q], or __cc_u<slot> (inv) */
-  int inv;               /* 1: every play reads the same element */
+  int slot;              /* the kept value: __cc_v<slot>[__cc_q] */
 };
 
-/* A local variable of the body: its declaration's bytes, whether it is assigned after
- * its declaration, whether its value may differ from play to play. */
+/* A local variable of the body (an assignment to it is the thread's own business; one
+ * to a parameter is refused). */
 struct local {
   CXCursor decl;
-  unsigned b, e;
-  int assigned, played;
 };
 
 struct dref {
@@ -322,9 +318,7 @@ static void visit_write(struct lwalk *w, CXCursor c, CXCursor parent, CXCursor t
   if (clang_getCursorKind(t) == CXCursor_DeclRefExpr) {
     struct local *l;
     d = clang_getCursorReferenced(t);
-    if ((l = local_of(w, d)))
-      l->assigned = 1;
-    else
+    if (!(l = local_of(w, d)))
       out_of_class(w, c, "an assignment to a parameter of the kernel");
     return;
   }
@@ -358,7 +352,6 @@ static enum CXChildVisitResult lvisit(CXCursor c, CXCursor parent, CXClientData 
 {
   struct lwalk *w = data;
   CXCursor target;
-  unsigned b, e;
   switch (clang_getCursorKind(c)) {
   case CXCursor_CallExpr:
     out_of_class(w, c, "a call (its loads and stores are not seen)");
@@ -367,10 +360,8 @@ static enum CXChildVisitResult lvisit(CXCursor c, CXCursor parent, CXClientData 
     out_of_class(w, c, "a lambda");
     return CXChildVisit_Continue;
   case CXCursor_VarDecl:
-    if (w->nlocals < MAX_LOCALS && cc_cuda_tu_extent(&w->m->tu, c, &b, &e)) {
-      struct local *l = &w->locals[w->nlocals++];
-      memset(l, 0, sizeof *l);
-      l->decl = c, l->b = b, l->e = e;
+    if (w->nlocals < MAX_LOCALS) {
+      w->locals[w->nlocals++].decl = c;
     } else {
       out_of_class(w, c, "more local variables than the plays follow");
     }
@@ -409,45 +400,14 @@ static enum CXChildVisitResult lvisit(CXCursor c, CXCursor parent, CXClientData 
   return CXChildVisit_Recurse;
 }
 
-/* 1 when [b, e) may hold a value that differs from play to play: it reads blockIdx of the
- * played dimension, blockIdx whole, a local whose value may differ, an element, or holds
- * a macro expansion (not followed). */
-static int played_range(const struct lwalk *w, int dim, unsigned b, unsigned e)
-{
-  const struct cc_cuda_model *m = w->m;
-  for (size_t i = 0; i < m->comps.len; i++) {
-    const struct cc_cuda_comp *c = &m->comps.data[i];
-    if (c->fn == m->kernel && c->b == CC_CUDA_B_CTAID && c->e == dim &&
-        (c->spell != CC_CUDA_DIRECT || (c->off >= b && c->off < e)))
-      return 1;
-  }
-  for (size_t i = 0; i < m->uses.len; i++)
-    if (m->uses.data[i].fn == m->kernel && m->uses.data[i].b == CC_CUDA_B_CTAID)
-      return 1;
-  for (size_t i = 0; i < m->exps.len; i++)
-    if (m->exps.data[i].b >= b && m->exps.data[i].b < e)
-      return 1;
-  for (unsigned i = 0; i < w->nsites; i++)
-    if (w->sites[i].b >= b && w->sites[i].b < e)
-      return 1;
-  for (unsigned i = 0; i < w->nrefs; i++)
-    if (w->refs[i].off >= b && w->refs[i].off < e) {
-      const struct local *l = NULL;
-      for (unsigned k = 0; k < w->nlocals && !l; k++)
-        if (clang_equalCursors(w->locals[k].decl, w->refs[i].decl))
-          l = &w->locals[k];
-      if (l && l->played)
-        return 1;
-    }
-  return 0;
-}
-
 /* After the walk: the class's remaining checks (pointer parameters only as subscript
- * bases, no subscript inside another), the locals that differ from play to play (a fixed
- * point), the invariant loads and the slots. Returns the refusal or NULL. */
-static const char *settle(struct lwalk *w, int dim, CXCursor *at)
+ * bases, no subscript inside another), the slots, and the registers they take: plays x
+ * slots values live from phase A to phase B, at most max_kept. Returns the refusal (why,
+ * size bytes) or NULL. */
+static const char *settle(struct lwalk *w, uint32_t plays, uint32_t max_kept, CXCursor *at,
+                          char *why, size_t size)
 {
-  unsigned slots = 0, changed = 1;
+  unsigned slots = 0;
   for (unsigned i = 0; i < w->nrefs; i++) {
     unsigned k = 0;
     while (k < w->nbased && w->based[k] != w->refs[i].off)
@@ -463,39 +423,25 @@ static const char *settle(struct lwalk *w, int dim, CXCursor *at)
         *at = w->sites[j].at;
         return "a subscript inside a subscript (an indirect access)";
       }
-  for (unsigned i = 0; i < w->nlocals; i++)
-    w->locals[i].played = w->locals[i].assigned;
-  while (changed) {
-    changed = 0;
-    for (unsigned i = 0; i < w->nlocals; i++)
-      if (!w->locals[i].played && played_range(w, dim, w->locals[i].b, w->locals[i].e))
-        w->locals[i].played = changed = 1;
-  }
-  for (unsigned i = 0; i < w->nsites; i++) {
-    struct site *s = &w->sites[i];
-    if (s->store == 1)
-      continue;
-    s->inv = s->store == 0 && !played_range(w, dim, s->ib, s->ie);
-    s->slot = (int)slots++;
-  }
-  if (slots == 0) {
-    *at = w->m->fns.data[w->m->kernel].def;
+  for (unsigned i = 0; i < w->nsites; i++)
+    if (w->sites[i].store != 1)
+      w->sites[i].slot = (int)slots++;
+  *at = w->m->fns.data[w->m->kernel].def;
+  if (slots == 0)
     return "no global load to move";
-  }
-  if (slots > MAX_SLOTS) {
-    *at = w->sites[MAX_SLOTS].at;
-    return "more global loads than the plays keep in registers (16 a play)";
+  if ((uint64_t)slots * plays > max_kept) {
+    snprintf(why, size, "%u loads a play x %u plays = %u values kept a thread from phase A to "
+             "phase B, over the %u that pay (registers taken from the SM's occupancy)", slots,
+             plays, slots * plays, max_kept);
+    return why;
   }
   return NULL;
 }
 
-/* The kept value of site s: an element of the play's array, or the shared invariant. */
+/* The kept value of site s in the current play. */
 static void kept(char *buf, size_t n, const struct site *s)
 {
-  if (s->inv)
-    snprintf(buf, n, "__cc_u%d", s->slot);
-  else
-    snprintf(buf, n, "__cc_v%d[__cc_q]", s->slot);
+  snprintf(buf, n, "__cc_v%d[__cc_q]", s->slot);
 }
 
 /* The edits of phase A (every load keeps its value, every store is dropped, its right
@@ -512,11 +458,7 @@ static void phase_edits(const struct lwalk *w, const char *text, cc_cuda_edits *
     kept(k, sizeof k, s);
     t.len = 0;
     if (s->store == 0) {
-      if (s->inv)
-        cc_strbuf_printf(&t, "(__cc_u%d_ok ? __cc_u%d : (__cc_u%d_ok = true, __cc_u%d = %.*s))",
-                         s->slot, s->slot, s->slot, s->slot, len, text + s->b);
-      else
-        cc_strbuf_printf(&t, "(%s = %.*s)", k, len, text + s->b);
+      cc_strbuf_printf(&t, "(%s = %.*s)", k, len, text + s->b);
       cc_cuda_edits_add(a, s->b, s->e, t.s);
       cc_cuda_edits_add(bb, s->b, s->e, k);
     } else if (s->store == 1) {
@@ -541,25 +483,17 @@ static void loads_first_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
                              unsigned b, unsigned e, uint32_t plays, int dim,
                              const uint32_t grid[3])
 {
-  unsigned inv = 0;
-  for (unsigned i = 0; i < w->nsites; i++)
-    inv += w->sites[i].store != 1 && w->sites[i].inv;
   cc_strbuf_printf(o, "{\n  /* coalcheck fix: each thread plays %u threads of the launch of "
                    "grid (%u, %u, %u), those of blocks blockIdx.%c * %u + q (q = 0..%u), "
                    "loads first: phase A runs every play's body with its stores dropped, "
-                   "keeping each loaded value (%u the same in every play, read once), phase B "
-                   "runs them again on the kept values and stores; legal because no play "
-                   "stores an element that a play reads after it (proved by the caller) */\n",
-                   plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1, inv);
+                   "keeping each loaded value, phase B runs them again on the kept values and "
+                   "stores; legal because no play stores an element that a play reads after "
+                   "it (proved by the caller) */\n",
+                   plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1);
   params_alias(o, m);
   for (unsigned i = 0; i < w->nsites; i++) {
     const struct site *s = &w->sites[i];
-    if (s->store == 1)
-      continue;
-    if (s->inv)
-      cc_strbuf_printf(o, "  %s __cc_u%d = 0; bool __cc_u%d_ok = false;\n", s->type, s->slot,
-                       s->slot);
-    else
+    if (s->store != 1)
       cc_strbuf_printf(o, "  %s __cc_v%d[%u];\n", s->type, s->slot, plays);
   }
   cc_strbuf_printf(o, "#pragma unroll\n");
@@ -572,7 +506,8 @@ static void loads_first_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
 
 /* The loads-first rewrite of the model's kernel, or a refusal. */
 static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
-                       const uint32_t grid[3], char **out, size_t *out_len, struct cc_err *err)
+                       const uint32_t grid[3], uint32_t max_kept, char **out, size_t *out_len,
+                       struct cc_err *err)
 {
   struct lwalk *w = cc_xcalloc(1, sizeof *w);
   cc_cuda_edits ea = {0}, eb = {0}, all = {0};
@@ -582,6 +517,7 @@ static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
   CXCursor body, at;
   unsigned b = 0, e = 0;
   const char *why;
+  char budget[256];
   int rc;
   w->m = m;
   w->bad = clang_getNullCursor();
@@ -593,9 +529,10 @@ static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
                 "`P[i]` of the kernel's pointer parameters, in statements without calls");
     goto done;
   }
-  if ((why = settle(w, dim, &at))) {
-    rc = refuse(m, at, err, why, "the loads-first plays keep the subscripts `P[i]` of the "
-                "kernel's pointer parameters");
+  if ((why = settle(w, plays, max_kept, &at, budget, sizeof budget))) {
+    rc = refuse(m, at, err, why, why == budget ? "the plays run one after the other" :
+                "the loads-first plays keep the subscripts `P[i]` of the kernel's pointer "
+                "parameters");
     goto done;
   }
   clang_visitChildren(body, find_returns, &ra);
@@ -624,8 +561,9 @@ done:
 
 int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
                               const char *kernel, uint32_t plays, int dim,
-                              const uint32_t grid[3], const char *const *extra_args,
-                              size_t nextra, char **out, size_t *out_len, struct cc_err *err)
+                              const uint32_t grid[3], uint32_t max_kept,
+                              const char *const *extra_args, size_t nextra, char **out,
+                              size_t *out_len, struct cc_err *err)
 {
   struct cc_cuda_model m;
   const struct cc_cuda_edge *callee;
@@ -643,7 +581,7 @@ int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
     rc = refuse(&m, callee->at, err, what, "each thread would play other threads through a "
                 "local copy of blockIdx, which a called function does not see");
   } else {
-    rc = loads_first(&m, plays, dim, grid, out, out_len, err);
+    rc = loads_first(&m, plays, dim, grid, max_kept, out, out_len, err);
   }
   cc_cuda_model_release(&m);
   return rc;

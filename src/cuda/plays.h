@@ -49,9 +49,7 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
 /* The loads-first form of the same plays (src/fix/README.md, "Loads-first plays"): the
  * body runs twice a play, in two loops over the plays. Phase A runs every play's body
  * with each store `P[i] = E` dropped (E still evaluated, `P[i] op= E` still reading
- * P[i]) and each loaded element kept in a register (`__cc_v<k>[q]`; a load whose index
- * is the same in every play, blockIdx of dim and every local it reads being the same,
- * is read once, by the first play that reaches it: `__cc_u<k>`); phase B runs every
+ * P[i]) and each loaded element kept in a register, `__cc_v<k>[q]`; phase B runs every
  * play's body again with each load replaced by its kept value, and stores. So a thread
  * has the loads of all its plays in flight at once, where the sequential plays wait for
  * each play's store before the next play's load (nvcc may not reorder them without
@@ -65,12 +63,13 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
  * global accesses only as subscripts `P[i]` of the kernel's pointer parameters of a
  * number type (no pointer arithmetic, `*p`, `&P[i]`, indirect `P[Q[i]]`), stores as
  * statements `P[i] = E;` or `P[i] op= E;` (no `++`), no call or lambda, parameters not
- * assigned, at least one load and at most 16 kept a play. Same parameters, outputs and
- * errors as cc_cuda_plays. */
+ * assigned, at least one load, and loads a play x plays <= max_kept (the values live
+ * from phase A to phase B: registers; the caller's cost rule). Same parameters, outputs
+ * and errors as cc_cuda_plays. */
 int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
                               const char *kernel, uint32_t plays, int dim,
-                              const uint32_t grid[3], const char *const *extra_args,
-                              size_t nextra, cc_give char **out, size_t *out_len,
-                              struct cc_err *err);
+                              const uint32_t grid[3], uint32_t max_kept,
+                              const char *const *extra_args, size_t nextra,
+                              cc_give char **out, size_t *out_len, struct cc_err *err);
 
 #endif

@@ -209,8 +209,9 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
 }
 
 /* The plays of candidate c over the permuted text into p->text: loads first where
- * cc_fix_loads_first_legal proves it legal and the body is of its class, else one after
- * the other; p->plays_form says which and why. */
+ * cc_fix_loads_first_legal proves it legal, the body is of its class and keeps at most
+ * CC_FIX_LOADS_FIRST_MAX_KEPT values a thread, else one after the other; p->plays_form
+ * says which and why. */
 static int plays_text(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
                       const char *text, size_t len, struct cc_fix_plan *p, struct cc_err *err)
 {
@@ -219,7 +220,8 @@ static int plays_text(const struct cc_fix_opts *o, const struct cc_fix_candidate
   int rc;
   if (cc_fix_loads_first_legal(o, &p->before, why, sizeof why)) {
     rc = cc_cuda_plays_loads_first(o->input, text, len, o->kernel_name, c->plays, 1, g,
-                                   o->clang_args, o->nclang_args, &p->text, &p->len, err);
+                                   CC_FIX_LOADS_FIRST_MAX_KEPT, o->clang_args,
+                                   o->nclang_args, &p->text, &p->len, err);
     if (rc == CC_OK) {
       snprintf(p->plays_form, sizeof p->plays_form, "loads first");
       return CC_OK;

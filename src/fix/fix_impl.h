@@ -175,6 +175,15 @@ int cc_fix_reshape(const uint32_t grid[3], const uint32_t block[3], uint32_t gri
 #define CC_FIX_PLAYS_MIN_CTAS 4096u
 uint32_t cc_fix_plays(cc_keep const struct ptx_function *k, const uint32_t grid[3]);
 
+/* The loads-first plays' cost rule (src/cuda/plays.h): at most this many values kept a
+ * thread from phase A to phase B (loads a play x plays). Measured on an H100
+ * (bench/table3/plays_probe.cu, 2026-11-27, two calls; % of the 1 GiB copy): cell3d, 1
+ * load a play, 2/4/8 plays (2, 4, 8 kept) 81-83/86-88/87%, against 75% one after the
+ * other; fan2, 5-6 loads a play, 2 plays (10-12 kept) 71% as one after the other, 4
+ * plays (20-24) 62-67% against 71-73%, 8 plays 46%. Past about 8 the live values cost
+ * more occupancy than the overlapped loads gain. */
+#define CC_FIX_LOADS_FIRST_MAX_KEPT 8u
+
 /* ---- the cost model (cost.c) ---------------------------------------------------------- */
 
 /* Predicted sectors of the kernel's global accesses (plus wavefronts of its shared ones)

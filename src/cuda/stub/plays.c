@@ -16,9 +16,11 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
 
 int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
                               const char *kernel, uint32_t plays, int dim,
-                              const uint32_t grid[3], const char *const *extra_args,
-                              size_t nextra, char **out, size_t *out_len, struct cc_err *err)
+                              const uint32_t grid[3], uint32_t max_kept,
+                              const char *const *extra_args, size_t nextra, char **out,
+                              size_t *out_len, struct cc_err *err)
 {
+  (void)max_kept;
   return cc_cuda_plays(path, text, len, kernel, plays, dim, grid, extra_args, nextra, out,
                        out_len, err);
 }

@@ -1,9 +1,20 @@
 // Kernels for tests/e2e/fix_loads_first.sh: the loads-first plays (src/cuda/plays.h) of a
-// reshaped permutation, one kernel that takes them and one that must not.
+// reshaped permutation: one kernel that takes them, one whose kept values would exceed the
+// cost rule's budget, one for which they are illegal.
+
+// y += a x over the rows of a matrix, with the geometry mistake (the row i from x): two
+// loads (x and y's old value), one store, each element touched by one thread.
+__global__ void axpy_rows(float *y, const float *x, float a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n)
+    y[i * n + j] += a * x[i * n + j];
+}
 
 // PolyBench fdtd-2d's step 3 (bench/unseen/polybench/fdtd2d.cu) with the geometry
 // mistake: i, the row, from x, so a warp's 32 lanes touch 32 rows. Five loads, one store,
-// every element touched by one thread only: loads first is legal.
+// every element touched by one thread only: loads first is legal, but 5 values a play.
 __global__ void hz_step(float *ex, float *ey, float *hz, int nx, int ny)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
