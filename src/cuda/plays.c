@@ -35,6 +35,20 @@ static int kernel_parts(const struct cc_cuda_model *m, CXCursor *body, unsigned 
   return refuse(m, def, err, "the kernel's body was not found", "define the kernel in the file");
 }
 
+/* CC_OK, or the refusal of a kernel that calls a function reading the thread geometry
+ * (the plays shadow the kernel's builtins only). */
+static int geometry_callee(const struct cc_cuda_model *m, struct cc_err *err)
+{
+  const struct cc_cuda_edge *callee = cc_cuda_model_geometry_callee(m);
+  char what[600];
+  if (!callee)
+    return CC_OK;
+  snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
+           m->fns.data[callee->to].name, m->kernel_name);
+  return refuse(m, callee->at, err, what, "each thread would play other threads through a "
+                "local copy of blockIdx, which a called function does not see");
+}
+
 /* The walk for the body's return statements: each becomes `goto __cc_played` (the end of
  * one play). A lambda's returns are its own. */
 struct rwalk {
@@ -132,7 +146,6 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
                   struct cc_err *err)
 {
   struct cc_cuda_model m;
-  const struct cc_cuda_edge *callee;
   CXCursor body;
   unsigned b = 0, e = 0;
   int rc;
@@ -142,13 +155,8 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
     CC_BUG("cc_cuda_plays: %u plays along %d", plays, dim);
   if ((rc = cc_cuda_model_build(&m, path, text, len, kernel, extra_args, nextra, err)) != CC_OK)
     return rc;
-  if ((callee = cc_cuda_model_geometry_callee(&m))) {
-    char what[600];
-    snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
-             m.fns.data[callee->to].name, m.kernel_name);
-    rc = refuse(&m, callee->at, err, what, "each thread would play other threads through a "
-                "local copy of blockIdx, which a called function does not see");
-  } else if ((rc = kernel_parts(&m, &body, &b, &e, err)) == CC_OK) {
+  if ((rc = geometry_callee(&m, err)) == CC_OK &&
+      (rc = kernel_parts(&m, &body, &b, &e, err)) == CC_OK) {
     struct cc_strbuf o = {0};
     cc_cuda_edits ed = {0};
     struct rwalk w = {&m, &ed, clang_getNullCursor(), "goto __cc_played"};
@@ -566,7 +574,6 @@ int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
                               size_t *out_len, struct cc_err *err)
 {
   struct cc_cuda_model m;
-  const struct cc_cuda_edge *callee;
   int rc;
   *out = NULL;
   *out_len = 0;
@@ -574,15 +581,8 @@ int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
     CC_BUG("cc_cuda_plays_loads_first: %u plays along %d", plays, dim);
   if ((rc = cc_cuda_model_build(&m, path, text, len, kernel, extra_args, nextra, err)) != CC_OK)
     return rc;
-  if ((callee = cc_cuda_model_geometry_callee(&m))) {
-    char what[600];
-    snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
-             m.fns.data[callee->to].name, m.kernel_name);
-    rc = refuse(&m, callee->at, err, what, "each thread would play other threads through a "
-                "local copy of blockIdx, which a called function does not see");
-  } else {
+  if ((rc = geometry_callee(&m, err)) == CC_OK)
     rc = loads_first(&m, plays, dim, grid, max_kept, out, out_len, err);
-  }
   cc_cuda_model_release(&m);
   return rc;
 }

@@ -29,17 +29,6 @@ launch() { # launch KERNEL ARGS...: the launch file on stdout
   printf '%s\n' "$SRC --kernel $k" "--grid 128,128 --block 16,16" "$@"
 }
 
-# sums KEY (requests, sectors) of the global OP instructions on LINE of report WHICH
-line_sum() {
-  python3 - "$1" "$2" "$3" "$4" "$5" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); which, op, line, key = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-k = d[which]["kernels"][0]
-print(sum(i[key] for i in k["instructions"]
-          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
-PY
-}
-
 # ---- axpy_rows: loads first -------------------------------------------------------------
 launch axpy_rows "--arg 'y=f32[n*n]:random:2' --arg 'x=f32[n*n]:random:3' --arg a=1.5" \
   "--arg n=2048" > "$TMP/axpy.launch"

@@ -29,17 +29,6 @@ launch() { # launch SIZE GRID: fan2's launch file on stdout
     "--arg 'b_cuda=f32[Size]:random:15' --arg Size=$1 --arg j1=$1 --arg t=0"
 }
 
-# sectors and requests of the global OP instructions on LINE of report WHICH
-line_sum() {
-  python3 - "$1" "$2" "$3" "$4" "$5" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); which, op, line, key = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-k = d[which]["kernels"][0]
-print(sum(i[key] for i in k["instructions"]
-          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
-PY
-}
-
 # ---- 2048: 4 plays ----------------------------------------------------------------------
 launch 2048 128 > "$TMP/fan2.launch"
 expect 0 "" "$COALCHECK" fix --transform permute --launch "$TMP/fan2.launch" -o "$TMP/f" -q \
