@@ -208,6 +208,34 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
   return CC_OK;
 }
 
+/* The plays of candidate c over the permuted text into p->text: loads first where
+ * cc_fix_loads_first_legal proves it legal, the body is of its class and keeps at most
+ * CC_FIX_LOADS_FIRST_MAX_KEPT values a thread, else one after the other; p->plays_form
+ * says which and why. */
+static int plays_text(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
+                      const char *text, size_t len, struct cc_fix_plan *p, struct cc_err *err)
+{
+  const uint32_t g[3] = {c->grid[0], c->grid[1] * c->plays, c->grid[2]};
+  char why[sizeof p->plays_form - 32] = "";
+  int rc;
+  if (cc_fix_loads_first_legal(o, &p->before, why, sizeof why)) {
+    rc = cc_cuda_plays_loads_first(o->input, text, len, o->kernel_name, c->plays, 1, g,
+                                   CC_FIX_LOADS_FIRST_MAX_KEPT, o->clang_args,
+                                   o->nclang_args, &p->text, &p->len, err);
+    if (rc == CC_OK) {
+      snprintf(p->plays_form, sizeof p->plays_form, "loads first");
+      return CC_OK;
+    }
+    if (rc != CC_ERR_NO_FIX)
+      return rc;
+    snprintf(why, sizeof why, "%.600s", err->msg);
+    err->status = CC_OK, err->msg[0] = '\0';
+  }
+  snprintf(p->plays_form, sizeof p->plays_form, "one after the other: %s", why);
+  return cc_cuda_plays(o->input, text, len, o->kernel_name, c->plays, 1, g, o->clang_args,
+                       o->nclang_args, &p->text, &p->len, err);
+}
+
 /* The rewritten input for candidate c into p->text (and the launch note for CUDA). */
 static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
                          struct cc_fix_plan *p, struct cc_err *err)
@@ -225,9 +253,7 @@ static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candid
                             c->perm.sigma, o->clang_args, o->nclang_args, &rw, err)) != CC_OK)
     return rc;
   if (c->plays > 1) { /* each thread plays threads of the reshaped launch */
-    const uint32_t g[3] = {c->grid[0], c->grid[1] * c->plays, c->grid[2]};
-    rc = cc_cuda_plays(o->input, rw.text, rw.len, o->kernel_name, c->plays, 1, g,
-                       o->clang_args, o->nclang_args, &p->text, &p->len, err);
+    rc = plays_text(o, c, rw.text, rw.len, p, err);
     if (rc != CC_OK) {
       cc_cuda_rewrite_release(&rw);
       return rc;
@@ -582,7 +608,8 @@ static void describe_permutation(const struct cc_fix_opts *o, struct cc_fix_plan
   p->transform = "permute";
   char plays[64] = "";
   if (c->plays > 1)
-    snprintf(plays, sizeof plays, ", each thread playing %u threads along y", c->plays);
+    snprintf(plays, sizeof plays, ", each thread playing %u threads along y%s", c->plays,
+             strncmp(p->plays_form, "loads first", 11) ? "" : ", loads first");
   snprintf(p->what, sizeof p->what, "thread geometry permuted (%s)%s%s",
            cc_fix_perm_name(&c->perm), c->reshaped ? " and the block reshaped" : "", plays);
   memcpy(p->grid, c->grid, sizeof p->grid);
