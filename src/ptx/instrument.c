@@ -137,6 +137,8 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\t.reg .pred %%cci_on;\n"
                    "\tld.param.u64 %%cci_base, [%s];\n"
                    "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n", PTX_INST_PARAM);
+  if (s->map->gate) /* a NULL buffer: this launch counts nothing */
+    cc_strbuf_printf(&s->text, "\tsetp.ne.u64 %%cci_on, %%cci_base, 0;\n");
   if (s->map->sample > 1) /* t2 = linear id, t0 = its run, t1 = the run's pick, t3 = pos */
     cc_strbuf_printf(&s->text,
                      "\tmov.u32 %%cci_t0, %%ctaid.z;\n"
@@ -155,9 +157,9 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                      "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
                      "\trem.u32 %%cci_t1, %%cci_t1, %" PRIu32 ";\n"
                      "\trem.u32 %%cci_t3, %%cci_t2, %" PRIu32 ";\n"
-                     "\tsetp.eq.u32 %%cci_on, %%cci_t3, %%cci_t1;\n",
+                     "\tsetp.eq%s.u32 %%cci_on, %%cci_t3, %%cci_t1%s;\n",
                      s->map->sample, PTX_INST_PICK_MUL1, PTX_INST_PICK_MUL2, s->map->sample,
-                     s->map->sample);
+                     s->map->sample, s->map->gate ? ".and" : "", s->map->gate ? ", %cci_on" : "");
   else
     cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_t0, %%smid;\n");
   cc_strbuf_printf(&s->text,
@@ -419,7 +421,8 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   reset_text(s);
   cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
                    shared ? "shared" : "global", st->size_bytes);
-  if (s->map->sample > 1)
+  int gated = s->map->sample > 1 || s->map->gate;
+  if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
   cc_strbuf_printf(&s->text,
                    "\t{\n"
@@ -434,7 +437,7 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   put_strides(s, site);
   put_update(s, site, shared);
   cc_strbuf_printf(&s->text, "\t}\n");
-  if (s->map->sample > 1) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
+  if (gated) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
   return s->text.s;
 }
 
@@ -477,6 +480,7 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
                       clash->line, clash->name, PTX_INST_PARAM);
   map->shards = shards;
   map->sample = opts && opts->sample > 1 ? opts->sample : 1;
+  map->gate = opts && opts->gate;
   collect_sites(&s);
   struct ptx_print_hooks h = {.ctx = &s, .extra_param = hook_param, .body_start = hook_body,
                               .before_insn = hook_insn};

@@ -89,6 +89,9 @@ struct ptx_inst_opts {
   uint32_t sample; /* CTA sampling: of each run r of `sample` consecutive linear CTA ids
                       (x fastest; r = id / sample), only the CTA at position
                       ptx_inst_pick(r, sample) counts; 0 or 1: every CTA */
+  int gate;        /* 1: a launch whose counter parameter is 0 (NULL) counts nothing and
+                      pays one branch per site (application mode's launch sampling runs
+                      unmeasured launches so, src/gpu/inline_app.c) */
 };
 
 /* The sites of one instrumented module, in (function, instruction) order: site k owns
@@ -97,6 +100,7 @@ struct ptx_inst_map {
   struct ptx_inst_site *sites;
   uint32_t nsites;
   uint32_t shards, sample; /* as used (shards >= 1, sample >= 1) */
+  int gate;                /* as opts->gate */
   uint32_t skipped;        /* memory instructions left out (see above) */
 };
 
