@@ -14,11 +14,12 @@
  * Environment: COALCHECK_GPU_JSON, COALCHECK_GPU_EXACT=1 (every CTA of every launch),
  * COALCHECK_GPU_SAMPLE_CTAS=S (fast mode; default CC_INL_SAMPLE_CTAS),
  * COALCHECK_GPU_LAUNCH_PERIOD=P (fast mode: after the first CC_INL_HEAD launches of a
- * kernel, 1 in P measured; default 1), COALCHECK_GPU_DEVICE, COALCHECK_GPU_DEBUG. Notes
+ * kernel, 1 in P measured; default CC_INL_PERIOD), COALCHECK_GPU_DEVICE, COALCHECK_GPU_DEBUG. Notes
  * (kernels not counted, and why) go to stderr at exit and into the JSON's "notes". */
 #include "gpu/inline_app.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "gpu/fatbin.h"
+#include "gpu/inline_est.h"
 #include "gpu/inline_json.h"
 #include "ptx/instrument.h"
 #include "util/fileio.h"
@@ -34,12 +36,24 @@
 #define CC_INL_SHARDS 256u     /* as kernel mode (src/cli/gpu_inline.c) */
 #define CC_INL_SAMPLE_CTAS 8u  /* the fast mode's default: 1 CTA in 8 */
 #define CC_INL_HEAD 4u         /* launch sampling: the first launches always measured */
+#define CC_INL_PERIOD 64u      /* then 1 in 64 (as the Sanitizer library's fast mode) */
 
 /* Per kernel (an .entry of a module): launches and the CTA sample over them. */
 struct kernel_stats {
   uint64_t launches, measured, ctas, sampled;
   uint64_t *shard_ctas; /* CC_INL_SHARDS elements, allocated at the first launch */
   uint32_t grid[3], block[3];
+  /* launch sampling (COALCHECK_GPU_LAUNCH_PERIOD > 1): each measured launch's figures,
+   * and the tail's launches and CTAs, measured or not (inline_est.h) */
+  CC_VEC(struct cc_inl_fig) figs;
+  uint64_t tail_launches, tail_ctas;
+};
+
+/* The measured launch whose figures are still only in the device buffer. */
+struct pending {
+  int32_t func; /* -1: none */
+  uint64_t ctas, sampled;
+  int head;
 };
 
 struct cc_inl_module {
@@ -49,6 +63,8 @@ struct cc_inl_module {
   struct kernel_stats *k;     /* per function of ptx */
   CUdeviceptr buf;            /* the counters on the device, 0 until measured */
   uint64_t *host;             /* their last read-back (ptx_inst_counter_bytes) */
+  uint64_t *prev;             /* launch sampling: host at the last launch's settling */
+  struct pending pending;
   int unloaded;
 };
 
@@ -85,7 +101,7 @@ static void read_env(void)
   S.read = 1;
   S.exact = e && *e && strcmp(e, "0") != 0;
   S.sample = S.exact ? 1 : env_u32("COALCHECK_GPU_SAMPLE_CTAS", CC_INL_SAMPLE_CTAS);
-  S.period = S.exact ? 1 : env_u32("COALCHECK_GPU_LAUNCH_PERIOD", 1);
+  S.period = S.exact ? 1 : env_u32("COALCHECK_GPU_LAUNCH_PERIOD", CC_INL_PERIOD);
 }
 
 void cc_inl_debug(const char *fmt, ...)
@@ -246,16 +262,22 @@ void cc_inl_prepare(const void *image, struct cc_inl_load *L)
   L->mod->ptx = m;
   L->mod->map = map;
   L->mod->k = cc_xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof *L->mod->k);
+  L->mod->pending.func = -1;
   cc_inl_debug("module instrumented: %" PRIu32 " sites, %" PRIu32 " skipped, sample %" PRIu32,
                map.nsites, map.skipped, map.sample);
 }
 
 static void module_free(struct cc_inl_module *mod)
 {
-  for (uint32_t f = 0; mod->ptx && f < mod->ptx->nfuncs; f++)
+  for (uint32_t f = 0; mod->ptx && f < mod->ptx->nfuncs; f++) {
     free(mod->k[f].shard_ctas);
+    for (size_t i = 0; i < mod->k[f].figs.len; i++)
+      free(mod->k[f].figs.data[i].v);
+    free(mod->k[f].figs.data);
+  }
   free(mod->k);
   free(mod->host);
+  free(mod->prev);
   ptx_inst_map_release(&mod->map);
   ptx_module_free(mod->ptx);
   free(mod);
@@ -322,6 +344,8 @@ void cc_inl_alias(void *h, void *h2)
 }
 
 static void report_at_exit(void);
+static int module_read(struct cc_inl_module *mod);
+static void settle(struct cc_inl_module *mod);
 
 /* The counter buffer of mod, allocated and zeroed in the current context at its first
  * measured launch; 0 (with a note) when that fails. */
@@ -363,17 +387,26 @@ int cc_inl_launch(void *f, const unsigned grid[3], const unsigned block[3], uint
   uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
   int measure = k->launches < CC_INL_HEAD || S.period <= 1 ||
                 (k->launches - CC_INL_HEAD) % S.period == 0;
+  int head = k->launches < CC_INL_HEAD;
   *nparams = mod->ptx->funcs[h->func].nparams;
+  if (measure && S.period > 1 && mod->pending.func >= 0)
+    settle(mod); /* the last measured launch's own figures, before this one adds to them */
   *buf = measure ? module_buffer(mod) : 0;
   if (!k->shard_ctas)
     k->shard_ctas = cc_xcalloc(mod->map.shards, sizeof *k->shard_ctas);
   k->launches++;
   k->ctas += ctas;
+  if (!head) {
+    k->tail_launches++;
+    k->tail_ctas += ctas;
+  }
   if (*buf) {
     uint64_t n = cc_gpu_cta_sampled(ctas, mod->map.sample);
     k->measured++;
     k->sampled += n;
     cc_gpu_cta_shards_add(k->shard_ctas, mod->map.shards, n);
+    if (S.period > 1)
+      mod->pending = (struct pending){(int32_t)h->func, ctas, n, head};
   }
   memcpy(k->grid, grid, sizeof k->grid);
   memcpy(k->block, block, sizeof k->block);
@@ -399,12 +432,44 @@ static int module_read(struct cc_inl_module *mod)
   return 1;
 }
 
+/* The pending launch's figures (its kernel's sites, summed over shards, less what the
+ * buffer held at the last settling) become one cc_inl_fig of its kernel (caller holds
+ * the lock). A failed read drops them (the kernel then falls back to the CTA ratio). */
+static void settle(struct cc_inl_module *mod)
+{
+  struct pending p = mod->pending;
+  size_t words = (size_t)ptx_inst_counter_bytes(&mod->map) / 8;
+  mod->pending.func = -1;
+  if (p.func < 0 || !module_read(mod) || !mod->host)
+    return;
+  if (!mod->prev)
+    mod->prev = cc_xcalloc(words, 8);
+  uint32_t ns = 0;
+  for (uint32_t s = 0; s < mod->map.nsites; s++)
+    ns += mod->map.sites[s].func == (uint32_t)p.func;
+  struct cc_inl_fig fig = {p.ctas, p.sampled, p.head, cc_xcalloc(ns ? ns : 1,
+                                                                  CC_INL_NADD * sizeof(double))};
+  for (uint32_t s = 0, j = 0; s < mod->map.nsites; s++) {
+    if (mod->map.sites[s].func != (uint32_t)p.func)
+      continue;
+    for (uint32_t g = 0; g < mod->map.shards; g++) {
+      size_t at = ((size_t)s * mod->map.shards + g) * PTX_INST_FIELDS;
+      for (int f = 0; f < PTX_INST_FIELDS; f++)
+        fig.v[(size_t)j * CC_INL_NADD + f] += (double)(mod->host[at + f] - mod->prev[at + f]);
+    }
+    j++;
+  }
+  memcpy(mod->prev, mod->host, words * 8);
+  CC_VEC_PUSH(&mod->k[p.func].figs, fig);
+}
+
 void cc_inl_unload(void *handle)
 {
   pthread_mutex_lock(&S.lock);
   struct handle *h = find_handle(handle);
   if (h && h->func < 0 && !h->mod->unloaded) {
     struct cc_inl_module *mod = h->mod;
+    settle(mod);
     if (module_read(mod) && mod->buf)
       cc_inl_driver()->mem_free(mod->buf);
     mod->buf = 0;
@@ -415,6 +480,74 @@ void cc_inl_unload(void *handle)
         S.handles.data[i] = S.handles.data[--S.handles.len];
   }
   pthread_mutex_unlock(&S.lock);
+}
+
+static void add_bound(cJSON *o, double req, double units)
+{
+  cJSON *b = cJSON_AddObjectToObject(o, "bound95");
+  if (isnan(req)) cJSON_AddNullToObject(b, "requests");
+  else cJSON_AddNumberToObject(b, "requests", req);
+  if (isnan(units)) cJSON_AddNullToObject(b, "sectors");
+  else cJSON_AddNumberToObject(b, "sectors", units);
+}
+
+/* Kernel f of mod under launch sampling: the estimates of inline_est.h as a counter
+ * array of one shard (maxima from the accumulated buffer), reported by the same JSON
+ * code, then the sample's sizes and the bounds added. */
+static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
+{
+  const struct kernel_stats *k = &mod->k[f];
+  const struct ptx_inst_map *map = &mod->map;
+  uint32_t ns = 0, *sites = cc_xcalloc(map->nsites + 1, sizeof *sites);
+  for (uint32_t s = 0; s < map->nsites; s++)
+    if (map->sites[s].func == f)
+      sites[ns++] = s;
+  double *est = cc_xcalloc((size_t)ns + 1, CC_INL_NADD * sizeof *est);
+  double *breq = cc_xcalloc((size_t)ns + 1, sizeof *breq);
+  double *bun = cc_xcalloc((size_t)ns + 1, sizeof *bun);
+  cc_inl_estimate(k->figs.data, k->figs.len, ns, k->tail_launches, k->tail_ctas, est, breq, bun);
+  uint64_t *syn = cc_xcalloc((size_t)map->nsites + 1, PTX_INST_FIELDS * sizeof *syn);
+  for (uint32_t j = 0; j < ns; j++) {
+    uint64_t *o = syn + (size_t)sites[j] * PTX_INST_FIELDS;
+    for (int fl = 0; fl < PTX_INST_FIELDS; fl++) {
+      if (fl == PTX_INST_F_WAYS || fl == PTX_INST_F_STRMIN_INV || fl == PTX_INST_F_STRMAX) {
+        for (uint32_t g = 0; mod->host && g < map->shards; g++) {
+          uint64_t v = mod->host[((size_t)sites[j] * map->shards + g) * PTX_INST_FIELDS + fl];
+          o[fl] = v > o[fl] ? v : o[fl];
+        }
+      } else {
+        o[fl] = (uint64_t)llround(est[(size_t)j * CC_INL_NADD + fl]);
+      }
+    }
+    /* what every run satisfies and the importer checks (rounding may cross them) */
+    uint64_t req = o[PTX_INST_F_REQUESTS];
+    if (o[PTX_INST_F_LANES] > 32 * req) o[PTX_INST_F_LANES] = 32 * req;
+    if (o[PTX_INST_F_LANES] < req) o[PTX_INST_F_LANES] = req;
+    if (o[PTX_INST_F_IDEAL] > o[PTX_INST_F_UNITS]) o[PTX_INST_F_IDEAL] = o[PTX_INST_F_UNITS];
+  }
+  struct ptx_inst_map one = *map;
+  one.shards = 1;
+  one.sample = 1;
+  struct cc_gpu_cta_sample d = {1, 1, 1, NULL};
+  cJSON *kj = cc_gpu_inline_kernel_json(mod->ptx, f, &one, syn, &d, k->grid, k->block,
+                                        k->launches);
+  cJSON_AddNumberToObject(kj, "sampled_launches", (double)k->measured);
+  cJSON_AddNumberToObject(kj, "ctas", (double)k->ctas);
+  cJSON_AddNumberToObject(kj, "sampled_ctas", (double)k->sampled);
+  add_bound(kj, breq[ns], bun[ns]);
+  cJSON *ij;
+  cJSON_ArrayForEach(ij, cJSON_GetObjectItemCaseSensitive(kj, "instructions")) {
+    uint32_t insn = (uint32_t)(cJSON_GetObjectItemCaseSensitive(ij, "sass_offset")->valuedouble / 16);
+    for (uint32_t j = 0; j < ns; j++)
+      if (map->sites[sites[j]].insn == insn)
+        add_bound(ij, breq[j], bun[j]);
+  }
+  free(sites);
+  free(est);
+  free(breq);
+  free(bun);
+  free(syn);
+  return kj;
 }
 
 /* The report document of every module's launched kernels (caller holds the lock). */
@@ -442,11 +575,15 @@ static cJSON *report_json(void)
              mod->ptx->funcs[f].name, k->launches);
         continue;
       }
-      cJSON *kj = cc_gpu_inline_kernel_json(mod->ptx, f, &mod->map,
-                                            mod->host ? mod->host : zero, &d, k->grid,
-                                            k->block, k->launches);
-      if (k->measured < k->launches) /* launch sampling: the importer's fields */
-        cJSON_AddNumberToObject(kj, "sampled_launches", (double)k->measured);
+      cJSON *kj;
+      if (k->measured < k->launches && k->figs.len == k->measured) {
+        kj = kernel_json_sampled(mod, f);
+      } else {
+        kj = cc_gpu_inline_kernel_json(mod->ptx, f, &mod->map, mod->host ? mod->host : zero,
+                                       &d, k->grid, k->block, k->launches);
+        if (k->measured < k->launches) /* figures lost: the CTA ratio over all launches */
+          cJSON_AddNumberToObject(kj, "sampled_launches", (double)k->measured);
+      }
       cJSON_AddItemToArray(ks, kj);
     }
     free(zero);
@@ -469,8 +606,10 @@ static void report_at_exit(void)
   }
   S.reported = 1;
   for (size_t i = 0; i < S.mods.len; i++)
-    if (!S.mods.data[i]->unloaded)
+    if (!S.mods.data[i]->unloaded) {
+      settle(S.mods.data[i]);
       module_read(S.mods.data[i]);
+    }
   cJSON *doc = report_json();
   for (size_t i = 0; i < S.notes.len; i++) /* never quiet: a kernel not counted is said */
     fprintf(stderr, "coalcheck: %s\n", S.notes.data[i]);
