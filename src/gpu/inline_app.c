@@ -82,6 +82,8 @@ static struct {
   CC_VEC(char *) notes;
   int read; /* options read from the environment */
   int exact, atexit_done, reported;
+  int seen; /* a module image was loaded: without one no report (a process that runs no
+               CUDA, e.g. `timeout` itself under LD_PRELOAD, must not overwrite it) */
   uint32_t sample, period;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -223,6 +225,7 @@ void cc_inl_prepare(const void *image, struct cc_inl_load *L)
   L->mod = NULL;
   pthread_mutex_lock(&S.lock);
   read_env();
+  S.seen = 1;
   pthread_mutex_unlock(&S.lock);
   char *text = image_ptx(image, arch, &why, &err);
   if (!text) {
@@ -600,7 +603,7 @@ static void report_at_exit(void)
   struct cc_err err = {0};
   const char *path = getenv("COALCHECK_GPU_JSON");
   pthread_mutex_lock(&S.lock);
-  if (S.reported) {
+  if (S.reported || !S.seen) {
     pthread_mutex_unlock(&S.lock);
     return;
   }
@@ -629,7 +632,7 @@ static void report_at_exit(void)
 }
 
 /* Without a launch (no atexit handler) the report is still written, empty or from
- * unloaded modules. */
+ * unloaded modules, when the process loaded a module. */
 __attribute__((destructor)) static void inline_app_fini(void)
 {
   report_at_exit();
