@@ -13,6 +13,7 @@
  *
  * Environment: COALCHECK_GPU_JSON, COALCHECK_GPU_EXACT=1 (every CTA of every launch),
  * COALCHECK_GPU_SAMPLE_CTAS=S (fast mode; default CC_INL_SAMPLE_CTAS),
+ * COALCHECK_GPU_SAMPLE_EXEC=E (fast mode, a power of two; default CC_INL_SAMPLE_EXEC),
  * COALCHECK_GPU_LAUNCH_PERIOD=P (fast mode: after the first CC_INL_HEAD launches of a
  * kernel, 1 in P measured; default CC_INL_PERIOD), COALCHECK_GPU_DEVICE, COALCHECK_GPU_DEBUG. Notes
  * (kernels not counted, and why) go to stderr at exit and into the JSON's "notes". */
@@ -35,6 +36,8 @@
 
 #define CC_INL_SHARDS 256u     /* as kernel mode (src/cli/gpu_inline.c) */
 #define CC_INL_SAMPLE_CTAS 8u  /* the fast mode's default: 1 CTA in 8 */
+#define CC_INL_SAMPLE_EXEC 16u /* the fast mode's execution sampling after each thread's
+                                   first PTX_INST_EXEC_HEAD site executions */
 #define CC_INL_HEAD 4u         /* launch sampling: the first launches always measured */
 #define CC_INL_PERIOD 64u      /* then 1 in 64 (as the Sanitizer library's fast mode) */
 
@@ -63,6 +66,7 @@ struct cc_inl_module {
   struct kernel_stats *k;     /* per function of ptx */
   CUdeviceptr buf;            /* the counters on the device, 0 until measured */
   uint64_t *host;             /* their last read-back (ptx_inst_counter_bytes) */
+  uint64_t *folded;           /* host as one plane (ptx_inst_fold: execution sampling) */
   uint64_t *prev;             /* launch sampling: host at the last launch's settling */
   struct pending pending;
   int unloaded;
@@ -84,7 +88,7 @@ static struct {
   int exact, atexit_done, reported;
   int seen; /* a module image was loaded: without one no report (a process that runs no
                CUDA, e.g. `timeout` itself under LD_PRELOAD, must not overwrite it) */
-  uint32_t sample, period;
+  uint32_t sample, period, exec;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint32_t env_u32(const char *name, uint32_t dflt)
@@ -104,6 +108,9 @@ static void read_env(void)
   S.exact = e && *e && strcmp(e, "0") != 0;
   S.sample = S.exact ? 1 : env_u32("COALCHECK_GPU_SAMPLE_CTAS", CC_INL_SAMPLE_CTAS);
   S.period = S.exact ? 1 : env_u32("COALCHECK_GPU_LAUNCH_PERIOD", CC_INL_PERIOD);
+  S.exec = S.exact ? 1 : env_u32("COALCHECK_GPU_SAMPLE_EXEC", CC_INL_SAMPLE_EXEC);
+  if (S.exec & (S.exec - 1))
+    S.exec = CC_INL_SAMPLE_EXEC;
 }
 
 void cc_inl_debug(const char *fmt, ...)
@@ -243,7 +250,8 @@ void cc_inl_prepare(const void *image, struct cc_inl_load *L)
     return;
   }
   free(text);
-  struct ptx_inst_opts opts = {.shards = CC_INL_SHARDS, .sample = S.sample, .gate = 1};
+  struct ptx_inst_opts opts = {.shards = CC_INL_SHARDS, .sample = S.sample, .exec = S.exec,
+                               .gate = 1};
   struct ptx_inst_map map;
   size_t len = 0;
   FILE *f = open_memstream(&L->ptx, &len);
@@ -280,6 +288,7 @@ static void module_free(struct cc_inl_module *mod)
   }
   free(mod->k);
   free(mod->host);
+  free(mod->folded);
   free(mod->prev);
   ptx_inst_map_release(&mod->map);
   ptx_module_free(mod->ptx);
@@ -432,6 +441,8 @@ static int module_read(struct cc_inl_module *mod)
          "kernels are reported with the counts read before");
     return 0;
   }
+  free(mod->folded);
+  mod->folded = ptx_inst_fold(&mod->map, mod->host);
   return 1;
 }
 
@@ -441,12 +452,12 @@ static int module_read(struct cc_inl_module *mod)
 static void settle(struct cc_inl_module *mod)
 {
   struct pending p = mod->pending;
-  size_t words = (size_t)ptx_inst_counter_bytes(&mod->map) / 8;
+  size_t words = (size_t)ptx_inst_plane_bytes(&mod->map) / 8;
   mod->pending.func = -1;
-  if (p.func < 0 || !module_read(mod) || !mod->host)
+  if (p.func < 0 || !module_read(mod) || !mod->folded)
     return;
   if (!mod->prev)
-    mod->prev = cc_xcalloc(words, 8);
+    mod->prev = cc_xcalloc(words ? words : 1, 8);
   uint32_t ns = 0;
   for (uint32_t s = 0; s < mod->map.nsites; s++)
     ns += mod->map.sites[s].func == (uint32_t)p.func;
@@ -458,11 +469,11 @@ static void settle(struct cc_inl_module *mod)
     for (uint32_t g = 0; g < mod->map.shards; g++) {
       size_t at = ((size_t)s * mod->map.shards + g) * PTX_INST_FIELDS;
       for (int f = 0; f < PTX_INST_FIELDS; f++)
-        fig.v[(size_t)j * CC_INL_NADD + f] += (double)(mod->host[at + f] - mod->prev[at + f]);
+        fig.v[(size_t)j * CC_INL_NADD + f] += (double)(mod->folded[at + f] - mod->prev[at + f]);
     }
     j++;
   }
-  memcpy(mod->prev, mod->host, words * 8);
+  memcpy(mod->prev, mod->folded, words * 8);
   CC_VEC_PUSH(&mod->k[p.func].figs, fig);
 }
 
@@ -514,8 +525,8 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
     uint64_t *o = syn + (size_t)sites[j] * PTX_INST_FIELDS;
     for (int fl = 0; fl < PTX_INST_FIELDS; fl++) {
       if (fl == PTX_INST_F_WAYS || fl == PTX_INST_F_STRMIN_INV || fl == PTX_INST_F_STRMAX) {
-        for (uint32_t g = 0; mod->host && g < map->shards; g++) {
-          uint64_t v = mod->host[((size_t)sites[j] * map->shards + g) * PTX_INST_FIELDS + fl];
+        for (uint32_t g = 0; mod->folded && g < map->shards; g++) {
+          uint64_t v = mod->folded[((size_t)sites[j] * map->shards + g) * PTX_INST_FIELDS + fl];
           o[fl] = v > o[fl] ? v : o[fl];
         }
       } else {
@@ -531,7 +542,8 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
   struct ptx_inst_map one = *map;
   one.shards = 1;
   one.sample = 1;
-  struct cc_gpu_cta_sample d = {1, 1, 1, NULL};
+  one.exec = 1;
+  struct cc_gpu_cta_sample d = {1, 1, 1, NULL, 1};
   cJSON *kj = cc_gpu_inline_kernel_json(mod->ptx, f, &one, syn, &d, k->grid, k->block,
                                         k->launches);
   cJSON_AddNumberToObject(kj, "sampled_launches", (double)k->measured);
@@ -566,13 +578,14 @@ static cJSON *report_json(void)
   ks = cJSON_AddArrayToObject(doc, "kernels");
   for (size_t i = 0; i < S.mods.len; i++) {
     struct cc_inl_module *mod = S.mods.data[i];
-    size_t words = (size_t)ptx_inst_counter_bytes(&mod->map) / 8;
-    uint64_t *zero = mod->host ? NULL : cc_xcalloc(words, 8);
+    size_t words = (size_t)ptx_inst_plane_bytes(&mod->map) / 8;
+    uint64_t *zero = mod->folded ? NULL : cc_xcalloc(words ? words : 1, 8);
     for (uint32_t f = 0; f < mod->ptx->nfuncs; f++) {
       struct kernel_stats *k = &mod->k[f];
       if (!k->launches)
         continue;
-      struct cc_gpu_cta_sample d = {k->ctas, k->sampled, mod->map.shards, k->shard_ctas};
+      struct cc_gpu_cta_sample d = {k->ctas, k->sampled, mod->map.shards, k->shard_ctas,
+                                    mod->map.exec};
       if (!k->measured) {
         note("kernel %s: none of its %" PRIu64 " launches was measured; not reported",
              mod->ptx->funcs[f].name, k->launches);
@@ -582,7 +595,7 @@ static cJSON *report_json(void)
       if (k->measured < k->launches && k->figs.len == k->measured) {
         kj = kernel_json_sampled(mod, f);
       } else {
-        kj = cc_gpu_inline_kernel_json(mod->ptx, f, &mod->map, mod->host ? mod->host : zero,
+        kj = cc_gpu_inline_kernel_json(mod->ptx, f, &mod->map, mod->folded ? mod->folded : zero,
                                        &d, k->grid, k->block, k->launches);
         if (k->measured < k->launches) /* figures lost: the CTA ratio over all launches */
           cJSON_AddNumberToObject(kj, "sampled_launches", (double)k->measured);

@@ -31,6 +31,12 @@ static uint64_t shard_ctas(const struct cc_gpu_cta_sample *d, uint32_t g)
   return d->sampled / d->shards + (g < d->sampled % d->shards);
 }
 
+/* Whether d counted everything: every CTA, every execution. */
+static int all_counted(const struct cc_gpu_cta_sample *d)
+{
+  return d->sampled >= d->ctas && d->exec <= 1;
+}
+
 /* Relative 95% bound of the expansion estimate (C / n) sum_g y[g] of a figure whose
  * shard sums are y[0..G-1]. Estimator (random groups, Wolter, Introduction to Variance
  * Estimation, ch. 2; Cochran eq. 2.8 with the finite population correction): the G'
@@ -47,7 +53,7 @@ static double cta_bound95(const struct cc_gpu_cta_sample *d, const double *y)
 {
   double n = (double)d->sampled, c = (double)d->ctas, sum = 0.0, ss = 0.0;
   uint32_t groups = 0;
-  if (d->sampled >= d->ctas)
+  if (all_counted(d))
     return 0.0;
   for (uint32_t g = 0; g < d->shards; g++)
     sum += y[g];
@@ -64,7 +70,10 @@ static double cta_bound95(const struct cc_gpu_cta_sample *d, const double *y)
     return 0.0;
   if (sum == 0.0)
     return NAN;
-  double v = c * c * (1.0 - n / c) * groups / (groups - 1.0) * ss / (n * n);
+  /* execution sampling: each counted CTA's figure is itself estimated, so no finite
+   * population correction (with-replacement, conservative); E cancels in the ratio */
+  double fpc = d->exec > 1 ? 1.0 : 1.0 - n / c;
+  double v = c * c * fpc * groups / (groups - 1.0) * ss / (n * n);
   return 1.96 * sqrt(v) / (sum * c / n);
 }
 
@@ -87,11 +96,11 @@ static void scale_counts(const struct cc_gpu_cta_sample *d, const uint64_t v[PTX
   static const int counts[] = {PTX_INST_F_REQUESTS, PTX_INST_F_UNITS, PTX_INST_F_LANES,
                                PTX_INST_F_IDEAL};
   memcpy(out, v, PTX_INST_FIELDS * sizeof *out);
-  if (d->sampled >= d->ctas)
+  if (all_counted(d))
     return;
+  double w = (double)d->ctas / (double)d->sampled;
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-    out[counts[i]] = (uint64_t)llround((double)v[counts[i]] * (double)d->ctas /
-                                       (double)d->sampled);
+    out[counts[i]] = (uint64_t)llround((double)v[counts[i]] * w);
   uint64_t req = out[PTX_INST_F_REQUESTS];
   if (out[PTX_INST_F_LANES] > 32 * req) out[PTX_INST_F_LANES] = 32 * req;
   if (out[PTX_INST_F_LANES] < req) out[PTX_INST_F_LANES] = req;
@@ -177,7 +186,7 @@ cJSON *cc_gpu_inline_kernel_json(const struct ptx_module *m, uint32_t func,
                                  const uint32_t block[3], uint64_t launches)
 {
   const struct ptx_function *k = &m->funcs[func];
-  int sampled = map->sample > 1 || d->sampled < d->ctas;
+  int sampled = map->sample > 1 || !all_counted(d);
   /* per shard: this site's requests and units, and the kernel's (all sites) */
   double *yr = cc_xcalloc(4 * (size_t)map->shards, sizeof *yr), *yu = yr + map->shards;
   double *kr = yu + map->shards, *ku = kr + map->shards;

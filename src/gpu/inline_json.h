@@ -20,6 +20,9 @@ struct cc_gpu_cta_sample {
   uint64_t ctas, sampled;
   uint32_t shards;
   const uint64_t *shard_ctas; /* shards elements, borrowed; or NULL */
+  uint32_t exec;              /* execution sampling E (instrument.h) of counters already
+                                 folded (ptx_inst_fold): the counted CTAs' figures are
+                                 estimates too; 0 or 1: every execution counted */
 };
 
 /* CTAs counted of a launch of `ctas` CTAs under sampling `sample` (1: all): full runs,
@@ -32,8 +35,9 @@ void cc_gpu_cta_shards_add(uint64_t *shard_ctas, uint32_t shards, uint64_t sampl
 /* The kernel object of the library's JSON for function `func` of m: name, grid and block
  * (of the last launch), `launches`, per instruction (executed sites of map only) the
  * counts of c (counters[site][shard][field], map's layout) scaled by C / n when d
- * sampled fewer than all CTAs (then `ctas`, `sampled_ctas` and `bound95` per instruction
- * and kernel: cta_bound95 in inline_json.c); PTX text and index * 16 stand in for SASS
+ * sampled fewer than all CTAs or executions (then `ctas`,
+ * `sampled_ctas` and `bound95` per instruction and kernel: cta_bound95 in
+ * inline_json.c); PTX text and index * 16 stand in for SASS
  * text and offset, the .loc gives source and inlined_at. Returns a new object. */
 cc_give cJSON *cc_gpu_inline_kernel_json(cc_keep const struct ptx_module *m, uint32_t func,
                                          cc_keep const struct ptx_inst_map *map,

@@ -135,11 +135,15 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\t.reg .b64 %%cci_base, %%cci_off;\n"
                    "\t.reg .b32 %%cci_t<4>;\n"
                    "\t.reg .pred %%cci_on;\n"
+                   "%s"
                    "\tld.param.u64 %%cci_base, [%s];\n"
-                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n", PTX_INST_PARAM);
+                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n",
+                   s->map->exec > 1 ? "\t.reg .b32 %cci_x, %cci_sd;\n\t.reg .b64 %cci_pb;\n" : "",
+                   PTX_INST_PARAM);
   if (s->map->gate) /* a NULL buffer: this launch counts nothing */
     cc_strbuf_printf(&s->text, "\tsetp.ne.u64 %%cci_on, %%cci_base, 0;\n");
-  if (s->map->sample > 1) /* t2 = linear id, t0 = its run, t1 = the run's pick, t3 = pos */
+  if (s->map->sample > 1 || s->map->exec > 1) /* t2 = linear id, t0 = its run, t1 = the
+                                                  run's pick, t3 = pos */
     cc_strbuf_printf(&s->text,
                      "\tmov.u32 %%cci_t0, %%ctaid.z;\n"
                      "\tmov.u32 %%cci_t1, %%nctaid.y;\n"
@@ -162,6 +166,9 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                      s->map->sample, s->map->gate ? ".and" : "", s->map->gate ? ", %cci_on" : "");
   else
     cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_t0, %%smid;\n");
+  if (s->map->exec > 1) /* the execution count from 0; the hash's seed: the CTA's id */
+    cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_x, 0;\n"
+                     "\tmul.lo.u32 %%cci_sd, %%cci_t2, %u;\n", PTX_INST_PICK_MUL2);
   cc_strbuf_printf(&s->text,
                    "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
                    "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
@@ -372,6 +379,8 @@ static void put_strides(struct inst *s, uint32_t site)
 static void put_update(struct inst *s, uint32_t site, int shared)
 {
   uint64_t off = (uint64_t)site * s->map->shards * PTX_INST_FIELDS * 8u;
+  /* execution sampling: %cci_pb, the plane the execution counts in */
+  const char *base = s->map->exec > 1 ? "%cci_pb" : "%cci_base";
   cc_strbuf_printf(&s->text,
                    "\tand.b32 %%cci_m3, %%cci_m0, %%cci_m2;\n"
                    "\tsetp.eq.b32 %%cci_p0, %%cci_m3, 0;\n"
@@ -380,31 +389,31 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                    "\tpopc.b32 %%cci_m3, %%cci_m1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_u;\n"
                    "\tcvt.u64.u32 %%cci_a2, %%cci_m3;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], 1;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a2;\n",
-                   off + 8u * PTX_INST_F_REQUESTS, off + 8u * PTX_INST_F_UNITS,
-                   off + 8u * PTX_INST_F_LANES);
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], 1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a2;\n",
+                   base, off + 8u * PTX_INST_F_REQUESTS, base, off + 8u * PTX_INST_F_UNITS,
+                   base, off + 8u * PTX_INST_F_LANES);
   if (shared)
     cc_strbuf_printf(&s->text,
                      "\tcvt.u64.u32 %%cci_a1, %%cci_w;\n"
-                     "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
-                     off + 8u * PTX_INST_F_WAYS);
+                     "\t@%%cci_p0 red.global.max.u64 [%s+%" PRIu64 "], %%cci_a1;\n",
+                     base, off + 8u * PTX_INST_F_WAYS);
   /* the ideal; strides where two lanes accessed */
   cc_strbuf_printf(&s->text,
                    "\tcvt.u64.u32 %%cci_a1, %%cci_i;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\tsetp.gt.u32 %%cci_p1, %%cci_m3, 1;\n"
                    "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_s0;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_s1;\n"
                    "\tnot.b64 %%cci_a1, %%cci_a1;\n"
-                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.max.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_s2;\n"
-                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
-                   off + 8u * PTX_INST_F_IDEAL, off + 8u * PTX_INST_F_SPAN,
-                   off + 8u * PTX_INST_F_STRMIN_INV, off + 8u * PTX_INST_F_STRMAX);
+                   "\t@%%cci_p0 red.global.max.u64 [%s+%" PRIu64 "], %%cci_a1;\n",
+                   base, off + 8u * PTX_INST_F_IDEAL, base, off + 8u * PTX_INST_F_SPAN,
+                   base, off + 8u * PTX_INST_F_STRMIN_INV, base, off + 8u * PTX_INST_F_STRMAX);
 }
 
 static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t index)
@@ -421,9 +430,37 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   reset_text(s);
   cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
                    shared ? "shared" : "global", st->size_bytes);
-  int gated = s->map->sample > 1 || s->map->gate;
+  int gated = s->map->sample > 1 || s->map->gate || s->map->exec > 1;
   if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
+  if (s->map->exec > 1) /* the lowest executing lane's count decides for the warp: its
+                           first PTX_INST_EXEC_HEAD count in plane 0, then about 1 in E
+                           (a hash) in plane 1 */
+    cc_strbuf_printf(&s->text,
+                     "\t{\n"
+                     "\t.reg .b32 %%cci_e<3>;\n"
+                     "\t.reg .pred %%cci_ep;\n"
+                     "\tadd.u32 %%cci_x, %%cci_x, 1;\n"
+                     "\tactivemask.b32 %%cci_e0;\n"
+                     "\tneg.s32 %%cci_e1, %%cci_e0;\n"
+                     "\tand.b32 %%cci_e1, %%cci_e1, %%cci_e0;\n"
+                     "\tbfind.u32 %%cci_e1, %%cci_e1;\n"
+                     "\tshfl.sync.idx.b32 %%cci_e2, %%cci_x, %%cci_e1, 31, %%cci_e0;\n"
+                     "\tmov.b64 %%cci_pb, %%cci_base;\n"
+                     "\tsetp.le.u32 %%cci_ep, %%cci_e2, %u;\n"
+                     "\t@%%cci_ep bra $cci_count%" PRIu32 ";\n"
+                     "\tadd.u32 %%cci_e2, %%cci_e2, %%cci_sd;\n"
+                     "\tmul.lo.u32 %%cci_e2, %%cci_e2, %u;\n"
+                     "\tshr.u32 %%cci_e1, %%cci_e2, 16;\n"
+                     "\txor.b32 %%cci_e2, %%cci_e2, %%cci_e1;\n"
+                     "\tand.b32 %%cci_e2, %%cci_e2, %" PRIu32 ";\n"
+                     "\tsetp.ne.u32 %%cci_ep, %%cci_e2, 0;\n"
+                     "\t@%%cci_ep bra $cci_skip%" PRIu32 ";\n"
+                     "\tadd.s64 %%cci_pb, %%cci_base, %" PRIu64 ";\n"
+                     "$cci_count%" PRIu32 ":\n"
+                     "\t}\n",
+                     PTX_INST_EXEC_HEAD, site, PTX_INST_PICK_MUL1, s->map->exec - 1, site,
+                     ptx_inst_plane_bytes(s->map), site);
   cc_strbuf_printf(&s->text,
                    "\t{\n"
                    "\t.reg .pred %%cci_p<2>, %%cci_q<5>;\n"
@@ -481,6 +518,10 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
   map->shards = shards;
   map->sample = opts && opts->sample > 1 ? opts->sample : 1;
   map->gate = opts && opts->gate;
+  map->exec = opts && opts->exec > 1 ? opts->exec : 1;
+  if (map->exec & (map->exec - 1))
+    return cc_err_set(err, CC_ERR_USAGE, "inline counters: execution sampling %" PRIu32
+                      ": expected a power of two", map->exec);
   collect_sites(&s);
   struct ptx_print_hooks h = {.ctx = &s, .extra_param = hook_param, .body_start = hook_body,
                               .before_insn = hook_insn};
@@ -500,9 +541,29 @@ uint32_t ptx_inst_pick(uint32_t run, uint32_t sample)
   return sample > 1 ? h % sample : 0;
 }
 
+uint64_t ptx_inst_plane_bytes(const struct ptx_inst_map *map)
+{
+  return (uint64_t)map->nsites * map->shards * PTX_INST_FIELDS * 8u;
+}
+
+uint64_t *ptx_inst_fold(const struct ptx_inst_map *map, const uint64_t *c)
+{
+  size_t words = (size_t)(ptx_inst_plane_bytes(map) / 8);
+  uint64_t *out = cc_xmalloc(words ? words * 8 : 8);
+  for (size_t i = 0; i < words; i++) {
+    int f = (int)(i % PTX_INST_FIELDS);
+    uint64_t a = c[i], b = map->exec > 1 ? c[words + i] : 0;
+    if (f == PTX_INST_F_WAYS || f == PTX_INST_F_STRMIN_INV || f == PTX_INST_F_STRMAX)
+      out[i] = a > b ? a : b;
+    else
+      out[i] = a + b * map->exec;
+  }
+  return out;
+}
+
 uint64_t ptx_inst_counter_bytes(const struct ptx_inst_map *map)
 {
-  uint64_t n = (uint64_t)map->nsites * map->shards * PTX_INST_FIELDS * 8u;
+  uint64_t n = ptx_inst_plane_bytes(map) * (map->exec > 1 ? 2 : 1);
   return n ? n : 8u;
 }
 
