@@ -57,8 +57,9 @@ int cc_cli_gpu_inline_json(const char *counters_path, const struct ptx_module *m
   uint64_t *c = cc_xmalloc(len ? len : 8);
   memcpy(c, raw, len); /* aligned 64-bit words (little-endian, as the GPU) */
   free(raw);
-  struct cc_gpu_cta_sample d = {(uint64_t)grid[0] * grid[1] * grid[2], 0, map->shards, NULL, 1};
-  d.sampled = cc_gpu_cta_sampled(d.ctas, map->sample);
+  uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+  struct cc_gpu_cta_sample d = {ctas, 0, map->shards, NULL, 1};
+  d.sampled = cc_gpu_cta_sampled(d.ctas, map->sample, 0);
   cJSON *doc = cJSON_CreateObject(), *ks = cJSON_AddArrayToObject(doc, "kernels");
   cJSON_AddStringToObject(doc, "backend", "gpu");
   cJSON_AddStringToObject(doc, "mode", "inline");

@@ -64,7 +64,8 @@ struct cc_inl_module {
   struct ptx_module *ptx;     /* the original PTX, parsed */
   struct ptx_inst_map map;
   struct kernel_stats *k;     /* per function of ptx */
-  CUdeviceptr buf;            /* the counters on the device, 0 until measured */
+  CUdeviceptr raw;            /* the allocation, 0 until measured */
+  CUdeviceptr buf;            /* the counters in it, aligned to 2^PTX_INST_SALT_BITS */
   uint64_t *host;             /* their last read-back (ptx_inst_counter_bytes) */
   uint64_t *folded;           /* host as one plane (ptx_inst_fold: execution sampling) */
   uint64_t *prev;             /* launch sampling: host at the last launch's settling */
@@ -251,7 +252,7 @@ void cc_inl_prepare(const void *image, struct cc_inl_load *L)
   }
   free(text);
   struct ptx_inst_opts opts = {.shards = CC_INL_SHARDS, .sample = S.sample, .exec = S.exec,
-                               .gate = 1};
+                               .salted = 1, .gate = 1};
   struct ptx_inst_map map;
   size_t len = 0;
   FILE *f = open_memstream(&L->ptx, &len);
@@ -365,16 +366,18 @@ static CUdeviceptr module_buffer(struct cc_inl_module *mod)
 {
   const struct cc_inl_driver *d = cc_inl_driver();
   size_t bytes = (size_t)ptx_inst_counter_bytes(&mod->map);
+  CUdeviceptr align = (CUdeviceptr)1 << PTX_INST_SALT_BITS;
   if (mod->buf)
     return mod->buf;
-  if (!d || d->mem_alloc(&mod->buf, bytes) != CUDA_SUCCESS) {
-    mod->buf = 0;
+  if (!d || d->mem_alloc(&mod->raw, bytes + align) != CUDA_SUCCESS) {
+    mod->raw = 0;
     note("no device memory for the counters (%zu bytes): launches not measured", bytes);
     return 0;
   }
+  mod->buf = (mod->raw + align - 1) & ~(align - 1); /* the salt goes in the low bits */
   if (d->memset_d8(mod->buf, 0, bytes) != CUDA_SUCCESS) {
-    d->mem_free(mod->buf);
-    mod->buf = 0;
+    d->mem_free(mod->raw);
+    mod->buf = mod->raw = 0;
     note("the counters could not be zeroed: launches not measured");
     return 0;
   }
@@ -412,8 +415,10 @@ int cc_inl_launch(void *f, const unsigned grid[3], const unsigned block[3], uint
     k->tail_launches++;
     k->tail_ctas += ctas;
   }
-  if (*buf) {
-    uint64_t n = cc_gpu_cta_sampled(ctas, mod->map.sample);
+  if (*buf) { /* this launch's salt: its number among the kernel's launches */
+    uint32_t salt = (uint32_t)((k->launches - 1) & ((1u << PTX_INST_SALT_BITS) - 1));
+    uint64_t n = cc_gpu_cta_sampled(ctas, mod->map.sample, mod->map.salted);
+    *buf |= salt;
     k->measured++;
     k->sampled += n;
     cc_gpu_cta_shards_add(k->shard_ctas, mod->map.shards, n);
@@ -484,9 +489,9 @@ void cc_inl_unload(void *handle)
   if (h && h->func < 0 && !h->mod->unloaded) {
     struct cc_inl_module *mod = h->mod;
     settle(mod);
-    if (module_read(mod) && mod->buf)
-      cc_inl_driver()->mem_free(mod->buf);
-    mod->buf = 0;
+    if (module_read(mod) && mod->raw)
+      cc_inl_driver()->mem_free(mod->raw);
+    mod->buf = mod->raw = 0;
     mod->unloaded = 1;
     /* the handle may be reused by a later load: forget it and the module's kernels */
     for (size_t i = S.handles.len; i-- > 0;)

@@ -167,10 +167,12 @@ static cJSON *dim3_json(const uint32_t d[3])
   return a;
 }
 
-uint64_t cc_gpu_cta_sampled(uint64_t ctas, uint32_t sample)
+uint64_t cc_gpu_cta_sampled(uint64_t ctas, uint32_t sample, int salted)
 {
   if (sample <= 1)
     return ctas;
+  if (salted) /* one CTA of every run, the last one too */
+    return (ctas + sample - 1) / sample;
   return ctas / sample + (ctas % sample > ptx_inst_pick((uint32_t)(ctas / sample), sample));
 }
 

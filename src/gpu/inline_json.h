@@ -26,8 +26,9 @@ struct cc_gpu_cta_sample {
 };
 
 /* CTAs counted of a launch of `ctas` CTAs under sampling `sample` (1: all): full runs,
- * then the partial run's pick if inside; run 0 picks 0, so one CTA at least. */
-uint64_t cc_gpu_cta_sampled(uint64_t ctas, uint32_t sample);
+ * then the partial run's pick if inside (run 0 picks 0, so one CTA at least); salted
+ * (instrument.h, opts.salted): one of every run, ceil(ctas / sample). */
+uint64_t cc_gpu_cta_sampled(uint64_t ctas, uint32_t sample, int salted);
 
 /* Adds one launch's `sampled` counted CTAs to shard_ctas[0..shards-1] (ranks mod shards). */
 void cc_gpu_cta_shards_add(uint64_t *shard_ctas, uint32_t shards, uint64_t sampled);

@@ -63,14 +63,33 @@ static int countable(const struct ptx_function *f, const struct ptx_insn *in, ui
   return 1;
 }
 
+/* loop[i] != 0: instruction i of f lies between a label and a later branch back to it */
+static int32_t *loop_marks(const struct ptx_function *f)
+{
+  int32_t *d = cc_xcalloc((size_t)f->ninsns + 1, sizeof *d);
+  for (uint32_t j = 0; f->has_body && j < f->ninsns; j++)
+    for (uint32_t k = 0; k < f->insns[j].nopnds; k++) {
+      const struct ptx_operand *o = &f->opnds[f->insns[j].opnd + k];
+      if (o->kind == PTX_OPND_LABEL && o->target >= 0 && (uint32_t)o->target <= j) {
+        d[o->target]++;
+        d[j + 1]--;
+      }
+    }
+  for (uint32_t i = 1; i <= f->ninsns; i++)
+    d[i] += d[i - 1];
+  return d;
+}
+
 static void collect_sites(struct inst *s)
 {
   CC_VEC(struct ptx_inst_site) v = {0};
   const struct ptx_module *m = s->m;
   for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
     const struct ptx_function *f = &m->funcs[fi];
+    int32_t *loop = loop_marks(f);
     for (uint32_t i = 0; f->has_body && i < f->ninsns; i++) {
-      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space};
+      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space,
+                                   .looped = loop[i] > 0};
       if (!is_site(f, &f->insns[i], &site.kind, &site.size_bytes)) continue;
       if (!countable(f, &f->insns[i], site.size_bytes)) {
         s->map->skipped += f->insns[i].space != PTX_SPACE_PARAM &&
@@ -79,6 +98,7 @@ static void collect_sites(struct inst *s)
       }
       CC_VEC_PUSH(&v, site);
     }
+    free(loop);
   }
   s->map->sites = v.data;
   s->map->nsites = (uint32_t)v.len;
@@ -140,8 +160,31 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n",
                    s->map->exec > 1 ? "\t.reg .b32 %cci_x, %cci_sd;\n\t.reg .b64 %cci_pb;\n" : "",
                    PTX_INST_PARAM);
+  if (s->map->salted) /* the salt from the pointer's low bits, then the pointer itself */
+    cc_strbuf_printf(&s->text, "\t.reg .b32 %%cci_salt, %%cci_n0;\n"
+                     "\tcvt.u32.u64 %%cci_salt, %%cci_base;\n"
+                     "\tand.b32 %%cci_salt, %%cci_salt, %u;\n"
+                     "\tand.b64 %%cci_base, %%cci_base, %" PRId64 ";\n"
+                     "\tmul.lo.u32 %%cci_salt, %%cci_salt, %u;\n",
+                     (1u << PTX_INST_SALT_BITS) - 1, -(int64_t)(1u << PTX_INST_SALT_BITS),
+                     PTX_INST_PICK_MUL2);
   if (s->map->gate) /* a NULL buffer: this launch counts nothing */
     cc_strbuf_printf(&s->text, "\tsetp.ne.u64 %%cci_on, %%cci_base, 0;\n");
+  /* salted: the pick within the run's own length (the last run may be shorter), so that
+   * every run counts one CTA: n = ceil(C / S) */
+  char sample[16], run_length[512];
+  snprintf(sample, sizeof sample, "%" PRIu32, s->map->sample);
+  snprintf(run_length, sizeof run_length,
+           "\t{\n\t.reg .b32 %%cci_n1;\n"
+           "\tmov.u32 %%cci_n0, %%nctaid.x;\n"
+           "\tmov.u32 %%cci_n1, %%nctaid.y;\n"
+           "\tmul.lo.u32 %%cci_n0, %%cci_n0, %%cci_n1;\n"
+           "\tmov.u32 %%cci_n1, %%nctaid.z;\n"
+           "\tmul.lo.u32 %%cci_n0, %%cci_n0, %%cci_n1;\n"
+           "\tmul.lo.u32 %%cci_n1, %%cci_t0, %" PRIu32 ";\n"
+           "\tsub.u32 %%cci_n0, %%cci_n0, %%cci_n1;\n"
+           "\tmin.u32 %%cci_n0, %%cci_n0, %" PRIu32 ";\n\t}\n",
+           s->map->sample, s->map->sample);
   if (s->map->sample > 1 || s->map->exec > 1) /* t2 = linear id, t0 = its run, t1 = the
                                                   run's pick, t3 = pos */
     cc_strbuf_printf(&s->text,
@@ -153,22 +196,28 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                      "\tmov.u32 %%cci_t2, %%ctaid.x;\n"
                      "\tmad.lo.u32 %%cci_t2, %%cci_t0, %%cci_t1, %%cci_t2;\n"
                      "\tdiv.u32 %%cci_t0, %%cci_t2, %" PRIu32 ";\n"
-                     "\tmul.lo.u32 %%cci_t1, %%cci_t0, %u;\n"
+                     "%s"
+                     "\tmul.lo.u32 %%cci_t1, %%cci_t%c, %u;\n"
                      "\tshr.u32 %%cci_t3, %%cci_t1, 16;\n"
                      "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
                      "\tmul.lo.u32 %%cci_t1, %%cci_t1, %u;\n"
                      "\tshr.u32 %%cci_t3, %%cci_t1, 13;\n"
                      "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
-                     "\trem.u32 %%cci_t1, %%cci_t1, %" PRIu32 ";\n"
+                     "%s"
+                     "\trem.u32 %%cci_t1, %%cci_t1, %s;\n"
                      "\trem.u32 %%cci_t3, %%cci_t2, %" PRIu32 ";\n"
                      "\tsetp.eq%s.u32 %%cci_on, %%cci_t3, %%cci_t1%s;\n",
-                     s->map->sample, PTX_INST_PICK_MUL1, PTX_INST_PICK_MUL2, s->map->sample,
+                     s->map->sample,
+                     s->map->salted ? "\txor.b32 %cci_t1, %cci_t0, %cci_salt;\n" : "",
+                     s->map->salted ? '1' : '0', PTX_INST_PICK_MUL1, PTX_INST_PICK_MUL2,
+                     s->map->salted ? run_length : "", s->map->salted ? "%cci_n0" : sample,
                      s->map->sample, s->map->gate ? ".and" : "", s->map->gate ? ", %cci_on" : "");
   else
     cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_t0, %%smid;\n");
   if (s->map->exec > 1) /* the execution count from 0; the hash's seed: the CTA's id */
     cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_x, 0;\n"
-                     "\tmul.lo.u32 %%cci_sd, %%cci_t2, %u;\n", PTX_INST_PICK_MUL2);
+                     "\tmul.lo.u32 %%cci_sd, %%cci_t2, %u;\n%s", PTX_INST_PICK_MUL2,
+                     s->map->salted ? "\txor.b32 %cci_sd, %cci_sd, %cci_salt;\n" : "");
   cc_strbuf_printf(&s->text,
                    "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
                    "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
@@ -433,7 +482,7 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   int gated = s->map->sample > 1 || s->map->gate || s->map->exec > 1;
   if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
-  if (s->map->exec > 1) /* the lowest executing lane's count decides for the warp: its
+  if (s->map->exec > 1 && st->looped) /* the lowest executing lane's count decides for the warp: its
                            first PTX_INST_EXEC_HEAD count in plane 0, then about 1 in E
                            (a hash) in plane 1 */
     cc_strbuf_printf(&s->text,
@@ -519,6 +568,7 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
   map->sample = opts && opts->sample > 1 ? opts->sample : 1;
   map->gate = opts && opts->gate;
   map->exec = opts && opts->exec > 1 ? opts->exec : 1;
+  map->salted = opts && opts->salted;
   if (map->exec & (map->exec - 1))
     return cc_err_set(err, CC_ERR_USAGE, "inline counters: execution sampling %" PRIu32
                       ": expected a power of two", map->exec);
@@ -534,7 +584,12 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
 
 uint32_t ptx_inst_pick(uint32_t run, uint32_t sample)
 {
-  uint32_t h = run * PTX_INST_PICK_MUL1;
+  return ptx_inst_pick_salted(run, sample, 0);
+}
+
+uint32_t ptx_inst_pick_salted(uint32_t run, uint32_t sample, uint32_t salt)
+{
+  uint32_t h = (run ^ salt * PTX_INST_PICK_MUL2) * PTX_INST_PICK_MUL1;
   h ^= h >> 16;
   h *= PTX_INST_PICK_MUL2;
   h ^= h >> 13;

@@ -39,7 +39,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   int np = atoi(getenv("FAKE_NPARAMS"));
   CUdeviceptr b = instrumented ? *(CUdeviceptr *)params[np] : 0;
   if (b) { /* a warp per CTA, lanes 4 bytes apart: 4 sectors, ideal 4, strides 4 */
-    uint64_t *c = (uint64_t *)(uintptr_t)b;
+    uint64_t *c = (uint64_t *)(uintptr_t)(b & ~(CUdeviceptr)4095); /* the salt: low bits */
     c[0] += gx; c[1] += 4 * gx; c[2] += 32 * gx; c[4] += 4 * gx; c[5] += 124 * gx;
     c[6] = UINT64_MAX - 4; c[7] = 4;
   }
