@@ -153,7 +153,8 @@ print(f"Device: {device}. Command: `{command}` (bench/gpu-overhead.sh, modes ifa
       "iexact; this table: bench/gpu-inline-app.py).")
 print("Kernel time = the app's own CUDA events around its timed region (ms); ratios to "
       "native. inline fast: `coalcheck ./app` (libcoalcheck_inline.so: 1 CTA in 8 counted, "
-      "launches after a kernel's first 4 sampled 1 in 64); inline exact: `--exact`; "
+      "the pick salted per launch; launches after a kernel's first 4 sampled 1 in 64); "
+      "inline exact: `--exact`; "
       "sanitizer exact: `--gpu-mode sanitizer --exact` (libcoalcheck_gpu.so, equal to "
       "ncu); memcheck: `compute-sanitizer --tool memcheck`. check: the app printed the "
       "native run's check value under both inline modes. err: inline fast's largest "

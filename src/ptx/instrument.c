@@ -429,7 +429,7 @@ static void put_update(struct inst *s, uint32_t site, int shared)
 {
   uint64_t off = (uint64_t)site * s->map->shards * PTX_INST_FIELDS * 8u;
   /* execution sampling: %cci_pb, the plane the execution counts in */
-  const char *base = s->map->exec > 1 ? "%cci_pb" : "%cci_base";
+  const char *base = s->map->exec > 1 && s->map->sites[site].looped ? "%cci_pb" : "%cci_base";
   cc_strbuf_printf(&s->text,
                    "\tand.b32 %%cci_m3, %%cci_m0, %%cci_m2;\n"
                    "\tsetp.eq.b32 %%cci_p0, %%cci_m3, 0;\n"
