@@ -557,7 +557,8 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
   add_bound(kj, breq[ns], bun[ns]);
   cJSON *ij;
   cJSON_ArrayForEach(ij, cJSON_GetObjectItemCaseSensitive(kj, "instructions")) {
-    uint32_t insn = (uint32_t)(cJSON_GetObjectItemCaseSensitive(ij, "sass_offset")->valuedouble / 16);
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(ij, "sass_offset");
+    uint32_t insn = (uint32_t)(off->valuedouble / 16); /* the PTX index x 16 */
     for (uint32_t j = 0; j < ns; j++)
       if (map->sites[sites[j]].insn == insn)
         add_bound(ij, breq[j], bun[j]);
