@@ -501,15 +501,6 @@ void cc_inl_unload(void *handle)
   pthread_mutex_unlock(&S.lock);
 }
 
-static void add_bound(cJSON *o, double req, double units)
-{
-  cJSON *b = cJSON_AddObjectToObject(o, "bound95");
-  if (isnan(req)) cJSON_AddNullToObject(b, "requests");
-  else cJSON_AddNumberToObject(b, "requests", req);
-  if (isnan(units)) cJSON_AddNullToObject(b, "sectors");
-  else cJSON_AddNumberToObject(b, "sectors", units);
-}
-
 /* Kernel f of mod under launch sampling: the estimates of inline_est.h as a counter
  * array of one shard (maxima from the accumulated buffer), reported by the same JSON
  * code, then the sample's sizes and the bounds added. */
@@ -554,14 +545,14 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
   cJSON_AddNumberToObject(kj, "sampled_launches", (double)k->measured);
   cJSON_AddNumberToObject(kj, "ctas", (double)k->ctas);
   cJSON_AddNumberToObject(kj, "sampled_ctas", (double)k->sampled);
-  add_bound(kj, breq[ns], bun[ns]);
+  cc_gpu_inline_add_bound(kj, breq[ns], bun[ns]);
   cJSON *ij;
   cJSON_ArrayForEach(ij, cJSON_GetObjectItemCaseSensitive(kj, "instructions")) {
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(ij, "sass_offset");
     uint32_t insn = (uint32_t)(off->valuedouble / 16); /* the PTX index x 16 */
     for (uint32_t j = 0; j < ns; j++)
       if (map->sites[sites[j]].insn == insn)
-        add_bound(ij, breq[j], bun[j]);
+        cc_gpu_inline_add_bound(ij, breq[j], bun[j]);
   }
   free(sites);
   free(est);

@@ -77,8 +77,7 @@ static double cta_bound95(const struct cc_gpu_cta_sample *d, const double *y)
   return 1.96 * sqrt(v) / (sum * c / n);
 }
 
-/* A relative bound as a JSON number, or null when unknown (NAN). */
-static void add_bound(cJSON *o, double req, double sec)
+void cc_gpu_inline_add_bound(cJSON *o, double req, double sec)
 {
   cJSON *b = cJSON_AddObjectToObject(o, "bound95");
   if (isnan(req)) cJSON_AddNullToObject(b, "requests");
@@ -220,11 +219,11 @@ cJSON *cc_gpu_inline_kernel_json(const struct ptx_module *m, uint32_t func,
       ku[g] += yu[g];
     }
     if (sampled)
-      add_bound(ij, cta_bound95(d, yr), cta_bound95(d, yu));
+      cc_gpu_inline_add_bound(ij, cta_bound95(d, yr), cta_bound95(d, yu));
     cJSON_AddItemToArray(insns, ij);
   }
   if (sampled)
-    add_bound(kj, cta_bound95(d, kr), cta_bound95(d, ku));
+    cc_gpu_inline_add_bound(kj, cta_bound95(d, kr), cta_bound95(d, ku));
   free(yr);
   return kj;
 }

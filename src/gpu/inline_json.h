@@ -33,6 +33,10 @@ uint64_t cc_gpu_cta_sampled(uint64_t ctas, uint32_t sample, int salted);
 /* Adds one launch's `sampled` counted CTAs to shard_ctas[0..shards-1] (ranks mod shards). */
 void cc_gpu_cta_shards_add(uint64_t *shard_ctas, uint32_t shards, uint64_t sampled);
 
+/* Adds "bound95": {"requests": req, "sectors": sec} to o: relative 95% bounds (fractions),
+ * null where NAN (unknown), as src/cli/gpu_import.c reads them. */
+void cc_gpu_inline_add_bound(cJSON *o, double req, double sec);
+
 /* The kernel object of the library's JSON for function `func` of m: name, grid and block
  * (of the last launch), `launches`, per instruction (executed sites of map only) the
  * counts of c (counters[site][shard][field], map's layout) scaled by C / n when d
