@@ -81,4 +81,40 @@ env COALCHECK_GPU_JSON="$TMP/n.json" LD_PRELOAD="$LIB" "$TMP/app" "$TMP/elf.fatb
 grep -q "fake: load image" "$TMP/n.err" || fail "no PTX: not loaded unchanged"
 grep -qF "no PTX in the fatbin" "$TMP/n.err" || fail "no PTX: no note: $(cat "$TMP/n.err")"
 grep -q "buffer none" "$TMP/n.err" || fail "no PTX: the launch was extended"
+# execution sampling (COALCHECK_GPU_SAMPLE_EXEC, instrument.h opts.exec), its counts in
+# the emulator (no GPU): gemv_rows, 4 CTAs of 256 threads, n = 1024: each of the loop's 8
+# loads (unrolled by 4: x[j] and A[i n + j] each) runs 1024 / 4 = 256 times per warp, 32
+# warps: 8192 requests; the store after the loop once per warp: 32. With E = 16 the loop
+# sites count each thread's first 32 site executions, then about 1 in 16 (~500 warp
+# executions per site): plane 0 + 16 x plane 1 within 10% of 8192 (2 standard deviations
+# of a binomial sample of 500); the store, outside the loop, exactly 32.
+if [ -n "${COALCHECK_PTXINST:-}" ]; then
+  cp "$COALCHECK_SRC/examples/gemv/gemv.cu" "$TMP/gemv.cu"
+  "$NVCC" -ptx -arch=sm_90 "$TMP/gemv.cu" -o "$TMP/g.ptx" || fail "nvcc -ptx gemv.cu"
+  "$COALCHECK_PTXINST" -s 256 -G -T -E 16 "$TMP/g.ptx" "$TMP/gi.ptx" "$TMP/g.map" ||
+    fail "coalcheck-ptxinst -E 16"
+  bytes=$(head -n1 "$TMP/g.map" | awk '{print $8}')
+  sed -n 2,100p "$COALCHECK_SRC/examples/gemv/rows.launch" | sed "1s|^gemv.cu|$TMP/gi.ptx|" \
+    > "$TMP/gi.launch"
+  "$COALCHECK" -q --launch "$TMP/gi.launch" --arg "cc=u64[$((bytes / 8))]:zero" \
+    --dump "cc=$TMP/gi.bin" > /dev/null 2> "$TMP/gi.err" || fail "gemv -E 16: $(cat "$TMP/gi.err")"
+  python3 - "$TMP/g.map" "$TMP/gi.bin" <<'PY' || fail "execution sampling's estimate"
+import struct, sys
+rows = [l.split() for l in open(sys.argv[1])][1:]
+b = open(sys.argv[2], "rb").read()
+c = struct.unpack("<%dQ" % (len(b) // 8), b)
+plane = len(rows) * 256 * 8
+bad = 0
+for i, r in enumerate(rows):
+    if "gemv_rows" not in r[1]:
+        continue
+    req = sum(c[(i * 256 + g) * 8] + 16 * c[plane + (i * 256 + g) * 8] for g in range(256))
+    want = 32 if r[4] == "store" else 8192 if req else 0
+    ok = req == want if r[4] == "store" or not req else abs(req - want) <= 0.1 * want
+    if not ok:
+        print(f"site {i} ({r[3]} {r[4]}): {req} requests, expected {want}")
+        bad += 1
+sys.exit(bad > 0)
+PY
+fi
 exit $((fails > 0))
