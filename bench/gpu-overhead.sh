@@ -10,6 +10,12 @@
 #   floor       exact, patched, with callbacks that return at once (a kernel regex that
 #               matches nothing): what the instrumentation alone costs
 #   memcheck    compute-sanitizer --tool memcheck ./app
+#   ifast       coalcheck -q --json F ./app   with inline PTX counters (--gpu-mode
+#               inline, the executables' default: CTA and launch sampling)
+#   iexact      the same with --exact          (every CTA of every launch)
+# INLINE=DIR: the folder of libcoalcheck_inline.so (default BUILD; built elsewhere and
+# carried with the libcjson.so.1 and libzstd.so.1 it needs, put on LD_LIBRARY_PATH for
+# the inline runs only).
 # Without a runnable coalcheck (the GPU machine lacks the project's -dev packages) the
 # library is preloaded with the environment coalcheck gives the application
 # (LD_PRELOAD, COALCHECK_GPU_JSON, COALCHECK_GPU_QUIET; --exact: COALCHECK_GPU_EXACT=1).
@@ -24,6 +30,9 @@ OUT=$(mkdir -p "${2:?usage: bench/gpu-overhead.sh BUILD OUT}" && cd "$2" && pwd)
 REPS=${REPS:-3}
 APPS=${APPS:-"gemv_rows gemv_cols transpose_naive transpose_shared stencil2d covariance stride_gather gramschmidt lu adi fdtd2d jacobi1d"}
 LIMIT=${LIMIT:-120}
+INLINE=${INLINE:-$BUILD}
+ILIB=$INLINE/libcoalcheck_inline.so
+[ -f "$ILIB" ] || ILIB=$BUILD/src/gpu/libcoalcheck_inline.so
 LIB=$BUILD/libcoalcheck_gpu.so
 [ -f "$LIB" ] || LIB=$BUILD/src/gpu/libcoalcheck_gpu.so
 CC=""
@@ -55,11 +64,21 @@ run() {
           COALCHECK_GPU_QUIET=1 COALCHECK_GPU_JSON="$o.json" LD_PRELOAD="$LIB" \
           timeout "$LIMIT" "$bin"
       fi ;;
+    ifast|iexact)
+      local ex=""; [ "$mode" = iexact ] && ex=1
+      if [ -n "$CC" ]; then
+        timeout "$LIMIT" "$CC" -q --gpu-mode inline --json "$o.report.json" \
+          --gpu-json "$o.json" ${ex:+--exact} "$bin"
+      else
+        LD_LIBRARY_PATH="$INLINE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" COALCHECK_GPU_EXACT=$ex \
+          COALCHECK_GPU_QUIET=1 COALCHECK_GPU_JSON="$o.json" LD_PRELOAD="$ILIB" \
+          timeout "$LIMIT" "$bin"
+      fi ;;
   esac > "$o.out" 2> "$o.err"
   echo "$app $tag rc=$? $(grep -o 'kernel_ms=[0-9.]*' "$o.out")"
 }
 
-MODES=${MODES:-"native fast exact floor memcheck"}
+MODES=${MODES:-"native fast exact floor memcheck ifast iexact"}
 [ "${FLOOR:-1}" = 1 ] || MODES=${MODES/floor/}
 for a in $APPS; do
   for m in $MODES; do
@@ -73,3 +92,8 @@ done
 python3 bench/gpu-overhead.py "$OUT" "$DEVICE" "bash bench/gpu-overhead.sh $*" $APPS \
   > "$OUT/gpu-overhead.md"
 cat "$OUT/gpu-overhead.md"
+case " $MODES " in *" ifast "*|*" iexact "*)
+  python3 bench/gpu-inline-app.py "$OUT" "$DEVICE" "bash bench/gpu-overhead.sh $*" $APPS \
+    > "$OUT/gpu-inline-app.md"
+  cat "$OUT/gpu-inline-app.md" ;;
+esac

@@ -35,6 +35,10 @@ struct app_opts {
   const char *trace;        /* --trace: the GPU trace converted into this .cctrace */
   const char *sample;       /* --sample-ctas N: 1 CTA in N counted and traced */
   const char *spaces;       /* --spaces LIST: memory spaces patched (default all) */
+  const char *gpu_mode;     /* --gpu-mode inline|sanitizer (default: inline_mode below) */
+  int inline_mode;          /* inline PTX counters (libcoalcheck_inline.so), not the
+                               Compute Sanitizer: the default unless --trace, --spaces
+                               or a launch selection needs the Sanitizer's library */
   char *expanded[4];        /* owned: --json, --gpu-json, --trace, --html with the Nsight
                                patterns expanded (outname.c); the four above point at them */
   uint32_t top;
@@ -50,10 +54,10 @@ static const char **slot(struct app_opts *o, const char *name)
   static const char *const names[] = {"--backend", "--kernel-name", "--launch-skip",
                                       "--launch-count", "--json", "--gpu-json", "--trace",
                                       "--sample-ctas", "--spaces", "--kernel-name-base",
-                                      "--kernel-id", "--html"};
+                                      "--kernel-id", "--html", "--gpu-mode"};
   const char **slots[] = {&o->backend, &o->regex, &o->skip, &o->count, &o->json,
                           &o->gpu_json, &o->trace, &o->sample, &o->spaces, &o->name_base,
-                          &o->kernel_id, &o->html};
+                          &o->kernel_id, &o->html, &o->gpu_mode};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0)
       return slots[i];
@@ -99,6 +103,27 @@ static void app_opts_release(struct app_opts *o)
 static struct cc_cli_selection selection(const struct app_opts *o)
 {
   return (struct cc_cli_selection){o->regex, o->name_base, o->kernel_id, o->skip, o->count};
+}
+
+/* Sets o->inline_mode from --gpu-mode, or by default: inline counters unless an option
+ * only the Sanitizer library implements is given (--trace, --spaces, launch selection).
+ * Errors: CC_ERR_USAGE for another mode, or inline with such an option. */
+static int choose_mode(struct app_opts *o, struct cc_err *err)
+{
+  const char *needs = o->trace ? "--trace" : o->spaces ? "--spaces" :
+                      o->regex ? "--kernel-name" : o->name_base ? "--kernel-name-base" :
+                      o->kernel_id ? "--kernel-id" : o->skip ? "--launch-skip" :
+                      o->count ? "--launch-count" : NULL;
+  if (o->gpu_mode && strcmp(o->gpu_mode, "inline") != 0 &&
+      strcmp(o->gpu_mode, "sanitizer") != 0)
+    return cc_err_set(err, CC_ERR_USAGE, "bad value '%s' for --gpu-mode: expected sanitizer "
+                      "or inline", o->gpu_mode);
+  if (o->gpu_mode && strcmp(o->gpu_mode, "inline") == 0 && needs)
+    return cc_err_set(err, CC_ERR_USAGE, "%s needs --gpu-mode sanitizer with an executable "
+                      "(the inline counters do not trace, patch by space or select "
+                      "launches); drop --gpu-mode inline", needs);
+  o->inline_mode = o->gpu_mode ? strcmp(o->gpu_mode, "inline") == 0 : !needs;
+  return CC_OK;
 }
 
 /* Reads options up to the first word that is not one (the INPUT). Errors: CC_ERR_USAGE
@@ -160,8 +185,11 @@ static int parse(int argc, char **argv, struct app_opts *o, struct cc_err *err)
                     strtoul(o->sample, NULL, 10) == 0))
     return cc_err_set(err, CC_ERR_USAGE, "--sample-ctas %s: not a positive integer; give N "
                       "to count and trace 1 CTA in N (linear CTA id %% N == 0)", o->sample);
+  int rc = choose_mode(o, err);
+  if (rc != CC_OK)
+    return rc;
   uint32_t mask;
-  int rc = cc_gpu_spaces_parse(o->spaces, &mask, err); /* the library reads it again */
+  rc = cc_gpu_spaces_parse(o->spaces, &mask, err); /* the library reads it again */
   if (rc != CC_OK)
     return rc;
   { /* the selection is checked here, with the options named; the library reads it again */
@@ -213,7 +241,8 @@ static void print_help(void)
   printf("usage: coalcheck [options] EXECUTABLE [ARGS...]\n"
          "       coalcheck import GPU.json [--json PATH] [--html PATH] [--top N]\n"
          "       coalcheck import RUN.ccgpu --trace FILE.cctrace [--html PATH]\n\n"
-         "Runs the CUDA application on the GPU under libcoalcheck_gpu.so (LD_PRELOAD) and\n"
+         "Runs the CUDA application on the GPU under libcoalcheck_inline.so (inline PTX\n"
+         "counters; --gpu-mode sanitizer: libcoalcheck_gpu.so) by LD_PRELOAD and\n"
          "reports its global and shared memory accesses per SASS instruction and source line\n"
          "(build the application with -lineinfo). libsanitizer-public.so is taken from the\n"
          "CUDA toolkit: $CUDA_HOME, nvcc's on PATH, /usr/local/cuda (compute-sanitizer/).\n"
@@ -265,7 +294,7 @@ int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char 
   /* the library first in the list (one Sanitizer subscriber per process); its
    * libsanitizer-public.so from the toolkit found (src/gpu/README.md, "Installing") */
   char *saved_preload = put_first("LD_PRELOAD", f->lib);
-  char *saved_libpath = put_first("LD_LIBRARY_PATH", f->san_dir);
+  char *saved_libpath = f->san_dir ? put_first("LD_LIBRARY_PATH", f->san_dir) : NULL;
   int rc;
   setenv("COALCHECK_GPU_JSON", json, 1);
   setenv("COALCHECK_GPU_QUIET", "1", 1);
@@ -274,7 +303,8 @@ int cc_cli_gpu_spawn(char **child, const struct cc_cli_gpu_files *f, const char 
   rc = spawn_app(child, status, err);
   /* nothing else this process starts is traced */
   put_back("LD_PRELOAD", saved_preload);
-  put_back("LD_LIBRARY_PATH", saved_libpath);
+  if (f->san_dir)
+    put_back("LD_LIBRARY_PATH", saved_libpath);
   return rc;
 }
 
@@ -433,8 +463,17 @@ static int run_app(int argc, char **argv, struct cc_err *err, int *passthrough)
                   "cannot run executables yet)", exe);
     goto done;
   }
-  if ((rc = cc_cli_gpu_files_find(&files, o.quiet, err)) != CC_OK)
+  if (o.inline_mode) { /* no Compute Sanitizer: the library alone */
+    if (!(files.lib = cc_cli_gpu_find_file("COALCHECK_GPU_INLINE_LIB",
+                                           "libcoalcheck_inline.so", err))) {
+      rc = err->status;
+      goto done;
+    }
+    if (!o.quiet)
+      fprintf(stderr, "coalcheck: GPU library %s (inline counters)\n", files.lib);
+  } else if ((rc = cc_cli_gpu_files_find(&files, o.quiet, err)) != CC_OK) {
     goto done;
+  }
   if (o.gpu_json && !o.trace) {
     json = cc_xstrdup(o.gpu_json);
     cc_outfile_remove_stale(json); /* an earlier run's report must not pass for this one */

@@ -669,8 +669,10 @@ static const struct option options[] = {
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_FIX) | FOR_APP},
   {"gpu-mode", 0, "sanitizer|inline", "--backend gpu with a .cu/.ptx: count under the\n"
    "Compute Sanitizer (default) or with counters\n"
-   "written into the PTX (faster; global, shared)", set_gpu_mode,
-   CMD_BIT(CC_CLI_CMD_RUN)},
+   "written into the PTX (faster; global, shared);\n"
+   "an executable: inline by default, sanitizer for\n"
+   "--trace, --spaces and launch selection", set_gpu_mode,
+   CMD_BIT(CC_CLI_CMD_RUN) | FOR_APP},
   /* launch selection, ncu's spellings and meaning (gpu/gpu.h, docs/usage.md): the
    * application's launches, or a module's kernels in order, one launch each */
   {"kernel-name", 0, "NAME", "profile launches of kernel NAME (exact), or\n"

@@ -63,14 +63,33 @@ static int countable(const struct ptx_function *f, const struct ptx_insn *in, ui
   return 1;
 }
 
+/* loop[i] != 0: instruction i of f lies between a label and a later branch back to it */
+static int32_t *loop_marks(const struct ptx_function *f)
+{
+  int32_t *d = cc_xcalloc((size_t)f->ninsns + 1, sizeof *d);
+  for (uint32_t j = 0; f->has_body && j < f->ninsns; j++)
+    for (uint32_t k = 0; k < f->insns[j].nopnds; k++) {
+      const struct ptx_operand *o = &f->opnds[f->insns[j].opnd + k];
+      if (o->kind == PTX_OPND_LABEL && o->target >= 0 && (uint32_t)o->target <= j) {
+        d[o->target]++;
+        d[j + 1]--;
+      }
+    }
+  for (uint32_t i = 1; i <= f->ninsns; i++)
+    d[i] += d[i - 1];
+  return d;
+}
+
 static void collect_sites(struct inst *s)
 {
   CC_VEC(struct ptx_inst_site) v = {0};
   const struct ptx_module *m = s->m;
   for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
     const struct ptx_function *f = &m->funcs[fi];
+    int32_t *loop = loop_marks(f);
     for (uint32_t i = 0; f->has_body && i < f->ninsns; i++) {
-      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space};
+      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space,
+                                   .looped = loop[i] > 0};
       if (!is_site(f, &f->insns[i], &site.kind, &site.size_bytes)) continue;
       if (!countable(f, &f->insns[i], site.size_bytes)) {
         s->map->skipped += f->insns[i].space != PTX_SPACE_PARAM &&
@@ -79,6 +98,7 @@ static void collect_sites(struct inst *s)
       }
       CC_VEC_PUSH(&v, site);
     }
+    free(loop);
   }
   s->map->sites = v.data;
   s->map->nsites = (uint32_t)v.len;
@@ -135,9 +155,38 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\t.reg .b64 %%cci_base, %%cci_off;\n"
                    "\t.reg .b32 %%cci_t<4>;\n"
                    "\t.reg .pred %%cci_on;\n"
+                   "%s"
                    "\tld.param.u64 %%cci_base, [%s];\n"
-                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n", PTX_INST_PARAM);
-  if (s->map->sample > 1) /* t2 = linear id, t0 = its run, t1 = the run's pick, t3 = pos */
+                   "\tcvta.to.global.u64 %%cci_base, %%cci_base;\n",
+                   s->map->exec > 1 ? "\t.reg .b32 %cci_x, %cci_sd;\n\t.reg .b64 %cci_pb;\n" : "",
+                   PTX_INST_PARAM);
+  if (s->map->salted) /* the salt from the pointer's low bits, then the pointer itself */
+    cc_strbuf_printf(&s->text, "\t.reg .b32 %%cci_salt, %%cci_n0;\n"
+                     "\tcvt.u32.u64 %%cci_salt, %%cci_base;\n"
+                     "\tand.b32 %%cci_salt, %%cci_salt, %u;\n"
+                     "\tand.b64 %%cci_base, %%cci_base, %" PRId64 ";\n"
+                     "\tmul.lo.u32 %%cci_salt, %%cci_salt, %u;\n",
+                     (1u << PTX_INST_SALT_BITS) - 1, -(int64_t)(1u << PTX_INST_SALT_BITS),
+                     PTX_INST_PICK_MUL2);
+  if (s->map->gate) /* a NULL buffer: this launch counts nothing */
+    cc_strbuf_printf(&s->text, "\tsetp.ne.u64 %%cci_on, %%cci_base, 0;\n");
+  /* salted: the pick within the run's own length (the last run may be shorter), so that
+   * every run counts one CTA: n = ceil(C / S) */
+  char sample[16], run_length[512];
+  snprintf(sample, sizeof sample, "%" PRIu32, s->map->sample);
+  snprintf(run_length, sizeof run_length,
+           "\t{\n\t.reg .b32 %%cci_n1;\n"
+           "\tmov.u32 %%cci_n0, %%nctaid.x;\n"
+           "\tmov.u32 %%cci_n1, %%nctaid.y;\n"
+           "\tmul.lo.u32 %%cci_n0, %%cci_n0, %%cci_n1;\n"
+           "\tmov.u32 %%cci_n1, %%nctaid.z;\n"
+           "\tmul.lo.u32 %%cci_n0, %%cci_n0, %%cci_n1;\n"
+           "\tmul.lo.u32 %%cci_n1, %%cci_t0, %" PRIu32 ";\n"
+           "\tsub.u32 %%cci_n0, %%cci_n0, %%cci_n1;\n"
+           "\tmin.u32 %%cci_n0, %%cci_n0, %" PRIu32 ";\n\t}\n",
+           s->map->sample, s->map->sample);
+  if (s->map->sample > 1 || s->map->exec > 1) /* t2 = linear id, t0 = its run, t1 = the
+                                                  run's pick, t3 = pos */
     cc_strbuf_printf(&s->text,
                      "\tmov.u32 %%cci_t0, %%ctaid.z;\n"
                      "\tmov.u32 %%cci_t1, %%nctaid.y;\n"
@@ -147,19 +196,28 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                      "\tmov.u32 %%cci_t2, %%ctaid.x;\n"
                      "\tmad.lo.u32 %%cci_t2, %%cci_t0, %%cci_t1, %%cci_t2;\n"
                      "\tdiv.u32 %%cci_t0, %%cci_t2, %" PRIu32 ";\n"
-                     "\tmul.lo.u32 %%cci_t1, %%cci_t0, %u;\n"
+                     "%s"
+                     "\tmul.lo.u32 %%cci_t1, %%cci_t%c, %u;\n"
                      "\tshr.u32 %%cci_t3, %%cci_t1, 16;\n"
                      "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
                      "\tmul.lo.u32 %%cci_t1, %%cci_t1, %u;\n"
                      "\tshr.u32 %%cci_t3, %%cci_t1, 13;\n"
                      "\txor.b32 %%cci_t1, %%cci_t1, %%cci_t3;\n"
-                     "\trem.u32 %%cci_t1, %%cci_t1, %" PRIu32 ";\n"
+                     "%s"
+                     "\trem.u32 %%cci_t1, %%cci_t1, %s;\n"
                      "\trem.u32 %%cci_t3, %%cci_t2, %" PRIu32 ";\n"
-                     "\tsetp.eq.u32 %%cci_on, %%cci_t3, %%cci_t1;\n",
-                     s->map->sample, PTX_INST_PICK_MUL1, PTX_INST_PICK_MUL2, s->map->sample,
-                     s->map->sample);
+                     "\tsetp.eq%s.u32 %%cci_on, %%cci_t3, %%cci_t1%s;\n",
+                     s->map->sample,
+                     s->map->salted ? "\txor.b32 %cci_t1, %cci_t0, %cci_salt;\n" : "",
+                     s->map->salted ? '1' : '0', PTX_INST_PICK_MUL1, PTX_INST_PICK_MUL2,
+                     s->map->salted ? run_length : "", s->map->salted ? "%cci_n0" : sample,
+                     s->map->sample, s->map->gate ? ".and" : "", s->map->gate ? ", %cci_on" : "");
   else
     cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_t0, %%smid;\n");
+  if (s->map->exec > 1) /* the execution count from 0; the hash's seed: the CTA's id */
+    cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_x, 0;\n"
+                     "\tmul.lo.u32 %%cci_sd, %%cci_t2, %u;\n%s", PTX_INST_PICK_MUL2,
+                     s->map->salted ? "\txor.b32 %cci_sd, %cci_sd, %cci_salt;\n" : "");
   cc_strbuf_printf(&s->text,
                    "\tand.b32 %%cci_t0, %%cci_t0, %" PRIu32 ";\n"
                    "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
@@ -370,6 +428,8 @@ static void put_strides(struct inst *s, uint32_t site)
 static void put_update(struct inst *s, uint32_t site, int shared)
 {
   uint64_t off = (uint64_t)site * s->map->shards * PTX_INST_FIELDS * 8u;
+  /* execution sampling: %cci_pb, the plane the execution counts in */
+  const char *base = s->map->exec > 1 && s->map->sites[site].looped ? "%cci_pb" : "%cci_base";
   cc_strbuf_printf(&s->text,
                    "\tand.b32 %%cci_m3, %%cci_m0, %%cci_m2;\n"
                    "\tsetp.eq.b32 %%cci_p0, %%cci_m3, 0;\n"
@@ -378,31 +438,31 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                    "\tpopc.b32 %%cci_m3, %%cci_m1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_u;\n"
                    "\tcvt.u64.u32 %%cci_a2, %%cci_m3;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], 1;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a2;\n",
-                   off + 8u * PTX_INST_F_REQUESTS, off + 8u * PTX_INST_F_UNITS,
-                   off + 8u * PTX_INST_F_LANES);
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], 1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a2;\n",
+                   base, off + 8u * PTX_INST_F_REQUESTS, base, off + 8u * PTX_INST_F_UNITS,
+                   base, off + 8u * PTX_INST_F_LANES);
   if (shared)
     cc_strbuf_printf(&s->text,
                      "\tcvt.u64.u32 %%cci_a1, %%cci_w;\n"
-                     "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
-                     off + 8u * PTX_INST_F_WAYS);
+                     "\t@%%cci_p0 red.global.max.u64 [%s+%" PRIu64 "], %%cci_a1;\n",
+                     base, off + 8u * PTX_INST_F_WAYS);
   /* the ideal; strides where two lanes accessed */
   cc_strbuf_printf(&s->text,
                    "\tcvt.u64.u32 %%cci_a1, %%cci_i;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\tsetp.gt.u32 %%cci_p1, %%cci_m3, 1;\n"
                    "\tand.pred %%cci_p0, %%cci_p0, %%cci_p1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_s0;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_s1;\n"
                    "\tnot.b64 %%cci_a1, %%cci_a1;\n"
-                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n"
+                   "\t@%%cci_p0 red.global.max.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_s2;\n"
-                   "\t@%%cci_p0 red.global.max.u64 [%%cci_base+%" PRIu64 "], %%cci_a1;\n",
-                   off + 8u * PTX_INST_F_IDEAL, off + 8u * PTX_INST_F_SPAN,
-                   off + 8u * PTX_INST_F_STRMIN_INV, off + 8u * PTX_INST_F_STRMAX);
+                   "\t@%%cci_p0 red.global.max.u64 [%s+%" PRIu64 "], %%cci_a1;\n",
+                   base, off + 8u * PTX_INST_F_IDEAL, base, off + 8u * PTX_INST_F_SPAN,
+                   base, off + 8u * PTX_INST_F_STRMIN_INV, base, off + 8u * PTX_INST_F_STRMAX);
 }
 
 static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t index)
@@ -419,8 +479,37 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   reset_text(s);
   cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
                    shared ? "shared" : "global", st->size_bytes);
-  if (s->map->sample > 1)
+  int gated = s->map->sample > 1 || s->map->gate || s->map->exec > 1;
+  if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
+  if (s->map->exec > 1 && st->looped) /* the lowest executing lane's count decides for the warp: its
+                           first PTX_INST_EXEC_HEAD count in plane 0, then about 1 in E
+                           (a hash) in plane 1 */
+    cc_strbuf_printf(&s->text,
+                     "\t{\n"
+                     "\t.reg .b32 %%cci_e<3>;\n"
+                     "\t.reg .pred %%cci_ep;\n"
+                     "\tadd.u32 %%cci_x, %%cci_x, 1;\n"
+                     "\tactivemask.b32 %%cci_e0;\n"
+                     "\tneg.s32 %%cci_e1, %%cci_e0;\n"
+                     "\tand.b32 %%cci_e1, %%cci_e1, %%cci_e0;\n"
+                     "\tbfind.u32 %%cci_e1, %%cci_e1;\n"
+                     "\tshfl.sync.idx.b32 %%cci_e2, %%cci_x, %%cci_e1, 31, %%cci_e0;\n"
+                     "\tmov.b64 %%cci_pb, %%cci_base;\n"
+                     "\tsetp.le.u32 %%cci_ep, %%cci_e2, %u;\n"
+                     "\t@%%cci_ep bra $cci_count%" PRIu32 ";\n"
+                     "\tadd.u32 %%cci_e2, %%cci_e2, %%cci_sd;\n"
+                     "\tmul.lo.u32 %%cci_e2, %%cci_e2, %u;\n"
+                     "\tshr.u32 %%cci_e1, %%cci_e2, 16;\n"
+                     "\txor.b32 %%cci_e2, %%cci_e2, %%cci_e1;\n"
+                     "\tand.b32 %%cci_e2, %%cci_e2, %" PRIu32 ";\n"
+                     "\tsetp.ne.u32 %%cci_ep, %%cci_e2, 0;\n"
+                     "\t@%%cci_ep bra $cci_skip%" PRIu32 ";\n"
+                     "\tadd.s64 %%cci_pb, %%cci_base, %" PRIu64 ";\n"
+                     "$cci_count%" PRIu32 ":\n"
+                     "\t}\n",
+                     PTX_INST_EXEC_HEAD, site, PTX_INST_PICK_MUL1, s->map->exec - 1, site,
+                     ptx_inst_plane_bytes(s->map), site);
   cc_strbuf_printf(&s->text,
                    "\t{\n"
                    "\t.reg .pred %%cci_p<2>, %%cci_q<5>;\n"
@@ -434,7 +523,7 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   put_strides(s, site);
   put_update(s, site, shared);
   cc_strbuf_printf(&s->text, "\t}\n");
-  if (s->map->sample > 1) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
+  if (gated) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
   return s->text.s;
 }
 
@@ -477,6 +566,12 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
                       clash->line, clash->name, PTX_INST_PARAM);
   map->shards = shards;
   map->sample = opts && opts->sample > 1 ? opts->sample : 1;
+  map->gate = opts && opts->gate;
+  map->exec = opts && opts->exec > 1 ? opts->exec : 1;
+  map->salted = opts && opts->salted;
+  if (map->exec & (map->exec - 1))
+    return cc_err_set(err, CC_ERR_USAGE, "inline counters: execution sampling %" PRIu32
+                      ": expected a power of two", map->exec);
   collect_sites(&s);
   struct ptx_print_hooks h = {.ctx = &s, .extra_param = hook_param, .body_start = hook_body,
                               .before_insn = hook_insn};
@@ -489,16 +584,41 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
 
 uint32_t ptx_inst_pick(uint32_t run, uint32_t sample)
 {
-  uint32_t h = run * PTX_INST_PICK_MUL1;
+  return ptx_inst_pick_salted(run, sample, 0);
+}
+
+uint32_t ptx_inst_pick_salted(uint32_t run, uint32_t sample, uint32_t salt)
+{
+  uint32_t h = (run ^ salt * PTX_INST_PICK_MUL2) * PTX_INST_PICK_MUL1;
   h ^= h >> 16;
   h *= PTX_INST_PICK_MUL2;
   h ^= h >> 13;
   return sample > 1 ? h % sample : 0;
 }
 
+uint64_t ptx_inst_plane_bytes(const struct ptx_inst_map *map)
+{
+  return (uint64_t)map->nsites * map->shards * PTX_INST_FIELDS * 8u;
+}
+
+uint64_t *ptx_inst_fold(const struct ptx_inst_map *map, const uint64_t *c)
+{
+  size_t words = (size_t)(ptx_inst_plane_bytes(map) / 8);
+  uint64_t *out = cc_xmalloc(words ? words * 8 : 8);
+  for (size_t i = 0; i < words; i++) {
+    int f = (int)(i % PTX_INST_FIELDS);
+    uint64_t a = c[i], b = map->exec > 1 ? c[words + i] : 0;
+    if (f == PTX_INST_F_WAYS || f == PTX_INST_F_STRMIN_INV || f == PTX_INST_F_STRMAX)
+      out[i] = a > b ? a : b;
+    else
+      out[i] = a + b * map->exec;
+  }
+  return out;
+}
+
 uint64_t ptx_inst_counter_bytes(const struct ptx_inst_map *map)
 {
-  uint64_t n = (uint64_t)map->nsites * map->shards * PTX_INST_FIELDS * 8u;
+  uint64_t n = ptx_inst_plane_bytes(map) * (map->exec > 1 ? 2 : 1);
   return n ? n : 8u;
 }
 

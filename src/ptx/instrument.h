@@ -11,6 +11,8 @@
  *
  *   counters[site][shard][PTX_INST_FIELDS]       shard = %smid & (shards - 1)
  *
+ * (with execution sampling, opts.exec E > 1: two such planes, see ptx_inst_opts.exec)
+ *
  * (with CTA sampling, sample S > 1: shard = (linear CTA id / S) & (shards - 1), the
  * counted CTA's rank, so that the shards hold interleaved sub-samples)
  *
@@ -78,6 +80,8 @@ enum ptx_inst_kind { PTX_INST_LOAD, PTX_INST_STORE, PTX_INST_ATOMIC, PTX_INST_RE
 /* One instrumented instruction. */
 struct ptx_inst_site {
   uint32_t func;       /* index into ptx_module.funcs (an .entry) */
+  uint8_t looped;      /* inside a loop (between a label and a later branch back to it):
+                          only such sites are execution-sampled; others always count */
   uint32_t insn;       /* index of the instruction in that function's body */
   uint8_t space;       /* PTX_SPACE_GLOBAL or PTX_SPACE_SHARED */
   uint8_t kind;        /* enum ptx_inst_kind */
@@ -89,6 +93,24 @@ struct ptx_inst_opts {
   uint32_t sample; /* CTA sampling: of each run r of `sample` consecutive linear CTA ids
                       (x fastest; r = id / sample), only the CTA at position
                       ptx_inst_pick(r, sample) counts; 0 or 1: every CTA */
+  uint32_t exec;   /* execution sampling E (a power of two; 0 or 1: off): in a counted
+                      CTA, a warp's execution of a site counts when the lowest executing
+                      lane's count of site executions (from 1) is at most
+                      PTX_INST_EXEC_HEAD, into plane 0 of the buffer, else with
+                      probability about 1/E (a hash of the count, seeded by the CTA id),
+                      into plane 1; figures = plane 0 + E x plane 1
+                      (ptx_inst_fold). Shards then go by CTA rank as with sample > 1 */
+  int salted;      /* 1: the counter parameter's low PTX_INST_SALT_BITS bits are a salt s
+                      (the buffer itself aligned to 2^PTX_INST_SALT_BITS bytes): CTA
+                      sampling picks ptx_inst_pick_salted(r, sample, s) modulo the run's
+                      length (the last run may be shorter: every run counts one CTA,
+                      ceil(C / sample) in all) and execution
+                      sampling's hash is seeded with s too, so that launches of one kernel
+                      count different CTAs (fixed picks alias with a loop of launches whose
+                      work moves across the grid, e.g. columns k..n of step k) */
+  int gate;        /* 1: a launch whose counter parameter is 0 (NULL) counts nothing and
+                      pays one branch per site (application mode's launch sampling runs
+                      unmeasured launches so, src/gpu/inline_app.c) */
 };
 
 /* The sites of one instrumented module, in (function, instruction) order: site k owns
@@ -97,6 +119,9 @@ struct ptx_inst_map {
   struct ptx_inst_site *sites;
   uint32_t nsites;
   uint32_t shards, sample; /* as used (shards >= 1, sample >= 1) */
+  uint32_t exec;           /* as opts->exec (>= 1) */
+  int salted;              /* as opts->salted */
+  int gate;                /* as opts->gate */
   uint32_t skipped;        /* memory instructions left out (see above) */
 };
 
@@ -119,9 +144,27 @@ int ptx_instrument(cc_keep const struct ptx_module *m, const struct ptx_inst_opt
  * every sampled row: 4x its figures, outside any bound; docs/usage.md, "CTA sampling"). */
 uint32_t ptx_inst_pick(uint32_t run, uint32_t sample);
 
-/* Bytes of the counter buffer of map: nsites x shards x PTX_INST_FIELDS x 8 (8 for no
+/* Bits of the salt in the counter parameter (opts.salted). */
+#define PTX_INST_SALT_BITS 12u
+
+/* ptx_inst_pick of a salted launch: the hash of run ^ (salt x PTX_INST_PICK_MUL2);
+ * ptx_inst_pick(r, S) = ptx_inst_pick_salted(r, S, 0). */
+uint32_t ptx_inst_pick_salted(uint32_t run, uint32_t sample, uint32_t salt);
+
+/* Site executions of a thread always counted under execution sampling. */
+#define PTX_INST_EXEC_HEAD 32u
+
+/* Bytes of one plane of the counter buffer: nsites x shards x PTX_INST_FIELDS x 8. */
+uint64_t ptx_inst_plane_bytes(cc_keep const struct ptx_inst_map *map);
+
+/* Bytes of the counter buffer of map: one plane, two under execution sampling (8 for no
  * site, so that a buffer can still be passed). */
 uint64_t ptx_inst_counter_bytes(cc_keep const struct ptx_inst_map *map);
+
+/* The counters c (ptx_inst_counter_bytes of map) as one plane (ptx_inst_plane_bytes):
+ * under execution sampling E, plane 0 + E x plane 1 for the sums, the larger for the
+ * maxima (ways, strides); else a copy. Returns a new array. */
+cc_give uint64_t *ptx_inst_fold(cc_keep const struct ptx_inst_map *map, cc_keep const uint64_t *c);
 
 /* Frees map's sites and zeroes it; safe on a zeroed map. */
 void ptx_inst_map_release(struct ptx_inst_map *map);

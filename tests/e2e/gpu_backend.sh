@@ -188,11 +188,11 @@ EOF2
   LD_LIBRARY_PATH="$TMP/nodev" expect 10 "cuInit failed with CUresult 100" "$COALCHECK" /bin/true
   # a driver, but no library found: exit 8 naming the variable
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/none.so" expect 8 "COALCHECK_GPU_LIB" \
-    "$COALCHECK" /bin/true
+    "$COALCHECK" --gpu-mode sanitizer /bin/true
   # the application exits 3 after its "kernels": the report is printed (the hand-made
   # figures above) and coalcheck exits 3; the words after it are the app's own
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 3 "exited with status 3" \
-    "$COALCHECK" -q --top 1 --gpu-json "$TMP/kept.json" "$TMP/app" --top 5 -q
+    "$COALCHECK" --gpu-mode sanitizer -q --top 1 --gpu-json "$TMP/kept.json" "$TMP/app" --top 5 -q
   [ "$(tr '\n' ' ' < "$TMP/app.args")" = "--top 5 -q " ] ||
     fail "the app's arguments: $(cat "$TMP/app.args")"
   grep -qF "global: 8 requests, 144 sectors, ideal 32, excess 112" "$TMP/out" ||
@@ -203,7 +203,7 @@ EOF2
   # status 0, --json of the imported report; the progress output names the sanitizer
   # library taken and where from
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
-    "$COALCHECK" --json "$TMP/app.json" /bin/true
+    "$COALCHECK" --gpu-mode sanitizer --json "$TMP/app.json" /bin/true
   grep -Eq '"sectors":[[:space:]]*144,' "$TMP/app.json" || fail "executable mode: --json"
   grep -qF "with $TMP/cuda/compute-sanitizer/libsanitizer-public.so (from \$CUDA_HOME)" \
     "$TMP/err" || fail "progress output does not name the sanitizer library: $(cat "$TMP/err")"
@@ -212,7 +212,7 @@ EOF2
   if [ ! -e /usr/local/cuda/compute-sanitizer/libsanitizer-public.so ]; then
     mkdir -p "$TMP/nobin"
     expect 8 "set CUDA_HOME" env CUDA_HOME="$TMP/nocuda" PATH="$TMP/nobin" \
-      LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" "$COALCHECK" /bin/true
+      LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" "$COALCHECK" --gpu-mode sanitizer /bin/true
     for where in "$TMP/nocuda/compute-sanitizer (\$CUDA_HOME)" "no nvcc on PATH" \
                  "/usr/local/cuda/compute-sanitizer (the default)" "$TMP/drv (LD_LIBRARY_PATH)"; do
       grep -qF "$where" "$TMP/err" || fail "the not-found message lacks '$where': $(cat "$TMP/err")"
@@ -222,14 +222,31 @@ EOF2
   printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { FILE *f = fopen("%s/env.txt", "w"); const char *e = getenv("COALCHECK_GPU_EXACT"); fprintf(f, "%%s\\n", e ? e : "unset"); fclose(f); return 0; }\n' "$TMP" > "$TMP/envapp.c"
   "$CC" -o "$TMP/envapp" "$TMP/envapp.c" || fail "cannot build envapp"
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
-    "$COALCHECK" -q --exact "$TMP/envapp"
+    "$COALCHECK" --gpu-mode sanitizer -q --exact "$TMP/envapp"
   [ "$(cat "$TMP/env.txt")" = 1 ] || fail "--exact: the library saw '$(cat "$TMP/env.txt")'"
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" \
-    "$COALCHECK" -q "$TMP/envapp"
+    "$COALCHECK" --gpu-mode sanitizer -q "$TMP/envapp"
   [ "$(cat "$TMP/env.txt")" = unset ] || fail "no --exact: the library saw '$(cat "$TMP/env.txt")'"
   # an app that loads no CUDA module leaves no report (the real library writes none): 8
   LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_LIB="$TMP/drv/libcuda.so.1" expect 8 \
-    "wrote no GPU report" "$COALCHECK" -q /bin/true
+    "wrote no GPU report" "$COALCHECK" --gpu-mode sanitizer -q /bin/true
+  # the default for executables: inline counters (libcoalcheck_inline.so, no Compute
+  # Sanitizer: the fake needs no libsanitizer-public.so), named in the progress output
+  "$CC" -shared -fPIC -o "$TMP/libfake_inline.so" "$TMP/fakelib.c" "$TMP/san.c" ||
+    fail "cannot build the inline fake"
+  LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_INLINE_LIB="$TMP/libfake_inline.so" \
+    COALCHECK_GPU_LIB="$TMP/none.so" expect 0 "" "$COALCHECK" --json "$TMP/inl.json" /bin/true
+  grep -Eq '"sectors":[[:space:]]*144,' "$TMP/inl.json" || fail "inline mode: --json"
+  grep -qF "libfake_inline.so (inline counters)" "$TMP/err" ||
+    fail "inline mode: the progress output does not name the library: $(cat "$TMP/err")"
+  LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_INLINE_LIB="$TMP/none.so" expect 8 \
+    "COALCHECK_GPU_INLINE_LIB" "$COALCHECK" /bin/true
+  # options only the Sanitizer library implements: taken there by default, refused inline
+  LD_LIBRARY_PATH="$TMP/drv" COALCHECK_GPU_INLINE_LIB="$TMP/none.so" \
+    COALCHECK_GPU_LIB="$TMP/libfake_gpu.so" expect 0 "" "$COALCHECK" -q --spaces global /bin/true
+  expect 2 "--trace needs --gpu-mode sanitizer" "$COALCHECK" --gpu-mode inline \
+    --trace "$TMP/t.cctrace" /bin/true
+  expect 2 "bad value 'x' for --gpu-mode" "$COALCHECK" --gpu-mode x /bin/true
   # --backend gpu with a kernel: the fake launcher copies the report where it is told
   printf '#!/bin/sh\ncp "%s" "$COALCHECK_GPU_JSON"\n' "$TMP/g.json" > "$TMP/launch.sh"
   chmod +x "$TMP/launch.sh"

@@ -38,13 +38,17 @@ int main(int argc, char **argv)
   struct ptx_module *m = NULL;
   struct cc_err err = {0};
   int c, rc;
-  while ((c = getopt(argc, argv, "s:S:")) != -1) {
+  while ((c = getopt(argc, argv, "s:S:E:GT")) != -1) {
     if (c == 's') o.shards = (uint32_t)strtoul(optarg, NULL, 10);
     else if (c == 'S') o.sample = (uint32_t)strtoul(optarg, NULL, 10);
+    else if (c == 'E') o.exec = (uint32_t)strtoul(optarg, NULL, 10);
+    else if (c == 'G') o.gate = 1;
+    else if (c == 'T') o.salted = 1;
     else return 2;
   }
   if (argc - optind != 3) {
-    fprintf(stderr, "usage: coalcheck-ptxinst [-s SHARDS] [-S SAMPLE] IN.ptx OUT.ptx MAP\n");
+    fprintf(stderr, "usage: coalcheck-ptxinst [-s SHARDS] [-S SAMPLE] [-E EXEC] [-G] [-T] IN.ptx OUT.ptx "
+                    "MAP\n");
     return 2;
   }
   if ((rc = ptx_parse_file(argv[optind], &m, &err)) != CC_OK) {

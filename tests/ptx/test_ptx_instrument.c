@@ -6,6 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -187,12 +190,77 @@ static void test_ptxas(void **state)
   ptx_module_free(m);
 }
 
+/* A loop (label L, branch back at 4) with one load inside (index 2) and a store after it
+ * (index 5): under execution sampling only the load is looped; two planes of counters;
+ * the fold is plane 0 + E x plane 1 for sums and the larger for maxima. The salted, gated
+ * prologue reads the salt from the pointer and the output parses again. */
+static const char *const loop_text =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry k(.param .u64 a)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd0, [a];\n"            /* 0 */
+    "\tmov.u32 %r0, 0;\n"                    /* 1 */
+    "$L:\n\tld.global.f32 %f0, [%rd0];\n"    /* 2 */
+    "\tadd.s32 %r0, %r0, 1;\n"               /* 3 */
+    "\tsetp.lt.s32 %p0, %r0, 8;\n"           /* 4 */
+    "\t@%p0 bra $L;\n"                       /* 5 */
+    "\tst.global.f32 [%rd0], %f0;\n"         /* 6 */
+    "\tret;\n}\n";
+
+static void test_execution_sampling(void **state)
+{
+  (void)state;
+  struct ptx_module *m = parse_ok(loop_text);
+  struct ptx_inst_opts o = {.shards = 2, .sample = 4, .exec = 16, .salted = 1, .gate = 1};
+  struct ptx_inst_map map = {0};
+  struct cc_err err = {0};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_int_equal(ptx_instrument(m, &o, f, &map, &err), CC_OK);
+  fclose(f);
+  assert_int_equal(map.nsites, 2);
+  assert_int_equal(map.sites[0].insn, 2);
+  assert_int_equal(map.sites[0].looped, 1);
+  assert_int_equal(map.sites[1].insn, 6);
+  assert_int_equal(map.sites[1].looped, 0);
+  /* 2 sites x 2 shards x 8 fields x 8 bytes = 256 per plane, two planes */
+  assert_int_equal(ptx_inst_plane_bytes(&map), 256);
+  assert_int_equal(ptx_inst_counter_bytes(&map), 512);
+  assert_non_null(strstr(buf, "and.b64 %cci_base, %cci_base, -4096;"));
+  assert_non_null(strstr(buf, "$cci_count0:")); /* the loop site samples */
+  assert_null(strstr(buf, "$cci_count1:"));     /* the store does not */
+  /* site 1 (not looped) at 1 x 2 shards x 8 fields x 8 bytes = 128, always plane 0;
+   * site 0 through the plane pointer */
+  assert_non_null(strstr(buf, "[%cci_base+128], 1;"));
+  assert_non_null(strstr(buf, "[%cci_pb+0], 1;"));
+  struct ptx_module *again = parse_ok(buf);
+  assert_non_null(again);
+  /* fold: requests 3 + 16 x 2 = 35; ways (a maximum) max(5, 7) = 7 */
+  uint64_t c[64] = {0};
+  c[PTX_INST_F_REQUESTS] = 3;
+  c[32 + PTX_INST_F_REQUESTS] = 2;
+  c[PTX_INST_F_WAYS] = 5;
+  c[32 + PTX_INST_F_WAYS] = 7;
+  uint64_t *fo = ptx_inst_fold(&map, c);
+  assert_int_equal(fo[PTX_INST_F_REQUESTS], 35);
+  assert_int_equal(fo[PTX_INST_F_WAYS], 7);
+  /* the salted pick: salt 0 is the unsalted one, another salt moves it */
+  assert_int_equal(ptx_inst_pick_salted(5, 8, 0), ptx_inst_pick(5, 8));
+  free(fo);
+  ptx_module_free(again);
+  ptx_inst_map_release(&map);
+  free(buf);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sites),
       cmocka_unit_test(test_sampling_and_errors),
       cmocka_unit_test(test_ptxas),
+      cmocka_unit_test(test_execution_sampling),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
