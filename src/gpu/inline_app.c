@@ -36,8 +36,9 @@
 
 #define CC_INL_SHARDS 256u     /* as kernel mode (src/cli/gpu_inline.c) */
 #define CC_INL_SAMPLE_CTAS 8u  /* the fast mode's default: 1 CTA in 8 */
-#define CC_INL_SAMPLE_EXEC 1u /* execution sampling off by default: its final form (loop
-                                  sites only, salted) is not measured on the GPU yet */
+#define CC_INL_SAMPLE_EXEC 16u /* execution sampling: loop sites, each thread's first 32
+                                   executions, then about 1 in 16 (instrument.h);
+                                   measured: bench/results/gpu-overhead-2026-11-27c.md */
 #define CC_INL_HEAD 4u         /* launch sampling: the first launches always measured */
 #define CC_INL_PERIOD 64u      /* then 1 in 64 (as the Sanitizer library's fast mode) */
 

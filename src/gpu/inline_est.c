@@ -45,7 +45,7 @@ static double bound(const struct cc_inl_fig *figs, size_t n, uint32_t nsites, ui
   if (total == 0.0)
     return NAN;
   double v = big_n * big_n * (1.0 - m / big_n) / m * ss / (m - 1.0);
-  return 1.96 * sqrt(v) / total;
+  return cc_gpu_quantile95(m) * sqrt(v) / total;
 }
 
 void cc_inl_estimate(const struct cc_inl_fig *figs, size_t n, uint32_t nsites,

@@ -12,7 +12,8 @@
  * variable (Cochran, Sampling Techniques, 3rd ed., sec. 6.2), so that launches of other
  * grid sizes weigh by their size. Its variance (Cochran eq. 6.9, N tail launches, n
  * measured, f = n / N): V = N^2 (1 - f) / n * sum (Y_i - R c_i)^2 / (n - 1); the bound
- * is 1.96 sqrt(V) / Y, relative. The Y_i already carry the CTA sampling's noise, so
+ * is q sqrt(V) / Y, relative (q: cc_gpu_quantile95, 1.96 from 30 launches, else
+ * Chebyshev's 4.47). The Y_i already carry the CTA sampling's noise, so
  * with small f this one-stage formula covers both stages (Cochran sec. 11.8, the
  * ultimate-cluster approximation); the head's own CTA sampling noise is left out.
  * Stated approximations: the tail is measured systematically (every P-th launch), not at

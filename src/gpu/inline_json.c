@@ -45,7 +45,8 @@ static int all_counted(const struct cc_gpu_cta_sample *d)
  * replacement, so
  *     V = C^2 (1 - n/C) * G'/(G'-1) * sum_g (y_g - m_g * ybar)^2 / n^2,
  * ybar = sum y / n the mean per counted CTA, m_g the counted CTAs of shard g (a ratio
- * estimator's residuals, for the unequal m_g); bound = 1.96 sqrt(V) / total. 0 when
+ * estimator's residuals, for the unequal m_g); bound = q sqrt(V) / total, q = 1.96 from
+ * CC_GPU_SAMPLE_NORMAL_MIN groups on, else 4.47 (cc_gpu_quantile95). 0 when
  * every CTA counted (n = C) or every shard's mean is the same; NAN (unknown) with fewer
  * than CC_GPU_SAMPLE_MIN_CLT non-empty shards (one counted CTA shows no spread, however
  * the others differ), or a zero total with V > 0. */
@@ -74,7 +75,7 @@ static double cta_bound95(const struct cc_gpu_cta_sample *d, const double *y)
    * population correction (with-replacement, conservative); E cancels in the ratio */
   double fpc = d->exec > 1 ? 1.0 : 1.0 - n / c;
   double v = c * c * fpc * groups / (groups - 1.0) * ss / (n * n);
-  return 1.96 * sqrt(v) / (sum * c / n);
+  return cc_gpu_quantile95(groups) * sqrt(v) / (sum * c / n);
 }
 
 void cc_gpu_inline_add_bound(cJSON *o, double req, double sec)

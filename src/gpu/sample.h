@@ -38,6 +38,18 @@ double cc_gpu_est_total(const struct cc_gpu_est *e, uint64_t launches);
  * 4 launches gave variance 0 and a 33% error (bench/results/gpu-overhead-*.md). */
 #define CC_GPU_SAMPLE_MIN_CLT 5u
 
+/* The inline modes' 95% quantile for an estimate from m sampled units (launches, or
+ * non-empty CTA shards): the normal 1.96 from CC_GPU_SAMPLE_NORMAL_MIN units on, below
+ * that Chebyshev's sqrt(1 / 0.05) = 4.4721, which holds for any distribution with the
+ * variance estimated. Measured on the H100 (bench/results/gpu-overhead-2026-11-27c.md):
+ * gramschmidt's gs_update, 12 sampled launches of skewed work, erred by 59-72% against
+ * a normal-theory bound of 42%; gemv_rows, 12 counted CTAs, 1.3% against 1.0%. */
+#define CC_GPU_SAMPLE_NORMAL_MIN 30u
+static inline double cc_gpu_quantile95(double m)
+{
+  return m >= (double)CC_GPU_SAMPLE_NORMAL_MIN ? 1.96 : 4.47213595499958;
+}
+
 /* Estimated variance of that total, N^2 (1 - n/N) s^2 / n: 0 when n >= N (all
  * measured), NAN when n < CC_GPU_SAMPLE_MIN_CLT < N (too few for the bound). */
 double cc_gpu_est_var(const struct cc_gpu_est *e, uint64_t launches);
