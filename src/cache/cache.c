@@ -275,18 +275,30 @@ static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
   g->max_line = last / 4;
 }
 
+/* Two lanes' addresses at once (a vector of the compiler: SSE2 or NEON registers, or
+ * pairs of scalars where the target has none). */
+typedef uint64_t lane_pair __attribute__((vector_size(16)));
+
 /* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
- * neighbouring difference is d (modulo 2^64, as the lanes' addresses). One pass without
- * branches on the data or multiplications (the compiler may vectorise it). */
+ * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). Two
+ * lanes a step, without branches on the data or multiplications: the check of every
+ * record, the first cost of the replay. */
 static int full_affine(const struct cc_warp_access *a, uint64_t *d)
 {
-  uint64_t step = a->addr[1] - a->addr[0], bad = 0;
+  uint64_t step = a->addr[1] - a->addr[0];
+  lane_pair base = {a->addr[0], a->addr[0]}, want = {0, step}, bad = {0, 0};
+  lane_pair two = {2 * step, 2 * step};
   if (a->active != 0xffffffffu)
     return 0;
-  for (uint32_t l = 2; l < CC_WARP_SIZE; l++)
-    bad |= (a->addr[l] - a->addr[l - 1]) ^ step;
+#pragma GCC unroll 16
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 2) {
+    lane_pair v;
+    memcpy(&v, &a->addr[l], sizeof v);
+    bad |= (v - base) ^ want;
+    want += two;
+  }
   *d = step;
-  return bad == 0;
+  return (bad[0] | bad[1]) == 0;
 }
 
 /* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
@@ -467,6 +479,25 @@ static inline uint8_t partial_of(const struct way *w)
   return w->dirty & (uint8_t)~w->valid;
 }
 
+/* The set of L2 way index i (i / ways by one multiplication: Lemire's fastdiv, exact
+ * for 32-bit i). */
+static inline uint32_t set_of_way(const struct level *lv, size_t i)
+{
+  return (uint32_t)(((unsigned __int128)lv->way_magic * (uint32_t)i) >> 64);
+}
+
+/* Brings way w's bits in its set's masks of dirty and partly written ways up to date
+ * (after any change of its dirty or valid sectors). */
+static inline void mark(struct level *lv, const struct way *w)
+{
+  size_t i = (size_t)(w - lv->w);
+  uint32_t set = set_of_way(lv, i);
+  uint64_t bit = 1ull << (i - (size_t)set * lv->ways);
+  lv->set_dirty[set] = w->dirty ? lv->set_dirty[set] | bit : lv->set_dirty[set] & ~bit;
+  lv->set_partial[set] = partial_of(w) ? lv->set_partial[set] | bit
+                                       : lv->set_partial[set] & ~bit;
+}
+
 /* Writes L2 way w's dirty sectors `sectors` to DRAM, 32 bytes each, charged to their
  * writers; a partly written one (with the write policy) is read first, 32 bytes, and its
  * bytes leave L2. */
@@ -486,6 +517,7 @@ static void write_sectors(struct level *lv, struct way *w, uint8_t sectors)
       lv->part[i].bytes[s] = 0;
   }
   w->dirty &= (uint8_t)~sectors;
+  mark(lv, w);
 }
 
 /* Writes L2 way w's dirty sectors to DRAM (write_sectors). */
@@ -499,18 +531,22 @@ static void write_back(struct level *lv, struct way *w)
  * exist besides w; NULL otherwise. */
 static struct way *over_limit(struct level *lv, struct way *w, uint32_t limit, int partial)
 {
-  size_t base = (size_t)(w - lv->w) / lv->ways * lv->ways;
-  struct way *set = &lv->w[base], *lru = NULL;
+  size_t i = (size_t)(w - lv->w);
+  uint32_t set = set_of_way(lv, i);
+  size_t base = (size_t)set * lv->ways;
+  uint64_t m = (partial ? lv->set_partial : lv->set_dirty)[set] & ~(1ull << (i - base));
+  struct way *lru = NULL;
   uint32_t n = 0;
-  for (uint32_t k = 0; k < lv->ways; k++) {
-    struct way *o = &set[k];
-    if (o == w || !(partial ? partial_of(o) : o->dirty))
-      continue;
+  for (uint64_t t = m; t && n < limit; t &= t - 1) /* no library call for a popcount */
     n++;
+  if (n < limit)
+    return NULL;
+  for (; m; m &= m - 1) { /* stamps differ: the one least recently used */
+    struct way *o = &lv->w[base + (uint32_t)__builtin_ctzll(m)];
     if (!lru || o->stamp < lru->stamp)
       lru = o;
   }
-  return n >= limit ? lru : NULL;
+  return lru;
 }
 
 /* The write policy after a store into way w, which held dirty sectors `was_dirty` and
@@ -540,6 +576,7 @@ static inline __attribute__((always_inline)) struct way *l2_line(struct level *l
     w->tag = line;
     w->valid = 0;
     memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
+    mark(lv, w);
   }
   touch(lv, w);
   return w;
@@ -563,6 +600,7 @@ static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
   for (uint32_t s = 0; s < 4; s++)
     if (fetched & (1u << s))
       lv->part[w - lv->w].bytes[s] = 0;
+  mark(lv, w);
   return 1;
 }
 
@@ -572,23 +610,30 @@ static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
 static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mask,
                                     const uint32_t bytes[4], uint32_t slot)
 {
-  size_t i = (size_t)(w - lv->w);
-  uint32_t hits = popc4(mask & w->valid);
-  uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
-  w->dirty |= mask;
+  struct written *pw = &lv->part[w - lv->w];
+  uint8_t was_dirty = w->dirty, was_partial = partial_of(w), valid = w->valid;
+  uint32_t hits = popc4(mask & valid);
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
-    lv->part[i].writer[s] = slot;
-    if (!(w->valid & (1u << s))) {
-      lv->part[i].bytes[s] |= bytes[s];
-      if (lv->part[i].bytes[s] == FULL_SECTOR) {
-        w->valid |= (uint8_t)(1u << s);
-        lv->part[i].bytes[s] = 0;
+    pw->writer[s] = slot;
+    if (!(valid & (1u << s))) {
+      uint32_t b = pw->bytes[s] | bytes[s];
+      if (b == FULL_SECTOR) {
+        valid |= (uint8_t)(1u << s);
+        b = 0;
       }
+      pw->bytes[s] = b;
     }
   }
-  if (lv->partial_ways | lv->dirty_ways)
-    write_policy(lv, w, was_dirty, was_partial);
+  w->valid = valid;
+  w->dirty = was_dirty | mask;
+  /* the masks and the policy change only when the line becomes dirty or its partly
+   * written sectors appear or go (a line's later stores into the same sectors: no) */
+  if (!was_dirty || !was_partial != !partial_of(w)) {
+    mark(lv, w);
+    if (lv->partial_ways | lv->dirty_ways)
+      write_policy(lv, w, was_dirty, was_partial);
+  }
   return hits;
 }
 

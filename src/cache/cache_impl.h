@@ -41,6 +41,11 @@ struct level {
   enum cc_cache_index index;
   struct way *w;               /* [sets * ways], set-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
+  uint64_t *set_dirty;         /* L2 only: per set, bit k: way k holds dirty sectors */
+  uint64_t *set_partial;       /* L2 only: per set, bit k: way k holds partly written
+                                  ones (the write policy's limits count these bits, so
+                                  that a store does not scan its set's ways) */
+  uint64_t way_magic;          /* fast `/ ways` (Lemire's fastdiv): a way's set */
   uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
   uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
                                   hash of the line; a guess, checked against the tag */
