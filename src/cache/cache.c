@@ -574,9 +574,10 @@ static inline __attribute__((always_inline)) struct way *l2_line(struct level *l
       write_back(lv, w);
     lv->evictions += w->tag != EMPTY_TAG;
     w->tag = line;
-    w->valid = 0;
-    memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
-    mark(lv, w);
+    w->valid = 0; /* dirty is 0 (written back): the set's masks hold no bit of w */
+    if (w->bytes_kept)
+      memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
+    w->bytes_kept = 0;
   }
   touch(lv, w);
   return w;
@@ -590,17 +591,20 @@ static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
 {
   struct way *w = l2_line(lv, line);
   struct cc_cache_counts *ic = &lv->insn[slot];
-  uint8_t missing = mask & (uint8_t)~w->valid, fetched;
+  uint8_t missing = mask & (uint8_t)~w->valid, fetched, partly;
   ic->l2_hit_sectors += popc4(mask & w->valid);
   if (!missing)
     return 0;
   fetched = lv->dram_unit[missing];
   ic->dram_bytes_read += (uint64_t)popc4(fetched) * CC_CACHE_SECTOR_BYTES;
+  if (w->bytes_kept) /* a valid sector's bytes are 0: only the fetched ones to clear */
+    for (uint32_t s = 0; s < 4; s++)
+      if (fetched & (1u << s))
+        lv->part[w - lv->w].bytes[s] = 0;
+  partly = partial_of(w);
   w->valid |= fetched;
-  for (uint32_t s = 0; s < 4; s++)
-    if (fetched & (1u << s))
-      lv->part[w - lv->w].bytes[s] = 0;
-  mark(lv, w);
+  if (partly & fetched) /* partly written sectors made whole: the set's masks change */
+    mark(lv, w);
   return 1;
 }
 
@@ -623,6 +627,7 @@ static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mas
         b = 0;
       }
       pw->bytes[s] = b;
+      w->bytes_kept |= b != 0;
     }
   }
   w->valid = valid;

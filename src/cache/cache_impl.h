@@ -22,7 +22,10 @@ struct way {
   uint32_t stamp;              /* last use (LRU); 0 for empty ways */
   uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
   uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
-  uint16_t pad;
+  uint8_t bytes_kept;          /* L2 only: 0: the way's written bytes (struct written)
+                                  are all 0, so a fetch or a new line need not clear them
+                                  (a load's line never touches them) */
+  uint8_t pad;
 };
 
 /* What stores wrote into an L2 line: per sector, the bytes written of a sector not valid

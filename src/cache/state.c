@@ -25,7 +25,7 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
 static void level_clear(struct level *lv, size_t lines)
 {
   for (size_t i = 0; i < lines; i++)
-    lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
+    lv->w[i] = (struct way){.tag = EMPTY_TAG};
   if (lv->part)
     memset(lv->part, 0, lines * sizeof *lv->part);
   if (lv->set_dirty) {
