@@ -608,37 +608,53 @@ static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
   return 1;
 }
 
+/* After a store into L2 way w, which held dirty sectors `was_dirty` and partly written
+ * ones `was_partial` before it: the set's masks and the write policy, which change only
+ * when the line becomes dirty or its partly written sectors appear or go (a line's later
+ * stores into the same sectors: nothing to do). */
+static inline void after_write(struct level *lv, struct way *w, uint8_t was_dirty,
+                               uint8_t was_partial)
+{
+  if (!was_dirty || !was_partial != !partial_of(w)) {
+    mark(lv, w);
+    if (lv->partial_ways | lv->dirty_ways)
+      write_policy(lv, w, was_dirty, was_partial);
+  }
+}
+
+/* Stores bytes `bits` of sector s of L2 way w's line (w holds it: write-allocate, no
+ * fetch) for instruction slot: a sector not valid keeps the bytes written so far and
+ * becomes valid when they are all written. */
+static inline void write_sector(struct level *lv, struct way *w, uint32_t s, uint32_t bits,
+                                uint32_t slot)
+{
+  struct written *pw = &lv->part[w - lv->w];
+  pw->writer[s] = slot;
+  if (!(w->valid & (1u << s))) {
+    uint32_t b = pw->bytes[s] | bits;
+    if (b == FULL_SECTOR) {
+      w->valid |= (uint8_t)(1u << s);
+      b = 0;
+    }
+    pw->bytes[s] = b;
+    w->bytes_kept |= b != 0;
+  }
+}
+
 /* Stores bytes (per sector, of the sectors in mask) into L2 way w, which holds their line
  * (write-allocate, no fetch), for instruction slot; returns the sectors that were valid
  * before (hits). */
 static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mask,
                                     const uint32_t bytes[4], uint32_t slot)
 {
-  struct written *pw = &lv->part[w - lv->w];
-  uint8_t was_dirty = w->dirty, was_partial = partial_of(w), valid = w->valid;
-  uint32_t hits = popc4(mask & valid);
+  uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
+  uint32_t hits = popc4(mask & w->valid);
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
-    pw->writer[s] = slot;
-    if (!(valid & (1u << s))) {
-      uint32_t b = pw->bytes[s] | bytes[s];
-      if (b == FULL_SECTOR) {
-        valid |= (uint8_t)(1u << s);
-        b = 0;
-      }
-      pw->bytes[s] = b;
-      w->bytes_kept |= b != 0;
-    }
+    write_sector(lv, w, s, bytes[s], slot);
   }
-  w->valid = valid;
   w->dirty = was_dirty | mask;
-  /* the masks and the policy change only when the line becomes dirty or its partly
-   * written sectors appear or go (a line's later stores into the same sectors: no) */
-  if (!was_dirty || !was_partial != !partial_of(w)) {
-    mark(lv, w);
-    if (lv->partial_ways | lv->dirty_ways)
-      write_policy(lv, w, was_dirty, was_partial);
-  }
+  after_write(lv, w, was_dirty, was_partial);
   return hits;
 }
 
@@ -881,18 +897,21 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
 {
   struct cc_cache_counts *ic = &c->insn[a->insn_slot];
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
-  uint32_t bytes[4];
   uint64_t differ = 0;
   for (uint32_t i = 0; i < CC_WARP_SIZE; i++)
     differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
   if (differ)
     return 0;
   bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
-  bytes[0] = bytes[1] = bytes[2] = bytes[3] = bits;
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) { /* l2_write_way's, one sector a line */
     struct way *w = &c->l2.w[m->way[i]];
+    uint32_t s = (uint32_t)__builtin_ctz(m->mask[i]);
+    uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
     touch(&c->l2, w);
-    hits += l2_write_way(&c->l2, w, m->mask[i], bytes, a->insn_slot);
+    hits += (w->valid >> s) & 1u;
+    write_sector(&c->l2, w, s, bits, a->insn_slot);
+    w->dirty = was_dirty | m->mask[i];
+    after_write(&c->l2, w, was_dirty, was_partial);
   }
   ic->l1_wavefronts += CC_WARP_SIZE / 4;
   c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
