@@ -262,14 +262,19 @@ static uint32_t range_bits(uint64_t sector, uint64_t lo, uint64_t hi)
 static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
 {
   uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
+  uint32_t n0 = g->n;
   for (uint64_t line = first / 4; line <= last / 4; line++) {
     struct ent *e = &g->e[g->n++];
     uint32_t s0 = line == first / 4 ? (uint32_t)(first % 4) : 0;
     uint32_t s1 = line == last / 4 ? (uint32_t)(last % 4) : 3;
     e->line = line;
     e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
-    for (uint32_t s = 0; g->want_bytes && s < 4; s++)
-      e->bytes[s] = (e->mask & (1u << s)) ? range_bits(line * 4 + s, lo, hi) : 0;
+    for (uint32_t s = 0; g->want_bytes && s < 4; s++) /* inner sectors: whole */
+      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+  }
+  if (g->want_bytes) { /* the range's first and last sectors may be partly covered */
+    g->e[n0].bytes[first % 4] = range_bits(first, lo, hi);
+    g->e[g->n - 1].bytes[last % 4] = range_bits(last, lo, hi);
   }
   g->sectors = (uint32_t)(last - first + 1);
   g->max_line = last / 4;
