@@ -19,6 +19,10 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
     lv->shift++;
   lv->mod_magic = UINT64_MAX / lv->sets + 1;
   lv->way_magic = UINT64_MAX / lv->ways + 1;
+  lv->n_parts = 1; /* all its sets (renumber walks them: an L1's were a step of 0, a loop
+                      without end once an SM's clock reached 2^32); the parallel replay's
+                      L2 parts: par.c */
+  lv->part_id = 0;
 }
 
 /* Empties the first `lines` ways of lv (and points its predictor at way 0). */
