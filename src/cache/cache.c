@@ -485,7 +485,7 @@ static inline uint8_t partial_of(const struct way *w)
 }
 
 /* The set of L2 way index i (i / ways by one multiplication: Lemire's fastdiv, exact
- * for 32-bit i). */
+ * for 32-bit i; way indices are 32-bit throughout, as the way predictor's entries). */
 static inline uint32_t set_of_way(const struct level *lv, size_t i)
 {
   return (uint32_t)(((unsigned __int128)lv->way_magic * (uint32_t)i) >> 64);
