@@ -262,31 +262,48 @@ static uint32_t range_bits(uint64_t sector, uint64_t lo, uint64_t hi)
 static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
 {
   uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
+  uint32_t n0 = g->n;
   for (uint64_t line = first / 4; line <= last / 4; line++) {
     struct ent *e = &g->e[g->n++];
     uint32_t s0 = line == first / 4 ? (uint32_t)(first % 4) : 0;
     uint32_t s1 = line == last / 4 ? (uint32_t)(last % 4) : 3;
     e->line = line;
     e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
-    for (uint32_t s = 0; g->want_bytes && s < 4; s++)
-      e->bytes[s] = (e->mask & (1u << s)) ? range_bits(line * 4 + s, lo, hi) : 0;
+    for (uint32_t s = 0; g->want_bytes && s < 4; s++) /* inner sectors: whole */
+      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+  }
+  if (g->want_bytes) { /* the range's first and last sectors may be partly covered */
+    g->e[n0].bytes[first % 4] = range_bits(first, lo, hi);
+    g->e[g->n - 1].bytes[last % 4] = range_bits(last, lo, hi);
   }
   g->sectors = (uint32_t)(last - first + 1);
   g->max_line = last / 4;
 }
 
+/* Two lanes' addresses at once (a vector of the compiler: SSE2 or NEON registers, or
+ * pairs of scalars where the target has none). */
+typedef uint64_t lane_pair __attribute__((vector_size(16)));
+
 /* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
- * neighbouring difference is d (modulo 2^64, as the lanes' addresses). One pass without
- * branches on the data or multiplications (the compiler may vectorise it). */
+ * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). Two
+ * lanes a step, without branches on the data or multiplications: the check of every
+ * record, the first cost of the replay. */
 static int full_affine(const struct cc_warp_access *a, uint64_t *d)
 {
-  uint64_t step = a->addr[1] - a->addr[0], bad = 0;
+  uint64_t step = a->addr[1] - a->addr[0];
+  lane_pair base = {a->addr[0], a->addr[0]}, want = {0, step}, bad = {0, 0};
+  lane_pair two = {2 * step, 2 * step};
   if (a->active != 0xffffffffu)
     return 0;
-  for (uint32_t l = 2; l < CC_WARP_SIZE; l++)
-    bad |= (a->addr[l] - a->addr[l - 1]) ^ step;
+#pragma GCC unroll 16
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 2) {
+    lane_pair v;
+    memcpy(&v, &a->addr[l], sizeof v);
+    bad |= (v - base) ^ want;
+    want += two;
+  }
   *d = step;
-  return bad == 0;
+  return (bad[0] | bad[1]) == 0;
 }
 
 /* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
@@ -467,6 +484,25 @@ static inline uint8_t partial_of(const struct way *w)
   return w->dirty & (uint8_t)~w->valid;
 }
 
+/* The set of L2 way index i (i / ways by one multiplication: Lemire's fastdiv, exact
+ * for 32-bit i; way indices are 32-bit throughout, as the way predictor's entries). */
+static inline uint32_t set_of_way(const struct level *lv, size_t i)
+{
+  return (uint32_t)(((unsigned __int128)lv->way_magic * (uint32_t)i) >> 64);
+}
+
+/* Brings way w's bits in its set's masks of dirty and partly written ways up to date
+ * (after any change of its dirty or valid sectors). */
+static inline void mark(struct level *lv, const struct way *w)
+{
+  size_t i = (size_t)(w - lv->w);
+  uint32_t set = set_of_way(lv, i);
+  uint64_t bit = 1ull << (i - (size_t)set * lv->ways);
+  lv->set_dirty[set] = w->dirty ? lv->set_dirty[set] | bit : lv->set_dirty[set] & ~bit;
+  lv->set_partial[set] = partial_of(w) ? lv->set_partial[set] | bit
+                                       : lv->set_partial[set] & ~bit;
+}
+
 /* Writes L2 way w's dirty sectors `sectors` to DRAM, 32 bytes each, charged to their
  * writers; a partly written one (with the write policy) is read first, 32 bytes, and its
  * bytes leave L2. */
@@ -486,6 +522,7 @@ static void write_sectors(struct level *lv, struct way *w, uint8_t sectors)
       lv->part[i].bytes[s] = 0;
   }
   w->dirty &= (uint8_t)~sectors;
+  mark(lv, w);
 }
 
 /* Writes L2 way w's dirty sectors to DRAM (write_sectors). */
@@ -499,18 +536,22 @@ static void write_back(struct level *lv, struct way *w)
  * exist besides w; NULL otherwise. */
 static struct way *over_limit(struct level *lv, struct way *w, uint32_t limit, int partial)
 {
-  size_t base = (size_t)(w - lv->w) / lv->ways * lv->ways;
-  struct way *set = &lv->w[base], *lru = NULL;
+  size_t i = (size_t)(w - lv->w);
+  uint32_t set = set_of_way(lv, i);
+  size_t base = (size_t)set * lv->ways;
+  uint64_t m = (partial ? lv->set_partial : lv->set_dirty)[set] & ~(1ull << (i - base));
+  struct way *lru = NULL;
   uint32_t n = 0;
-  for (uint32_t k = 0; k < lv->ways; k++) {
-    struct way *o = &set[k];
-    if (o == w || !(partial ? partial_of(o) : o->dirty))
-      continue;
+  for (uint64_t t = m; t && n < limit; t &= t - 1) /* no library call for a popcount */
     n++;
+  if (n < limit)
+    return NULL;
+  for (; m; m &= m - 1) { /* stamps differ: the one least recently used */
+    struct way *o = &lv->w[base + (uint32_t)__builtin_ctzll(m)];
     if (!lru || o->stamp < lru->stamp)
       lru = o;
   }
-  return n >= limit ? lru : NULL;
+  return lru;
 }
 
 /* The write policy after a store into way w, which held dirty sectors `was_dirty` and
@@ -538,8 +579,10 @@ static inline __attribute__((always_inline)) struct way *l2_line(struct level *l
       write_back(lv, w);
     lv->evictions += w->tag != EMPTY_TAG;
     w->tag = line;
-    w->valid = 0;
-    memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
+    w->valid = 0; /* dirty is 0 (written back): the set's masks hold no bit of w */
+    if (w->bytes_kept)
+      memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
+    w->bytes_kept = 0;
   }
   touch(lv, w);
   return w;
@@ -553,17 +596,54 @@ static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
 {
   struct way *w = l2_line(lv, line);
   struct cc_cache_counts *ic = &lv->insn[slot];
-  uint8_t missing = mask & (uint8_t)~w->valid, fetched;
+  uint8_t missing = mask & (uint8_t)~w->valid, fetched, partly;
   ic->l2_hit_sectors += popc4(mask & w->valid);
   if (!missing)
     return 0;
   fetched = lv->dram_unit[missing];
   ic->dram_bytes_read += (uint64_t)popc4(fetched) * CC_CACHE_SECTOR_BYTES;
+  if (w->bytes_kept) /* a valid sector's bytes are 0: only the fetched ones to clear */
+    for (uint32_t s = 0; s < 4; s++)
+      if (fetched & (1u << s))
+        lv->part[w - lv->w].bytes[s] = 0;
+  partly = partial_of(w);
   w->valid |= fetched;
-  for (uint32_t s = 0; s < 4; s++)
-    if (fetched & (1u << s))
-      lv->part[w - lv->w].bytes[s] = 0;
+  if (partly & fetched) /* partly written sectors made whole: the set's masks change */
+    mark(lv, w);
   return 1;
+}
+
+/* After a store into L2 way w, which held dirty sectors `was_dirty` and partly written
+ * ones `was_partial` before it: the set's masks and the write policy, which change only
+ * when the line becomes dirty or its partly written sectors appear or go (a line's later
+ * stores into the same sectors: nothing to do). */
+static inline void after_write(struct level *lv, struct way *w, uint8_t was_dirty,
+                               uint8_t was_partial)
+{
+  if (!was_dirty || !was_partial != !partial_of(w)) {
+    mark(lv, w);
+    if (lv->partial_ways | lv->dirty_ways)
+      write_policy(lv, w, was_dirty, was_partial);
+  }
+}
+
+/* Stores bytes `bits` of sector s of L2 way w's line (w holds it: write-allocate, no
+ * fetch) for instruction slot: a sector not valid keeps the bytes written so far and
+ * becomes valid when they are all written. */
+static inline void write_sector(struct level *lv, struct way *w, uint32_t s, uint32_t bits,
+                                uint32_t slot)
+{
+  struct written *pw = &lv->part[w - lv->w];
+  pw->writer[s] = slot;
+  if (!(w->valid & (1u << s))) {
+    uint32_t b = pw->bytes[s] | bits;
+    if (b == FULL_SECTOR) {
+      w->valid |= (uint8_t)(1u << s);
+      b = 0;
+    }
+    pw->bytes[s] = b;
+    w->bytes_kept |= b != 0;
+  }
 }
 
 /* Stores bytes (per sector, of the sectors in mask) into L2 way w, which holds their line
@@ -572,23 +652,14 @@ static int l2_read(struct level *lv, uint64_t line, uint8_t mask, uint32_t slot)
 static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mask,
                                     const uint32_t bytes[4], uint32_t slot)
 {
-  size_t i = (size_t)(w - lv->w);
-  uint32_t hits = popc4(mask & w->valid);
   uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
-  w->dirty |= mask;
+  uint32_t hits = popc4(mask & w->valid);
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t s = (uint32_t)__builtin_ctz(m);
-    lv->part[i].writer[s] = slot;
-    if (!(w->valid & (1u << s))) {
-      lv->part[i].bytes[s] |= bytes[s];
-      if (lv->part[i].bytes[s] == FULL_SECTOR) {
-        w->valid |= (uint8_t)(1u << s);
-        lv->part[i].bytes[s] = 0;
-      }
-    }
+    write_sector(lv, w, s, bytes[s], slot);
   }
-  if (lv->partial_ways | lv->dirty_ways)
-    write_policy(lv, w, was_dirty, was_partial);
+  w->dirty = was_dirty | mask;
+  after_write(lv, w, was_dirty, was_partial);
   return hits;
 }
 
@@ -831,18 +902,21 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
 {
   struct cc_cache_counts *ic = &c->insn[a->insn_slot];
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
-  uint32_t bytes[4];
   uint64_t differ = 0;
   for (uint32_t i = 0; i < CC_WARP_SIZE; i++)
     differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
   if (differ)
     return 0;
   bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
-  bytes[0] = bytes[1] = bytes[2] = bytes[3] = bits;
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) { /* l2_write_way's, one sector a line */
     struct way *w = &c->l2.w[m->way[i]];
+    uint32_t s = (uint32_t)__builtin_ctz(m->mask[i]);
+    uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
     touch(&c->l2, w);
-    hits += l2_write_way(&c->l2, w, m->mask[i], bytes, a->insn_slot);
+    hits += (w->valid >> s) & 1u;
+    write_sector(&c->l2, w, s, bits, a->insn_slot);
+    w->dirty = was_dirty | m->mask[i];
+    after_write(&c->l2, w, was_dirty, was_partial);
   }
   ic->l1_wavefronts += CC_WARP_SIZE / 4;
   c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;

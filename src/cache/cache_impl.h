@@ -22,7 +22,10 @@ struct way {
   uint32_t stamp;              /* last use (LRU); 0 for empty ways */
   uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
   uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
-  uint16_t pad;
+  uint8_t bytes_kept;          /* L2 only: 0: the way's written bytes (struct written)
+                                  are all 0, so a fetch or a new line need not clear them
+                                  (a load's line never touches them) */
+  uint8_t pad;
 };
 
 /* What stores wrote into an L2 line: per sector, the bytes written of a sector not valid
@@ -41,6 +44,11 @@ struct level {
   enum cc_cache_index index;
   struct way *w;               /* [sets * ways], set-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
+  uint64_t *set_dirty;         /* L2 only: per set, bit k: way k holds dirty sectors */
+  uint64_t *set_partial;       /* L2 only: per set, bit k: way k holds partly written
+                                  ones (the write policy's limits count these bits, so
+                                  that a store does not scan its set's ways) */
+  uint64_t way_magic;          /* fast `/ ways` (Lemire's fastdiv): a way's set */
   uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
   uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
                                   hash of the line; a guess, checked against the tag */

@@ -18,15 +18,24 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
   while (lv->shift < 32 && (1ull << lv->shift) < lv->sets)
     lv->shift++;
   lv->mod_magic = UINT64_MAX / lv->sets + 1;
+  lv->way_magic = UINT64_MAX / lv->ways + 1;
+  lv->n_parts = 1; /* all its sets (renumber walks them: an L1's were a step of 0, a loop
+                      without end once an SM's clock reached 2^32); the parallel replay's
+                      L2 parts: par.c */
+  lv->part_id = 0;
 }
 
 /* Empties the first `lines` ways of lv (and points its predictor at way 0). */
 static void level_clear(struct level *lv, size_t lines)
 {
   for (size_t i = 0; i < lines; i++)
-    lv->w[i] = (struct way){EMPTY_TAG, 0, 0, 0, 0};
+    lv->w[i] = (struct way){.tag = EMPTY_TAG};
   if (lv->part)
     memset(lv->part, 0, lines * sizeof *lv->part);
+  if (lv->set_dirty) {
+    memset(lv->set_dirty, 0, lines / lv->ways * sizeof *lv->set_dirty);
+    memset(lv->set_partial, 0, lines / lv->ways * sizeof *lv->set_partial);
+  }
   memset(lv->pred, 0, ((size_t)1 << lv->pred_bits) * sizeof *lv->pred);
   lv->clock = 0;
   lv->hot = 0;
@@ -76,6 +85,8 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
   c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
   c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  c->l2.set_dirty = cc_xmalloc(c->l2.sets * sizeof *c->l2.set_dirty);
+  c->l2.set_partial = cc_xmalloc(c->l2.sets * sizeof *c->l2.set_partial);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
@@ -100,6 +111,8 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l2.w);
   free(c->l2.pred);
   free(c->l2.part);
+  free(c->l2.set_dirty);
+  free(c->l2.set_partial);
   free(c->insn);
   free(c->sm_wavefronts);
   free(c->sm_waits);
@@ -116,6 +129,7 @@ size_t cc_cache_bytes(const struct cc_cache *c)
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
+         c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
          cc_cache_par_bytes(c);
@@ -230,6 +244,8 @@ void cc_cache_end_kernel(struct cc_cache *c)
     }
     w->dirty = 0;
   }
+  memset(c->l2.set_dirty, 0, c->l2.sets * sizeof *c->l2.set_dirty);
+  memset(c->l2.set_partial, 0, c->l2.sets * sizeof *c->l2.set_partial);
 }
 
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
