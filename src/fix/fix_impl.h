@@ -200,6 +200,17 @@ double cc_fix_model_sectors(cc_keep const struct cc_affine_kernel *ak,
 uint32_t cc_fix_abs_relayouts(const struct cc_launch_arg *args, size_t nargs,
                               cc_give struct cc_fix_relayout **out);
 
+/* The magnitude kernel of the |x| run: module m with every float subtraction made an
+ * addition (sub.f32/.f64 -> add), every negation an absolute value (neg -> abs) and every
+ * float immediate's sign dropped, so that the run on the absolute values of the inputs
+ * gives, for any kernel made of sums and products, sum |terms| of each output through
+ * the arithmetic after the reduction too: lbm's `f + omega * (rho / 19 - f)` cancels in
+ * the plain |x| run, whose figure then bounds nothing (running error analysis' bound,
+ * Higham Sec. 3.3, to first order). *out owned (ptx_module_free); errors: a failure to
+ * print or re-parse (CC_ERR_INTERNAL, CC_ERR_IO). */
+int cc_fix_magnitude_module(cc_keep const struct ptx_module *m,
+                            cc_give struct ptx_module **out, struct cc_err *err);
+
 /* Frees n relayouts (their names and contexts) and the array. */
 void cc_fix_relayouts_free(struct cc_fix_relayout *r, uint32_t n);
 
