@@ -136,9 +136,10 @@ static void test_abs_relayouts(void **state)
 /* The magnitude kernel of lbm's relaxation f + w (rho / 19 - f), written as nvcc does
  * (sub, a negated operand, a negative immediate -1.0 = 0fBF800000 and -2.0 in f64 =
  * 0dC000000000000000): the float sub becomes add, neg becomes abs, the immediates lose
- * their sign (0f3F800000 = 1.0, 0d4000000000000000 = 2.0); the integer sub.s32 stays. (So with |f| = 1, |rho| = 19, w = 1.5 the plain |x| run would give
- * 1 + 1.5 (1 - 1) = 1, the magnitude kernel 1 + 1.5 (1 + 1) = 4 = |f| + w |rho / 19| +
- * w |f|; the emulated figure is checked end to end by fix_unseen_parboil.sh's lbm_aos.) */
+ * their sign (0f3F800000 = 1.0, 0d4000000000000000 = 2.0); the integer sub.s32 stays.
+ * So with |f| = 1, |rho| = 19, w = 1.5 the plain |x| run would give 1 + 1.5 (1 - 1) = 1,
+ * the magnitude kernel 1 + 1.5 (1 + 1) = 4 = |f| + w |rho / 19| + w |f| (checked end to
+ * end by fix_unseen_parboil.sh's lbm_aos). */
 static void test_magnitude_module(void **state)
 {
   static const char ptx[] =
