@@ -156,6 +156,24 @@ static int launches_itself(const struct cc_fix_opts *o, struct cc_fix_plan *p)
   return sites;
 }
 
+/* p->worst_indirect: why the address of the worst access (the report's first) depends
+ * on data, when it does (a gather or scatter through loaded indices, a histogram's bin):
+ * no thread order coalesces that, and the advice the dynamic figures alone give (made
+ * without the static forms: "hand a loop of the thread to the lanes") would mislead. */
+static void indirect_worst(const struct cc_affine_kernel *ak, const struct cc_kernel_stats *b,
+                           struct cc_fix_plan *p)
+{
+  p->worst_indirect[0] = '\0';
+  if (!b->n_insns)
+    return;
+  for (uint32_t i = 0; i < ak->naccesses; i++)
+    if (ak->accesses[i].insn == b->insns[0].info.id &&
+        ak->accesses[i].status == CC_AFFINE_INDIRECT)
+      snprintf(p->worst_indirect, sizeof p->worst_indirect, "%s",
+               ak->accesses[i].why ? ak->accesses[i].why : "the address depends on a "
+               "loaded value");
+}
+
 /* Fills every candidate's permuted launch and model cost. */
 static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
@@ -199,6 +217,7 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
     if (i == 0)
       p->unknown_requests = unknown;
   }
+  indirect_worst(ak, before, p);
   p->cands[0].measured = 1; /* the original, measured already */
   p->cands[0].sectors = before->totals.sectors;
   p->cands[0].excess_sectors = before->totals.excess_sectors;
@@ -374,6 +393,15 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
              "excess sectors of %s: its accesses are coalesced along different thread "
              "dimensions (a transposition), so one of them stays strided; stage the data "
              "through shared memory (tiling) instead", o->kernel_name);
+  else if (p->worst_indirect[0])
+    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
+             "excess sectors of %s; its worst access is the %s at %s, whose lanes touch "
+             "data-dependent elements (%s): no order of the threads or of a loop makes them "
+             "regular; order the data or the indices so that neighbouring threads use "
+             "neighbouring elements, or accumulate per CTA in shared memory (privatisation)",
+             o->kernel_name, cc_access_kind_name(b->insns[0].info.kind),
+             cc_report_line_name(b->insns[0].source.line, line, sizeof line),
+             p->worst_indirect);
   else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
              "excess sectors of %s; its worst access is the %s at %s: %s",
