@@ -156,22 +156,44 @@ static int launches_itself(const struct cc_fix_opts *o, struct cc_fix_plan *p)
   return sites;
 }
 
-/* p->worst_indirect: why the address of the worst access (the report's first) depends
- * on data, when it does (a gather or scatter through loaded indices, a histogram's bin):
- * no thread order coalesces that, and the advice the dynamic figures alone give (made
- * without the static forms: "hand a loop of the thread to the lanes") would mislead. */
-static void indirect_worst(const struct cc_affine_kernel *ak, const struct cc_kernel_stats *b,
-                           struct cc_fix_plan *p)
+/* p->worst_note: what the static form of the worst access (the report's first) says
+ * that the advice made from the dynamic figures alone (the fix's measurement has no
+ * forms) gets wrong: an address that depends on data (a gather or scatter through loaded
+ * indices, a histogram's bin), which no order of the threads makes regular; a unit
+ * stride along x in a block narrower than a warp (16 x 4: two rows a warp), where the
+ * dynamic advice would swap x and y. */
+static void worst_note(const struct cc_fix_opts *o, const struct cc_affine_kernel *ak,
+                       const struct cc_affine_env *env, const struct cc_kernel_stats *b,
+                       struct cc_fix_plan *p)
 {
-  p->worst_indirect[0] = '\0';
-  if (!b->n_insns)
+  char line[24];
+  p->worst_note[0] = '\0';
+  if (!b->n_insns || b->insns[0].info.space != CC_SPACE_GLOBAL)
     return;
-  for (uint32_t i = 0; i < ak->naccesses; i++)
-    if (ak->accesses[i].insn == b->insns[0].info.id &&
-        ak->accesses[i].status == CC_AFFINE_INDIRECT)
-      snprintf(p->worst_indirect, sizeof p->worst_indirect, "%s",
-               ak->accesses[i].why ? ak->accesses[i].why : "the address depends on a "
-               "loaded value");
+  cc_report_line_name(b->insns[0].source.line, line, sizeof line);
+  for (uint32_t i = 0; i < ak->naccesses; i++) {
+    const struct cc_affine_access *a = &ak->accesses[i];
+    int64_t sx;
+    if (a->insn != b->insns[0].info.id)
+      continue;
+    if (a->status == CC_AFFINE_INDIRECT)
+      snprintf(p->worst_note, sizeof p->worst_note, "its worst access is the %s at %s, whose "
+               "lanes touch data-dependent elements (%.120s): no order of the threads or of "
+               "a loop makes them regular; order the data or the indices so that neighbouring "
+               "threads use neighbouring elements, or accumulate per CTA in shared memory "
+               "(privatisation)", cc_access_kind_name(b->insns[0].info.kind), line,
+               a->why ? a->why : "the address depends on a loaded value");
+    else if (a->status == CC_AFFINE_OK && o->block[0] < 32 && o->block[1] * o->block[2] > 1 &&
+             cc_affine_coeff(a, env, CC_AFFINE_TID, 0, &sx) && sx != 0 &&
+             (uint64_t)(sx < 0 ? -sx : sx) <= a->size_bytes)
+      snprintf(p->worst_note, sizeof p->worst_note, "its worst access is the %s at %s: "
+               "threadIdx.x already moves the address by one element, but the block is only "
+               "%u threads wide in x, so each warp reads %u pieces of %u elements; make "
+               "blockDim.x a multiple of 32 with the same threads per block, so that a warp "
+               "reads one contiguous run", cc_access_kind_name(b->insns[0].info.kind), line,
+               o->block[0], 32 / o->block[0] ? 32 / o->block[0] : 1, o->block[0]);
+    return;
+  }
 }
 
 /* Fills every candidate's permuted launch and model cost. */
@@ -217,7 +239,7 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
     if (i == 0)
       p->unknown_requests = unknown;
   }
-  indirect_worst(ak, before, p);
+  worst_note(o, ak, &env, before, p);
   p->cands[0].measured = 1; /* the original, measured already */
   p->cands[0].sectors = before->totals.sectors;
   p->cands[0].excess_sectors = before->totals.excess_sectors;
@@ -393,15 +415,17 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
              "excess sectors of %s: its accesses are coalesced along different thread "
              "dimensions (a transposition), so one of them stays strided; stage the data "
              "through shared memory (tiling) instead", o->kernel_name);
-  else if (p->worst_indirect[0])
+  else if (b->totals.excess_sectors == 0 && b->totals.wavefronts > b->totals.ideal_wavefronts)
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
-             "excess sectors of %s; its worst access is the %s at %s, whose lanes touch "
-             "data-dependent elements (%s): no order of the threads or of a loop makes them "
-             "regular; order the data or the indices so that neighbouring threads use "
-             "neighbouring elements, or accumulate per CTA in shared memory (privatisation)",
-             o->kernel_name, cc_access_kind_name(b->insns[0].info.kind),
-             cc_report_line_name(b->insns[0].source.line, line, sizeof line),
-             p->worst_indirect);
+             "excess of %s: its global accesses read the ideal sectors (%llu), and its excess "
+             "is %llu shared-memory wavefronts over the ideal %llu (bank conflicts), which "
+             "padding or the tile's layout address, not the thread order", o->kernel_name,
+             (unsigned long long)b->totals.sectors,
+             (unsigned long long)(b->totals.wavefronts - b->totals.ideal_wavefronts),
+             (unsigned long long)b->totals.ideal_wavefronts);
+  else if (p->worst_note[0])
+    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
+             "excess sectors of %s; %s", o->kernel_name, p->worst_note);
   else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
              "excess sectors of %s; its worst access is the %s at %s: %s",

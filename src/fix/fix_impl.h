@@ -315,8 +315,8 @@ struct cc_fix_plan {
   int chosen;                    /* index into cands, or -1 */
   double model_seconds, empirical_seconds; /* time each strategy took to decide */
   uint64_t unknown_requests;     /* requests of accesses without a usable affine form */
-  char worst_indirect[160];      /* the worst access's address depends on a loaded value
-                                    (src/affine: CC_AFFINE_INDIRECT): that clause, else "" */
+  char worst_note[640];          /* what the static form of the worst access says that its
+                                    dynamic advice cannot (worst_note's), else "" */
   char *text; size_t len;        /* owned: the rewritten input */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
   char remaining[1024];          /* verified fix: what stays uncoalesced and why, or "" */
