@@ -426,6 +426,20 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
   else if (p->worst_note[0])
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
              "excess sectors of %s; %s", o->kernel_name, p->worst_note);
+  else if (b->n_insns && b->insns[0].n_suggestions &&
+           b->insns[0].suggestions[0].kind == CC_SUGGEST_THREAD_GEOMETRY)
+    /* the dynamic advice to swap thread indices, which the candidates just measured or
+       modelled: repeating it would contradict this very refusal */
+    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
+             "excess sectors of %s; its worst access is the %s at %s, whose neighbouring "
+             "lanes are up to %llu bytes apart, and no other order of the thread indices reads "
+             "fewer sectors (every permutation that fits CUDA's limits was tried): the "
+             "stride comes from the index arithmetic or the data's layout, not from the "
+             "thread order; store the array so that the thread index that varies fastest "
+             "moves the address by one element", o->kernel_name,
+             cc_access_kind_name(b->insns[0].info.kind),
+             cc_report_line_name(b->insns[0].source.line, line, sizeof line),
+             (unsigned long long)b->insns[0].stride_max);
   else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
     snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
              "excess sectors of %s; its worst access is the %s at %s: %s",
