@@ -196,6 +196,26 @@ static void worst_note(const struct cc_fix_opts *o, const struct cc_affine_kerne
   }
 }
 
+/* The thread dimensions (spanned by the block) along which some global access has a unit
+ * stride, counted: 2 or more is the transposition that no permutation fixes. */
+static int unit_dims(const struct cc_fix_opts *o, const struct cc_affine_kernel *ak,
+                     const struct cc_affine_env *env)
+{
+  int seen[3] = {0, 0, 0};
+  for (uint32_t i = 0; i < ak->naccesses; i++) {
+    const struct cc_affine_access *a = &ak->accesses[i];
+    if (a->status != CC_AFFINE_OK || a->space != PTX_SPACE_GLOBAL)
+      continue;
+    for (uint32_t d = 0; d < 3; d++) {
+      int64_t sd;
+      if (o->block[d] > 1 && cc_affine_coeff(a, env, CC_AFFINE_TID, d, &sd) &&
+          (uint64_t)(sd < 0 ? -sd : sd) == a->size_bytes)
+        seen[d] = 1;
+    }
+  }
+  return seen[0] + seen[1] + seen[2];
+}
+
 /* Fills every candidate's permuted launch and model cost. */
 static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
@@ -240,6 +260,7 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
       p->unknown_requests = unknown;
   }
   worst_note(o, ak, &env, before, p);
+  p->unit_dims = unit_dims(o, ak, &env);
   p->cands[0].measured = 1; /* the original, measured already */
   p->cands[0].sectors = before->totals.sectors;
   p->cands[0].excess_sectors = before->totals.excess_sectors;
@@ -406,7 +427,9 @@ static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
     coalesced |= s->excess_sectors == 0;
     strided |= s->excess_sectors > 0 && s->all_coalescable;
   }
-  transposition = coalesced && strided;
+  /* and the static forms agree: two accesses unit-stride along different thread
+     dimensions (a coalesced access of one lane, as a reduction's final store, is not) */
+  transposition = coalesced && strided && p->unit_dims > 1;
   if (!any_legal)
     snprintf(p->reason, sizeof p->reason, "no permutation of the launch fits CUDA's limits "
              "(%s)", p->cands[1].why);

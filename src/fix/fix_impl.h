@@ -315,6 +315,7 @@ struct cc_fix_plan {
   int chosen;                    /* index into cands, or -1 */
   double model_seconds, empirical_seconds; /* time each strategy took to decide */
   uint64_t unknown_requests;     /* requests of accesses without a usable affine form */
+  int unit_dims;                 /* thread dimensions some global access is unit-stride along */
   char worst_note[640];          /* what the static form of the worst access says that its
                                     dynamic advice cannot (worst_note's), else "" */
   char *text; size_t len;        /* owned: the rewritten input */
