@@ -132,10 +132,14 @@ static int step_aligned(const struct cc_cuda_scop *s, int var)
 /* Where thread x = 0 of the lifted kernel starts, so that warps start on a 32-byte
  * sector: thread x is var = lo - shift + (blockIdx.x * bx + threadIdx.x), shift = (r +
  * lo + sum a[k] * (new thread index k)) mod per (k = 1, 2: y and z, uniform in a warp
- * since bx is a multiple of 32), in [0, per). per = 0: no shift. */
+ * since bx is a multiple of 32), in [0, per). A loop of step C > 1 (thread x is var =
+ * lo - C d + C t) takes the constant d in [0, per) with r + lo - C d = 0 modulo per, when
+ * one exists (its warps span 32 C elements, whole sectors when the first is aligned).
+ * per = 0: no shift. */
 struct warp_align {
   int64_t per;             /* elements of a sector (32 / element bytes), or 0 */
   int64_t r, a[3];         /* residues modulo per; a[0] unused */
+  int64_t step;            /* the lifted loop's step C (1: a unit step) */
 };
 
 static int64_t mod64(int64_t v, int64_t m)
@@ -187,14 +191,14 @@ static void warp_align_choose(const struct cc_cuda_scop *s, const double *w, int
                               int64_t lo, const int dimvar[3], struct warp_align *best)
 {
   double bw = 0;
+  int64_t step = var_step(s, var);
   memset(best, 0, sizeof *best);
-  if (var_step(s, var) != 1)
-    return;
   for (uint32_t i = 0; i < s->nstmts; i++)
     for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
       struct warp_align al, o;
       double sum = 0;
-      if (!ref_align(s, &s->stmts[i].acc[k], var, dimvar, &al))
+      if (!ref_align(s, &s->stmts[i].acc[k], var, dimvar, &al) ||
+          (step > 1 && (al.a[1] || al.a[2]))) /* a stepped loop: constant shifts only */
         continue;
       for (uint32_t i2 = 0; i2 < s->nstmts; i2++) /* the weight of the same request */
         for (uint32_t k2 = 0; k2 < s->stmts[i2].nacc; k2++)
@@ -206,15 +210,30 @@ static void warp_align_choose(const struct cc_cuda_scop *s, const double *w, int
         *best = al;
       }
     }
+  best->step = step;
   if (best->per && !best->a[1] && !best->a[2] && mod64(best->r + lo, best->per) == 0)
     best->per = 0;
+  if (best->per && step > 1) { /* some d with r + lo - C d = 0 (mod per), or none */
+    int64_t d = 0;
+    while (d < best->per && mod64(best->r + lo - step * d, best->per) != 0)
+      d++;
+    if (d == best->per)
+      best->per = 0;
+  }
 }
 
-/* The threads x needs beyond var's values: the largest shift. */
+/* The threads x needs beyond var's values: the largest shift, in threads (a stepped
+ * loop's d; a unit loop's shift in elements is its threads). */
 static int64_t warp_align_extra(const struct warp_align *al, int64_t lo)
 {
+  int64_t d = 0;
   if (!al->per)
     return 0;
+  if (al->step > 1) {
+    while (d < al->per && mod64(al->r + lo - al->step * d, al->per) != 0)
+      d++;
+    return d < al->per ? d : 0;
+  }
   if (!al->a[1] && !al->a[2])
     return mod64(al->r + lo, al->per);
   return al->per - 1;
@@ -485,7 +504,8 @@ static void print_tx(struct cc_strbuf *f, const struct cc_cuda_scop *s, int var,
 {
   if (var_step(s, var) > 1) { /* consecutive threads take consecutive iterations */
     cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) * %lld + (%lld);\n",
-                     TX, bx, (long long)var_step(s, var), (long long)lo);
+                     TX, bx, (long long)var_step(s, var),
+                     (long long)(lo - var_step(s, var) * warp_align_extra(al, lo)));
     return;
   }
   if (!al->per || (!al->a[1] && !al->a[2])) {
@@ -592,7 +612,7 @@ static void describe(const struct cc_cuda_scop *s, const struct dims *m, int var
   moved(m, old, to, sizeof old);
   if (al->per && !al->a[1] && !al->a[2])
     snprintf(from, sizeof from, ", thread x 0 at %lld so that warps start on a sector",
-             (long long)(lo - warp_align_extra(al, lo)));
+             (long long)(lo - al->step * warp_align_extra(al, lo)));
   else if (al->per)
     snprintf(from, sizeof from, ", shifted by its row's offset so that warps start on a "
              "sector");

@@ -84,6 +84,26 @@ stores "$TMP/r65.json" before 128 4096
 stores "$TMP/r65.json" after 184 568
 dump_compare "$TMP/rows65.launch" "$TMP/r65" B
 
+# ---- a stepped row loop, j = 2, 4, ..., 254 over rows of 256 floats (1 KiB, aligned), 64
+# threads t. Before, lanes t 1 KiB apart: 127 j x 2 warps = 254 requests of 32 sectors,
+# 8128. Lifted, thread x is j = 2 x + origin; from j = 2 warps would hold j = 2 + 64w ..
+# 64 + 64w (bytes 8 + 256w .. 259 + 256w: 9 sectors; the last, j 194..254, 8): 35 a row.
+# The origin 0 (2 - 2 d = 0 mod 8, d = 1; thread 0 idle) gives warps j = 64w .. 64w + 62,
+# bytes 256w .. 256w + 251: 8 sectors, 4 warps a row: 64 x 4 = 256 requests, 2048.
+cat >"$TMP/step2.cu" <<'CU'
+__global__ void step2(float *B, const float *A, int n)
+{
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = 2; j < n; j += 2)
+    B[t * n + j] = A[t * n + j] + 1.0f;
+}
+CU
+expect 0 "" "$COALCHECK" fix "$TMP/step2.cu" --grid 2 --block 32 --arg 'B=f32[64*256]:zero' \
+  --arg 'A=f32[64*256]:random:1' --arg n=256 --transform lift -o "$TMP/st2" -q --json "$TMP/st2.json"
+jcheck "$TMP/st2.json" 'd["verified"] and "(2..254, step 2, thread x 0 at 0" in d["what"]'
+stores "$TMP/st2.json" before 254 8128
+stores "$TMP/st2.json" after 256 2048
+
 # ---- lbm's collision over a cell-major array (c * 20 + e): the density rho is a sum that
 # redistribute spreads over lanes, then used in f + w (rho / 19 - f), which cancels. The
 # bound's magnitudes come from the magnitude kernel (sub -> add), so the reassociated

@@ -301,6 +301,7 @@ static void test_replicated_privates(void **state)
  *   thread x 0 is j = -(t mod 8): the shift (0 + 1 * __cc_ty) % 8, declared after
  *   __cc_ty; x covers 64 + 7 = 71 threads (block 96, 256 / 96 = 2 rows a block: grid
  *   1 x 32);
+ * - a loop j += 2 from 2 (n = 256): thread x 0 at j = 0 (the step kept: x is 2 t);
  * - the same rows indexed by a loop i inside the thread (B[i*(n+1) + j]): the offset
  *   changes with i, no shift helps, thread x 0 stays j = 1. */
 static void test_warp_aligned_origin(void **state)
@@ -323,6 +324,12 @@ static void test_warp_aligned_origin(void **state)
     "  for (int j = 1; j < n; j++)\n"
     "    for (int i = 0; i < 4; i++)\n"
     "      A[(t * 4 + i) * (n + 1) + j] = 1.0f;\n"
+    "}\n";
+  static const char stepped[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 2; j < n; j += 2)\n"
+    "    A[t * n + j] = 1.0f;\n"
     "}\n";
   int64_t vals[2] = {0, 64};
   uint8_t known[2] = {0, 1};
@@ -354,6 +361,19 @@ static void test_warp_aligned_origin(void **state)
   assert_int_equal(v.data[0].grid[0], 1);
   assert_int_equal(v.data[0].grid[1], 32);
   release(&v);
+
+  /* j += 2 from 2 over rows of 256 floats: thread x is j = 2 x + origin; the origin 2
+     - 2 d with 2 - 2 d = 0 (mod 8) is d = 1: x 0 at j = 0, 127 + 1 = 128 threads */
+  vals[1] = 256;
+  if (lift(stepped, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].text,
+                         "const int __cc_tx = (int)(blockIdx.x * 128u + threadIdx.x) * 2 + (0);\n"));
+  assert_non_null(strstr(v.data[0].what, "(2..254, step 2, thread x 0 at 0 so that warps start "
+                         "on a sector)"));
+  release(&v);
+  vals[1] = 64;
 
   if (lift(inner, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
     fail_msg("lift: %s", err.msg);
