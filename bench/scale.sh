@@ -12,8 +12,14 @@
 #              the .file paths made relative to the repository root)
 #   OUT_DIR    where the table (scale-DATE-HOST.md) and the raw runs go (default
 #              bench/results)
-#   SCALE_JOBS (default "1 2 4 8 16"), SCALE_NP (default "1 2 4"), SCALE_CASES (default
+#   SCALE_JOBS (default "1 2 4 8 16"), SCALE_NP (default "1 2 4"; "" for
+#              none), SCALE_CASES (default
 #              "naive tiled covariance") narrow the runs (a smoke test: SCALE_JOBS="1 2");
+#   SCALE_NP_JOBS (default "fill") the --jobs of each rank in the MPI rows, a list: "fill"
+#              (cores / ranks, so that ranks x jobs = the cores) and numbers (e.g. "fill 1":
+#              also the ranks alone, one thread each); a -np N with the same --jobs twice
+#              runs once; the MPI runs use the mpirun on PATH (bench/scale-carry.sh
+#              carries one)
 #   SCALE_EXTRA  options added to every run (e.g. "--cache off": the analyses alone, no
 #              order-dependent consumer behind the merger); named in the table and its file
 #   SCALE_TRACES (default "naive tiled covariance"; "" for none) the cases whose trace
@@ -31,7 +37,9 @@
 # time; peak RSS from /usr/bin/time -v (else "n/a"); "same" when the JSON report (less
 # its "seconds") and the --dump of the output buffer equal the --jobs 1 run's.
 # MPI rows need mpirun and a coalcheck built with MPI (ldd shows libmpi); otherwise the
-# table says why they were skipped. Each rank runs with --jobs (cores / ranks).
+# table says why they were skipped. Each rank runs with --jobs (cores / ranks) unless
+# SCALE_NP_JOBS says otherwise; the MPI rows' emu s is rank 0's: its own CTAs, then the
+# other ranks' records received and run through its sink (src/cli/mpi.c).
 set -uo pipefail
 set -f # the launch arguments hold brackets: no globbing
 
@@ -41,7 +49,8 @@ build=${1:?usage: bash bench/scale.sh BUILD_DIR [OUT_DIR]}
 outdir=${2:-$root/bench/results}
 cc=$(cd "$build" && pwd)/coalcheck
 jobs_list=${SCALE_JOBS:-1 2 4 8 16}
-np_list=${SCALE_NP:-1 2 4}
+np_list=${SCALE_NP-1 2 4}
+np_jobs=${SCALE_NP_JOBS:-fill}
 cases=${SCALE_CASES:-naive tiled covariance}
 traces=${SCALE_TRACES-naive tiled covariance}
 extra=${SCALE_EXTRA:-}
@@ -62,7 +71,9 @@ if [ ! -x "$cc" ]; then
   echo "bench/scale.sh: no coalcheck in $build" >&2
   exit 2
 fi
-if ldd "$cc" 2>/dev/null | grep -q "not found"; then
+# ldd's output taken whole: grep -q stopping early would fail the pipe under pipefail
+libs=$(ldd "$cc" 2>/dev/null)
+if grep -q "not found" <<<"$libs"; then
   echo "bench/scale.sh: $cc lacks libraries here:" >&2
   ldd "$cc" | grep "not found" >&2
   exit 2
@@ -142,12 +153,17 @@ print(json.dumps(d, sort_keys=True))' "$b.json") && cmp -s "$a.bin" "$b.bin"; th
   fi
 }
 
+# the SCALE_ settings of this run, as a shell would take them back
+settings=$(for v in SCALE_JOBS SCALE_NP SCALE_NP_JOBS SCALE_CASES SCALE_TRACES SCALE_EXTRA; do
+  [ -n "${!v+set}" ] && printf "%s='%s' " "$v" "${!v}"
+done)
+settings=${settings% }
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
 ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
 {
   echo "# Emulator scaling: --jobs and mpirun ($stamp, $host)"
   echo
-  echo "Command: \`${extra:+SCALE_EXTRA='$extra' }bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
+  echo "Command: \`$settings${settings:+ }bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
   echo "is taken). Machine: $cores cores (${cpu:-?}), ${ram:-?} RAM;"
   echo "$("$cc" --version 2>/dev/null | head -n1), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
   echo "$("$cc" --version 2>/dev/null | grep '^MPI:' || echo 'MPI: ?')."
@@ -162,7 +178,7 @@ ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
 mpi_note=""
 if ! command -v mpirun >/dev/null; then
   mpi_note="MPI rows skipped: no mpirun on this machine (Debian: openmpi-bin)"
-elif ! ldd "$cc" | grep -q libmpi; then
+elif ! grep -q libmpi <<<"$libs"; then
   mpi_note="MPI rows skipped: $cc was built without MPI (COALCHECK_MPI, libopenmpi-dev)"
 fi
 
@@ -178,13 +194,21 @@ for c in $cases; do
   done
   for np in $np_list; do
     [ -z "$mpi_note" ] || break
-    per=$((cores / np))
-    [ "$per" -ge 1 ] || per=1
-    tag=$c-np$np
-    echo "bench/scale.sh: $c mpirun -np $np --jobs $per" >&2
-    cells=$(run "$tag" "$c" mpirun --oversubscribe -np "$np" "$cc" --jobs "$per" | tail -n1)
-    echo "| $c | mpirun -np $np, --jobs $per $cells $(speedup "$base" "$tag") | $(same "$tag" "$base") |" >>"$md"
-    rm -f "$raw/$tag.bin"
+    done_jobs=" "
+    for spec in $np_jobs; do
+      per=$spec
+      [ "$spec" = fill ] && per=$((cores / np))
+      [ "$per" -ge 1 ] || per=1
+      case $done_jobs in *" $per "*) continue ;; esac
+      done_jobs="$done_jobs$per "
+      tag=$c-np$np-jobs$per
+      echo "bench/scale.sh: $c mpirun -np $np --jobs $per" >&2
+      # --bind-to none: Open MPI binds each of at most 2 ranks to one core by default
+      cells=$(run "$tag" "$c" mpirun --oversubscribe --bind-to none -np "$np" "$cc" --jobs "$per" |
+        tail -n1)
+      echo "| $c | mpirun -np $np, --jobs $per $cells $(speedup "$base" "$tag") | $(same "$tag" "$base") |" >>"$md"
+      rm -f "$raw/$tag.bin"
+    done
   done
   rm -f "$raw/$base.bin"
 done

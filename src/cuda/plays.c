@@ -35,12 +35,27 @@ static int kernel_parts(const struct cc_cuda_model *m, CXCursor *body, unsigned 
   return refuse(m, def, err, "the kernel's body was not found", "define the kernel in the file");
 }
 
+/* CC_OK, or the refusal of a kernel that calls a function reading the thread geometry
+ * (the plays shadow the kernel's builtins only). */
+static int geometry_callee(const struct cc_cuda_model *m, struct cc_err *err)
+{
+  const struct cc_cuda_edge *callee = cc_cuda_model_geometry_callee(m);
+  char what[600];
+  if (!callee)
+    return CC_OK;
+  snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
+           m->fns.data[callee->to].name, m->kernel_name);
+  return refuse(m, callee->at, err, what, "each thread would play other threads through a "
+                "local copy of blockIdx, which a called function does not see");
+}
+
 /* The walk for the body's return statements: each becomes `goto __cc_played` (the end of
  * one play). A lambda's returns are its own. */
 struct rwalk {
   const struct cc_cuda_model *m;
   cc_cuda_edits *ed;
   CXCursor bad; /* a return written partly inside a macro */
+  const char *label; /* where a return goes: the end of one play */
 };
 
 static enum CXChildVisitResult find_returns(CXCursor c, CXCursor parent, CXClientData d)
@@ -57,14 +72,29 @@ static enum CXChildVisitResult find_returns(CXCursor c, CXCursor parent, CXClien
       w->bad = c;
     return CXChildVisit_Continue;
   }
-  cc_cuda_edits_add(w->ed, b, e, "goto __cc_played");
+  cc_cuda_edits_add(w->ed, b, e, w->label);
   return CXChildVisit_Continue;
 }
 
-/* The text before the body's own (replacing its `{`): the loop over the plays, the
- * played block index, fresh copies of the parameters (a body may assign them). */
-static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
-                    uint32_t plays, int dim, const uint32_t grid[3])
+/* The aliases of the kernel's parameters, taken once before the plays (each play copies
+ * them afresh: a body may assign its parameters). */
+static void params_alias(struct cc_strbuf *o, const struct cc_cuda_model *m)
+{
+  CXCursor def = m->fns.data[m->kernel].def, kids[MAX_KIDS];
+  unsigned n = cc_cuda_children(def, kids, MAX_KIDS);
+  for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
+    if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
+      char *name = cc_cuda_str(clang_getCursorSpelling(kids[i]));
+      if (*name)
+        cc_strbuf_printf(o, "  const auto &__cc_a%u = %s;\n", k++, name);
+      free(name);
+    }
+}
+
+/* One loop over the plays up to the body's own `{`: the played block index, fresh copies
+ * of the parameters, the shadowed builtins, #line of the body's first line (b). */
+static void play_head(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
+                      uint32_t plays, int dim, const uint32_t grid[3])
 {
   CXCursor def = m->fns.data[m->kernel].def, kids[MAX_KIDS];
   unsigned n = cc_cuda_children(def, kids, MAX_KIDS), used = cc_cuda_model_builtins_read(m);
@@ -76,17 +106,6 @@ static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned
     else
       snprintf(played[d], sizeof played[d], "%s", c[d]);
   }
-  cc_strbuf_printf(o, "{\n  /* coalcheck fix: each thread plays %u threads of the launch of "
-                   "grid (%u, %u, %u), those of blocks blockIdx.%c * %u + q (q = 0..%u), one "
-                   "after the other; the original body runs as written, a return ending one "
-                   "play */\n", plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1);
-  for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
-    if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
-      char *name = cc_cuda_str(clang_getCursorSpelling(kids[i]));
-      if (*name)
-        cc_strbuf_printf(o, "  const auto &__cc_a%u = %s;\n", k++, name);
-      free(name);
-    }
   cc_strbuf_printf(o, "  for (unsigned __cc_q = 0; __cc_q < %uu; __cc_q++) {\n", plays);
   for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
     if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
@@ -109,13 +128,24 @@ static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned
   cc_strbuf_printf(o, "#line %u\n{", cc_cuda_tu_line_at(&m->tu, b));
 }
 
+/* The text before the body's own (replacing its `{`): the comment, the aliases, the loop. */
+static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
+                    uint32_t plays, int dim, const uint32_t grid[3])
+{
+  cc_strbuf_printf(o, "{\n  /* coalcheck fix: each thread plays %u threads of the launch of "
+                   "grid (%u, %u, %u), those of blocks blockIdx.%c * %u + q (q = 0..%u), one "
+                   "after the other; the original body runs as written, a return ending one "
+                   "play */\n", plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1);
+  params_alias(o, m);
+  play_head(o, m, b, plays, dim, grid);
+}
+
 int cc_cuda_plays(const char *path, const char *text, size_t len, const char *kernel,
                   uint32_t plays, int dim, const uint32_t grid[3],
                   const char *const *extra_args, size_t nextra, char **out, size_t *out_len,
                   struct cc_err *err)
 {
   struct cc_cuda_model m;
-  const struct cc_cuda_edge *callee;
   CXCursor body;
   unsigned b = 0, e = 0;
   int rc;
@@ -125,16 +155,11 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
     CC_BUG("cc_cuda_plays: %u plays along %d", plays, dim);
   if ((rc = cc_cuda_model_build(&m, path, text, len, kernel, extra_args, nextra, err)) != CC_OK)
     return rc;
-  if ((callee = cc_cuda_model_geometry_callee(&m))) {
-    char what[600];
-    snprintf(what, sizeof what, "%s, called by kernel %s, reads the thread geometry",
-             m.fns.data[callee->to].name, m.kernel_name);
-    rc = refuse(&m, callee->at, err, what, "each thread would play other threads through a "
-                "local copy of blockIdx, which a called function does not see");
-  } else if ((rc = kernel_parts(&m, &body, &b, &e, err)) == CC_OK) {
+  if ((rc = geometry_callee(&m, err)) == CC_OK &&
+      (rc = kernel_parts(&m, &body, &b, &e, err)) == CC_OK) {
     struct cc_strbuf o = {0};
     cc_cuda_edits ed = {0};
-    struct rwalk w = {&m, &ed, clang_getNullCursor()};
+    struct rwalk w = {&m, &ed, clang_getNullCursor(), "goto __cc_played"};
     clang_visitChildren(body, find_returns, &w);
     if (!clang_Cursor_isNull(w.bad)) {
       rc = refuse(&m, w.bad, err, "a return written partly inside a macro", "the plays make "
@@ -151,6 +176,413 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
     free(o.s);
     cc_cuda_edits_release(&ed);
   }
+  cc_cuda_model_release(&m);
+  return rc;
+}
+
+/* ---- the loads-first plays (plays.h, cc_cuda_plays_loads_first) ---- */
+
+#define MAX_SITES 64
+#define MAX_LOCALS 128
+#define MAX_REFS 1024
+
+/* A global access of the body: a subscript of a pointer parameter. */
+struct site {
+  CXCursor at;
+  unsigned b, e;         /* the subscript's bytes */
+  unsigned ib, ie;       /* its index's bytes */
+  int store;             /* 0: a load; 1: the target of `=`; 2: of `op=` (also a load) */
+  unsigned rb, ae;       /* a store: its right operand's first byte, the assignment's end */
+  char op[4];            /* 2: the operator without its `=` */
+  const char *type;      /* the element's type */
+  int slot;              /* the kept value: __cc_v<slot>[__cc_q] */
+};
+
+/* A local variable of the body (an assignment to it is the thread's own business; one
+ * to a parameter is refused). */
+struct local {
+  CXCursor decl;
+};
+
+struct dref {
+  unsigned off;
+  CXCursor decl;
+  int ptr_param;         /* a pointer parameter of the kernel */
+};
+
+struct lwalk {
+  const struct cc_cuda_model *m;
+  struct site sites[MAX_SITES];
+  unsigned nsites;
+  struct local locals[MAX_LOCALS];
+  unsigned nlocals;
+  struct dref refs[MAX_REFS];
+  unsigned nrefs;
+  unsigned based[MAX_SITES]; /* offsets of the DeclRefExprs that are a subscript's base */
+  unsigned nbased;
+  CXCursor bad;          /* the first construct outside the class */
+  const char *why;
+};
+
+static void out_of_class(struct lwalk *w, CXCursor c, const char *why)
+{
+  if (clang_Cursor_isNull(w->bad)) {
+    w->bad = c;
+    w->why = why;
+  }
+}
+
+/* The C spelling of an arithmetic element type, or NULL (kept values are registers of
+ * that type: a promoted type would change nothing in an expression, but a structure or
+ * a pointer is not a value the plays keep). */
+static const char *elem_type(CXType t)
+{
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Float: return "float";
+  case CXType_Double: return "double";
+  case CXType_Int: return "int";
+  case CXType_UInt: return "unsigned int";
+  case CXType_Long: return "long";
+  case CXType_ULong: return "unsigned long";
+  case CXType_LongLong: return "long long";
+  case CXType_ULongLong: return "unsigned long long";
+  default: return NULL;
+  }
+}
+
+/* The kernel's pointer parameter that subscript c reads through (its base, a DeclRefExpr,
+ * into *ref), or a null cursor. */
+static CXCursor subscript_param(CXCursor c, CXCursor *ref)
+{
+  CXCursor kids[2], base, d;
+  if (cc_cuda_children(c, kids, 2) != 2)
+    return clang_getNullCursor();
+  base = cc_cuda_rd_strip(kids[0]);
+  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr)
+    return clang_getNullCursor();
+  d = clang_getCursorReferenced(base);
+  if (clang_getCursorKind(d) != CXCursor_ParmDecl ||
+      clang_getCanonicalType(clang_getCursorType(d)).kind != CXType_Pointer)
+    return clang_getNullCursor();
+  *ref = base;
+  return d;
+}
+
+static struct site *site_at(struct lwalk *w, unsigned b)
+{
+  for (unsigned i = 0; i < w->nsites; i++)
+    if (w->sites[i].b == b)
+      return &w->sites[i];
+  return NULL;
+}
+
+/* A subscript: a load, or the target of a store met before it (pre-order). */
+static void visit_subscript(struct lwalk *w, CXCursor c)
+{
+  CXCursor ref, kids[2];
+  CXCursor p = subscript_param(c, &ref);
+  unsigned b, e, ib, ie;
+  struct site *s;
+  if (clang_Cursor_isNull(p)) {
+    out_of_class(w, c, "a subscript of something other than a pointer parameter of the kernel");
+    return;
+  }
+  cc_cuda_children(c, kids, 2);
+  if (!cc_cuda_rd_bytes(w->m, c, &b, &e) || !cc_cuda_rd_bytes(w->m, kids[1], &ib, &ie)) {
+    out_of_class(w, c, "a subscript written partly inside a macro");
+    return;
+  }
+  if (w->nbased < MAX_SITES)
+    w->based[w->nbased++] = cc_cuda_rd_off(w->m, ref);
+  if (!(s = site_at(w, b))) {
+    if (w->nsites == MAX_SITES) {
+      out_of_class(w, c, "more global accesses than the plays keep");
+      return;
+    }
+    s = &w->sites[w->nsites++];
+    memset(s, 0, sizeof *s);
+    s->b = b, s->e = e;
+  }
+  s->at = c;
+  s->ib = ib, s->ie = ie;
+  if (!(s->type = elem_type(clang_getPointeeType(clang_getCursorType(p)))))
+    out_of_class(w, c, "an element that is not a number (float, double or an integer)");
+}
+
+static struct local *local_of(struct lwalk *w, CXCursor decl)
+{
+  for (unsigned i = 0; i < w->nlocals; i++)
+    if (clang_equalCursors(w->locals[i].decl, decl))
+      return &w->locals[i];
+  return NULL;
+}
+
+/* An operator that writes (=, op=, ++, --): a store statement, a local assigned, or out of
+ * the class. */
+static void visit_write(struct lwalk *w, CXCursor c, CXCursor parent, CXCursor target)
+{
+  CXCursor t = cc_cuda_rd_strip(target), kids[2], d;
+  enum CXCursorKind pk = clang_getCursorKind(parent);
+  if (clang_getCursorKind(t) == CXCursor_DeclRefExpr) {
+    struct local *l;
+    d = clang_getCursorReferenced(t);
+    if (!(l = local_of(w, d)))
+      out_of_class(w, c, "an assignment to a parameter of the kernel");
+    return;
+  }
+  if (clang_getCursorKind(t) != CXCursor_ArraySubscriptExpr ||
+      clang_getCursorKind(c) == CXCursor_UnaryOperator) {
+    out_of_class(w, c, "a store other than `P[i] = E` or `P[i] op= E`");
+    return;
+  }
+  if (pk != CXCursor_CompoundStmt && pk != CXCursor_IfStmt) {
+    out_of_class(w, c, "a store inside an expression");
+    return;
+  }
+  struct site *s = &w->sites[w->nsites];
+  unsigned ab, ae, rb, re;
+  char *op = cc_cuda_rd_operator(w->m, c, target);
+  if (w->nsites == MAX_SITES || cc_cuda_children(c, kids, 2) != 2 || !op ||
+      !cc_cuda_rd_bytes(w->m, c, &ab, &ae) || !cc_cuda_rd_bytes(w->m, kids[1], &rb, &re) ||
+      !cc_cuda_rd_bytes(w->m, target, &s->b, &s->e)) {
+    out_of_class(w, c, "a store written partly inside a macro");
+    free(op);
+    return;
+  }
+  w->nsites++;
+  s->store = strcmp(op, "=") == 0 ? 1 : 2;
+  s->rb = rb, s->ae = ae;
+  snprintf(s->op, sizeof s->op, "%.*s", (int)strlen(op) - 1, op);
+  free(op);
+}
+
+static enum CXChildVisitResult lvisit(CXCursor c, CXCursor parent, CXClientData data)
+{
+  struct lwalk *w = data;
+  CXCursor target;
+  switch (clang_getCursorKind(c)) {
+  case CXCursor_CallExpr:
+    out_of_class(w, c, "a call (its loads and stores are not seen)");
+    return CXChildVisit_Continue;
+  case CXCursor_LambdaExpr:
+    out_of_class(w, c, "a lambda");
+    return CXChildVisit_Continue;
+  case CXCursor_VarDecl:
+    if (w->nlocals < MAX_LOCALS) {
+      w->locals[w->nlocals++].decl = c;
+    } else {
+      out_of_class(w, c, "more local variables than the plays follow");
+    }
+    break;
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(c);
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    if ((dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) && w->nrefs < MAX_REFS) {
+      struct dref *r = &w->refs[w->nrefs++];
+      r->off = cc_cuda_rd_off(w->m, c);
+      r->decl = d;
+      r->ptr_param = dk == CXCursor_ParmDecl &&
+                     clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer;
+    } else if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) {
+      out_of_class(w, c, "more variable references than the plays follow");
+    }
+    break;
+  }
+  case CXCursor_UnaryOperator:
+    if (cc_cuda_rd_op_is(w->m, c, clang_getNullCursor(), "&") &&
+        clang_getCursorKind(cc_cuda_rd_strip(cc_cuda_first_child(c))) ==
+            CXCursor_ArraySubscriptExpr)
+      out_of_class(w, c, "the address of an element");
+    /* fall through */
+  case CXCursor_BinaryOperator:
+  case CXCursor_CompoundAssignOperator:
+    if (cc_cuda_rd_writes(w->m, c, &target))
+      visit_write(w, c, parent, target);
+    break;
+  case CXCursor_ArraySubscriptExpr:
+    visit_subscript(w, c);
+    break;
+  default:
+    break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* After the walk: the class's remaining checks (pointer parameters only as subscript
+ * bases, no subscript inside another), the slots, and the registers they take: plays x
+ * slots values live from phase A to phase B, at most max_kept. Returns the refusal (why,
+ * size bytes) or NULL. */
+static const char *settle(struct lwalk *w, uint32_t plays, uint32_t max_kept, CXCursor *at,
+                          char *why, size_t size)
+{
+  unsigned slots = 0;
+  for (unsigned i = 0; i < w->nrefs; i++) {
+    unsigned k = 0;
+    while (k < w->nbased && w->based[k] != w->refs[i].off)
+      k++;
+    if (w->refs[i].ptr_param && k == w->nbased) {
+      *at = w->refs[i].decl;
+      return "a pointer parameter used other than as a subscript's base (`P[i]`)";
+    }
+  }
+  for (unsigned i = 0; i < w->nsites; i++)
+    for (unsigned j = 0; j < w->nsites; j++)
+      if (i != j && w->sites[j].b >= w->sites[i].ib && w->sites[j].b < w->sites[i].ie) {
+        *at = w->sites[j].at;
+        return "a subscript inside a subscript (an indirect access)";
+      }
+  for (unsigned i = 0; i < w->nsites; i++)
+    if (w->sites[i].store != 1)
+      w->sites[i].slot = (int)slots++;
+  *at = w->m->fns.data[w->m->kernel].def;
+  if (slots == 0)
+    return "no global load to move";
+  if ((uint64_t)slots * plays > max_kept) {
+    snprintf(why, size, "%u loads a play x %u plays = %u values kept a thread from phase A to "
+             "phase B, over the %u that pay (registers taken from the SM's occupancy)", slots,
+             plays, slots * plays, max_kept);
+    return why;
+  }
+  return NULL;
+}
+
+/* The kept value of site s in the current play. */
+static void kept(char *buf, size_t n, const struct site *s)
+{
+  snprintf(buf, n, "__cc_v%d[__cc_q]", s->slot);
+}
+
+/* The edits of phase A (every load keeps its value, every store is dropped, its right
+ * operand still evaluated) into a, of phase B (every load reads its kept value, every
+ * store made) into bb. */
+static void phase_edits(const struct lwalk *w, const char *text, cc_cuda_edits *a,
+                        cc_cuda_edits *bb)
+{
+  char k[64];
+  struct cc_strbuf t = {0};
+  for (unsigned i = 0; i < w->nsites; i++) {
+    const struct site *s = &w->sites[i];
+    int len = (int)(s->e - s->b);
+    kept(k, sizeof k, s);
+    t.len = 0;
+    if (s->store == 0) {
+      cc_strbuf_printf(&t, "(%s = %.*s)", k, len, text + s->b);
+      cc_cuda_edits_add(a, s->b, s->e, t.s);
+      cc_cuda_edits_add(bb, s->b, s->e, k);
+    } else if (s->store == 1) {
+      cc_cuda_edits_add(a, s->b, s->rb, "(void)(");
+      cc_cuda_edits_add(a, s->ae, s->ae, ")");
+    } else {
+      cc_strbuf_printf(&t, "(void)((%s = %.*s) %s (", k, len, text + s->b, s->op);
+      cc_cuda_edits_add(a, s->b, s->rb, t.s);
+      cc_cuda_edits_add(a, s->ae, s->ae, "))");
+      t.len = 0;
+      cc_strbuf_printf(&t, "%.*s = %s %s (", len, text + s->b, k, s->op);
+      cc_cuda_edits_add(bb, s->b, s->rb, t.s);
+      cc_cuda_edits_add(bb, s->ae, s->ae, ")");
+    }
+  }
+  free(t.s);
+}
+
+/* The whole new body (replacing [b, e)): the kept values, phase A, phase B. */
+static void loads_first_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
+                             const struct lwalk *w, const char *phase_a, const char *phase_b,
+                             unsigned b, unsigned e, uint32_t plays, int dim,
+                             const uint32_t grid[3])
+{
+  cc_strbuf_printf(o, "{\n  /* coalcheck fix: each thread plays %u threads of the launch of "
+                   "grid (%u, %u, %u), those of blocks blockIdx.%c * %u + q (q = 0..%u), "
+                   "loads first: phase A runs every play's body with its stores dropped, "
+                   "keeping each loaded value, phase B runs them again on the kept values and "
+                   "stores; legal because no play stores an element that a play reads after "
+                   "it (proved by the caller) */\n",
+                   plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1);
+  params_alias(o, m);
+  for (unsigned i = 0; i < w->nsites; i++) {
+    const struct site *s = &w->sites[i];
+    if (s->store != 1)
+      cc_strbuf_printf(o, "  %s __cc_v%d[%u];\n", s->type, s->slot, plays);
+  }
+  cc_strbuf_printf(o, "#pragma unroll\n");
+  play_head(o, m, b, plays, dim, grid);
+  cc_strbuf_printf(o, "%s}\n    __cc_loaded:;\n  }\n#pragma unroll\n", phase_a);
+  play_head(o, m, b, plays, dim, grid);
+  cc_strbuf_printf(o, "%s}\n    __cc_played:;\n  }\n}\n#line %u\n", phase_b,
+                   cc_cuda_tu_line_at(&m->tu, e - 1));
+}
+
+/* The loads-first rewrite of the model's kernel, or a refusal. */
+static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
+                       const uint32_t grid[3], uint32_t max_kept, char **out, size_t *out_len,
+                       struct cc_err *err)
+{
+  struct lwalk *w = cc_xcalloc(1, sizeof *w);
+  cc_cuda_edits ea = {0}, eb = {0}, all = {0};
+  struct rwalk ra = {m, &ea, clang_getNullCursor(), "goto __cc_loaded"};
+  struct rwalk rb = {m, &eb, clang_getNullCursor(), "goto __cc_played"};
+  struct cc_strbuf o = {0};
+  CXCursor body, at;
+  unsigned b = 0, e = 0;
+  const char *why;
+  char budget[256];
+  int rc;
+  w->m = m;
+  w->bad = clang_getNullCursor();
+  if ((rc = kernel_parts(m, &body, &b, &e, err)) != CC_OK)
+    goto done;
+  clang_visitChildren(body, lvisit, w);
+  if (!clang_Cursor_isNull(w->bad)) {
+    rc = refuse(m, w->bad, err, w->why, "the loads-first plays keep the subscripts "
+                "`P[i]` of the kernel's pointer parameters, in statements without calls");
+    goto done;
+  }
+  if ((why = settle(w, plays, max_kept, &at, budget, sizeof budget))) {
+    rc = refuse(m, at, err, why, why == budget ? "the plays run one after the other" :
+                "the loads-first plays keep the subscripts `P[i]` of the kernel's pointer "
+                "parameters");
+    goto done;
+  }
+  clang_visitChildren(body, find_returns, &ra);
+  clang_visitChildren(body, find_returns, &rb);
+  if (!clang_Cursor_isNull(ra.bad)) {
+    rc = refuse(m, ra.bad, err, "a return written partly inside a macro", "the plays make "
+                "each return end one play (goto), which needs the return as written");
+    goto done;
+  }
+  phase_edits(w, m->tu.text, &ea, &eb);
+  char *pa = cc_cuda_edits_render(&ea, m->tu.text, b + 1, e - 1, 0);
+  char *pb = cc_cuda_edits_render(&eb, m->tu.text, b + 1, e - 1, 0);
+  loads_first_body(&o, m, w, pa, pb, b, e, plays, dim, grid);
+  free(pa);
+  free(pb);
+  cc_cuda_edits_add(&all, b, e, o.s);
+  rc = cc_cuda_edits_apply(&all, m->tu.text, m->tu.len, out, out_len, err);
+done:
+  free(o.s);
+  cc_cuda_edits_release(&ea);
+  cc_cuda_edits_release(&eb);
+  cc_cuda_edits_release(&all);
+  free(w);
+  return rc;
+}
+
+int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
+                              const char *kernel, uint32_t plays, int dim,
+                              const uint32_t grid[3], uint32_t max_kept,
+                              const char *const *extra_args, size_t nextra, char **out,
+                              size_t *out_len, struct cc_err *err)
+{
+  struct cc_cuda_model m;
+  int rc;
+  *out = NULL;
+  *out_len = 0;
+  if (plays < 2 || plays > 64 || dim < 0 || dim > 2 || grid[dim] % plays != 0)
+    CC_BUG("cc_cuda_plays_loads_first: %u plays along %d", plays, dim);
+  if ((rc = cc_cuda_model_build(&m, path, text, len, kernel, extra_args, nextra, err)) != CC_OK)
+    return rc;
+  if ((rc = geometry_callee(&m, err)) == CC_OK)
+    rc = loads_first(&m, plays, dim, grid, max_kept, out, out_len, err);
   cc_cuda_model_release(&m);
   return rc;
 }

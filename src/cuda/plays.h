@@ -46,4 +46,30 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
                   const char *const *extra_args, size_t nextra, cc_give char **out,
                   size_t *out_len, struct cc_err *err);
 
+/* The loads-first form of the same plays (src/fix/README.md, "Loads-first plays"): the
+ * body runs twice a play, in two loops over the plays. Phase A runs every play's body
+ * with each store `P[i] = E` dropped (E still evaluated, `P[i] op= E` still reading
+ * P[i]) and each loaded element kept in a register, `__cc_v<k>[q]`; phase B runs every
+ * play's body again with each load replaced by its kept value, and stores. So a thread
+ * has the loads of all its plays in flight at once, where the sequential plays wait for
+ * each play's store before the next play's load (nvcc may not reorder them without
+ * knowing that they touch different elements).
+ *
+ * Legal only when no play stores an element that the same or a later play reads after
+ * the store (the value kept in phase A would be stale): the CALLER proves it (src/fix:
+ * cc_fix_poly_loads_first, from the affine accesses and guards with isl). Phase A and B
+ * then take the same branches (every value equal) and phase A has no effect but the
+ * kept values. The class (else CC_ERR_NO_FIX with FILE:LINE:COL and the construct):
+ * global accesses only as subscripts `P[i]` of the kernel's pointer parameters of a
+ * number type (no pointer arithmetic, `*p`, `&P[i]`, indirect `P[Q[i]]`), stores as
+ * statements `P[i] = E;` or `P[i] op= E;` (no `++`), no call or lambda, parameters not
+ * assigned, at least one load, and loads a play x plays <= max_kept (the values live
+ * from phase A to phase B: registers; the caller's cost rule). Same parameters, outputs
+ * and errors as cc_cuda_plays. */
+int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
+                              const char *kernel, uint32_t plays, int dim,
+                              const uint32_t grid[3], uint32_t max_kept,
+                              const char *const *extra_args, size_t nextra,
+                              cc_give char **out, size_t *out_len, struct cc_err *err);
+
 #endif

@@ -270,6 +270,34 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
   return CC_OK;
 }
 
+/* The plays of candidate c over the permuted text into p->text: loads first where
+ * cc_fix_loads_first_legal proves it legal, the body is of its class and keeps at most
+ * CC_FIX_LOADS_FIRST_MAX_KEPT values a thread, else one after the other; p->plays_form
+ * says which and why. */
+static int plays_text(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
+                      const char *text, size_t len, struct cc_fix_plan *p, struct cc_err *err)
+{
+  const uint32_t g[3] = {c->grid[0], c->grid[1] * c->plays, c->grid[2]};
+  char why[sizeof p->plays_form - 32] = "";
+  int rc;
+  if (cc_fix_loads_first_legal(o, &p->before, why, sizeof why)) {
+    rc = cc_cuda_plays_loads_first(o->input, text, len, o->kernel_name, c->plays, 1, g,
+                                   CC_FIX_LOADS_FIRST_MAX_KEPT, o->clang_args,
+                                   o->nclang_args, &p->text, &p->len, err);
+    if (rc == CC_OK) {
+      snprintf(p->plays_form, sizeof p->plays_form, "loads first");
+      return CC_OK;
+    }
+    if (rc != CC_ERR_NO_FIX)
+      return rc;
+    snprintf(why, sizeof why, "%.600s", err->msg);
+    err->status = CC_OK, err->msg[0] = '\0';
+  }
+  snprintf(p->plays_form, sizeof p->plays_form, "one after the other: %s", why);
+  return cc_cuda_plays(o->input, text, len, o->kernel_name, c->plays, 1, g, o->clang_args,
+                       o->nclang_args, &p->text, &p->len, err);
+}
+
 /* The rewritten input for candidate c into p->text (and the launch note for CUDA). */
 static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
                          struct cc_fix_plan *p, struct cc_err *err)
@@ -287,9 +315,7 @@ static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candid
                             c->perm.sigma, o->clang_args, o->nclang_args, &rw, err)) != CC_OK)
     return rc;
   if (c->plays > 1) { /* each thread plays threads of the reshaped launch */
-    const uint32_t g[3] = {c->grid[0], c->grid[1] * c->plays, c->grid[2]};
-    rc = cc_cuda_plays(o->input, rw.text, rw.len, o->kernel_name, c->plays, 1, g,
-                       o->clang_args, o->nclang_args, &p->text, &p->len, err);
+    rc = plays_text(o, c, rw.text, rw.len, p, err);
     if (rc != CC_OK) {
       cc_cuda_rewrite_release(&rw);
       return rc;
@@ -503,42 +529,6 @@ static int time_candidate(const struct cc_fix_opts *o, struct cc_fix_candidate *
   return rc;
 }
 
-static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
-                                         const struct cc_insn_stats *s,
-                                         const struct cc_kernel_stats *after);
-
-/* After a verified permutation: the instructions that stay uncoalesced, into
- * p->remaining. When one of them was coalesced before, the permutation moved the excess
- * from one access to another: their accesses are contiguous along different thread
- * dimensions (a transposition), which shared-memory tiling fixes, not a permutation. */
-static void explain_remaining(struct cc_fix_plan *p)
-{
-  const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
-                               *a = cc_fix_measure_kernel(&p->after);
-  size_t len = 0;
-  int moved = 0, n = 0;
-  char line[24];
-  p->remaining[0] = '\0';
-  for (size_t i = 0; i < a->n_insns; i++) {
-    const struct cc_insn_stats *s = &a->insns[i], *was = match(a, s, b);
-    /* what matters: at least 1% of the fixed kernel's sectors in excess */
-    if (s->excess_sectors == 0 || s->requests == 0 || len >= sizeof p->remaining - 128 ||
-        s->excess_sectors * 100 < a->totals.sectors)
-      continue;
-    moved |= was && was->excess_sectors == 0;
-    len += (size_t)snprintf(p->remaining + len, sizeof p->remaining - len, "%s%s %s "
-                            "(%.1f sectors per request, ideal %.1f)", n++ ? "; " : "",
-                            cc_report_line_name(s->source.line, line, sizeof line), cc_access_kind_name(s->info.kind),
-                            (double)s->sectors / (double)s->requests,
-                            (double)s->ideal_sectors / (double)s->requests);
-  }
-  if (n && moved && len < sizeof p->remaining)
-    snprintf(p->remaining + len, sizeof p->remaining - len, ": the permutation moved excess "
-             "sectors from one access to another, whose accesses are contiguous along "
-             "different thread dimensions (a transposition); stage the data through shared "
-             "memory (tiling) to coalesce both");
-}
-
 /* Verifies the chosen fix: bitwise equal buffers, fewer excess sectors. */
 static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
@@ -593,7 +583,7 @@ static int verify(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
   p->verified = 1;
-  explain_remaining(p);
+  cc_fix_explain_remaining(p, 1);
   return CC_OK;
 }
 
@@ -707,7 +697,8 @@ static void describe_permutation(const struct cc_fix_opts *o, struct cc_fix_plan
   p->transform = "permute";
   char plays[64] = "";
   if (c->plays > 1)
-    snprintf(plays, sizeof plays, ", each thread playing %u threads along y", c->plays);
+    snprintf(plays, sizeof plays, ", each thread playing %u threads along y%s", c->plays,
+             strncmp(p->plays_form, "loads first", 11) ? "" : ", loads first");
   snprintf(p->what, sizeof p->what, "thread geometry permuted (%s)%s%s",
            cc_fix_perm_name(&c->perm), c->reshaped ? " and the block reshaped" : "", plays);
   memcpy(p->grid, c->grid, sizeof p->grid);
@@ -741,8 +732,7 @@ static void adopt_xcand(struct cc_fix_plan *p, size_t i)
   p->compare = c->compare;
   p->terms = c->terms;
   p->max_rel = c->max_rel;
-  p->remaining[0] = '\0';
-  explain_remaining(p);
+  cc_fix_explain_remaining(p, c->transform && strcmp(c->transform, "permute") == 0);
 }
 
 /* Why the chosen fix won (--transform auto), into p->why; finalists counts every
@@ -880,33 +870,6 @@ static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_er
 }
 
 /* ---- the text summary ------------------------------------------------------------------ */
-
-/* The instruction of `after` that is instruction s of `before`: the same source line,
- * kind, space and size, and the same rank among those (instruction order). */
-static const struct cc_insn_stats *match(const struct cc_kernel_stats *before,
-                                         const struct cc_insn_stats *s,
-                                         const struct cc_kernel_stats *after)
-{
-  uint32_t rank = 0, seen = 0;
-#define SAME(a, b) ((a)->info.line == (b)->info.line && (a)->info.kind == (b)->info.kind && \
-                    (a)->info.space == (b)->info.space && \
-                    (a)->info.size_bytes == (b)->info.size_bytes)
-  for (size_t i = 0; i < before->n_insns; i++)
-    rank += SAME(&before->insns[i], s) && before->insns[i].info.id < s->info.id;
-  for (uint32_t id = 0;; id++) { /* walk after's instructions in id order */
-    const struct cc_insn_stats *best = NULL;
-    for (size_t i = 0; i < after->n_insns; i++)
-      if (SAME(&after->insns[i], s) && after->insns[i].info.id >= id &&
-          (!best || after->insns[i].info.id < best->info.id))
-        best = &after->insns[i];
-    if (!best)
-      return NULL;
-    if (seen++ == rank)
-      return best;
-    id = best->info.id;
-  }
-#undef SAME
-}
 
 /* One row of the summary: the memory instructions of one source line, kind and space
  * summed before and after (a rewrite may unroll or split them differently, so

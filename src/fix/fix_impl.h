@@ -175,6 +175,15 @@ int cc_fix_reshape(const uint32_t grid[3], const uint32_t block[3], uint32_t gri
 #define CC_FIX_PLAYS_MIN_CTAS 4096u
 uint32_t cc_fix_plays(cc_keep const struct ptx_function *k, const uint32_t grid[3]);
 
+/* The loads-first plays' cost rule (src/cuda/plays.h): at most this many values kept a
+ * thread from phase A to phase B (loads a play x plays). Measured on an H100
+ * (bench/table3/plays_probe.cu, 2026-11-27, two calls; % of the 1 GiB copy): cell3d, 1
+ * load a play, 2/4/8 plays (2, 4, 8 kept) 81-83/86-88/87%, against 75% one after the
+ * other; fan2, 5-6 loads a play, 2 plays (10-12 kept) 71% as one after the other, 4
+ * plays (20-24) 62-67% against 71-73%, 8 plays 46%. Past about 8 the live values cost
+ * more occupancy than the overlapped loads gain. */
+#define CC_FIX_LOADS_FIRST_MAX_KEPT 8u
+
 /* ---- the cost model (cost.c) ---------------------------------------------------------- */
 
 /* Predicted sectors of the kernel's global accesses (plus wavefronts of its shared ones)
@@ -265,6 +274,14 @@ void cc_fix_xcand_release(struct cc_fix_xcand *c);
 typedef int (*cc_fix_xform_fn)(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                                cc_fix_xcands *out, struct cc_err *err);
 
+/* 1 when the loads-first plays (src/cuda/plays.h) are legal for kernel o->kernel_name
+ * (CUDA C input, the launch and parameter values of before), proved on its affine subset
+ * with isl (cc_fix_poly_loads_first: no element shared between threads, none read after
+ * the same thread wrote it); else 0 with the reason, "FILE:LINE:COL: ..." where the
+ * kernel leaves the affine subset (nothing is proved: refused), in why (size bytes). */
+int cc_fix_loads_first_legal(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                             char *why, size_t size);
+
 /* 1 when the threads of kernel o->kernel_name (CUDA C input, launch and parameter values
  * of before) touch a common element, one writing (a race, decided on the affine subset
  * with isl, src/fix/poly.c), with "FILE:LINE:COL: threads of kernel K share an element
@@ -320,6 +337,7 @@ struct cc_fix_plan {
                                     dynamic advice cannot (worst_note's), else "" */
   char *text; size_t len;        /* owned: the rewritten input */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
+  char plays_form[640];          /* plays: "loads first", or "one after the other: WHY" */
   char remaining[1024];          /* verified fix: what stays uncoalesced and why, or "" */
   char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
   struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */
@@ -383,4 +401,15 @@ int cc_fix_check_dir(const struct cc_fix_opts *o, struct cc_err *err);
 int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
                       struct cc_err *err);
 
+/* ---- after a verified fix (remaining.c) ------------------------------------------------ */
+
+/* Writes into p->remaining (1 KiB, truncated) what p->after leaves uncoalesced: per
+ * source line and access kind, summed over its PTX instructions, its sectors per request
+ * and the ideal, for the lines with at least 1% of the kernel's sectors in excess; "" when
+ * none. With permuted (the fix is Sec. 4.2's permutation) and a line that was coalesced
+ * before, it adds that the permutation moved the excess between accesses contiguous along
+ * different thread dimensions (a transposition), which shared-memory tiling fixes. */
+void cc_fix_explain_remaining(struct cc_fix_plan *p, int permuted);
+
 #endif
+

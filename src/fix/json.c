@@ -124,8 +124,12 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
   cJSON_AddBoolToObject(root, "verified", p->verified);
   if (p->verified && p->xchosen >= 0)
     cJSON_AddItemToObject(root, "chosen", xcand_json(&p->x.data[p->xchosen]));
-  else if (p->chosen >= 0)
-    cJSON_AddItemToObject(root, "chosen", candidate_json(&p->cands[p->chosen]));
+  else if (p->chosen >= 0) {
+    cJSON *c = candidate_json(&p->cands[p->chosen]);
+    if (p->cands[p->chosen].plays > 1) /* loads first, or one after the other and why */
+      cJSON_AddStringToObject(c, "plays_form", p->plays_form);
+    cJSON_AddItemToObject(root, "chosen", c);
+  }
   else
     cJSON_AddNullToObject(root, "chosen");
   if (p->verified) {

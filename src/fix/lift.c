@@ -732,6 +732,28 @@ int cc_fix_threads_race(const struct cc_fix_opts *o, const struct cc_fix_measure
   return race;
 }
 
+int cc_fix_loads_first_legal(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
+                             char *why, size_t size)
+{
+  struct cc_cuda_scop s;
+  struct cc_fix_poly *p = NULL;
+  struct cc_err err = {CC_OK, ""};
+  int ok = 0;
+  if (cc_cuda_scop_extract(o->input, o->input_text, o->input_len, o->kernel_name, o->grid,
+                           o->block, before->param_values, before->param_known,
+                           before->nparams, o->clang_args, o->nclang_args, &s, &err) != CC_OK) {
+    snprintf(why, size, "%.600s", err.msg);
+    return 0;
+  }
+  if (cc_fix_poly_build(&s, &p, &err) != CC_OK)
+    snprintf(why, size, "%.600s", err.msg);
+  else
+    ok = cc_fix_poly_loads_first(p, why, size);
+  cc_fix_poly_free(p);
+  cc_cuda_scop_release(&s);
+  return ok;
+}
+
 int cc_fix_lift(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                 cc_fix_xcands *out, struct cc_err *err)
 {

@@ -264,6 +264,74 @@ int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char
   return ok;
 }
 
+/* ---- the loads-first plays ---- */
+
+/* 1 when name is a private scalar of the thread (a register), not an array. */
+static int is_private(const struct cc_cuda_scop *s, const char *name)
+{
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++)
+      if (!strcmp(s->stmts[i].acc[k].array, name))
+        return s->stmts[i].acc[k].priv;
+  return 0;
+}
+
+struct raw_scan {
+  const struct cc_cuda_scop *s;
+  int found;                 /* a read after a write of the same element */
+  uint32_t w, r;             /* its statements */
+};
+
+/* For one map { S<w>[g] -> S<r>[g'] } of instances touching the same element (the
+ * writer first): found when S<r> lies after S<w> in the body and the map is not empty. */
+static isl_stat raw_one(isl_map *m, void *user)
+{
+  struct raw_scan *x = user;
+  const char *a = isl_map_get_tuple_name(m, isl_dim_in), *b = isl_map_get_tuple_name(m, isl_dim_out);
+  uint32_t w = a ? (uint32_t)strtoul(a + 1, NULL, 10) : 0, r = b ? (uint32_t)strtoul(b + 1, NULL, 10) : 0;
+  if (!x->found && a && b && w < x->s->nstmts && r < x->s->nstmts &&
+      x->s->stmts[r].b > x->s->stmts[w].b && isl_map_is_empty(m) == isl_bool_false) {
+    x->found = 1;
+    x->w = w;
+    x->r = r;
+  }
+  isl_map_free(m);
+  return isl_stat_ok;
+}
+
+int cc_fix_poly_loads_first(const struct cc_fix_poly *p, char *why, size_t size)
+{
+  const struct cc_cuda_scop *s = p->s;
+  struct raw_scan x = {s, 0, 0, 0};
+  char what[400];
+  if (!cc_fix_poly_parallel(p, -1, 0, what, sizeof what)) {
+    snprintf(why, size, "threads of the original share an element (%s): a play could "
+             "read another play's store", what);
+    return 0;
+  }
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    if (s->stmts[i].nloops > 0) {
+      snprintf(why, size, "line %u: a statement inside a loop (the loads-first plays are "
+               "for straight-line bodies)", s->stmts[i].line);
+      return 0;
+    }
+  for (uint32_t a = 0; a < p->narrays && !x.found; a++) {
+    isl_union_map *w, *r, *same;
+    if (is_private(s, p->arrays[a]))
+      continue; /* a register of the thread: phase A and B each compute it */
+    w = accesses(p, p->arrays[a], 1);
+    r = accesses(p, p->arrays[a], 0);
+    same = isl_union_map_apply_range(w, isl_union_map_reverse(r));
+    isl_union_map_foreach_map(same, raw_one, &x);
+    isl_union_map_free(same);
+    if (x.found)
+      snprintf(why, size, "line %u reads an element of %s that line %u of the same thread "
+               "wrote before: the value kept in phase A would be stale",
+               s->stmts[x.r].line, p->arrays[a], s->stmts[x.w].line);
+  }
+  return !x.found;
+}
+
 /* The value of the one dimension of a single-point set s (taken), or NULL. */
 static isl_val *fixed_val(isl_set *s)
 {

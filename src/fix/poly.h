@@ -35,6 +35,17 @@ void cc_fix_poly_free(cc_take struct cc_fix_poly *p);
 int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char *why,
                          size_t size);
 
+/* Whether the loads-first plays (src/cuda/plays.h, cc_cuda_plays_loads_first) are legal
+ * for p's kernel: no thread of the launch touches an element another thread writes
+ * (cc_fix_poly_parallel with var = -1), every statement is straight-line (no loop), and
+ * no statement reads an element of an array that an earlier statement of the same thread
+ * (textual order: the body is straight-line) wrote. Then, among the threads one thread
+ * plays, no store precedes a load of the same element, so every load may run before
+ * every store. Within one statement the reads precede its write (C: the operands are
+ * evaluated before the assignment), so `a[i] -= b[i]` is allowed. Private scalars are
+ * registers, out of the question. Returns 1, or 0 with the reason (the lines) in why. */
+int cc_fix_poly_loads_first(const struct cc_fix_poly *p, char *why, size_t size);
+
 /* The smallest and largest value of variable var (g or a loop variable) over every
  * statement's domain that has it. Returns 1, or 0 when no domain has it or it is
  * unbounded. */

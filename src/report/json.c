@@ -127,6 +127,11 @@ static void kernel_cache_json(cJSON *o, const struct cc_kernel_stats *k)
                           d->dispatch == CC_CACHE_DISPATCH_BLOCKED ? "blocked" : "round-robin");
   cJSON_AddBoolToObject(c, "l1_caches_global_loads", d->l1_global_loads);
   cc_report_json_num(c, "dram_access_bytes", d->dram_access_bytes);
+  /* the L2 write policy's limits (cache.h; 0: none), so that a report says which model
+   * gave its DRAM bytes: `--cache h100,partial-ways=N,dirty-ways=N` changes them */
+  cc_report_json_num(c, "l2_partial_ways", d->l2_partial_ways);
+  cc_report_json_num(c, "l2_dirty_ways", d->l2_dirty_ways);
+  cJSON_AddStringToObject(c, "l2_index", d->index == CC_CACHE_INDEX_MOD ? "mod" : "hash");
   cc_report_json_num(c, "l2_evictions", (double)k->cache.l2_evictions);
   cJSON_AddItemToObject(o, "cache", c);
   t = cJSON_CreateObject();

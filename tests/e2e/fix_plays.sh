@@ -12,6 +12,9 @@
 #   Size - 1 - t) and all 2048 columns: 2047 * 2048 / 32 = 131,008 warp requests an
 #   instruction; the store 4 sectors each (524,032); the three loads 4 + 1 + 4 sectors
 #   (a's row, m's element broadcast, a's row t): 393,024 requests, 1,179,072 sectors.
+#   isl proves the loads-first plays legal (rows xidx + 1 + t >= 1 are written, row t = 0
+#   and m only read), but a play keeps 6 loads (line 30's three, line 32's three): 6 x 4
+#   = 24 values kept a thread, over CC_FIX_LOADS_FIRST_MAX_KEPT (8): one after the other.
 #   The plays keep every line's number (#line; no lambda, whose inlined code the report
 #   would put on its call's line).
 # - Size 1024, grid 64x64: the reshape gives grid (4, 1024, 1) = 4,096 CTAs, 1,024 after
@@ -26,25 +29,15 @@ launch() { # launch SIZE GRID: fan2's launch file on stdout
     "--arg 'b_cuda=f32[Size]:random:15' --arg Size=$1 --arg j1=$1 --arg t=0"
 }
 
-# sectors and requests of the global OP instructions on LINE of report WHICH
-line_sum() {
-  python3 - "$1" "$2" "$3" "$4" "$5" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); which, op, line, key = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-k = d[which]["kernels"][0]
-print(sum(i[key] for i in k["instructions"]
-          if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
-PY
-}
-
 # ---- 2048: 4 plays ----------------------------------------------------------------------
 launch 2048 128 > "$TMP/fan2.launch"
 expect 0 "" "$COALCHECK" fix --transform permute --launch "$TMP/fan2.launch" -o "$TMP/f" -q \
   --json "$TMP/f.json"
-jcheck "$TMP/f.json" 'd["verified"] is True and d["chosen"]["permutation"] == "x<->y" and d["chosen"]["reshaped"] is True and d["chosen"]["plays"] == 4'
+jcheck "$TMP/f.json" 'd["verified"] is True and d["chosen"]["permutation"] == "x<->y" and d["chosen"]["reshaped"] is True and d["chosen"]["plays"] == 4 and d["chosen"]["plays_form"].startswith("one after the other: ") and "6 loads a play x 4 plays = 24 values kept" in d["chosen"]["plays_form"]'
 grep -q '^--grid 8,512,1 --block 256,1,1$' "$TMP/f/fan2.launch" || fail "2048: launch geometry"
 grep -q 'each thread playing 4 threads along y' "$TMP/f/fan2.launch" || fail "2048: launch comment"
 grep -q 'goto __cc_played' "$TMP/f/gaussian.cu" || fail "2048: the returns do not end one play"
+grep -q '__cc_loaded' "$TMP/f/gaussian.cu" && fail "2048: loads first over the budget"
 grep -q '\[=\]' "$TMP/f/gaussian.cu" && fail "2048: a lambda in the plays"
 line=$(grep -n 'a_cuda\[Size \* (xidx + 1 + t) + (yidx + t)\] -=' "$EX/gaussian/gaussian.cu" | head -n1 | cut -d: -f1)
 [ "$(line_sum "$TMP/f.json" after store "$line" requests)" = 131008 ] || fail "2048: store requests"

@@ -48,4 +48,17 @@ jcheck "$TMP/near.json" 'd["what"].endswith("spread over 8 lanes, 4 threads a wa
 jcheck "$TMP/near.json" '"V = 8 lanes a thread by the rule" in d["why"] and "runs 32.0 times each time a thread enters it" in d["why"]'
 jcheck "$TMP/near.json" '"16384 thread executions of its global loads / 2 a step / 64 threads / 4 runs a thread" in d["why"]'
 jcheck "$TMP/near.json" 'd["block"] == [32, 8, 1]'
+# m = 32: each thread's 8 lanes read 32 aligned bytes of pts (rows of 128 bytes) and all
+# threads the same 32 bytes of ctr: every access at its ideal, nothing left to explain.
+jcheck "$TMP/near.json" 'd["remaining"] == ""'
+
+# m = 34 (kmeans' 136-byte rows): 136 mod 32 = 8, so most threads' 32-byte runs of pts
+# straddle two sectors and the load on line 10 (the loop is on 9) keeps excess sectors.
+# The unrolled loop makes several PTX loads of that line: "still uncoalesced" names the
+# line once (summed), and says nothing of a permutation (none was made).
+sed 's/--arg m=32/--arg m=34/' "$TMP/near.launch" > "$TMP/near34.launch"
+expect 0 "" "$COALCHECK" fix --transform redistribute --launch "$TMP/near34.launch" \
+  -o "$TMP/near34" -q --json "$TMP/near34.json"
+jcheck "$TMP/near34.json" 'd["verified"] is True and d["remaining"].count("line 10 load") == 1'
+jcheck "$TMP/near34.json" '"permutation" not in d["remaining"] and "tiling" not in d["remaining"]'
 finish

@@ -471,6 +471,11 @@ static void test_cached(void **state)
   assert_true(get_num(cache, "l1_bytes") == 248 * 1024);
   assert_true(get_num(cache, "l2_evictions") == 0);
   assert_true(get_num(cache, "dram_access_bytes") == 64);
+  /* the H100's write policy, measured by bench/cache_probe (cache.c "write policy"):
+   * 2 lines a set with partly written sectors, 5 dirty lines a set */
+  assert_true(get_num(cache, "l2_partial_ways") == 2);
+  assert_true(get_num(cache, "l2_dirty_ways") == 5);
+  assert_string_equal(get_str(cache, "l2_index"), "hash");
   assert_true(get_num(time, "dram_bytes") == 4096);
   assert_string_equal(get_str(time, "bound_by"), "L1");
   assert_true(fabs(get_num(time, "l1_us") - 320 * 128 / 253.44e3) < 1e-9);

@@ -13,3 +13,14 @@ int cc_cuda_plays(const char *path, const char *text, size_t len, const char *ke
   return cc_err_set(err, CC_ERR_TOOL, "cannot parse %s: coalcheck was built without "
                     "libclang; install libclang-dev (scripts/setup.sh) and rebuild", path);
 }
+
+int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
+                              const char *kernel, uint32_t plays, int dim,
+                              const uint32_t grid[3], uint32_t max_kept,
+                              const char *const *extra_args, size_t nextra, char **out,
+                              size_t *out_len, struct cc_err *err)
+{
+  (void)max_kept;
+  return cc_cuda_plays(path, text, len, kernel, plays, dim, grid, extra_args, nextra, out,
+                       out_len, err);
+}

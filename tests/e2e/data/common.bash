@@ -95,15 +95,20 @@ need_browser() {
   exit 1
 }
 
-# line_sectors FILE WHICH OP LINE: the sum of the sectors of the global OP instructions
-# ("load", "store") on source line LINE in report WHICH ("before", "after") of the fix
-# JSON FILE (coalcheck fix --json)
-line_sectors() {
-  python3 - "$1" "$2" "$3" "$4" <<'PY'
+# line_sum FILE WHICH OP LINE KEY: the sum of KEY ("sectors", "requests") of the global
+# OP instructions ("load", "store") on source line LINE in report WHICH ("before",
+# "after") of the fix JSON FILE (coalcheck fix --json)
+line_sum() {
+  python3 - "$1" "$2" "$3" "$4" "$5" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1])); which, op, line = sys.argv[2], sys.argv[3], int(sys.argv[4])
+d = json.load(open(sys.argv[1])); which, op, line, key = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 k = d[which]["kernels"][0]
-print(sum(i["sectors"] for i in k["instructions"]
+print(sum(i[key] for i in k["instructions"]
           if i["op"] == op and i["space"] == "global" and i["source"]["line"] == line))
 PY
+}
+
+# line_sectors FILE WHICH OP LINE: line_sum's sectors
+line_sectors() {
+  line_sum "$1" "$2" "$3" "$4" sectors
 }
