@@ -359,6 +359,22 @@ struct cc_fix_plan {
   int have_absrun;
 };
 
+/* ---- why no permutation helps (explain.c) ---- */
+
+/* Fills p->worst_note and p->unit_dims from the static forms ak of o's kernel under env
+ * (the launch) and the original's measured figures before (CGO 2015 Sec. 4.2.2's stride
+ * classes): whether the worst access's address is data-dependent or a unit stride in a
+ * block narrower than a warp, and along how many thread dimensions some global access
+ * has a unit stride (2 or more: a transposition). */
+void cc_fix_static_notes(const struct cc_fix_opts *o, cc_keep const struct cc_affine_kernel *ak,
+                         const struct cc_affine_env *env,
+                         cc_keep const struct cc_kernel_stats *before, struct cc_fix_plan *p);
+
+/* p->reason when no permutation lowers the excess: no legal launch, a transposition,
+ * shared-memory excess only, the static note, the measured advice, or strides that do not
+ * come from the thread dimensions; one line. */
+void cc_fix_explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p);
+
 /* Runs the source transformations o->transform selects (every one for CC_FIX_T_AUTO) on
  * the kernel measured in p->before: each one's candidates are appended to p->x, compiled
  * by o->compiler, emulated with their own launch and relayouts (cc_xcand.run) and judged:
