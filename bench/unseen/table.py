@@ -9,8 +9,9 @@ out = sys.argv[1]
 
 def short(r, n=150):
     """r without the folder of its file, cut to n characters."""
-    r = r.replace(os.path.dirname(os.path.abspath(__file__)) + '/polybench/', '')
-    r = r.replace('polybench/', '')
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in ('polybench', 'rodinia', 'parboil', 'samples'):
+        r = r.replace(f'{here}/{d}/', '').replace(f'bench/unseen/{d}/', '').replace(f'{d}/', '')
     r = re.sub(r'no permutation of the thread geometry lowers the excess sectors of \w+; '
                r'its worst access, ', 'worst access: ', r)
     return r if len(r) <= n else r[:n - 3] + '...'
@@ -27,6 +28,7 @@ for n in names:
     where = f"{os.path.basename(src['file'] or '?')}:{src['line']}:{src['column']} {w['op']}"
     spr = f"{w['sectors'] / w['requests']:.2f} ({w['ideal_sectors'] / w['requests']:.2f})"
     before = k['totals']['sectors']
+    shared = k['totals'].get('wavefronts', 0) > 0
     fj = f'{out}/{n}.fix.json'
     after, ver, what = '-', 'no', ''
     if os.path.exists(fj):
@@ -36,9 +38,12 @@ for n in names:
             after = d['after']['kernels'][0]['totals']['sectors']
             what = f"**{d['transform']}**: {d['what']}"
         elif d['reason'].startswith('no transformation improves'):
-            # the refusals that matter for a loop kernel, each cut short
+            # the refusals that matter for the kernel (a loop kernel: permute, lift,
+            # redistribute; with shared memory or structures: soa, pad too), each cut short
+            keep = ('permute', 'lift', 'redistribute', 'soa', 'pad') if shared else \
+                ('permute', 'lift', 'redistribute')
             parts = [f"{r['transform']}: {short(r['reason'])}" for r in d['refusals']
-                     if r['transform'] in ('permute', 'lift', 'redistribute')]
+                     if r['transform'] in keep]
             what = 'refused: ' + '; '.join(parts)
         else:
             what = 'refused: ' + d['reason'].splitlines()[0]

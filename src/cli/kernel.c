@@ -1,6 +1,7 @@
 /* Kernel selection by source or PTX name. See cli.h. */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,9 +101,41 @@ static size_t unqualified(const char *s, size_t len)
   return start;
 }
 
+static int ident_char(char c)
+{
+  return isalnum((unsigned char)c) || c == '_';
+}
+
+/* 1 when name equals s[0..len) as C++ source: blanks ignored, and an integer literal's
+ * suffix (u, l, ul, ...) ignored, so that "k<256>" names the kernel the demangler spells
+ * "k<256u>" (a template argument of type unsigned int; C++ [lex.icon]). A digit inside
+ * an identifier ("k1u") is not a literal. */
 static int same(const char *name, const char *s, size_t len)
 {
-  return strlen(name) == len && memcmp(name, s, len) == 0;
+  size_t i = 0, j = 0, n = strlen(name);
+  for (;;) {
+    int literal;
+    while (i < n && name[i] == ' ')
+      i++;
+    while (j < len && s[j] == ' ')
+      j++;
+    if (i == n || j == len)
+      return i == n && j == len;
+    if (name[i] != s[j])
+      return 0;
+    literal = isdigit((unsigned char)name[i]) && (i == 0 || !ident_char(name[i - 1]));
+    i++, j++;
+    if (!literal)
+      continue;
+    while (i < n && j < len && isdigit((unsigned char)name[i]) && name[i] == s[j])
+      i++, j++;
+    if ((i < n && isdigit((unsigned char)name[i])) || (j < len && isdigit((unsigned char)s[j])))
+      return 0;
+    while (i < n && strchr("uUlL", name[i]))
+      i++;
+    while (j < len && strchr("uUlL", s[j]))
+      j++;
+  }
 }
 
 int cc_cli_kernel_matches(const char *mangled, const char *name)

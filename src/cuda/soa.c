@@ -27,6 +27,7 @@ struct use {
   CXCursor index;      /* the index expression e, or a null cursor (p->m) */
   int constant;        /* e is an integer constant (or absent) */
   char alias[128];     /* q->m of an element pointer q (USE_ALIAS): q's name, else "" */
+  char member[128];    /* USE_MEMBER of a vector member's component: "pos.x", else "" */
   char what[160];      /* USE_ESCAPE */
 };
 
@@ -173,7 +174,7 @@ static int alias_decl(const struct walk *w, unsigned j, CXType record, CXCursor 
  * of the stack is used: q->m, else an escape (q reassigned, passed, dereferenced whole). */
 static struct use classify_alias(const struct walk *w, const char *q)
 {
-  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 0, "", ""};
+  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 0, "", "", ""};
   unsigned i = w->depth - 1;
   CXCursor a = real_parent(w, &i);
   if (kind_is(a, CXCursor_MemberRefExpr) && via_first_child(w, i) &&
@@ -191,9 +192,39 @@ static struct use classify_alias(const struct walk *w, const char *q)
 }
 
 /* How the reference to parameter `name` at the top of the stack is used (soa.h). */
+static int vector_type(const struct cc_cuda_model *m, CXType t);
+
+/* For a use of member u->at (a MemberRefExpr at stack position k) whose member is of a
+ * CUDA vector type (float3 pos): the component read or written, `p[e].pos.x`, becomes the
+ * use ("pos.x", u->at the outer MemberRefExpr); the member used whole is an escape, since
+ * the layout change stores each component apart (float3's 12 bytes, read by a warp at
+ * a 12-byte stride, would still touch 3 sectors for each 1 a component needs). */
+static void vector_member(const struct walk *w, unsigned k, const char *name, struct use *u)
+{
+  CXCursor f = clang_getCursorReferenced(u->at), c;
+  CXType t = clang_getCanonicalType(clang_getCursorType(f));
+  char *m, *x;
+  if (t.kind != CXType_Record || !vector_type(w->m, t))
+    return;
+  c = real_parent(w, &k);
+  m = cc_cuda_spelling(u->at);
+  if (kind_is(c, CXCursor_MemberRefExpr) && via_first_child(w, k)) {
+    x = cc_cuda_spelling(c);
+    snprintf(u->member, sizeof u->member, "%s.%s", m, x);
+    u->at = c;
+    free(x);
+  } else {
+    char fmt[200];
+    snprintf(fmt, sizeof fmt, "member %s of %%s[e] (a vector type) is used whole, not by its "
+             "components (.x, .y, ...), which the layout change stores apart", m);
+    escape(u, clang_getNullCursor(), fmt, name);
+  }
+  free(m);
+}
+
 static struct use classify(const struct walk *w, const char *name, CXType record)
 {
-  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 1, "", ""};
+  struct use u = {USE_ESCAPE, w->stack[w->depth - 1], clang_getNullCursor(), 1, "", "", ""};
   unsigned i = w->depth - 1, j;
   CXCursor a = real_parent(w, &i), b;
   if (kind_is(a, CXCursor_ArraySubscriptExpr) && via_first_child(w, i)) {
@@ -253,6 +284,12 @@ static struct use classify(const struct walk *w, const char *name, CXType record
       !kind_is(clang_getCursorReferenced(u.at), CXCursor_FieldDecl))
     escape(&u, w->stack[w->depth - 1], "a member function of %s[e] is called (it sees the "
            "structure's layout)", name);
+  if (u.kind == USE_MEMBER) {
+    j = i;
+    while (j > 0 && !clang_equalCursors(w->stack[j], u.at))
+      j--;
+    vector_member(w, j, name, &u);
+  }
   if (u.kind == USE_MEMBER) {
     j = i;
     while (j > 0 && !clang_equalCursors(w->stack[j], u.at))
@@ -368,6 +405,8 @@ struct fields {
   CC_VEC(struct cc_cuda_soa_member) v;
   CXCursor bad;        /* the first member that is not a scalar, or null */
   const char *why;
+  const char *outer;   /* visiting a vector member's components: its name, else NULL */
+  uint32_t base;       /* and its offset in the structure, bytes */
 };
 
 static int scalar_type(CXType t)
@@ -378,12 +417,38 @@ static int scalar_type(CXType t)
          t.kind == CXType_Pointer || t.kind == CXType_Enum;
 }
 
+static enum CXVisitorResult visit_field(CXCursor c, CXClientData data);
+
+/* Member c of a CUDA vector type (float3 pos): its scalar components become members of
+ * their own, "pos.x" at offsetof(S, pos) + offsetof(float3, x), so that a warp reading
+ * pos.x reads 4-byte elements side by side. 0 (f->bad set) when a component is not. */
+static int vector_components(struct fields *f, CXCursor c, CXType t, long long off)
+{
+  struct fields in = *f;
+  char *name = cc_cuda_spelling(c);
+  in.outer = name;
+  in.base = (uint32_t)(off / 8);
+  clang_Type_visitFields(t, visit_field, &in);
+  f->v = in.v;
+  free(name);
+  if (!clang_Cursor_isNull(in.bad)) {
+    f->bad = c;
+    f->why = "a vector type whose components are not all scalars";
+    return 0;
+  }
+  return 1;
+}
+
 static enum CXVisitorResult visit_field(CXCursor c, CXClientData data)
 {
   struct fields *f = data;
   CXType t = clang_getCursorType(c);
   struct cc_cuda_soa_member mb;
   long long off = clang_Cursor_getOffsetOfField(c), size = clang_Type_getSizeOf(t);
+  CXType ct = clang_getCanonicalType(t);
+  if (!f->outer && ct.kind == CXType_Record && vector_type(f->m, ct) && off >= 0 && off % 8 == 0 &&
+      !clang_isConstQualifiedType(t))
+    return vector_components(f, c, ct, off) ? CXVisit_Continue : CXVisit_Break;
   if (clang_Cursor_isBitField(c) || !scalar_type(t) || clang_isConstQualifiedType(t) ||
       off < 0 || off % 8 || size <= 0) {
     f->bad = c;
@@ -393,8 +458,14 @@ static enum CXVisitorResult visit_field(CXCursor c, CXClientData data)
     return CXVisit_Break;
   }
   mb.name = cc_cuda_spelling(c);
+  if (f->outer) { /* a component: "pos.x" */
+    char *whole = cc_xmalloc(strlen(f->outer) + strlen(mb.name) + 2);
+    sprintf(whole, "%s.%s", f->outer, mb.name);
+    free(mb.name);
+    mb.name = whole;
+  }
   mb.type = cc_cuda_str(clang_getTypeSpelling(clang_getCanonicalType(t)));
-  mb.offset = (uint32_t)(off / 8);
+  mb.offset = f->base + (uint32_t)(off / 8);
   mb.size = (uint32_t)size;
   CC_VEC_PUSH(&f->v, mb);
   return CXVisit_Continue;
@@ -448,7 +519,7 @@ static int refuse(const struct cc_cuda_model *m, CXCursor at, struct cc_err *err
 static int layout(const struct cc_cuda_model *m, const struct param *p,
                   struct cc_cuda_soa_param *out, struct cc_err *err)
 {
-  struct fields f = {m, {0}, clang_getNullCursor(), NULL};
+  struct fields f = {m, {0}, clang_getNullCursor(), NULL, NULL, 0};
   CXCursor decl = clang_getTypeDeclaration(p->record), base = clang_getNullCursor();
   char *rec = record_name(p->record);
   long long size = clang_Type_getSizeOf(p->record);
@@ -486,14 +557,27 @@ static int layout(const struct cc_cuda_model *m, const struct param *p,
 
 /* ---- refusals and advice ---- */
 
+/* The identifier of member name in helper names: "pos.x" -> "pos_x", into buf (size). */
+static const char *member_id(const char *name, char *buf, size_t size)
+{
+  size_t i = 0;
+  for (; name[i] && i + 1 < size; i++)
+    buf[i] = name[i] == '.' ? '_' : name[i];
+  buf[i] = '\0';
+  return buf;
+}
+
 /* "float *x, float *y, float *z" for p's members (const when p is). */
 static void array_list(const struct cc_cuda_soa_param *p, char *buf, size_t size)
 {
   size_t at = 0;
   buf[0] = '\0';
-  for (uint32_t i = 0; i < p->nmembers && at < size; i++)
+  for (uint32_t i = 0; i < p->nmembers && at < size; i++) {
+    char id[128];
     at += (size_t)snprintf(buf + at, size - at, "%s%s%s *%s", i ? ", " : "",
-                           p->is_const ? "const " : "", p->members[i].type, p->members[i].name);
+                           p->is_const ? "const " : "", p->members[i].type,
+                           member_id(p->members[i].name, id, sizeof id));
+  }
 }
 
 /* The refusal for an escape: where, how, and the structure of arrays to adopt by hand. */
@@ -525,7 +609,11 @@ static int use_edits(const struct cc_cuda_model *m, const struct cc_cuda_soa_par
   unsigned b, e, ib = 0, ie = 0;
   char text[600];
   int has_index = !clang_Cursor_isNull(u->index);
-  char *member = u->kind == USE_MEMBER ? cc_cuda_spelling(u->at) : cc_xstrdup("get");
+  char *member = u->kind != USE_MEMBER ? cc_xstrdup("get") : u->member[0] ?
+                 cc_xstrdup(u->member) : cc_cuda_spelling(u->at);
+  for (char *d = member; *d; d++) /* "pos.x": the helper __cc_soa_p_pos_x */
+    if (*d == '.')
+      *d = '_';
   int ok = cc_cuda_tu_extent(&m->tu, u->at, &b, &e) &&
            (!has_index || cc_cuda_tu_extent(&m->tu, u->index, &ib, &ie)) && plain(m, b) &&
            plain(m, e - 1) && (!has_index || (plain(m, ib - 1) && plain(m, ie)));
@@ -581,9 +669,10 @@ static void helpers(const struct cc_cuda_soa_param *p, const char *used, int get
     const struct cc_cuda_soa_member *mb = &p->members[i];
     if (!used[i])
       continue;
+    char id[128];
     cc_strbuf_printf(s, "static __device__ __forceinline__ %s%s *__cc_soa_%s_%s(%svoid *__cc_p, "
         "unsigned long long __cc_e)\n{\n  return (%s%s *)((%schar *)__cc_p + ", c, mb->type,
-        p->name, mb->name, c, c, mb->type, c);
+        p->name, member_id(mb->name, id, sizeof id), c, c, mb->type, c);
     address(s, p, mb);
     cc_strbuf_printf(s, ");\n}\n");
   }
@@ -730,7 +819,8 @@ static int rewrite(const struct cc_cuda_model *m, const struct walk *w, CXCursor
           const struct use *u = &w->params.data[k].uses.data[j];
           get |= u->kind == USE_GET;
           for (uint32_t f = 0; u->kind == USE_MEMBER && f < p->nmembers; f++)
-            used[f] |= cc_cuda_spelled(u->at, p->members[f].name);
+            used[f] |= u->member[0] ? !strcmp(u->member, p->members[f].name)
+                                    : cc_cuda_spelled(u->at, p->members[f].name);
           rc = use_edits(m, p, u, &ed, err);
         }
     helpers(p, used, get, &h);

@@ -199,6 +199,7 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
     if (i == 0)
       p->unknown_requests = unknown;
   }
+  cc_fix_static_notes(o, ak, &env, before, p);
   p->cands[0].measured = 1; /* the original, measured already */
   p->cands[0].sectors = before->totals.sectors;
   p->cands[0].excess_sectors = before->totals.excess_sectors;
@@ -373,45 +374,6 @@ static int choose(const struct cc_fix_opts *o, const struct cc_fix_plan *p)
   return best;
 }
 
-/* The one-line reason when no permutation helps. */
-static void explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p)
-{
-  const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before);
-  int any_legal = 0, transposition = 0;
-  char line[24];
-  for (int i = 1; i < p->ncands; i++)
-    any_legal |= p->cands[i].legal;
-  /* a transposition-shaped pair: some access has unit stride along one dimension and
-   * another along a different one, so every permutation leaves one strided */
-  int coalesced = 0, strided = 0;
-  for (size_t i = 0; i < b->n_insns; i++) {
-    const struct cc_insn_stats *s = &b->insns[i];
-    if (s->info.space != CC_SPACE_GLOBAL || !s->requests)
-      continue;
-    coalesced |= s->excess_sectors == 0;
-    strided |= s->excess_sectors > 0 && s->all_coalescable;
-  }
-  transposition = coalesced && strided;
-  if (!any_legal)
-    snprintf(p->reason, sizeof p->reason, "no permutation of the launch fits CUDA's limits "
-             "(%s)", p->cands[1].why);
-  else if (transposition && p->unknown_requests == 0)
-    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
-             "excess sectors of %s: its accesses are coalesced along different thread "
-             "dimensions (a transposition), so one of them stays strided; stage the data "
-             "through shared memory (tiling) instead", o->kernel_name);
-  else if (b->n_insns && b->insns[0].n_suggestions) /* worst first: the report's advice */
-    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
-             "excess sectors of %s; its worst access is the %s at %s: %s",
-             o->kernel_name, cc_access_kind_name(b->insns[0].info.kind),
-             cc_report_line_name(b->insns[0].source.line, line, sizeof line),
-             b->insns[0].suggestions[0].text);
-  else
-    snprintf(p->reason, sizeof p->reason, "no permutation of the thread geometry lowers the "
-             "excess sectors of %s: its strided accesses do not come from the thread "
-             "dimensions%s", o->kernel_name,
-             p->unknown_requests ? " (some addresses are not affine)" : "");
-}
 
 /* The PTX of text (the input or its rewrite): as is, or compiled when it is CUDA C. */
 static int ptx_of(const struct cc_fix_opts *o, const char *text, size_t len, char **ptx,
@@ -510,7 +472,7 @@ static int plan_permute(const struct cc_fix_opts *o, struct cc_fix_plan *p, stru
   p->chosen = choose(o, p);
   if (p->chosen == 0) {
     p->chosen = -1;
-    explain_no_gain(o, p);
+    cc_fix_explain_no_gain(o, p);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", p->reason);
   }
   if ((rc = rewrite_input(o, &p->cands[p->chosen], p, err)) != CC_OK)

@@ -209,6 +209,17 @@ double cc_fix_model_sectors(cc_keep const struct cc_affine_kernel *ak,
 uint32_t cc_fix_abs_relayouts(const struct cc_launch_arg *args, size_t nargs,
                               cc_give struct cc_fix_relayout **out);
 
+/* The magnitude kernel of the |x| run: module m with every float subtraction made an
+ * addition (sub.f32/.f64 -> add), every negation an absolute value (neg -> abs) and every
+ * float immediate's sign dropped, so that the run on the absolute values of the inputs
+ * gives, for any kernel made of sums and products, sum |terms| of each output through
+ * the arithmetic after the reduction too: lbm's `f + omega * (rho / 19 - f)` cancels in
+ * the plain |x| run, whose figure then bounds nothing (running error analysis' bound,
+ * Higham Sec. 3.3, to first order). *out owned (ptx_module_free); errors: a failure to
+ * print or re-parse (CC_ERR_INTERNAL, CC_ERR_IO). */
+int cc_fix_magnitude_module(cc_keep const struct ptx_module *m,
+                            cc_give struct ptx_module **out, struct cc_err *err);
+
 /* Frees n relayouts (their names and contexts) and the array. */
 void cc_fix_relayouts_free(struct cc_fix_relayout *r, uint32_t n);
 
@@ -321,6 +332,9 @@ struct cc_fix_plan {
   int chosen;                    /* index into cands, or -1 */
   double model_seconds, empirical_seconds; /* time each strategy took to decide */
   uint64_t unknown_requests;     /* requests of accesses without a usable affine form */
+  int unit_dims;                 /* thread dimensions some global access is unit-stride along */
+  char worst_note[640];          /* what the static form of the worst access says that its
+                                    dynamic advice cannot (worst_note's), else "" */
   char *text; size_t len;        /* owned: the rewritten input */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
   char plays_form[640];          /* plays: "loads first", or "one after the other: WHY" */
@@ -344,6 +358,22 @@ struct cc_fix_plan {
   struct cc_fix_measure absrun;  /* the original on |inputs| (cc_fix_reassociation_ok) */
   int have_absrun;
 };
+
+/* ---- why no permutation helps (explain.c) ---- */
+
+/* Fills p->worst_note and p->unit_dims from the static forms ak of o's kernel under env
+ * (the launch) and the original's measured figures before (CGO 2015 Sec. 4.2.2's stride
+ * classes): whether the worst access's address is data-dependent or a unit stride in a
+ * block narrower than a warp, and along how many thread dimensions some global access
+ * has a unit stride (2 or more: a transposition). */
+void cc_fix_static_notes(const struct cc_fix_opts *o, cc_keep const struct cc_affine_kernel *ak,
+                         const struct cc_affine_env *env,
+                         cc_keep const struct cc_kernel_stats *before, struct cc_fix_plan *p);
+
+/* p->reason when no permutation lowers the excess: no legal launch, a transposition,
+ * shared-memory excess only, the static note, the measured advice, or strides that do not
+ * come from the thread dimensions; one line. */
+void cc_fix_explain_no_gain(const struct cc_fix_opts *o, struct cc_fix_plan *p);
 
 /* Runs the source transformations o->transform selects (every one for CC_FIX_T_AUTO) on
  * the kernel measured in p->before: each one's candidates are appended to p->x, compiled

@@ -129,6 +129,116 @@ static int step_aligned(const struct cc_cuda_scop *s, int var)
   return 1;
 }
 
+/* Where thread x = 0 of the lifted kernel starts, so that warps start on a 32-byte
+ * sector: thread x is var = lo - shift + (blockIdx.x * bx + threadIdx.x), shift = (r +
+ * lo + sum a[k] * (new thread index k)) mod per (k = 1, 2: y and z, uniform in a warp
+ * since bx is a multiple of 32), in [0, per). A loop of step C > 1 (thread x is var =
+ * lo - C d + C t) takes the constant d in [0, per) with r + lo - C d = 0 modulo per, when
+ * one exists (its warps span 32 C elements, whole sectors when the first is aligned).
+ * per = 0: no shift. */
+struct warp_align {
+  int64_t per;             /* elements of a sector (32 / element bytes), or 0 */
+  int64_t r, a[3];         /* residues modulo per; a[0] unused */
+  int64_t step;            /* the lifted loop's step C (1: a unit step) */
+};
+
+static int64_t mod64(int64_t v, int64_t m)
+{
+  return (v % m + m) % m;
+}
+
+/* The alignment that reference a asks for when var becomes thread x (geometry variables
+ * in thread dimensions m->var[1..2], each not strided): its stride along var is +1
+ * element and every loop's or other geometry variable's coefficient is a multiple of a
+ * sector's elements, so that the sector offset of a warp's first lane depends only on
+ * the thread's y and z; the launch's parameter values (from the launch) are constants.
+ * Assumes the array starts on a sector (cudaMalloc aligns to 256 bytes). 0: none. */
+static int ref_align(const struct cc_cuda_scop *s, const struct cc_cuda_scop_access *a,
+                     int var, const int dimvar[3], struct warp_align *al)
+{
+  int64_t per = a->elem_bytes ? 32 / a->elem_bytes : 0, c = a->sub.c;
+  memset(al, 0, sizeof *al);
+  if (a->priv || per < 2 || 32 % a->elem_bytes || a->sub.coef[var] != 1)
+    return 0;
+  for (int k = 0; k < s->nvars; k++) {
+    int dim = 0;
+    if (k == var)
+      continue;
+    if (s->vars[k].kind == CC_CUDA_SV_PARAM) {
+      c += a->sub.coef[k] * s->vars[k].value;
+      continue;
+    }
+    for (int j = 1; j < 3; j++)
+      if (dimvar[j] == k)
+        dim = j;
+    if (dim)
+      al->a[dim] = mod64(a->sub.coef[k], per);
+    else if (a->sub.coef[k] % per)
+      return 0;
+  }
+  al->per = per;
+  al->r = mod64(c, per);
+  return 1;
+}
+
+/* The alignment of the lifted loop var (range from lo): the one asked for by the most
+ * weight (w: requests a statement) of the unit-stride references; none when that one is
+ * met already (r + lo = 0 modulo per, no y or z term), var steps (its warps span 32
+ * steps), or no reference asks. dimvar: the geometry variables on y and z (-1: none or
+ * strided). Covariance's symmat[j1*(m+1) + j2] with m = 384 asks for a shift by j1's row
+ * (385 j1 mod 8); a loop from 1 over rows of 64 floats for lo - 1. */
+static void warp_align_choose(const struct cc_cuda_scop *s, const double *w, int var,
+                              int64_t lo, const int dimvar[3], struct warp_align *best)
+{
+  double bw = 0;
+  int64_t step = var_step(s, var);
+  memset(best, 0, sizeof *best);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
+      struct warp_align al, o;
+      double sum = 0;
+      if (!ref_align(s, &s->stmts[i].acc[k], var, dimvar, &al) ||
+          (step > 1 && (al.a[1] || al.a[2]))) /* a stepped loop: constant shifts only */
+        continue;
+      for (uint32_t i2 = 0; i2 < s->nstmts; i2++) /* the weight of the same request */
+        for (uint32_t k2 = 0; k2 < s->stmts[i2].nacc; k2++)
+          if (ref_align(s, &s->stmts[i2].acc[k2], var, dimvar, &o) &&
+              !memcmp(&o, &al, sizeof o))
+            sum += w[i2];
+      if (sum > bw + 1e-9) {
+        bw = sum;
+        *best = al;
+      }
+    }
+  best->step = step;
+  if (best->per && !best->a[1] && !best->a[2] && mod64(best->r + lo, best->per) == 0)
+    best->per = 0;
+  if (best->per && step > 1) { /* some d with r + lo - C d = 0 (mod per), or none */
+    int64_t d = 0;
+    while (d < best->per && mod64(best->r + lo - step * d, best->per) != 0)
+      d++;
+    if (d == best->per)
+      best->per = 0;
+  }
+}
+
+/* The threads x needs beyond var's values: the largest shift, in threads (a stepped
+ * loop's d; a unit loop's shift in elements is its threads). */
+static int64_t warp_align_extra(const struct warp_align *al, int64_t lo)
+{
+  int64_t d = 0;
+  if (!al->per)
+    return 0;
+  if (al->step > 1) {
+    while (d < al->per && mod64(al->r + lo - al->step * d, al->per) != 0)
+      d++;
+    return d < al->per ? d : 0;
+  }
+  if (!al->a[1] && !al->a[2])
+    return mod64(al->r + lo, al->per);
+  return al->per - 1;
+}
+
 static void place(const struct cc_cuda_scop *s, int var, char *buf, size_t n)
 {
   snprintf(buf, n, "%s:%u:%u", s->path, s->vars[var].line, s->vars[var].column);
@@ -347,6 +457,29 @@ static int geometry(struct dims *m, uint32_t grid[3], uint32_t block[3], char *w
   return 1;
 }
 
+/* The launch as geometry() makes it, with x widened by the warp alignment's largest
+ * shift (warp_align_choose); an alignment by a y or z that turns out strided (CUDA's grid
+ * limit: a loop, not uniform per thread) is dropped. Returns geometry()'s result. */
+static int aligned_geometry(const struct cc_cuda_scop *s, const double *w, struct dims *m,
+                            int64_t lo, struct warp_align *al, uint32_t grid[3],
+                            uint32_t block[3], char *why, size_t size)
+{
+  int dimvar[3] = {-1, -1, -1};
+  uint64_t ext0 = m->ext[0];
+  for (int k = 1; k < m->n && k < 3; k++)
+    dimvar[k] = m->var[k];
+  warp_align_choose(s, w, m->var[0], lo, dimvar, al);
+  m->ext[0] = ext0 + (uint64_t)warp_align_extra(al, lo);
+  if (!geometry(m, grid, block, why, size))
+    return 0;
+  if ((al->a[1] && m->stride[1]) || (al->a[2] && m->stride[2])) {
+    memset(al, 0, sizeof *al);
+    m->ext[0] = ext0;
+    return geometry(m, grid, block, why, size);
+  }
+  return 1;
+}
+
 /* ---- the rewrite ---- */
 
 /* Where the old global indices went: *old "x" or "x and y", *to "y" or "y and z" (a
@@ -364,14 +497,41 @@ static void moved(const struct dims *m, char *old, char *to, size_t size)
   }
 }
 
+/* Appends the declaration of __cc_tx: var's value for this thread, lo plus the thread's x
+ * index (times var's step), less al's shift. */
+static void print_tx(struct cc_strbuf *f, const struct cc_cuda_scop *s, int var, int64_t lo,
+                     const struct warp_align *al, uint32_t bx)
+{
+  if (var_step(s, var) > 1) { /* consecutive threads take consecutive iterations */
+    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) * %lld + (%lld);\n",
+                     TX, bx, (long long)var_step(s, var),
+                     (long long)(lo - var_step(s, var) * warp_align_extra(al, lo)));
+    return;
+  }
+  if (!al->per || (!al->a[1] && !al->a[2])) {
+    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX,
+                     bx, (long long)(lo - warp_align_extra(al, lo)));
+    return;
+  }
+  /* the shift that puts var = lo - shift on a sector for this thread's y and z */
+  cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld) - "
+                   "(int)((%lluu", TX, bx, (long long)lo,
+                   (unsigned long long)mod64(al->r + lo, al->per));
+  for (int k = 1; k < 3; k++)
+    if (al->a[k])
+      cc_strbuf_printf(f, " + %lluu * (unsigned)%s", (unsigned long long)al->a[k], dim_names[k]);
+  cc_strbuf_printf(f, ") %% %lluu);\n", (unsigned long long)al->per);
+}
+
 static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo,
-                   const struct dims *m, const uint32_t block[3], char **text, size_t *len,
+                   const struct warp_align *al, const struct dims *m, const uint32_t block[3], char **text, size_t *len,
                    struct cc_err *err)
 {
   const struct cc_cuda_scop *s = l->s;
   struct cc_fix_poly_lift pl;
   char *body, old[64], to[64];
   struct cc_strbuf sb = {0}, *f = &sb;
+  int tx_late;
   memset(&pl, 0, sizeof pl);
   pl.var = l->var;
   pl.pin = lo;
@@ -394,15 +554,14 @@ static int rewrite(const struct lift *l, const struct cc_fix_poly *p, int64_t lo
                      "over %s is thread index x, the old global %s %s %s %s */\n",
                      s->vars[l->var].name, m->n > 2 ? "indices" : "index", old, m->n > 2 ? "are" : "is",
                      to);
-  if (var_step(s, l->var) > 1) /* consecutive threads take consecutive iterations */
-    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) * %lld + (%lld);\n",
-                     TX, block[0], (long long)var_step(s, l->var), (long long)lo);
-  else
-    cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.x * %uu + threadIdx.x) + (%lld);\n", TX,
-                     block[0], (long long)lo);
+  tx_late = al->per && (al->a[1] || al->a[2]); /* its shift reads y and z */
+  if (!tx_late)
+    print_tx(f, s, l->var, lo, al, block[0]);
   for (int k = 1; k < m->n && k < 3; k++)
     cc_strbuf_printf(f, "  const int %s = (int)(blockIdx.%c * %uu + threadIdx.%c);\n",
                      dim_names[k], "xyz"[k], block[k], "xyz"[k]);
+  if (tx_late)
+    print_tx(f, s, l->var, lo, al, block[0]);
   /* the kernel's local scalars, private to a thread (scalar expansion: one per thread) */
   for (uint32_t i = 0; i < s->nprivs; i++)
     cc_strbuf_printf(f, "  %s %s;\n", s->privs[i].type, s->privs[i].name);
@@ -443,25 +602,31 @@ static int thread_dims(const struct cc_cuda_scop *s, const struct cc_fix_poly *p
  * z" (2-D), or for a geometry variable "the global index y of kernel K (k.cu:3:17) made
  * thread index x ...". */
 static void describe(const struct cc_cuda_scop *s, const struct dims *m, int var,
-                     const char *kernel, const char *at, int64_t lo, int64_t hi, char *buf,
-                     size_t size)
+                     const char *kernel, const char *at, int64_t lo, int64_t hi,
+                     const struct warp_align *al, char *buf, size_t size)
 {
-  char old[64], to[64];
+  char old[64], to[64], from[64] = "";
   const char *which = m->n > 2 ? "indices" : "index";
   char text[640]; /* holds the longest: the precisions below bound every field */
   size_t len;
   moved(m, old, to, sizeof old);
+  if (al->per && !al->a[1] && !al->a[2])
+    snprintf(from, sizeof from, ", thread x 0 at %lld so that warps start on a sector",
+             (long long)(lo - al->step * warp_align_extra(al, lo)));
+  else if (al->per)
+    snprintf(from, sizeof from, ", shifted by its row's offset so that warps start on a "
+             "sector");
   if (s->vars[var].kind == CC_CUDA_SV_GEO)
     snprintf(text, sizeof text, "the global index %c of kernel %.40s (%.120s) made thread "
-             "index x (%lld..%lld), the old %s %s moved to %s", "xyz"[var], kernel, at,
-             (long long)lo, (long long)hi, which, old, to);
+             "index x (%lld..%lld%s), the old %s %s moved to %s", "xyz"[var], kernel, at,
+             (long long)lo, (long long)hi, from, which, old, to);
   else {
     char step[40] = "";
     if (var_step(s, var) > 1)
       snprintf(step, sizeof step, ", step %lld", (long long)var_step(s, var));
     snprintf(text, sizeof text, "the loop over %.40s at %.120s lifted into thread index x "
-             "(%lld..%lld%s), the old %s %s moved to %s", s->vars[var].name, at,
-             (long long)lo, (long long)hi, step, which, old, to);
+             "(%lld..%lld%s%s), the old %s %s moved to %s", s->vars[var].name, at,
+             (long long)lo, (long long)hi, step, from, which, old, to);
   }
   /* a description longer than buf is cut there: it is read, not parsed */
   len = strlen(text);
@@ -480,6 +645,7 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   struct lift l = {o, s, -1};
   double *w;
   int64_t lo = 0, hi = -1;
+  struct warp_align al;
   struct dims m;
   char why[512] = "", at[300];
   int rc;
@@ -496,8 +662,8 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
   for (uint32_t i = 0; i < s->nstmts; i++)
     w[i] = line_weight(before, s->stmts[i].line) + 1; /* +1: a reference never run counts */
   choose(s, p, w, &ch);
-  free(w);
   if (ch.var < 0) {
+    free(w);
     cc_fix_poly_free(p);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s", ch.refusal);
   }
@@ -508,6 +674,7 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
     place(s, ch.var, at, sizeof at);
   if (!cc_fix_poly_range(p, ch.var, &lo, &hi) ||
       !thread_dims(s, p, ch.var, lo, hi, &m, why, sizeof why)) {
+    free(w);
     cc_fix_poly_free(p);
     if (!why[0])
       snprintf(why, sizeof why, "the loop over %s never runs in this launch (its domain is "
@@ -515,16 +682,18 @@ static int lift_scop(const struct cc_fix_opts *o, const struct cc_fix_measure *b
     return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
   }
   memset(&c, 0, sizeof c);
-  if (!geometry(&m, c.grid, c.block, why, sizeof why)) {
+  rc = aligned_geometry(s, w, &m, lo, &al, c.grid, c.block, why, sizeof why);
+  free(w);
+  if (!rc) {
     cc_fix_poly_free(p);
     return cc_err_set(err, CC_ERR_NO_FIX, "%s: %s", at, why);
   }
-  rc = rewrite(&l, p, lo, &m, c.block, &c.text, &c.len, err);
+  rc = rewrite(&l, p, lo, &al, &m, c.block, &c.text, &c.len, err);
   cc_fix_poly_free(p);
   if (rc != CC_OK)
     return rc;
   c.transform = "lift";
-  describe(s, &m, ch.var, o->kernel_name, at, lo, hi, c.what, sizeof c.what);
+  describe(s, &m, ch.var, o->kernel_name, at, lo, hi, &al, c.what, sizeof c.what);
   snprintf(c.why, sizeof c.why, "references with a non-unit stride along x, weighted by "
            "their requests and their excess sectors: %.0f before, %.0f after (CGO 2015 Sec. "
            "4.3)", ch.cost_g, ch.cost);

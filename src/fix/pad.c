@@ -20,9 +20,12 @@ static void propose(const struct cc_fix_opts *o, const struct cc_kernel_stats *k
       return;
   memset(&c, 0, sizeof c);
   c.transform = "pad";
+  char by[32];
+  snprintf(by, sizeof by, elements == 1 ? "one element" : elements == 2 ? "two elements"
+           : "%u elements", elements);
   cc_fix_setf(c.what, sizeof c.what, "the rows of the __shared__ array(s) padded by %s%s: "
-              "%s", elements == 1 ? "one element" : "two elements",
-              odd_rows ? " (rows of an odd number of words too)" : "", r->what);
+              "%s", by, odd_rows && elements <= 2 ? " (rows of an odd number of words too)" : "",
+              r->what);
   cc_fix_setf(c.why, sizeof c.why, "%llu shared wavefronts for %llu ideal: %s",
               (unsigned long long)k->totals.wavefronts,
               (unsigned long long)k->totals.ideal_wavefronts,
@@ -30,6 +33,10 @@ static void propose(const struct cc_fix_opts *o, const struct cc_kernel_stats *k
                   ? "lanes walk a column of rows an even number of words long, so they meet "
                     "in a few banks; rows an odd number of words long spread a column over "
                     "all 32 banks"
+                  : elements > 2
+                  ? "a warp of a block narrower than 32 threads spans 32 / blockDim.x rows; "
+                    "rows a multiple of 32 words long put them in the same banks, rows "
+                    "blockDim.x words longer put each in banks of its own"
                   : "a warp over two rows of a half-warp-wide tile, or down an anti-diagonal, "
                     "meets itself in the banks of rows padded by one to an odd length; this "
                     "row length spreads it (the measured wavefronts decide)");
@@ -49,8 +56,12 @@ int cc_fix_pad(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
   /* padding by one the rows of an even number of words (the textbook rule) first, then by
    * two, then by one and by two whatever the parity (nw: rows of 17 words walked down an
    * anti-diagonal); a refusal of the first is the refusal */
-  static const struct { unsigned elements; int odd_rows; } ways[] = {
-      {1, 0}, {2, 0}, {1, 1}, {2, 1}};
+  /* and, for a block narrower than a warp (16 x 4: two rows a warp), by blockDim.x, so
+   * that rows of a multiple of 32 words (convolutionSeparable's 160) become 16 mod 32 and
+   * the warp's two rows fall in different banks */
+  struct { unsigned elements; int odd_rows; } ways[] = {
+      {1, 0}, {2, 0}, {1, 1}, {2, 1}, {0, 1}};
+  size_t nways = 4;
   const struct cc_kernel_stats *k = cc_fix_measure_kernel(before);
   size_t first = out->len;
   int rc = CC_OK;
@@ -61,7 +72,9 @@ int cc_fix_pad(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
     return cc_err_set(err, CC_ERR_NO_FIX, "%s has no shared-memory bank conflict to pad away "
                       "(%llu wavefronts, all ideal)", o->kernel_name,
                       (unsigned long long)k->totals.wavefronts);
-  for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
+  if (o->block[0] > 2 && o->block[0] < 32 && 32 % o->block[0] == 0 && o->block[1] > 1)
+    ways[nways++].elements = o->block[0];
+  for (size_t i = 0; i < nways; i++) {
     struct cc_cuda_pad_result r;
     struct cc_err e2 = {0};
     struct cc_err *e = i == 0 ? err : &e2;

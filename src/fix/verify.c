@@ -3,12 +3,14 @@
  * absolute values that supplies its magnitudes. See fix_impl.h. */
 #include "fix/fix_impl.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "launch/launch.h"
+#include "ptx/ptx.h"
 #include "util/mem.h"
 
 static void abs_f32(const void *ctx, uint8_t *data, uint64_t bytes)
@@ -50,6 +52,82 @@ void cc_fix_relayouts_free(struct cc_fix_relayout *r, uint32_t n)
       r[i].free_ctx(r[i].ctx);
   }
   free(r);
+}
+
+/* ---- the magnitude kernel ---- */
+
+static int ident(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '%' || c == '$';
+}
+
+/* In the instruction at line[0..n) (guard and blanks before its opcode), a float
+ * subtraction becomes an addition and a negation an absolute value; every float
+ * immediate (0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX) loses its sign bit. */
+static void magnitude_line(char *line, size_t n)
+{
+  size_t i = 0, op;
+  while (i < n && (line[i] == ' ' || line[i] == '\t'))
+    i++;
+  if (i < n && line[i] == '@') /* a guard: @%p1 or @!%p1 */
+    while (i < n && line[i] != ' ' && line[i] != '\t')
+      i++;
+  while (i < n && (line[i] == ' ' || line[i] == '\t'))
+    i++;
+  op = i;
+  while (i < n && line[i] != ' ' && line[i] != '\t' && line[i] != ';')
+    i++;
+  if (i - op > 4 && (memmem(line + op, i - op, ".f32", 4) || memmem(line + op, i - op, ".f64", 4))) {
+    if (!strncmp(line + op, "sub.", 4))
+      memcpy(line + op, "add", 3);
+    else if (!strncmp(line + op, "neg.", 4))
+      memcpy(line + op, "abs", 3);
+  }
+  for (; i + 2 < n; i++) {
+    size_t digits = line[i + 1] == 'f' ? 8 : line[i + 1] == 'd' ? 16 : 0, k;
+    if (line[i] != '0' || !digits || (i > 0 && ident(line[i - 1])) || i + 2 + digits > n)
+      continue;
+    for (k = 0; k < digits && isxdigit((unsigned char)line[i + 2 + k]); k++)
+      ;
+    if (k < digits || (i + 2 + digits < n && ident(line[i + 2 + digits])))
+      continue;
+    {
+      char *h = &line[i + 2], c = (char)toupper((unsigned char)*h);
+      int v = c <= '9' ? c - '0' : c - 'A' + 10;
+      *h = "0123456789ABCDEF"[v & 7]; /* the sign is the top bit of the first digit */
+    }
+    i += 1 + digits;
+  }
+}
+
+int cc_fix_magnitude_module(const struct ptx_module *m, struct ptx_module **out,
+                            struct cc_err *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  int rc;
+  *out = NULL;
+  if (!f)
+    return cc_err_set(err, CC_ERR_IO, "cannot print the PTX of %s to memory", m->path);
+  rc = ptx_print_module(m, f);
+  if (fclose(f) != 0 || rc != CC_OK) {
+    free(text);
+    return cc_err_set(err, CC_ERR_INTERNAL, "cannot print the PTX of %s", m->path);
+  }
+  for (size_t b = 0; b < len;) {
+    size_t e = b;
+    while (e < len && text[e] != '\n')
+      e++;
+    if (e > b && text[e - 1] == ';') /* an instruction or a declaration: no float op or
+                                        immediate in a declaration but an initialiser's */
+      magnitude_line(text + b, e - b);
+    b = e + 1;
+  }
+  rc = ptx_parse(text, len, m->path, out, err);
+  free(text);
+  return rc;
 }
 
 /* gamma(n) = n u / (1 - n u) (Higham, Sec. 3.1), or infinity when n u >= 1. */

@@ -128,20 +128,29 @@ static int run_candidate(const struct cc_fix_opts *o, struct cc_fix_xcand *c, st
   return rc;
 }
 
-/* The original run on the absolute values of its float inputs (the magnitudes of the
- * reassociation bound), made once per plan. */
+/* The original's magnitude kernel (cc_fix_magnitude_module) run on the absolute values of
+ * its float inputs (the magnitudes of the reassociation bound), made once per plan. */
 static int absrun(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
   struct cc_fix_launch l;
   struct cc_fix_relayout *abs = NULL;
+  struct ptx_module *mag = NULL;
+  const struct ptx_function *k;
   int rc;
   if (p->have_absrun)
     return CC_OK;
+  if ((rc = cc_fix_magnitude_module(o->module, &mag, err)) != CC_OK)
+    return rc;
+  if (!(k = ptx_module_find(mag, o->kernel->name))) {
+    ptx_module_free(mag);
+    return cc_err_set(err, CC_ERR_INTERNAL, "the magnitude kernel has no %s", o->kernel->name);
+  }
   l = cc_fix_launch_make(o, o->grid, o->block, o->shared_bytes);
   l.nrelayouts = cc_fix_abs_relayouts(o->args, o->nargs, &abs);
   l.relayouts = abs;
-  rc = cc_fix_measure(o->module, o->kernel, &l, &p->absrun, err);
+  rc = cc_fix_measure(mag, k, &l, &p->absrun, err);
   cc_fix_relayouts_free(abs, l.nrelayouts);
+  ptx_module_free(mag);
   p->have_absrun = rc == CC_OK;
   return rc;
 }

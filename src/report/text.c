@@ -329,10 +329,17 @@ static void stride_line(FILE *fp, const struct cc_insn_stats *s, int imported)
   if (s->line_insns > 1)
     n += snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu64 " bytes over the %" PRIu32
                   " instructions of this source line", s->line_all_stride, s->line_insns);
+  /* a data-dependent address (a gather, a histogram's bin) may cover contiguous memory
+     over the run, but only an order of the data, not of the threads, makes it regular */
+  int indirect = s->addr.status == CC_ADDR_NOT_AFFINE && s->addr.kind &&
+                 strcmp(s->addr.kind, "indirect") == 0;
   if (s->verdict == CC_VERDICT_UNCOALESCED && s->info.space == CC_SPACE_GLOBAL &&
       s->wavefronts == 0)
     snprintf(buf + n, sizeof buf - (size_t)n, "%s",
-             s->all_coalescable || s->line_all_coalescable
+             (s->all_coalescable || s->line_all_coalescable) && indirect
+                 ? ": contiguous over the run, but the address depends on loaded data, so "
+                   "no remapping of threads coalesces it"
+             : s->all_coalescable || s->line_all_coalescable
                  ? ": contiguous, a remapping of threads can coalesce it"
                  : ": gaps remain, no remapping of threads can coalesce it");
   detail_wrap(fp, "stride", buf);

@@ -423,6 +423,16 @@ static void test_kernel_matches(void **state)
   assert_true(cc_cli_kernel_matches("_ZN2ns5tiledILi32EEEvPf", "tiled"));
   assert_false(cc_cli_kernel_matches("_ZN2ns5tiledILi32EEEvPf", "tiled<64>"));
   assert_false(cc_cli_kernel_matches("_ZN2ns5tiledILi32EEEvPf", "void"));
+  /* reduce5<256u> (an unsigned template argument, as the demangler writes it) is named
+     as in the source, reduce5<256>, or with any suffix; other numbers and a digit inside
+     an identifier (k1 is not k1u) do not match */
+  assert_true(cc_cli_kernel_matches("_Z7reduce5ILj256EEvPKfPfj", "reduce5<256>"));
+  assert_true(cc_cli_kernel_matches("_Z7reduce5ILj256EEvPKfPfj", "reduce5<256u>"));
+  assert_true(cc_cli_kernel_matches("_Z7reduce5ILj256EEvPKfPfj", "reduce5<256UL>"));
+  assert_true(cc_cli_kernel_matches("_Z7reduce5ILj256EEvPKfPfj", "reduce5< 256 >"));
+  assert_false(cc_cli_kernel_matches("_Z7reduce5ILj256EEvPKfPfj", "reduce5<25>"));
+  assert_false(cc_cli_kernel_matches("_Z7reduce5ILj256EEvPKfPfj", "reduce5<2560>"));
+  assert_false(cc_cli_kernel_matches("_Z3k1uPf", "k1"));
   assert_true(cc_cli_kernel_matches("_Z3addIjEvPT_", "add<unsigned int>"));
   assert_true(cc_cli_kernel_matches("_Z3addIjEvPT_", "add"));
   assert_true(cc_cli_kernel_matches(ANON, "anon"));

@@ -199,6 +199,44 @@ static void test_element_pointer(void **state)
   assert_null(r.text);
 }
 
+/* struct pv {float3 pos; float m;}: 16 bytes; float3's components are members of their
+ * own: pos.x at 0, pos.y at 4, pos.z at 8, m at 12 (4 bytes each), a block of 32 is 512
+ * bytes, so the runs start at 32 * offset: 0, 128, 256, 384. p[i].pos.y is the helper
+ * __cc_soa_p_pos_y at 128; `float3 a = p[i].pos;` (the member whole) is refused, at line
+ * 5, column 40 (the member name pos of p[i].pos, counted from the line's start). */
+static void test_vector_members(void **state)
+{
+  static const char in[] =
+    "struct pv { float3 pos; float m; };\n"
+    "__global__ void step(pv *p, float dt)\n"
+    "{ int i = threadIdx.x; p[i].pos.y += p[i].m * dt; }\n"
+    "__global__ void whole(pv *p, float *o)\n"
+    "{ int i = threadIdx.x; float3 a = p[i].pos; o[i] = a.x; }\n";
+  struct fixture *f = *state;
+  struct cc_cuda_soa r;
+  struct cc_err err;
+  int rc = soa(f, "pv.cu", in, "step", &r, &err);
+  if (rc != CC_OK)
+    fail_msg("step: rc %d: %s", rc, err.msg);
+  assert_non_null(strstr(r.text, "{ int i = threadIdx.x; (*__cc_soa_p_pos_y(p, i)) += "
+                                 "(*__cc_soa_p_m(p, i)) * dt; }\n"));
+  assert_non_null(strstr(r.text, "static __device__ __forceinline__ float *__cc_soa_p_pos_y("
+                                 "void *__cc_p, unsigned long long __cc_e)\n{\n  return (float *)"
+                                 "((char *)__cc_p + (__cc_e / 32u) * 512u + 128u + (__cc_e % 32u)"
+                                 " * 4u);\n}\n"));
+  assert_null(strstr(r.text, "__cc_soa_p_pos_x")); /* only the members used get helpers */
+  assert_int_equal(r.params[0].nmembers, 4);
+  assert_string_equal(r.params[0].members[2].name, "pos.z");
+  assert_int_equal(r.params[0].members[2].offset, 8);
+  assert_int_equal(r.params[0].members[3].offset, 12);
+  cc_cuda_soa_release(&r);
+  rc = soa(f, "pv.cu", in, "whole", &r, &err);
+  if (rc != CC_ERR_NO_FIX ||
+      !strstr(err.msg, "pv.cu:5:40: member pos of p[e] (a vector type) is used whole"))
+    fail_msg("whole: rc %d, message '%s'", rc, err.msg);
+  assert_null(r.text);
+}
+
 /* Each refusal: exit code CC_ERR_NO_FIX, the place (line:column of the escaping use, by
  * counting the inline text's bytes) and the construct. */
 static void test_refusals(void **state)
@@ -266,6 +304,7 @@ int main(void)
                                     fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_element_pointer, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_vector_members, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -292,6 +292,97 @@ static void test_replicated_privates(void **state)
   release(&v);
 }
 
+/* Warps of the lifted loop start on a 32-byte sector where the access relation allows
+ * (64 threads t, n = 64, floats: 8 a sector):
+ * - a loop from 1 over rows of 64 floats (256 bytes, sector-aligned): thread x 0 stands
+ *   for j = 0 (idle), so warp w holds j = 32w..32w+31, whole sectors; x covers 0..62 (63
+ *   threads: one block of 64);
+ * - rows of n + 1 = 65 floats: row t starts 65 t = t (mod 8) elements into a sector, so
+ *   thread x 0 is j = -(t mod 8): the shift (0 + 1 * __cc_ty) % 8, declared after
+ *   __cc_ty; x covers 64 + 7 = 71 threads (block 96, 256 / 96 = 2 rows a block: grid
+ *   1 x 32);
+ * - a loop j += 2 from 2 (n = 256): thread x 0 at j = 0 (the step kept: x is 2 t);
+ * - the same rows indexed by a loop i inside the thread (B[i*(n+1) + j]): the offset
+ *   changes with i, no shift helps, thread x 0 stays j = 1. */
+static void test_warp_aligned_origin(void **state)
+{
+  static const char from1[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 1; j < n; j++)\n"
+    "    A[t * n + j] = 1.0f;\n"
+    "}\n";
+  static const char rows65[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 0; j < n; j++)\n"
+    "    A[t * (n + 1) + j] = 1.0f;\n"
+    "}\n";
+  static const char inner[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 1; j < n; j++)\n"
+    "    for (int i = 0; i < 4; i++)\n"
+    "      A[(t * 4 + i) * (n + 1) + j] = 1.0f;\n"
+    "}\n";
+  static const char stepped[] =
+    "__global__ void k(float *A, int n) {\n"
+    "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int j = 2; j < n; j += 2)\n"
+    "    A[t * n + j] = 1.0f;\n"
+    "}\n";
+  int64_t vals[2] = {0, 64};
+  uint8_t known[2] = {0, 1};
+  cc_fix_xcands v = {0};
+  struct cc_err err = {CC_OK, ""};
+  const char *ty, *tx;
+  (void)state;
+  if (lift(from1, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].text,
+                         "const int __cc_tx = (int)(blockIdx.x * 64u + threadIdx.x) + (0);\n"));
+  assert_non_null(strstr(v.data[0].what, "(1..63, thread x 0 at 0 so that warps start on a sector)"));
+  assert_int_equal(v.data[0].block[0], 64);
+  assert_int_equal(v.data[0].grid[0], 1);
+  release(&v);
+
+  if (lift(rows65, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  ty = strstr(v.data[0].text, "const int __cc_ty = (int)(blockIdx.y * 2u + threadIdx.y);\n");
+  tx = strstr(v.data[0].text, "const int __cc_tx = (int)(blockIdx.x * 96u + threadIdx.x) + (0) - "
+              "(int)((0u + 1u * (unsigned)__cc_ty) % 8u);\n");
+  assert_non_null(ty);
+  assert_non_null(tx);
+  assert_true(ty < tx);
+  assert_int_equal(v.data[0].block[0], 96);
+  assert_int_equal(v.data[0].block[1], 2);
+  assert_int_equal(v.data[0].grid[0], 1);
+  assert_int_equal(v.data[0].grid[1], 32);
+  release(&v);
+
+  /* j += 2 from 2 over rows of 256 floats: thread x is j = 2 x + origin; the origin 2
+     - 2 d with 2 - 2 d = 0 (mod 8) is d = 1: x 0 at j = 0, 127 + 1 = 128 threads */
+  vals[1] = 256;
+  if (lift(stepped, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].text,
+                         "const int __cc_tx = (int)(blockIdx.x * 128u + threadIdx.x) * 2 + (0);\n"));
+  assert_non_null(strstr(v.data[0].what, "(2..254, step 2, thread x 0 at 0 so that warps start "
+                         "on a sector)"));
+  release(&v);
+  vals[1] = 64;
+
+  if (lift(inner, "k", grid2, block32, vals, known, 2, &v, &err) != CC_OK)
+    fail_msg("lift: %s", err.msg);
+  assert_int_equal(v.len, 1);
+  assert_non_null(strstr(v.data[0].text,
+                         "const int __cc_tx = (int)(blockIdx.x * 64u + threadIdx.x) + (1);\n"));
+  release(&v);
+}
+
 /* `#pragma unroll 4` before the loop (a hint to nvcc, common in real kernels): the loop is
  * extracted as any other, lifted, and the generated code drops the pragma. */
 static void test_pragma_unroll(void **state)
@@ -541,6 +632,7 @@ int main(void)
     cmocka_unit_test(test_grid_limit_loop),
     cmocka_unit_test(test_grid_limit_2d),
     cmocka_unit_test(test_replicated_privates),
+    cmocka_unit_test(test_warp_aligned_origin),
     cmocka_unit_test(test_pragma_unroll),
     cmocka_unit_test(test_counting_down_kept),
     cmocka_unit_test(test_refusals),

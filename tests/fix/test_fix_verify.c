@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 
 #include "fix/fix_impl.h"
 #include "launch/launch.h"
+#include "ptx/ptx.h"
 
 /* A measurement holding one buffer named "y" of type t with the n bytes at data. */
 static struct cc_fix_measure one_buffer(enum ptx_type t, const void *data, uint64_t n)
@@ -131,6 +133,52 @@ static void test_abs_relayouts(void **state)
   cc_fix_relayouts_free(r, n);
 }
 
+/* The magnitude kernel of lbm's relaxation f + w (rho / 19 - f), written as nvcc does
+ * (sub, a negated operand, a negative immediate -1.0 = 0fBF800000 and -2.0 in f64 =
+ * 0dC000000000000000): the float sub becomes add, neg becomes abs, the immediates lose
+ * their sign (0f3F800000 = 1.0, 0d4000000000000000 = 2.0); the integer sub.s32 stays.
+ * So with |f| = 1, |rho| = 19, w = 1.5 the plain |x| run would give 1 + 1.5 (1 - 1) = 1,
+ * the magnitude kernel 1 + 1.5 (1 + 1) = 4 = |f| + w |rho / 19| + w |f| (checked end to
+ * end by fix_unseen_parboil.sh's lbm_aos). */
+static void test_magnitude_module(void **state)
+{
+  static const char ptx[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry k(.param .u64 p)\n{\n"
+    "  .reg .f32 %f<8>;\n  .reg .f64 %fd<3>;\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [p];\n"
+    "  sub.f32 %f3, %f1, %f2;\n"
+    "  neg.f32 %f4, %f3;\n"
+    "  mul.f32 %f5, %f4, 0fBF800000;\n"
+    "  sub.rn.f64 %fd2, %fd1, 0dC000000000000000;\n"
+    "  sub.s32 %r3, %r1, %r2;\n"
+    "  ret;\n}\n";
+  struct ptx_module *m = NULL, *mag = NULL;
+  struct cc_err err = {CC_OK, ""};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f;
+  (void)state;
+  assert_int_equal(ptx_parse(ptx, strlen(ptx), "k.ptx", &m, &err), CC_OK);
+  assert_int_equal(cc_fix_magnitude_module(m, &mag, &err), CC_OK);
+  f = open_memstream(&text, &len);
+  assert_non_null(f);
+  assert_int_equal(ptx_print_module(mag, f), CC_OK);
+  fclose(f);
+  assert_non_null(strstr(text, "add.f32"));
+  assert_non_null(strstr(text, "abs.f32"));
+  assert_non_null(strstr(text, "0f3F800000"));
+  assert_non_null(strstr(text, "add.rn.f64"));
+  assert_non_null(strstr(text, "0d4000000000000000"));
+  assert_non_null(strstr(text, "sub.s32"));
+  assert_null(strstr(text, "sub.f32"));
+  assert_null(strstr(text, "neg.f32"));
+  assert_null(strstr(text, "0fBF800000"));
+  free(text);
+  ptx_module_free(mag);
+  ptx_module_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -138,6 +186,7 @@ int main(void)
     cmocka_unit_test(test_int_nan_zero),
     cmocka_unit_test(test_f64_bound),
     cmocka_unit_test(test_abs_relayouts),
+    cmocka_unit_test(test_magnitude_module),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
