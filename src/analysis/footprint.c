@@ -649,3 +649,86 @@ size_t cc_analysis_fp_empty_bytes(void)
 {
   return sizeof(struct cc_footprint);
 }
+
+/* ---- as bytes (analysis/pack.c) ------------------------------------------------------ */
+
+#define PACK_HEAD 32u /* origin, granularity, count, chunks: 4 x 8 bytes */
+
+size_t cc_analysis_fp_packed_bytes(const struct cc_footprint *fp)
+{
+  return PACK_HEAD + fp->n * sizeof(struct chunk);
+}
+
+void cc_analysis_fp_pack(const struct cc_footprint *fp, uint8_t *out)
+{
+  uint64_t head[4] = {fp->origin, fp->gran, fp->count, fp->n};
+  memcpy(out, head, sizeof head);
+  if (fp->n)
+    memcpy(out + PACK_HEAD, fp->chunks, fp->n * sizeof *fp->chunks);
+}
+
+/* Whether the units of the chunks of fp add up to its count, no key repeats (checked
+ * while building the table) and its first address, unit 0, is held: what a footprint
+ * built by cc_analysis_fp_add always satisfies. Builds the table. */
+static int packed_consistent(struct cc_footprint *fp)
+{
+  uint64_t units = 0;
+  size_t cap = 16;
+  for (size_t c = 0; c < fp->n; c++)
+    for (unsigned w = 0; w < CHUNK_WORDS; w++)
+      units += (uint64_t)__builtin_popcountll(fp->chunks[c].bits[w]);
+  if (units != fp->count || (fp->gran == 0) != (fp->count < 2))
+    return 0;
+  if (fp->n == 0)
+    return 1;
+  while (cap < 2 * fp->n)
+    cap *= 2;
+  fp->table = cc_xmalloc(cap * sizeof *fp->table);
+  fp->table_cap = cap;
+  for (size_t i = 0; i < cap; i++)
+    fp->table[i] = EMPTY;
+  for (size_t c = 0; c < fp->n; c++) {
+    size_t h = mix(fp->chunks[c].key) & (cap - 1);
+    for (; fp->table[h] != EMPTY; h = (h + 1) & (cap - 1))
+      if (fp->chunks[fp->table[h]].key == fp->chunks[c].key)
+        return 0;
+    fp->table[h] = c;
+  }
+  for (size_t h = mix(BIAS >> CHUNK_SHIFT) & (cap - 1); fp->table[h] != EMPTY;
+       h = (h + 1) & (cap - 1))
+    if (fp->chunks[fp->table[h]].key == BIAS >> CHUNK_SHIFT)
+      return (int)(fp->chunks[fp->table[h]].bits[0] & 1u);
+  return 0;
+}
+
+int cc_analysis_fp_unpack(const uint8_t *in, size_t avail, size_t *used,
+                          struct cc_footprint **out)
+{
+  uint64_t head[4];
+  struct cc_footprint *fp;
+  *out = NULL;
+  if (avail < PACK_HEAD)
+    return -1;
+  memcpy(head, in, sizeof head);
+  if (head[3] > (avail - PACK_HEAD) / sizeof(struct chunk))
+    return -1; /* truncated: checked before allocating what the count claims */
+  fp = cc_analysis_fp_new();
+  fp->origin = head[0];
+  fp->count = head[2];
+  fp->n = fp->cap = (size_t)head[3];
+  if (fp->n) {
+    fp->chunks = cc_xmalloc(fp->n * sizeof *fp->chunks);
+    memcpy(fp->chunks, in + PACK_HEAD, fp->n * sizeof *fp->chunks);
+  }
+  if (head[1]) /* as set_granularity, without a coarser set to refine */
+    set_granularity(fp, head[1]);
+  else
+    fp->gran = 0;
+  if (!packed_consistent(fp)) {
+    cc_analysis_fp_free(fp);
+    return -1;
+  }
+  *used = PACK_HEAD + fp->n * sizeof *fp->chunks;
+  *out = fp;
+  return 0;
+}
