@@ -438,18 +438,24 @@ static int apply_changes(struct dump_buf *d, int r, const uint8_t *msg, size_t b
   return CC_OK;
 }
 
-/* Analyses n records of a chunk (while *s is 0), looking at the receive of the next
- * chunk (*next) every TEST_EVERY records: Open MPI moves a large message's bytes only
- * inside its calls, so the test lets the transfer proceed during the analysis. */
+/* The receive of a rank's next chunk of records. */
+struct next_chunk {
+  MPI_Request req;
+  MPI_Status st;     /* valid once done */
+  int done;          /* a test completed it (the request is MPI_REQUEST_NULL then) */
+};
+
+/* Analyses n records of a chunk (while *s is 0), testing the receive of the next chunk
+ * every TEST_EVERY records: Open MPI moves a large message's bytes only inside its calls,
+ * so the tests let the transfer proceed during the analysis. */
 static void analyse_chunk(struct cc_cli_mpi *m, const struct cc_warp_access *a, size_t n,
-                          MPI_Request *next, int *s, struct cc_err *err)
+                          struct next_chunk *next, int *s, struct cc_err *err)
 {
-  int done = 0;
   m->got_recs += n;
   for (size_t j = 0; j < n && !*s; j++) {
     *s = m->inner.access(m->inner.ctx, &a[j], err);
-    if (j % TEST_EVERY == TEST_EVERY - 1 && !done)
-      MPI_Test(next, &done, MPI_STATUS_IGNORE);
+    if (j % TEST_EVERY == TEST_EVERY - 1 && !next->done)
+      MPI_Test(&next->req, &next->done, &next->st);
   }
 }
 
@@ -460,19 +466,21 @@ static void gather_records(struct cc_cli_mpi *m, int r, int *s, struct cc_err *e
 {
   const int cap = CHUNK_RECS * (int)sizeof(struct cc_warp_access);
   struct cc_warp_access *buf[2];
-  MPI_Request req[2];
-  MPI_Status st;
+  struct next_chunk next;
   int n, i = 0;
   buf[0] = cc_xmalloc((size_t)cap);
   buf[1] = cc_xmalloc((size_t)cap);
-  MPI_Irecv(buf[0], cap, MPI_BYTE, r, TAG_RECS, MPI_COMM_WORLD, &req[0]);
+  memset(&next, 0, sizeof next);
+  MPI_Irecv(buf[0], cap, MPI_BYTE, r, TAG_RECS, MPI_COMM_WORLD, &next.req);
   for (;; i ^= 1) {
-    MPI_Wait(&req[i], &st);
-    MPI_Get_count(&st, MPI_BYTE, &n);
+    if (!next.done)
+      MPI_Wait(&next.req, &next.st);
+    MPI_Get_count(&next.st, MPI_BYTE, &n);
     if (n == 0)
       break;
-    MPI_Irecv(buf[i ^ 1], cap, MPI_BYTE, r, TAG_RECS, MPI_COMM_WORLD, &req[i ^ 1]);
-    analyse_chunk(m, buf[i], (size_t)n / sizeof(struct cc_warp_access), &req[i ^ 1], s, err);
+    next.done = 0;
+    MPI_Irecv(buf[i ^ 1], cap, MPI_BYTE, r, TAG_RECS, MPI_COMM_WORLD, &next.req);
+    analyse_chunk(m, buf[i], (size_t)n / sizeof(struct cc_warp_access), &next, s, err);
   }
   free(buf[0]);
   free(buf[1]);
