@@ -713,7 +713,7 @@ void cc_analysis_fp_pack(const struct cc_footprint *fp, uint8_t *out)
 }
 
 /* Whether the units of the chunks of fp add up to its count, no key repeats (checked
- * while building the table) and its first address, unit 0, is held: what a footprint
+ * after building the table: a repeated key lies on the probe run of its twin) and its first address, unit 0, is held: what a footprint
  * built by cc_analysis_fp_add always satisfies. Builds the table. */
 static int packed_consistent(struct cc_footprint *fp)
 {
@@ -728,16 +728,12 @@ static int packed_consistent(struct cc_footprint *fp)
     return 1;
   while (cap < 2 * fp->n)
     cap *= 2;
-  fp->table = cc_xmalloc(cap * sizeof *fp->table);
-  fp->table_cap = cap;
-  for (size_t i = 0; i < cap; i++)
-    fp->table[i] = EMPTY;
-  for (size_t c = 0; c < fp->n; c++) {
+  rehash(fp, cap);
+  for (size_t c = 0; c < fp->n; c++) { /* a chunk with its key before it on its probe run */
     size_t h = mix(fp->chunks[c].key) & (cap - 1);
-    for (; fp->table[h] != EMPTY; h = (h + 1) & (cap - 1))
+    for (; fp->table[h] != c; h = (h + 1) & (cap - 1))
       if (fp->chunks[fp->table[h]].key == fp->chunks[c].key)
         return 0;
-    fp->table[h] = c;
   }
   for (size_t h = mix(BIAS >> CHUNK_SHIFT) & (cap - 1); fp->table[h] != EMPTY;
        h = (h + 1) & (cap - 1))

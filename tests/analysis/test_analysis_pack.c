@@ -245,12 +245,42 @@ static void test_corrupt(void **state)
   rank_free(&r0);
 }
 
+/* A footprint of two chunks (addresses 0x1000, 0x1004 and 0x1000 + 600 x 4: granularity
+ * 4, the gcd of the differences; units 0, 1 and 600, in chunks of 512 units 0 and 1)
+ * comes back whole (3 addresses, largest gap 599 x 4); with the second
+ * chunk's key made the first's (the bits still add up to the count) it is refused. */
+static void test_repeated_chunk(void **state)
+{
+  struct cc_footprint *fp = cc_analysis_fp_new(), *back = NULL;
+  uint8_t *buf;
+  size_t n, used = 0;
+  (void)state;
+  cc_analysis_fp_add(fp, BASE);
+  cc_analysis_fp_add(fp, BASE + 4);
+  cc_analysis_fp_add(fp, BASE + 600 * 4);
+  n = cc_analysis_fp_packed_bytes(fp);
+  assert_int_equal(n, 32 + 2 * 72);
+  buf = malloc(n);
+  cc_analysis_fp_pack(fp, buf);
+  assert_int_equal(cc_analysis_fp_unpack(buf, n, &used, &back), 0);
+  assert_int_equal(used, n);
+  assert_int_equal(cc_analysis_fp_count(back), 3);
+  assert_int_equal(cc_analysis_fp_max_gap(back), 599 * 4);
+  cc_analysis_fp_free(back);
+  memcpy(buf + 32 + 72, buf + 32, 8); /* chunk 1's key := chunk 0's */
+  assert_int_equal(cc_analysis_fp_unpack(buf, n, &used, &back), -1);
+  assert_null(back);
+  free(buf);
+  cc_analysis_fp_free(fp);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_truncated),
     cmocka_unit_test(test_corrupt),
+    cmocka_unit_test(test_repeated_chunk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
