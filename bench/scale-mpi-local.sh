@@ -5,7 +5,9 @@
 # --jobs 1 and 2 and `mpirun -np 2 --oversubscribe --bind-to none` with --jobs 1 and 2;
 # then the input hash's share: one CTA over 2 x 64 MiB buffers (n = 4096), plain and
 # -np 2. Each rep runs BEFORE then AFTER, so that both see the same load; prints markdown
-# rows of the best and median wall seconds.
+# rows of the best and median wall seconds, and of the report's emulator seconds (rank
+# 0's run of the kernel: its CTAs, then the other ranks' figures merged or records
+# gathered; setup and MPI_Init excluded).
 # usage: bash bench/scale-mpi-local.sh BEFORE AFTER   (REPS, default 7; N, default 2048)
 set -uo pipefail
 before=${1:?usage: bash bench/scale-mpi-local.sh BEFORE AFTER}
@@ -33,20 +35,23 @@ rows() { # rows LABEL LAUNCH EXTRA CONFIGS...
     set -- $cfg
     : >"$work/before"
     : >"$work/after"
+    : >"$work/before.emu"
+    : >"$work/after.emu"
     for _ in $(seq 1 "${REPS:-7}"); do
       for bin in before after; do
         local b=$before
         [ $bin = after ] && b=$after
         # shellcheck disable=SC2086 # the launch's words
-        if [ "$1" = plain ]; then ms "$b" $l $extra --jobs "$2" >>"$work/$bin"
-        else ms mpirun -np 2 --bind-to none "$b" $l $extra --jobs "$2" >>"$work/$bin"; fi
+        if [ "$1" = plain ]; then ms "$b" $l $extra --jobs "$2" --json "$work/r.json" >>"$work/$bin"
+        else ms mpirun -np 2 --bind-to none "$b" $l $extra --jobs "$2" --json "$work/r.json" >>"$work/$bin"; fi
+        jq '.kernels[0].emulator.seconds * 1000' "$work/r.json" >>"$work/$bin.emu"
       done
     done
-    echo "| $label | ${extra:-cache on} | $1 --jobs $2 | $(stats <"$work/before") | $(stats <"$work/after") |"
+    echo "| $label | ${extra:-cache on} | $1 --jobs $2 | $(stats <"$work/before") | $(stats <"$work/after") | $(stats <"$work/before.emu") | $(stats <"$work/after.emu") |"
   done
 }
-echo "| case | cache | run | before: best / median s | after: best / median s |"
-echo "| --- | --- | --- | ---: | ---: |"
+echo "| case | cache | run | before: wall s, best / median | after: wall s | before: emulator s | after: emulator s |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
 for cache in "--cache off" ""; do
   rows "naive $n²" "$(launch "$n" $((n / 32)) $((n / 8)))" "$cache" "plain 1" "plain 2" "np2 1" "np2 2"
 done
