@@ -713,8 +713,9 @@ void cc_analysis_fp_pack(const struct cc_footprint *fp, uint8_t *out)
 }
 
 /* Whether the units of the chunks of fp add up to its count, no key repeats (checked
- * after building the table: a repeated key lies on the probe run of its twin) and its first address, unit 0, is held: what a footprint
- * built by cc_analysis_fp_add always satisfies. Builds the table. */
+ * after building the table: a repeated key lies on the probe run of its twin) and its
+ * first address, unit 0, is held: what a footprint built by cc_analysis_fp_add always
+ * satisfies. Builds the table. */
 static int packed_consistent(struct cc_footprint *fp)
 {
   uint64_t units = 0;

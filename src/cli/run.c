@@ -329,8 +329,8 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   clock_gettime(CLOCK_MONOTONIC, &t0);
   /* on several threads, the analyses' figures are summed in the workers (docs/scaling.md);
    * MPI ranks that gather send their records to rank 0's ordered sink instead */
-  if ((!r->mpi || r->reduce) && eopts.jobs > 1 && (split = cc_cli_outputs_partials(r->outs, &parts, &ordered)) &&
-      !ordered)
+  if ((!r->mpi || r->reduce) && eopts.jobs > 1 &&
+      (split = cc_cli_outputs_partials(r->outs, &parts, &ordered)) && !ordered)
     sink.access = NULL; /* no consumer needs the serial order: no records buffered */
   rc = cc_emu_run_split(r->emu, k, &launch, &sink, split ? &parts : NULL, &stats, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -341,7 +341,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   }
   if (r->mpi) {
     cc_cli_mpi_add_stats(r->mpi, &stats);
-    if (!o->quiet)
+    if (!o->quiet && rc == CC_OK) /* which path the job took (tests/e2e/mpi_reduce.sh) */
       cc_cli_mpi_note(r->mpi, k->name, stderr);
   }
   if (stats.serial_reason && !o->quiet) /* asked for threads, ran on one: say why */
