@@ -387,6 +387,31 @@ int cc_analysis_merge(cc_keep struct cc_analysis *into, cc_keep const struct cc_
  * (CC_ERR_LIMIT, the sink's message). access fails as the sink's does (CC_ERR_INPUT). */
 struct cc_access_partials cc_analysis_partials(cc_keep struct cc_analysis *an);
 
+/* The record figures of the open kernel of each of ans[0..n) as bytes (pack.c), for a
+ * process that analysed a share of a run's records (an MPI rank, src/cli/mpi.c): per
+ * analysis its model's name, the kernel's mangled name and instruction count, then per
+ * instruction (by slot) its id, every figure cc_analysis_insn_merge combines (counts,
+ * the model's sums, the sectors histogram, conflicts, stride minimum, maximum, sum and
+ * count, lane stride, lanes seen) and its footprint (analysis/footprint.h): a fixed
+ * cc_analysis_packed_insn_bytes() plus 32 bytes and 72 per footprint chunk of 512 units
+ * of the granularity. Not the cache model's figures, which need the records in order:
+ * pack only analyses without one. *buf is malloc'ed (*len bytes), the caller frees it;
+ * host byte order (the ranks of one job share it). */
+void cc_analysis_pack(cc_keep const struct cc_analysis *const *ans, size_t n,
+                      cc_give uint8_t **buf, size_t *len);
+/* The fixed bytes per instruction of cc_analysis_pack's message (without the footprint). */
+size_t cc_analysis_packed_insn_bytes(void);
+/* Adds the figures that cc_analysis_pack wrote in msg (len bytes) to the open kernels of
+ * ans[0..n) (the same models and kernel), as a partial's close does (cc_analysis_partials:
+ * sums, minima, maxima, unions), so that the kernels end as if they had seen the packed
+ * records too, whatever the order of the merges. The message is read whole before
+ * anything is merged. Errors: CC_ERR_INPUT, nothing changed, when msg is cut short,
+ * corrupt (footprint.h's checks, trailing bytes) or of other models, kernels or
+ * instruction ids; CC_ERR_LIMIT as the sink's (figures merged); CC_ERR_INTERNAL when an
+ * analysis has no open kernel or has a cache model. */
+int cc_analysis_unpack_merge(cc_keep struct cc_analysis *const *ans, size_t n,
+                             const uint8_t *msg, size_t len, struct cc_err *err);
+
 /* Average stride of Algorithm 1 in bytes: the mean of all neighbour differences of all
  * groups of all records (stride_sum / stride_count; 0 when there are none). The paper's
  * line 25 divides each group's running sum by W instead; we take the plain mean. */

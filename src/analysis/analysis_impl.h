@@ -34,6 +34,14 @@ void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *i
  * 2^53 bytes, where doubles add integers exactly). Final results are not touched. */
 void cc_analysis_insn_merge(struct cc_insn_stats *d, const struct cc_insn_stats *s);
 
+/* Adds the record figures of by_slot[0..n_insns) (the open kernel's instructions, by
+ * slot) to an's open kernel, as a partial's close does (cc_analysis_insn_merge; the
+ * smaller footprint of each pair is unioned into the larger, and the two may trade
+ * places: by_slot keeps the other, for the caller to free), counting the footprints'
+ * growth in mem_used: CC_ERR_LIMIT past the limit (the figures are merged all the same). */
+int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot,
+                           struct cc_err *err);
+
 /* The shared wavefronts of record a under m (0 for global and local): what the cache
  * model is given with a shared record when the figures come from partials. */
 uint32_t cc_analysis_record_wavefronts(const struct cc_model *m, const struct cc_warp_access *a);

@@ -292,8 +292,53 @@ void cc_analysis_fp_add_lanes(struct cc_footprint *fp, const uint64_t *addr, uin
   }
 }
 
+/* ORs the 64 units bits (bit i: biased unit key unit + i) into fp: at most two words. */
+static void or_units(struct cc_footprint *fp, uint64_t unit, uint64_t bits)
+{
+  unsigned b = (unsigned)(unit & 63u);
+  uint64_t at = unit - b, part[2] = {bits << b, b ? bits >> (64u - b) : 0};
+  for (unsigned i = 0; i < 2; i++, at += 64u) {
+    size_t c;
+    uint64_t *w;
+    if (!part[i])
+      continue;
+    c = find_chunk(fp, at >> CHUNK_SHIFT); /* first: it may move the chunks */
+    w = &fp->chunks[c].bits[(at & ((1u << CHUNK_SHIFT) - 1)) / 64u];
+    fp->count += (uint64_t)__builtin_popcountll(part[i] & ~*w);
+    *w |= part[i];
+  }
+}
+
+/* cc_analysis_fp_union a word at a time, when both sets have one granularity g and
+ * origins a multiple of g apart: every unit of from is then the unit of into shifted by
+ * the origins' distance in units (what cc_analysis_fp_add computes address by address,
+ * without a change of granularity). Returns 0, having changed nothing, otherwise. */
+static int union_words(struct cc_footprint *into, const struct cc_footprint *from)
+{
+  uint64_t g = into->gran, off;
+  if (!into->n || !g || from->gran != g)
+    return 0;
+  if (from->origin >= into->origin) {
+    if ((from->origin - into->origin) % g)
+      return 0;
+    off = (from->origin - into->origin) / g;
+  } else {
+    if ((into->origin - from->origin) % g)
+      return 0;
+    off = 0 - (into->origin - from->origin) / g; /* mod 2^64: keys are biased */
+  }
+  for (size_t c = 0; c < from->n; c++)
+    for (unsigned w = 0; w < CHUNK_WORDS; w++)
+      if (from->chunks[c].bits[w])
+        or_units(into, (from->chunks[c].key << CHUNK_SHIFT) + w * 64u + off,
+                 from->chunks[c].bits[w]);
+  return 1;
+}
+
 void cc_analysis_fp_union(struct cc_footprint *into, const struct cc_footprint *from)
 {
+  if (union_words(into, from))
+    return;
   for (size_t c = 0; c < from->n; c++)
     for (unsigned w = 0; w < CHUNK_WORDS; w++)
       for (uint64_t bits = from->chunks[c].bits[w]; bits; bits &= bits - 1)
@@ -648,4 +693,84 @@ size_t cc_analysis_fp_bytes(const struct cc_footprint *fp)
 size_t cc_analysis_fp_empty_bytes(void)
 {
   return sizeof(struct cc_footprint);
+}
+
+/* ---- as bytes (analysis/pack.c) ------------------------------------------------------ */
+
+#define PACK_HEAD 32u /* origin, granularity, count, chunks: 4 x 8 bytes */
+
+size_t cc_analysis_fp_packed_bytes(const struct cc_footprint *fp)
+{
+  return PACK_HEAD + fp->n * sizeof(struct chunk);
+}
+
+void cc_analysis_fp_pack(const struct cc_footprint *fp, uint8_t *out)
+{
+  uint64_t head[4] = {fp->origin, fp->gran, fp->count, fp->n};
+  memcpy(out, head, sizeof head);
+  if (fp->n)
+    memcpy(out + PACK_HEAD, fp->chunks, fp->n * sizeof *fp->chunks);
+}
+
+/* Whether the units of the chunks of fp add up to its count, no key repeats (checked
+ * after building the table: a repeated key lies on the probe run of its twin) and its
+ * first address, unit 0, is held: what a footprint built by cc_analysis_fp_add always
+ * satisfies. Builds the table. */
+static int packed_consistent(struct cc_footprint *fp)
+{
+  uint64_t units = 0;
+  size_t cap = 16;
+  for (size_t c = 0; c < fp->n; c++)
+    for (unsigned w = 0; w < CHUNK_WORDS; w++)
+      units += (uint64_t)__builtin_popcountll(fp->chunks[c].bits[w]);
+  if (units != fp->count || (fp->gran == 0) != (fp->count < 2))
+    return 0;
+  if (fp->n == 0)
+    return 1;
+  while (cap < 2 * fp->n)
+    cap *= 2;
+  rehash(fp, cap);
+  for (size_t c = 0; c < fp->n; c++) { /* a chunk with its key before it on its probe run */
+    size_t h = mix(fp->chunks[c].key) & (cap - 1);
+    for (; fp->table[h] != c; h = (h + 1) & (cap - 1))
+      if (fp->chunks[fp->table[h]].key == fp->chunks[c].key)
+        return 0;
+  }
+  for (size_t h = mix(BIAS >> CHUNK_SHIFT) & (cap - 1); fp->table[h] != EMPTY;
+       h = (h + 1) & (cap - 1))
+    if (fp->chunks[fp->table[h]].key == BIAS >> CHUNK_SHIFT)
+      return (int)(fp->chunks[fp->table[h]].bits[0] & 1u);
+  return 0;
+}
+
+int cc_analysis_fp_unpack(const uint8_t *in, size_t avail, size_t *used,
+                          struct cc_footprint **out)
+{
+  uint64_t head[4];
+  struct cc_footprint *fp;
+  *out = NULL;
+  if (avail < PACK_HEAD)
+    return -1;
+  memcpy(head, in, sizeof head);
+  if (head[3] > (avail - PACK_HEAD) / sizeof(struct chunk))
+    return -1; /* truncated: checked before allocating what the count claims */
+  fp = cc_analysis_fp_new();
+  fp->origin = head[0];
+  fp->count = head[2];
+  fp->n = fp->cap = (size_t)head[3];
+  if (fp->n) {
+    fp->chunks = cc_xmalloc(fp->n * sizeof *fp->chunks);
+    memcpy(fp->chunks, in + PACK_HEAD, fp->n * sizeof *fp->chunks);
+  }
+  if (head[1]) /* as set_granularity, without a coarser set to refine */
+    set_granularity(fp, head[1]);
+  else
+    fp->gran = 0;
+  if (!packed_consistent(fp)) {
+    cc_analysis_fp_free(fp);
+    return -1;
+  }
+  *used = PACK_HEAD + fp->n * sizeof *fp->chunks;
+  *out = fp;
+  return 0;
 }

@@ -67,4 +67,18 @@ size_t cc_analysis_fp_bytes(cc_keep const struct cc_footprint *fp);
 /* cc_analysis_fp_bytes of a new, empty footprint (without making one). */
 size_t cc_analysis_fp_empty_bytes(void);
 
+/* Bytes of fp as cc_analysis_fp_pack writes them: 32 (origin, granularity, count, chunks,
+ * 8 bytes each, host byte order) + 72 per chunk of 512 units (its key and bitmap), so
+ * about 0.14 bytes per unit of the footprint's span, never more than 72 per address. */
+size_t cc_analysis_fp_packed_bytes(cc_keep const struct cc_footprint *fp);
+/* Writes fp's cc_analysis_fp_packed_bytes(fp) bytes to out. */
+void cc_analysis_fp_pack(cc_keep const struct cc_footprint *fp, uint8_t *out);
+/* Reads a footprint that cc_analysis_fp_pack wrote at the start of in (avail bytes): *out
+ * the same set (origin, granularity and chunks as written), *used the bytes it took.
+ * Returns 0, or -1 (*out NULL, nothing allocated) when in is truncated or inconsistent:
+ * a count that is not the bits', a repeated chunk, a granularity that does not fit the
+ * count, the first address missing. */
+int cc_analysis_fp_unpack(const uint8_t *in, size_t avail, size_t *used,
+                          cc_give struct cc_footprint **out);
+
 #endif

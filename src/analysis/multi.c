@@ -178,3 +178,22 @@ const struct cc_analysis *const *cc_analysis_multi_results(const struct cc_analy
 {
   return (const struct cc_analysis *const *)mu->ans;
 }
+
+void cc_analysis_multi_pack(const struct cc_analysis_multi *mu, uint8_t **buf, size_t *len)
+{
+  cc_analysis_pack((const struct cc_analysis *const *)mu->ans, mu->n, buf, len);
+}
+
+int cc_analysis_multi_unpack_merge(struct cc_analysis_multi *mu, const uint8_t *msg,
+                                   size_t len, struct cc_err *err)
+{
+  return cc_analysis_unpack_merge(mu->ans, mu->n, msg, len, err);
+}
+
+int cc_analysis_multi_cached(const struct cc_analysis_multi *mu)
+{
+  for (size_t i = 0; i < mu->n; i++)
+    if (mu->ans[i]->cache)
+      return 1;
+  return 0;
+}

@@ -61,6 +61,15 @@ int cc_analysis_multi_partials(cc_keep struct cc_analysis_multi *mu,
  * gets bytes / count as its mem_limit (analysis.h), at least 1 MiB. */
 void cc_analysis_multi_set_mem_limit(cc_keep struct cc_analysis_multi *mu, size_t bytes);
 
+/* cc_analysis_pack of the open kernel of every analysis of mu, in list order. */
+void cc_analysis_multi_pack(cc_keep const struct cc_analysis_multi *mu, cc_give uint8_t **buf,
+                            size_t *len);
+/* cc_analysis_unpack_merge into every analysis of mu (a message of the same --arch list). */
+int cc_analysis_multi_unpack_merge(cc_keep struct cc_analysis_multi *mu, const uint8_t *msg,
+                                   size_t len, struct cc_err *err);
+/* Whether some analysis of mu has a cache model (its figures need the records in order). */
+int cc_analysis_multi_cached(cc_keep const struct cc_analysis_multi *mu);
+
 /* Number of models (>= 1). */
 size_t cc_analysis_multi_count(const struct cc_analysis_multi *mu);
 

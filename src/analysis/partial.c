@@ -47,34 +47,39 @@ static int partial_access(void *part, const struct cc_warp_access *a, struct cc_
   return CC_OK;
 }
 
+int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot,
+                           struct cc_err *err)
+{
+  struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
+  size_t before = 0, after = 0;
+  for (size_t slot = 0; slot < k->n_insns; slot++) {
+    struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
+    struct cc_insn_stats *ps = &by_slot[slot];
+    before += cc_analysis_fp_bytes(d->footprint);
+    if (cc_analysis_fp_count(ps->footprint) > cc_analysis_fp_count(d->footprint)) {
+      /* union the smaller set into the larger (a union adds address by address; the
+       * set, hence allStr, is the same either way): the first partial costs nothing */
+      struct cc_footprint *t = d->footprint;
+      d->footprint = ps->footprint;
+      ps->footprint = t;
+    }
+    cc_analysis_insn_merge(d, ps);
+    after += cc_analysis_fp_bytes(d->footprint);
+  }
+  return cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
+}
+
 /* Merges p into the open kernel of an (merge 1), counting the footprints' growth against
  * the memory limit; frees p. */
 static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
   struct partial *p = part;
-  size_t before = 0, after = 0;
   int rc = CC_OK;
   if (!p)
     return CC_OK;
-  if (merge && an->open) {
-    struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
-    for (size_t slot = 0; slot < k->n_insns; slot++) {
-      struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
-      struct cc_insn_stats *ps = &p->insns[slot];
-      before += cc_analysis_fp_bytes(d->footprint);
-      if (cc_analysis_fp_count(ps->footprint) > cc_analysis_fp_count(d->footprint)) {
-        /* union the smaller set into the larger (a union adds address by address; the
-         * set, hence allStr, is the same either way): the first partial costs nothing */
-        struct cc_footprint *t = d->footprint;
-        d->footprint = ps->footprint;
-        ps->footprint = t;
-      }
-      cc_analysis_insn_merge(d, ps);
-      after += cc_analysis_fp_bytes(d->footprint);
-    }
-    rc = cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
-  }
+  if (merge && an->open)
+    rc = cc_analysis_merge_open(an, p->insns, err);
   for (size_t slot = 0; slot < p->k->n_insns; slot++)
     cc_analysis_fp_free(p->insns[slot].footprint);
   free(p->insns);

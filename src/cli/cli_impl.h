@@ -183,6 +183,22 @@ void cc_cli_outputs_replay_jobs(cc_keep struct cc_cli_outputs *s, uint32_t jobs)
  * CC_ERR_USAGE (bad --arch list or model option), CC_ERR_IO (--json). */
 int cc_cli_outputs_open(cc_keep const struct cc_run_opts *o, cc_give struct cc_cli_outputs **out,
                         struct cc_err *err);
+/* MPI ranks > 0 that reduce (mpi.c): the analyses of o alone, as cc_cli_outputs_open
+ * makes them, no file opened (rank 0 writes the outputs). *out is set even on failure.
+ * Errors: CC_ERR_USAGE (bad --arch list or model option, cache device). */
+int cc_cli_outputs_open_analyses(cc_keep const struct cc_run_opts *o,
+                                 cc_give struct cc_cli_outputs **out, struct cc_err *err);
+/* Whether no consumer of s needs the records in CTA order, so that MPI ranks may reduce
+ * their figures: analyses without a cache model, no --html views, no trace. */
+int cc_cli_outputs_reducible(cc_keep const struct cc_cli_outputs *s);
+/* The open kernel's figures of s's analyses as bytes (analysis/multi.h,
+ * cc_analysis_multi_pack): *buf malloc'ed, the caller frees it. */
+void cc_cli_outputs_pack(cc_keep const struct cc_cli_outputs *s, cc_give uint8_t **buf,
+                         size_t *len);
+/* Merges figures cc_cli_outputs_pack wrote on another rank into s's open kernel
+ * (cc_analysis_unpack_merge: CC_ERR_INPUT for a cut or corrupt message). */
+int cc_cli_outputs_merge_packed(cc_keep struct cc_cli_outputs *s, const uint8_t *msg,
+                                size_t len, struct cc_err *err);
 
 /* Opens the trace file if there is one (its default name from kernel, the source name)
  * and gives the sink to stream into: the analyses, the trace writer, or both through a
@@ -317,7 +333,7 @@ int cc_cli_mpi_threads_ok(const struct cc_cli_mpi *m);
  * [total r / N, total (r+1) / N); an empty share is first = total, count 0. */
 void cc_cli_mpi_share(const struct cc_cli_mpi *m, uint64_t total, uint64_t *first,
                       uint64_t *count);
-/* FNV-1a hash of the inputs of a run: the module as printed, the kernel's name, the
+/* A 64-bit hash (a word at a time, mpi.c) of the inputs of a run: the module as printed, the kernel's name, the
  * launch dimensions, the parameter bytes and every buffer's initial contents. */
 uint64_t cc_cli_mpi_input_hash(const struct ptx_module *m, const struct ptx_function *k,
                                const struct cc_run_opts *o, const struct cc_launch_bound *b);
@@ -334,11 +350,24 @@ void cc_cli_mpi_forward_sink(struct cc_cli_mpi *m, struct cc_access_sink *out);
  * CC_OK), then status, err's message and the counters, to rank 0. */
 void cc_cli_mpi_send_end(struct cc_cli_mpi *m, int status, const struct cc_err *err,
                          const struct cc_emu_stats *st);
-/* Rank 0: wraps *sink so that its end_kernel first delivers the other ranks' records in
- * rank order (after rank 0's own), applies their dump changes and takes their ends; a
- * rank's failure becomes the run's error when no lower CTA failed; a dump byte changed
- * by two ranks is CC_ERR_UNSUPPORTED (the merge would not be the serial buffer). */
-void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_access_sink *sink);
+/* Whether the job reduces per-instruction figures instead of gathering records: rank 0's
+ * reducible (cc_cli_outputs_reducible), broadcast to every rank (a collective). */
+int cc_cli_mpi_choose_reduce(struct cc_cli_mpi *m, int reducible);
+/* Ranks > 0 that reduce: wraps *sink (the analyses of outs, borrowed) so that its
+ * end_kernel first sends the kernel's packed figures (cc_cli_outputs_pack) to rank 0. */
+void cc_cli_mpi_reduce_sink(struct cc_cli_mpi *m, struct cc_cli_outputs *outs,
+                            struct cc_access_sink *sink);
+/* Rank 0: wraps *sink so that its end_kernel first takes the other ranks' records in rank
+ * order (after rank 0's own) or, when the job reduces, merges their packed figures into
+ * outs's analyses (cc_cli_outputs_merge_packed; outs borrowed, NULL when gathering),
+ * applies their dump changes and takes their ends; a rank's failure becomes the run's
+ * error when no lower CTA failed; a dump byte changed by two ranks is
+ * CC_ERR_UNSUPPORTED (the merge would not be the serial buffer). */
+void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_cli_outputs *outs,
+                            struct cc_access_sink *sink);
+/* Rank 0, after a kernel: a note line on f saying whether the ranks reduced figures (the
+ * bytes received) or gathered records (how many); the counts start again at 0. */
+void cc_cli_mpi_note(struct cc_cli_mpi *m, const char *kernel, FILE *f);
 /* Rank 0: adds the other ranks' counters (received by the gathering sink) to st. */
 void cc_cli_mpi_add_stats(const struct cc_cli_mpi *m, struct cc_emu_stats *st);
 /* Ends the job (MPI_Finalize) and frees m; returns rc. When rank 0 failed before it

@@ -1,12 +1,18 @@
 /* An emulated run as one MPI job (docs/scaling.md): under `mpirun -np N coalcheck ...`
- * each rank emulates a contiguous share of the CTAs with all its threads; ranks 1..N-1
- * send their records, in CTA order, to rank 0, whose sink (analyses, cache model, views,
- * trace writer) receives them after its own CTAs and before end_kernel, so the one report
- * rank 0 writes is the single-process report bit for bit. Order-dependent consumers (the
- * cache model, the views) need the records themselves in CTA order, so the records are
- * gathered rather than per-instruction figures reduced. Then each rank's changes to the
- * --dump buffers (bytes that differ from the initial image), applied by rank 0 in rank
- * order, and the rank's end: status, error, counters.
+ * each rank emulates a contiguous share of the CTAs with all its threads, and rank 0
+ * writes the one report, the single-process report bit for bit. Two ways to get there:
+ *   - reduce, when no consumer needs the records in order (no cache model, no --html
+ *     views, no trace: cc_cli_outputs_reducible, rank 0's choice for all): each rank
+ *     analyses its own CTAs and sends rank 0 its per-instruction figures as bytes
+ *     (analysis/pack.c), which rank 0 merges into its open kernel in rank order with the
+ *     partials' rules; the message grows with the instructions and their footprints,
+ *     not with the records;
+ *   - gather, otherwise: ranks 1..N-1 send their records, in CTA order, to rank 0, whose
+ *     sink (analyses, cache model, views, trace writer) receives them after its own CTAs
+ *     and before end_kernel; rank 0 posts the receive of a rank's next chunk before it
+ *     analyses the current one, so the transfer overlaps the analysis.
+ * Then each rank's changes to the --dump buffers (bytes that differ from the initial
+ * image), applied by rank 0 in rank order, and the rank's end: status, error, counters.
  * Built with MPI when CMake finds MPI_C (COALCHECK_MPI=AUTO|ON|OFF); without it, a run
  * under mpirun with several ranks is refused. */
 #include "cli/cli_impl.h"
@@ -30,13 +36,27 @@ static long env_world_size(void)
   return 0;
 }
 
-/* FNV-1a, 64 bits, continued from h */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+/* Mixes n bytes at p into h, eight at a time (the tail zero-padded, the length mixed in):
+ * a multiply-rotate step per 64-bit word (the round of xxHash64, Collet), about eight
+ * times faster than FNV-1a's byte at a time on the run's buffers (rank 0 hashed 128 MiB
+ * of a 4096^2 transpose's buffers byte by byte: 11% of its samples). Not a cryptographic
+ * hash: it tells ranks with other inputs apart, it does not resist forgery. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
   const unsigned char *b = p;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ b[i]) * UINT64_C(0x100000001b3);
-  return h;
+  const uint64_t k1 = UINT64_C(0x9e3779b185ebca87), k2 = UINT64_C(0xc2b2ae3d27d4eb4f);
+  size_t i = 0;
+  uint64_t w;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, b + i, 8);
+    h ^= w * k2;
+    h = ((h << 31) | (h >> 33)) * k1;
+  }
+  w = 0;
+  if (n > i)
+    memcpy(&w, b + i, n - i);
+  h ^= (w ^ (uint64_t)n) * k2;
+  return ((h << 31) | (h >> 33)) * k1;
 }
 
 uint64_t cc_cli_mpi_input_hash(const struct ptx_module *m, const struct ptx_function *k,
@@ -49,17 +69,17 @@ uint64_t cc_cli_mpi_input_hash(const struct ptx_module *m, const struct ptx_func
   if (f) {
     ptx_print_module(m, f);
     fclose(f);
-    h = fnv(h, text, len);
+    h = hash_bytes(h, text, len);
   }
   free(text);
-  h = fnv(h, k->name, strlen(k->name));
-  h = fnv(h, o->grid, sizeof o->grid);
-  h = fnv(h, o->block, sizeof o->block);
-  h = fnv(h, &o->shared_bytes, sizeof o->shared_bytes);
+  h = hash_bytes(h, k->name, strlen(k->name));
+  h = hash_bytes(h, o->grid, sizeof o->grid);
+  h = hash_bytes(h, o->block, sizeof o->block);
+  h = hash_bytes(h, &o->shared_bytes, sizeof o->shared_bytes);
   for (uint32_t i = 0; i < b->nparams; i++)
-    h = fnv(h, b->params[i], b->param_bytes[i]);
+    h = hash_bytes(h, b->params[i], b->param_bytes[i]);
   for (uint32_t i = 0; i < b->nbuffers; i++)
-    h = fnv(h, b->buffers[i].host, b->buffers[i].bytes);
+    h = hash_bytes(h, b->buffers[i].host, b->buffers[i].bytes);
   return h;
 }
 
@@ -68,8 +88,10 @@ uint64_t cc_cli_mpi_input_hash(const struct ptx_module *m, const struct ptx_func
 
 #include "emu/emu.h"
 
-enum { TAG_RECS = 1, TAG_DUMP, TAG_END };
-#define CHUNK_RECS 4096 /* records per message: 1.2 MiB */
+enum { TAG_RECS = 1, TAG_DUMP, TAG_END, TAG_FIGS };
+#define CHUNK_RECS 4096 /* records per message: 1.2 MiB; an empty one ends a rank's */
+#define FIGS_PIECE (1 << 30) /* packed figures per message; a shorter piece is the last */
+#define TEST_EVERY 512 /* records analysed between two looks at the next chunk's receive */
 #define DUMP_CHUNK (UINT64_C(64) << 20)
 
 /* A rank's end: its status, error message and counters. */
@@ -99,6 +121,9 @@ struct cc_cli_mpi {
   size_t ndumps;
   struct cc_emu_stats others; /* rank 0: the other ranks' counters */
   int gathered;      /* rank 0: every rank's messages were received */
+  int reduce;        /* the figures are reduced, not the records gathered (rank 0's choice) */
+  struct cc_cli_outputs *outs; /* the analyses: ranks > 0 pack theirs, rank 0 merges */
+  uint64_t got_recs, got_figs; /* rank 0: records and bytes of figures received (the note) */
 };
 
 int cc_cli_mpi_start(struct cc_cli_mpi **out, struct cc_err *err)
@@ -197,6 +222,13 @@ void cc_cli_mpi_keep_dumps(struct cc_cli_mpi *m, const struct cc_run_opts *o,
   }
 }
 
+int cc_cli_mpi_choose_reduce(struct cc_cli_mpi *m, int reducible)
+{
+  m->reduce = reducible;
+  MPI_Bcast(&m->reduce, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return m->reduce;
+}
+
 /* ---- ranks > 0: send ---------------------------------------------------------------- */
 
 /* Rank 0 takes a rank's records only after those of the ranks before it: a blocking send
@@ -251,6 +283,47 @@ static void send_spill(struct cc_cli_mpi *m)
   m->spill = NULL;
 }
 
+/* end_kernel of a rank > 0 that reduces: its analyses' figures of the kernel, packed, to
+ * rank 0 in pieces of at most FIGS_PIECE bytes (the last one shorter, maybe empty), then
+ * the analyses' own end_kernel. Sent even after a failure (rank 0 then ignores them). */
+static int reduce_end(void *ctx, struct cc_err *err)
+{
+  struct cc_cli_mpi *m = ctx;
+  uint8_t *buf;
+  size_t len, at = 0;
+  cc_cli_outputs_pack(m->outs, &buf, &len);
+  for (;;) {
+    size_t piece = len - at < FIGS_PIECE ? len - at : FIGS_PIECE;
+    MPI_Send(buf + at, (int)piece, MPI_BYTE, 0, TAG_FIGS, MPI_COMM_WORLD);
+    at += piece;
+    if (piece < FIGS_PIECE)
+      break;
+  }
+  free(buf);
+  return m->inner.end_kernel ? m->inner.end_kernel(m->inner.ctx, err) : CC_OK;
+}
+
+/* begin_kernel and access of the wrapping sinks (reduce and gather): the inner sink's */
+static int pass_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *err)
+{
+  struct cc_cli_mpi *m = ctx;
+  return m->inner.begin_kernel ? m->inner.begin_kernel(m->inner.ctx, k, err) : CC_OK;
+}
+
+static int pass_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct cc_cli_mpi *m = ctx;
+  return m->inner.access(m->inner.ctx, a, err);
+}
+
+void cc_cli_mpi_reduce_sink(struct cc_cli_mpi *m, struct cc_cli_outputs *outs,
+                            struct cc_access_sink *sink)
+{
+  m->outs = outs;
+  m->inner = *sink;
+  *sink = (struct cc_access_sink){m, pass_begin, pass_access, reduce_end};
+}
+
 /* Sends the bytes of d that differ from its initial image as runs (offset, length, bytes)
  * in messages of at most DUMP_CHUNK bytes, then an empty message. */
 static void send_changes(const struct dump_buf *d)
@@ -288,6 +361,8 @@ void cc_cli_mpi_send_end(struct cc_cli_mpi *m, int status, const struct cc_err *
   struct end_msg e;
   memset(&e, 0, sizeof e);
   send_spill(m);
+  if (!m->reduce)
+    MPI_Send(&e, 0, MPI_BYTE, 0, TAG_RECS, MPI_COMM_WORLD); /* the records' end */
   if (status == CC_OK)
     for (size_t i = 0; i < m->ndumps; i++)
       if (m->dumps[i].host)
@@ -363,25 +438,91 @@ static int apply_changes(struct dump_buf *d, int r, const uint8_t *msg, size_t b
   return CC_OK;
 }
 
-/* Receives rank r's records (to the inner sink while *s is 0), dump changes and end.
- * *s becomes the first failure in CTA order: a sink's, or the rank's own. */
+/* The receive of a rank's next chunk of records. */
+struct next_chunk {
+  MPI_Request req;
+  MPI_Status st;     /* valid once done */
+  int done;          /* a test completed it (the request is MPI_REQUEST_NULL then) */
+};
+
+/* Analyses n records of a chunk (while *s is 0), testing the receive of the next chunk
+ * every TEST_EVERY records: Open MPI moves a large message's bytes only inside its calls,
+ * so the tests let the transfer proceed during the analysis. */
+static void analyse_chunk(struct cc_cli_mpi *m, const struct cc_warp_access *a, size_t n,
+                          struct next_chunk *next, int *s, struct cc_err *err)
+{
+  m->got_recs += n;
+  for (size_t j = 0; j < n && !*s; j++) {
+    *s = m->inner.access(m->inner.ctx, &a[j], err);
+    if (j % TEST_EVERY == TEST_EVERY - 1 && !next->done)
+      MPI_Test(&next->req, &next->done, &next->st);
+  }
+}
+
+/* Receives rank r's records up to their end (an empty chunk), double-buffered: the
+ * receive of the next chunk is posted before the current one is analysed, so rank r's
+ * send (and Open MPI's copy) overlaps rank 0's analysis instead of waiting for it. */
+static void gather_records(struct cc_cli_mpi *m, int r, int *s, struct cc_err *err)
+{
+  const int cap = CHUNK_RECS * (int)sizeof(struct cc_warp_access);
+  struct cc_warp_access *buf[2];
+  struct next_chunk next;
+  int n, i = 0;
+  buf[0] = cc_xmalloc((size_t)cap);
+  buf[1] = cc_xmalloc((size_t)cap);
+  memset(&next, 0, sizeof next);
+  MPI_Irecv(buf[0], cap, MPI_BYTE, r, TAG_RECS, MPI_COMM_WORLD, &next.req);
+  for (;; i ^= 1) {
+    if (!next.done)
+      MPI_Wait(&next.req, &next.st);
+    MPI_Get_count(&next.st, MPI_BYTE, &n);
+    if (n == 0)
+      break;
+    next.done = 0;
+    MPI_Irecv(buf[i ^ 1], cap, MPI_BYTE, r, TAG_RECS, MPI_COMM_WORLD, &next.req);
+    analyse_chunk(m, buf[i], (size_t)n / sizeof(struct cc_warp_access), &next, s, err);
+  }
+  free(buf[0]);
+  free(buf[1]);
+}
+
+/* Merges rank r's packed figures (*figs, *nfigs bytes so far, to which the piece of
+ * bytes in buf is added) once their last piece came (while *s is 0). */
+static void take_figs(struct cc_cli_mpi *m, uint8_t **figs, size_t *nfigs, const uint8_t *buf,
+                      size_t bytes, int *s, struct cc_err *err)
+{
+  *figs = cc_xrealloc(*figs, *nfigs + bytes + 1);
+  memcpy(*figs + *nfigs, buf, bytes);
+  *nfigs += bytes;
+  if (bytes == FIGS_PIECE)
+    return;
+  m->got_figs += *nfigs;
+  if (!*s)
+    *s = m->outs ? cc_cli_outputs_merge_packed(m->outs, *figs, *nfigs, err)
+                 : cc_err_set(err, CC_ERR_INTERNAL, "an MPI rank sent figures to a run that "
+                              "gathers records: report this bug");
+  *nfigs = 0;
+}
+
+/* Receives rank r's records (to the inner sink while *s is 0) or figures, dump changes
+ * and end. *s becomes the first failure in CTA order: a sink's, or the rank's own. */
 static void gather_rank(struct cc_cli_mpi *m, int r, int *s, struct cc_err *err)
 {
-  uint8_t *buf = NULL;
-  size_t cap = 0, bytes, dump = 0;
+  uint8_t *buf = NULL, *figs = NULL;
+  size_t cap = 0, bytes, dump = 0, nfigs = 0;
   int tag;
+  if (!m->reduce)
+    gather_records(m, r, s, err);
   for (;;) {
     recv_any(r, &buf, &cap, &tag, &bytes);
-    if (tag == TAG_RECS) {
-      const struct cc_warp_access *a = (const void *)buf;
-      for (size_t j = 0; j < bytes / sizeof *a && !*s; j++)
-        *s = m->inner.access(m->inner.ctx, &a[j], err);
+    if (tag == TAG_FIGS) {
+      take_figs(m, &figs, &nfigs, buf, bytes, s, err);
     } else if (tag == TAG_DUMP) {
       if (bytes == 0)
         dump++;
       else if (dump < m->ndumps && m->dumps[dump].host && !*s)
         *s = apply_changes(&m->dumps[dump], r, buf, bytes, err);
-    } else {
+    } else if (tag == TAG_END) {
       struct end_msg e;
       memcpy(&e, buf, sizeof e);
       m->others.ctas_done += e.ctas_done;
@@ -393,6 +534,7 @@ static void gather_rank(struct cc_cli_mpi *m, int r, int *s, struct cc_err *err)
       break;
     }
   }
+  free(figs);
   free(buf);
 }
 
@@ -416,22 +558,12 @@ static int gather_end(void *ctx, struct cc_err *err)
   return s;
 }
 
-static int gather_begin(void *ctx, const struct cc_kernel_info *k, struct cc_err *err)
+void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_cli_outputs *outs,
+                            struct cc_access_sink *sink)
 {
-  struct cc_cli_mpi *m = ctx;
-  return m->inner.begin_kernel ? m->inner.begin_kernel(m->inner.ctx, k, err) : CC_OK;
-}
-
-static int gather_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
-{
-  struct cc_cli_mpi *m = ctx;
-  return m->inner.access(m->inner.ctx, a, err);
-}
-
-void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_access_sink *sink)
-{
+  m->outs = outs;
   m->inner = *sink;
-  *sink = (struct cc_access_sink){m, gather_begin, gather_access, gather_end};
+  *sink = (struct cc_access_sink){m, pass_begin, pass_access, gather_end};
 }
 
 void cc_cli_mpi_add_stats(const struct cc_cli_mpi *m, struct cc_emu_stats *st)
@@ -440,6 +572,19 @@ void cc_cli_mpi_add_stats(const struct cc_cli_mpi *m, struct cc_emu_stats *st)
   st->warp_insns += m->others.warp_insns;
   st->thread_insns += m->others.thread_insns;
   st->warp_accesses += m->others.warp_accesses;
+}
+
+void cc_cli_mpi_note(struct cc_cli_mpi *m, const char *kernel, FILE *f)
+{
+  if (m->reduce)
+    fprintf(f, "coalcheck: note: kernel %s: %d MPI ranks reduced their per-instruction "
+            "figures to rank 0 (%llu bytes received)\n", kernel, m->size,
+            (unsigned long long)m->got_figs);
+  else
+    fprintf(f, "coalcheck: note: kernel %s: %d MPI ranks gathered %llu warp records on rank "
+            "0 (a cache model, --html or a trace needs them in order)\n", kernel, m->size,
+            (unsigned long long)m->got_recs);
+  m->got_figs = m->got_recs = 0;
 }
 
 int cc_cli_mpi_finish(struct cc_cli_mpi *m, int rc, struct cc_err *err)
@@ -524,10 +669,33 @@ void cc_cli_mpi_send_end(struct cc_cli_mpi *m, int status, const struct cc_err *
   (void)st;
 }
 
-void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_access_sink *sink)
+int cc_cli_mpi_choose_reduce(struct cc_cli_mpi *m, int reducible)
 {
   (void)m;
+  return reducible;
+}
+
+void cc_cli_mpi_reduce_sink(struct cc_cli_mpi *m, struct cc_cli_outputs *outs,
+                            struct cc_access_sink *sink)
+{
+  (void)m;
+  (void)outs;
   (void)sink;
+}
+
+void cc_cli_mpi_gather_sink(struct cc_cli_mpi *m, struct cc_cli_outputs *outs,
+                            struct cc_access_sink *sink)
+{
+  (void)m;
+  (void)outs;
+  (void)sink;
+}
+
+void cc_cli_mpi_note(struct cc_cli_mpi *m, const char *kernel, FILE *f)
+{
+  (void)m;
+  (void)kernel;
+  (void)f;
 }
 
 void cc_cli_mpi_add_stats(const struct cc_cli_mpi *m, struct cc_emu_stats *st)

@@ -63,8 +63,10 @@ void cc_cli_outputs_replay_jobs(struct cc_cli_outputs *s, uint32_t jobs)
     cc_analysis_multi_cache_jobs(s->multi, jobs);
 }
 
-int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out,
-                        struct cc_err *err)
+/* A new outputs object of o with its analyses (one per --arch model, with their cache
+ * models and memory limit; none for record), no file opened yet. */
+static int open_analyses(const struct cc_run_opts *o, struct cc_cli_outputs **out,
+                         struct cc_err *err)
 {
   struct cc_cli_outputs *s = cc_xcalloc(1, sizeof *s);
   struct cc_model_opts mopts = {o->l1_cache, (int)o->smem_bank_width};
@@ -78,9 +80,43 @@ int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out
        (rc = cc_analysis_multi_set_cache(s->multi, o->cache_spec, o->calibration, o->l1_cache,
                                          err)) != CC_OK))
     return rc;
-  if (s->multi) {
+  if (s->multi)
     cc_analysis_multi_set_mem_limit(s->multi, (size_t)o->max_memory_mib << 20);
-  }
+  return CC_OK;
+}
+
+int cc_cli_outputs_open_analyses(const struct cc_run_opts *o, struct cc_cli_outputs **out,
+                                 struct cc_err *err)
+{
+  return open_analyses(o, out, err);
+}
+
+int cc_cli_outputs_reducible(const struct cc_cli_outputs *s)
+{
+  return s->multi && !cc_analysis_multi_cached(s->multi) && !s->o->html_path &&
+         !s->o->trace_path && !s->o->record_only;
+}
+
+void cc_cli_outputs_pack(const struct cc_cli_outputs *s, uint8_t **buf, size_t *len)
+{
+  cc_analysis_multi_pack(s->multi, buf, len);
+}
+
+int cc_cli_outputs_merge_packed(struct cc_cli_outputs *s, const uint8_t *msg, size_t len,
+                                struct cc_err *err)
+{
+  return cc_analysis_multi_unpack_merge(s->multi, msg, len, err);
+}
+
+int cc_cli_outputs_open(const struct cc_run_opts *o, struct cc_cli_outputs **out,
+                        struct cc_err *err)
+{
+  struct cc_cli_outputs *s;
+  struct cc_model_opts mopts = {o->l1_cache, (int)o->smem_bank_width};
+  int rc = open_analyses(o, out, err);
+  s = *out;
+  if (rc != CC_OK)
+    return rc;
   if (!o->record_only && o->json_path) {
     if ((rc = cc_outfile_open_except(&s->json, o->json_path, s->inputs, s->n_inputs, err)) !=
         CC_OK)

@@ -68,6 +68,7 @@ struct run {
   struct cc_launch_bound bound;
   char *source_name;
   struct cc_cli_mpi *mpi;      /* the MPI job this run is a rank of, or NULL (mpi.c) */
+  int reduce;                  /* MPI: the ranks reduce figures rather than gather records */
 };
 
 /* A sink that renames the kernel to its source name, places inlined instructions on the
@@ -256,13 +257,14 @@ static void mpi_share(const struct cc_run_opts *o, const struct run *r, struct c
     eopts->jobs = 1;
 }
 
-/* The sink of the run: the outputs' (renamed), wrapped to gather the other ranks' records
- * on MPI rank 0; the sender to rank 0 on the other ranks. */
+/* The sink of the run: the outputs' (renamed), wrapped on MPI rank 0 to gather the other
+ * ranks' records or merge their figures; on the other ranks, the sender of the records to
+ * rank 0, or (reducing) their own analyses, wrapped to send their figures. */
 static int make_sink(struct run *r, const struct ptx_function *k, struct named_sink *named,
                      struct cc_access_sink *sink, struct cc_err *err)
 {
   int rc;
-  if (cc_cli_mpi_rank(r->mpi) > 0) {
+  if (cc_cli_mpi_rank(r->mpi) > 0 && !r->reduce) {
     cc_cli_mpi_forward_sink(r->mpi, sink);
     return CC_OK;
   }
@@ -273,8 +275,10 @@ static int make_sink(struct run *r, const struct ptx_function *k, struct named_s
   named->kernel = k;
   named->insns = NULL;
   *sink = (struct cc_access_sink){named, named_begin, named_access, named_end};
-  if (r->mpi)
-    cc_cli_mpi_gather_sink(r->mpi, sink);
+  if (cc_cli_mpi_rank(r->mpi) > 0)
+    cc_cli_mpi_reduce_sink(r->mpi, r->outs, sink);
+  else if (r->mpi)
+    cc_cli_mpi_gather_sink(r->mpi, r->reduce ? r->outs : NULL, sink);
   return CC_OK;
 }
 
@@ -324,9 +328,9 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   memset(&stats, 0, sizeof stats);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   /* on several threads, the analyses' figures are summed in the workers (docs/scaling.md);
-   * MPI ranks send their records to rank 0's ordered sink instead */
-  if (!r->mpi && eopts.jobs > 1 && (split = cc_cli_outputs_partials(r->outs, &parts, &ordered)) &&
-      !ordered)
+   * MPI ranks that gather send their records to rank 0's ordered sink instead */
+  if ((!r->mpi || r->reduce) && eopts.jobs > 1 &&
+      (split = cc_cli_outputs_partials(r->outs, &parts, &ordered)) && !ordered)
     sink.access = NULL; /* no consumer needs the serial order: no records buffered */
   rc = cc_emu_run_split(r->emu, k, &launch, &sink, split ? &parts : NULL, &stats, err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -335,8 +339,11 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
     cc_cli_mpi_send_end(r->mpi, rc, err, &stats);
     return CC_OK;
   }
-  if (r->mpi)
+  if (r->mpi) {
     cc_cli_mpi_add_stats(r->mpi, &stats);
+    if (!o->quiet && rc == CC_OK) /* which path the job took (tests/e2e/mpi_reduce.sh) */
+      cc_cli_mpi_note(r->mpi, k->name, stderr);
+  }
   if (stats.serial_reason && !o->quiet) /* asked for threads, ran on one: say why */
     fprintf(stderr, "coalcheck: note: kernel %s runs its blocks one after another on one "
             "thread: %s\n", k->name, stats.serial_reason);
@@ -350,6 +357,17 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
     cc_cli_outputs_set_run_stats(r->outs, &run);
   }
   return rc;
+}
+
+/* Under MPI: whether the ranks reduce their figures (rank 0's outputs decide, for all);
+ * if so, ranks > 0 make analyses of their own (no files). */
+static int mpi_outputs(const struct cc_run_opts *o, struct run *r, struct cc_err *err)
+{
+  int rank = cc_cli_mpi_rank(r->mpi);
+  r->reduce = cc_cli_mpi_choose_reduce(r->mpi, rank == 0 && cc_cli_outputs_reducible(r->outs));
+  if (rank > 0 && r->reduce)
+    return cc_cli_outputs_open_analyses(o, &r->outs, err);
+  return CC_OK;
 }
 
 /* Frees what one launch holds (emulator, arguments, name), ready for the next. */
@@ -421,6 +439,8 @@ int cc_cli_run(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   /* models and --json first: a bad --arch or an unwritable path fails before a long run,
    * and leaves nothing; MPI ranks other than 0 write nothing */
   if (cc_cli_mpi_rank(r.mpi) == 0 && (rc = cc_cli_outputs_open(o, &r.outs, err)) != CC_OK)
+    goto done;
+  if (r.mpi && (rc = mpi_outputs(o, &r, err)) != CC_OK)
     goto done;
   if ((rc = cc_cli_load_module(o, &r.module, err)) != CC_OK)
     goto done;

@@ -348,6 +348,53 @@ static void test_union_dense(void **state)
   }
 }
 
+/* The union of two footprints a word at a time (one granularity, origins a multiple of
+ * it apart: every bit offset between them) and address by address (other granularities
+ * or origins), against the footprint of all their addresses added one by one: the same
+ * count, extremes and largest gap, and the union of the two results adds nothing. */
+static void test_union_words(void **state)
+{
+  (void)state;
+  uint64_t st = 23;
+  for (int round = 0; round < 400; round++) {
+    static const uint64_t gs[] = { 1, 4, 8 };
+    uint64_t G = gs[gen_next(&st) % 3], oa = 0x40000000ull + G * (gen_next(&st) % 5000);
+    uint64_t ob = gen_next(&st) % 4 ? oa + G * (gen_next(&st) % 3000) - G * 1500
+                                    : oa + 1 + gen_next(&st) % 7; /* off the grid */
+    uint64_t gb = gen_next(&st) % 4 ? G : 2 * G, lo, hi, lo2, hi2;
+    struct cc_footprint *a = cc_analysis_fp_new(), *b = cc_analysis_fp_new();
+    struct cc_footprint *ref = cc_analysis_fp_new(), *both = cc_analysis_fp_new();
+    cc_analysis_fp_add(a, oa);
+    cc_analysis_fp_add(b, ob);
+    cc_analysis_fp_add(ref, oa);
+    cc_analysis_fp_add(ref, ob);
+    for (int k = 0; k < 200; k++) {
+      uint64_t x = oa + G * (gen_next(&st) % 4000), y = ob + gb * (gen_next(&st) % 4000);
+      if (gen_next(&st) % 3) {
+        cc_analysis_fp_add(a, x);
+        cc_analysis_fp_add(ref, x);
+      }
+      cc_analysis_fp_add(b, y);
+      cc_analysis_fp_add(ref, y);
+    }
+    cc_analysis_fp_union(a, b);
+    assert_int_equal(cc_analysis_fp_count(a), cc_analysis_fp_count(ref));
+    assert_int_equal(cc_analysis_fp_granularity(a), cc_analysis_fp_granularity(ref));
+    assert_int_equal(cc_analysis_fp_max_gap(a), cc_analysis_fp_max_gap(ref));
+    assert_true(cc_analysis_fp_min(a, &lo) && cc_analysis_fp_min(ref, &lo2));
+    assert_true(cc_analysis_fp_max(a, &hi) && cc_analysis_fp_max(ref, &hi2));
+    assert_int_equal(lo, lo2);
+    assert_int_equal(hi, hi2);
+    cc_analysis_fp_union(both, ref);
+    cc_analysis_fp_union(both, a);
+    assert_int_equal(cc_analysis_fp_count(both), cc_analysis_fp_count(ref));
+    cc_analysis_fp_free(a);
+    cc_analysis_fp_free(b);
+    cc_analysis_fp_free(ref);
+    cc_analysis_fp_free(both);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -356,6 +403,7 @@ int main(void)
     cmocka_unit_test(test_fp_run_wrap),  cmocka_unit_test(test_fp_column),
     cmocka_unit_test(test_group_sum),    cmocka_unit_test(test_lane_stride_overflow),
     cmocka_unit_test(test_union_random), cmocka_unit_test(test_union_dense),
+    cmocka_unit_test(test_union_words),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
