@@ -83,18 +83,31 @@ static void add_kind(struct cc_cuda_vclass **cls, size_t *n, const struct cc_fix
   (*n)++;
 }
 
-/* The kinds of every statement's accesses into cls; returns the vector ones' count. */
-static size_t classify(const struct cc_fix_opts *o, const struct cc_fix_poly *p,
-                       const struct cc_cuda_scop *s, int d, uint32_t v, uint32_t bytes,
-                       struct cc_cuda_vclass **cls, size_t *n)
+/* The kinds of every statement's accesses into cls; returns the vector ones' count, or -1
+ * with the reason in why (size bytes) when a statement that every play runs has a scalar
+ * access that moves along x: its lanes, v elements apart in the vector plays, would touch
+ * up to v times the sectors of the scalar plays' (hz_step's ex[i * (ny + 1) + j + 1]). */
+static long classify(const struct cc_fix_opts *o, const struct cc_fix_poly *p,
+                     const struct cc_cuda_scop *s, int d, uint32_t v, uint32_t bytes,
+                     struct cc_cuda_vclass **cls, size_t *n, char *why, size_t size)
 {
-  size_t nvec = 0;
+  long nvec = 0;
   for (uint32_t i = 0; i < s->nstmts; i++) {
     int closed = cc_fix_poly_group_closed(p, i, d, v);
     for (uint32_t k = 0; k < s->stmts[i].nacc; k++) {
       const struct cc_cuda_scop_access *a = &s->stmts[i].acc[k];
-      if (!a->priv && strlen(a->array) < sizeof (*cls)->array)
-        add_kind(cls, n, o, &s->stmts[i], a->array, access_kind(s, a, d, v, bytes, closed));
+      enum cc_cuda_vkind kind;
+      if (a->priv || strlen(a->array) >= sizeof (*cls)->array)
+        continue;
+      kind = access_kind(s, a, d, v, bytes, closed);
+      if (closed && kind == CC_CUDA_V_SCALAR && a->sub.coef[d] != 0) {
+        snprintf(why, size, "%s:%u:%u: %s's access has stride %lld along x but is no aligned "
+                 "vector of %u: with %u threads a thread its lanes would be %u elements apart "
+                 "(more sectors than the plays)", s->path, s->stmts[i].line,
+                 s->stmts[i].column, a->array, (long long)a->sub.coef[d], v, v, v);
+        return -1;
+      }
+      add_kind(cls, n, o, &s->stmts[i], a->array, kind);
     }
   }
   for (size_t i = 0; i < *n; i++)
@@ -127,9 +140,10 @@ static int plan(const struct cc_fix_opts *o, const struct cc_cuda_scop *s, int d
   if (cc_fix_poly_build(s, &p, &err) != CC_OK)
     snprintf(why, size, "%.600s", err.msg);
   else if (cc_fix_poly_loads_first(p, why, size) && cc_fix_poly_writes_once(p, why, size)) {
-    if (classify(o, p, s, d, *v, bytes, cls, ncls) > 0)
+    long nvec = classify(o, p, s, d, *v, bytes, cls, ncls, why, size);
+    if (nvec > 0)
       ok = 1;
-    else
+    else if (nvec == 0)
       snprintf(why, size, "no access with unit stride along x at %u-aligned indices in a "
                "statement that every group of %u threads along x runs whole", *v, *v);
   }
