@@ -512,6 +512,23 @@ static void loads_first_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
                    cc_cuda_tu_line_at(&m->tu, e - 1));
 }
 
+/* The body's walk for the two-phase forms: w filled (its sites, locals, references), the
+ * body and its bytes [*b, *e), or the refusal of a construct outside their class (form:
+ * what the form keeps, for the message). */
+static int walk_class(const struct cc_cuda_model *m, struct lwalk *w, CXCursor *body,
+                      unsigned *b, unsigned *e, const char *form, struct cc_err *err)
+{
+  int rc;
+  w->m = m;
+  w->bad = clang_getNullCursor();
+  if ((rc = kernel_parts(m, body, b, e, err)) != CC_OK)
+    return rc;
+  clang_visitChildren(*body, lvisit, w);
+  if (!clang_Cursor_isNull(w->bad))
+    return refuse(m, w->bad, err, w->why, form);
+  return CC_OK;
+}
+
 /* The loads-first rewrite of the model's kernel, or a refusal. */
 static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
                        const uint32_t grid[3], uint32_t max_kept, char **out, size_t *out_len,
@@ -527,16 +544,10 @@ static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
   const char *why;
   char budget[256];
   int rc;
-  w->m = m;
-  w->bad = clang_getNullCursor();
-  if ((rc = kernel_parts(m, &body, &b, &e, err)) != CC_OK)
+  if ((rc = walk_class(m, w, &body, &b, &e, "the loads-first plays keep the subscripts "
+                       "`P[i]` of the kernel's pointer parameters, in statements without "
+                       "calls", err)) != CC_OK)
     goto done;
-  clang_visitChildren(body, lvisit, w);
-  if (!clang_Cursor_isNull(w->bad)) {
-    rc = refuse(m, w->bad, err, w->why, "the loads-first plays keep the subscripts "
-                "`P[i]` of the kernel's pointer parameters, in statements without calls");
-    goto done;
-  }
   if ((why = settle(w, plays, max_kept, &at, budget, sizeof budget))) {
     rc = refuse(m, at, err, why, why == budget ? "the plays run one after the other" :
                 "the loads-first plays keep the subscripts `P[i]` of the kernel's pointer "
@@ -812,16 +823,10 @@ static int vector_plays(const struct cc_cuda_model *m, uint32_t v, const uint32_
   const char *why;
   char budget[256];
   int rc;
-  w->m = m;
-  w->bad = clang_getNullCursor();
-  if ((rc = kernel_parts(m, &body, &b, &e, err)) != CC_OK)
+  if ((rc = walk_class(m, w, &body, &b, &e, "the vector plays keep the subscripts `P[i]` of "
+                       "the kernel's pointer parameters, in statements without calls",
+                       err)) != CC_OK)
     goto done;
-  clang_visitChildren(body, lvisit, w);
-  if (!clang_Cursor_isNull(w->bad)) {
-    rc = refuse(m, w->bad, err, w->why, "the vector plays keep the subscripts `P[i]` of the "
-                "kernel's pointer parameters, in statements without calls");
-    goto done;
-  }
   if ((why = settle(w, 1, MAX_SITES, &at, budget, sizeof budget)) ||
       (why = vkinds(m, w, v, cls, ncls, vs, &at))) {
     rc = refuse(m, at, err, why, "the plays run one after the other");
