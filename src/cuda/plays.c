@@ -512,6 +512,23 @@ static void loads_first_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
                    cc_cuda_tu_line_at(&m->tu, e - 1));
 }
 
+/* The body's walk for the two-phase forms: w filled (its sites, locals, references), the
+ * body and its bytes [*b, *e), or the refusal of a construct outside their class (form:
+ * what the form keeps, for the message). */
+static int walk_class(const struct cc_cuda_model *m, struct lwalk *w, CXCursor *body,
+                      unsigned *b, unsigned *e, const char *form, struct cc_err *err)
+{
+  int rc;
+  w->m = m;
+  w->bad = clang_getNullCursor();
+  if ((rc = kernel_parts(m, body, b, e, err)) != CC_OK)
+    return rc;
+  clang_visitChildren(*body, lvisit, w);
+  if (!clang_Cursor_isNull(w->bad))
+    return refuse(m, w->bad, err, w->why, form);
+  return CC_OK;
+}
+
 /* The loads-first rewrite of the model's kernel, or a refusal. */
 static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
                        const uint32_t grid[3], uint32_t max_kept, char **out, size_t *out_len,
@@ -527,16 +544,10 @@ static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
   const char *why;
   char budget[256];
   int rc;
-  w->m = m;
-  w->bad = clang_getNullCursor();
-  if ((rc = kernel_parts(m, &body, &b, &e, err)) != CC_OK)
+  if ((rc = walk_class(m, w, &body, &b, &e, "the loads-first plays keep the subscripts "
+                       "`P[i]` of the kernel's pointer parameters, in statements without "
+                       "calls", err)) != CC_OK)
     goto done;
-  clang_visitChildren(body, lvisit, w);
-  if (!clang_Cursor_isNull(w->bad)) {
-    rc = refuse(m, w->bad, err, w->why, "the loads-first plays keep the subscripts "
-                "`P[i]` of the kernel's pointer parameters, in statements without calls");
-    goto done;
-  }
   if ((why = settle(w, plays, max_kept, &at, budget, sizeof budget))) {
     rc = refuse(m, at, err, why, why == budget ? "the plays run one after the other" :
                 "the loads-first plays keep the subscripts `P[i]` of the kernel's pointer "
@@ -583,6 +594,288 @@ int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
     return rc;
   if ((rc = geometry_callee(&m, err)) == CC_OK)
     rc = loads_first(&m, plays, dim, grid, max_kept, out, out_len, err);
+  cc_cuda_model_release(&m);
+  return rc;
+}
+
+/* ---- the vector plays (plays.h, cc_cuda_plays_vector) ---- */
+
+/* The CUDA vector type's stem of element type t ("float" -> float4), or NULL. */
+static const char *vec_stem(const char *t)
+{
+  static const char *const map[][2] = {
+    {"float", "float"}, {"double", "double"}, {"int", "int"}, {"unsigned int", "uint"},
+    {"long", "long"}, {"unsigned long", "ulong"}, {"long long", "longlong"},
+    {"unsigned long long", "ulonglong"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcmp(t, map[i][0]))
+      return map[i][1];
+  return NULL;
+}
+
+/* The bytes of element type t (the types elem_type spells). */
+static unsigned elem_bytes(const char *t)
+{
+  return !strcmp(t, "int") || !strcmp(t, "unsigned int") || !strcmp(t, "float") ? 4 : 8;
+}
+
+/* The kind of site s from cls (by its line and its base's name). */
+static enum cc_cuda_vkind site_kind(const struct cc_cuda_model *m, const struct site *s,
+                                    const struct cc_cuda_vclass *cls, size_t ncls)
+{
+  unsigned line = cc_cuda_tu_line_at(&m->tu, s->b), n = 0;
+  const char *t = m->tu.text + s->b;
+  while (t[n] == '_' || (t[n] >= 'a' && t[n] <= 'z') || (t[n] >= 'A' && t[n] <= 'Z') ||
+         (n > 0 && t[n] >= '0' && t[n] <= '9'))
+    n++;
+  for (size_t i = 0; i < ncls; i++)
+    if (line >= cls[i].first_line && line <= cls[i].last_line &&
+        strlen(cls[i].array) == n && !strncmp(cls[i].array, t, n))
+      return s->store == 1 && cls[i].kind == CC_CUDA_V_BROADCAST ? CC_CUDA_V_SCALAR
+                                                                  : cls[i].kind;
+  return CC_CUDA_V_SCALAR;
+}
+
+/* One play along x of the vector form up to the body's `{`: opener (the loop, or a block
+ * with __cc_q = 0), fresh copies of the parameters, the played thread's builtins (g0 +
+ * __cc_q of the launch grid x block), #line of the body's first line (b). */
+static void vhead(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
+                  const char *opener, const uint32_t block[3], const uint32_t grid[3])
+{
+  CXCursor def = m->fns.data[m->kernel].def, kids[MAX_KIDS];
+  unsigned n = cc_cuda_children(def, kids, MAX_KIDS), used = cc_cuda_model_builtins_read(m);
+  cc_strbuf_printf(o, "  %s\n", opener);
+  for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
+    if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
+      char *name = cc_cuda_str(clang_getCursorSpelling(kids[i]));
+      if (*name)
+        cc_strbuf_printf(o, "    decltype(%s) %s = __cc_a%u; (void)%s;\n", name, name, k, name);
+      k += *name != '\0';
+      free(name);
+    }
+  cc_strbuf_printf(o, "    const unsigned __cc_gx = __cc_g0 + __cc_q;\n"
+                   "    const uint3 __cc_tid = make_uint3(__cc_gx %% %uu, threadIdx.y, "
+                   "threadIdx.z);\n"
+                   "    const uint3 __cc_ctaid = make_uint3(__cc_gx / %uu, blockIdx.y, "
+                   "blockIdx.z);\n", block[0], block[0]);
+  cc_strbuf_printf(o, used & (1u << CC_CUDA_B_TID) ? "    const uint3 threadIdx = __cc_tid;\n"
+                                                   : "    (void)__cc_tid;\n");
+  cc_strbuf_printf(o, used & (1u << CC_CUDA_B_CTAID) ? "    const uint3 blockIdx = __cc_ctaid;\n"
+                                                     : "    (void)__cc_ctaid;\n");
+  if (used & (1u << CC_CUDA_B_NTID))
+    cc_strbuf_printf(o, "    const dim3 blockDim(%uu, %uu, %uu);\n", block[0], block[1],
+                     block[2]);
+  if (used & (1u << CC_CUDA_B_NCTAID))
+    cc_strbuf_printf(o, "    const dim3 gridDim(%uu, %uu, %uu);\n", grid[0], grid[1], grid[2]);
+  cc_strbuf_printf(o, "#line %u\n{", cc_cuda_tu_line_at(&m->tu, b));
+}
+
+/* What the vector form keeps of each site: its kind and its register's number (the
+ * site's index). */
+struct vsite {
+  enum cc_cuda_vkind kind;
+  const char *stem;  /* a vector site: its vector type's stem */
+};
+
+/* The edits of phase A (play 0: vector loads, broadcasts kept, stores dropped) into a and
+ * of phase B (the plays on the kept values, vector stores gathered) into bb. */
+static void vphase_edits(const struct lwalk *w, const struct vsite *vs, uint32_t v,
+                         const char *text, cc_cuda_edits *a, cc_cuda_edits *bb)
+{
+  struct cc_strbuf t = {0};
+  for (unsigned i = 0; i < w->nsites; i++) {
+    const struct site *s = &w->sites[i];
+    int len = (int)(s->e - s->b);
+    const char *x = text + s->b;
+    t.len = 0;
+    if (s->store == 0 && vs[i].kind == CC_CUDA_V_VECTOR) {
+      cc_strbuf_printf(&t, "((__cc_w%u = *(const %s%u *)&%.*s).x)", i, vs[i].stem, v, len, x);
+      cc_cuda_edits_add(a, s->b, s->e, t.s);
+      t.len = 0;
+      cc_strbuf_printf(&t, "((const %s *)&__cc_w%u)[__cc_q]", s->type, i);
+      cc_cuda_edits_add(bb, s->b, s->e, t.s);
+    } else if (s->store == 0 && vs[i].kind == CC_CUDA_V_BROADCAST) {
+      cc_strbuf_printf(&t, "(__cc_w%u = %.*s)", i, len, x);
+      cc_cuda_edits_add(a, s->b, s->e, t.s);
+      t.len = 0;
+      cc_strbuf_printf(&t, "__cc_w%u", i);
+      cc_cuda_edits_add(bb, s->b, s->e, t.s);
+    } else if (s->store != 0) {
+      if (s->store == 2 && vs[i].kind == CC_CUDA_V_VECTOR)
+        cc_strbuf_printf(&t, "(void)(((__cc_w%u = *(const %s%u *)&%.*s).x) %s (", i,
+                         vs[i].stem, v, len, x, s->op);
+      else
+        cc_strbuf_printf(&t, "(void)((");
+      cc_cuda_edits_add(a, s->b, s->rb, t.s);
+      cc_cuda_edits_add(a, s->ae, s->ae, "))");
+      if (vs[i].kind != CC_CUDA_V_VECTOR)
+        continue; /* a scalar store runs as written in phase B */
+      t.len = 0;
+      cc_strbuf_printf(&t, "((%s *)&__cc_o%u)[__cc_q] = ", s->type, i);
+      if (s->store == 2)
+        cc_strbuf_printf(&t, "((const %s *)&__cc_w%u)[__cc_q] %s ", s->type, i, s->op);
+      cc_strbuf_printf(&t, "(");
+      cc_cuda_edits_add(bb, s->b, s->rb, t.s);
+      t.len = 0;
+      cc_strbuf_printf(&t, "), __cc_p%u = &%.*s - __cc_q", i, len, x);
+      cc_cuda_edits_add(bb, s->ae, s->ae, t.s);
+    }
+  }
+  free(t.s);
+}
+
+/* The whole new body (replacing [b, e)): the run-time alignment test, the vector plays,
+ * the scalar plays. */
+static void vector_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
+                        const struct lwalk *w, const struct vsite *vs, const char *pa,
+                        const char *pb, const char *ps, unsigned b, unsigned e, uint32_t v,
+                        const uint32_t block[3], const uint32_t grid[3])
+{
+  char loop[96];
+  int first = 1;
+  unsigned bytes = 0;
+  cc_strbuf_printf(o, "{\n  /* coalcheck fix: each thread plays %u consecutive threads along "
+                   "x of the launch of grid (%u, %u, %u) and block (%u, %u, %u); when the "
+                   "arrays are aligned, vector plays: phase A loads each unit-stride access "
+                   "once as a %u-wide vector and each access the same in every play once, "
+                   "phase B runs the plays on them and gathers their stores into one vector "
+                   "store each; else the plays run one after the other */\n", v, grid[0],
+                   grid[1], grid[2], block[0], block[1], block[2], v);
+  params_alias(o, m);
+  cc_strbuf_printf(o, "  const unsigned __cc_g0 = (blockIdx.x * blockDim.x + threadIdx.x) * "
+                   "%uu;\n  if ((", v);
+  for (unsigned i = 0; i < w->nsites; i++) {
+    const struct site *s = &w->sites[i];
+    if (vs[i].kind != CC_CUDA_V_VECTOR)
+      continue;
+    cc_strbuf_printf(o, "%s(unsigned long long)(const void *)&%.*s[0]", first ? "" : " | ",
+                     (int)(s->ib - 1 - s->b), m->tu.text + s->b);
+    first = 0;
+    bytes = elem_bytes(s->type);
+  }
+  cc_strbuf_printf(o, ") %% %uu == 0) {\n", v * bytes);
+  for (unsigned i = 0; i < w->nsites; i++) {
+    const struct site *s = &w->sites[i];
+    if (vs[i].kind == CC_CUDA_V_VECTOR && s->store != 1)
+      cc_strbuf_printf(o, "  %s%u __cc_w%u;\n", vs[i].stem, v, i);
+    if (vs[i].kind == CC_CUDA_V_BROADCAST && s->store == 0)
+      cc_strbuf_printf(o, "  %s __cc_w%u;\n", s->type, i);
+    if (vs[i].kind == CC_CUDA_V_VECTOR && s->store != 0)
+      cc_strbuf_printf(o, "  %s%u __cc_o%u; %s *__cc_p%u = nullptr;\n", vs[i].stem, v, i,
+                       s->type, i);
+  }
+  vhead(o, m, b, "{ const unsigned __cc_q = 0;", block, grid);
+  cc_strbuf_printf(o, "%s}\n    __cc_loaded:;\n  }\n#pragma unroll\n", pa);
+  snprintf(loop, sizeof loop, "for (unsigned __cc_q = 0; __cc_q < %uu; __cc_q++) {", v);
+  vhead(o, m, b, loop, block, grid);
+  cc_strbuf_printf(o, "%s}\n    __cc_played:;\n  }\n", pb);
+  for (unsigned i = 0; i < w->nsites; i++)
+    if (vs[i].kind == CC_CUDA_V_VECTOR && w->sites[i].store != 0)
+      cc_strbuf_printf(o, "#line %u\n  if (__cc_p%u) *(%s%u *)__cc_p%u = __cc_o%u;\n",
+                       cc_cuda_tu_line_at(&m->tu, w->sites[i].b), i, vs[i].stem, v, i, i);
+  cc_strbuf_printf(o, "  } else {\n");
+  vhead(o, m, b, loop, block, grid);
+  cc_strbuf_printf(o, "%s}\n    __cc_scalar:;\n  }\n  }\n}\n#line %u\n", ps,
+                   cc_cuda_tu_line_at(&m->tu, e - 1));
+}
+
+/* The kinds of w's sites from cls, or a refusal (why, at): no vector access, or vector
+ * accesses of different element sizes or too wide for v. */
+static const char *vkinds(const struct cc_cuda_model *m, const struct lwalk *w, uint32_t v,
+                          const struct cc_cuda_vclass *cls, size_t ncls, struct vsite *vs,
+                          CXCursor *at)
+{
+  unsigned nvec = 0, bytes = 0;
+  for (unsigned i = 0; i < w->nsites; i++) {
+    const struct site *s = &w->sites[i];
+    vs[i].kind = site_kind(m, s, cls, ncls);
+    if (vs[i].kind != CC_CUDA_V_VECTOR)
+      continue;
+    *at = s->at;
+    vs[i].stem = vec_stem(s->type);
+    if (!vs[i].stem || elem_bytes(s->type) * v > 16)
+      return "a vector access wider than 16 bytes (CUDA's widest load)";
+    if (bytes && bytes != elem_bytes(s->type))
+      return "vector accesses of elements of different sizes";
+    bytes = elem_bytes(s->type);
+    nvec++;
+  }
+  *at = m->fns.data[m->kernel].def;
+  if (!nvec)
+    return "no access with unit stride along x to make a vector";
+  return NULL;
+}
+
+/* The vector rewrite of the model's kernel, or a refusal. */
+static int vector_plays(const struct cc_cuda_model *m, uint32_t v, const uint32_t block[3],
+                        const uint32_t grid[3], const struct cc_cuda_vclass *cls, size_t ncls,
+                        char **out, size_t *out_len, struct cc_err *err)
+{
+  struct lwalk *w = cc_xcalloc(1, sizeof *w);
+  struct vsite vs[MAX_SITES];
+  cc_cuda_edits ea = {0}, eb = {0}, es = {0}, all = {0};
+  struct rwalk ra = {m, &ea, clang_getNullCursor(), "goto __cc_loaded"};
+  struct rwalk rb = {m, &eb, clang_getNullCursor(), "goto __cc_played"};
+  struct rwalk rs = {m, &es, clang_getNullCursor(), "goto __cc_scalar"};
+  struct cc_strbuf o = {0};
+  CXCursor body, at;
+  unsigned b = 0, e = 0;
+  const char *why;
+  char budget[256];
+  int rc;
+  if ((rc = walk_class(m, w, &body, &b, &e, "the vector plays keep the subscripts `P[i]` of "
+                       "the kernel's pointer parameters, in statements without calls",
+                       err)) != CC_OK)
+    goto done;
+  if ((why = settle(w, 1, MAX_SITES, &at, budget, sizeof budget)) ||
+      (why = vkinds(m, w, v, cls, ncls, vs, &at))) {
+    rc = refuse(m, at, err, why, "the plays run one after the other");
+    goto done;
+  }
+  clang_visitChildren(body, find_returns, &ra);
+  clang_visitChildren(body, find_returns, &rb);
+  clang_visitChildren(body, find_returns, &rs);
+  if (!clang_Cursor_isNull(ra.bad)) {
+    rc = refuse(m, ra.bad, err, "a return written partly inside a macro", "the plays make "
+                "each return end one play (goto), which needs the return as written");
+    goto done;
+  }
+  vphase_edits(w, vs, v, m->tu.text, &ea, &eb);
+  char *pa = cc_cuda_edits_render(&ea, m->tu.text, b + 1, e - 1, 0);
+  char *pb = cc_cuda_edits_render(&eb, m->tu.text, b + 1, e - 1, 0);
+  char *ps = cc_cuda_edits_render(&es, m->tu.text, b + 1, e - 1, 0);
+  vector_body(&o, m, w, vs, pa, pb, ps, b, e, v, block, grid);
+  free(pa);
+  free(pb);
+  free(ps);
+  cc_cuda_edits_add(&all, b, e, o.s);
+  rc = cc_cuda_edits_apply(&all, m->tu.text, m->tu.len, out, out_len, err);
+done:
+  free(o.s);
+  cc_cuda_edits_release(&ea);
+  cc_cuda_edits_release(&eb);
+  cc_cuda_edits_release(&es);
+  cc_cuda_edits_release(&all);
+  free(w);
+  return rc;
+}
+
+int cc_cuda_plays_vector(const char *path, const char *text, size_t len, const char *kernel,
+                         uint32_t v, const uint32_t block[3], const uint32_t grid[3],
+                         const struct cc_cuda_vclass *cls, size_t ncls,
+                         const char *const *extra_args, size_t nextra, char **out,
+                         size_t *out_len, struct cc_err *err)
+{
+  struct cc_cuda_model m;
+  int rc;
+  *out = NULL;
+  *out_len = 0;
+  if ((v != 2 && v != 4) || block[0] % v != 0)
+    CC_BUG("cc_cuda_plays_vector: %u plays along x of a block of %u", v, block[0]);
+  if ((rc = cc_cuda_model_build(&m, path, text, len, kernel, extra_args, nextra, err)) != CC_OK)
+    return rc;
+  if ((rc = geometry_callee(&m, err)) == CC_OK)
+    rc = vector_plays(&m, v, block, grid, cls, ncls, out, out_len, err);
   cc_cuda_model_release(&m);
   return rc;
 }

@@ -72,4 +72,50 @@ int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
                               const char *const *extra_args, size_t nextra,
                               cc_give char **out, size_t *out_len, struct cc_err *err);
 
+/* ---- vector plays (src/fix/README.md, "Vector plays") ---- */
+
+/* How the accesses to one array on some lines of the body run in the vector plays. */
+enum cc_cuda_vkind {
+  CC_CUDA_V_SCALAR,    /* as written, in every play (phase B) */
+  CC_CUDA_V_VECTOR,    /* unit stride along x: one V-wide load in play 0 (phase A), or V
+                          stores gathered into one V-wide store after the plays */
+  CC_CUDA_V_BROADCAST  /* stride 0 along x, a load: read once in play 0, reused */
+};
+
+struct cc_cuda_vclass {
+  unsigned first_line, last_line; /* the statement's lines in the file */
+  char array[64];                 /* the pointer parameter's name */
+  enum cc_cuda_vkind kind;
+};
+
+/* The vector form of the plays: each thread of the new launch, block (block[0] / v,
+ * block[1], block[2]) and the same grid, plays the v consecutive threads along x
+ * g0 .. g0 + v - 1 (g0 = (blockIdx.x * blockDim.x + threadIdx.x) * v) of the launch
+ * grid x block that the text was written for (its threadIdx, blockIdx, blockDim and
+ * gridDim shadowed by theirs, only those the body reads). v is 2 or 4 (v x the element's
+ * bytes <= 16: CUDA's float4, int4, double2, ...).
+ *
+ * Each subscript `P[i]` of the body takes the kind of the entry of cls whose lines hold
+ * it and whose array is P (CC_CUDA_V_SCALAR when none). When the base address of every
+ * array with a vector access is a multiple of the vector's bytes (checked at run time, the
+ * same for every thread), phase A runs play 0's body with its stores dropped, loading each
+ * vector access as one vector (`float4 __cc_w<k> = *(const float4 *)&P[i]`) and each
+ * broadcast once; phase B runs the v plays, a vector load read as its component q, a
+ * broadcast as its value, a vector store `P[i] = E` / `P[i] op= E` writing component q of
+ * `__cc_o<k>` (its address kept), scalar accesses as written; after the plays, each vector
+ * store is one V-wide store. Otherwise the v plays run one after the other as written.
+ *
+ * Legal only when (the CALLER proves it: src/fix/vector.c with isl): the loads-first
+ * plays are (every load may run before every store), no two statements write the same
+ * element, every statement with a vector or broadcast access runs in all v plays or in
+ * none (its domain is closed under the groups of v along x), and the vector accesses'
+ * elements are at v-aligned indices with unit stride along x. The class is that of
+ * cc_cuda_plays_loads_first (else CC_ERR_NO_FIX with FILE:LINE:COL), plus at least one
+ * vector access. Same outputs and other errors as cc_cuda_plays. */
+int cc_cuda_plays_vector(const char *path, const char *text, size_t len, const char *kernel,
+                         uint32_t v, const uint32_t block[3], const uint32_t grid[3],
+                         const struct cc_cuda_vclass *cls, size_t ncls,
+                         const char *const *extra_args, size_t nextra, cc_give char **out,
+                         size_t *out_len, struct cc_err *err);
+
 #endif

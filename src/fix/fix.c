@@ -156,6 +156,74 @@ static int launches_itself(const struct cc_fix_opts *o, struct cc_fix_plan *p)
   return sites;
 }
 
+/* The original's dimension that becomes x under permutation c. */
+static int new_x_dim(const struct cc_fix_candidate *c)
+{
+  int d = 0;
+  while (d < 2 && c->perm.sigma[d] != 0)
+    d++;
+  return d;
+}
+
+/* Candidate c (reshaped, with plays along y) takes the vector plays instead where
+ * cc_fix_vector_plan proves them legal: c->vec threads along x a thread, its block
+ * narrowed by c->vec, the grid of the reshape (src/fix/README.md, "Vector plays"). */
+static void vector_form(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
+                        struct cc_fix_candidate *c)
+{
+  struct cc_cuda_vclass *cls = NULL;
+  size_t n = 0;
+  uint32_t v;
+  if (!cc_fix_vector_plan(o, &p->before, new_x_dim(c), c->block[0], &v, &cls, &n, c->vec_why,
+                          sizeof c->vec_why))
+    return;
+  free(cls);
+  c->vec = v;
+  c->yplays = c->plays;
+  c->grid[1] *= c->plays;
+  c->plays = 1;
+  c->block[0] /= v;
+}
+
+/* Undoes vector_form: c back to its plays along y (the rewrite refused the body). */
+static void vector_undo(struct cc_fix_candidate *c)
+{
+  c->block[0] *= c->vec;
+  c->plays = c->yplays;
+  c->grid[1] /= c->plays;
+  c->vec = 1;
+}
+
+/* The vector plays of candidate c over the permuted text into p->text; CC_ERR_NO_FIX with
+ * the reason when the body is outside their class (the caller falls back). */
+static int vector_text(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
+                       const char *text, size_t len, struct cc_fix_plan *p, struct cc_err *err)
+{
+  const uint32_t b[3] = {c->block[0] * c->vec, c->block[1], c->block[2]};
+  struct cc_cuda_vclass *cls = NULL;
+  size_t n = 0;
+  uint32_t v;
+  char why[200];
+  int rc, nvec = 0, nbc = 0;
+  if (!cc_fix_vector_plan(o, &p->before, new_x_dim(c), b[0], &v, &cls, &n, why, sizeof why) ||
+      v != c->vec)
+    CC_BUG("the vector plays' plan changed between two calls: %s", why);
+  rc = cc_cuda_plays_vector(o->input, text, len, o->kernel_name, v, b, c->grid, cls, n,
+                            o->clang_args, o->nclang_args, &p->text, &p->len, err);
+  for (size_t i = 0; i < n; i++) {
+    nvec += cls[i].kind == CC_CUDA_V_VECTOR;
+    nbc += cls[i].kind == CC_CUDA_V_BROADCAST;
+  }
+  free(cls);
+  if (rc == CC_OK)
+    snprintf(p->plays_form, sizeof p->plays_form, "vector: each thread plays %u consecutive "
+             "threads along x with %u-byte loads and stores (%d statement-array pairs as "
+             "vectors, %d broadcast) where the arrays' base addresses are aligned, else one "
+             "after the other; the same sectors in %u times fewer requests", v,
+             v * (unsigned)(16 / v), nvec, nbc, v);
+  return rc;
+}
+
 /* Fills every candidate's permuted launch and model cost. */
 static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_err *err)
 {
@@ -178,6 +246,7 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
     uint64_t unknown;
     c->perm = cc_fix_perms[i % 6];
     c->plays = 1;
+    c->vec = 1;
     c->legal = cc_fix_perm_geometry(&c->perm, o->grid, o->block, c->grid, c->block, c->why,
                                     sizeof c->why);
     if (i >= 6) { /* the permuted launch regrouped into a block wide in x */
@@ -189,6 +258,8 @@ static int model_costs(const struct cc_fix_opts *o, struct cc_fix_plan *p, struc
         /* the plays wrap CUDA C (src/cuda/plays.h); a PTX input keeps one a thread */
         c->plays = o->input_is_cuda ? cc_fix_plays(o->kernel, c->grid) : 1;
         c->grid[1] /= c->plays;
+        if (c->plays > 1)
+          vector_form(o, p, c);
       } else if (c->legal) {
         c->legal = 0;
         snprintf(c->why, sizeof c->why, "no other block shape covers the same indices");
@@ -217,28 +288,30 @@ static int plays_text(const struct cc_fix_opts *o, const struct cc_fix_candidate
                       const char *text, size_t len, struct cc_fix_plan *p, struct cc_err *err)
 {
   const uint32_t g[3] = {c->grid[0], c->grid[1] * c->plays, c->grid[2]};
-  char why[sizeof p->plays_form - 32] = "";
+  char why[sizeof p->plays_form - sizeof c->vec_why - 48] = "";
   int rc;
   if (cc_fix_loads_first_legal(o, &p->before, why, sizeof why)) {
     rc = cc_cuda_plays_loads_first(o->input, text, len, o->kernel_name, c->plays, 1, g,
                                    CC_FIX_LOADS_FIRST_MAX_KEPT, o->clang_args,
                                    o->nclang_args, &p->text, &p->len, err);
     if (rc == CC_OK) {
-      snprintf(p->plays_form, sizeof p->plays_form, "loads first");
+      snprintf(p->plays_form, sizeof p->plays_form, "loads first%s%s",
+               c->vec_why[0] ? "; not vector: " : "", c->vec_why);
       return CC_OK;
     }
     if (rc != CC_ERR_NO_FIX)
       return rc;
-    snprintf(why, sizeof why, "%.600s", err->msg);
+    snprintf(why, sizeof why, "%.380s", err->msg);
     err->status = CC_OK, err->msg[0] = '\0';
   }
-  snprintf(p->plays_form, sizeof p->plays_form, "one after the other: %s", why);
+  snprintf(p->plays_form, sizeof p->plays_form, "one after the other: %s%s%s", why,
+           c->vec_why[0] ? "; not vector: " : "", c->vec_why);
   return cc_cuda_plays(o->input, text, len, o->kernel_name, c->plays, 1, g, o->clang_args,
                        o->nclang_args, &p->text, &p->len, err);
 }
 
 /* The rewritten input for candidate c into p->text (and the launch note for CUDA). */
-static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candidate *c,
+static int rewrite_input(const struct cc_fix_opts *o, struct cc_fix_candidate *c,
                          struct cc_fix_plan *p, struct cc_err *err)
 {
   struct cc_cuda_rewrite rw;
@@ -253,7 +326,20 @@ static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candid
   if ((rc = cc_cuda_permute(o->input, o->input_text, o->input_len, o->kernel_name,
                             c->perm.sigma, o->clang_args, o->nclang_args, &rw, err)) != CC_OK)
     return rc;
-  if (c->plays > 1) { /* each thread plays threads of the reshaped launch */
+  if (c->vec > 1) { /* vector plays along x, or back to the plays along y */
+    rc = vector_text(o, c, rw.text, rw.len, p, err);
+    if (rc == CC_ERR_NO_FIX) {
+      snprintf(c->vec_why, sizeof c->vec_why, "%.190s", err->msg);
+      err->status = CC_OK, err->msg[0] = '\0';
+      vector_undo(c);
+    } else if (rc != CC_OK) {
+      cc_cuda_rewrite_release(&rw);
+      return rc;
+    }
+  }
+  if (c->vec > 1) {
+    /* written above */
+  } else if (c->plays > 1) { /* each thread plays threads of the reshaped launch */
     rc = plays_text(o, c, rw.text, rw.len, p, err);
     if (rc != CC_OK) {
       cc_cuda_rewrite_release(&rw);
@@ -269,7 +355,8 @@ static int rewrite_input(const struct cc_fix_opts *o, const struct cc_fix_candid
     snprintf(note, sizeof note, "launch %s with grid (%u, %u, %u) and block (%u, %u, %u): "
              "the block is reshaped, not only permuted%s", o->kernel_name, c->grid[0],
              c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2],
-             c->plays > 1 ? ", and each thread plays threads of blocks along y" : "");
+             c->vec > 1 ? ", and each thread plays consecutive threads along x (vector plays)"
+             : c->plays > 1 ? ", and each thread plays threads of blocks along y" : "");
     p->launch_note = cc_xstrdup(note);
   } else if (rw.caller_note) {
     p->launch_note = cc_xstrdup(rw.caller_note);
@@ -569,7 +656,9 @@ static void describe_permutation(const struct cc_fix_opts *o, struct cc_fix_plan
   const struct cc_fix_candidate *c = &p->cands[p->chosen];
   p->transform = "permute";
   char plays[64] = "";
-  if (c->plays > 1)
+  if (c->vec > 1)
+    snprintf(plays, sizeof plays, ", each thread playing %u threads along x, vectors", c->vec);
+  else if (c->plays > 1)
     snprintf(plays, sizeof plays, ", each thread playing %u threads along y%s", c->plays,
              strncmp(p->plays_form, "loads first", 11) ? "" : ", loads first");
   snprintf(p->what, sizeof p->what, "thread geometry permuted (%s)%s%s",

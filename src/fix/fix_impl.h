@@ -282,6 +282,22 @@ typedef int (*cc_fix_xform_fn)(const struct cc_fix_opts *o, const struct cc_fix_
 int cc_fix_loads_first_legal(const struct cc_fix_opts *o, const struct cc_fix_measure *before,
                              char *why, size_t size);
 
+struct cc_cuda_vclass;
+
+/* The vector plays (src/cuda/plays.h, cc_cuda_plays_vector; src/fix/README.md, "Vector
+ * plays") for kernel o->kernel_name (CUDA C, the launch and parameter values of before)
+ * after a permutation whose new x is the original's dimension d, the reshaped block bx
+ * threads wide in x: 1 with *v (4 for 4-byte elements, 2 for 8-byte ones: 16-byte
+ * accesses) and the kind of every statement's accesses to each array (*cls, owned, *ncls
+ * entries), proved with isl on the affine subset (src/fix/poly.c): the loads-first plays
+ * legal, no element written by two statements, a vector access only in a statement whose
+ * domain holds whole aligned groups of *v threads along d, with stride 1 along d and its
+ * index a multiple of *v at g_d = *v k, a broadcast a load of stride 0 there. Else 0 with
+ * the reason in why (size bytes), *cls NULL. */
+int cc_fix_vector_plan(const struct cc_fix_opts *o, const struct cc_fix_measure *before, int d,
+                       uint32_t bx, uint32_t *v, cc_give struct cc_cuda_vclass **cls,
+                       size_t *ncls, char *why, size_t size);
+
 /* 1 when the threads of kernel o->kernel_name (CUDA C input, launch and parameter values
  * of before) touch a common element, one writing (a race, decided on the affine subset
  * with isl, src/fix/poly.c), with "FILE:LINE:COL: threads of kernel K share an element
@@ -310,6 +326,10 @@ struct cc_fix_candidate {
   int reshaped;                  /* the block was also reshaped (cc_fix_reshape) */
   uint32_t plays;                /* reshaped, CUDA C: threads each thread plays along y
                                     (cc_fix_plays; grid[1] already divided), else 1 */
+  uint32_t vec;                  /* vector plays instead: threads each thread plays along x
+                                    (2 or 4; block[0] already divided), else 1 */
+  uint32_t yplays;               /* vec > 1: the plays along y it replaced */
+  char vec_why[200];             /* plays, not vector: why (cc_fix_vector_plan) */
   int legal;                     /* the permuted launch fits CUDA's limits */
   char why[160];                 /* !legal: why not */
   uint32_t grid[3], block[3];    /* the permuted launch */
@@ -337,7 +357,8 @@ struct cc_fix_plan {
                                     dynamic advice cannot (worst_note's), else "" */
   char *text; size_t len;        /* owned: the rewritten input */
   char *launch_note;             /* owned or NULL: what the caller's launch must change */
-  char plays_form[640];          /* plays: "loads first", or "one after the other: WHY" */
+  char plays_form[640];          /* plays: "vector ...", "loads first", or "one after the
+                                    other: WHY" */
   char remaining[1024];          /* verified fix: what stays uncoalesced and why, or "" */
   char warp_note[512];           /* a lane id or warpSize in the source (cuda.h), or "" */
   struct cc_fix_measure before, after; /* the original and the chosen fix, emulated */

@@ -26,6 +26,7 @@ static cJSON *candidate_json(const struct cc_fix_candidate *c)
   cJSON_AddStringToObject(o, "permutation", cc_fix_perm_name(&c->perm));
   cJSON_AddBoolToObject(o, "reshaped", c->reshaped);
   cJSON_AddNumberToObject(o, "plays", c->plays);
+  cJSON_AddNumberToObject(o, "vector", c->vec);
   cJSON_AddItemToObject(o, "sigma", cJSON_CreateDoubleArray(s, 3));
   cJSON_AddBoolToObject(o, "legal", c->legal);
   if (!c->legal)
@@ -126,7 +127,7 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
     cJSON_AddItemToObject(root, "chosen", xcand_json(&p->x.data[p->xchosen]));
   else if (p->chosen >= 0) {
     cJSON *c = candidate_json(&p->cands[p->chosen]);
-    if (p->cands[p->chosen].plays > 1) /* loads first, or one after the other and why */
+    if (p->cands[p->chosen].plays > 1 || p->cands[p->chosen].vec > 1) /* the form, why */
       cJSON_AddStringToObject(c, "plays_form", p->plays_form);
     cJSON_AddItemToObject(root, "chosen", c);
   }

@@ -739,3 +739,66 @@ char *cc_fix_poly_codegen(const struct cc_fix_poly *p, const struct cc_fix_poly_
   }
   return sb.s ? sb.s : cc_xstrdup("");
 }
+
+/* ---- the vector plays ---- */
+
+int cc_fix_poly_group_closed(const struct cc_fix_poly *p, uint32_t i, int d, uint32_t v)
+{
+  const struct cc_cuda_scop *s = p->s;
+  struct cc_strbuf sb = {0}, *f = &sb;
+  isl_set *img;
+  isl_map *g;
+  int ok;
+  if (d < 0 || d >= s->ngeo || i >= s->nstmts)
+    return 0;
+  /* { S[a] -> S[b] : b and a in the same aligned group of v along d, equal elsewhere } */
+  cc_strbuf_printf(f, "{ ");
+  put_tuple(f, s, i);
+  cc_strbuf_printf(f, " -> S%u[", i);
+  for (int k = 0; k < s->ngeo + s->stmts[i].nloops; k++)
+    cc_strbuf_printf(f, "%s%s%d", k ? ", " : "", k == d ? "b" : "a", k);
+  cc_strbuf_printf(f, "] : exists (k : %u k <= a%d < %u k + %u and %u k <= b%d < %u k + %u) }",
+                   v, d, v, v, v, d, v, v);
+  g = isl_map_read_from_str(p->ctx, sb.s);
+  free(sb.s);
+  img = isl_set_apply(isl_set_copy(p->dom[i]), g);
+  ok = isl_set_is_subset(img, p->dom[i]) == isl_bool_true;
+  isl_set_free(img);
+  return ok;
+}
+
+/* For one map { S<w>[g] -> S<w'>[g'] } of instances writing the same element: found when
+ * w != w' and the map is not empty. */
+static isl_stat waw_one(isl_map *m, void *user)
+{
+  struct raw_scan *x = user;
+  const char *a = isl_map_get_tuple_name(m, isl_dim_in), *b = isl_map_get_tuple_name(m, isl_dim_out);
+  if (!x->found && a && b && strcmp(a, b) && isl_map_is_empty(m) == isl_bool_false) {
+    x->found = 1;
+    x->w = (uint32_t)strtoul(a + 1, NULL, 10);
+    x->r = (uint32_t)strtoul(b + 1, NULL, 10);
+  }
+  isl_map_free(m);
+  return isl_stat_ok;
+}
+
+int cc_fix_poly_writes_once(const struct cc_fix_poly *p, char *why, size_t size)
+{
+  const struct cc_cuda_scop *s = p->s;
+  struct raw_scan x = {s, 0, 0, 0};
+  for (uint32_t a = 0; a < p->narrays && !x.found; a++) {
+    isl_union_map *w, *same, *rev;
+    if (is_private(s, p->arrays[a]))
+      continue;
+    w = accesses(p, p->arrays[a], 1);
+    rev = isl_union_map_reverse(isl_union_map_copy(w));
+    same = isl_union_map_apply_range(w, rev);
+    isl_union_map_foreach_map(same, waw_one, &x);
+    isl_union_map_free(same);
+    if (x.found && x.w < s->nstmts && x.r < s->nstmts)
+      snprintf(why, size, "lines %u and %u write the same element of %s: a store delayed "
+               "to the vector store would land after the other", s->stmts[x.w].line,
+               s->stmts[x.r].line, p->arrays[a]);
+  }
+  return !x.found;
+}

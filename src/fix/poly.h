@@ -46,6 +46,17 @@ int cc_fix_poly_parallel(const struct cc_fix_poly *p, int var, int64_t pin, char
  * registers, out of the question. Returns 1, or 0 with the reason (the lines) in why. */
 int cc_fix_poly_loads_first(const struct cc_fix_poly *p, char *why, size_t size);
 
+/* The vector plays (src/fix/vector.c): whether statement i's domain is a union of whole
+ * aligned groups of v consecutive values of geometry variable d (for every instance, the
+ * v instances whose g_d lie in the same [v k, v k + v) and whose other variables are
+ * equal are instances too). Then the v original threads one thread plays along d all run
+ * statement i, or none does. Returns 1 or 0. */
+int cc_fix_poly_group_closed(const struct cc_fix_poly *p, uint32_t i, int d, uint32_t v);
+
+/* Whether no two different statements write the same element of an array (in any
+ * threads). Returns 1, or 0 with the lines and the array in why (size bytes). */
+int cc_fix_poly_writes_once(const struct cc_fix_poly *p, char *why, size_t size);
+
 /* The smallest and largest value of variable var (g or a loop variable) over every
  * statement's domain that has it. Returns 1, or 0 when no domain has it or it is
  * unbounded. */

@@ -1,5 +1,5 @@
-/* src/cuda/plays.c: the loads-first plays (cc_cuda_plays_loads_first) on inline CUDA
- * texts: the whole rewrite against a text written by hand (kept values, a compound store,
+/* src/cuda/plays.c: the loads-first plays (cc_cuda_plays_loads_first) and the vector
+ * plays (cc_cuda_plays_vector, their text's pieces) on inline CUDA texts: the whole rewrite against a text written by hand (kept values, a compound store,
  * a plain one, a return), the budget of kept values, and each construct outside the class
  * refused with its place. Legality (isl) is src/fix's part (tests/e2e/
  * fix_loads_first.sh); compiling and emulating the rewrites, tests/e2e/fix_plays.sh. */
@@ -160,12 +160,72 @@ static void test_refusals(void **state)
   }
 }
 
+/* The vector plays (cc_cuda_plays_vector) of a[i] += c[0] * 2.0f with a a vector and c a
+ * broadcast (the caller's kinds), 4 plays along x of a block 128 wide. By hand: site 0 is
+ * the compound store's target a[i] (met first), site 1 c[0]. The alignment test names a
+ * only; phase A (play 0) loads a's 4 elements as one float4 and c[0] once; phase B's play
+ * q writes component q of __cc_o0 from component q of the loaded vector, keeping the
+ * address of element 0 (&a[i] - q); after the plays one float4 store, reported on line 4
+ * (the statement's); the played thread g0 + q is threadIdx.x (g0 + q) % 128 of block
+ * (g0 + q) / 128; unaligned arrays run the body as written 4 times. */
+static void test_vector(void **state)
+{
+  static const char src[] =
+    "__global__ void k(float *a, const float *c, int n)\n"
+    "{\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  a[i] += c[0] * 2.0f;\n"
+    "}\n";
+  static const char *const want[] = {
+    "  const unsigned __cc_g0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4u;\n"
+    "  if (((unsigned long long)(const void *)&a[0]) % 16u == 0) {\n"
+    "  float4 __cc_w0;\n  float4 __cc_o0; float *__cc_p0 = nullptr;\n  float __cc_w1;\n"
+    "  { const unsigned __cc_q = 0;\n",
+    "    const uint3 __cc_tid = make_uint3(__cc_gx % 128u, threadIdx.y, threadIdx.z);\n"
+    "    const uint3 __cc_ctaid = make_uint3(__cc_gx / 128u, blockIdx.y, blockIdx.z);\n"
+    "    const uint3 threadIdx = __cc_tid;\n    const uint3 blockIdx = __cc_ctaid;\n"
+    "    const dim3 blockDim(128u, 1u, 1u);\n#line 2\n{",
+    "  (void)(((__cc_w0 = *(const float4 *)&a[i]).x) + ((__cc_w1 = c[0]) * 2.0f));\n",
+    "  ((float *)&__cc_o0)[__cc_q] = ((const float *)&__cc_w0)[__cc_q] + (__cc_w1 * 2.0f), "
+    "__cc_p0 = &a[i] - __cc_q;\n",
+    "#line 4\n  if (__cc_p0) *(float4 *)__cc_p0 = __cc_o0;\n  } else {\n"
+    "  for (unsigned __cc_q = 0; __cc_q < 4u; __cc_q++) {\n",
+    "  a[i] += c[0] * 2.0f;\n}\n    __cc_scalar:;\n"};
+  const struct cc_cuda_vclass cls[] = {{4, 4, "a", CC_CUDA_V_VECTOR},
+                                       {4, 4, "c", CC_CUDA_V_BROADCAST}};
+  const uint32_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1};
+  struct fixture *f = *state;
+  struct cc_err err;
+  const char *path = put(f, "vector.cu", src);
+  char *out = NULL;
+  size_t len;
+  memset(&err, 0, sizeof err);
+  int rc = cc_cuda_plays_vector(path, src, strlen(src), "k", 4, block, grid, cls, 2, NULL, 0,
+                                &out, &len, &err);
+  if (rc != CC_OK)
+    fail_msg("status %d: %s", rc, err.msg);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(out, want[i]))
+      fail_msg("missing \"%s\" in:\n%s", want[i], out);
+  free(out);
+  /* no vector among the kinds: refused at the kernel's name */
+  const struct cc_cuda_vclass none[] = {{4, 4, "c", CC_CUDA_V_BROADCAST}};
+  memset(&err, 0, sizeof err);
+  rc = cc_cuda_plays_vector(path, src, strlen(src), "k", 4, block, grid, none, 1, NULL, 0,
+                            &out, &len, &err);
+  if (rc != CC_ERR_NO_FIX || !strstr(err.msg, "vector.cu:1:17: no access with unit stride "
+                                     "along x to make a vector"))
+    fail_msg("status %d, message \"%s\"", rc, err.msg);
+  assert_null(out);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_rewrite, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_budget, fixture_setup, fixture_teardown),
     cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_vector, fixture_setup, fixture_teardown),
   };
   SKIP_WITHOUT_LIBCLANG();
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,14 +9,21 @@
 #   block (256, 1, 1), grid (8, 2048, 1) = 16,384 CTAs; 2048 % 4 = 0 and 16,384 / 4 =
 #   4,096 >= 4,096: 4 plays, grid (8, 512, 1).
 #   Line 30 (a[row][col] -= m[row][t] * a[t][col]) runs for rows xidx 0..2046 (xidx <
-#   Size - 1 - t) and all 2048 columns: 2047 * 2048 / 32 = 131,008 warp requests an
-#   instruction; the store 4 sectors each (524,032); the three loads 4 + 1 + 4 sectors
-#   (a's row, m's element broadcast, a's row t): 393,024 requests, 1,179,072 sectors.
-#   isl proves the loads-first plays legal (rows xidx + 1 + t >= 1 are written, row t = 0
-#   and m only read), but a play keeps 6 loads (line 30's three, line 32's three): 6 x 4
-#   = 24 values kept a thread, over CC_FIX_LOADS_FIRST_MAX_KEPT (8): one after the other.
-#   The plays keep every line's number (#line; no lambda, whose inlined code the report
-#   would put on its call's line).
+#   Size - 1 - t) and all 2048 columns. isl proves the loads-first plays legal (rows
+#   xidx + 1 + t >= 1 are written, row t = 0 and m only read), and the vector plays too
+#   (src/fix/vector.c): line 30's a and a[t] have unit stride along the new x (the
+#   column) at indices 2048 (xidx + 1) + col and col, multiples of 4 at col = 4 k, and
+#   the line runs for whole groups of 4 columns (2048 % 4 = 0); m[row][t] has stride 0
+#   (a broadcast); line 32 runs at yidx == 0 only (scalar). So the vector plays replace
+#   the 4 plays along y: 4 columns a thread, block (64, 1, 1), grid (8, 2048, 1); a row
+#   is 8 x 64 threads = 16 warps, each vector access 32 lanes x 16 bytes = 512 bytes
+#   from a multiple of 512: 1 request (sm_90: one request per instruction), 16 sectors.
+#   The store: 2047 x 16 = 32,752 requests, 524,032 sectors; the three loads 16 + 1 + 16
+#   sectors (a's row, m's element, a's row t): 98,256 requests, 2047 x 16 x 33 =
+#   1,080,816 sectors. (The plays one after the other, before the vector plays: 131,008
+#   store requests, 524,032 sectors; 393,024 load requests, 1,179,072 sectors.) The plays
+#   keep every line's number (#line; no lambda, whose inlined code the report would put
+#   on its call's line).
 # - Size 1024, grid 64x64: the reshape gives grid (4, 1024, 1) = 4,096 CTAs, 1,024 after
 #   4 plays: under 4,096, no plays.
 . "$(dirname "$0")/data/common.bash"
@@ -33,17 +40,17 @@ launch() { # launch SIZE GRID: fan2's launch file on stdout
 launch 2048 128 > "$TMP/fan2.launch"
 expect 0 "" "$COALCHECK" fix --transform permute --launch "$TMP/fan2.launch" -o "$TMP/f" -q \
   --json "$TMP/f.json"
-jcheck "$TMP/f.json" 'd["verified"] is True and d["chosen"]["permutation"] == "x<->y" and d["chosen"]["reshaped"] is True and d["chosen"]["plays"] == 4 and d["chosen"]["plays_form"].startswith("one after the other: ") and "6 loads a play x 4 plays = 24 values kept" in d["chosen"]["plays_form"]'
-grep -q '^--grid 8,512,1 --block 256,1,1$' "$TMP/f/fan2.launch" || fail "2048: launch geometry"
-grep -q 'each thread playing 4 threads along y' "$TMP/f/fan2.launch" || fail "2048: launch comment"
+jcheck "$TMP/f.json" 'd["verified"] is True and d["chosen"]["permutation"] == "x<->y" and d["chosen"]["reshaped"] is True and d["chosen"]["plays"] == 1 and d["chosen"]["vector"] == 4 and d["chosen"]["plays_form"].startswith("vector: each thread plays 4 consecutive threads along x")'
+grep -q '^--grid 8,2048,1 --block 64,1,1$' "$TMP/f/fan2.launch" || fail "2048: launch geometry"
+grep -q 'each thread playing 4 threads along x, vectors' "$TMP/f/fan2.launch" || fail "2048: launch comment"
 grep -q 'goto __cc_played' "$TMP/f/gaussian.cu" || fail "2048: the returns do not end one play"
-grep -q '__cc_loaded' "$TMP/f/gaussian.cu" && fail "2048: loads first over the budget"
+grep -q 'goto __cc_scalar' "$TMP/f/gaussian.cu" || fail "2048: no scalar plays for unaligned arrays"
 grep -q '\[=\]' "$TMP/f/gaussian.cu" && fail "2048: a lambda in the plays"
 line=$(grep -n 'a_cuda\[Size \* (xidx + 1 + t) + (yidx + t)\] -=' "$EX/gaussian/gaussian.cu" | head -n1 | cut -d: -f1)
-[ "$(line_sum "$TMP/f.json" after store "$line" requests)" = 131008 ] || fail "2048: store requests"
+[ "$(line_sum "$TMP/f.json" after store "$line" requests)" = 32752 ] || fail "2048: store requests"
 [ "$(line_sum "$TMP/f.json" after store "$line" sectors)" = 524032 ] || fail "2048: store sectors"
-[ "$(line_sum "$TMP/f.json" after load "$line" requests)" = 393024 ] || fail "2048: load requests"
-[ "$(line_sum "$TMP/f.json" after load "$line" sectors)" = 1179072 ] || fail "2048: load sectors"
+[ "$(line_sum "$TMP/f.json" after load "$line" requests)" = 98256 ] || fail "2048: load requests"
+[ "$(line_sum "$TMP/f.json" after load "$line" sectors)" = 1080816 ] || fail "2048: load sectors"
 dump_compare "$TMP/fan2.launch" "$TMP/f" a_cuda
 dump_compare "$TMP/fan2.launch" "$TMP/f" b_cuda
 

@@ -24,3 +24,14 @@ int cc_cuda_plays_loads_first(const char *path, const char *text, size_t len,
   return cc_cuda_plays(path, text, len, kernel, plays, dim, grid, extra_args, nextra, out,
                        out_len, err);
 }
+
+int cc_cuda_plays_vector(const char *path, const char *text, size_t len, const char *kernel,
+                         uint32_t v, const uint32_t block[3], const uint32_t grid[3],
+                         const struct cc_cuda_vclass *cls, size_t ncls,
+                         const char *const *extra_args, size_t nextra, char **out,
+                         size_t *out_len, struct cc_err *err)
+{
+  (void)v, (void)block, (void)cls, (void)ncls;
+  return cc_cuda_plays(path, text, len, kernel, 2, 0, grid, extra_args, nextra, out, out_len,
+                       err);
+}

@@ -36,3 +36,14 @@ __global__ void raw_step(float *a, float *b, int n)
     a[i * n + j] = b[i * n + j] + 1.0f;
   }
 }
+
+// axpy_rows with every index one element on: y[i*n + j + 1] starts at 4 k + 1 where j =
+// 4 k, so the vector plays (16-byte aligned accesses) do not apply; the loads-first plays
+// do (two loads a play).
+__global__ void axpy_off(float *y, const float *x, float a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n)
+    y[i * n + j + 1] += a * x[i * n + j + 1];
+}
