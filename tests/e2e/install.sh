@@ -75,10 +75,17 @@ if [ -n "$GPU_LIB" ] && [ -n "$CC" ]; then
     "$CC" -shared -fPIC -Wl,-soname,libsanitizer-public.so \
       -o "$TMP/cuda/compute-sanitizer/libsanitizer-public.so" "$TMP/san.c" ||
     fail "cannot build the stand-ins"
-  # the stand-in has none of the Sanitizer API: the application then fails to start under
-  # the real library (no report, exit 8); what is checked is what coalcheck found
+  # the stand-ins have none of the driver's or the Sanitizer's API: the application then
+  # runs no kernel (no report); what is checked is what coalcheck found
   (cd "$TMP/elsewhere" && env -u COALCHECK_GPU_LIB CUDA_HOME="$TMP/cuda" \
     LD_LIBRARY_PATH="$TMP/drv" "$P/bin/coalcheck" /bin/true >"$TMP/out" 2>"$TMP/err")
+  # the default for executables: inline counters, the installed libcoalcheck_inline.so
+  grep -qF "/bin/../lib/coalcheck/libcoalcheck_inline.so (inline counters)" "$TMP/err" ||
+    fail "installed binary, inline library: $(cat "$TMP/err")"
+  # the Sanitizer path: the installed library and the toolkit's libsanitizer-public.so
+  (cd "$TMP/elsewhere" && env -u COALCHECK_GPU_LIB CUDA_HOME="$TMP/cuda" \
+    LD_LIBRARY_PATH="$TMP/drv" "$P/bin/coalcheck" --gpu-mode sanitizer /bin/true \
+    >"$TMP/out" 2>"$TMP/err")
   grep -qF "/bin/../lib/coalcheck/libcoalcheck_gpu.so, with $TMP/cuda/compute-sanitizer/libsanitizer-public.so (from \$CUDA_HOME)" "$TMP/err" ||
     fail "installed binary, GPU files: $(cat "$TMP/err")"
 fi
