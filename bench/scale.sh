@@ -165,7 +165,9 @@ ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
   echo
   echo "Command: \`$settings${settings:+ }bash bench/scale.sh $build $outdir\` (bench/scale.sh says how each figure"
   echo "is taken). Machine: $cores cores (${cpu:-?}), ${ram:-?} RAM;"
-  echo "$("$cc" --version 2>/dev/null | head -n1), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');"
+  # the binary's own revision (`--version`): the folder it runs in may be a copy whose
+  # git HEAD is not the one the binary was built from (the device tool copies the tree)
+  echo "$("$cc" --version 2>/dev/null | head -n1), $("$cc" --version 2>/dev/null | sed -n 's/^git revision: //p' | head -n1);"
   echo "$("$cc" --version 2>/dev/null | grep '^MPI:' || echo 'MPI: ?')."
   echo "M/s = million thread-instructions per second of the emulation (emu) and of the whole"
   echo "command (wall); speed-up = emu M/s over the --jobs 1 row's; same = the report and the"
