@@ -160,6 +160,7 @@ done)
 settings=${settings% }
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
 ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
+version=$("$cc" --version 2>/dev/null)
 {
   echo "# Emulator scaling: --jobs and mpirun ($stamp, $host)"
   echo
@@ -167,8 +168,8 @@ ram=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
   echo "is taken). Machine: $cores cores (${cpu:-?}), ${ram:-?} RAM;"
   # the binary's own revision (`--version`): the folder it runs in may be a copy whose
   # git HEAD is not the one the binary was built from (the device tool copies the tree)
-  echo "$("$cc" --version 2>/dev/null | head -n1), $("$cc" --version 2>/dev/null | sed -n 's/^git revision: //p' | head -n1);"
-  echo "$("$cc" --version 2>/dev/null | grep '^MPI:' || echo 'MPI: ?')."
+  echo "$(sed -n 1p <<<"$version"), $(sed -n 's/^git revision: //p' <<<"$version" | head -n1);"
+  echo "$(grep '^MPI:' <<<"$version" || echo 'MPI: ?')."
   echo "M/s = million thread-instructions per second of the emulation (emu) and of the whole"
   echo "command (wall); speed-up = emu M/s over the --jobs 1 row's; same = the report and the"
   echo "dump equal the --jobs 1 run's bit for bit."

@@ -833,46 +833,16 @@ static int plan(const struct cc_fix_opts *o, struct cc_fix_plan *p, struct cc_er
 
 /* ---- the text summary ------------------------------------------------------------------ */
 
-/* One row of the summary: the memory instructions of one source line, kind and space
- * summed before and after (a rewrite may unroll or split them differently, so
- * instructions do not pair one to one; lines do). */
-struct line_row {
-  uint32_t line;
-  enum cc_access_kind kind;
-  enum cc_space space;
-  uint64_t req[2], units[2]; /* requests; sectors (shared: wavefronts); [0] before */
-};
-typedef CC_VEC(struct line_row) line_rows;
-
-static void add_rows(line_rows *rows, const struct cc_kernel_stats *k, int after)
-{
-  for (size_t i = 0; i < k->n_insns; i++) {
-    const struct cc_insn_stats *s = &k->insns[i];
-    struct line_row *r = NULL;
-    for (size_t j = 0; j < rows->len && !r; j++)
-      if (rows->data[j].line == s->source.line && rows->data[j].kind == s->info.kind &&
-          rows->data[j].space == s->info.space)
-        r = &rows->data[j];
-    if (!r) {
-      struct line_row n = {s->source.line, s->info.kind, s->info.space, {0, 0}, {0, 0}};
-      CC_VEC_PUSH(rows, n);
-      r = &rows->data[rows->len - 1];
-    }
-    r->req[after] += s->requests;
-    r->units[after] += s->info.space == CC_SPACE_SHARED ? s->wavefronts : s->sectors;
-  }
-}
-
 static void print_line_rows(FILE *out, const struct cc_kernel_stats *b,
                             const struct cc_kernel_stats *a)
 {
-  line_rows rows = {0};
-  add_rows(&rows, b, 0);
-  add_rows(&rows, a, 1);
+  cc_fix_line_rows rows = {0};
+  cc_fix_line_rows_add(&rows, b, 0);
+  cc_fix_line_rows_add(&rows, a, 1);
   fprintf(out, "  %-10s %-7s %-6s %-24s %-24s %s\n", "source", "kind", "space",
           "requests before -> after", "sectors before -> after", "per request");
   for (size_t i = 0; i < rows.len; i++) {
-    const struct line_row *r = &rows.data[i];
+    const struct cc_fix_line_row *r = &rows.data[i];
     char line[24];
     fprintf(out, "  %-10s %-7s %-6s %10llu -> %-10llu %10llu -> %-10llu %5.1f -> %.1f%s\n",
             cc_report_line_name(r->line, line, sizeof line), cc_access_kind_name(r->kind),

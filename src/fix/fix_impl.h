@@ -440,6 +440,23 @@ int cc_fix_write_json(const struct cc_fix_opts *o, const struct cc_fix_plan *p,
 
 /* ---- after a verified fix (remaining.c) ------------------------------------------------ */
 
+/* The memory instructions of one source line, access kind and space, summed before ([0])
+ * and after ([1]) a fix: a rewrite may unroll or split them differently, so instructions
+ * do not pair one to one; lines do. units: sectors (shared: wavefronts). */
+struct cc_fix_line_row {
+  uint32_t line;
+  enum cc_access_kind kind;
+  enum cc_space space;
+  uint64_t req[2], units[2], excess[2], ideal[2]; /* requests; units; excess and ideal
+                                                     sectors */
+};
+typedef CC_VEC(struct cc_fix_line_row) cc_fix_line_rows;
+
+/* Adds k's instructions into rows at side `after` (0 before, 1 after), a row per source
+ * line, kind and space in the order first seen; the caller frees rows (CC_VEC_FREE). */
+void cc_fix_line_rows_add(cc_fix_line_rows *rows, cc_keep const struct cc_kernel_stats *k,
+                          int after);
+
 /* Writes into p->remaining (1 KiB, truncated) what p->after leaves uncoalesced: per
  * source line and access kind, summed over its PTX instructions, its sectors per request
  * and the ideal, for the lines with at least 1% of the kernel's sectors in excess; "" when

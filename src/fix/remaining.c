@@ -1,77 +1,64 @@
-/* coalcheck fix: what a verified fix leaves uncoalesced, and why (p->remaining).
+/* coalcheck fix: the per-line sums of a fix's summary, and what a verified fix leaves
+ * uncoalesced, and why (p->remaining).
  *
- * One entry per source line and access kind, summed over its PTX instructions: a
+ * Both go by source line and access kind, summed over the line's PTX instructions: a
  * redistributed or unrolled loop turns one load of the source into several (the unrolled
  * steps and the remainder), and a user reads source lines, not PTX. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fix/fix_impl.h"
 #include "report/report.h"
 
-/* The figures of one source line's accesses of one kind and space. */
-struct line_sum {
-  uint32_t line;
-  int kind, space;
-  uint64_t requests, sectors, ideal, excess;
-};
-
-static int same_key(const struct cc_insn_stats *s, const struct line_sum *l)
-{
-  return s->source.line == l->line && (int)s->info.kind == l->kind &&
-         (int)s->info.space == l->space;
-}
-
-/* Sums k's instructions of l's key into l (l's key set, its figures zero). */
-static void sum_line(const struct cc_kernel_stats *k, struct line_sum *l)
+void cc_fix_line_rows_add(cc_fix_line_rows *rows, const struct cc_kernel_stats *k, int after)
 {
   for (size_t i = 0; i < k->n_insns; i++) {
     const struct cc_insn_stats *s = &k->insns[i];
-    if (!same_key(s, l)) continue;
-    l->requests += s->requests;
-    l->sectors += s->sectors;
-    l->ideal += s->ideal_sectors;
-    l->excess += s->excess_sectors;
+    struct cc_fix_line_row *r = NULL;
+    for (size_t j = 0; j < rows->len && !r; j++)
+      if (rows->data[j].line == s->source.line && rows->data[j].kind == s->info.kind &&
+          rows->data[j].space == s->info.space)
+        r = &rows->data[j];
+    if (!r) {
+      struct cc_fix_line_row n = {.line = s->source.line, .kind = s->info.kind,
+                                  .space = s->info.space};
+      CC_VEC_PUSH(rows, n);
+      r = &rows->data[rows->len - 1];
+    }
+    r->req[after] += s->requests;
+    r->units[after] += s->info.space == CC_SPACE_SHARED ? s->wavefronts : s->sectors;
+    r->excess[after] += s->excess_sectors;
+    r->ideal[after] += s->ideal_sectors;
   }
-}
-
-/* Whether instruction i is the first of its key in k (so each key is listed once). */
-static int first_of_key(const struct cc_kernel_stats *k, size_t i)
-{
-  struct line_sum l = {.line = k->insns[i].source.line, .kind = (int)k->insns[i].info.kind,
-                       .space = (int)k->insns[i].info.space};
-  for (size_t j = 0; j < i; j++)
-    if (same_key(&k->insns[j], &l)) return 0;
-  return 1;
 }
 
 void cc_fix_explain_remaining(struct cc_fix_plan *p, int permuted)
 {
   const struct cc_kernel_stats *b = cc_fix_measure_kernel(&p->before),
                                *a = cc_fix_measure_kernel(&p->after);
+  cc_fix_line_rows rows = {0};
   size_t len = 0, cap = sizeof p->remaining;
   int moved = 0, n = 0;
   char line[24];
   p->remaining[0] = '\0';
-  for (size_t i = 0; i < a->n_insns; i++) {
-    struct line_sum now = {.line = a->insns[i].source.line,
-                           .kind = (int)a->insns[i].info.kind,
-                           .space = (int)a->insns[i].info.space}, was = now;
-    if (!first_of_key(a, i)) continue;
-    sum_line(a, &now);
+  cc_fix_line_rows_add(&rows, a, 1);
+  cc_fix_line_rows_add(&rows, b, 0);
+  for (size_t i = 0; i < rows.len; i++) {
+    const struct cc_fix_line_row *r = &rows.data[i];
     /* what matters: at least 1% of the fixed kernel's sectors in excess */
-    if (now.excess == 0 || now.requests == 0 || len >= cap - 128 ||
-        now.excess * 100 < a->totals.sectors)
+    if (r->excess[1] == 0 || r->req[1] == 0 || len >= cap - 128 ||
+        r->excess[1] * 100 < a->totals.sectors)
       continue;
-    sum_line(b, &was);
-    moved |= was.requests > 0 && was.excess == 0;
+    moved |= r->req[0] > 0 && r->excess[0] == 0;
     len += (size_t)snprintf(p->remaining + len, cap - len, "%s%s %s (%.1f sectors per "
                             "request, ideal %.1f)", n++ ? "; " : "",
-                            cc_report_line_name(now.line, line, sizeof line),
-                            cc_access_kind_name(a->insns[i].info.kind),
-                            (double)now.sectors / (double)now.requests,
-                            (double)now.ideal / (double)now.requests);
+                            cc_report_line_name(r->line, line, sizeof line),
+                            cc_access_kind_name(r->kind),
+                            (double)r->units[1] / (double)r->req[1],
+                            (double)r->ideal[1] / (double)r->req[1]);
   }
+  CC_VEC_FREE(&rows);
   /* Only a permutation moves excess between accesses by swapping thread dimensions;
    * after the other transformations an access that was coalesced and no longer is says
    * nothing about a transposition. */
