@@ -19,6 +19,7 @@
 
 #include "launch/launch.h"
 #include "util/fileio.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
 extern char **environ;
@@ -51,15 +52,6 @@ static void host_free(struct host_alloc *h)
   for (size_t i = 0; i < h->n; i++)
     free(h->blocks[i]);
   free(h->blocks);
-}
-
-/* FNV-1a 64 (the launcher checks the same hash, src/gpu/launch.c) */
-static uint64_t fnv1a(const uint8_t *p, uint64_t n)
-{
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
 }
 
 static const char *type_name(enum ptx_type t)
@@ -143,7 +135,7 @@ static int write_plan(const char *dir, const struct cc_run_opts *o, const char *
         char spec[PATH_MAX + 1200];
         if ((rc = buffer_spec(a, buf->count, spec, sizeof spec, err)) == CC_OK)
           fprintf(f.fp, "buffer %016llx %s\n",
-                  (unsigned long long)fnv1a(buf->host, buf->bytes), spec);
+                  (unsigned long long)cc_fnv1a64(buf->host, buf->bytes), spec);
       } else {
         fputs("scalar ", f.fp);
         for (uint32_t j = 0; j < b->param_bytes[i]; j++)
@@ -218,9 +210,7 @@ static int run_native(const char *launcher, const char *dir, struct cc_err *err)
 static void inline_plan_lines(const struct ptx_inst_map *map, uint32_t nparams, char *buf,
                               size_t cap)
 {
-  uint64_t bytes = ptx_inst_counter_bytes(map), h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < bytes; i++) /* FNV-1a of the zero bytes, as fnv1a() */
-    h *= 0x100000001b3ull;
+  uint64_t bytes = ptx_inst_counter_bytes(map), h = cc_fnv1a64_zeros(bytes);
   snprintf(buf, cap, "param %u buffer %016llx cc_counters=u64[%llu]:zero\n"
            "dump cc_counters counters.bin\n", nparams, (unsigned long long)h,
            (unsigned long long)(bytes / 8));

@@ -37,6 +37,7 @@
 
 #include "launch/launch.h"
 #include "util/fileio.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
 #define MAX_PARAMS 64
@@ -98,15 +99,6 @@ static int fail(int code, const char *fmt, ...)
   fputc('\n', stderr);
   va_end(ap);
   return code;
-}
-
-/* FNV-1a, 64 bits (Fowler, Noll, Vo): h = (h ^ byte) * 0x100000001b3 from 0xcbf29ce484222325 */
-static uint64_t fnv1a(const uint8_t *p, uint64_t n)
-{
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
 }
 
 static char *path_in(const char *dir, const char *rel)
@@ -272,10 +264,10 @@ static int fill_buffers(struct plan *p)
                   (unsigned long long)q->size);
     if (cc_launch_fill(&q->arg, q->count, q->host, &err) != CC_OK)
       return fail(3, "buffer '%s': %s", q->arg.name, err.msg);
-    if (fnv1a(q->host, q->size) != q->fnv)
+    if (cc_fnv1a64(q->host, q->size) != q->fnv)
       return fail(3, "buffer '%s': its bytes differ from the emulator's (FNV-1a %016llx, "
                   "plan %016llx); rebuild coalcheck-gpu-launch from the same sources",
-                  q->arg.name, (unsigned long long)fnv1a(q->host, q->size),
+                  q->arg.name, (unsigned long long)cc_fnv1a64(q->host, q->size),
                   (unsigned long long)q->fnv);
   }
   return 0;
