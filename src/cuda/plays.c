@@ -1,5 +1,6 @@
 /* coalcheck CUDA front end: each thread of a coarsened launch plays K threads of the old
  * one (plays.h). */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,17 +77,22 @@ static enum CXChildVisitResult find_returns(CXCursor c, CXCursor parent, CXClien
   return CXChildVisit_Continue;
 }
 
-/* The aliases of the kernel's parameters, taken once before the plays (each play copies
- * them afresh: a body may assign its parameters). */
-static void params_alias(struct cc_strbuf *o, const struct cc_cuda_model *m)
+/* The kernel's parameters as text: copy 0, their aliases __cc_a<k>, taken once before
+ * the plays; copy 1, inside one play, a fresh copy of each from its alias under the
+ * parameter's own name (each play copies them afresh: a body may assign its
+ * parameters). */
+static void params_text(struct cc_strbuf *o, const struct cc_cuda_model *m, int copy)
 {
   CXCursor def = m->fns.data[m->kernel].def, kids[MAX_KIDS];
   unsigned n = cc_cuda_children(def, kids, MAX_KIDS);
   for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
     if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
       char *name = cc_cuda_str(clang_getCursorSpelling(kids[i]));
-      if (*name)
-        cc_strbuf_printf(o, "  const auto &__cc_a%u = %s;\n", k++, name);
+      if (*name && copy)
+        cc_strbuf_printf(o, "    decltype(%s) %s = __cc_a%u; (void)%s;\n", name, name, k, name);
+      else if (*name)
+        cc_strbuf_printf(o, "  const auto &__cc_a%u = %s;\n", k, name);
+      k += *name != '\0';
       free(name);
     }
 }
@@ -96,8 +102,7 @@ static void params_alias(struct cc_strbuf *o, const struct cc_cuda_model *m)
 static void play_head(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
                       uint32_t plays, int dim, const uint32_t grid[3])
 {
-  CXCursor def = m->fns.data[m->kernel].def, kids[MAX_KIDS];
-  unsigned n = cc_cuda_children(def, kids, MAX_KIDS), used = cc_cuda_model_builtins_read(m);
+  unsigned used = cc_cuda_model_builtins_read(m);
   const char *c[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
   char played[3][64];
   for (int d = 0; d < 3; d++) {
@@ -107,14 +112,7 @@ static void play_head(struct cc_strbuf *o, const struct cc_cuda_model *m, unsign
       snprintf(played[d], sizeof played[d], "%s", c[d]);
   }
   cc_strbuf_printf(o, "  for (unsigned __cc_q = 0; __cc_q < %uu; __cc_q++) {\n", plays);
-  for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
-    if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
-      char *name = cc_cuda_str(clang_getCursorSpelling(kids[i]));
-      if (*name)
-        cc_strbuf_printf(o, "    decltype(%s) %s = __cc_a%u; (void)%s;\n", name, name, k, name);
-      k += *name != '\0';
-      free(name);
-    }
+  params_text(o, m, 1);
   cc_strbuf_printf(o, "    const uint3 __cc_ctaid = make_uint3(%s, %s, %s);\n", played[0],
                    played[1], played[2]);
   if (used & (1u << CC_CUDA_B_CTAID))
@@ -136,7 +134,7 @@ static void opening(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned
                    "grid (%u, %u, %u), those of blocks blockIdx.%c * %u + q (q = 0..%u), one "
                    "after the other; the original body runs as written, a return ending one "
                    "play */\n", plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1);
-  params_alias(o, m);
+  params_text(o, m, 0);
   play_head(o, m, b, plays, dim, grid);
 }
 
@@ -498,7 +496,7 @@ static void loads_first_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
                    "stores; legal because no play stores an element that a play reads after "
                    "it (proved by the caller) */\n",
                    plays, grid[0], grid[1], grid[2], "xyz"[dim], plays, plays - 1);
-  params_alias(o, m);
+  params_text(o, m, 0);
   for (unsigned i = 0; i < w->nsites; i++) {
     const struct site *s = &w->sites[i];
     if (s->store != 1)
@@ -529,6 +527,42 @@ static int walk_class(const struct cc_cuda_model *m, struct lwalk *w, CXCursor *
   return CC_OK;
 }
 
+/* The labels a return of each phase of the two-phase forms goes to (the end of one play):
+ * phase A, phase B, the vector form's scalar plays. */
+static const char *const phase_labels[] = {"goto __cc_loaded", "goto __cc_played",
+                                           "goto __cc_scalar"};
+
+/* The two-phase forms' common prologue: the body walked into w (its bytes [*b, *e)) and
+ * settled for plays x slots kept values (at most max_kept), then the body's returns as
+ * edits of each of the nphases phases (ed[i]: a return becomes phase_labels[i]'s goto).
+ * Or a refusal: a construct outside the class (keeps: what the form keeps), settle's
+ * reason (the budget of kept values: the plays run one after the other; else unsettled:
+ * what the form needs), a return written partly inside a macro. */
+static int two_phase_prologue(const struct cc_cuda_model *m, struct lwalk *w,
+                              const char *keeps, const char *unsettled, uint32_t plays,
+                              uint32_t max_kept, cc_cuda_edits *const *ed, unsigned nphases,
+                              unsigned *b, unsigned *e, struct cc_err *err)
+{
+  CXCursor body, at;
+  const char *why;
+  char budget[256];
+  int rc;
+  assert(nphases <= sizeof phase_labels / sizeof phase_labels[0]);
+  if ((rc = walk_class(m, w, &body, b, e, keeps, err)) != CC_OK)
+    return rc;
+  if ((why = settle(w, plays, max_kept, &at, budget, sizeof budget)))
+    return refuse(m, at, err, why, why == budget ? "the plays run one after the other"
+                                                 : unsettled);
+  for (unsigned i = 0; i < nphases; i++) {
+    struct rwalk r = {m, ed[i], clang_getNullCursor(), phase_labels[i]};
+    clang_visitChildren(body, find_returns, &r);
+    if (!clang_Cursor_isNull(r.bad))
+      return refuse(m, r.bad, err, "a return written partly inside a macro", "the plays make "
+                    "each return end one play (goto), which needs the return as written");
+  }
+  return CC_OK;
+}
+
 /* The loads-first rewrite of the model's kernel, or a refusal. */
 static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
                        const uint32_t grid[3], uint32_t max_kept, char **out, size_t *out_len,
@@ -536,31 +570,16 @@ static int loads_first(const struct cc_cuda_model *m, uint32_t plays, int dim,
 {
   struct lwalk *w = cc_xcalloc(1, sizeof *w);
   cc_cuda_edits ea = {0}, eb = {0}, all = {0};
-  struct rwalk ra = {m, &ea, clang_getNullCursor(), "goto __cc_loaded"};
-  struct rwalk rb = {m, &eb, clang_getNullCursor(), "goto __cc_played"};
+  cc_cuda_edits *const phases[] = {&ea, &eb};
   struct cc_strbuf o = {0};
-  CXCursor body, at;
   unsigned b = 0, e = 0;
-  const char *why;
-  char budget[256];
   int rc;
-  if ((rc = walk_class(m, w, &body, &b, &e, "the loads-first plays keep the subscripts "
-                       "`P[i]` of the kernel's pointer parameters, in statements without "
-                       "calls", err)) != CC_OK)
+  if ((rc = two_phase_prologue(m, w, "the loads-first plays keep the subscripts `P[i]` of "
+                               "the kernel's pointer parameters, in statements without calls",
+                               "the loads-first plays keep the subscripts `P[i]` of the "
+                               "kernel's pointer parameters", plays, max_kept, phases, 2, &b,
+                               &e, err)) != CC_OK)
     goto done;
-  if ((why = settle(w, plays, max_kept, &at, budget, sizeof budget))) {
-    rc = refuse(m, at, err, why, why == budget ? "the plays run one after the other" :
-                "the loads-first plays keep the subscripts `P[i]` of the kernel's pointer "
-                "parameters");
-    goto done;
-  }
-  clang_visitChildren(body, find_returns, &ra);
-  clang_visitChildren(body, find_returns, &rb);
-  if (!clang_Cursor_isNull(ra.bad)) {
-    rc = refuse(m, ra.bad, err, "a return written partly inside a macro", "the plays make "
-                "each return end one play (goto), which needs the return as written");
-    goto done;
-  }
   phase_edits(w, m->tu.text, &ea, &eb);
   char *pa = cc_cuda_edits_render(&ea, m->tu.text, b + 1, e - 1, 0);
   char *pb = cc_cuda_edits_render(&eb, m->tu.text, b + 1, e - 1, 0);
@@ -642,17 +661,9 @@ static enum cc_cuda_vkind site_kind(const struct cc_cuda_model *m, const struct 
 static void vhead(struct cc_strbuf *o, const struct cc_cuda_model *m, unsigned b,
                   const char *opener, const uint32_t block[3], const uint32_t grid[3])
 {
-  CXCursor def = m->fns.data[m->kernel].def, kids[MAX_KIDS];
-  unsigned n = cc_cuda_children(def, kids, MAX_KIDS), used = cc_cuda_model_builtins_read(m);
+  unsigned used = cc_cuda_model_builtins_read(m);
   cc_strbuf_printf(o, "  %s\n", opener);
-  for (unsigned i = 0, k = 0; i < n && i < MAX_KIDS; i++)
-    if (clang_getCursorKind(kids[i]) == CXCursor_ParmDecl) {
-      char *name = cc_cuda_str(clang_getCursorSpelling(kids[i]));
-      if (*name)
-        cc_strbuf_printf(o, "    decltype(%s) %s = __cc_a%u; (void)%s;\n", name, name, k, name);
-      k += *name != '\0';
-      free(name);
-    }
+  params_text(o, m, 1);
   cc_strbuf_printf(o, "    const unsigned __cc_gx = __cc_g0 + __cc_q;\n"
                    "    const uint3 __cc_tid = make_uint3(__cc_gx %% %uu, threadIdx.y, "
                    "threadIdx.z);\n"
@@ -741,7 +752,7 @@ static void vector_body(struct cc_strbuf *o, const struct cc_cuda_model *m,
                    "phase B runs the plays on them and gathers their stores into one vector "
                    "store each; else the plays run one after the other */\n", v, grid[0],
                    grid[1], grid[2], block[0], block[1], block[2], v);
-  params_alias(o, m);
+  params_text(o, m, 0);
   cc_strbuf_printf(o, "  const unsigned __cc_g0 = (blockIdx.x * blockDim.x + threadIdx.x) * "
                    "%uu;\n  if ((", v);
   for (unsigned i = 0; i < w->nsites; i++) {
@@ -814,30 +825,21 @@ static int vector_plays(const struct cc_cuda_model *m, uint32_t v, const uint32_
   struct lwalk *w = cc_xcalloc(1, sizeof *w);
   struct vsite vs[MAX_SITES];
   cc_cuda_edits ea = {0}, eb = {0}, es = {0}, all = {0};
-  struct rwalk ra = {m, &ea, clang_getNullCursor(), "goto __cc_loaded"};
-  struct rwalk rb = {m, &eb, clang_getNullCursor(), "goto __cc_played"};
-  struct rwalk rs = {m, &es, clang_getNullCursor(), "goto __cc_scalar"};
+  cc_cuda_edits *const phases[] = {&ea, &eb, &es};
   struct cc_strbuf o = {0};
-  CXCursor body, at;
+  CXCursor at;
   unsigned b = 0, e = 0;
   const char *why;
-  char budget[256];
   int rc;
-  if ((rc = walk_class(m, w, &body, &b, &e, "the vector plays keep the subscripts `P[i]` of "
-                       "the kernel's pointer parameters, in statements without calls",
-                       err)) != CC_OK)
+  /* one play's worth of kept values (the vector registers are not settle's slots): the
+   * budget never refuses here */
+  if ((rc = two_phase_prologue(m, w, "the vector plays keep the subscripts `P[i]` of the "
+                               "kernel's pointer parameters, in statements without calls",
+                               "the plays run one after the other", 1, MAX_SITES, phases, 3,
+                               &b, &e, err)) != CC_OK)
     goto done;
-  if ((why = settle(w, 1, MAX_SITES, &at, budget, sizeof budget)) ||
-      (why = vkinds(m, w, v, cls, ncls, vs, &at))) {
+  if ((why = vkinds(m, w, v, cls, ncls, vs, &at))) {
     rc = refuse(m, at, err, why, "the plays run one after the other");
-    goto done;
-  }
-  clang_visitChildren(body, find_returns, &ra);
-  clang_visitChildren(body, find_returns, &rb);
-  clang_visitChildren(body, find_returns, &rs);
-  if (!clang_Cursor_isNull(ra.bad)) {
-    rc = refuse(m, ra.bad, err, "a return written partly inside a macro", "the plays make "
-                "each return end one play (goto), which needs the return as written");
     goto done;
   }
   vphase_edits(w, vs, v, m->tu.text, &ea, &eb);
