@@ -72,7 +72,7 @@ static const char *type_name(enum ptx_type t)
 static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf, size_t cap,
                        struct cc_err *err)
 {
-  char init[PATH_MAX + 16], layout[1024];
+  char init[PATH_MAX + 16], layout[1024], offset[32];
   switch (a->init) {
   case CC_INIT_ZERO: snprintf(init, sizeof init, "zero"); break;
   case CC_INIT_IOTA: snprintf(init, sizeof init, "iota"); break;
@@ -99,8 +99,11 @@ static int buffer_spec(const struct cc_launch_arg *a, uint64_t count, char *buf,
                         "for a launch plan (at most about 150)", a->name);
     strcat(layout, ":");
   }
-  snprintf(buf, cap, "%s=%s[%llu]:%s%s", a->name, type_name(a->type), (unsigned long long)count,
-           layout, init);
+  offset[0] = '\0';
+  if (a->offset) /* before the LAYOUT, arg.c's order */
+    snprintf(offset, sizeof offset, "offset(%u):", a->offset);
+  snprintf(buf, cap, "%s=%s[%llu]:%s%s%s", a->name, type_name(a->type),
+           (unsigned long long)count, offset, layout, init);
   return CC_OK;
 }
 

@@ -585,7 +585,9 @@ static const struct option options[] = {
    "INIT zero | iota | random[:SEED] | file:PATH |\n"
    "const:VALUE; the buffer's device pointer is passed;\n"
    "optional layout TYPE[SIZE]:soa(BYTES,OFFSET,...):INIT\n"
-   "(blocks of 32 structures, docs/usage.md)", set_arg, FOR_LAUNCH},
+   "(blocks of 32 structures, docs/usage.md); optional\n"
+   "TYPE[SIZE]:offset(BYTES):[LAYOUT:]INIT: the pointer\n"
+   "BYTES (0..255) past a 256-byte boundary", set_arg, FOR_LAUNCH},
   {"shared", 0, "BYTES", "dynamic shared memory per CTA (default 0)", set_shared,
    FOR_LAUNCH},
   {"dump", 0, "NAME=PATH", "after the run, write buffer NAME to PATH\n"

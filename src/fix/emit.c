@@ -129,7 +129,7 @@ static const char *fix_layout(const struct cc_fix_plan *p, const char *name)
 /* One --arg as a launch-file word: its spec as given, except a file: initialiser, whose
  * path is made absolute (the new launch file lives elsewhere), and a buffer whose layout
  * the fix changed, which gets that LAYOUT before its INIT (the INIT still fills the
- * original's layout; launch.h). */
+ * original's layout; launch.h); an offset(BYTES) is kept. */
 static void put_arg(FILE *fp, const struct cc_launch_arg *a, const char *layout)
 {
   char abs[PATH_MAX], own[1024];
@@ -139,15 +139,13 @@ static void put_arg(FILE *fp, const struct cc_launch_arg *a, const char *layout)
       cc_launch_layout_format(&a->layout, own, sizeof own) > 0)
     layout = own; /* the argument's own LAYOUT stays */
   if (is_file || layout) {
-    /* a->text is NAME=TYPE[SIZE]:[LAYOUT:]INIT exactly (arg.c), so INIT starts past "]:"
-       and, with a LAYOUT, past its "):" */
-    const char *init = a->text + strlen(a->name) + strlen(type_word(a->type)) +
-                       strlen(a->size_expr) + 4;
-    char *spec;
-    if (a->layout.struct_bytes)
-      init = strchr(init, ')') + 2;
-    spec = cc_xmalloc(strlen(a->text) + (is_file ? strlen(abs) : 0) + strlen(layout ? layout : "") + 32);
-    sprintf(spec, "%s=%s[%s]:%s%s%s%s", a->name, type_word(a->type), a->size_expr,
+    /* INIT as written (arg.c's init_at); the offset(BYTES) stays */
+    const char *init = a->text + a->init_at;
+    char *spec, offset[32] = "";
+    if (a->offset)
+      snprintf(offset, sizeof offset, "offset(%u):", a->offset);
+    spec = cc_xmalloc(strlen(a->text) + (is_file ? strlen(abs) : 0) + strlen(layout ? layout : "") + 64);
+    sprintf(spec, "%s=%s[%s]:%s%s%s%s%s", a->name, type_word(a->type), a->size_expr, offset,
             layout ? layout : "", layout ? ":" : "", is_file ? "file:" : "",
             is_file ? abs : init);
     put_quoted(fp, spec);

@@ -12,7 +12,8 @@
  *   param I scalar HEX       parameter I: these bytes (little-endian, 2 hex digits each)
  *   param I buffer FNV SPEC  parameter I: a device buffer filled per SPEC, an --arg
  *                            buffer spec NAME=TYPE[COUNT]:INIT with COUNT a literal
- *                            (src/launch parses and fills it, as for the emulator);
+ *                            (src/launch parses and fills it, as for the emulator;
+ *                            an offset(BYTES) puts the pointer BYTES into the allocation);
  *                            FNV: FNV-1a 64 of the bytes the emulator's run starts from
  *                            (hex), checked here, so both backends read the same input
  *   dump NAME PATH           after the launch, buffer NAME's bytes to PATH
@@ -280,7 +281,9 @@ static int make_buffers(const struct driver *d, struct plan *p)
     struct param *q = &p->params[i];
     if (!q->is_buffer)
       continue;
-    CU(d->alloc(&q->dev, q->size ? q->size : 1), "cuMemAlloc");
+    /* offset(BYTES): BYTES more, the kernel's pointer BYTES past cuMemAlloc's start */
+    CU(d->alloc(&q->dev, q->size + q->arg.offset ? q->size + q->arg.offset : 1), "cuMemAlloc");
+    q->dev += q->arg.offset;
     CU(d->htod(q->dev, q->host, q->size), "cuMemcpyHtoD");
     q->nbytes = sizeof q->dev;
     memcpy(q->bytes, &q->dev, sizeof q->dev);

@@ -333,13 +333,46 @@ static int parse_init(struct cc_launch_arg *a, const char *init, const char *bas
   return CC_OK;
 }
 
-/* "[LAYOUT:]INIT" of a buffer spec: a LAYOUT starts with "soa(" (no INIT does) and ends
- * at its ')'. */
+/* "offset(BYTES):" at rest, if there (no LAYOUT or INIT starts so), into a->offset;
+ * *rest moved past it. */
+static int parse_offset(struct cc_launch_arg *a, const char **rest, const char *spec,
+                        struct cc_err *err)
+{
+  unsigned esize = cc_launch_type_size(a->type);
+  uint64_t bytes = 0;
+  int neg = 0;
+  const char *close;
+  char digits[32], why[200];
+  if (strncmp(*rest, "offset(", 7) != 0)
+    return CC_OK;
+  if (!(close = strchr(*rest, ')')) || close[1] != ':')
+    return bad_arg(a, err, spec, "offset(BYTES) needs its ')' and ':' after it; e.g. "
+                   "'offset(4):random'");
+  snprintf(digits, sizeof digits, "%.*s", (int)(close - *rest - 7), *rest + 7);
+  if ((size_t)(close - *rest - 7) >= sizeof digits || !digits[0] ||
+      cc_launch_parse_int(digits, &bytes, &neg) != 0 || neg || bytes > CC_LAUNCH_OFFSET_MAX ||
+      bytes % esize != 0) {
+    snprintf(why, sizeof why, "offset(BYTES) takes a multiple of the element size (%u bytes) "
+             "in 0..%u: the pointer's offset from a 256-byte boundary", esize,
+             CC_LAUNCH_OFFSET_MAX);
+    return bad_arg(a, err, spec, why);
+  }
+  a->offset = (uint32_t)bytes;
+  *rest = close + 2;
+  return CC_OK;
+}
+
+/* "[offset(BYTES):][LAYOUT:]INIT" of a buffer spec: a LAYOUT starts with "soa(" (no INIT
+ * does) and ends at its ')'. */
 static int parse_layout_init(struct cc_launch_arg *a, const char *rest, const char *base_dir,
                              const char *spec, struct cc_err *err)
 {
   const char *close;
   char why[160];
+  int rc;
+  if ((rc = parse_offset(a, &rest, spec, err)) != CC_OK)
+    return rc;
+  a->init_at = (size_t)(rest - spec);
   if (strncmp(rest, "soa(", 4) != 0)
     return parse_init(a, rest, base_dir, spec, err);
   if (!(close = strchr(rest, ')')))
@@ -348,10 +381,11 @@ static int parse_layout_init(struct cc_launch_arg *a, const char *rest, const ch
     return bad_arg(a, err, spec, why);
   if (close[1] != ':')
     return bad_arg(a, err, spec, "missing ':INIT' after the layout; e.g. 'soa(8,0,4):random'");
+  a->init_at = (size_t)(close + 2 - spec);
   return parse_init(a, close + 2, base_dir, spec, err);
 }
 
-/* The buffer part "TYPE[SIZE]:[LAYOUT:]INIT" of spec (value points at TYPE). */
+/* The buffer part "TYPE[SIZE]:[offset(BYTES):][LAYOUT:]INIT" of spec (value points at TYPE). */
 static int parse_buffer(struct cc_launch_arg *a, const char *value, const char *base_dir,
                         const char *spec, struct cc_err *err)
 {

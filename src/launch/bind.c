@@ -173,7 +173,7 @@ static void show_bytes(uint64_t bytes, char *buf, size_t size)
 static int check_total(const struct cc_launch_arg *args, size_t nargs,
                        const struct cc_launch_bound *b, uint64_t max_bytes, struct cc_err *err)
 {
-  uint64_t total = 0;
+  uint64_t total = 0, bytes = 0;
   size_t j = 0;
   for (size_t i = 0; i < nargs && max_bytes; i++) {
     const struct cc_launch_buffer *buf = &b->buffers[j];
@@ -182,11 +182,13 @@ static int check_total(const struct cc_launch_arg *args, size_t nargs,
     if (!args[i].is_buffer)
       continue;
     j++;
-    overflow = __builtin_add_overflow(total, buf->bytes, &total);
+    /* a buffer's offset(BYTES) takes memory too: BYTES before its first element */
+    overflow = __builtin_add_overflow(buf->bytes, (uint64_t)args[i].offset, &bytes) ||
+               __builtin_add_overflow(total, bytes, &total);
     if (!overflow && total <= max_bytes)
       continue;
     arg_label(&args[i], i, label, sizeof label);
-    show_bytes(buf->bytes, need, sizeof need);
+    show_bytes(overflow ? buf->bytes : bytes, need, sizeof need);
     if (overflow)
       snprintf(sum, sizeof sum, "more than 2^64-1 bytes");
     else
@@ -201,17 +203,24 @@ static int check_total(const struct cc_launch_arg *args, size_t nargs,
   return CC_OK;
 }
 
-/* Allocates, fills and packs buffer argument i, sized in buf. */
+/* Allocates, fills and packs buffer argument i, sized in buf: with offset(BYTES), BYTES
+ * more, the buffer (its address and host bytes) starting BYTES into the allocation. */
 static int alloc_buffer(const struct cc_launch_arg *a, size_t i,
                         struct cc_launch_buffer *buf, const struct cc_launch_allocator *alloc,
                         struct cc_launch_bound *b, struct cc_err *err)
 {
   char label[160];
+  uint64_t bytes;
   int rc;
   arg_label(a, i, label, sizeof label);
-  if ((rc = alloc->alloc(alloc->ctx, buf->bytes, a->name, &buf->dev_addr, &buf->host, err)) !=
-      CC_OK)
+  if (__builtin_add_overflow(buf->bytes, (uint64_t)a->offset, &bytes))
+    return cc_err_set(err, CC_ERR_INPUT, "%s: %llu bytes and its offset of %u overflow 64 "
+                      "bits; check the size expression '%s'", label,
+                      (unsigned long long)buf->bytes, a->offset, a->size_expr);
+  if ((rc = alloc->alloc(alloc->ctx, bytes, a->name, &buf->dev_addr, &buf->host, err)) != CC_OK)
     return cc_err_prefix(err, "%s", label);
+  buf->dev_addr += a->offset;
+  buf->host = (uint8_t *)buf->host + a->offset;
   /* the allocator's memory is zero-filled: zero touches no page */
   if (a->init != CC_INIT_ZERO && (rc = cc_launch_fill(a, buf->count, buf->host, err)) != CC_OK)
     return rc;

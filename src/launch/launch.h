@@ -6,7 +6,9 @@
  * u8 u16 u32 u64 s8 s16 s32 s64 f16 f32 f64, SIZE an expression in elements over integer
  * literals and scalar names (+ - * / % and parentheses, 64-bit signed arithmetic with
  * overflow checks), INIT one of zero | iota | random[:SEED] | file:PATH | const:VALUE.
- * A buffer may carry a LAYOUT, NAME=TYPE[SIZE]:LAYOUT:INIT (struct cc_launch_layout).
+ * A buffer may carry a LAYOUT, NAME=TYPE[SIZE]:LAYOUT:INIT (struct cc_launch_layout), and
+ * before it an OFFSET, NAME=TYPE[SIZE]:offset(BYTES):[LAYOUT:]INIT: the kernel's pointer
+ * BYTES past its allocation's 256-byte aligned start (CC_LAUNCH_OFFSET_MAX).
  * A buffer is passed to the kernel as its 64-bit device address. The grammar and the
  * random generator are documented in docs/usage.md; tests reproduce them from there.
  *
@@ -55,6 +57,17 @@ struct cc_launch_layout {
 /* The largest BYTES, OFFSET and B a layout takes. */
 #define CC_LAUNCH_LAYOUT_MAX_BYTES 65536u
 
+/* offset(BYTES) of a buffer spec: the buffer's first element sits BYTES bytes past the
+ * start of its allocation, which is 256-byte aligned (as cudaMalloc's; CUDA C
+ * Programming Guide, "Device Memory Accesses"), so the kernel's pointer has the alignment
+ * of an application's sub-array (`cudaMalloc` + BYTES). BYTES is a multiple of the
+ * element size (an element at an unnatural address is no legal access, PTX ISA
+ * "Addresses as Operands") and at most CC_LAUNCH_OFFSET_MAX: the offset sets the
+ * pointer's alignment only. The BYTES before the buffer are zero, neither filled nor
+ * dumped; they lie inside the emulated allocation, so a kernel reading them is not
+ * reported out of bounds (a read past the end still is). */
+#define CC_LAUNCH_OFFSET_MAX 255u
+
 /* One parsed --arg. Strings are owned (cc_launch_arg_release frees them). */
 struct cc_launch_arg {
   char *name;            /* NAME, or NULL for a bare scalar */
@@ -67,6 +80,8 @@ struct cc_launch_arg {
   uint64_t seed;         /* random: the seed (default 0) */
   char *init_text;       /* file: the path (already joined with base_dir); const: VALUE */
   struct cc_launch_layout layout; /* buffer: its LAYOUT, struct_bytes 0 when none */
+  uint32_t offset;       /* buffer: its offset(BYTES), 0 when none */
+  size_t init_at;        /* buffer: where INIT starts in text */
   char *origin;          /* where the spec was written, "FILE:LINE" of a launch file, or
                             NULL (the command line): prefixed to cc_launch_bind's errors
                             about it. Not set by cc_launch_arg_parse */
@@ -158,8 +173,9 @@ struct cc_launch_buffer {
   const char *name;      /* borrowed from the arg */
   enum ptx_type type;
   uint64_t count, bytes; /* elements, bytes */
-  uint64_t dev_addr;
-  void *host;            /* owned by the allocator */
+  uint64_t dev_addr;      /* the kernel's pointer: the allocation's plus the offset */
+  void *host;            /* the first element's bytes, in memory the allocator owns (the
+                            allocation's start plus the arg's offset(BYTES)) */
   const struct cc_launch_layout *layout; /* borrowed from the arg, or NULL: the layout of
                                             the bytes at host (cc_launch_dump undoes it) */
 };
@@ -178,8 +194,9 @@ struct cc_launch_bound {
  * type (integers range-checked: .sN -2^(N-1)..2^(N-1)-1; .uN and .bN -2^(N-1)..2^N-1,
  * negative values as two's complement, since nvcc declares `int` parameters .u32; floats
  * from decimal text); then evaluates every buffer's size and checks their total against
- * alloc->max_bytes before allocating any; then allocates every buffer through alloc and
- * fills it (zero: left as the allocator gives it). Errors (CC_ERR_INPUT) name the
+ * alloc->max_bytes before allocating any; then allocates every buffer through alloc (its
+ * offset(BYTES) more, the buffer starting BYTES in) and fills it (zero: left as the
+ * allocator gives it). Errors (CC_ERR_INPUT) name the
  * argument, e.g. "argument 3 'n' is s32 in the kernel but '1.5' is not an integer";
  * CC_ERR_LIMIT when the buffers exceed alloc->max_bytes ("argument 1 'A' needs N bytes
  * (64.0 GiB), which brings the buffers to ..., above the limit of ..."); allocator errors

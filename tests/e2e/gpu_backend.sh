@@ -73,6 +73,20 @@ if [ -x "$LAUNCH" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; the
   "$LAUNCH" "$TMP/lplan/bad" 2>"$TMP/lerr"
   [ $? = 3 ] || fail "the plan without its layout was not refused (exit 3)"
 fi
+# a buffer at offset(4) (docs/usage.md): the plan keeps the offset; the hash is of the
+# buffer's own bytes (iota 0..3, not the 4 zero bytes before it), so the launcher's fill
+# matches the emulator's (exit 10 at the driver)
+OSCALE=(--kernel scale --grid 1 --block 32 --arg 'out=f32[4]:zero'
+        --arg 'in=f32[n]:offset(4):iota' --arg n=4 --arg a=2)
+COALCHECK_GPU_PLAN="$TMP/oplan" expect 0 "" "$COALCHECK" --backend gpu "$K" "${OSCALE[@]}" -q
+grep -Eqx 'param 1 buffer [0-9a-f]{16} in=f32\[4\]:offset\(4\):iota' "$TMP/oplan/plan" ||
+  fail "plan: in lost its offset"
+[ "$(grep '^param 1' "$TMP/oplan/plan" | cut -d' ' -f4)" = "$(grep '^param 1' "$TMP/plan/plan" | cut -d' ' -f4)" ] ||
+  fail "plan: the offset buffer's hash is not the plain buffer's"
+if [ -x "$LAUNCH" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  "$LAUNCH" "$TMP/oplan/plan" 2>"$TMP/lerr"
+  [ $? = 10 ] || fail "coalcheck-gpu-launch on the offset plan: not exit 10: $(cat "$TMP/lerr")"
+fi
 
 # ---- coalcheck import: a hand-made GPU report -------------------------------------------
 # kernel transpose, block 32x4 (4 warps): LDG t.cu:5 reads consecutive floats: 4 requests,

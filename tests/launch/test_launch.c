@@ -501,6 +501,101 @@ static void test_bind(void **state)
   fake_free(&fa);
 }
 
+/* offset(BYTES) (launch.h, CC_LAUNCH_OFFSET_MAX): parsed before the LAYOUT, INIT found
+ * after both (init_at); BYTES a multiple of the element size in 0..255, else a usage
+ * error naming the rule. */
+static void test_parse_offset(void **state)
+{
+  struct cc_launch_arg a;
+  (void)state;
+  a = parse_ok("A=f32[n]:offset(4):iota", NULL);
+  assert_int_equal(a.offset, 4);
+  assert_int_equal(a.init, CC_INIT_IOTA);
+  assert_string_equal(a.text + a.init_at, "iota");
+  cc_launch_arg_release(&a);
+  a = parse_ok("B=f64[64]:offset(8):soa(16,0,8):random:3", NULL);
+  assert_int_equal(a.offset, 8);
+  assert_int_equal(a.layout.struct_bytes, 16);
+  assert_string_equal(a.text + a.init_at, "random:3");
+  cc_launch_arg_release(&a);
+  a = parse_ok("C=u8[4]:offset(255):zero", NULL); /* the largest; u8: any byte */
+  assert_int_equal(a.offset, 255);
+  cc_launch_arg_release(&a);
+  a = parse_ok("D=f32[4]:zero", NULL); /* none: 0, INIT right after the size */
+  assert_int_equal(a.offset, 0);
+  assert_string_equal(a.text + a.init_at, "zero");
+  cc_launch_arg_release(&a);
+  expect_parse_error("A=f32[4]:offset(2):zero", "a multiple of the element size (4 bytes) in "
+                     "0..255");
+  expect_parse_error("A=u8[4]:offset(256):zero", "in 0..255");
+  expect_parse_error("A=f64[4]:offset(12):zero", "(8 bytes)");
+  expect_parse_error("A=f32[4]:offset(-4):zero", "offset(BYTES) takes");
+  expect_parse_error("A=f32[4]:offset():zero", "offset(BYTES) takes");
+  expect_parse_error("A=f32[4]:offset(4)zero", "needs its ')' and ':'");
+  expect_parse_error("A=f32[4]:offset(4", "needs its ')' and ':'");
+  expect_parse_error("A=f32[4]:offset(4):", "unknown initialiser");
+}
+
+/* Binding offset buffers with the fake allocator (256-byte steps from 0x10000): A =
+ * f32[6] iota at offset(4) takes 24 + 4 = 28 bytes at 0x10000, its pointer 0x10004, its
+ * host bytes 4 into the block, the 4 before zero; B = u8[3] const 7 at offset(3) takes 6
+ * bytes at 0x10100, pointer 0x10103, block bytes 0 0 0 7 7 7. Their total, 28 + 6 = 34
+ * bytes, counts the offsets: a limit of 33 refuses B ("needs 6 bytes"). A dump writes
+ * the 24 bytes of A only (iota: 0.0f .. 5.0f). */
+static void test_bind_offset(void **state)
+{
+  static const char *const specs[] = {"A=f32[n*2]:offset(4):iota", "B=u8[n]:offset(3):const:7",
+                                      "n=3", "alpha=1.5"};
+  static const uint8_t b_block[6] = {0, 0, 0, 7, 7, 7};
+  static const float iota[6] = {0, 1, 2, 3, 4, 5};
+  struct cc_launch_arg args[4];
+  struct kernel k;
+  struct fake_alloc fa = {0x10000, 0, 0, {0}};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 33};
+  struct cc_launch_bound b;
+  struct cc_err err = {0};
+  const struct cc_launch_buffer *buf;
+  char path[] = "/tmp/cc-test-offset-XXXXXX";
+  float back[7];
+  uint64_t p0, p1;
+  FILE *fp;
+  int fd;
+  (void)state;
+  make_kernel(&k, kern_types, 4);
+  parse_all(specs, 4, args);
+  assert_int_equal(cc_launch_bind(args, 4, &k.f, &alloc, &b, &err), CC_ERR_LIMIT);
+  expect_msg(&err, "argument 2 'B' needs 6 bytes, which brings the buffers to 34 bytes, "
+                   "above the limit of 33 bytes");
+  alloc.max_bytes = 34;
+  assert_int_equal(cc_launch_bind(args, 4, &k.f, &alloc, &b, &err), CC_OK);
+  memcpy(&p0, b.params[0], 8);
+  memcpy(&p1, b.params[1], 8);
+  assert_int_equal(p0, 0x10004);
+  assert_int_equal(p1, 0x10103);
+  buf = cc_launch_find_buffer(&b, "A");
+  assert_int_equal(buf->dev_addr, 0x10004);
+  assert_int_equal(buf->bytes, 24);
+  assert_ptr_equal(buf->host, (uint8_t *)fa.blocks[0] + 4);
+  assert_memory_equal(fa.blocks[0], "\0\0\0\0", 4);
+  assert_memory_equal(buf->host, iota, sizeof iota);
+  buf = cc_launch_find_buffer(&b, "B");
+  assert_int_equal(buf->bytes, 3);
+  assert_memory_equal(fa.blocks[1], b_block, sizeof b_block);
+  fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(cc_launch_dump(cc_launch_find_buffer(&b, "A"), path, &err), CC_OK);
+  fp = fopen(path, "rb");
+  assert_non_null(fp);
+  assert_int_equal(fread(back, 1, sizeof back, fp), 24);
+  fclose(fp);
+  unlink(path);
+  assert_memory_equal(back, iota, sizeof iota);
+  cc_launch_bound_release(&b);
+  free_args(args, 4);
+  fake_free(&fa);
+}
+
 /* Binds specs to a kernel of the given param types; expects status and a message. */
 static void expect_bind_error(const char *const *specs, size_t n, const enum ptx_type *types,
                               uint32_t ntypes, int fail_at, int status, const char *needle)
@@ -776,6 +871,8 @@ int main(void)
     cmocka_unit_test(test_bind_errors),
     cmocka_unit_test(test_bind_unsigned_params),
     cmocka_unit_test(test_bind_memory_limit),
+    cmocka_unit_test(test_parse_offset),
+    cmocka_unit_test(test_bind_offset),
     cmocka_unit_test(test_convert),
     cmocka_unit_test(test_dump),
   };
