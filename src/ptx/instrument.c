@@ -50,17 +50,44 @@ static int is_site(const struct ptx_function *f, const struct ptx_insn *in, uint
   return 1;
 }
 
-/* Whether a memory instruction can be counted inline (else it is skipped). */
-static int countable(const struct ptx_function *f, const struct ptx_insn *in, uint32_t size)
+/* Why a memory instruction cannot be counted inline, or NULL when it can. */
+static const char *refusal(const struct ptx_function *f, const struct ptx_insn *in, uint32_t size)
 {
   const struct ptx_operand *a = addr_operand(f, in);
-  if (!f->is_entry || (in->flags & PTX_F_XTYPE) || !a) return 0;
-  if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED) return 0;
-  if (size == 0 || size > 16 || (size & (size - 1))) return 0;
+  if (!f->is_entry)
+    return "in a .func body (a device function not inlined; the counter buffer is a "
+           "kernel parameter)";
+  if (in->flags & PTX_F_XTYPE) return "an instruction type of a recent architecture";
+  if (!a) return "no address operand";
+  if (in->space == PTX_SPACE_SHARED_CLUSTER) return "a .shared::cluster access";
+  if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED &&
+      in->space != PTX_SPACE_LOCAL && in->space != PTX_SPACE_GENERIC)
+    return "an access of a state space the pass does not count";
+  if (size == 0 || size > 16 || (size & (size - 1)))
+    return "a vector access of more than 16 bytes per lane";
   if (a->reg >= 0 && ptx_type_size(f->regs[a->reg].type) != 4 &&
       ptx_type_size(f->regs[a->reg].type) != 8)
-    return 0;
-  return 1;
+    return "an address register of neither 32 nor 64 bits";
+  return NULL;
+}
+
+/* Why an instruction that moves memory but is no ld/st/atom/red is not counted, or NULL
+ * (not a memory instruction the report's counters would include). */
+static const char *other_memory(const struct ptx_function *f, const struct ptx_insn *in)
+{
+  const char *t = in->opcode_text ? in->opcode_text : "";
+  (void)f;
+  switch (in->op) {
+  case PTX_OP_CP:
+    return strncmp(t, "cp.async", 8) == 0 && !strstr(t, "commit_group") &&
+                   !strstr(t, "wait_") && !strstr(t, "mbarrier")
+               ? "an asynchronous copy (cp.async)" : NULL;
+  case PTX_OP_LDMATRIX: return "a matrix load from shared memory (ldmatrix)";
+  case PTX_OP_STMATRIX: return "a matrix store to shared memory (stmatrix)";
+  case PTX_OP_WMMA:
+    return strstr(t, ".load") || strstr(t, ".store") ? "a wmma load or store" : NULL;
+  default: return NULL;
+  }
 }
 
 /* loop[i] != 0: instruction i of f lies between a label and a later branch back to it */
@@ -83,25 +110,44 @@ static int32_t *loop_marks(const struct ptx_function *f)
 static void collect_sites(struct inst *s)
 {
   CC_VEC(struct ptx_inst_site) v = {0};
+  CC_VEC(struct ptx_inst_skip) skips = {0};
+  static const uint8_t spaces[] = {PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL};
   const struct ptx_module *m = s->m;
   for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
     const struct ptx_function *f = &m->funcs[fi];
     int32_t *loop = loop_marks(f);
     for (uint32_t i = 0; f->has_body && i < f->ninsns; i++) {
-      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space,
+      const struct ptx_insn *in = &f->insns[i];
+      struct ptx_inst_site site = {.func = fi, .insn = i, .space = in->space,
                                    .looped = loop[i] > 0};
-      if (!is_site(f, &f->insns[i], &site.kind, &site.size_bytes)) continue;
-      if (!countable(f, &f->insns[i], site.size_bytes)) {
-        s->map->skipped += f->insns[i].space != PTX_SPACE_PARAM &&
-                           f->insns[i].space != PTX_SPACE_CONST;
+      const char *why = NULL;
+      if (!is_site(f, in, &site.kind, &site.size_bytes)) {
+        if ((why = other_memory(f, in)))
+          CC_VEC_PUSH(&skips, ((struct ptx_inst_skip){fi, i, why}));
         continue;
       }
-      CC_VEC_PUSH(&v, site);
+      if (in->space == PTX_SPACE_PARAM || in->space == PTX_SPACE_CONST)
+        continue; /* no global, shared or local traffic the report counts */
+      if ((why = refusal(f, in, site.size_bytes))) {
+        CC_VEC_PUSH(&skips, ((struct ptx_inst_skip){fi, i, why}));
+        continue;
+      }
+      if (in->space != PTX_SPACE_GENERIC) {
+        CC_VEC_PUSH(&v, site);
+        continue;
+      }
+      site.generic = 1; /* one site per space the lanes may resolve to */
+      for (size_t k = 0; k < sizeof spaces; k++) {
+        site.space = spaces[k];
+        CC_VEC_PUSH(&v, site);
+      }
     }
     free(loop);
   }
   s->map->sites = v.data;
   s->map->nsites = (uint32_t)v.len;
+  s->map->skips = skips.data;
+  s->map->skipped = (uint32_t)skips.len;
 }
 
 /* site_of[] for function fi */
@@ -112,7 +158,8 @@ static void index_function(struct inst *s, uint32_t fi)
   free(s->site_of);
   s->site_of = cc_xcalloc(f->ninsns + 1, sizeof *s->site_of);
   for (uint32_t k = 0; k < s->map->nsites; k++)
-    if (s->map->sites[k].func == fi) s->site_of[s->map->sites[k].insn] = k + 1;
+    if (s->map->sites[k].func == fi && !s->site_of[s->map->sites[k].insn])
+      s->site_of[s->map->sites[k].insn] = k + 1; /* a generic instruction's first site */
   s->site_func = fi;
 }
 
@@ -441,8 +488,9 @@ static void put_strides(struct inst *s, uint32_t site)
                    site, site, site, site, site, site, site, site);
 }
 
-/* The leader (lowest executing lane) adds this execution to the site's counters. */
-static void put_update(struct inst *s, uint32_t site, int shared)
+/* The leader (lowest executing lane) adds this execution to the site's counters:
+ * `requests` requests (a local access: one per 32-bit word). */
+static void put_update(struct inst *s, uint32_t site, int shared, uint32_t requests)
 {
   uint64_t off = (uint64_t)site * s->map->shards * PTX_INST_FIELDS * 8u;
   /* execution sampling: %cci_pb, the plane the execution counts in */
@@ -455,10 +503,10 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                    "\tpopc.b32 %%cci_m3, %%cci_m1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_u;\n"
                    "\tcvt.u64.u32 %%cci_a2, %%cci_m3;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], 1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %" PRIu32 ";\n"
                    "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a2;\n",
-                   base, off + 8u * PTX_INST_F_REQUESTS, base, off + 8u * PTX_INST_F_UNITS,
+                   base, off + 8u * PTX_INST_F_REQUESTS, requests, base, off + 8u * PTX_INST_F_UNITS,
                    base, off + 8u * PTX_INST_F_LANES);
   if (shared)
     cc_strbuf_printf(&s->text,
@@ -482,6 +530,82 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                    base, off + 8u * PTX_INST_F_STRMIN_INV, base, off + 8u * PTX_INST_F_STRMAX);
 }
 
+static const char *space_word(uint8_t space)
+{
+  return space == PTX_SPACE_SHARED ? "shared" : space == PTX_SPACE_LOCAL ? "local" : "global";
+}
+
+/* %cci_a0 = the interleaved layout's address of this lane's local-space address %cci_a0
+ * (src/model cc_model_local_layout: word w of lane l at w x 128 + l x 4, + byte % 4) */
+static void put_local_layout(struct inst *s)
+{
+  cc_strbuf_printf(&s->text,
+                   "\tand.b64 %%cci_a1, %%cci_a0, 3;\n"
+                   "\tshr.u64 %%cci_a0, %%cci_a0, 2;\n"
+                   "\tshl.b64 %%cci_a0, %%cci_a0, 7;\n"
+                   "\tadd.s64 %%cci_a0, %%cci_a0, %%cci_a1;\n"
+                   "\tmov.u32 %%cci_s0, %%laneid;\n"
+                   "\tmul.wide.u32 %%cci_a1, %%cci_s0, 4;\n"
+                   "\tadd.s64 %%cci_a0, %%cci_a0, %%cci_a1;\n");
+}
+
+/* Site `site` counted for the accessing lanes %cci_m1 at the addresses %cci_a0 (its
+ * space's addresses): the figures of its space, its strides, the leader's update. */
+static void put_space(struct inst *s, uint32_t site)
+{
+  const struct ptx_inst_site *st = &s->map->sites[site];
+  uint32_t words = 1, size = st->size_bytes;
+  if (st->space == PTX_SPACE_SHARED) {
+    put_wavefronts(s, size);
+  } else {
+    if (st->space == PTX_SPACE_LOCAL) { /* one 4-byte request per 32-bit word */
+      words = size > 4 ? size / 4 : 1;
+      size = size > 4 ? 4 : size;
+      put_local_layout(s);
+    }
+    put_sectors(s, size);
+    if (words > 1)
+      cc_strbuf_printf(&s->text,
+                       "\tmul.lo.u32 %%cci_u, %%cci_u, %" PRIu32 ";\n"
+                       "\tmul.lo.u32 %%cci_i, %%cci_i, %" PRIu32 ";\n",
+                       words, words);
+  }
+  put_strides(s, site);
+  put_update(s, site, st->space == PTX_SPACE_SHARED, words);
+}
+
+/* A generic instruction's three sites (global, shared, local from `site` on): for each
+ * space, the accessing lanes whose address isspacep finds in it count as that space's
+ * request, at the address of that space (cvta.to); a space no lane is in is branched
+ * over (the ballot is the same in every executing lane: a uniform branch). */
+static void put_generic(struct inst *s, uint32_t site)
+{
+  cc_strbuf_printf(&s->text,
+                   "\t{\n"
+                   "\t.reg .b64 %%cci_g;\n"
+                   "\t.reg .b32 %%cci_gm;\n"
+                   "\t.reg .pred %%cci_gp;\n"
+                   "\tmov.b64 %%cci_g, %%cci_a0;\n"
+                   "\tmov.b32 %%cci_gm, %%cci_m1;\n");
+  for (uint32_t k = 0; k < 3; k++) {
+    const char *sp = space_word(s->map->sites[site + k].space);
+    cc_strbuf_printf(&s->text,
+                     "\tisspacep.%s %%cci_gp, %%cci_g;\n"
+                     "\tvote.sync.ballot.b32 %%cci_m1, %%cci_gp, %%cci_m0;\n"
+                     "\tand.b32 %%cci_m1, %%cci_m1, %%cci_gm;\n"
+                     "\tsetp.eq.b32 %%cci_gp, %%cci_m1, 0;\n"
+                     "\t@%%cci_gp bra.uni $cci_none%" PRIu32 ";\n",
+                     sp, site + k);
+    if (k == 0)
+      cc_strbuf_printf(&s->text, "\tmov.b64 %%cci_a0, %%cci_g;\n");
+    else
+      cc_strbuf_printf(&s->text, "\tcvta.to.%s.u64 %%cci_a0, %%cci_g;\n", sp);
+    put_space(s, site + k);
+    cc_strbuf_printf(&s->text, "$cci_none%" PRIu32 ":\n", site + k);
+  }
+  cc_strbuf_printf(&s->text, "\t}\n");
+}
+
 static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t index)
 {
   struct inst *s = ctx;
@@ -492,10 +616,9 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   if (!s->site_of[index]) return NULL;
   site = s->site_of[index] - 1;
   const struct ptx_inst_site *st = &s->map->sites[site];
-  int shared = st->space == PTX_SPACE_SHARED;
   reset_text(s);
   cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
-                   shared ? "shared" : "global", st->size_bytes);
+                   st->generic ? "generic" : space_word(st->space), st->size_bytes);
   int gated = s->map->sample > 1 || s->map->gate || s->map->exec > 1;
   if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
@@ -544,10 +667,10 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   put_lanes(s, f, in);
   cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_m2, %%lanemask_lt;\n");
   put_address(s, f, addr_operand(f, in));
-  if (shared) put_wavefronts(s, st->size_bytes);
-  else put_sectors(s, st->size_bytes);
-  put_strides(s, site);
-  put_update(s, site, shared);
+  if (st->generic)
+    put_generic(s, site);
+  else
+    put_space(s, site);
   cc_strbuf_printf(&s->text, "\t}\n");
   if (gated) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
   return s->text.s;
@@ -651,5 +774,23 @@ uint64_t ptx_inst_counter_bytes(const struct ptx_inst_map *map)
 void ptx_inst_map_release(struct ptx_inst_map *map)
 {
   free(map->sites);
+  free(map->skips);
   *map = (struct ptx_inst_map){0};
+}
+
+void ptx_inst_skip_text(const struct ptx_module *m, const struct ptx_inst_map *map, uint32_t k,
+                        char *buf, size_t cap)
+{
+  const struct ptx_inst_skip *sk = &map->skips[k];
+  const struct ptx_function *f = &m->funcs[sk->func];
+  const struct ptx_loc *loc = ptx_insn_loc(f, sk->insn);
+  const char *file = loc && loc->line ? ptx_file_path(m, loc->file) : NULL;
+  char text[256], where[320];
+  ptx_print_insn(m, f, sk->insn, text, sizeof text);
+  if (file)
+    snprintf(where, sizeof where, "%s:%" PRIu32 ": ", file, loc->line);
+  else
+    where[0] = '\0';
+  snprintf(buf, cap, "%s'%s' in %s (PTX line %" PRIu32 "): not counted: %s", where, text,
+           f->name, f->insns[sk->insn].line, sk->why);
 }
