@@ -157,6 +157,13 @@ static void note(const char *fmt, ...)
   va_end(ap);
 }
 
+/* note() for cc_gpu_inline_skip_notes (caller holds the lock) */
+static void add_note(void *ctx, const char *text)
+{
+  (void)ctx;
+  note("%s", text);
+}
+
 /* The current device's compute capability as 10 major + minor; 90 when unknown. */
 static uint32_t device_arch(void)
 {
@@ -550,9 +557,11 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
   cJSON *ij;
   cJSON_ArrayForEach(ij, cJSON_GetObjectItemCaseSensitive(kj, "instructions")) {
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(ij, "sass_offset");
+    const char *sp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ij, "space"));
     uint32_t insn = (uint32_t)(off->valuedouble / 16); /* the PTX index x 16 */
-    for (uint32_t j = 0; j < ns; j++)
-      if (map->sites[sites[j]].insn == insn)
+    for (uint32_t j = 0; j < ns; j++) /* a generic instruction: one object per space */
+      if (map->sites[sites[j]].insn == insn && sp &&
+          strcmp(sp, cc_gpu_inline_space_name(&map->sites[sites[j]])) == 0)
         cc_gpu_inline_add_bound(ij, breq[j], bun[j]);
   }
   free(sites);
@@ -601,6 +610,15 @@ static cJSON *report_json(void)
       cJSON_AddItemToArray(ks, kj);
     }
     free(zero);
+  }
+  for (size_t i = 0; i < S.mods.len; i++) { /* what the pass left out, in kernels that ran */
+    struct cc_inl_module *mod = S.mods.data[i];
+    uint8_t *launched = cc_xcalloc(mod->ptx->nfuncs + 1, 1), any = 0;
+    for (uint32_t f = 0; f < mod->ptx->nfuncs; f++)
+      any |= launched[f] = mod->k[f].launches > 0;
+    if (any)
+      cc_gpu_inline_skip_notes(mod->ptx, &mod->map, launched, add_note, NULL);
+    free(launched);
   }
   cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
   for (size_t i = 0; i < S.notes.len; i++)

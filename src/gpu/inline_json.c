@@ -1,8 +1,10 @@
 /* coalcheck GPU backend: inline counters as the library's JSON (inline_json.h). */
 #include "gpu/inline_json.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu/sample.h"
@@ -107,6 +109,37 @@ static void scale_counts(const struct cc_gpu_cta_sample *d, const uint64_t v[PTX
   if (out[PTX_INST_F_IDEAL] > out[PTX_INST_F_UNITS]) out[PTX_INST_F_IDEAL] = out[PTX_INST_F_UNITS];
 }
 
+const char *cc_gpu_inline_space_name(const struct ptx_inst_site *st)
+{
+  return st->space == PTX_SPACE_SHARED ? "shared"
+         : st->space == PTX_SPACE_LOCAL ? "local" : "global";
+}
+
+void cc_gpu_inline_skip_notes(const struct ptx_module *m, const struct ptx_inst_map *map,
+                              const uint8_t *launched, void (*add)(void *ctx, const char *text),
+                              void *ctx)
+{
+  char text[1200];
+  uint32_t shown = 0, more = 0;
+  for (uint32_t k = 0; k < map->skipped; k++) {
+    uint32_t f = map->skips[k].func;
+    if (launched && m->funcs[f].is_entry && !launched[f])
+      continue; /* a kernel that never ran: nothing was missed */
+    if (shown == CC_GPU_INLINE_MAX_SKIP_NOTES) {
+      more++;
+      continue;
+    }
+    ptx_inst_skip_text(m, map, k, text, sizeof text);
+    add(ctx, text);
+    shown++;
+  }
+  if (more) {
+    snprintf(text, sizeof text, "%" PRIu32 " more memory instructions not counted (the "
+             "inline pass's limits, src/ptx/instrument.h)", more);
+    add(ctx, text);
+  }
+}
+
 /* One instruction of the library's JSON (src/gpu/report.c's fields): counts from c (the
  * estimate), the strides' min, max and average from v (the counted CTAs' sums). */
 static cJSON *insn_json(const struct ptx_module *m, const struct ptx_function *k,
@@ -122,7 +155,9 @@ static cJSON *insn_json(const struct ptx_module *m, const struct ptx_function *k
   /* the PTX index stands in for the SASS slot: the report's "ptx_index" is the PTX's */
   cJSON_AddNumberToObject(j, "sass_offset", (double)st->insn * 16);
   cJSON_AddStringToObject(j, "sass", text);
-  cJSON_AddStringToObject(j, "space", shared ? "shared" : "global");
+  /* a generic instruction: one object per space its lanes fell in, each with the same
+   * PTX index and text (its figures as the hardware splits the request) */
+  cJSON_AddStringToObject(j, "space", cc_gpu_inline_space_name(st));
   cJSON_AddStringToObject(j, "kind", kinds[st->kind]);
   cJSON_AddNumberToObject(j, "size_bytes", st->size_bytes);
   cJSON_AddNumberToObject(j, "requests", (double)c[PTX_INST_F_REQUESTS]);
