@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx/instrument_funcs.h"
 #include "util/mem.h"
 
 /* The pass's state while printing. */
 struct inst {
   const struct ptx_module *m;
   struct ptx_inst_map *map;
+  struct ptx_inst_funcs funcs; /* the counted .func bodies, the entries' region ranks */
+  uint32_t fstart, nfs;        /* .func sites: region r = sites fstart + r x nfs .. + nfs */
   uint32_t *site_of;   /* per instruction of the function being printed: site + 1, 0 none */
   uint32_t site_func;  /* the function site_of describes, or UINT32_MAX */
   struct cc_strbuf text; /* the last text handed to the printer */
@@ -54,9 +57,6 @@ static int is_site(const struct ptx_function *f, const struct ptx_insn *in, uint
 static const char *refusal(const struct ptx_function *f, const struct ptx_insn *in, uint32_t size)
 {
   const struct ptx_operand *a = addr_operand(f, in);
-  if (!f->is_entry)
-    return "in a .func body (a device function not inlined; the counter buffer is a "
-           "kernel parameter)";
   if (in->flags & PTX_F_XTYPE) return "an instruction type of a recent architecture";
   if (!a) return "no address operand";
   if (in->space == PTX_SPACE_SHARED_CLUSTER) return "a .shared::cluster access";
@@ -107,43 +107,96 @@ static int32_t *loop_marks(const struct ptx_function *f)
   return d;
 }
 
+/* What instruction i of f is: 0 not a memory instruction the report counts, 1 a site
+ * (kind and size filled), -1 skipped (*why set). */
+static int classify(const struct ptx_function *f, uint32_t i, uint8_t *kind, uint32_t *size,
+                    const char **why)
+{
+  const struct ptx_insn *in = &f->insns[i];
+  if (!is_site(f, in, kind, size))
+    return (*why = other_memory(f, in)) ? -1 : 0;
+  if (in->space == PTX_SPACE_PARAM || in->space == PTX_SPACE_CONST)
+    return 0; /* no global, shared or local traffic the report counts */
+  return (*why = refusal(f, in, *size)) ? -1 : 1;
+}
+
+struct site_vec {
+  struct ptx_inst_site *data;
+  size_t len, cap;
+};
+
+/* Pushes the site(s) of an instruction of space `space`: one, or a generic
+ * instruction's three (global, shared, local). */
+static void push_sites(struct site_vec *v, struct ptx_inst_site site, uint8_t space)
+{
+  static const uint8_t spaces[] = {PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL};
+  if (space != PTX_SPACE_GENERIC) {
+    CC_VEC_PUSH(v, site);
+    return;
+  }
+  site.generic = 1;
+  for (size_t k = 0; k < sizeof spaces; k++) {
+    site.space = spaces[k];
+    CC_VEC_PUSH(v, site);
+  }
+}
+
+/* Most .func sites over all regions (16 KiB each at 256 shards: 64 MiB). */
+#define MAX_FUNC_SITES 4096u
+
 static void collect_sites(struct inst *s)
 {
-  CC_VEC(struct ptx_inst_site) v = {0};
+  struct site_vec v = {0};
   CC_VEC(struct ptx_inst_skip) skips = {0};
-  static const uint8_t spaces[] = {PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL};
   const struct ptx_module *m = s->m;
-  for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+  uint8_t *has_sites = cc_xcalloc(m->nfuncs + 1, 1);
+  uint8_t kind;
+  uint32_t size;
+  const char *why;
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+    for (uint32_t i = 0; m->funcs[fi].has_body && i < m->funcs[fi].ninsns && !has_sites[fi]; i++)
+      has_sites[fi] = classify(&m->funcs[fi], i, &kind, &size, &why) > 0;
+  ptx_inst_funcs_plan(m, has_sites, &s->funcs);
+  free(has_sites);
+  uint32_t nfs = 0; /* sites of one region */
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+    for (uint32_t i = 0; s->funcs.counted[fi] && i < m->funcs[fi].ninsns; i++)
+      if (classify(&m->funcs[fi], i, &kind, &size, &why) > 0)
+        nfs += m->funcs[fi].insns[i].space == PTX_SPACE_GENERIC ? 3 : 1;
+  if ((uint64_t)nfs * s->funcs.nregions > MAX_FUNC_SITES)
+    ptx_inst_funcs_none(m, &s->funcs, "in a .func: the module has too many pairs of kernel "
+                        "and .func memory instruction to count each (more than 4096)");
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++) { /* entries' own sites; skips everywhere */
     const struct ptx_function *f = &m->funcs[fi];
     int32_t *loop = loop_marks(f);
     for (uint32_t i = 0; f->has_body && i < f->ninsns; i++) {
-      const struct ptx_insn *in = &f->insns[i];
-      struct ptx_inst_site site = {.func = fi, .insn = i, .space = in->space,
-                                   .looped = loop[i] > 0};
-      const char *why = NULL;
-      if (!is_site(f, in, &site.kind, &site.size_bytes)) {
-        if ((why = other_memory(f, in)))
-          CC_VEC_PUSH(&skips, ((struct ptx_inst_skip){fi, i, why}));
-        continue;
+      struct ptx_inst_site site = {.func = fi, .body = fi, .insn = i,
+                                   .space = f->insns[i].space, .looped = loop[i] > 0};
+      int c = classify(f, i, &site.kind, &site.size_bytes, &why);
+      if (c > 0 && !f->is_entry && !s->funcs.counted[fi]) {
+        c = -1;
+        why = s->funcs.why[fi];
       }
-      if (in->space == PTX_SPACE_PARAM || in->space == PTX_SPACE_CONST)
-        continue; /* no global, shared or local traffic the report counts */
-      if ((why = refusal(f, in, site.size_bytes))) {
+      if (c < 0)
         CC_VEC_PUSH(&skips, ((struct ptx_inst_skip){fi, i, why}));
-        continue;
-      }
-      if (in->space != PTX_SPACE_GENERIC) {
-        CC_VEC_PUSH(&v, site);
-        continue;
-      }
-      site.generic = 1; /* one site per space the lanes may resolve to */
-      for (size_t k = 0; k < sizeof spaces; k++) {
-        site.space = spaces[k];
-        CC_VEC_PUSH(&v, site);
-      }
+      else if (c > 0 && f->is_entry)
+        push_sites(&v, site, f->insns[i].space);
     }
     free(loop);
   }
+  s->fstart = (uint32_t)v.len;
+  for (uint32_t e = 0; e < m->nfuncs; e++) { /* each ranked entry's copy of the .func sites */
+    if (s->funcs.rank[e] == UINT32_MAX) continue;
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+      for (uint32_t i = 0; s->funcs.counted[fi] && i < m->funcs[fi].ninsns; i++) {
+        /* never execution-sampled: the count of executions lives in the entry */
+        struct ptx_inst_site site = {.func = e, .body = fi, .insn = i,
+                                     .space = m->funcs[fi].insns[i].space};
+        if (classify(&m->funcs[fi], i, &site.kind, &site.size_bytes, &why) > 0)
+          push_sites(&v, site, m->funcs[fi].insns[i].space);
+      }
+  }
+  s->nfs = s->funcs.nregions ? ((uint32_t)v.len - s->fstart) / s->funcs.nregions : 0;
   s->map->sites = v.data;
   s->map->nsites = (uint32_t)v.len;
   s->map->skips = skips.data;
@@ -157,8 +210,10 @@ static void index_function(struct inst *s, uint32_t fi)
   if (s->site_func == fi) return;
   free(s->site_of);
   s->site_of = cc_xcalloc(f->ninsns + 1, sizeof *s->site_of);
-  for (uint32_t k = 0; k < s->map->nsites; k++)
-    if (s->map->sites[k].func == fi && !s->site_of[s->map->sites[k].insn])
+  /* an entry's own sites, or a .func's in the first region (the others are reached
+   * through the region's base, PTX_INST_FUNC_PARAM) */
+  for (uint32_t k = 0; k < s->fstart + s->nfs; k++)
+    if (s->map->sites[k].body == fi && !s->site_of[s->map->sites[k].insn])
       s->site_of[s->map->sites[k].insn] = k + 1; /* a generic instruction's first site */
   s->site_func = fi;
 }
@@ -177,12 +232,88 @@ static void put_reg(struct inst *s, const struct ptx_function *f, int32_t r)
   if (f->regs[r].instance) cc_strbuf_printf(&s->text, "$%" PRIu32, f->regs[r].instance);
 }
 
+/* Whether f's body is instrumented: an entry, or a counted .func. */
+static int instrumented(const struct inst *s, const struct ptx_function *f)
+{
+  return f->is_entry || s->funcs.counted[func_index(s->m, f)];
+}
+
 static const char *hook_param(void *ctx, const struct ptx_function *f)
 {
   struct inst *s = ctx;
-  if (!f->is_entry) return NULL;
+  if (!instrumented(s, f)) return NULL;
   reset_text(s);
-  cc_strbuf_printf(&s->text, ".param .u64 %s", PTX_INST_PARAM);
+  cc_strbuf_printf(&s->text, ".param .u64 %s", f->is_entry ? PTX_INST_PARAM : PTX_INST_FUNC_PARAM);
+  return s->text.s;
+}
+
+/* Bytes of one site's counters (all shards). */
+static uint64_t site_bytes(const struct inst *s)
+{
+  return (uint64_t)s->map->shards * PTX_INST_FIELDS * 8u;
+}
+
+/* Whether the entries' sites branch over their counting (%cci_on) */
+static int entry_gated(const struct inst *s)
+{
+  return s->map->sample > 1 || s->map->gate || s->map->exec > 1;
+}
+
+/* A counted .func's prologue: %cci_base = its region's base at the caller's shard
+ * (PTX_INST_FUNC_PARAM), %cci_fb the same for its own calls, %cci_on: it counts. */
+static const char *func_prologue(struct inst *s)
+{
+  reset_text(s);
+  cc_strbuf_printf(&s->text,
+                   "\t// coalcheck inline counters (src/ptx/instrument.c): this .func's sites\n"
+                   "\t.reg .b64 %%cci_base, %%cci_fb;\n"
+                   "\t.reg .pred %%cci_on;\n"
+                   "\tld.param.u64 %%cci_fb, [%s];\n"
+                   "\tmov.b64 %%cci_base, %%cci_fb;\n"
+                   "\tsetp.ne.u64 %%cci_on, %%cci_base, 0;\n",
+                   PTX_INST_FUNC_PARAM);
+  return s->text.s;
+}
+
+/* An entry's base for the .funcs it calls: its region of .func sites, 0 when this CTA or
+ * launch counts nothing (appended to the entry's prologue). */
+static void put_func_base(struct inst *s, const struct ptx_function *f)
+{
+  uint32_t rank = s->funcs.rank[func_index(s->m, f)];
+  if (rank == UINT32_MAX) return;
+  cc_strbuf_printf(&s->text,
+                   "\t.reg .b64 %%cci_fb;\n"
+                   "\tadd.s64 %%cci_fb, %%cci_base, %" PRIu64 ";\n",
+                   (uint64_t)rank * s->nfs * site_bytes(s));
+  if (entry_gated(s))
+    cc_strbuf_printf(&s->text, "\tselp.b64 %%cci_fb, %%cci_fb, 0, %%cci_on;\n");
+}
+
+/* Whether instruction index of f calls a counted .func (it then passes the counters). */
+static int calls_counted(const struct inst *s, const struct ptx_function *f, uint32_t index)
+{
+  const struct ptx_insn *in = &f->insns[index];
+  return in->op == PTX_OP_CALL && in->callee >= 0 && s->funcs.counted[in->callee];
+}
+
+/* Before a call of a counted .func: the argument PTX_INST_FUNC_PARAM, declared where the
+ * call's own arguments are (nvcc's { } call sequence); a caller without counters (a
+ * .func whose address is taken) passes 0: the callee counts nothing for it, which its
+ * skip note says. */
+static void put_call_arg(struct inst *s, const struct ptx_function *f, uint32_t index)
+{
+  cc_strbuf_printf(&s->text,
+                   "\t.param .b64 __cci_arg%" PRIu32 ";\n"
+                   "\tst.param.b64 [__cci_arg%" PRIu32 "], %s;\n",
+                   index, index, instrumented(s, f) ? "%cci_fb" : "0");
+}
+
+static const char *hook_call_arg(void *ctx, const struct ptx_function *f, uint32_t index)
+{
+  struct inst *s = ctx;
+  if (!calls_counted(s, f, index)) return NULL;
+  reset_text(s);
+  cc_strbuf_printf(&s->text, "__cci_arg%" PRIu32, index);
   return s->text.s;
 }
 
@@ -195,7 +326,7 @@ static const char *hook_param(void *ctx, const struct ptx_function *f)
 static const char *hook_body(void *ctx, const struct ptx_function *f)
 {
   struct inst *s = ctx;
-  if (!f->is_entry) return NULL;
+  if (!f->is_entry) return s->funcs.counted[func_index(s->m, f)] ? func_prologue(s) : NULL;
   reset_text(s);
   cc_strbuf_printf(&s->text,
                    "\t// coalcheck inline counters (src/ptx/instrument.c)\n"
@@ -287,6 +418,7 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
                    "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
                    s->map->shards - 1, 8u * PTX_INST_FIELDS);
+  put_func_base(s, f);
   return s->text.s;
 }
 
@@ -611,7 +743,12 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   struct inst *s = ctx;
   const struct ptx_insn *in = &f->insns[index];
   uint32_t fi = func_index(s->m, f), site;
-  if (!f->is_entry) return NULL;
+  if (calls_counted(s, f, index)) {
+    reset_text(s);
+    put_call_arg(s, f, index);
+    return s->text.s;
+  }
+  if (!instrumented(s, f)) return NULL;
   index_function(s, fi);
   if (!s->site_of[index]) return NULL;
   site = s->site_of[index] - 1;
@@ -619,7 +756,7 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   reset_text(s);
   cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
                    st->generic ? "generic" : space_word(st->space), st->size_bytes);
-  int gated = s->map->sample > 1 || s->map->gate || s->map->exec > 1;
+  int gated = !f->is_entry || entry_gated(s); /* a .func: counted when given counters */
   if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
   if (s->map->exec > 1 && st->looped) /* the lowest executing lane's count decides for the warp: its
@@ -723,8 +860,9 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
                       ": expected a power of two", map->exec);
   collect_sites(&s);
   struct ptx_print_hooks h = {.ctx = &s, .extra_param = hook_param, .body_start = hook_body,
-                              .before_insn = hook_insn};
+                              .before_insn = hook_insn, .call_arg = hook_call_arg};
   int rc = ptx_print_module_hooked(m, &h, out);
+  ptx_inst_funcs_release(&s.funcs);
   free(s.site_of);
   free(s.text.s);
   if (rc != 0) return cc_err_set(err, CC_ERR_IO, "inline counters: writing the PTX failed");

@@ -95,10 +95,12 @@ enum ptx_inst_kind { PTX_INST_LOAD, PTX_INST_STORE, PTX_INST_ATOMIC, PTX_INST_RE
 
 /* One instrumented instruction. */
 struct ptx_inst_site {
-  uint32_t func;       /* index into ptx_module.funcs (an .entry) */
+  uint32_t func;       /* index into ptx_module.funcs: the .entry it is counted for */
+  uint32_t body;       /* the function whose body holds the instruction: func, or a
+                          counted .func (one copy of its sites per calling entry) */
   uint8_t looped;      /* inside a loop (between a label and a later branch back to it):
                           only such sites are execution-sampled; others always count */
-  uint32_t insn;       /* index of the instruction in that function's body */
+  uint32_t insn;       /* index of the instruction in body */
   uint8_t space;       /* PTX_SPACE_GLOBAL, PTX_SPACE_SHARED or PTX_SPACE_LOCAL: the
                           space counted here (a generic instruction's resolved space) */
   uint8_t generic;     /* 1: a generic instruction; its three sites (global, shared,

@@ -23,7 +23,8 @@ def main():
     ref_path, map_path, bin_path, mangled = sys.argv[1:5]
     ref = json.load(open(ref_path))
     kernel = [k for k in ref["kernels"] if k["mangled_name"] == mangled][0]
-    by_index = {i["ptx_index"]: i for i in kernel["instructions"]}
+    # a .func's instructions have indexes of its own body: the text tells them apart
+    by_index = {(i["ptx_index"], i["ptx"]): i for i in kernel["instructions"]}
     lines = open(map_path).read().split("\n")
     head = lines[0].split()
     shards = int(head[1])
@@ -35,10 +36,11 @@ def main():
     for line in lines[1:]:
         if not line or line.startswith("skip "):
             continue
-        site, func, insn, space, _kind, size, _line, _generic = line.split()
+        site, func, insn, space, _kind, size, _line, _generic, _body, text = line.split(None, 9)
         if func != mangled:
             continue
-        site, insn, size = int(site), int(insn), int(size)
+        site, size = int(site), int(size)
+        insn = (int(insn), text)
         got = [0] * FIELDS
         for sh in range(shards):
             base = (site * shards + sh) * FIELDS
@@ -83,11 +85,11 @@ def main():
         covered.add(insn)
         if got != want:
             bad += 1
-            print("DIFF %s PTX index %d (%s): inline %s, emulator %s (requests, sectors, "
+            print("DIFF %s PTX index %s (%s): inline %s, emulator %s (requests, sectors, "
                   "wavefronts, lanes, ways, ideal sectors, ideal wavefronts, strides, min, "
                   "max, sum)" % (mangled, insn, "+".join(a["spaces"]), got, want))
     for i in kernel["instructions"]:
-        if i["ptx_index"] in covered:
+        if (i["ptx_index"], i["ptx"]) in covered:
             continue
         bad += 1  # every executed ld/st/atom/red of the kernel's own body is a site now
         print("MISSING %s PTX index %d '%s': not instrumented" % (mangled, i["ptx_index"], i["ptx"]))

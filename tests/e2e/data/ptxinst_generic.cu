@@ -6,7 +6,26 @@
 //   - a generic load whose lanes fall in shared (every 4th lane) and global memory;
 //   - a generic load whose lanes fall in local and shared memory (by a runtime index);
 //   - a local array indexed by a runtime value (ld.local / st.local, lane-divergent),
-//     with 4- and 8-byte elements.
+//     with 4- and 8-byte elements;
+//   - __noinline__ device functions (.func bodies): a strided generic load through a
+//     pointer parameter (global or shared by the call), called directly and from
+//     another .func; a second kernel calls the first one too, so
+//     that the launched kernel's sites are the second region of .func sites.
+__device__ __noinline__ float strided_load(const float *p, int i, int stride)
+{
+  return p[(i * stride) & 255];
+}
+
+__device__ __noinline__ float two_loads(const float *p, const float *s, int i)
+{
+  return strided_load(s, i & 31, 2) + p[(i * 2) & 255]; // strided_load on shared too
+}
+
+__global__ void ptxinst_func_other(const float *in, float *out)
+{
+  out[threadIdx.x] = strided_load(in, threadIdx.x, 3);
+}
+
 __global__ void ptxinst_generic(const float *in, const int *idx, unsigned long long *ptrs,
                                 float *out, int n, int stride)
 {
@@ -30,5 +49,7 @@ __global__ void ptxinst_generic(const float *in, const int *idx, unsigned long l
   acc += *q;                                            // generic: shared + global
   const float *w = (k & 1) ? &loc[k ^ 1] : &tile[(t * 2) % 64];
   acc += *w;                                            // generic: local + shared
+  acc += strided_load(in, i, stride);                   // .func: generic, stride 5 floats
+  acc += two_loads(in, tile, t);                        // .func -> .func, and shared
   out[i] = acc;
 }
