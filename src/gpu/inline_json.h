@@ -41,6 +41,15 @@ void cc_gpu_inline_add_bound(cJSON *o, double req, double sec);
  * sites name the space they count). */
 const char *cc_gpu_inline_space_name(cc_keep const struct ptx_inst_site *st);
 
+/* Requests per execution of a site: 1, or k / 4 for a local access of k > 4 bytes (one
+ * per 32-bit word, instrument.h). */
+uint32_t cc_gpu_inline_words(cc_keep const struct ptx_inst_site *st);
+
+/* Makes the estimated counts c (fields of enum ptx_inst_field; requests a multiple of
+ * words) satisfy what every run satisfies and the importer checks: executions (requests /
+ * words) <= lanes <= 32 executions, ideal <= units. */
+void cc_gpu_inline_clamp(uint64_t c[PTX_INST_FIELDS], uint32_t words);
+
 /* The most notes cc_gpu_inline_skip_notes writes per module; the rest are counted. */
 #define CC_GPU_INLINE_MAX_SKIP_NOTES 16u
 
