@@ -813,13 +813,15 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   return s->text.s;
 }
 
-/* An .entry that has the counter parameter already (an instrumented input). */
+/* A function that has a counter parameter already (an instrumented input). */
 static const struct ptx_function *clashing_entry(const struct ptx_module *m)
 {
   for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
     const struct ptx_function *f = &m->funcs[fi];
-    for (uint32_t p = 0; f->is_entry && p < f->nparams; p++)
-      if (strcmp(f->vars[f->param_vars[p]].name, PTX_INST_PARAM) == 0) return f;
+    for (uint32_t p = 0; p < f->nparams; p++)
+      if (strcmp(f->vars[f->param_vars[p]].name, PTX_INST_PARAM) == 0 ||
+          strcmp(f->vars[f->param_vars[p]].name, PTX_INST_FUNC_PARAM) == 0)
+        return f;
   }
   return NULL;
 }
@@ -847,9 +849,9 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
                       "compile for sm_90 (nvcc -arch=sm_90)", m->path ? m->path : "?",
                       m->address_size, m->target ? m->target : "");
   if (clash)
-    return cc_err_set(err, CC_ERR_INPUT, "%s:%" PRIu32 ": kernel '%s' has a parameter named "
-                      "'%s' already (instrumented twice?)", m->path ? m->path : "?",
-                      clash->line, clash->name, PTX_INST_PARAM);
+    return cc_err_set(err, CC_ERR_INPUT, "%s:%" PRIu32 ": function '%s' has a parameter named "
+                      "'%s' or '%s' already (instrumented twice?)", m->path ? m->path : "?",
+                      clash->line, clash->name, PTX_INST_PARAM, PTX_INST_FUNC_PARAM);
   map->shards = shards;
   map->sample = opts && opts->sample > 1 ? opts->sample : 1;
   map->gate = opts && opts->gate;

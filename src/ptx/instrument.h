@@ -55,8 +55,16 @@
  * An execution in which no lane's guard holds counts nothing (the emulator delivers no
  * record for it either). The neighbour strides number lanes - requests / words.
  *
+ * .func bodies (instrument_funcs.h): a .func with a body whose address is never taken
+ * and that has a site or calls such a .func takes one more parameter, the calling
+ * kernel's counter base at the thread's shard (0: counts nothing), passed along every
+ * call chain. Its sites are counted per kernel: after the entries' own sites, one region
+ * of all counted .funcs' sites per entry that calls one (site.func the entry, site.body
+ * the .func); the kernel passes its region's base. Never execution-sampled.
+ *
  * Not instrumented (ptx_inst_map.skips lists each with its reason, for the report's
- * notes): accesses in .func bodies (the counter parameter is the entry's), vector
+ * notes): accesses in .funcs whose address is taken (a call through a pointer would not
+ * pass the counters), or in every .func when the regions would exceed 4096 sites; vector
  * accesses above 16 bytes per lane, instruction types of recent architectures (no enum
  * ptx_type), .shared::cluster accesses, cp.async and bulk copies, ldmatrix/stmatrix and
  * wmma loads/stores. The printed module keeps the input's .version and .target; the pass
@@ -70,8 +78,12 @@
 #include "ptx/ptx.h"
 #include "util/err.h"
 
-/* Name of the counter parameter appended to each instrumented .entry. */
+/* Name of the counter parameter appended to each instrumented .entry (a counted .func
+ * takes PTX_INST_FUNC_PARAM, instrument_funcs.h). */
 #define PTX_INST_PARAM "__cc_counters"
+/* Name of the parameter appended to each counted .func: the calling kernel's counter base
+ * (instrument_funcs.h). */
+#define PTX_INST_FUNC_PARAM "__cc_cbase"
 /* The most shards (a power of two). */
 #define PTX_INST_MAX_SHARDS 1024u
 
@@ -155,9 +167,9 @@ struct ptx_inst_map {
 
 /* Writes m, instrumented, to out and fills *map (released with ptx_inst_map_release,
  * also on failure). Errors: CC_ERR_USAGE (shards not a power of two up to
- * PTX_INST_MAX_SHARDS), CC_ERR_INPUT (an .entry already has a parameter named
- * PTX_INST_PARAM; a module of 32-bit addresses or a .target below sm_80), CC_ERR_IO (the
- * stream failed). */
+ * PTX_INST_MAX_SHARDS), CC_ERR_INPUT (a function already has a parameter named
+ * PTX_INST_PARAM or PTX_INST_FUNC_PARAM; a module of 32-bit addresses or a .target
+ * below sm_80), CC_ERR_IO (the stream failed). */
 int ptx_instrument(cc_keep const struct ptx_module *m, const struct ptx_inst_opts *opts,
                    FILE *out, struct ptx_inst_map *map, struct cc_err *err);
 

@@ -19,10 +19,8 @@
 
 #include <stdint.h>
 
+#include "ptx/instrument.h"
 #include "ptx/ptx.h"
-
-/* Name of the parameter appended to each counted .func. */
-#define PTX_INST_FUNC_PARAM "__cc_cbase"
 
 /* The plan for m's .func bodies. */
 struct ptx_inst_funcs {
