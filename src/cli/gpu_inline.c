@@ -37,6 +37,13 @@ int cc_cli_gpu_inline_ptx(const struct ptx_module *m, uint32_t sample_ctas, char
   return rc;
 }
 
+/* One skipped instruction: into the JSON's notes, and said on stderr (never silent) */
+static void add_note(void *ctx, const char *text)
+{
+  cJSON_AddItemToArray(ctx, cJSON_CreateString(text));
+  fprintf(stderr, "coalcheck: %s\n", text);
+}
+
 int cc_cli_gpu_inline_json(const char *counters_path, const struct ptx_module *m,
                            const struct ptx_function *k, const struct ptx_inst_map *map,
                            const uint32_t grid[3], const uint32_t block[3],
@@ -64,6 +71,11 @@ int cc_cli_gpu_inline_json(const char *counters_path, const struct ptx_module *m
   cJSON_AddStringToObject(doc, "backend", "gpu");
   cJSON_AddStringToObject(doc, "mode", "inline");
   cJSON_AddItemToArray(ks, cc_gpu_inline_kernel_json(m, fi, map, c, &d, grid, block, 1));
+  cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
+  uint8_t *launched = cc_xcalloc(m->nfuncs + 1, 1);
+  launched[fi] = 1;
+  cc_gpu_inline_skip_notes(m, map, launched, add_note, notes);
+  free(launched);
   free(c);
   text = cJSON_Print(doc);
   cJSON_Delete(doc);

@@ -157,6 +157,13 @@ static void note(const char *fmt, ...)
   va_end(ap);
 }
 
+/* note() for cc_gpu_inline_skip_notes (caller holds the lock) */
+static void add_note(void *ctx, const char *text)
+{
+  (void)ctx;
+  note("%s", text);
+}
+
 /* The current device's compute capability as 10 major + minor; 90 when unknown. */
 static uint32_t device_arch(void)
 {
@@ -520,21 +527,21 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
   uint64_t *syn = cc_xcalloc((size_t)map->nsites + 1, PTX_INST_FIELDS * sizeof *syn);
   for (uint32_t j = 0; j < ns; j++) {
     uint64_t *o = syn + (size_t)sites[j] * PTX_INST_FIELDS;
+    uint32_t words = cc_gpu_inline_words(&map->sites[sites[j]]);
     for (int fl = 0; fl < PTX_INST_FIELDS; fl++) {
       if (fl == PTX_INST_F_WAYS || fl == PTX_INST_F_STRMIN_INV || fl == PTX_INST_F_STRMAX) {
         for (uint32_t g = 0; mod->folded && g < map->shards; g++) {
           uint64_t v = mod->folded[((size_t)sites[j] * map->shards + g) * PTX_INST_FIELDS + fl];
           o[fl] = v > o[fl] ? v : o[fl];
         }
+      } else if (fl == PTX_INST_F_REQUESTS) { /* whole executions of `words` requests */
+        o[fl] = (uint64_t)llround(est[(size_t)j * CC_INL_NADD + fl] / words) * words;
       } else {
         o[fl] = (uint64_t)llround(est[(size_t)j * CC_INL_NADD + fl]);
       }
     }
     /* what every run satisfies and the importer checks (rounding may cross them) */
-    uint64_t req = o[PTX_INST_F_REQUESTS];
-    if (o[PTX_INST_F_LANES] > 32 * req) o[PTX_INST_F_LANES] = 32 * req;
-    if (o[PTX_INST_F_LANES] < req) o[PTX_INST_F_LANES] = req;
-    if (o[PTX_INST_F_IDEAL] > o[PTX_INST_F_UNITS]) o[PTX_INST_F_IDEAL] = o[PTX_INST_F_UNITS];
+    cc_gpu_inline_clamp(o, words);
   }
   struct ptx_inst_map one = *map;
   one.shards = 1;
@@ -550,10 +557,19 @@ static cJSON *kernel_json_sampled(struct cc_inl_module *mod, uint32_t f)
   cJSON *ij;
   cJSON_ArrayForEach(ij, cJSON_GetObjectItemCaseSensitive(kj, "instructions")) {
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(ij, "sass_offset");
+    const char *sp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ij, "space"));
+    const char *tx = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ij, "sass"));
     uint32_t insn = (uint32_t)(off->valuedouble / 16); /* the PTX index x 16 */
-    for (uint32_t j = 0; j < ns; j++)
-      if (map->sites[sites[j]].insn == insn)
+    char text[512];
+    for (uint32_t j = 0; j < ns; j++) { /* a generic instruction: one object per space; a
+                                           .func's index is of its own body: the text */
+      const struct ptx_inst_site *st = &map->sites[sites[j]];
+      if (st->insn != insn || !sp || strcmp(sp, cc_gpu_inline_space_name(st)) != 0)
+        continue;
+      ptx_print_insn(mod->ptx, &mod->ptx->funcs[st->body], st->insn, text, sizeof text);
+      if (tx && strcmp(tx, text) == 0)
         cc_gpu_inline_add_bound(ij, breq[j], bun[j]);
+    }
   }
   free(sites);
   free(est);
@@ -601,6 +617,15 @@ static cJSON *report_json(void)
       cJSON_AddItemToArray(ks, kj);
     }
     free(zero);
+  }
+  for (size_t i = 0; i < S.mods.len; i++) { /* what the pass left out, in kernels that ran */
+    struct cc_inl_module *mod = S.mods.data[i];
+    uint8_t *launched = cc_xcalloc(mod->ptx->nfuncs + 1, 1), any = 0;
+    for (uint32_t f = 0; f < mod->ptx->nfuncs; f++)
+      any |= launched[f] = mod->k[f].launches > 0;
+    if (any)
+      cc_gpu_inline_skip_notes(mod->ptx, &mod->map, launched, add_note, NULL);
+    free(launched);
   }
   cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
   for (size_t i = 0; i < S.notes.len; i++)

@@ -1,8 +1,10 @@
 /* coalcheck GPU backend: inline counters as the library's JSON (inline_json.h). */
 #include "gpu/inline_json.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu/sample.h"
@@ -87,29 +89,72 @@ void cc_gpu_inline_add_bound(cJSON *o, double req, double sec)
   else cJSON_AddNumberToObject(b, "sectors", sec);
 }
 
-/* v's counts (requests, units, lanes, ideal) times C / n, rounded; then what every run
- * satisfies and the importer checks: requests <= lanes <= 32 requests, ideal <= units
+/* v's counts (requests, units, lanes, ideal) times C / n, rounded (requests as whole
+ * executions of `words` requests each: a wide local access); then what every run
+ * satisfies and the importer checks: executions <= lanes <= 32 executions, ideal <= units
  * (rounding is monotonic, so the others hold already). Maxima and the span stay. */
-static void scale_counts(const struct cc_gpu_cta_sample *d, const uint64_t v[PTX_INST_FIELDS],
-                         uint64_t out[PTX_INST_FIELDS])
+static void scale_counts(const struct cc_gpu_cta_sample *d, uint32_t words,
+                         const uint64_t v[PTX_INST_FIELDS], uint64_t out[PTX_INST_FIELDS])
 {
-  static const int counts[] = {PTX_INST_F_REQUESTS, PTX_INST_F_UNITS, PTX_INST_F_LANES,
-                               PTX_INST_F_IDEAL};
+  static const int counts[] = {PTX_INST_F_UNITS, PTX_INST_F_LANES, PTX_INST_F_IDEAL};
   memcpy(out, v, PTX_INST_FIELDS * sizeof *out);
   if (all_counted(d))
     return;
   double w = (double)d->ctas / (double)d->sampled;
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     out[counts[i]] = (uint64_t)llround((double)v[counts[i]] * w);
-  uint64_t req = out[PTX_INST_F_REQUESTS];
-  if (out[PTX_INST_F_LANES] > 32 * req) out[PTX_INST_F_LANES] = 32 * req;
-  if (out[PTX_INST_F_LANES] < req) out[PTX_INST_F_LANES] = req;
-  if (out[PTX_INST_F_IDEAL] > out[PTX_INST_F_UNITS]) out[PTX_INST_F_IDEAL] = out[PTX_INST_F_UNITS];
+  uint64_t exec = (uint64_t)llround((double)(v[PTX_INST_F_REQUESTS] / words) * w);
+  out[PTX_INST_F_REQUESTS] = exec * words;
+  cc_gpu_inline_clamp(out, words);
+}
+
+void cc_gpu_inline_clamp(uint64_t c[PTX_INST_FIELDS], uint32_t words)
+{
+  uint64_t exec = c[PTX_INST_F_REQUESTS] / words;
+  if (c[PTX_INST_F_LANES] > 32 * exec) c[PTX_INST_F_LANES] = 32 * exec;
+  if (c[PTX_INST_F_LANES] < exec) c[PTX_INST_F_LANES] = exec;
+  if (c[PTX_INST_F_IDEAL] > c[PTX_INST_F_UNITS]) c[PTX_INST_F_IDEAL] = c[PTX_INST_F_UNITS];
+}
+
+uint32_t cc_gpu_inline_words(const struct ptx_inst_site *st)
+{
+  return st->space == PTX_SPACE_LOCAL && st->size_bytes > 4 ? st->size_bytes / 4 : 1;
+}
+
+const char *cc_gpu_inline_space_name(const struct ptx_inst_site *st)
+{
+  return st->space == PTX_SPACE_SHARED ? "shared"
+         : st->space == PTX_SPACE_LOCAL ? "local" : "global";
+}
+
+void cc_gpu_inline_skip_notes(const struct ptx_module *m, const struct ptx_inst_map *map,
+                              const uint8_t *launched, void (*add)(void *ctx, const char *text),
+                              void *ctx)
+{
+  char text[1200];
+  uint32_t shown = 0, more = 0;
+  for (uint32_t k = 0; k < map->skipped; k++) {
+    uint32_t f = map->skips[k].func;
+    if (launched && m->funcs[f].is_entry && !launched[f])
+      continue; /* a kernel that never ran: nothing was missed */
+    if (shown == CC_GPU_INLINE_MAX_SKIP_NOTES) {
+      more++;
+      continue;
+    }
+    ptx_inst_skip_text(m, map, k, text, sizeof text);
+    add(ctx, text);
+    shown++;
+  }
+  if (more) {
+    snprintf(text, sizeof text, "%" PRIu32 " more memory instructions not counted (the "
+             "inline pass's limits, src/ptx/instrument.h)", more);
+    add(ctx, text);
+  }
 }
 
 /* One instruction of the library's JSON (src/gpu/report.c's fields): counts from c (the
  * estimate), the strides' min, max and average from v (the counted CTAs' sums). */
-static cJSON *insn_json(const struct ptx_module *m, const struct ptx_function *k,
+static cJSON *insn_json(const struct ptx_module *m,
                         const struct ptx_inst_site *st, const uint64_t v[PTX_INST_FIELDS],
                         const uint64_t c[PTX_INST_FIELDS])
 {
@@ -117,12 +162,15 @@ static cJSON *insn_json(const struct ptx_module *m, const struct ptx_function *k
   int shared = st->space == PTX_SPACE_SHARED;
   char text[512];
   cJSON *j = cJSON_CreateObject();
-  const struct ptx_loc *loc = ptx_insn_loc(k, st->insn);
-  ptx_print_insn(m, k, st->insn, text, sizeof text);
+  const struct ptx_function *body = &m->funcs[st->body]; /* the kernel or a .func it calls */
+  const struct ptx_loc *loc = ptx_insn_loc(body, st->insn);
+  ptx_print_insn(m, body, st->insn, text, sizeof text);
   /* the PTX index stands in for the SASS slot: the report's "ptx_index" is the PTX's */
   cJSON_AddNumberToObject(j, "sass_offset", (double)st->insn * 16);
   cJSON_AddStringToObject(j, "sass", text);
-  cJSON_AddStringToObject(j, "space", shared ? "shared" : "global");
+  /* a generic instruction: one object per space its lanes fell in, each with the same
+   * PTX index and text (its figures as the hardware splits the request) */
+  cJSON_AddStringToObject(j, "space", cc_gpu_inline_space_name(st));
   cJSON_AddStringToObject(j, "kind", kinds[st->kind]);
   cJSON_AddNumberToObject(j, "size_bytes", st->size_bytes);
   cJSON_AddNumberToObject(j, "requests", (double)c[PTX_INST_F_REQUESTS]);
@@ -133,7 +181,9 @@ static cJSON *insn_json(const struct ptx_module *m, const struct ptx_function *k
                           (double)c[PTX_INST_F_IDEAL]);
   if (shared)
     cJSON_AddNumberToObject(j, "ways", (double)v[PTX_INST_F_WAYS]);
-  uint64_t strides = v[PTX_INST_F_LANES] - v[PTX_INST_F_REQUESTS];
+  /* lanes - 1 neighbour strides per execution; a local access of k > 4 bytes is k / 4
+   * requests per execution (as src/gpu/counters.c divides them) */
+  uint64_t strides = v[PTX_INST_F_LANES] - v[PTX_INST_F_REQUESTS] / cc_gpu_inline_words(st);
   if (strides && v[PTX_INST_F_STRMIN_INV]) {
     cJSON *s = cJSON_AddObjectToObject(j, "stride");
     cJSON_AddNumberToObject(s, "min", (double)(UINT64_MAX - v[PTX_INST_F_STRMIN_INV]));
@@ -210,8 +260,8 @@ cJSON *cc_gpu_inline_kernel_json(const struct ptx_module *m, uint32_t func,
     sum_site(c, s, map->shards, v);
     if (!v[PTX_INST_F_REQUESTS]) /* as the library: executed instructions only */
       continue;
-    scale_counts(d, v, sc);
-    cJSON *ij = insn_json(m, k, &map->sites[s], v, sc);
+    scale_counts(d, cc_gpu_inline_words(&map->sites[s]), v, sc);
+    cJSON *ij = insn_json(m, &map->sites[s], v, sc);
     for (uint32_t g = 0; g < map->shards; g++) {
       const uint64_t *r = c + ((uint64_t)s * map->shards + g) * PTX_INST_FIELDS;
       yr[g] = (double)r[PTX_INST_F_REQUESTS];

@@ -37,6 +37,31 @@ void cc_gpu_cta_shards_add(uint64_t *shard_ctas, uint32_t shards, uint64_t sampl
  * null where NAN (unknown), as src/cli/gpu_import.c reads them. */
 void cc_gpu_inline_add_bound(cJSON *o, double req, double sec);
 
+/* The JSON "space" of a site: "global", "shared" or "local" (a generic instruction's
+ * sites name the space they count). */
+const char *cc_gpu_inline_space_name(cc_keep const struct ptx_inst_site *st);
+
+/* Requests per execution of a site: 1, or k / 4 for a local access of k > 4 bytes (one
+ * per 32-bit word, instrument.h). */
+uint32_t cc_gpu_inline_words(cc_keep const struct ptx_inst_site *st);
+
+/* Makes the estimated counts c (fields of enum ptx_inst_field; requests a multiple of
+ * words) satisfy what every run satisfies and the importer checks: executions (requests /
+ * words) <= lanes <= 32 executions, ideal <= units. */
+void cc_gpu_inline_clamp(uint64_t c[PTX_INST_FIELDS], uint32_t words);
+
+/* The most notes cc_gpu_inline_skip_notes writes per module; the rest are counted. */
+#define CC_GPU_INLINE_MAX_SKIP_NOTES 16u
+
+/* Calls add(ctx, text) with one note per instruction of m the pass left out (map.skips:
+ * "FILE:LINE: 'PTX' in FUNCTION (PTX line N): not counted: WHY"), those of kernels
+ * whose entry `launched` says is 0 left out (launched NULL: all), at most
+ * CC_GPU_INLINE_MAX_SKIP_NOTES, then one saying how many more. */
+void cc_gpu_inline_skip_notes(cc_keep const struct ptx_module *m,
+                              cc_keep const struct ptx_inst_map *map,
+                              cc_keep const uint8_t *launched,
+                              void (*add)(void *ctx, const char *text), void *ctx);
+
 /* The kernel object of the library's JSON for function `func` of m: name, grid and block
  * (of the last launch), `launches`, per instruction (executed sites of map only) the
  * counts of c (counters[site][shard][field], map's layout) scaled by C / n when d

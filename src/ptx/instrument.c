@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx/instrument_funcs.h"
 #include "util/mem.h"
 
 /* The pass's state while printing. */
 struct inst {
   const struct ptx_module *m;
   struct ptx_inst_map *map;
+  struct ptx_inst_funcs funcs; /* the counted .func bodies, the entries' region ranks */
+  uint32_t fstart, nfs;        /* .func sites: region r = sites fstart + r x nfs .. + nfs */
   uint32_t *site_of;   /* per instruction of the function being printed: site + 1, 0 none */
   uint32_t site_func;  /* the function site_of describes, or UINT32_MAX */
   struct cc_strbuf text; /* the last text handed to the printer */
@@ -50,17 +53,41 @@ static int is_site(const struct ptx_function *f, const struct ptx_insn *in, uint
   return 1;
 }
 
-/* Whether a memory instruction can be counted inline (else it is skipped). */
-static int countable(const struct ptx_function *f, const struct ptx_insn *in, uint32_t size)
+/* Why a memory instruction cannot be counted inline, or NULL when it can. */
+static const char *refusal(const struct ptx_function *f, const struct ptx_insn *in, uint32_t size)
 {
   const struct ptx_operand *a = addr_operand(f, in);
-  if (!f->is_entry || (in->flags & PTX_F_XTYPE) || !a) return 0;
-  if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED) return 0;
-  if (size == 0 || size > 16 || (size & (size - 1))) return 0;
+  if (in->flags & PTX_F_XTYPE) return "an instruction type of a recent architecture";
+  if (!a) return "no address operand";
+  if (in->space == PTX_SPACE_SHARED_CLUSTER) return "a .shared::cluster access";
+  if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED &&
+      in->space != PTX_SPACE_LOCAL && in->space != PTX_SPACE_GENERIC)
+    return "an access of a state space the pass does not count";
+  if (size == 0 || size > 16 || (size & (size - 1)))
+    return "a vector access of more than 16 bytes per lane";
   if (a->reg >= 0 && ptx_type_size(f->regs[a->reg].type) != 4 &&
       ptx_type_size(f->regs[a->reg].type) != 8)
-    return 0;
-  return 1;
+    return "an address register of neither 32 nor 64 bits";
+  return NULL;
+}
+
+/* Why an instruction that moves memory but is no ld/st/atom/red is not counted, or NULL
+ * (not a memory instruction the report's counters would include). */
+static const char *other_memory(const struct ptx_function *f, const struct ptx_insn *in)
+{
+  const char *t = in->opcode_text ? in->opcode_text : "";
+  (void)f;
+  switch (in->op) {
+  case PTX_OP_CP:
+    return strncmp(t, "cp.async", 8) == 0 && !strstr(t, "commit_group") &&
+                   !strstr(t, "wait_") && !strstr(t, "mbarrier")
+               ? "an asynchronous copy (cp.async)" : NULL;
+  case PTX_OP_LDMATRIX: return "a matrix load from shared memory (ldmatrix)";
+  case PTX_OP_STMATRIX: return "a matrix store to shared memory (stmatrix)";
+  case PTX_OP_WMMA:
+    return strstr(t, ".load") || strstr(t, ".store") ? "a wmma load or store" : NULL;
+  default: return NULL;
+  }
 }
 
 /* loop[i] != 0: instruction i of f lies between a label and a later branch back to it */
@@ -80,28 +107,100 @@ static int32_t *loop_marks(const struct ptx_function *f)
   return d;
 }
 
+/* What instruction i of f is: 0 not a memory instruction the report counts, 1 a site
+ * (kind and size filled), -1 skipped (*why set). */
+static int classify(const struct ptx_function *f, uint32_t i, uint8_t *kind, uint32_t *size,
+                    const char **why)
+{
+  const struct ptx_insn *in = &f->insns[i];
+  if (!is_site(f, in, kind, size))
+    return (*why = other_memory(f, in)) ? -1 : 0;
+  if (in->space == PTX_SPACE_PARAM || in->space == PTX_SPACE_CONST)
+    return 0; /* no global, shared or local traffic the report counts */
+  return (*why = refusal(f, in, *size)) ? -1 : 1;
+}
+
+struct site_vec {
+  struct ptx_inst_site *data;
+  size_t len, cap;
+};
+
+/* Pushes the site(s) of an instruction of space `space`: one, or a generic
+ * instruction's three (global, shared, local). */
+static void push_sites(struct site_vec *v, struct ptx_inst_site site, uint8_t space)
+{
+  static const uint8_t spaces[] = {PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL};
+  if (space != PTX_SPACE_GENERIC) {
+    CC_VEC_PUSH(v, site);
+    return;
+  }
+  site.generic = 1;
+  for (size_t k = 0; k < sizeof spaces; k++) {
+    site.space = spaces[k];
+    CC_VEC_PUSH(v, site);
+  }
+}
+
+/* Most .func sites over all regions (16 KiB each at 256 shards: 64 MiB). */
+#define MAX_FUNC_SITES 4096u
+
 static void collect_sites(struct inst *s)
 {
-  CC_VEC(struct ptx_inst_site) v = {0};
+  struct site_vec v = {0};
+  CC_VEC(struct ptx_inst_skip) skips = {0};
   const struct ptx_module *m = s->m;
-  for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+  uint8_t *has_sites = cc_xcalloc(m->nfuncs + 1, 1);
+  uint8_t kind;
+  uint32_t size;
+  const char *why;
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+    for (uint32_t i = 0; m->funcs[fi].has_body && i < m->funcs[fi].ninsns && !has_sites[fi]; i++)
+      has_sites[fi] = classify(&m->funcs[fi], i, &kind, &size, &why) > 0;
+  ptx_inst_funcs_plan(m, has_sites, &s->funcs);
+  free(has_sites);
+  uint32_t nfs = 0; /* sites of one region */
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+    for (uint32_t i = 0; s->funcs.counted[fi] && i < m->funcs[fi].ninsns; i++)
+      if (classify(&m->funcs[fi], i, &kind, &size, &why) > 0)
+        nfs += m->funcs[fi].insns[i].space == PTX_SPACE_GENERIC ? 3 : 1;
+  if ((uint64_t)nfs * s->funcs.nregions > MAX_FUNC_SITES)
+    ptx_inst_funcs_none(m, &s->funcs, "in a .func: the module has too many pairs of kernel "
+                        "and .func memory instruction to count each (more than 4096)");
+  for (uint32_t fi = 0; fi < m->nfuncs; fi++) { /* entries' own sites; skips everywhere */
     const struct ptx_function *f = &m->funcs[fi];
     int32_t *loop = loop_marks(f);
     for (uint32_t i = 0; f->has_body && i < f->ninsns; i++) {
-      struct ptx_inst_site site = {.func = fi, .insn = i, .space = f->insns[i].space,
-                                   .looped = loop[i] > 0};
-      if (!is_site(f, &f->insns[i], &site.kind, &site.size_bytes)) continue;
-      if (!countable(f, &f->insns[i], site.size_bytes)) {
-        s->map->skipped += f->insns[i].space != PTX_SPACE_PARAM &&
-                           f->insns[i].space != PTX_SPACE_CONST;
-        continue;
+      struct ptx_inst_site site = {.func = fi, .body = fi, .insn = i,
+                                   .space = f->insns[i].space, .looped = loop[i] > 0};
+      int c = classify(f, i, &site.kind, &site.size_bytes, &why);
+      if (c > 0 && !f->is_entry && !s->funcs.counted[fi]) {
+        c = -1;
+        why = s->funcs.why[fi];
       }
-      CC_VEC_PUSH(&v, site);
+      if (c < 0)
+        CC_VEC_PUSH(&skips, ((struct ptx_inst_skip){fi, i, why}));
+      else if (c > 0 && f->is_entry)
+        push_sites(&v, site, f->insns[i].space);
     }
     free(loop);
   }
+  s->fstart = (uint32_t)v.len;
+  for (uint32_t e = 0; e < m->nfuncs; e++) { /* each ranked entry's copy of the .func sites */
+    if (s->funcs.rank[e] == UINT32_MAX) continue;
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+      for (uint32_t i = 0; s->funcs.counted[fi] && i < m->funcs[fi].ninsns; i++) {
+        /* never execution-sampled: the count of executions lives in the entry */
+        struct ptx_inst_site site = {.func = e, .body = fi, .insn = i,
+                                     .space = m->funcs[fi].insns[i].space};
+        if (classify(&m->funcs[fi], i, &site.kind, &site.size_bytes, &why) > 0)
+          push_sites(&v, site, m->funcs[fi].insns[i].space);
+      }
+  }
+  s->nfs = s->funcs.nregions ? ((uint32_t)v.len - s->fstart) / s->funcs.nregions : 0;
   s->map->sites = v.data;
   s->map->nsites = (uint32_t)v.len;
+  s->map->skips = skips.data;
+  s->map->skipped = (uint32_t)skips.len;
 }
 
 /* site_of[] for function fi */
@@ -111,8 +210,11 @@ static void index_function(struct inst *s, uint32_t fi)
   if (s->site_func == fi) return;
   free(s->site_of);
   s->site_of = cc_xcalloc(f->ninsns + 1, sizeof *s->site_of);
-  for (uint32_t k = 0; k < s->map->nsites; k++)
-    if (s->map->sites[k].func == fi) s->site_of[s->map->sites[k].insn] = k + 1;
+  /* an entry's own sites, or a .func's in the first region (the others are reached
+   * through the region's base, PTX_INST_FUNC_PARAM) */
+  for (uint32_t k = 0; k < s->fstart + s->nfs; k++)
+    if (s->map->sites[k].body == fi && !s->site_of[s->map->sites[k].insn])
+      s->site_of[s->map->sites[k].insn] = k + 1; /* a generic instruction's first site */
   s->site_func = fi;
 }
 
@@ -130,12 +232,88 @@ static void put_reg(struct inst *s, const struct ptx_function *f, int32_t r)
   if (f->regs[r].instance) cc_strbuf_printf(&s->text, "$%" PRIu32, f->regs[r].instance);
 }
 
+/* Whether f's body is instrumented: an entry, or a counted .func. */
+static int instrumented(const struct inst *s, const struct ptx_function *f)
+{
+  return f->is_entry || s->funcs.counted[func_index(s->m, f)];
+}
+
 static const char *hook_param(void *ctx, const struct ptx_function *f)
 {
   struct inst *s = ctx;
-  if (!f->is_entry) return NULL;
+  if (!instrumented(s, f)) return NULL;
   reset_text(s);
-  cc_strbuf_printf(&s->text, ".param .u64 %s", PTX_INST_PARAM);
+  cc_strbuf_printf(&s->text, ".param .u64 %s", f->is_entry ? PTX_INST_PARAM : PTX_INST_FUNC_PARAM);
+  return s->text.s;
+}
+
+/* Bytes of one site's counters (all shards). */
+static uint64_t site_bytes(const struct inst *s)
+{
+  return (uint64_t)s->map->shards * PTX_INST_FIELDS * 8u;
+}
+
+/* Whether the entries' sites branch over their counting (%cci_on) */
+static int entry_gated(const struct inst *s)
+{
+  return s->map->sample > 1 || s->map->gate || s->map->exec > 1;
+}
+
+/* A counted .func's prologue: %cci_base = its region's base at the caller's shard
+ * (PTX_INST_FUNC_PARAM), %cci_fb the same for its own calls, %cci_on: it counts. */
+static const char *func_prologue(struct inst *s)
+{
+  reset_text(s);
+  cc_strbuf_printf(&s->text,
+                   "\t// coalcheck inline counters (src/ptx/instrument.c): this .func's sites\n"
+                   "\t.reg .b64 %%cci_base, %%cci_fb;\n"
+                   "\t.reg .pred %%cci_on;\n"
+                   "\tld.param.u64 %%cci_fb, [%s];\n"
+                   "\tmov.b64 %%cci_base, %%cci_fb;\n"
+                   "\tsetp.ne.u64 %%cci_on, %%cci_base, 0;\n",
+                   PTX_INST_FUNC_PARAM);
+  return s->text.s;
+}
+
+/* An entry's base for the .funcs it calls: its region of .func sites, 0 when this CTA or
+ * launch counts nothing (appended to the entry's prologue). */
+static void put_func_base(struct inst *s, const struct ptx_function *f)
+{
+  uint32_t rank = s->funcs.rank[func_index(s->m, f)];
+  if (rank == UINT32_MAX) return;
+  cc_strbuf_printf(&s->text,
+                   "\t.reg .b64 %%cci_fb;\n"
+                   "\tadd.s64 %%cci_fb, %%cci_base, %" PRIu64 ";\n",
+                   (uint64_t)rank * s->nfs * site_bytes(s));
+  if (entry_gated(s))
+    cc_strbuf_printf(&s->text, "\tselp.b64 %%cci_fb, %%cci_fb, 0, %%cci_on;\n");
+}
+
+/* Whether instruction index of f calls a counted .func (it then passes the counters). */
+static int calls_counted(const struct inst *s, const struct ptx_function *f, uint32_t index)
+{
+  const struct ptx_insn *in = &f->insns[index];
+  return in->op == PTX_OP_CALL && in->callee >= 0 && s->funcs.counted[in->callee];
+}
+
+/* Before a call of a counted .func: the argument PTX_INST_FUNC_PARAM, declared where the
+ * call's own arguments are (nvcc's { } call sequence); a caller without counters (a
+ * .func whose address is taken) passes 0: the callee counts nothing for it, which its
+ * skip note says. */
+static void put_call_arg(struct inst *s, const struct ptx_function *f, uint32_t index)
+{
+  cc_strbuf_printf(&s->text,
+                   "\t.param .b64 __cci_arg%" PRIu32 ";\n"
+                   "\tst.param.b64 [__cci_arg%" PRIu32 "], %s;\n",
+                   index, index, instrumented(s, f) ? "%cci_fb" : "0");
+}
+
+static const char *hook_call_arg(void *ctx, const struct ptx_function *f, uint32_t index)
+{
+  struct inst *s = ctx;
+  if (!calls_counted(s, f, index)) return NULL;
+  reset_text(s);
+  cc_strbuf_printf(&s->text, "__cci_arg%" PRIu32, index);
   return s->text.s;
 }
 
@@ -148,7 +326,7 @@ static const char *hook_param(void *ctx, const struct ptx_function *f)
 static const char *hook_body(void *ctx, const struct ptx_function *f)
 {
   struct inst *s = ctx;
-  if (!f->is_entry) return NULL;
+  if (!f->is_entry) return s->funcs.counted[func_index(s->m, f)] ? func_prologue(s) : NULL;
   reset_text(s);
   cc_strbuf_printf(&s->text,
                    "\t// coalcheck inline counters (src/ptx/instrument.c)\n"
@@ -240,6 +418,7 @@ static const char *hook_body(void *ctx, const struct ptx_function *f)
                    "\tmul.wide.u32 %%cci_off, %%cci_t0, %u;\n"
                    "\tadd.s64 %%cci_base, %%cci_base, %%cci_off;\n",
                    s->map->shards - 1, 8u * PTX_INST_FIELDS);
+  put_func_base(s, f);
   return s->text.s;
 }
 
@@ -441,8 +620,9 @@ static void put_strides(struct inst *s, uint32_t site)
                    site, site, site, site, site, site, site, site);
 }
 
-/* The leader (lowest executing lane) adds this execution to the site's counters. */
-static void put_update(struct inst *s, uint32_t site, int shared)
+/* The leader (lowest executing lane) adds this execution to the site's counters:
+ * `requests` requests (a local access: one per 32-bit word). */
+static void put_update(struct inst *s, uint32_t site, int shared, uint32_t requests)
 {
   uint64_t off = (uint64_t)site * s->map->shards * PTX_INST_FIELDS * 8u;
   /* execution sampling: %cci_pb, the plane the execution counts in */
@@ -455,10 +635,10 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                    "\tpopc.b32 %%cci_m3, %%cci_m1;\n"
                    "\tcvt.u64.u32 %%cci_a1, %%cci_u;\n"
                    "\tcvt.u64.u32 %%cci_a2, %%cci_m3;\n"
-                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], 1;\n"
+                   "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %" PRIu32 ";\n"
                    "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a1;\n"
                    "\t@%%cci_p0 red.global.add.u64 [%s+%" PRIu64 "], %%cci_a2;\n",
-                   base, off + 8u * PTX_INST_F_REQUESTS, base, off + 8u * PTX_INST_F_UNITS,
+                   base, off + 8u * PTX_INST_F_REQUESTS, requests, base, off + 8u * PTX_INST_F_UNITS,
                    base, off + 8u * PTX_INST_F_LANES);
   if (shared)
     cc_strbuf_printf(&s->text,
@@ -482,21 +662,101 @@ static void put_update(struct inst *s, uint32_t site, int shared)
                    base, off + 8u * PTX_INST_F_STRMIN_INV, base, off + 8u * PTX_INST_F_STRMAX);
 }
 
+static const char *space_word(uint8_t space)
+{
+  return space == PTX_SPACE_SHARED ? "shared" : space == PTX_SPACE_LOCAL ? "local" : "global";
+}
+
+/* %cci_a0 = the interleaved layout's address of this lane's local-space address %cci_a0
+ * (src/model cc_model_local_layout: word w of lane l at w x 128 + l x 4, + byte % 4) */
+static void put_local_layout(struct inst *s)
+{
+  cc_strbuf_printf(&s->text,
+                   "\tand.b64 %%cci_a1, %%cci_a0, 3;\n"
+                   "\tshr.u64 %%cci_a0, %%cci_a0, 2;\n"
+                   "\tshl.b64 %%cci_a0, %%cci_a0, 7;\n"
+                   "\tadd.s64 %%cci_a0, %%cci_a0, %%cci_a1;\n"
+                   "\tmov.u32 %%cci_s0, %%laneid;\n"
+                   "\tmul.wide.u32 %%cci_a1, %%cci_s0, 4;\n"
+                   "\tadd.s64 %%cci_a0, %%cci_a0, %%cci_a1;\n");
+}
+
+/* Site `site` counted for the accessing lanes %cci_m1 at the addresses %cci_a0 (its
+ * space's addresses): the figures of its space, its strides, the leader's update. */
+static void put_space(struct inst *s, uint32_t site)
+{
+  const struct ptx_inst_site *st = &s->map->sites[site];
+  uint32_t words = 1, size = st->size_bytes;
+  if (st->space == PTX_SPACE_SHARED) {
+    put_wavefronts(s, size);
+  } else {
+    if (st->space == PTX_SPACE_LOCAL) { /* one 4-byte request per 32-bit word */
+      words = size > 4 ? size / 4 : 1;
+      size = size > 4 ? 4 : size;
+      put_local_layout(s);
+    }
+    put_sectors(s, size);
+    if (words > 1)
+      cc_strbuf_printf(&s->text,
+                       "\tmul.lo.u32 %%cci_u, %%cci_u, %" PRIu32 ";\n"
+                       "\tmul.lo.u32 %%cci_i, %%cci_i, %" PRIu32 ";\n",
+                       words, words);
+  }
+  put_strides(s, site);
+  put_update(s, site, st->space == PTX_SPACE_SHARED, words);
+}
+
+/* A generic instruction's three sites (global, shared, local from `site` on): for each
+ * space, the accessing lanes whose address isspacep finds in it count as that space's
+ * request, at the address of that space (cvta.to); a space no lane is in is branched
+ * over (the ballot is the same in every executing lane: a uniform branch). */
+static void put_generic(struct inst *s, uint32_t site)
+{
+  cc_strbuf_printf(&s->text,
+                   "\t{\n"
+                   "\t.reg .b64 %%cci_g;\n"
+                   "\t.reg .b32 %%cci_gm;\n"
+                   "\t.reg .pred %%cci_gp;\n"
+                   "\tmov.b64 %%cci_g, %%cci_a0;\n"
+                   "\tmov.b32 %%cci_gm, %%cci_m1;\n");
+  for (uint32_t k = 0; k < 3; k++) {
+    const char *sp = space_word(s->map->sites[site + k].space);
+    cc_strbuf_printf(&s->text,
+                     "\tisspacep.%s %%cci_gp, %%cci_g;\n"
+                     "\tvote.sync.ballot.b32 %%cci_m1, %%cci_gp, %%cci_m0;\n"
+                     "\tand.b32 %%cci_m1, %%cci_m1, %%cci_gm;\n"
+                     "\tsetp.eq.b32 %%cci_gp, %%cci_m1, 0;\n"
+                     "\t@%%cci_gp bra.uni $cci_none%" PRIu32 ";\n",
+                     sp, site + k);
+    if (k == 0)
+      cc_strbuf_printf(&s->text, "\tmov.b64 %%cci_a0, %%cci_g;\n");
+    else
+      cc_strbuf_printf(&s->text, "\tcvta.to.%s.u64 %%cci_a0, %%cci_g;\n", sp);
+    put_space(s, site + k);
+    cc_strbuf_printf(&s->text, "$cci_none%" PRIu32 ":\n", site + k);
+  }
+  cc_strbuf_printf(&s->text, "\t}\n");
+}
+
 static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t index)
 {
   struct inst *s = ctx;
   const struct ptx_insn *in = &f->insns[index];
   uint32_t fi = func_index(s->m, f), site;
-  if (!f->is_entry) return NULL;
+  if (calls_counted(s, f, index)) {
+    reset_text(s);
+    put_call_arg(s, f, index);
+    return s->text.s;
+  }
+  if (!instrumented(s, f)) return NULL;
   index_function(s, fi);
   if (!s->site_of[index]) return NULL;
   site = s->site_of[index] - 1;
   const struct ptx_inst_site *st = &s->map->sites[site];
-  int shared = st->space == PTX_SPACE_SHARED;
   reset_text(s);
   cc_strbuf_printf(&s->text, "\t// coalcheck site %" PRIu32 ": %s, %" PRIu32 " bytes\n", site,
-                   shared ? "shared" : "global", st->size_bytes);
-  int gated = s->map->sample > 1 || s->map->gate || s->map->exec > 1;
+                   st->generic ? "generic" : space_word(st->space), st->size_bytes);
+  int gated = !f->is_entry || entry_gated(s); /* a .func: counted when given counters */
   if (gated)
     cc_strbuf_printf(&s->text, "\t@!%%cci_on bra $cci_skip%" PRIu32 ";\n", site);
   if (s->map->exec > 1 && st->looped) /* the lowest executing lane's count decides for the warp: its
@@ -544,22 +804,24 @@ static const char *hook_insn(void *ctx, const struct ptx_function *f, uint32_t i
   put_lanes(s, f, in);
   cc_strbuf_printf(&s->text, "\tmov.u32 %%cci_m2, %%lanemask_lt;\n");
   put_address(s, f, addr_operand(f, in));
-  if (shared) put_wavefronts(s, st->size_bytes);
-  else put_sectors(s, st->size_bytes);
-  put_strides(s, site);
-  put_update(s, site, shared);
+  if (st->generic)
+    put_generic(s, site);
+  else
+    put_space(s, site);
   cc_strbuf_printf(&s->text, "\t}\n");
   if (gated) cc_strbuf_printf(&s->text, "$cci_skip%" PRIu32 ":\n", site);
   return s->text.s;
 }
 
-/* An .entry that has the counter parameter already (an instrumented input). */
+/* A function that has a counter parameter already (an instrumented input). */
 static const struct ptx_function *clashing_entry(const struct ptx_module *m)
 {
   for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
     const struct ptx_function *f = &m->funcs[fi];
-    for (uint32_t p = 0; f->is_entry && p < f->nparams; p++)
-      if (strcmp(f->vars[f->param_vars[p]].name, PTX_INST_PARAM) == 0) return f;
+    for (uint32_t p = 0; p < f->nparams; p++)
+      if (strcmp(f->vars[f->param_vars[p]].name, PTX_INST_PARAM) == 0 ||
+          strcmp(f->vars[f->param_vars[p]].name, PTX_INST_FUNC_PARAM) == 0)
+        return f;
   }
   return NULL;
 }
@@ -587,9 +849,9 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
                       "compile for sm_90 (nvcc -arch=sm_90)", m->path ? m->path : "?",
                       m->address_size, m->target ? m->target : "");
   if (clash)
-    return cc_err_set(err, CC_ERR_INPUT, "%s:%" PRIu32 ": kernel '%s' has a parameter named "
-                      "'%s' already (instrumented twice?)", m->path ? m->path : "?",
-                      clash->line, clash->name, PTX_INST_PARAM);
+    return cc_err_set(err, CC_ERR_INPUT, "%s:%" PRIu32 ": function '%s' has a parameter named "
+                      "'%s' or '%s' already (instrumented twice?)", m->path ? m->path : "?",
+                      clash->line, clash->name, PTX_INST_PARAM, PTX_INST_FUNC_PARAM);
   map->shards = shards;
   map->sample = opts && opts->sample > 1 ? opts->sample : 1;
   map->gate = opts && opts->gate;
@@ -600,8 +862,9 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_inst_opts *opts,
                       ": expected a power of two", map->exec);
   collect_sites(&s);
   struct ptx_print_hooks h = {.ctx = &s, .extra_param = hook_param, .body_start = hook_body,
-                              .before_insn = hook_insn};
+                              .before_insn = hook_insn, .call_arg = hook_call_arg};
   int rc = ptx_print_module_hooked(m, &h, out);
+  ptx_inst_funcs_release(&s.funcs);
   free(s.site_of);
   free(s.text.s);
   if (rc != 0) return cc_err_set(err, CC_ERR_IO, "inline counters: writing the PTX failed");
@@ -651,5 +914,23 @@ uint64_t ptx_inst_counter_bytes(const struct ptx_inst_map *map)
 void ptx_inst_map_release(struct ptx_inst_map *map)
 {
   free(map->sites);
+  free(map->skips);
   *map = (struct ptx_inst_map){0};
+}
+
+void ptx_inst_skip_text(const struct ptx_module *m, const struct ptx_inst_map *map, uint32_t k,
+                        char *buf, size_t cap)
+{
+  const struct ptx_inst_skip *sk = &map->skips[k];
+  const struct ptx_function *f = &m->funcs[sk->func];
+  const struct ptx_loc *loc = ptx_insn_loc(f, sk->insn);
+  const char *file = loc && loc->line ? ptx_file_path(m, loc->file) : NULL;
+  char text[256], where[320];
+  ptx_print_insn(m, f, sk->insn, text, sizeof text);
+  if (file)
+    snprintf(where, sizeof where, "%s:%" PRIu32 ": ", file, loc->line);
+  else
+    where[0] = '\0';
+  snprintf(buf, cap, "%s'%s' in %s (PTX line %" PRIu32 "): not counted: %s", where, text,
+           f->name, f->insns[sk->insn].line, sk->why);
 }

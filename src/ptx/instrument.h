@@ -38,13 +38,37 @@
  *           bytes as in src/gpu/patch.cu. Full warps whose addresses do not decrease
  *           with the lane take the differences of lane neighbours; other warps a
  *           successor search over the accessing lanes (one shfl per lane).
+ *   local: each lane's local-space address (its offset in the thread's window, as
+ *           ld.local takes it) laid out as the hardware interleaves local memory
+ *           (src/model cc_model_local_layout: 32-bit word w of lane l at w x 128 + l x 4),
+ *           then counted as a global access of min(size, 4) bytes on those addresses;
+ *           an access of k > 4 bytes is k / 4 requests, each with word 0's sectors and
+ *           ideal (as Nsight Compute counts LDL/STL and the Sanitizer patch records them).
+ *   generic (ld/st/atom/red without a state space): each accessing lane's address is
+ *           tested with isspacep.global / .shared / .local, and the lanes of each space
+ *           count as that space's own request (the hardware splits such a warp access
+ *           by space; the emulator delivers one record per space): a generic
+ *           instruction owns three consecutive sites, global, shared and local
+ *           (ptx_inst_site.generic), the shared lanes' addresses converted with
+ *           cvta.to.shared, the local ones with cvta.to.local. Lanes in none of the
+ *           three (a generic address of .const or .param) count nothing.
  * An execution in which no lane's guard holds counts nothing (the emulator delivers no
- * record for it either). The neighbour strides number lanes - requests.
+ * record for it either). The neighbour strides number lanes - requests / words.
  *
- * Not instrumented (ptx_inst_map.skipped counts them): generic and local accesses,
- * accesses in .func bodies (the counter parameter is the entry's), vector accesses above
- * 16 bytes per lane, cp.async and bulk copies. The printed module keeps the input's
- * .version and .target; the pass needs sm_80 (redux.sync) or later. */
+ * .func bodies (instrument_funcs.h): a .func with a body whose address is never taken
+ * and that has a site or calls such a .func takes one more parameter, the calling
+ * kernel's counter base at the thread's shard (0: counts nothing), passed along every
+ * call chain. Its sites are counted per kernel: after the entries' own sites, one region
+ * of all counted .funcs' sites per entry that calls one (site.func the entry, site.body
+ * the .func); the kernel passes its region's base. Never execution-sampled.
+ *
+ * Not instrumented (ptx_inst_map.skips lists each with its reason, for the report's
+ * notes): accesses in .funcs whose address is taken (a call through a pointer would not
+ * pass the counters), or in every .func when the regions would exceed 4096 sites; vector
+ * accesses above 16 bytes per lane, instruction types of recent architectures (no enum
+ * ptx_type), .shared::cluster accesses, cp.async and bulk copies, ldmatrix/stmatrix and
+ * wmma loads/stores. The printed module keeps the input's .version and .target; the pass
+ * needs sm_80 (redux.sync) or later. */
 #ifndef CC_PTX_INSTRUMENT_H
 #define CC_PTX_INSTRUMENT_H
 
@@ -54,8 +78,12 @@
 #include "ptx/ptx.h"
 #include "util/err.h"
 
-/* Name of the counter parameter appended to each instrumented .entry. */
+/* Name of the counter parameter appended to each instrumented .entry (a counted .func
+ * takes PTX_INST_FUNC_PARAM, instrument_funcs.h). */
 #define PTX_INST_PARAM "__cc_counters"
+/* Name of the parameter appended to each counted .func: the calling kernel's counter base
+ * (instrument_funcs.h). */
+#define PTX_INST_FUNC_PARAM "__cc_cbase"
 /* The most shards (a power of two). */
 #define PTX_INST_MAX_SHARDS 1024u
 
@@ -79,11 +107,16 @@ enum ptx_inst_kind { PTX_INST_LOAD, PTX_INST_STORE, PTX_INST_ATOMIC, PTX_INST_RE
 
 /* One instrumented instruction. */
 struct ptx_inst_site {
-  uint32_t func;       /* index into ptx_module.funcs (an .entry) */
+  uint32_t func;       /* index into ptx_module.funcs: the .entry it is counted for */
+  uint32_t body;       /* the function whose body holds the instruction: func, or a
+                          counted .func (one copy of its sites per calling entry) */
   uint8_t looped;      /* inside a loop (between a label and a later branch back to it):
                           only such sites are execution-sampled; others always count */
-  uint32_t insn;       /* index of the instruction in that function's body */
-  uint8_t space;       /* PTX_SPACE_GLOBAL or PTX_SPACE_SHARED */
+  uint32_t insn;       /* index of the instruction in body */
+  uint8_t space;       /* PTX_SPACE_GLOBAL, PTX_SPACE_SHARED or PTX_SPACE_LOCAL: the
+                          space counted here (a generic instruction's resolved space) */
+  uint8_t generic;     /* 1: a generic instruction; its three sites (global, shared,
+                          local, in this order) are consecutive and share func and insn */
   uint8_t kind;        /* enum ptx_inst_kind */
   uint32_t size_bytes; /* bytes per lane: element size x vector width (1..16) */
 };
@@ -113,6 +146,12 @@ struct ptx_inst_opts {
                       unmeasured launches so, src/gpu/inline_app.c) */
 };
 
+/* A memory instruction the pass leaves out, and why (a static string). */
+struct ptx_inst_skip {
+  uint32_t func, insn; /* function (an .entry or a .func) and instruction index */
+  const char *why;     /* e.g. "in a .func body (a device function not inlined)" */
+};
+
 /* The sites of one instrumented module, in (function, instruction) order: site k owns
  * counters[k][..][..]. */
 struct ptx_inst_map {
@@ -123,13 +162,14 @@ struct ptx_inst_map {
   int salted;              /* as opts->salted */
   int gate;                /* as opts->gate */
   uint32_t skipped;        /* memory instructions left out (see above) */
+  struct ptx_inst_skip *skips; /* each of them, in (function, instruction) order */
 };
 
 /* Writes m, instrumented, to out and fills *map (released with ptx_inst_map_release,
  * also on failure). Errors: CC_ERR_USAGE (shards not a power of two up to
- * PTX_INST_MAX_SHARDS), CC_ERR_INPUT (an .entry already has a parameter named
- * PTX_INST_PARAM; a module of 32-bit addresses or a .target below sm_80), CC_ERR_IO (the
- * stream failed). */
+ * PTX_INST_MAX_SHARDS), CC_ERR_INPUT (a function already has a parameter named
+ * PTX_INST_PARAM or PTX_INST_FUNC_PARAM; a module of 32-bit addresses or a .target
+ * below sm_80), CC_ERR_IO (the stream failed). */
 int ptx_instrument(cc_keep const struct ptx_module *m, const struct ptx_inst_opts *opts,
                    FILE *out, struct ptx_inst_map *map, struct cc_err *err);
 
@@ -165,6 +205,13 @@ uint64_t ptx_inst_counter_bytes(cc_keep const struct ptx_inst_map *map);
  * under execution sampling E, plane 0 + E x plane 1 for the sums, the larger for the
  * maxima (ways, strides); else a copy. Returns a new array. */
 cc_give uint64_t *ptx_inst_fold(cc_keep const struct ptx_inst_map *map, cc_keep const uint64_t *c);
+
+/* Writes into buf (cap bytes, truncated, NUL-terminated) what skip k of map is, for a
+ * report's notes: "FILE:LINE: 'PTX TEXT' in FUNCTION (PTX line N): not counted: WHY"
+ * (FILE:LINE from the instruction's .loc; "PTX line N" alone without one). */
+void ptx_inst_skip_text(cc_keep const struct ptx_module *m,
+                        cc_keep const struct ptx_inst_map *map, uint32_t k, char *buf,
+                        size_t cap);
 
 /* Frees map's sites and zeroes it; safe on a zeroed map. */
 void ptx_inst_map_release(struct ptx_inst_map *map);

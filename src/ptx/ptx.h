@@ -367,12 +367,15 @@ int ptx_print_module(cc_keep const struct ptx_module *m, FILE *out);
  * declarations included (one more parameter declaration, e.g. ".param .u64 p", written
  * after the last one), then for a function with a body body_start (after the declarations, before the first label or
  * instruction), then before_insn for each instruction in order (after the labels, .loc
- * and braces that precede it: a branch to the label runs the inserted text). */
+ * and braces that precede it: a branch to the label runs the inserted text), and for a
+ * call call_arg (one more argument written after the last one, e.g. "__p9": the callee's
+ * extra_param). */
 struct ptx_print_hooks {
   void *ctx;
   const char *(*extra_param)(void *ctx, const struct ptx_function *f);
   const char *(*body_start)(void *ctx, const struct ptx_function *f);
   const char *(*before_insn)(void *ctx, const struct ptx_function *f, uint32_t index);
+  const char *(*call_arg)(void *ctx, const struct ptx_function *f, uint32_t index);
 };
 
 /* ptx_print_module with the hooks' text inserted (h NULL: the same output). Returns 0, or

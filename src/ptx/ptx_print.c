@@ -156,8 +156,9 @@ static void put_operand_list(struct sbuf *b, const struct ptx_module *m,
   }
 }
 
+/* extra: one more argument written last (a hook's), or NULL */
 static void put_call(struct sbuf *b, const struct ptx_module *m, const struct ptx_function *f,
-                     const struct ptx_insn *in) {
+                     const struct ptx_insn *in, const char *extra) {
   uint32_t k = in->call_nret;
   if (k) {
     sb_puts(b, "(");
@@ -170,16 +171,18 @@ static void put_call(struct sbuf *b, const struct ptx_module *m, const struct pt
     put_operand(b, m, f, &f->opnds[in->opnd + k]);
     k++;
   }
-  if (k < in->nopnds || in->call_proto) {
+  if (k < in->nopnds || in->call_proto || extra) {
     sb_puts(b, ", (");
     put_operand_list(b, m, f, in, k, in->nopnds - k);
+    if (extra) sb_printf(b, "%s%s", k < in->nopnds ? ", " : "", extra);
     sb_puts(b, ")");
   }
   if (in->call_proto) sb_printf(b, ", %s", in->call_proto);
 }
 
+/* extra_arg: a call's extra argument (put_call), or NULL */
 static void put_insn(struct sbuf *b, const struct ptx_module *m, const struct ptx_function *f,
-                     const struct ptx_insn *in) {
+                     const struct ptx_insn *in, const char *extra_arg) {
   if (in->guard >= 0 && (uint32_t)in->guard < f->nregs) {
     sb_puts(b, in->guard_neg ? "@!" : "@");
     put_scoped_name(b, f->regs[in->guard].name, f->regs[in->guard].instance);
@@ -189,7 +192,7 @@ static void put_insn(struct sbuf *b, const struct ptx_module *m, const struct pt
   /* one space, not nvcc's tab: this text also goes into messages and reports */
   if (in->op == PTX_OP_CALL) {
     sb_puts(b, " ");
-    put_call(b, m, f, in);
+    put_call(b, m, f, in, extra_arg);
   } else if (in->nopnds) {
     sb_puts(b, " ");
     put_operand_list(b, m, f, in, 0, in->nopnds);
@@ -200,7 +203,7 @@ static void put_insn(struct sbuf *b, const struct ptx_module *m, const struct pt
 size_t ptx_print_insn(const struct ptx_module *m, const struct ptx_function *f, uint32_t index,
                       char *buf, size_t size) {
   struct sbuf b = {0};
-  if (index < f->ninsns) put_insn(&b, m, f, &f->insns[index]);
+  if (index < f->ninsns) put_insn(&b, m, f, &f->insns[index], NULL);
   else sb_puts(&b, "");
   size_t n = b.len;
   if (size) {
@@ -401,7 +404,9 @@ static void put_function_body(struct sbuf *b, const struct ptx_module *m,
     if (i == f->ninsns) break;
     if (h && h->before_insn && (t = h->before_insn(h->ctx, f, i))) sb_puts(b, t);
     sb_puts(b, "\t");
-    put_insn(b, m, f, &f->insns[i]);
+    const char *arg = h && h->call_arg && f->insns[i].op == PTX_OP_CALL
+                          ? h->call_arg(h->ctx, f, i) : NULL;
+    put_insn(b, m, f, &f->insns[i], arg);
     sb_puts(b, "\n");
   }
   sb_puts(b, "}\n");

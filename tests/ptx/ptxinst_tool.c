@@ -4,9 +4,12 @@
  *   coalcheck-ptxinst [-s SHARDS] [-S SAMPLE] IN.ptx OUT.ptx MAP
  *
  * writes IN instrumented (src/ptx/instrument.h) to OUT and the site table to MAP, one
- * line per site: "SITE FUNCTION INSN SPACE KIND SIZE PTX-LINE" (SPACE global|shared,
- * KIND load|store|atomic|reduction, PTX-LINE the instruction's line in IN), after a
- * header "shards N sample S skipped K bytes B". Exit 0, 2 usage, 3 bad PTX, 7 I/O. */
+ * line per site: "SITE FUNCTION INSN SPACE KIND SIZE PTX-LINE GENERIC BODY TEXT" (FUNCTION
+ * the kernel it counts for, SPACE global|shared|local, KIND load|store|atomic|reduction,
+ * PTX-LINE the instruction's line in IN, GENERIC 1 for the three sites of a generic
+ * instruction, BODY the function holding it, TEXT the instruction), after a header
+ * "shards N sample S skipped K bytes B", then one line per skipped instruction: "skip
+ * TEXT" (ptx_inst_skip_text). Exit 0, 2 usage, 3 bad PTX, 7 I/O. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +22,23 @@
 static int write_map(const struct ptx_module *m, const struct ptx_inst_map *map, FILE *f)
 {
   static const char *const kinds[] = {"load", "store", "atomic", "reduction"};
+  char text[1024];
   fprintf(f, "shards %" PRIu32 " sample %" PRIu32 " skipped %" PRIu32 " bytes %" PRIu64 "\n",
           map->shards, map->sample, map->skipped, ptx_inst_counter_bytes(map));
   for (uint32_t k = 0; k < map->nsites; k++) {
     const struct ptx_inst_site *s = &map->sites[k];
     const struct ptx_function *fn = &m->funcs[s->func];
-    fprintf(f, "%" PRIu32 " %s %" PRIu32 " %s %s %" PRIu32 " %" PRIu32 "\n", k, fn->name,
-            s->insn, s->space == PTX_SPACE_SHARED ? "shared" : "global", kinds[s->kind],
-            s->size_bytes, fn->insns[s->insn].line);
+    const struct ptx_function *body = &m->funcs[s->body];
+    ptx_print_insn(m, body, s->insn, text, sizeof text);
+    fprintf(f, "%" PRIu32 " %s %" PRIu32 " %s %s %" PRIu32 " %" PRIu32 " %d %s %s\n", k, fn->name,
+            s->insn, s->space == PTX_SPACE_SHARED ? "shared"
+                     : s->space == PTX_SPACE_LOCAL ? "local" : "global",
+            kinds[s->kind], s->size_bytes, body->insns[s->insn].line, s->generic, body->name,
+            text);
+  }
+  for (uint32_t k = 0; k < map->skipped; k++) {
+    ptx_inst_skip_text(m, map, k, text, sizeof text);
+    fprintf(f, "skip %s\n", text);
   }
   return ferror(f) ? -1 : 0;
 }

@@ -20,19 +20,27 @@
  *   1 cvta.to.global.u64      no memory access
  *   2 ld.global.f32           site 0: global load, 4 bytes
  *   3 @%p1 st.shared.v2.f32   site 1: shared store, 2 x 4 = 8 bytes, guarded
- *   4 ld.f32 (generic)        skipped
- *   5 ld.local.f32            skipped
- *   6 atom.global.add.u32     site 2: global atomic, 4 bytes
- *   7 red.shared.add.u64      site 3: shared reduction, 8 bytes, [var+8]
- *   8 ld.global.v4.f32        site 4: global load, 16 bytes
- *   9 ret
- * and a .func with one ld.global.f32 (skipped: the counters are the entry's).
- * Sites 5, skipped 3 (generic, local, the .func's). */
+ *   4 ld.f32 (generic)        sites 2, 3, 4: its global, shared and local lanes
+ *   5 ld.local.f32            site 5: local load, 4 bytes (1 request per execution)
+ *   6 atom.global.add.u32     site 6: global atomic, 4 bytes
+ *   7 red.shared.add.u64      site 7: shared reduction, 8 bytes, [var+8]
+ *   8 ld.global.v4.f32        site 8: global load, 16 bytes
+ *   9 st.local.v4.f32         site 9: local store, 16 bytes (4 requests per execution)
+ *  10 st.param.b64            param space: nothing
+ *  11 call.uni helper         passes the counters to helper (one more argument)
+ *  12 mov.u64 %rd3, taken     takes taken's address
+ *  13 ret
+ * and two .funcs (funcs[0] and [1]; k is funcs[2]) with one load each: helper's
+ * ld.global.f32 is site 10 (k's copy of helper's sites: the only region, rank 0, at
+ * 10 x 256 = 2560 bytes); taken's ld.f32 is skipped (its address is taken).
+ * Sites 11, skipped 1. */
 static const char *const kernel_text =
     ".version 9.0\n.target sm_90\n.address_size 64\n"
     ".visible .shared .align 8 .b8 sm[64];\n"
     ".func helper(.param .b64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<2>;\n"
     "\tld.param.u64 %rd0, [p];\n\tld.global.f32 %f0, [%rd0];\n\tret;\n}\n"
+    ".func taken(.param .b64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<2>;\n"
+    "\tld.param.u64 %rd0, [p];\n\tld.f32 %f0, [%rd0];\n\tret;\n}\n"
     ".visible .entry k(.param .u64 a)\n{\n"
     "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n"
     "\tld.param.u64 %rd0, [a];\n"
@@ -44,6 +52,10 @@ static const char *const kernel_text =
     "\tatom.global.add.u32 %r2, [%rd1], 1;\n"
     "\tred.shared.add.u64 [sm+8], %rd3;\n"
     "\tld.global.v4.f32 {%f4, %f5, %f6, %f7}, [%rd1];\n"
+    "\tst.local.v4.f32 [%rd2+16], {%f4, %f5, %f6, %f7};\n"
+    "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd1;\n"
+    "\tcall.uni helper, (param0);\n\t}\n"
+    "\tmov.u64 %rd3, taken;\n"
     "\tret;\n}\n";
 
 /* The instrumented text of m (malloc'ed), or NULL with *rc the status. */
@@ -73,41 +85,94 @@ static void test_sites(void **state)
   assert_non_null(m);
   char *text = instrument(m, 4, 1, &map, &rc);
   assert_int_equal(rc, CC_OK);
-  assert_int_equal(map.nsites, 5);
-  assert_int_equal(map.skipped, 3);
+  assert_int_equal(map.nsites, 11);
+  assert_int_equal(map.skipped, 1);
   assert_int_equal(map.shards, 4);
   assert_int_equal(map.sample, 1);
-  static const struct { uint32_t insn, space, kind, size; } want[] = {
-      {2, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 4},    {3, PTX_SPACE_SHARED, PTX_INST_STORE, 8},
-      {6, PTX_SPACE_GLOBAL, PTX_INST_ATOMIC, 4},  {7, PTX_SPACE_SHARED, PTX_INST_REDUCTION, 8},
-      {8, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 16}};
-  for (uint32_t k = 0; k < 5; k++) {
-    assert_int_equal(map.sites[k].func, 1); /* helper is funcs[0], k funcs[1] */
+  static const struct { uint32_t insn, space, kind, size, generic; } want[] = {
+      {2, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 4, 0},   {3, PTX_SPACE_SHARED, PTX_INST_STORE, 8, 0},
+      {4, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 4, 1},   {4, PTX_SPACE_SHARED, PTX_INST_LOAD, 4, 1},
+      {4, PTX_SPACE_LOCAL, PTX_INST_LOAD, 4, 1},    {5, PTX_SPACE_LOCAL, PTX_INST_LOAD, 4, 0},
+      {6, PTX_SPACE_GLOBAL, PTX_INST_ATOMIC, 4, 0}, {7, PTX_SPACE_SHARED, PTX_INST_REDUCTION, 8, 0},
+      {8, PTX_SPACE_GLOBAL, PTX_INST_LOAD, 16, 0},  {9, PTX_SPACE_LOCAL, PTX_INST_STORE, 16, 0}};
+  for (uint32_t k = 0; k < 10; k++) {
+    assert_int_equal(map.sites[k].func, 2); /* helper is funcs[0], taken [1], k [2] */
+    assert_int_equal(map.sites[k].body, 2);
     assert_int_equal(map.sites[k].insn, want[k].insn);
     assert_int_equal(map.sites[k].space, want[k].space);
     assert_int_equal(map.sites[k].kind, want[k].kind);
     assert_int_equal(map.sites[k].size_bytes, want[k].size);
+    assert_int_equal(map.sites[k].generic, want[k].generic);
   }
-  /* 5 sites x 4 shards x 8 fields x 8 bytes */
-  assert_int_equal(ptx_inst_counter_bytes(&map), 1280);
+  /* helper's load, counted for k */
+  assert_int_equal(map.sites[10].func, 2);
+  assert_int_equal(map.sites[10].body, 0);
+  assert_int_equal(map.sites[10].insn, 1);
+  assert_int_equal(map.sites[10].space, PTX_SPACE_GLOBAL);
+  /* 11 sites x 4 shards x 8 fields x 8 bytes; one site's counters are 4 x 64 = 256 bytes */
+  assert_int_equal(ptx_inst_counter_bytes(&map), 2816);
+  /* k computes its region's base (rank 0: + 0) and passes it to helper as one more
+   * argument; helper takes it as one more parameter, counts only when it is not 0, and
+   * adds at its site's offset (10 x 256) from it */
+  assert_non_null(strstr(text, "add.s64 %cci_fb, %cci_base, 0;"));
+  assert_non_null(strstr(text, ".param .b64 __cci_arg11;\n\tst.param.b64 [__cci_arg11], %cci_fb;"));
+  assert_non_null(strstr(text, "call.uni helper, (param0, __cci_arg11);"));
+  assert_non_null(strstr(text, ".func helper(\n\t.param .b64 p,\n\t.param .u64 __cc_cbase\n)"));
+  assert_non_null(strstr(text, "ld.param.u64 %cci_fb, [__cc_cbase];"));
+  assert_non_null(strstr(text, "setp.ne.u64 %cci_on, %cci_base, 0;"));
+  assert_non_null(strstr(text, "@!%cci_on bra $cci_skip10;"));
+  assert_non_null(strstr(text, "red.global.add.u64 [%cci_base+2560], 1;"));
   /* the guard of site 1 decides which lanes count */
   assert_non_null(strstr(text, "vote.sync.ballot.b32 %cci_m1, %p1, %cci_m0;"));
-  /* site 3's address is the variable's plus 8; its counters start at 3 x 4 x 8 x 8 = 768
+  /* site 7's address is the variable's plus 8; its counters start at 7 x 256 = 1792
    * bytes, the ways field (the fourth) 24 bytes further */
   assert_non_null(strstr(text, "mov.u64 %cci_a0, sm;\n\tadd.s64 %cci_a0, %cci_a0, 8;"));
-  assert_non_null(strstr(text, "red.global.max.u64 [%cci_base+792]"));
+  assert_non_null(strstr(text, "red.global.max.u64 [%cci_base+1816]"));
+  /* the generic load: each space's lanes by isspacep, a space without lanes jumped over,
+   * shared and local addresses converted to their windows */
+  const char *g = strstr(text, "// coalcheck site 2: generic, 4 bytes");
+  assert_non_null(g);
+  const char *order[] = {"isspacep.global %cci_gp, %cci_g;", "bra.uni $cci_none2;",
+                         "mov.b64 %cci_a0, %cci_g;", "$cci_none2:",
+                         "isspacep.shared %cci_gp, %cci_g;", "cvta.to.shared.u64 %cci_a0, %cci_g;",
+                         "$cci_none3:", "isspacep.local %cci_gp, %cci_g;",
+                         "cvta.to.local.u64 %cci_a0, %cci_g;", "shl.b64 %cci_a0, %cci_a0, 7;",
+                         "$cci_none4:", "// coalcheck site 5: local, 4 bytes"};
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    const char *at = strstr(g, order[i]);
+    assert_non_null(at);
+    g = at;
+  }
+  /* the generic load's lanes of each space: its ballot and the accessing lanes */
+  assert_non_null(strstr(text, "vote.sync.ballot.b32 %cci_m1, %cci_gp, %cci_m0;\n"
+                               "\tand.b32 %cci_m1, %cci_m1, %cci_gm;"));
+  /* local: word w of lane l at w x 128 + l x 4; a 4-byte access is 1 request (site 5, at
+   * 5 x 256 = 1280 bytes), a 16-byte one 4 requests with 4 x word 0's sectors and ideal
+   * (site 9, at 9 x 256 = 2304) */
+  assert_non_null(strstr(text, "red.global.add.u64 [%cci_base+1280], 1;"));
+  assert_non_null(strstr(text, "red.global.add.u64 [%cci_base+2304], 4;"));
+  assert_non_null(strstr(text, "mul.lo.u32 %cci_u, %cci_u, 4;\n\tmul.lo.u32 %cci_i, %cci_i, 4;"));
+  /* the generic load's local site (4) does no multiplication: 4 bytes */
+  assert_non_null(strstr(text, "red.global.add.u64 [%cci_base+1024], 1;"));
+  /* the skipped .func load, said with its place (line 18 of the text) and reason */
+  char note[512];
+  ptx_inst_skip_text(m, &map, 0, note, sizeof note);
+  assert_string_equal(note, "'ld.f32 %f0, [%rd0];' in taken (PTX line 18): not counted: in a "
+                            ".func whose address is taken (a call through a function pointer "
+                            "would not pass the counters)");
   /* 4 shards: %smid & 3, 64 bytes per shard */
   assert_non_null(strstr(text, "and.b32 %cci_t0, %cci_t0, 3;"));
   assert_null(strstr(text, "rem.u32")); /* no sampling */
 
-  /* the output parses; k gained the counter parameter, helper did not */
+  /* the output parses; k and helper gained a parameter, taken did not */
   struct ptx_module *m2 = parse_ok(text);
   assert_non_null(m2);
   const struct ptx_function *k2 = ptx_module_find(m2, "k");
   assert_non_null(k2);
   assert_int_equal(k2->nparams, 2);
   assert_string_equal(k2->vars[k2->param_vars[1]].name, PTX_INST_PARAM);
-  assert_int_equal(ptx_module_find(m2, "helper")->nparams, 1);
+  assert_int_equal(ptx_module_find(m2, "helper")->nparams, 2);
+  assert_int_equal(ptx_module_find(m2, "taken")->nparams, 1);
 
   /* instrumenting it again is refused */
   struct ptx_inst_map map2 = {0};
@@ -146,7 +211,12 @@ static void test_sampling_and_errors(void **state)
   assert_int_equal(ptx_inst_pick(5, 1), 0); /* no sampling: position 0 */
   /* every site is jumped over by the CTAs that do not count */
   assert_non_null(strstr(text, "@!%cci_on bra $cci_skip0;"));
-  assert_non_null(strstr(text, "$cci_skip4:"));
+  assert_non_null(strstr(text, "$cci_skip9:"));
+  /* k's base for helper is 0 in the CTAs that do not count */
+  assert_non_null(strstr(text, "selp.b64 %cci_fb, %cci_fb, 0, %cci_on;"));
+  /* a generic instruction's three sites are one block: one skip label, its first site's */
+  assert_non_null(strstr(text, "$cci_skip2:"));
+  assert_null(strstr(text, "$cci_skip3:"));
   struct ptx_module *m2 = parse_ok(text);
   assert_non_null(m2);
   ptx_module_free(m2);
