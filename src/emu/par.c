@@ -79,7 +79,7 @@ struct par {
   uint64_t want;               /* the chunk the merger waits for (UINT64_MAX: none): only
                                  its end wakes the merger */
   uint32_t hook_waiters;       /* workers waiting to be the oldest (hook_insns_before): the
-                                 merger must then not wait for a later CTA */
+                                 merger must then not wait for a later chunk */
   int stop;                    /* an error was delivered: claim nothing more (atomic reads
                                  between the CTAs of a chunk) */
   struct cc_access_sink *sink; /* the ordered consumer (access NULL: none) */
@@ -278,6 +278,7 @@ static uint64_t hook_insns_before(void *ctx)
   uint64_t n;
   lock(p);
   p->hook_waiters++;
+  pthread_cond_broadcast(&p->cv); /* a merger waiting for a batch takes the chunks one by one */
   while (!p->stop && p->head != w->cur->seq) pthread_cond_wait(&p->cv, &p->mu);
   p->hook_waiters--;
   n = p->insns_before_head;
@@ -312,11 +313,11 @@ static uint64_t chunk_size(const struct par *p)
   return n ? n : 1;
 }
 
-/* Claims the next chunk within the window; NULL when no CTA is left or the run stops. */
+/* Claims the next chunk within the window, under p->mu; NULL when no CTA is left or the
+ * run stops. */
 static struct slot *claim(struct par *p)
 {
   struct slot *s = NULL;
-  lock(p);
   while (!p->stop && p->next < p->total && p->next_seq >= p->head + p->window) {
     p->claim_waiters++;
     pthread_cond_wait(&p->claim_cv, &p->mu);
@@ -331,8 +332,19 @@ static struct slot *claim(struct par *p)
     s->state = SLOT_RUNNING;
     p->chunks++;
   }
-  unlock(p);
   return s;
+}
+
+/* Ends chunk s, under p->mu: its counters feed the measure of chunk_size, and the merger
+ * wakes when it waits for this chunk (or may have to cut a batch short for a worker that
+ * waits to be the oldest). */
+static void end_chunk(struct par *p, struct slot *s)
+{
+  s->state = SLOT_DONE;
+  p->done_ctas += s->c1 - s->c0;
+  p->done_insns += s->st.warp_insns;
+  p->done_recs += s->st.warp_accesses;
+  if (p->want == s->seq || p->hook_waiters) pthread_cond_broadcast(&p->cv);
 }
 
 /* Adds the counters of a CTA to the run's. */
@@ -373,36 +385,33 @@ static void *worker_main(void *arg)
   struct worker *w = arg;
   struct par *p = w->p;
   struct slot *s;
-  while ((s = claim(p))) {
+  lock(p);
+  while ((s = claim(p))) { /* one lock a chunk: its claim with the previous one's end */
+    unlock(p);
     w->cur = s;
     run_chunk(w, s);
     lock(p);
-    s->state = SLOT_DONE;
-    p->done_ctas += s->c1 - s->c0;
-    p->done_insns += s->st.warp_insns;
-    p->done_recs += s->st.warp_accesses;
-    /* only the merger waits for a chunk's end: wake it when it waits for this one */
-    if (p->want == s->seq) pthread_cond_broadcast(&p->cv);
-    unlock(p);
+    end_chunk(p, s);
   }
+  unlock(p);
   return NULL;
 }
 
 /* ---- the merger -------------------------------------------------------------------------- */
 
-/* Waits for chunk seq to be done, showing progress meanwhile. */
-static void wait_done(struct par *p, uint64_t seq, struct emu_progress *prog,
-                      const struct cc_emu_stats *stats)
+/* Waits, under p->mu, until chunk t is done (or, cut short, chunk seq while a worker waits
+ * to be the oldest), showing progress meanwhile. */
+static void wait_for(struct par *p, uint64_t seq, uint64_t t, struct emu_progress *prog,
+                     const struct cc_emu_stats *stats)
 {
-  struct slot *s = &p->slots[seq % p->window];
-  lock(p);
-  p->want = seq;
-  while (s->state != SLOT_DONE) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_nsec += PROGRESS_WAKE_NS;
-    if (t.tv_nsec >= 1000000000L) { t.tv_sec++; t.tv_nsec -= 1000000000L; }
-    if (pthread_cond_timedwait(&p->cv, &p->mu, &t) == ETIMEDOUT) {
+  const struct slot *s = &p->slots[seq % p->window], *last = &p->slots[t % p->window];
+  p->want = t;
+  while (last->state != SLOT_DONE && !(p->hook_waiters && s->state == SLOT_DONE)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += PROGRESS_WAKE_NS;
+    if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+    if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT) {
       unlock(p);
       emu_progress_note(prog, stats->ctas_done,
                         __atomic_load_n(&p->insns_seen, __ATOMIC_RELAXED), -1.0);
@@ -410,19 +419,59 @@ static void wait_done(struct par *p, uint64_t seq, struct emu_progress *prog,
     }
   }
   p->want = UINT64_MAX;
-  unlock(p);
+}
+
+/* Waits, under p->mu, for chunk seq to be done. With no ordered consumer the merger has
+ * nothing to deliver: when seq is not done yet it first waits for the end of a batch of
+ * jobs chunks (seq + jobs - 1, or the last one claimed if that is earlier), so that it
+ * wakes once per batch, not once per chunk (a worker waiting to be the oldest cuts the
+ * batch short: it may wait on chunk seq). */
+static void wait_done(struct par *p, uint64_t seq, struct emu_progress *prog,
+                      const struct cc_emu_stats *stats)
+{
+  if (!p->sink->access && p->slots[seq % p->window].state != SLOT_DONE && p->jobs > 1 &&
+      p->next_seq > seq + 1) {
+    uint64_t t = seq + p->jobs - 1 < p->next_seq - 1 ? seq + p->jobs - 1 : p->next_seq - 1;
+    wait_for(p, seq, t, prog, stats);
+  }
+  wait_for(p, seq, seq, prog, stats);
+}
+
+/* Frees the slot of delivered chunk seq, under p->mu, and wakes who waits for it: a
+ * claimer, and (status != 0: the run stops) everyone. */
+static void free_chunk(struct par *p, uint64_t seq, int status)
+{
+  struct slot *sl = &p->slots[seq % p->window];
+  p->insns_before_head += sl->st.warp_insns;
+  sl->n = 0;
+  sl->direct = 0;
+  sl->state = SLOT_FREE;
+  if (sl->cap * REC_BYTES > KEEP_BYTES) { /* keep small buffers for the next chunks */
+    p->buffered -= sl->cap * REC_BYTES;
+    free(sl->recs);
+    sl->recs = NULL;
+    sl->cap = 0;
+  }
+  p->head = seq + 1;
+  if (status) __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED); /* read by run_chunk unlocked */
+  /* one slot freed: one claimer; the others wait on cv only for head or bytes */
+  if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
+  if (status || p->room_waiters || p->hook_waiters) pthread_cond_broadcast(&p->cv);
+  if (status) pthread_cond_broadcast(&p->claim_cv);
 }
 
 /* Delivers the chunks in order, the first from CTA first, until the last CTA or the
- * first failure. */
+ * first failure. One lock a chunk: the slot freed and the next chunk waited for. */
 static int merge(struct par *p, uint64_t first, struct cc_emu_stats *stats,
                  struct emu_progress *prog, struct cc_err *err)
 {
   int s = CC_OK;
   uint64_t end = first; /* of the chunks delivered */
+  lock(p);
   for (uint64_t seq = p->head; end < p->total && !s; seq++) {
     struct slot *sl = &p->slots[seq % p->window];
     wait_done(p, seq, prog, stats);
+    unlock(p);
     if (!sl->direct) s = deliver(p, sl, err);
     add_stats(stats, &sl->st);
     if (!s && sl->status) {
@@ -432,27 +481,12 @@ static int merge(struct par *p, uint64_t first, struct cc_emu_stats *stats,
     /* a failing chunk ends with its failing CTA, which is not done */
     stats->ctas_done += (uint32_t)(sl->c1 - sl->c0 - (sl->status != CC_OK));
     end = sl->c1;
-    lock(p);
-    p->insns_before_head += sl->st.warp_insns;
-    sl->n = 0;
-    sl->direct = 0;
-    sl->state = SLOT_FREE;
-    if (sl->cap * REC_BYTES > KEEP_BYTES) { /* keep small buffers for the next chunks */
-      p->buffered -= sl->cap * REC_BYTES;
-      free(sl->recs);
-      sl->recs = NULL;
-      sl->cap = 0;
-    }
-    p->head = seq + 1;
-    if (s) p->stop = 1;
-    /* one slot freed: one claimer; the others wait on cv only for head or bytes */
-    if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
-    if (s || p->room_waiters || p->hook_waiters) pthread_cond_broadcast(&p->cv);
-    if (s) pthread_cond_broadcast(&p->claim_cv);
-    unlock(p);
     emu_progress_note(prog, stats->ctas_done, __atomic_load_n(&p->insns_seen, __ATOMIC_RELAXED),
                       -1.0);
+    lock(p);
+    free_chunk(p, seq, s);
   }
+  unlock(p);
   return s;
 }
 
@@ -503,7 +537,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   }
   if (!s) s = merge(&p, first, stats, &prog, err);
   lock(&p);
-  p.stop = 1;
+  __atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
   pthread_cond_broadcast(&p.cv);
   pthread_cond_broadcast(&p.claim_cv);
   unlock(&p);
