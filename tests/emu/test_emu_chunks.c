@@ -88,6 +88,21 @@ static void same_records(const struct rec_sink *a, const struct rec_sink *b, uin
     }
 }
 
+/* Fails unless a parallel run that failed (records par, NULL: no sink; counters sj, error
+ * ej) ended as the serial one (serial, s1, e1): the same error, records and counters. */
+static void same_failure(const struct rec_sink *serial, const struct cc_emu_stats *s1,
+                         const struct cc_err *e1, const struct rec_sink *par,
+                         const struct cc_emu_stats *sj, const struct cc_err *ej, uint32_t jobs)
+{
+  assert_string_equal(ej->msg, e1->msg);
+  if (par) {
+    same_records(serial, par, jobs);
+    assert_int_equal(sj->warp_accesses, s1->warp_accesses);
+  }
+  assert_int_equal(sj->ctas_done, s1->ctas_done);
+  assert_int_equal(sj->warp_insns, s1->warp_insns);
+}
+
 static void test_many_tiny_ctas(void **state)
 {
   enum { N = 4000 };
@@ -172,11 +187,7 @@ static void test_failing_cta_in_chunk(void **state)
       for (uint64_t budget = 0; budget <= 1; budget++) {
         assert_int_equal(run_tiny(N, jobs, budget, BAD, bad2[k], NONE, &par, &sj, &ej, NULL),
                          CC_ERR_MEMCHECK);
-        assert_string_equal(ej.msg, e1.msg);
-        same_records(&serial, &par, jobs);
-        assert_int_equal(sj.ctas_done, s1.ctas_done);
-        assert_int_equal(sj.warp_insns, s1.warp_insns);
-        assert_int_equal(sj.warp_accesses, s1.warp_accesses);
+        same_failure(&serial, &s1, &e1, &par, &sj, &ej, jobs);
         rec_release(&par);
       }
   }
@@ -201,16 +212,12 @@ static void test_budget_in_chunk(void **state)
            "block (1700,0,0)", 22ULL * 1700 + (1ULL << 26));
   assert_true(contains(e1.msg, want));
   assert_int_equal(run_tiny(N, 3, 0, NONE, NONE, SPIN, &par, &sj, &ej, NULL), CC_ERR_LIMIT);
-  assert_string_equal(ej.msg, e1.msg);
-  same_records(&serial, &par, 3);
-  assert_int_equal(sj.ctas_done, s1.ctas_done);
-  assert_int_equal(sj.warp_insns, s1.warp_insns);
+  same_failure(&serial, &s1, &e1, &par, &sj, &ej, 3);
   rec_release(&par);
   /* no sink: nothing ordered, the merger waits for batches of chunks, and the worker
    * waiting to be the oldest cuts them short */
   assert_int_equal(run_tiny(N, 3, 0, NONE, NONE, SPIN, NULL, &sj, &ej, NULL), CC_ERR_LIMIT);
-  assert_string_equal(ej.msg, e1.msg);
-  assert_int_equal(sj.ctas_done, s1.ctas_done);
+  same_failure(&serial, &s1, &e1, NULL, &sj, &ej, 3);
   rec_release(&serial);
 }
 
