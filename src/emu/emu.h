@@ -111,6 +111,8 @@ struct cc_emu_stats {
   uint64_t warp_accesses;  /* records delivered to the sink */
   uint32_t ctas_done;
   uint32_t jobs;           /* threads that ran the CTAs (1: serial) */
+  uint64_t chunks;         /* jobs > 1: runs of consecutive CTAs the threads claimed, each
+                              one lock and wake-up (src/emu/README.md, Parallel CTAs) */
   const char *serial_reason; /* jobs > 1 was asked but the run was serial: why (a static
                               string naming the construct), else NULL */
 };

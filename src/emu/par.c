@@ -1,14 +1,16 @@
 /* The CTAs of one launch on a pool of worker threads, their records delivered to the sink
  * in the serial run's order (README.md, Parallel CTAs).
  *
- * Workers claim CTAs in linear order (x fastest) and emulate each into its slot's record
- * buffer; the calling thread, the merger, takes the slots in CTA order and hands their
- * records to the sink (analyses, cache model, views, trace writer: some depend on the
- * order). A window of 4 x jobs slots bounds the CTAs in flight, and a byte budget the
- * records held: past it, a worker whose CTA is not the oldest waits, and the worker of the
- * oldest CTA delivers its records straight to the sink (the merger waits for that CTA, so
- * the sink is never called by two threads at once). Memory thus follows the window, not
- * the grid. */
+ * Workers claim chunks (runs of consecutive CTAs, in linear order: x fastest) and emulate
+ * each CTA of a chunk in turn into the chunk's slot's record buffer; the calling thread,
+ * the merger, takes the slots in chunk order and hands their records to the sink
+ * (analyses, cache model, views, trace writer: some depend on the order). A chunk is the
+ * unit of locking: one claim, one end, one delivery, whatever its CTAs; its size follows
+ * the warp instructions per CTA measured so far (chunk_size). A window of 4 x jobs slots
+ * bounds the chunks in flight, and a byte budget the records held: past it, a worker
+ * whose chunk is not the oldest waits, and the worker of the oldest chunk delivers its
+ * records straight to the sink (the merger waits for that chunk, so the sink is never
+ * called by two threads at once). Memory thus follows the window, not the grid. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
@@ -27,17 +29,26 @@
 #define REC_BYTES sizeof(struct cc_warp_access)
 #define KEEP_BYTES (UINT64_C(1) << 20) /* a freed slot keeps a buffer up to this size */
 #define PROGRESS_WAKE_NS 250000000L     /* the merger looks at the clock this often */
+/* The work one chunk aims at, in warp instructions: 100-500 us of emulation at the 4-20 M
+ * warp instructions/s one core runs (the transposes: 12 naive CTAs of 176 warp
+ * instructions, 4 tiled ones of 448). Why not one CTA: each claim, end and delivery takes
+ * the lock and may wake a thread, 5-7 us of serialized traffic per CTA at 16 workers,
+ * which bound the naive transpose (26 us per CTA) to 3.85x (issue 15). */
+#define CHUNK_WARP_INSNS 2048
 
 enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
 
-/* One CTA in flight: its records, its counters and its end. */
+/* One chunk in flight: CTAs c0 .. c1-1, their records in CTA order, their counters and
+ * their end. */
 struct slot {
-  uint64_t cta;
+  uint64_t seq;                /* the chunk's number: slots[seq % window] */
+  uint64_t c0, c1;             /* its CTAs; on a failure c1 - 1 is the failing CTA */
   int state;                   /* SLOT_*, under par.mu */
   int direct;                  /* its records went to the sink at once (it was the oldest) */
-  int status;                  /* the CTA's, as emu_run_cta returned it */
+  int status;                  /* the failing CTA's, as emu_run_cta returned it, or 0 */
   struct cc_err err;           /* its error when status != 0 */
-  struct cc_emu_stats st;      /* the CTA's counters */
+  struct cc_emu_stats st;      /* the sums of its CTAs' counters (of those done so far
+                                  while it runs) */
   struct cc_warp_access *recs; /* buffered records, n of cap */
   size_t n, cap;
 };
@@ -52,18 +63,25 @@ struct par {
                                  every worker, and 16 workers ran slower than 4 */
   uint32_t claim_waiters;      /* workers waiting on claim_cv */
   uint32_t room_waiters;       /* workers waiting in make_room for buffer bytes */
-  struct slot *slots;          /* window of them; CTA c in slots[c % window] */
+  uint32_t jobs;               /* workers */
+  struct slot *slots;          /* window of them; chunk seq in slots[seq % window] */
   uint64_t window, total;      /* slots; the end of the CTA range */
   uint64_t next;               /* the next CTA to claim */
-  uint64_t head;               /* the oldest CTA not yet delivered */
+  uint64_t next_seq;           /* the number of the next chunk to claim */
+  uint64_t head;               /* the number of the oldest chunk not yet delivered */
+  uint64_t done_ctas, done_insns; /* CTAs of ended chunks and their warp instructions:
+                                 the measure chunk_size sizes chunks by */
+  uint64_t done_recs;          /* their records (buffered ones count against the budget) */
+  uint64_t chunks;             /* chunks claimed (stats) */
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
-  uint64_t insns_before_head;  /* warp instructions of the CTAs before head */
+  uint64_t insns_before_head;  /* warp instructions of the CTAs before head's */
   uint64_t insns_seen;         /* warp instructions executed so far (progress; atomic) */
-  uint64_t want;               /* the CTA the merger waits for (UINT64_MAX: none): only
+  uint64_t want;               /* the chunk the merger waits for (UINT64_MAX: none): only
                                  its end wakes the merger */
   uint32_t hook_waiters;       /* workers waiting to be the oldest (hook_insns_before): the
-                                 merger must then not wait for a later CTA */
-  int stop;                    /* an error was delivered: claim nothing more */
+                                 merger must then not wait for a later chunk */
+  int stop;                    /* an error was delivered: claim nothing more (atomic reads
+                                 between the CTAs of a chunk) */
   struct cc_access_sink *sink; /* the ordered consumer (access NULL: none) */
   const struct cc_access_partials *partials; /* the order-free ones, or NULL */
 };
@@ -76,7 +94,7 @@ struct worker {
   struct emu_hooks hooks;
   struct cc_emu_stats st;      /* the running CTA's counters */
   struct cc_err err;
-  struct slot *cur;
+  struct slot *cur;            /* its chunk */
   void *part;                  /* its partial of p->partials (fed here, unordered) */
   uint64_t noted;              /* warp instructions of the running CTA already in insns_seen */
 };
@@ -166,15 +184,15 @@ static int deliver(struct par *p, struct slot *s, struct cc_err *err)
 enum room { ROOM_GROWN, ROOM_DIRECT, ROOM_STOP };
 
 /* Room for one more record in the worker's slot s: its buffer grown (ROOM_GROWN). Past
- * the budget the worker waits until its CTA is the oldest (ROOM_DIRECT: deliver straight
+ * the budget the worker waits until its chunk is the oldest (ROOM_DIRECT: deliver straight
  * to the sink) or bytes are freed; ROOM_STOP when the run stops meanwhile (an earlier
- * CTA failed: this CTA's outcome no longer matters). */
+ * CTA failed: this chunk's outcome no longer matters). */
 static enum room make_room(struct par *p, struct slot *s)
 {
   size_t cap = s->cap ? 2 * s->cap : 64;
   uint64_t add = (cap - s->cap) * REC_BYTES;
   lock(p);
-  while (!p->stop && p->head != s->cta && p->buffered + add > p->budget) {
+  while (!p->stop && p->head != s->seq && p->buffered + add > p->budget) {
     p->room_waiters++;
     pthread_cond_wait(&p->cv, &p->mu);
     p->room_waiters--;
@@ -183,7 +201,7 @@ static enum room make_room(struct par *p, struct slot *s)
     unlock(p);
     return ROOM_STOP;
   }
-  if (p->buffered + add > p->budget) { /* and head == s->cta */
+  if (p->buffered + add > p->budget) { /* and head == s->seq */
     unlock(p);
     return ROOM_DIRECT;
   }
@@ -194,8 +212,9 @@ static enum room make_room(struct par *p, struct slot *s)
   return ROOM_GROWN;
 }
 
-/* The worker's sink: into its slot's buffer, or straight on once the CTA is the oldest
- * and the buffers are full. */
+/* The worker's sink: into its slot's buffer, or straight on once the chunk is the oldest
+ * and the buffers are full (its earlier records, of earlier CTAs of the chunk too, go
+ * first). */
 static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct worker *w = ctx;
@@ -205,7 +224,7 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
     enum room room = make_room(w->p, s);
     if (room == ROOM_STOP)
       return cc_err_set(err, CC_ERR_INTERNAL, "stopped: an earlier block failed");
-    if (room == ROOM_DIRECT) { /* the merger waits for this CTA: the sink is ours */
+    if (room == ROOM_DIRECT) { /* the merger waits for this chunk: the sink is ours */
       if ((rc = deliver(w->p, s, err))) return rc;
       s->n = 0;
       s->direct = 1;
@@ -249,6 +268,9 @@ static int close_partials(struct par *p, struct worker *ws, uint32_t jobs, int o
   return s;
 }
 
+/* The warp instructions a serial run executes before the worker's running CTA: those of
+ * the chunks before its chunk (known once the chunk is the oldest: waits for it) and of
+ * the chunk's CTAs the worker ran before this one. */
 static uint64_t hook_insns_before(void *ctx)
 {
   struct worker *w = ctx;
@@ -256,12 +278,12 @@ static uint64_t hook_insns_before(void *ctx)
   uint64_t n;
   lock(p);
   p->hook_waiters++;
-  pthread_cond_broadcast(&p->cv); /* a merger waiting for a batch takes the CTAs one by one */
-  while (!p->stop && p->head != w->cur->cta) pthread_cond_wait(&p->cv, &p->mu);
+  pthread_cond_broadcast(&p->cv); /* a merger waiting for a batch takes the chunks one by one */
+  while (!p->stop && p->head != w->cur->seq) pthread_cond_wait(&p->cv, &p->mu);
   p->hook_waiters--;
   n = p->insns_before_head;
   unlock(p);
-  return n;
+  return n + w->cur->st.warp_insns; /* the chunk's sums hold its earlier CTAs only */
 }
 
 static void hook_note(void *ctx, uint64_t cta_warp_insns)
@@ -271,80 +293,58 @@ static void hook_note(void *ctx, uint64_t cta_warp_insns)
   w->noted = cta_warp_insns;
 }
 
-/* Claims the next CTA within the window; NULL when none is left or the run stops. */
+/* The CTAs of the next chunk, under p->mu: one until a chunk has ended (nothing measured
+ * yet), then CHUNK_WARP_INSNS' worth at the warp instructions per CTA measured so far,
+ * at most the remaining CTAs / (2 x jobs) (the last chunks shrink, so that the workers end
+ * together) and at most what lets each slot of the window buffer its records within the
+ * budget and KEEP_BYTES (when records are buffered). At least 1. */
+static uint64_t chunk_size(const struct par *p)
+{
+  uint64_t left = p->total - p->next, n, cap;
+  if (!p->done_ctas || !p->done_insns) return 1;
+  n = CHUNK_WARP_INSNS * p->done_ctas / p->done_insns; /* 0 when one CTA is more */
+  cap = left / (2 * (uint64_t)p->jobs);
+  if (n > cap) n = cap;
+  if (p->sink->access && p->done_recs) {
+    uint64_t bytes = p->budget / p->window < KEEP_BYTES ? p->budget / p->window : KEEP_BYTES;
+    uint64_t fit = bytes / REC_BYTES * p->done_ctas / p->done_recs;
+    if (n > fit) n = fit;
+  }
+  return n ? n : 1;
+}
+
+/* Claims the next chunk within the window, under p->mu; NULL when no CTA is left or the
+ * run stops. */
 static struct slot *claim(struct par *p)
 {
   struct slot *s = NULL;
-  lock(p);
-  while (!p->stop && p->next < p->total && p->next >= p->head + p->window) {
+  while (!p->stop && p->next < p->total && p->next_seq >= p->head + p->window) {
     p->claim_waiters++;
     pthread_cond_wait(&p->claim_cv, &p->mu);
     p->claim_waiters--;
   }
   if (!p->stop && p->next < p->total) {
-    s = &p->slots[p->next % p->window];
-    s->cta = p->next++;
+    uint64_t n = chunk_size(p);
+    s = &p->slots[p->next_seq % p->window];
+    s->seq = p->next_seq++;
+    s->c0 = p->next;
+    s->c1 = p->next += n;
     s->state = SLOT_RUNNING;
+    p->chunks++;
   }
-  unlock(p);
   return s;
 }
 
-static void *worker_main(void *arg)
+/* Ends chunk s, under p->mu: its counters feed the measure of chunk_size, and the merger
+ * wakes when it waits for this chunk (or may have to cut a batch short for a worker that
+ * waits to be the oldest). */
+static void end_chunk(struct par *p, struct slot *s)
 {
-  struct worker *w = arg;
-  struct par *p = w->p;
-  struct slot *s;
-  while ((s = claim(p))) {
-    memset(&w->st, 0, sizeof w->st);
-    w->cur = s;
-    w->noted = 0;
-    s->status = emu_run_cta(w->r, s->cta);
-    if (s->status) s->err = w->err;
-    s->st = w->st;
-    hook_note(w, w->st.warp_insns);
-    lock(p);
-    s->state = SLOT_DONE;
-    /* only the merger waits for a CTA's end: wake it when it waits for this one (or may
-     * have to stop a batch for a worker that waits to be the oldest) */
-    if (p->want == s->cta || p->hook_waiters) pthread_cond_broadcast(&p->cv);
-    unlock(p);
-  }
-  return NULL;
-}
-
-/* ---- the merger -------------------------------------------------------------------------- */
-
-/* Waits for CTA c (in slot s) to be done, showing progress meanwhile. With no ordered
- * consumer the merger has nothing to deliver: when c is not done yet it waits for the end
- * of a batch of jobs CTAs instead (c + batch - 1, within the window), so that it wakes
- * once per batch, not once per CTA. */
-static void wait_done(struct par *p, uint64_t c, uint64_t batch, struct emu_progress *prog,
-                      const struct cc_emu_stats *stats)
-{
-  struct slot *s = &p->slots[c % p->window], *last = s;
-  lock(p);
-  if (!p->sink->access && s->state != SLOT_DONE && batch > 1) {
-    uint64_t t = c + batch - 1 < p->total ? c + batch - 1 : p->total - 1;
-    last = &p->slots[t % p->window];
-    c = t;
-  }
-  p->want = c;
-  /* a worker waiting to be the oldest cuts the batch short: CTA c may wait on it */
-  while (last->state != SLOT_DONE && !(p->hook_waiters && s->state == SLOT_DONE)) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_nsec += PROGRESS_WAKE_NS;
-    if (t.tv_nsec >= 1000000000L) { t.tv_sec++; t.tv_nsec -= 1000000000L; }
-    if (pthread_cond_timedwait(&p->cv, &p->mu, &t) == ETIMEDOUT) {
-      unlock(p);
-      emu_progress_note(prog, stats->ctas_done,
-                        __atomic_load_n(&p->insns_seen, __ATOMIC_RELAXED), -1.0);
-      lock(p);
-    }
-  }
-  p->want = UINT64_MAX;
-  unlock(p);
+  s->state = SLOT_DONE;
+  p->done_ctas += s->c1 - s->c0;
+  p->done_insns += s->st.warp_insns;
+  p->done_recs += s->st.warp_accesses;
+  if (p->want == s->seq || p->hook_waiters) pthread_cond_broadcast(&p->cv);
 }
 
 /* Adds the counters of a CTA to the run's. */
@@ -355,43 +355,138 @@ static void add_stats(struct cc_emu_stats *to, const struct cc_emu_stats *st)
   to->warp_accesses += st->warp_accesses;
 }
 
-/* Delivers the CTAs in order until the last or the first failure. */
-static int merge(struct par *p, struct cc_emu_stats *stats, struct emu_progress *prog,
-                 struct cc_err *err)
+/* Runs the CTAs of chunk s in order, summing their counters in s->st; at the first
+ * failing CTA the chunk ends there (c1 just past it, its status and error kept), as the
+ * serial run stops; so it does when the run stops (an earlier chunk failed). */
+static void run_chunk(struct worker *w, struct slot *s)
+{
+  memset(&s->st, 0, sizeof s->st);
+  s->status = CC_OK;
+  for (uint64_t c = s->c0; c < s->c1; c++) {
+    if (c > s->c0 && __atomic_load_n(&w->p->stop, __ATOMIC_RELAXED)) {
+      s->c1 = c; /* never delivered: the merger stopped before this chunk */
+      break;
+    }
+    memset(&w->st, 0, sizeof w->st);
+    w->noted = 0;
+    s->status = emu_run_cta(w->r, c);
+    add_stats(&s->st, &w->st);
+    hook_note(w, w->st.warp_insns);
+    if (s->status) {
+      s->err = w->err;
+      s->c1 = c + 1;
+      break;
+    }
+  }
+}
+
+static void *worker_main(void *arg)
+{
+  struct worker *w = arg;
+  struct par *p = w->p;
+  struct slot *s;
+  lock(p);
+  while ((s = claim(p))) { /* one lock a chunk: its claim with the previous one's end */
+    unlock(p);
+    w->cur = s;
+    run_chunk(w, s);
+    lock(p);
+    end_chunk(p, s);
+  }
+  unlock(p);
+  return NULL;
+}
+
+/* ---- the merger -------------------------------------------------------------------------- */
+
+/* Waits, under p->mu, until chunk t is done (or, cut short, chunk seq while a worker waits
+ * to be the oldest), showing progress meanwhile. */
+static void wait_for(struct par *p, uint64_t seq, uint64_t t, struct emu_progress *prog,
+                     const struct cc_emu_stats *stats)
+{
+  const struct slot *s = &p->slots[seq % p->window], *last = &p->slots[t % p->window];
+  p->want = t;
+  while (last->state != SLOT_DONE && !(p->hook_waiters && s->state == SLOT_DONE)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += PROGRESS_WAKE_NS;
+    if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+    if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT) {
+      unlock(p);
+      emu_progress_note(prog, stats->ctas_done,
+                        __atomic_load_n(&p->insns_seen, __ATOMIC_RELAXED), -1.0);
+      lock(p);
+    }
+  }
+  p->want = UINT64_MAX;
+}
+
+/* Waits, under p->mu, for chunk seq to be done. With no ordered consumer the merger has
+ * nothing to deliver: when seq is not done yet it first waits for the end of a batch of
+ * jobs chunks (seq + jobs - 1, or the last one claimed if that is earlier), so that it
+ * wakes once per batch, not once per chunk (a worker waiting to be the oldest cuts the
+ * batch short: it may wait on chunk seq). */
+static void wait_done(struct par *p, uint64_t seq, struct emu_progress *prog,
+                      const struct cc_emu_stats *stats)
+{
+  if (!p->sink->access && p->slots[seq % p->window].state != SLOT_DONE && p->jobs > 1 &&
+      p->next_seq > seq + 1) {
+    uint64_t t = seq + p->jobs - 1 < p->next_seq - 1 ? seq + p->jobs - 1 : p->next_seq - 1;
+    wait_for(p, seq, t, prog, stats);
+  }
+  wait_for(p, seq, seq, prog, stats);
+}
+
+/* Frees the slot of delivered chunk seq, under p->mu, and wakes who waits for it: a
+ * claimer, and (status != 0: the run stops) everyone. */
+static void free_chunk(struct par *p, uint64_t seq, int status)
+{
+  struct slot *sl = &p->slots[seq % p->window];
+  p->insns_before_head += sl->st.warp_insns;
+  sl->n = 0;
+  sl->direct = 0;
+  sl->state = SLOT_FREE;
+  if (sl->cap * REC_BYTES > KEEP_BYTES) { /* keep small buffers for the next chunks */
+    p->buffered -= sl->cap * REC_BYTES;
+    free(sl->recs);
+    sl->recs = NULL;
+    sl->cap = 0;
+  }
+  p->head = seq + 1;
+  if (status) __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED); /* read by run_chunk unlocked */
+  /* one slot freed: one claimer; the others wait on cv only for head or bytes */
+  if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
+  if (status || p->room_waiters || p->hook_waiters) pthread_cond_broadcast(&p->cv);
+  if (status) pthread_cond_broadcast(&p->claim_cv);
+}
+
+/* Delivers the chunks in order, the first from CTA first, until the last CTA or the
+ * first failure. One lock a chunk: the slot freed and the next chunk waited for. */
+static int merge(struct par *p, uint64_t first, struct cc_emu_stats *stats,
+                 struct emu_progress *prog, struct cc_err *err)
 {
   int s = CC_OK;
-  for (uint64_t c = p->head; c < p->total && !s; c++) {
-    struct slot *sl = &p->slots[c % p->window];
-    wait_done(p, c, p->window / WINDOW_PER_JOB, prog, stats);
-    wait_done(p, c, 1, prog, stats); /* after a batch: at once */
+  uint64_t end = first; /* of the chunks delivered */
+  lock(p);
+  for (uint64_t seq = p->head; end < p->total && !s; seq++) {
+    struct slot *sl = &p->slots[seq % p->window];
+    wait_done(p, seq, prog, stats);
+    unlock(p);
     if (!sl->direct) s = deliver(p, sl, err);
     add_stats(stats, &sl->st);
     if (!s && sl->status) {
       s = sl->status;
       *err = sl->err;
     }
-    if (!s) stats->ctas_done++;
-    lock(p);
-    p->insns_before_head += sl->st.warp_insns;
-    sl->n = 0;
-    sl->direct = 0;
-    sl->state = SLOT_FREE;
-    if (sl->cap * REC_BYTES > KEEP_BYTES) { /* keep small buffers for the next CTAs */
-      p->buffered -= sl->cap * REC_BYTES;
-      free(sl->recs);
-      sl->recs = NULL;
-      sl->cap = 0;
-    }
-    p->head = c + 1;
-    if (s) p->stop = 1;
-    /* one slot freed: one claimer; the others wait on cv only for head or bytes */
-    if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
-    if (s || p->room_waiters || p->hook_waiters) pthread_cond_broadcast(&p->cv);
-    if (s) pthread_cond_broadcast(&p->claim_cv);
-    unlock(p);
+    /* a failing chunk ends with its failing CTA, which is not done */
+    stats->ctas_done += (uint32_t)(sl->c1 - sl->c0 - (sl->status != CC_OK));
+    end = sl->c1;
     emu_progress_note(prog, stats->ctas_done, __atomic_load_n(&p->insns_seen, __ATOMIC_RELAXED),
                       -1.0);
+    lock(p);
+    free_chunk(p, seq, s);
   }
+  unlock(p);
   return s;
 }
 
@@ -410,9 +505,10 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.cv, NULL);
   pthread_cond_init(&p.claim_cv, NULL);
+  p.jobs = jobs;
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
-  p.next = p.head = first;
+  p.next = first;
   p.want = UINT64_MAX;
   p.sink = sink && sink->access ? sink : &none;
   p.partials = partials;
@@ -439,9 +535,9 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
     }
     started++;
   }
-  if (!s) s = merge(&p, stats, &prog, err);
+  if (!s) s = merge(&p, first, stats, &prog, err);
   lock(&p);
-  p.stop = 1;
+  __atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
   pthread_cond_broadcast(&p.cv);
   pthread_cond_broadcast(&p.claim_cv);
   unlock(&p);
@@ -451,6 +547,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
     if (!s) s = s2;
   }
   emu_progress_end(&prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
+  stats->chunks = p.chunks;
   for (uint32_t j = 0; j < jobs; j++) emu_run_free(ws[j].r);
   for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].recs);
   free(p.slots);
