@@ -67,25 +67,6 @@
 
 #include "util/mem.h"
 
-/* A line a record touches: the sectors, and for stores and atomics the bytes written
- * per sector (left unset for loads, which never read them). */
-struct ent {
-  uint64_t line;
-  uint32_t bytes[4];
-  uint8_t mask;
-};
-
-/* A record's lines, in increasing line order (the order they are replayed in, whichever
- * lanes hold them). */
-struct gather {
-  struct ent e[MAX_ENTS];
-  uint32_t n;
-  uint64_t max_line;
-  uint32_t sectors;
-  struct form_key key;
-  int want_bytes;             /* fill ent.bytes (stores, atomics) */
-};
-
 /* A record gathered into lines, ready to be replayed. */
 struct pending {
   struct gather g;
@@ -127,22 +108,36 @@ static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, 
 
 /* ---- the arrays ------------------------------------------------------------------------- */
 
-/* The set of line. INDEX_HASH: the line number folded with its higher bits, h = line ^
- * (line >> s) ^ (line >> 2s) with s = ceil(log2(sets)), then h mod sets: neighbouring
- * lines stay in neighbouring sets (as in a plain modulo; it keeps the replay's host memory
- * accesses local), while lines a power of two apart (rows of a matrix) spread over the
- * sets instead of sharing a few. */
+/* x mod n by one multiplication, magic = UINT64_MAX / n + 1 (Lemire, Kaser, Kurz,
+ * "Faster remainder by direct computation", 2019; exact for 32-bit x). */
+static inline uint32_t fastmod(uint32_t x, uint32_t n, uint64_t magic)
+{
+  return (uint32_t)(((unsigned __int128)(magic * x) * n) >> 64);
+}
+
+/* The set of line. The fold: h = line ^ (line >> s) ^ (line >> 2s) with s =
+ * ceil(log2(sets)), so that lines a power of two apart (rows of a matrix) spread over
+ * the sets instead of sharing a few. INDEX_HASH: the line's class c =
+ * cc_cache_line_class mod K (lv->classes) picks the sets s with s mod K == c, and h >>
+ * log2(K) one of them: set = c + K x ((h >> log2 K) mod sets of c). When K divides sets
+ * that is h mod sets with its low log2(K) bits replaced by c. Every set then holds lines
+ * of one class (set sampling, sample.c), and the 16 lines of an aligned group, whose
+ * classes are a permutation, fall in distinct sets (neighbouring lines in neighbouring
+ * sets, as a plain modulo would: host memory accesses stay local). INDEX_FOLD: h mod
+ * sets (the model before set sampling). INDEX_MOD: line mod sets. */
 static inline uint32_t set_of(const struct level *lv, uint64_t line)
 {
   uint64_t h;
-  uint32_t h32;
+  uint32_t h32, c;
   if (lv->index == CC_CACHE_INDEX_MOD)
     return (uint32_t)(line % lv->sets);
   h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
   h32 = (uint32_t)(h ^ (h >> 32));
-  /* h32 mod sets by one multiplication (Lemire, Kaser, Kurz, "Faster remainder by direct
-   * computation", 2019) */
-  return (uint32_t)(((unsigned __int128)(lv->mod_magic * h32) * lv->sets) >> 64);
+  if (lv->index == CC_CACHE_INDEX_FOLD)
+    return fastmod(h32, lv->sets, lv->mod_magic);
+  c = cc_cache_line_class(line) & (lv->classes - 1);
+  return c + (fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c])
+              << lv->class_bits);
 }
 
 /* Before lv's clock wraps: each set's stamps become their ranks 1..ways (empty ways stay
@@ -824,8 +819,11 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
   int local = p->space == CC_SPACE_LOCAL;
   int l1_alloc = local || c->dev.l1_global_loads;
   uint32_t wavefronts = (g->sectors + 3) / 4;
-  ic->l1_wavefronts += wavefronts;
-  c->sm_wavefronts[p->sm] += wavefronts;
+  int whole = !s->exact; /* sampling: the whole record's counts are counted apart */
+  if (whole) {
+    ic->l1_wavefronts += wavefronts;
+    c->sm_wavefronts[p->sm] += wavefronts;
+  }
   int fast = load && l1_alloc && !c->dev.l1_whole_lines;
   struct l1_memo *memo = &c->memo[p->sm];
   if (fast && (p->memo_hit || memo_covers(memo, g))) {
@@ -851,7 +849,8 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
       ic->l1_hit_sectors += hits;
       if (!fetch)
         continue;
-      ic->l2_sectors_read += popc4(fetch);
+      if (whole || l1_alloc)
+        ic->l2_sectors_read += popc4(fetch);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
       if (to_l2(c, s, OP_READ, e->line, fetch, NULL, p->slot))
         reach = REACH_DRAM;
@@ -860,7 +859,8 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
        * age is left: only loads touch it); local stores also allocate */
       if (local)
         l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
-      ic->l2_sectors_write += popc4(e->mask);
+      if (whole)
+        ic->l2_sectors_write += popc4(e->mask);
       if (s->out) {
         to_l2(c, s, OP_WRITE, e->line, e->mask, e->bytes, p->slot);
         continue;
@@ -869,7 +869,8 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
       p->way[i] = (uint32_t)(w - c->l2.w); /* for the store memo */
       ic->l2_hit_sectors += l2_write_way(&c->l2, w, e->mask, e->bytes, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
-      ic->l2_sectors_atomic += popc4(e->mask);
+      if (whole)
+        ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
       if (to_l2(c, s, OP_ATOMIC, e->line, e->mask, e->bytes, p->slot))
         reach = REACH_DRAM;
@@ -878,15 +879,24 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
   return store ? REACH_NONE : reach;
 }
 
-/* cc_cache_count_wait, inlined in the serial replay */
+/* cc_cache_count_wait, inlined in the serial replay. While sampling, a request counts
+ * in its slot's and SM's requests after the switch, and where it touched a sampled line
+ * in the sampled waits (the estimate: sample.c). */
 static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
                               enum level_reached r)
 {
-  struct cc_cache_counts *ic = &c->insn[slot];
+  struct cc_cache_counts *ic = c->sampling ? &c->samp[slot] : &c->insn[slot];
+  uint64_t *w = c->sampling ? &c->sm_samp[4 * (size_t)sm] : &c->sm_waits[3 * (size_t)sm];
+  if (c->sampling) {
+    c->req_after[slot]++;
+    w[3]++;
+    if (r == REACH_UNSEEN)
+      return;
+  }
   ic->waits_l1 += r == REACH_L1;
   ic->waits_l2 += r == REACH_L2;
   ic->waits_dram += r == REACH_DRAM;
-  c->sm_waits[3 * (size_t)sm + r]++;
+  w[r]++;
 }
 
 void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
@@ -951,6 +961,27 @@ static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uin
   *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
 }
 
+/* While sampling (s->exact): the whole record's counts, and whether it touches a sampled
+ * line; a record that does not costs this much only (a fast form: no gathering).
+ * Returns 1 when the record is done, with its wait in *reach; 0 when its sampled lines
+ * are to be replayed (a fast form: p->g not gathered yet; the general form: gathered,
+ * filtered to its sampled lines). */
+static int sample_first(struct cc_cache *c, struct side *s, const struct cc_warp_access *a,
+                        uint64_t base, struct pending *p, enum level_reached *reach)
+{
+  uint32_t sectors;
+  *reach = a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+  if (p->g.key.form != FORM_GENERAL) {
+    int touches = cc_cache_sample_touches(c, p->g.key, &sectors);
+    cc_cache_sample_whole(c, &s->exact[a->insn_slot], a, p->sm, sectors);
+    return !touches;
+  }
+  gather(a, base, p->g.key, &p->g);
+  cc_cache_sample_whole(c, &s->exact[a->insn_slot], a, p->sm, p->g.sectors);
+  cc_cache_sample_filter(c, &p->g);
+  return p->g.n == 0;
+}
+
 enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                                           const struct cc_warp_access *a, uint32_t sm,
                                           uint64_t base)
@@ -958,12 +989,18 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   struct pending p;
   struct form_key key;
   enum level_reached reach;
-  int column_store;
+  int column_store, gathered = 0;
   p.slot = a->insn_slot;
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
   key = form_of(a, base);
+  p.g.key = key;
+  if (s->exact) {
+    if (sample_first(c, s, a, base, &p, &reach))
+      return reach;
+    gathered = key.form == FORM_GENERAL;
+  }
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
    * the memo of a local load at the same addresses, which a hostile trace can give) */
@@ -972,18 +1009,20 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
-   * another thread's) */
-  column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
-                 key.form == FORM_LANES;
+   * another thread's), and of 32 lines (not while sampling) */
+  column_store = !s->out && !s->exact && a->kind == CC_ACCESS_STORE &&
+                 a->space == CC_SPACE_GLOBAL && key.form == FORM_LANES;
   if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
       c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
     return REACH_NONE;
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
-  }
-  else
+  } else if (!gathered) {
     gather(a, base, key, &p.g);
+    if (s->exact)
+      cc_cache_sample_filter(c, &p.g);
+  }
   reach = replay(c, s, &p); /* one call of each: inlined */
   if (column_store)
     store_memo_set(&c->smemo[sm], &p, key);
@@ -998,17 +1037,22 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
   place(c, a, &sm, &base);
-  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
+  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once, exactly */
     c->insn[a->insn_slot].l1_wavefronts += shared_wavefronts;
     c->sm_wavefronts[sm] += shared_wavefronts;
-    if (a->kind == CC_ACCESS_LOAD)
-      count_wait(c, a->insn_slot, sm, REACH_L1);
+    if (a->kind == CC_ACCESS_LOAD) {
+      c->insn[a->insn_slot].waits_l1++;
+      c->sm_waits[3 * (size_t)sm + REACH_L1]++;
+    }
     return;
   }
+  if (c->records++ == c->switch_at)
+    cc_cache_sample_start(c);
   if (c->par) {
     cc_cache_par_access(c, a, sm, base);
   } else {
-    struct side s = {c->insn, NULL, 1, 0};
+    struct side s = {c->sampling ? c->samp : c->insn, NULL, 1, 0,
+                     c->sampling ? c->insn : NULL};
     enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
     if (reach != REACH_NONE)
       count_wait(c, a->insn_slot, sm, reach);

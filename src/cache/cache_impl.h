@@ -42,6 +42,12 @@ struct level {
   uint32_t shift;              /* ceil(log2(sets)): the index's fold */
   uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
   enum cc_cache_index index;
+  uint32_t classes;            /* K: every set holds lines of one class mod K (a power of
+                                  two <= 16; 1: no classes, index=fold; level_shape) */
+  uint32_t class_bits;         /* log2(classes) */
+  uint32_t class_sets[CC_CACHE_CLASSES];  /* INDEX_HASH: sets of class c (those s with
+                                  s mod K == c): (sets - c + K - 1) / K */
+  uint64_t class_magic[CC_CACHE_CLASSES]; /* fast `% class_sets[c]` */
   struct way *w;               /* [sets * ways], set-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
   uint64_t *set_dirty;         /* L2 only: per set, bit k: way k holds dirty sectors */
@@ -85,25 +91,6 @@ struct req_buf {
   size_t n, cap;
 };
 
-/* Where the L1 side of a record puts what it finds: its counts, and for the L2 side
- * either the L2 itself (out NULL: the serial replay, each line done at once) or queues
- * of requests, one per L2 part (par.c). */
-struct side {
-  struct cc_cache_counts *insn; /* [n_insns] */
-  struct req_buf *out;          /* [parts], or NULL */
-  uint32_t parts;
-  uint32_t rec;                 /* the record's index in the batch */
-};
-
-/* The deepest level one of a record's sectors reached (waits, latency). */
-enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no wait */ };
-
-/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
- * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
- * each asking for sectors the memo holds, hits every sector, and re-touching the lines
- * most recently touched, in the order they were touched, leaves each set's LRU order as
- * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
- * lines for 8 iterations of 4-byte elements). */
 /* A record in a fast form (gather): its lines and sectors follow from these alone. */
 enum form { FORM_GENERAL, FORM_RANGE, FORM_LANES };
 struct form_key {
@@ -111,9 +98,54 @@ struct form_key {
   uint64_t a, b;               /* RANGE: first and last sector; LANES: first sector, stride */
 };
 
+/* Where the L1 side of a record puts what it finds: its counts, and for the L2 side
+ * either the L2 itself (out NULL: the serial replay, each line done at once) or queues
+ * of requests, one per L2 part (par.c). */
+struct side {
+  struct cc_cache_counts *insn; /* [n_insns]; while sampling: the sampled lines' raw counts */
+  struct req_buf *out;          /* [parts], or NULL */
+  uint32_t parts;
+  uint32_t rec;                 /* the record's index in the batch */
+  struct cc_cache_counts *exact;/* NULL: not sampling (every count into insn); else where
+                                   the counts that do not depend on cache state go, for
+                                   the whole record (wavefronts, L2 sectors of stores and
+                                   atomics, of loads L1 does not cache) */
+};
+
+/* A line a record touches: the sectors, and for stores and atomics the bytes written
+ * per sector (left unset for loads, which never read them). */
+struct ent {
+  uint64_t line;
+  uint32_t bytes[4];
+  uint8_t mask;
+};
+
+/* A record's lines, in increasing line order (the order they are replayed in, whichever
+ * lanes hold them). */
+struct gather {
+  struct ent e[MAX_ENTS];
+  uint32_t n;
+  uint64_t max_line;
+  uint32_t sectors;           /* sectors of e[0..n) */
+  struct form_key key;
+  int want_bytes;             /* fill ent.bytes (stores, atomics) */
+};
+
+/* The deepest level one of a record's sectors reached (waits, latency). REACH_UNSEEN:
+ * a load or atomic while sampling none of whose lines is sampled (its wait is estimated
+ * from the sampled ones', sample.c). */
+enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no wait */,
+                     REACH_UNSEEN };
+
+/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
+ * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
+ * each asking for sectors the memo holds, hits every sector, and re-touching the lines
+ * most recently touched, in the order they were touched, leaves each set's LRU order as
+ * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
+ * lines for 8 iterations of 4-byte elements). */
 struct l1_memo {
   struct form_key key;         /* the record's fast form (FORM_GENERAL: none, compare lines) */
-  uint32_t sectors;
+  uint32_t sectors;            /* of the lines below (while sampling: the sampled ones) */
   uint32_t n;
   uint8_t mask[MAX_ENTS];
   uint64_t line[MAX_ENTS];
@@ -161,6 +193,19 @@ struct cc_cache {
   uint64_t last_linear;        /* records of a CTA come together, so the division of */
   uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
   int have_last;
+  /* set sampling (sample.c) */
+  uint32_t sample_k;           /* this kernel's: 1 set in sample_k once sampling (1: never) */
+  uint32_t sample_mask;        /* sample_k - 1: a line is sampled iff !(class & mask) */
+  uint64_t records;            /* global and local records of the kernel so far */
+  uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
+  int sampling;                /* started: state-dependent counts of sampled lines go to samp */
+  struct cc_cache_counts *samp;/* [n_insns]: the sampled lines' raw counts after the switch */
+  uint64_t *req_after;         /* [n_insns]: load and atomic requests after the switch */
+  uint64_t *sm_samp;           /* [dev.sms][4]: the SM's sampled requests that waited on
+                                  L1, L2, DRAM, and all its requests, after the switch */
+  uint64_t evict_before;       /* L2 evictions before the switch */
+  int scaled;                  /* cc_cache_sample_end ran (a second end of the kernel
+                                  changes nothing) */
 };
 
 /* ---- between cache.c (the replay), state.c and par.c (the parallel replay) ---------------- */
@@ -189,8 +234,41 @@ void cc_cache_par_begin(struct cc_cache *c);
 void cc_cache_par_access(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                          uint64_t base);
 void cc_cache_par_end(struct cc_cache *c);
+/* The parallel replay's part of the switch to sampling: the batch queued so far run
+ * (before c->sampling is set: its waits are exact), the threads' state-dependent counts
+ * sent to their sampled arrays from here on; returns the L2 evictions the threads
+ * counted so far (zeroed in them). */
+uint64_t cc_cache_par_sample(struct cc_cache *c);
 void cc_cache_par_free(struct cc_cache *c);
 size_t cc_cache_par_bytes(const struct cc_cache *c);
+
+/* ---- set sampling (sample.c) ------------------------------------------------------------ */
+
+/* The kernel's sampling: sample_k from the device's request capped by the levels'
+ * classes, the switch point, the arrays zeroed (from cc_cache_begin_kernel). */
+void cc_cache_sample_begin(struct cc_cache *c);
+/* Starts sampling (the record c->switch_at arrived): the parallel replay's batch run, the
+ * evictions so far kept, the memos (which hold lines of every class) cleared, the
+ * state-dependent counts sent to c->samp from here on. */
+void cc_cache_sample_start(struct cc_cache *c);
+/* Whether a record in fast form k (RANGE or LANES) touches a sampled line; *sectors: the
+ * record's sectors. */
+int cc_cache_sample_touches(const struct cc_cache *c, struct form_key k, uint32_t *sectors);
+/* Keeps the entries of g whose line is sampled (g->sectors: theirs). */
+void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g);
+/* Counts what a record of `sectors` sectors costs whatever the caches hold into ex (its
+ * slot's) and SM sm's wavefronts: the sampled replay's whole-record counts. */
+void cc_cache_sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
+                           const struct cc_warp_access *a, uint32_t sm, uint32_t sectors);
+/* At the kernel's end, after the dirty bytes at the end are counted: the figures that
+ * depend on cache state = before the switch + sample_k x the sampled lines' after it;
+ * waits estimated (sample.c says how). */
+void cc_cache_sample_end(struct cc_cache *c);
+/* Whether the line of L2 way tag `line` is in a sampled set (always, when not sampling). */
+static inline int sampled_line(const struct cc_cache *c, uint64_t line)
+{
+  return !(cc_cache_line_class(line) & c->sample_mask);
+}
 
 /* Forgets memo (a record changed its SM's L1). */
 static inline void memo_clear(struct l1_memo *m)
