@@ -135,7 +135,7 @@ static inline uint32_t set_of(const struct level *lv, uint64_t line)
   h32 = (uint32_t)(h ^ (h >> 32));
   if (lv->index == CC_CACHE_INDEX_FOLD)
     return fastmod(h32, lv->sets, lv->mod_magic);
-  c = cc_cache_line_class(line) & (lv->classes - 1);
+  c = cc_cache_line_class(CC_CACHE_INDEX_HASH, line) & (lv->classes - 1);
   return c + (fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c])
               << lv->class_bits);
 }

@@ -65,12 +65,15 @@ enum cc_cache_index {
 #define CC_CACHE_SAMPLE_AFTER_DEFAULT 65536u /* records of a kernel replayed in full first */
 #define CC_CACHE_CLASSES 16u
 
-/* The class of a 128-byte line (0..15): (line & 15) xor the top 4 bits of a
- * multiplicative hash (Fibonacci) of line >> 4. A permutation inside each aligned group
- * of 16 lines (neighbouring lines fall in distinct sets), and lines a power of two
- * apart (a matrix's column) get well-spread classes. */
-static inline uint32_t cc_cache_line_class(uint64_t line)
+/* The class of a 128-byte line (0..15) under a set index. INDEX_HASH (and FOLD): (line
+ * & 15) xor the top 4 bits of a multiplicative hash (Fibonacci) of line >> 4: a
+ * permutation inside each aligned group of 16 lines (neighbouring lines fall in distinct
+ * sets), and lines a power of two apart (a matrix's column) get well-spread classes.
+ * INDEX_MOD: line & 15 (set = line mod sets keeps it in the set's low bits). */
+static inline uint32_t cc_cache_line_class(enum cc_cache_index index, uint64_t line)
 {
+  if (index == CC_CACHE_INDEX_MOD)
+    return (uint32_t)(line & 15u);
   return (uint32_t)((line & 15u) ^ (((line >> 4) * 0x9e3779b97f4a7c15ull) >> 60));
 }
 
@@ -284,7 +287,7 @@ const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t s
  * the fields that depend on cache state (l1_hit_sectors, l2_sectors_read of loads L1
  * caches, l2_hit_sectors, dram_bytes_read, dram_bytes_written, l2_dirty_bytes_at_end of
  * the sampled sets) and waits_* of the requests that touched a sampled line. For tests
- * (tests/cache/test_sample.c) and reports. Borrowed from c. */
+ * (tests/cache/test_set_sample.c) and reports. Borrowed from c. */
 const struct cc_cache_counts *cc_cache_insn_sampled(const struct cc_cache *c, uint32_t slot);
 
 /* The kernel's figures into *out (after cc_cache_end_kernel). */

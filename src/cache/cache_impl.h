@@ -267,7 +267,7 @@ void cc_cache_sample_end(struct cc_cache *c);
 /* Whether the line of L2 way tag `line` is in a sampled set (always, when not sampling). */
 static inline int sampled_line(const struct cc_cache *c, uint64_t line)
 {
-  return !(cc_cache_line_class(line) & c->sample_mask);
+  return !(cc_cache_line_class(c->dev.index, line) & c->sample_mask);
 }
 
 /* Forgets memo (a record changed its SM's L1). */

@@ -8,7 +8,7 @@
  * valid, dirty and written bytes, the write policy's limits, which count within a set)
  * depends only on the lookups of its own lines, in order: the replay of the sampled
  * lines alone, in the stream's order, is the full replay of those sets
- * (tests/cache/test_sample.c checks it against a replay of the stream cut to the sampled
+ * (tests/cache/test_set_sample.c checks it against a replay of the stream cut to the sampled
  * lanes). The memos (cache.c) hold lines of every class: they are cleared at the switch,
  * and the store memo (32 lines at once) is not used while sampling. L2 never tells L1
  * anything but the level a load waited on.
@@ -92,26 +92,25 @@ void cc_cache_sample_start(struct cc_cache *c)
 }
 
 /* Whether line is sampled: its class a multiple of k. */
-static inline int keep(uint32_t mask, uint64_t line)
+static inline int keep(const struct cc_cache *c, uint64_t line)
 {
-  return !(cc_cache_line_class(line) & mask);
+  return sampled_line(c, line);
 }
 
 int cc_cache_sample_touches(const struct cc_cache *c, struct form_key k, uint32_t *sectors)
 {
-  uint32_t mask = c->sample_mask;
   int any = 0;
   if (k.form == FORM_RANGE) { /* sectors a..b: a few lines */
     *sectors = (uint32_t)(k.b - k.a + 1);
     for (uint64_t line = k.a / 4; line <= k.b / 4; line++)
-      any |= keep(mask, line);
+      any |= keep(c, line);
     return any;
   }
   /* a line per lane: lane l's sector is a + l x stride / 32 (the stride is whole sectors) */
   *sectors = CC_WARP_SIZE;
   for (uint64_t l = 0, sector = k.a, step = k.b / CC_CACHE_SECTOR_BYTES; l < CC_WARP_SIZE;
        l++, sector += step)
-    any |= keep(mask, sector / 4);
+    any |= keep(c, sector / 4);
   return any;
 }
 
@@ -125,7 +124,7 @@ void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g)
 {
   uint32_t n = 0, sectors = 0;
   for (uint32_t i = 0; i < g->n; i++) {
-    if (!keep(c->sample_mask, g->e[i].line))
+    if (!keep(c, g->e[i].line))
       continue;
     if (n != i)
       g->e[n] = g->e[i];
