@@ -279,10 +279,32 @@ static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
  * pairs of scalars where the target has none). */
 typedef uint64_t lane_pair __attribute__((vector_size(16)));
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_AFFINE 1
+/* full_affine four lanes a step, where the host has AVX2 (the same test: a set sampling
+ * replay spends a third of a record's instructions in it). */
+__attribute__((target("avx2"))) static int full_affine_avx2(const struct cc_warp_access *a,
+                                                             uint64_t step)
+{
+  typedef uint64_t lane_quad __attribute__((vector_size(32)));
+  uint64_t a0 = a->addr[0];
+  lane_quad base = {a0, a0, a0, a0}, want = {0, step, 2 * step, 3 * step}, bad = {0, 0, 0, 0};
+  lane_quad four = {4 * step, 4 * step, 4 * step, 4 * step};
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    lane_quad v;
+    memcpy(&v, &a->addr[l], sizeof v);
+    bad |= (v - base) ^ want;
+    want += four;
+  }
+  return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+}
+#endif
+
 /* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
  * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). Two
- * lanes a step, without branches on the data or multiplications: the check of every
- * record, the first cost of the replay. */
+ * lanes a step (four with AVX2), without branches on the data or multiplications: the
+ * check of every record, the first cost of the replay. */
 static int full_affine(const struct cc_warp_access *a, uint64_t *d)
 {
   uint64_t step = a->addr[1] - a->addr[0];
@@ -290,6 +312,11 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
   lane_pair two = {2 * step, 2 * step};
   if (a->active != 0xffffffffu)
     return 0;
+  *d = step;
+#ifdef HAVE_AVX2_AFFINE
+  if (__builtin_cpu_supports("avx2"))
+    return full_affine_avx2(a, step);
+#endif
 #pragma GCC unroll 16
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 2) {
     lane_pair v;
@@ -297,7 +324,6 @@ static int full_affine(const struct cc_warp_access *a, uint64_t *d)
     bad |= (v - base) ^ want;
     want += two;
   }
-  *d = step;
   return (bad[0] | bad[1]) == 0;
 }
 
@@ -961,45 +987,64 @@ static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uin
   *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
 }
 
-/* While sampling (s->exact): the whole record's counts, and whether it touches a sampled
- * line; a record that does not costs this much only (a fast form: no gathering).
- * Returns 1 when the record is done, with its wait in *reach; 0 when its sampled lines
- * are to be replayed (a fast form: p->g not gathered yet; the general form: gathered,
- * filtered to its sampled lines). */
-static int sample_first(struct cc_cache *c, struct side *s, const struct cc_warp_access *a,
-                        uint64_t base, struct pending *p, enum level_reached *reach)
+/* The sampled lanes of a's line-per-lane form k (lanes: sample_lanes's mask) into g:
+ * gather's FORM_LANES entries for those lanes only (their lines increase with the lane). */
+static void gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                         uint32_t lanes, struct gather *g)
 {
-  uint32_t sectors;
-  *reach = a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
-  if (p->g.key.form != FORM_GENERAL) {
-    int touches = cc_cache_sample_touches(c, p->g.key, &sectors);
-    cc_cache_sample_whole(c, &s->exact[a->insn_slot], a, p->sm, sectors);
-    return !touches;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  uint64_t lo = a->addr[0] + base;
+  uint32_t bits = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES), size);
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  for (uint32_t m = lanes; m; m &= m - 1, n++) {
+    uint64_t addr = lo + (uint64_t)__builtin_ctz(m) * k.b;
+    struct ent *e = &g->e[n];
+    e->line = addr / CC_CACHE_LINE_BYTES;
+    e->mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
+    if (g->want_bytes) {
+      memset(e->bytes, 0, sizeof e->bytes);
+      e->bytes[__builtin_ctz(e->mask)] = bits;
+    }
   }
-  gather(a, base, p->g.key, &p->g);
-  cc_cache_sample_whole(c, &s->exact[a->insn_slot], a, p->sm, p->g.sectors);
-  cc_cache_sample_filter(c, &p->g);
-  return p->g.n == 0;
+  g->n = g->sectors = n;
+  g->max_line = n ? g->e[n - 1].line : 0;
 }
 
-enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
-                                          const struct cc_warp_access *a, uint32_t sm,
-                                          uint64_t base)
+/* While sampling: the whole record's counts (into ex) and whether a record in fast form
+ * key touches a sampled line (*lanes: a line-per-lane form's sampled lanes). The path of
+ * most records while sampling: form_of, a class or 32, a few counts. */
+static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+                              const struct cc_warp_access *a, uint32_t sm,
+                              struct form_key key, uint32_t *lanes)
+{
+  uint32_t sectors;
+  int touches = sample_touches(c, key, &sectors, lanes);
+  sample_whole(c, ex, a, sm, sectors);
+  return touches;
+}
+
+/* cc_cache_replay_record for a record of form key; while sampling (s->exact), a fast
+ * form's whole-record counts are done (sample_fast) and `lanes` are its sampled lanes. */
+static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
+                                       const struct cc_warp_access *a, uint32_t sm,
+                                       uint64_t base, struct form_key key, uint32_t lanes)
 {
   struct pending p;
-  struct form_key key;
   enum level_reached reach;
   int column_store, gathered = 0;
   p.slot = a->insn_slot;
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
-  key = form_of(a, base);
   p.g.key = key;
-  if (s->exact) {
-    if (sample_first(c, s, a, base, &p, &reach))
-      return reach;
-    gathered = key.form == FORM_GENERAL;
+  if (s->exact && key.form == FORM_GENERAL) { /* gathered to count its sectors */
+    gather(a, base, key, &p.g);
+    sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
+    cc_cache_sample_filter(c, &p.g);
+    if (p.g.n == 0)
+      return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+    gathered = 1;
   }
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
@@ -1018,6 +1063,8 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
+  } else if (s->exact && key.form == FORM_LANES) {
+    gather_lanes(a, base, key, lanes, &p.g);
   } else if (!gathered) {
     gather(a, base, key, &p.g);
     if (s->exact)
@@ -1027,6 +1074,38 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   if (column_store)
     store_memo_set(&c->smemo[sm], &p, key);
   return reach;
+}
+
+enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
+                                          const struct cc_warp_access *a, uint32_t sm,
+                                          uint64_t base)
+{
+  struct form_key key = form_of(a, base);
+  uint32_t lanes = 0;
+  if (s->exact && key.form != FORM_GENERAL &&
+      !sample_fast(c, &s->exact[a->insn_slot], a, sm, key, &lanes))
+    return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+  return replay_keyed(c, s, a, sm, base, key, lanes);
+}
+
+/* The serial replay of global or local record a while sampling: most records end at
+ * sample_fast. */
+static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t base)
+{
+  struct form_key key = form_of(a, base);
+  uint32_t lanes = 0;
+  enum level_reached reach;
+  if (key.form != FORM_GENERAL &&
+      !sample_fast(c, &c->insn[a->insn_slot], a, sm, key, &lanes)) {
+    if (a->kind != CC_ACCESS_STORE)
+      count_wait(c, a->insn_slot, sm, REACH_UNSEEN);
+    return;
+  }
+  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  reach = replay_keyed(c, &s, a, sm, base, key, lanes);
+  if (reach != REACH_NONE)
+    count_wait(c, a->insn_slot, sm, reach);
 }
 
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
@@ -1050,9 +1129,10 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     cc_cache_sample_start(c);
   if (c->par) {
     cc_cache_par_access(c, a, sm, base);
+  } else if (c->sampling) {
+    sample_record(c, a, sm, base);
   } else {
-    struct side s = {c->sampling ? c->samp : c->insn, NULL, 1, 0,
-                     c->sampling ? c->insn : NULL};
+    struct side s = {c->insn, NULL, 1, 0, NULL};
     enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
     if (reach != REACH_NONE)
       count_wait(c, a->insn_slot, sm, reach);

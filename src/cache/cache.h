@@ -70,11 +70,12 @@ enum cc_cache_index {
  * permutation inside each aligned group of 16 lines (neighbouring lines fall in distinct
  * sets), and lines a power of two apart (a matrix's column) get well-spread classes.
  * INDEX_MOD: line & 15 (set = line mod sets keeps it in the set's low bits). */
+#define CC_CACHE_CLASS_MUL 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio */
 static inline uint32_t cc_cache_line_class(enum cc_cache_index index, uint64_t line)
 {
   if (index == CC_CACHE_INDEX_MOD)
     return (uint32_t)(line & 15u);
-  return (uint32_t)((line & 15u) ^ (((line >> 4) * 0x9e3779b97f4a7c15ull) >> 60));
+  return (uint32_t)((line & 15u) ^ (((line >> 4) * CC_CACHE_CLASS_MUL) >> 60));
 }
 
 /* One GPU's memory system as the model and the estimate use it. Sizes in bytes, speeds

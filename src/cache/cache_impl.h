@@ -251,15 +251,8 @@ void cc_cache_sample_begin(struct cc_cache *c);
  * evictions so far kept, the memos (which hold lines of every class) cleared, the
  * state-dependent counts sent to c->samp from here on. */
 void cc_cache_sample_start(struct cc_cache *c);
-/* Whether a record in fast form k (RANGE or LANES) touches a sampled line; *sectors: the
- * record's sectors. */
-int cc_cache_sample_touches(const struct cc_cache *c, struct form_key k, uint32_t *sectors);
 /* Keeps the entries of g whose line is sampled (g->sectors: theirs). */
 void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g);
-/* Counts what a record of `sectors` sectors costs whatever the caches hold into ex (its
- * slot's) and SM sm's wavefronts: the sampled replay's whole-record counts. */
-void cc_cache_sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
-                           const struct cc_warp_access *a, uint32_t sm, uint32_t sectors);
 /* At the kernel's end, after the dirty bytes at the end are counted: the figures that
  * depend on cache state = before the switch + sample_k x the sampled lines' after it;
  * waits estimated (sample.c says how). */
@@ -268,6 +261,73 @@ void cc_cache_sample_end(struct cc_cache *c);
 static inline int sampled_line(const struct cc_cache *c, uint64_t line)
 {
   return !(cc_cache_line_class(c->dev.index, line) & c->sample_mask);
+}
+
+/* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
+ * k (lane l's sector k.a + l x k.b / 32). Where the stride is whole groups of 16 lines
+ * (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
+ * place j in its group and the groups advance by a constant, so the class's hash does
+ * too: an addition a lane, no multiplication. */
+static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
+{
+  uint64_t step = k.b / CC_CACHE_SECTOR_BYTES, line0 = k.a / 4;
+  uint32_t mask = c->sample_mask, out = 0;
+  if (mask == 0) /* not sampling: every lane */
+    return UINT32_MAX;
+  if (step % 64 == 0) {
+    /* lane l is sampled iff bits 60 .. 60 + log2(k) - 1 of its hash h_l = h_0 + l x inc
+     * are the low log2(k) bits of j: shifted left by 4 - log2(k) they are the top bits of
+     * H_l = h_l << (4 - log2 k), itself a progression, and the test is that x_l = H_l - (j
+     * << 64 - log2 k) is below 2^64 / k: a subtraction, a comparison and an add-with-carry
+     * a lane (from lane 31 down, out = 2 out + (x < lim)) */
+    uint32_t bits = (uint32_t)__builtin_ctz(mask + 1), up = 4 - bits;
+    uint64_t j = line0 & 15, inc = (step / 64 * CC_CACHE_CLASS_MUL) << up;
+    uint64_t lim = UINT64_MAX / (mask + 1) + 1, x;
+    if (c->dev.index == CC_CACHE_INDEX_MOD) /* class = j, every lane's */
+      return j & mask ? 0 : UINT32_MAX;
+    x = (((line0 >> 4) * CC_CACHE_CLASS_MUL) << up) - (j << (64 - bits)) + 31 * inc;
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, x -= inc)
+      out = 2 * out + (x < lim);
+    return out;
+  }
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+    out |= (uint32_t)sampled_line(c, (k.a + l * step) / 4) << l;
+  return out;
+}
+
+/* Whether a record in fast form k (RANGE or LANES) touches a sampled line; *sectors: the
+ * record's sectors, *lanes: a LANES form's sampled lanes. */
+static inline int sample_touches(const struct cc_cache *c, struct form_key k,
+                                 uint32_t *sectors, uint32_t *lanes)
+{
+  int any = 0;
+  if (k.form == FORM_RANGE) { /* sectors a..b: a few lines */
+    *sectors = (uint32_t)(k.b - k.a + 1);
+    for (uint64_t line = k.a / 4; line <= k.b / 4; line++)
+      any |= sampled_line(c, line);
+    return any;
+  }
+  *sectors = CC_WARP_SIZE;
+  *lanes = sample_lanes(c, k);
+  return *lanes != 0;
+}
+
+/* Counts what a record of `sectors` sectors costs whatever the caches hold into ex (its
+ * slot's) and SM sm's wavefronts: the whole record's counts while sampling (replay
+ * counts them where it does not sample). */
+static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
+                                const struct cc_warp_access *a, uint32_t sm,
+                                uint32_t sectors)
+{
+  uint32_t wavefronts = (sectors + 3) / 4;
+  ex->l1_wavefronts += wavefronts;
+  c->sm_wavefronts[sm] += wavefronts;
+  if (a->kind == CC_ACCESS_STORE)
+    ex->l2_sectors_write += sectors;
+  else if (a->kind != CC_ACCESS_LOAD)
+    ex->l2_sectors_atomic += sectors;
+  else if (a->space != CC_SPACE_LOCAL && !c->dev.l1_global_loads)
+    ex->l2_sectors_read += sectors; /* L1 does not cache them: every sector goes to L2 */
 }
 
 /* Forgets memo (a record changed its SM's L1). */

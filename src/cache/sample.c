@@ -15,7 +15,7 @@
  *
  * The figures (integers, no rounding but the waits'):
  *   - exact for every record: what does not depend on cache state, counted from the whole
- *     record (cc_cache_sample_whole): L1 wavefronts (per instruction and per SM), the
+ *     record (sample_whole, cache_impl.h): L1 wavefronts (per instruction and per SM), the
  *     sectors stores and atomics send to L2, the sectors of loads L1 does not cache;
  *     requests; shared records;
  *   - before + k x after: L1 hit sectors, L2 read sectors of loads L1 caches, L2 hit
@@ -97,23 +97,6 @@ static inline int keep(const struct cc_cache *c, uint64_t line)
   return sampled_line(c, line);
 }
 
-int cc_cache_sample_touches(const struct cc_cache *c, struct form_key k, uint32_t *sectors)
-{
-  int any = 0;
-  if (k.form == FORM_RANGE) { /* sectors a..b: a few lines */
-    *sectors = (uint32_t)(k.b - k.a + 1);
-    for (uint64_t line = k.a / 4; line <= k.b / 4; line++)
-      any |= keep(c, line);
-    return any;
-  }
-  /* a line per lane: lane l's sector is a + l x stride / 32 (the stride is whole sectors) */
-  *sectors = CC_WARP_SIZE;
-  for (uint64_t l = 0, sector = k.a, step = k.b / CC_CACHE_SECTOR_BYTES; l < CC_WARP_SIZE;
-       l++, sector += step)
-    any |= keep(c, sector / 4);
-  return any;
-}
-
 /* Sectors set in a 4-bit mask. */
 static uint32_t popc4(uint8_t m)
 {
@@ -133,20 +116,6 @@ void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g)
   g->n = n;
   g->sectors = sectors;
   g->max_line = n ? g->e[n - 1].line : 0;
-}
-
-void cc_cache_sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
-                           const struct cc_warp_access *a, uint32_t sm, uint32_t sectors)
-{
-  uint32_t wavefronts = (sectors + 3) / 4;
-  ex->l1_wavefronts += wavefronts;
-  c->sm_wavefronts[sm] += wavefronts;
-  if (a->kind == CC_ACCESS_STORE)
-    ex->l2_sectors_write += sectors;
-  else if (a->kind != CC_ACCESS_LOAD)
-    ex->l2_sectors_atomic += sectors;
-  else if (a->space != CC_SPACE_LOCAL && !c->dev.l1_global_loads)
-    ex->l2_sectors_read += sectors; /* L1 does not cache them: every sector goes to L2 */
 }
 
 /* Adds n requests to out[3] (L1, L2, DRAM) in the proportions of w[3] (their sum > 0),

@@ -155,6 +155,7 @@ static void test_sampled_sets_exact(void **state)
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     for (int p = 0; p < N_PATTERNS; p++) {
       check(configs[c], (enum pattern)p, 16);
+      check(configs[c], (enum pattern)p, 4);
       check(configs[c], (enum pattern)p, 2);
     }
 }
