@@ -1011,15 +1011,51 @@ static void gather_lanes(const struct cc_warp_access *a, uint64_t base, struct f
   g->max_line = n ? g->e[n - 1].line : 0;
 }
 
-/* While sampling: the whole record's counts (into ex) and whether a record in fast form
- * key touches a sampled line (*lanes: a line-per-lane form's sampled lanes). The path of
- * most records while sampling: form_of, a class or 32, a few counts. */
+/* While sampling, a record in the general form: its sectors (*sectors) and whether one of
+ * its lines is sampled, in one pass over the active lanes while their bytes come in
+ * address order (no byte masks, no gathering); -1 at the first lane out of order or
+ * wrapping past 2^64 (the caller gathers). */
+static int sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
+                          uint64_t base, uint32_t *sectors)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  uint64_t last = 0, seen = UINT64_MAX; /* the last sector counted, the last line tested */
+  int any = 0, first = 1;
+  for (uint32_t m = a->active; m; m &= m - 1, first = 0) {
+    uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
+    uint64_t s0 = lo / CC_CACHE_SECTOR_BYTES, s1 = hi / CC_CACHE_SECTOR_BYTES;
+    if (hi < lo || (!first && s0 < last))
+      return -1;
+    n += (uint32_t)(s1 - s0) + (first || s0 != last);
+    for (uint64_t line = s0 / 4; line <= s1 / 4; line++)
+      if (line != seen) {
+        any |= sampled_line(c, line);
+        seen = line;
+      }
+    last = s1;
+  }
+  *sectors = n;
+  return any;
+}
+
+/* While sampling: whether record a (form key) touches a sampled line, and if it does not,
+ * its whole-record counts (into ex): the path of most records while sampling (form_of, a
+ * class or 32, a few counts). *lanes: a line-per-lane form's sampled lanes. A record that
+ * touches one has its whole-record counts done here too (fast forms) or by replay_keyed
+ * (the general form, from its gathering). */
 static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
-                              const struct cc_warp_access *a, uint32_t sm,
+                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
                               struct form_key key, uint32_t *lanes)
 {
   uint32_t sectors;
-  int touches = sample_touches(c, key, &sectors, lanes);
+  int touches;
+  if (key.form == FORM_GENERAL) {
+    if (sample_general(c, a, base, &sectors) != 0)
+      return 1;
+    touches = 0;
+  } else {
+    touches = sample_touches(c, key, &sectors, lanes);
+  }
   sample_whole(c, ex, a, sm, sectors);
   return touches;
 }
@@ -1082,8 +1118,7 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
 {
   struct form_key key = form_of(a, base);
   uint32_t lanes = 0;
-  if (s->exact && key.form != FORM_GENERAL &&
-      !sample_fast(c, &s->exact[a->insn_slot], a, sm, key, &lanes))
+  if (s->exact && !sample_fast(c, &s->exact[a->insn_slot], a, base, sm, key, &lanes))
     return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
   return replay_keyed(c, s, a, sm, base, key, lanes);
 }
@@ -1096,8 +1131,7 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
   struct form_key key = form_of(a, base);
   uint32_t lanes = 0;
   enum level_reached reach;
-  if (key.form != FORM_GENERAL &&
-      !sample_fast(c, &c->insn[a->insn_slot], a, sm, key, &lanes)) {
+  if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
       count_wait(c, a->insn_slot, sm, REACH_UNSEEN);
     return;

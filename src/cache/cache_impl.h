@@ -263,6 +263,33 @@ static inline int sampled_line(const struct cc_cache *c, uint64_t line)
   return !(cc_cache_line_class(c->dev.index, line) & c->sample_mask);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CC_CACHE_AVX2 1
+#include <immintrin.h>
+/* Bit l (l < 32) set iff x + l x inc < lim (unsigned, modulo 2^64), four lanes a step
+ * (sample_lanes, where the host has AVX2: the comparison is signed, so both sides are
+ * moved by 2^63). */
+__attribute__((target("avx2"))) static inline uint32_t lanes_below_avx2(uint64_t x,
+                                                                        uint64_t inc,
+                                                                        uint64_t lim)
+{
+  typedef uint64_t quad __attribute__((vector_size(32)));
+  typedef long long squad __attribute__((vector_size(32)));
+  const uint64_t sign = 1ull << 63;
+  quad v = {x ^ sign, (x + inc) ^ sign, (x + 2 * inc) ^ sign, (x + 3 * inc) ^ sign};
+  quad step = {4 * inc, 4 * inc, 4 * inc, 4 * inc};
+  squad top = {(long long)(lim ^ sign), (long long)(lim ^ sign), (long long)(lim ^ sign),
+               (long long)(lim ^ sign)};
+  uint32_t out = 0;
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    squad below = (squad)v < top; /* adding to x ^ 2^63 is adding to x: the sign moves */
+    out |= (uint32_t)_mm256_movemask_pd((__m256d)below) << l;
+    v += step;
+  }
+  return out;
+}
+#endif
+
 /* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
  * k (lane l's sector k.a + l x k.b / 32). Where the stride is whole groups of 16 lines
  * (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
@@ -285,7 +312,12 @@ static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
     uint64_t lim = UINT64_MAX / (mask + 1) + 1, x;
     if (c->dev.index == CC_CACHE_INDEX_MOD) /* class = j, every lane's */
       return j & mask ? 0 : UINT32_MAX;
-    x = (((line0 >> 4) * CC_CACHE_CLASS_MUL) << up) - (j << (64 - bits)) + 31 * inc;
+    x = (((line0 >> 4) * CC_CACHE_CLASS_MUL) << up) - (j << (64 - bits));
+#ifdef CC_CACHE_AVX2
+    if (__builtin_cpu_supports("avx2"))
+      return lanes_below_avx2(x, inc, lim);
+#endif
+    x += 31 * inc;
     for (uint32_t l = 0; l < CC_WARP_SIZE; l++, x -= inc)
       out = 2 * out + (x < lim);
     return out;
