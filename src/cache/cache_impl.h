@@ -242,6 +242,31 @@ uint64_t cc_cache_par_sample(struct cc_cache *c);
 void cc_cache_par_free(struct cc_cache *c);
 size_t cc_cache_par_bytes(const struct cc_cache *c);
 
+/* ---- a record's lines (gather.c) ---------------------------------------------------------- */
+
+/* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
+static inline uint32_t byte_bits(uint32_t off, uint32_t len)
+{
+  return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
+}
+
+/* The form of a's active lanes (addresses + base): RANGE (32 lanes on consecutive
+ * elements: first and last sector), LANES (32 lanes a line or more apart in address
+ * order, each in one sector: first sector, stride) or GENERAL. */
+struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base);
+/* The lines and sectors of a's active lanes in form k into g, in increasing line order
+ * (stores and atomics: the bytes written per sector). */
+void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                     struct gather *g);
+/* As cc_cache_gather for a LANES form, of the lanes in `lanes` only (set sampling). */
+void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                           uint32_t lanes, struct gather *g);
+/* While sampling, a GENERAL record: its sectors (*sectors) and whether a line of it is
+ * sampled (1, 0), in one pass while its lanes' bytes come in address order; -1 otherwise
+ * (the caller gathers). */
+int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, uint32_t *sectors);
+
 /* ---- set sampling (sample.c) ------------------------------------------------------------ */
 
 /* The kernel's sampling: sample_k from the device's request capped by the levels'
