@@ -669,23 +669,23 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
 }
 
 /* cc_cache_count_wait, inlined in the serial replay. While sampling, a request counts
- * in its slot's and SM's requests after the switch, and where it touched a sampled line
- * in the sampled waits (the estimate: sample.c). */
+ * in its slot's and its SM's requests of the slot after the switch, and where it touched
+ * a sampled line in the slot's sampled waits (the estimate: sample.c). */
 static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
                               enum level_reached r)
 {
   struct cc_cache_counts *ic = c->sampling ? &c->samp[slot] : &c->insn[slot];
-  uint64_t *w = c->sampling ? &c->sm_samp[4 * (size_t)sm] : &c->sm_waits[3 * (size_t)sm];
   if (c->sampling) {
     c->req_after[slot]++;
-    w[3]++;
+    c->sm_req[(size_t)sm * c->n_insns + slot]++;
     if (r == REACH_UNSEEN)
       return;
+  } else {
+    c->sm_waits[3 * (size_t)sm + r]++;
   }
   ic->waits_l1 += r == REACH_L1;
   ic->waits_l2 += r == REACH_L2;
   ic->waits_dram += r == REACH_DRAM;
-  w[r]++;
 }
 
 void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)

@@ -101,7 +101,6 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
-  c->sm_samp = cc_xcalloc(4 * (size_t)d->sms, sizeof *c->sm_samp);
   c->jobs = c->jobs_next = 1;
   dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
@@ -124,7 +123,7 @@ void cc_cache_free(struct cc_cache *c)
   free(c->insn);
   free(c->sm_wavefronts);
   free(c->sm_waits);
-  free(c->sm_samp);
+  free(c->sm_req);
   free(c->samp);
   free(c->req_after);
   cc_cache_par_free(c);
@@ -136,14 +135,16 @@ size_t cc_cache_bytes(const struct cc_cache *c)
   size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
   return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
-                                   3 * sizeof *c->sm_waits + 4 * sizeof *c->sm_samp) +
+                                   3 * sizeof *c->sm_waits) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
          c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
-         (c->samp ? (c->n_insns ? c->n_insns : 1) * (sizeof *c->samp + sizeof *c->req_after)
+         (c->samp ? (c->n_insns ? c->n_insns : 1) *
+                        (sizeof *c->samp + sizeof *c->req_after +
+                         c->dev.sms * sizeof *c->sm_req)
                   : 0) +
          cc_cache_par_bytes(c);
 }
