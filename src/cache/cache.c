@@ -669,15 +669,15 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
 }
 
 /* cc_cache_count_wait, inlined in the serial replay. While sampling, a request counts
- * in its slot's and its SM's requests of the slot after the switch, and where it touched
- * a sampled line in the slot's sampled waits (the estimate: sample.c). */
+ * in its slot's and its SM's requests after the switch, and where it touched a sampled
+ * line in the slot's sampled waits (the estimate: sample.c). */
 static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
                               enum level_reached r)
 {
   struct cc_cache_counts *ic = c->sampling ? &c->samp[slot] : &c->insn[slot];
   if (c->sampling) {
     c->req_after[slot]++;
-    c->sm_req[(size_t)sm * c->n_insns + slot]++;
+    c->sm_req[sm]++;
     if (r == REACH_UNSEEN)
       return;
   } else {

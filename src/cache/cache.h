@@ -249,8 +249,9 @@ void cc_cache_free(cc_take struct cc_cache *c);
 void cc_cache_set_jobs(struct cc_cache *c, uint32_t jobs);
 
 /* Bytes c holds: what cc_cache_new allocated (the L1 and L2 arrays, fixed by the device)
- * and the per-instruction counters of the kernel begun last (sizeof(struct
- * cc_cache_counts) per instruction slot; cc_cache_begin_kernel replaces them). The
+ * and the per-instruction counters of the kernel begun last (2 x sizeof(struct
+ * cc_cache_counts) + 8 per instruction slot: the counts, set sampling's raw counts and
+ * its requests after the switch; cc_cache_begin_kernel replaces them). The
  * analysis counts them in its memory (analysis.h, mem_used). */
 size_t cc_cache_bytes(const struct cc_cache *c);
 

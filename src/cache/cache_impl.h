@@ -201,8 +201,8 @@ struct cc_cache {
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */
   struct cc_cache_counts *samp;/* [n_insns]: the sampled lines' raw counts after the switch */
   uint64_t *req_after;         /* [n_insns]: load and atomic requests after the switch */
-  uint64_t *sm_req;            /* [dev.sms][n_insns]: the SM's requests of each slot after
-                                  the switch (its waits: sample.c) */
+  uint64_t *sm_req;            /* [dev.sms]: the SM's requests after the switch (its
+                                  waits: sample.c) */
   uint64_t evict_before;       /* L2 evictions before the switch */
   int scaled;                  /* cc_cache_sample_end ran (a second end of the kernel
                                   changes nothing) */

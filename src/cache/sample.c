@@ -28,8 +28,8 @@
  *     sampled lines did (what the replay knows); the instruction's requests after the
  *     switch, an exact count, are spread over L1, L2 and DRAM in the proportions of its
  *     sampled requests' waits (falling back to the kernel's sampled requests, then to the
- *     instruction's waits before the switch, then to L1); each SM's requests of each
- *     instruction likewise, by the instruction's distribution. Biased towards
+ *     instruction's waits before the switch, then to L1); each SM's requests after the
+ *     switch by the distribution of all the instructions' estimates. Biased towards
  *     shallower levels for requests of many lines (a column: the sampled one or two of 32
  *     lines decide), exact in proportion for requests of one line.
  * Deterministic: the classes are a hash of the line number, the switch a record count;
@@ -73,10 +73,9 @@ void cc_cache_sample_begin(struct cc_cache *c)
   c->scaled = 0;
   free(c->samp);
   free(c->req_after);
-  free(c->sm_req);
   c->samp = cc_xcalloc(n, sizeof *c->samp);
   c->req_after = cc_xcalloc(n, sizeof *c->req_after);
-  c->sm_req = cc_xcalloc(n * c->dev.sms, sizeof *c->sm_req);
+  memset(c->sm_req, 0, c->dev.sms * sizeof *c->sm_req);
 }
 
 void cc_cache_sample_start(struct cc_cache *c)
@@ -145,16 +144,15 @@ static const uint64_t *first_nonzero(const uint64_t *a, const uint64_t *b, const
   return c[0] + c[1] + c[2] ? c : l1;
 }
 
-/* The waits after the switch, estimated (the file's comment says how): each slot's
- * distribution (dist[3 * slot]) is its sampled requests', else the kernel's sampled
- * requests', else its own before the switch; an instruction's requests and each SM's
- * requests of each slot are spread by it. Per SM by slot, not by the SM's own sampled
- * requests: an SM sees a few hundred of those, and the busiest SM's latency, a maximum
- * over SMs, would take the noisiest. */
+/* The waits after the switch, estimated (the file's comment says how): an instruction's
+ * requests spread by its sampled requests' distribution (else the kernel's sampled
+ * requests', else its own before the switch); each SM's requests by the distribution of
+ * all those estimates together (the kernel's requests after the switch, weighted by
+ * instruction), not by the SM's own sampled requests: an SM sees a few hundred of those,
+ * and the busiest SM's latency, a maximum over SMs, would take the noisiest. */
 static void estimate_waits(struct cc_cache *c)
 {
-  uint64_t all[3] = {0, 0, 0};
-  uint64_t *dist = cc_xcalloc(3 * (size_t)(c->n_insns ? c->n_insns : 1), sizeof *dist);
+  uint64_t all[3] = {0, 0, 0}, spread_all[3] = {0, 0, 0};
   for (uint32_t i = 0; i < c->n_insns; i++) {
     all[0] += c->samp[i].waits_l1;
     all[1] += c->samp[i].waits_l2;
@@ -164,19 +162,15 @@ static void estimate_waits(struct cc_cache *c)
     struct cc_cache_counts *ic = &c->insn[i];
     uint64_t mine[3] = {c->samp[i].waits_l1, c->samp[i].waits_l2, c->samp[i].waits_dram};
     uint64_t was[3] = {ic->waits_l1, ic->waits_l2, ic->waits_dram};
-    memcpy(&dist[3 * (size_t)i], first_nonzero(mine, all, was), 3 * sizeof *dist);
-    spread(c->req_after[i], &dist[3 * (size_t)i], &ic->waits_l1, &ic->waits_l2,
-           &ic->waits_dram);
+    const uint64_t *dist = first_nonzero(mine, all, was);
+    spread(c->req_after[i], dist, &ic->waits_l1, &ic->waits_l2, &ic->waits_dram);
+    spread(c->req_after[i], dist, &spread_all[0], &spread_all[1], &spread_all[2]);
   }
   for (uint32_t s = 0; s < c->dev.sms; s++) {
     uint64_t *w = &c->sm_waits[3 * (size_t)s];
-    for (uint32_t i = 0; i < c->n_insns; i++) {
-      uint64_t n = c->sm_req[(size_t)s * c->n_insns + i];
-      if (n)
-        spread(n, &dist[3 * (size_t)i], &w[0], &w[1], &w[2]);
-    }
+    if (c->sm_req[s])
+      spread(c->sm_req[s], spread_all, &w[0], &w[1], &w[2]);
   }
-  free(dist);
 }
 
 void cc_cache_sample_end(struct cc_cache *c)

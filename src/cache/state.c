@@ -101,6 +101,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
+  c->sm_req = cc_xcalloc(d->sms, sizeof *c->sm_req);
   c->jobs = c->jobs_next = 1;
   dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
@@ -135,16 +136,14 @@ size_t cc_cache_bytes(const struct cc_cache *c)
   size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
   return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
-                                   3 * sizeof *c->sm_waits) +
+                                   3 * sizeof *c->sm_waits + sizeof *c->sm_req) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
          c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
-         (c->samp ? (c->n_insns ? c->n_insns : 1) *
-                        (sizeof *c->samp + sizeof *c->req_after +
-                         c->dev.sms * sizeof *c->sm_req)
+         (c->samp ? (c->n_insns ? c->n_insns : 1) * (sizeof *c->samp + sizeof *c->req_after)
                   : 0) +
          cc_cache_par_bytes(c);
 }
