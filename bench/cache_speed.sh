@@ -6,8 +6,11 @@
 # `coalcheck report` replaying a trace (the naive 4096x4096 transpose, 1 M records, and
 # the row-per-thread row sums, 0.5 M records of 32 lines each), --cache off vs on.
 #
-# usage: bench/cache_speed.sh [-o RESULT.md] [RECORDS]
+# usage: bench/cache_speed.sh [-o RESULT.md] [RECORDS [SAMPLE...]]
 #   RECORDS    records per pattern of the model-only run (default 4194304)
+#   SAMPLE     set sampling of the model (--cache h100,sample=N,sample-after=0: 1 set in N
+#              replayed from the first record; 1: every set, the exact replay); default
+#              "1 16"; the model-only table is the best of 3 runs per pattern and sample
 #   COALCHECK  the binary (default: build/coalcheck); the trace part needs nvcc and
 #              /usr/bin/time, and is left out without them
 #   CG_RECORDS records per pattern under callgrind (default 131072; gather an eighth);
@@ -26,6 +29,8 @@ if [[ ${1:-} == -o ]]; then
   shift 2
 fi
 records=${1:-4194304}
+shift || true
+samples=${*:-1 16}
 [[ -n $out ]] || out="$root/bench/results/cache-speed-$(date -u +%Y-%m-%d).md"
 cc_bin=${COALCHECK:-$root/build/coalcheck}
 
@@ -37,7 +42,22 @@ $cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$root/src" -o "$work/cache_speed
   "$root/src/util/mem.c" "$root/src/util/fileio.c" "$root/src/access/access.c" \
   $(pkg-config --cflags --libs libcjson) -lm -pthread
 
-table=$("$work/cache_speed" "$records" h100)
+# the best of 3 runs (CPU seconds) per pattern, for each sample
+spec_of() { echo "h100,sample=$1,sample-after=0"; }
+table="| pattern | sample | records | CPU seconds (best of 3) | M records/s | L2 sectors | DRAM MB read | DRAM MB written |"$'\n'
+table+="| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"$'\n'
+for s in $samples; do
+  for i in 1 2 3; do
+    "$work/cache_speed" "$records" "$(spec_of "$s")" | grep -E '^\| [a-z]+ \| [0-9]' >> "$work/runs.$s"
+  done
+  table+=$(awk -F'|' -v s="$s" '{ p = $2; gsub(/ /, "", p); t = $4 + 0
+    if (!(p in best) || t < best[p]) { best[p] = t; row[p] = $0 }
+    if (!(p in order)) order[p] = ++n; name[n] = p }
+    END { for (i = 1; i <= n; i++) { split(row[name[i]], f, "|")
+      printf "|%s| %s |%s|%s|%s|%s|%s|%s|\n", f[2], s, f[3], f[4], f[5], f[6], f[7], f[8] } }' \
+    "$work/runs.$s")$'\n'
+done
+memory=$("$work/cache_speed" 65536 "$(spec_of 1)" copy | grep '^memory')
 
 # host instructions per record inside cc_cache_access, per pattern (callgrind)
 build_at() { # $1: source root, $2: binary
@@ -45,11 +65,11 @@ build_at() { # $1: source root, $2: binary
     "$1"/src/cache/*.c "$1/src/util/err.c" "$1/src/util/mem.c" "$1/src/util/fileio.c" \
     "$1/src/access/access.c" $(pkg-config --cflags --libs libcjson) -lm -pthread
 }
-per_record() { # $1: binary, $2: pattern -> instructions per record
+per_record() { # $1: binary, $2: pattern, $3: device spec -> instructions per record
   local n=${CG_RECORDS:-131072}
   [[ $2 == gather ]] && n=$((n / 8))
   valgrind --tool=callgrind --toggle-collect=cc_cache_access \
-    --callgrind-out-file="$work/cg.out" "$1" "$n" h100 "$2" > /dev/null 2>&1
+    --callgrind-out-file="$work/cg.out" "$1" "$n" "$3" "$2" > /dev/null 2>&1
   awk -v n="$n" '/^(summary|totals):/ { printf "%.0f", $2 / n; exit }' "$work/cg.out"
 }
 cg=""
@@ -60,11 +80,15 @@ if command -v valgrind > /dev/null 2>&1; then
       bench/patterns.h | tar x -C "$work/base"
     build_at "$work/base" "$work/cache_speed_base"
   fi
-  cg="| pattern | instructions / record |${BASE:+ before ($BASE) |}"$'\n'
-  cg+="| --- | ---: |${BASE:+ ---: |}"$'\n'
+  cg="| pattern |"
+  for s in $samples; do cg+=" sample=$s: instructions / record |"; done
+  cg+="${BASE:+ before ($BASE) |}"$'\n'"| --- |"
+  for s in $samples; do cg+=" ---: |"; done
+  cg+="${BASE:+ ---: |}"$'\n'
   for p in copy transpose divergent loop gather; do
-    cg+="| $p | $(per_record "$work/cache_speed" $p) |"
-    [[ -n ${BASE:-} ]] && cg+=" $(per_record "$work/cache_speed_base" $p) |"
+    cg+="| $p |"
+    for s in $samples; do cg+=" $(per_record "$work/cache_speed" $p "$(spec_of "$s")") |"; done
+    [[ -n ${BASE:-} ]] && cg+=" $(per_record "$work/cache_speed_base" $p h100) |"
     cg+=$'\n'
   done
 fi
@@ -96,10 +120,11 @@ fi
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores (shared with other jobs), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $($cc --version | head -n1)"
-  echo "- command: \`bench/cache_speed.sh $records\` (one thread, -O2)"
-  echo "- model: H100 (132 SMs, L1 248 KiB per SM for 256-thread CTAs, 4 ways; L2 50 MiB, 16 ways); rates per CPU second of the replay alone (record generation excluded); M = 10^6"
+  echo "- command: \`bench/cache_speed.sh $records $samples\` (one thread, -O2)"
+  echo "- model: H100 (132 SMs, L1 248 KiB per SM for 256-thread CTAs, 4 ways; L2 50 MiB, 16 ways), \`--cache h100,sample=N,sample-after=0\` for each sample N; rates per CPU second of the replay alone (record generation excluded); M = 10^6"
   echo
   echo "$table"
+  echo "$memory"
   if [[ -n $cg ]]; then
     echo
     echo "Host instructions per record inside cc_cache_access (valgrind --tool=callgrind --toggle-collect=cc_cache_access, ${CG_RECORDS:-131072} records per pattern, gather an eighth; independent of the machine's load):"

@@ -67,25 +67,6 @@
 
 #include "util/mem.h"
 
-/* A line a record touches: the sectors, and for stores and atomics the bytes written
- * per sector (left unset for loads, which never read them). */
-struct ent {
-  uint64_t line;
-  uint32_t bytes[4];
-  uint8_t mask;
-};
-
-/* A record's lines, in increasing line order (the order they are replayed in, whichever
- * lanes hold them). */
-struct gather {
-  struct ent e[MAX_ENTS];
-  uint32_t n;
-  uint64_t max_line;
-  uint32_t sectors;
-  struct form_key key;
-  int want_bytes;             /* fill ent.bytes (stores, atomics) */
-};
-
 /* A record gathered into lines, ready to be replayed. */
 struct pending {
   struct gather g;
@@ -127,22 +108,36 @@ static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, 
 
 /* ---- the arrays ------------------------------------------------------------------------- */
 
-/* The set of line. INDEX_HASH: the line number folded with its higher bits, h = line ^
- * (line >> s) ^ (line >> 2s) with s = ceil(log2(sets)), then h mod sets: neighbouring
- * lines stay in neighbouring sets (as in a plain modulo; it keeps the replay's host memory
- * accesses local), while lines a power of two apart (rows of a matrix) spread over the
- * sets instead of sharing a few. */
+/* x mod n by one multiplication, magic = UINT64_MAX / n + 1 (Lemire, Kaser, Kurz,
+ * "Faster remainder by direct computation", 2019; exact for 32-bit x). */
+static inline uint32_t fastmod(uint32_t x, uint32_t n, uint64_t magic)
+{
+  return (uint32_t)(((unsigned __int128)(magic * x) * n) >> 64);
+}
+
+/* The set of line. The fold: h = line ^ (line >> s) ^ (line >> 2s) with s =
+ * ceil(log2(sets)), so that lines a power of two apart (rows of a matrix) spread over
+ * the sets instead of sharing a few. INDEX_HASH: the line's class c =
+ * cc_cache_line_class mod K (lv->classes) picks the sets s with s mod K == c, and h >>
+ * log2(K) one of them: set = c + K x ((h >> log2 K) mod sets of c). When K divides sets
+ * that is h mod sets with its low log2(K) bits replaced by c. Every set then holds lines
+ * of one class (set sampling, sample.c), and the 16 lines of an aligned group, whose
+ * classes are a permutation, fall in distinct sets (neighbouring lines in neighbouring
+ * sets, as a plain modulo would: host memory accesses stay local). INDEX_FOLD: h mod
+ * sets (the model before set sampling). INDEX_MOD: line mod sets. */
 static inline uint32_t set_of(const struct level *lv, uint64_t line)
 {
   uint64_t h;
-  uint32_t h32;
+  uint32_t h32, c;
   if (lv->index == CC_CACHE_INDEX_MOD)
     return (uint32_t)(line % lv->sets);
   h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
   h32 = (uint32_t)(h ^ (h >> 32));
-  /* h32 mod sets by one multiplication (Lemire, Kaser, Kurz, "Faster remainder by direct
-   * computation", 2019) */
-  return (uint32_t)(((unsigned __int128)(lv->mod_magic * h32) * lv->sets) >> 64);
+  if (lv->index == CC_CACHE_INDEX_FOLD)
+    return fastmod(h32, lv->sets, lv->mod_magic);
+  c = cc_cache_line_class(CC_CACHE_INDEX_HASH, line) & (lv->classes - 1);
+  return c + (fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c])
+              << lv->class_bits);
 }
 
 /* Before lv's clock wraps: each set's stamps become their ranks 1..ways (empty ways stay
@@ -239,217 +234,6 @@ static inline __attribute__((always_inline)) struct way *lookup(struct level *lv
   if (*hit)
     *p = (uint32_t)(w - lv->w);
   return w;
-}
-
-/* ---- one record ------------------------------------------------------------------------ */
-
-/* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
-static uint32_t byte_bits(uint32_t off, uint32_t len)
-{
-  return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
-}
-
-/* The bytes of sector `sector` that [lo, hi) covers, as a bit mask (hi > lo). */
-static uint32_t range_bits(uint64_t sector, uint64_t lo, uint64_t hi)
-{
-  uint64_t a = sector * CC_CACHE_SECTOR_BYTES, b = a + CC_CACHE_SECTOR_BYTES;
-  uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
-  return byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
-}
-
-/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g: the sectors
- * first .. last, a line's mask the bits between them. */
-static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
-{
-  uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
-  uint32_t n0 = g->n;
-  for (uint64_t line = first / 4; line <= last / 4; line++) {
-    struct ent *e = &g->e[g->n++];
-    uint32_t s0 = line == first / 4 ? (uint32_t)(first % 4) : 0;
-    uint32_t s1 = line == last / 4 ? (uint32_t)(last % 4) : 3;
-    e->line = line;
-    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
-    for (uint32_t s = 0; g->want_bytes && s < 4; s++) /* inner sectors: whole */
-      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
-  }
-  if (g->want_bytes) { /* the range's first and last sectors may be partly covered */
-    g->e[n0].bytes[first % 4] = range_bits(first, lo, hi);
-    g->e[g->n - 1].bytes[last % 4] = range_bits(last, lo, hi);
-  }
-  g->sectors = (uint32_t)(last - first + 1);
-  g->max_line = last / 4;
-}
-
-/* Two lanes' addresses at once (a vector of the compiler: SSE2 or NEON registers, or
- * pairs of scalars where the target has none). */
-typedef uint64_t lane_pair __attribute__((vector_size(16)));
-
-/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
- * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). Two
- * lanes a step, without branches on the data or multiplications: the check of every
- * record, the first cost of the replay. */
-static int full_affine(const struct cc_warp_access *a, uint64_t *d)
-{
-  uint64_t step = a->addr[1] - a->addr[0];
-  lane_pair base = {a->addr[0], a->addr[0]}, want = {0, step}, bad = {0, 0};
-  lane_pair two = {2 * step, 2 * step};
-  if (a->active != 0xffffffffu)
-    return 0;
-#pragma GCC unroll 16
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 2) {
-    lane_pair v;
-    memcpy(&v, &a->addr[l], sizeof v);
-    bad |= (v - base) ^ want;
-    want += two;
-  }
-  *d = step;
-  return (bad[0] | bad[1]) == 0;
-}
-
-/* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
-struct piece {
-  uint64_t sector;
-  uint32_t bytes;
-};
-
-/* Adds piece p to g, whose last line is at most p's (the entries stay in line order). */
-static inline void group_piece(struct gather *g, struct piece p)
-{
-  uint64_t line = p.sector / 4;
-  uint32_t s = (uint32_t)(p.sector % 4);
-  struct ent *e = g->n ? &g->e[g->n - 1] : NULL;
-  if (!e || e->line != line) {
-    e = &g->e[g->n++];
-    e->line = line;
-    e->mask = 0;
-    if (g->want_bytes)
-      memset(e->bytes, 0, sizeof e->bytes);
-  }
-  g->sectors += !(e->mask & (1u << s));
-  e->mask |= (uint8_t)(1u << s);
-  if (g->want_bytes)
-    e->bytes[s] |= p.bytes;
-}
-
-/* The pieces of a's active lanes (addresses + base) into pc, in lane order: each lane's
- * bytes cut at sector boundaries (at most 2 a lane: size <= 32; bytes past 2^64 - 1 wrap
- * to address 0, as addresses do); returns their number. */
-static uint32_t cut(const struct cc_warp_access *a, uint64_t base, struct piece *pc)
-{
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
-  for (uint32_t m = a->active; m; m &= m - 1) {
-    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
-    for (uint32_t left = size; left > 0;) {
-      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
-      pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
-      pc[n++].bytes = byte_bits(off, len);
-      addr += len;
-      left -= len;
-    }
-  }
-  return n;
-}
-
-/* The general form's gathering: the lanes' pieces (cut) grouped into lines as they come,
- * while they come in sector order (lanes in address order: one pass, nothing stored); at
- * the first piece out of order, all the pieces are cut again, sorted by sector (insertion
- * sort, 64 at most) and grouped from the start. The lines end in increasing order, each
- * with its mask and per sector the bytes (stores, atomics). */
-static void gather_general(const struct cc_warp_access *a, uint64_t base, struct gather *g)
-{
-  struct piece pc[2 * CC_WARP_SIZE];
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, n;
-  uint64_t last = 0;
-  for (uint32_t m = a->active; m; m &= m - 1) {
-    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
-    for (uint32_t left = size; left > 0;) {
-      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
-      struct piece p = {addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len)};
-      if (p.sector < last)
-        goto unsorted;
-      last = p.sector;
-      group_piece(g, p);
-      addr += len;
-      left -= len;
-    }
-  }
-  g->max_line = g->n ? g->e[g->n - 1].line : 0;
-  return;
-unsorted:
-  n = cut(a, base, pc);
-  for (uint32_t i = 1; i < n; i++) {
-    struct piece t = pc[i];
-    uint32_t j = i;
-    for (; j > 0 && pc[j - 1].sector > t.sector; j--)
-      pc[j] = pc[j - 1];
-    pc[j] = t;
-  }
-  g->n = 0;
-  g->sectors = 0;
-  for (uint32_t i = 0; i < n; i++)
-    group_piece(g, pc[i]);
-  g->max_line = g->n ? g->e[g->n - 1].line : 0;
-}
-
-/* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
- * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
- * apart in address order, each in one sector (a line per lane: its first sector and the
- * stride); either determines the record's lines and sectors, which gather builds without
- * grouping. The general form sorts the lanes' sectors and groups them (gather_general), and
- * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
-static struct form_key form_of(const struct cc_warp_access *a, uint64_t base)
-{
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t d, top;
-  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
-  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
-      !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
-      !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
-    uint64_t lo = a->addr[0] + base;
-    if (d == size)
-      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
-                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
-    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
-                                                            CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0)
-      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
-  }
-  return (struct form_key){FORM_GENERAL, 0, 0};
-}
-
-/* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
- * stores the bytes. */
-static void gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
-                   struct gather *g)
-{
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  g->n = 0;
-  g->sectors = 0;
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
-  g->key = k;
-  if (k.form == FORM_RANGE) {
-    uint64_t lo = a->addr[0] + base;
-    gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
-    return;
-  }
-  if (k.form == FORM_LANES) {
-    uint64_t lo = a->addr[0] + base, addr = lo;
-    uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
-    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += k.b) {
-      g->e[l].line = addr / CC_CACHE_LINE_BYTES;
-      g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
-    }
-    for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
-      memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
-      g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
-    }
-    g->n = g->sectors = CC_WARP_SIZE;
-    g->max_line = g->e[CC_WARP_SIZE - 1].line;
-    return;
-  }
-  gather_general(a, base, g);
 }
 
 /* Sectors set in a 4-bit mask (a table: no library call without a popcount instruction). */
@@ -824,8 +608,11 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
   int local = p->space == CC_SPACE_LOCAL;
   int l1_alloc = local || c->dev.l1_global_loads;
   uint32_t wavefronts = (g->sectors + 3) / 4;
-  ic->l1_wavefronts += wavefronts;
-  c->sm_wavefronts[p->sm] += wavefronts;
+  int whole = !s->exact; /* sampling: the whole record's counts are counted apart */
+  if (whole) {
+    ic->l1_wavefronts += wavefronts;
+    c->sm_wavefronts[p->sm] += wavefronts;
+  }
   int fast = load && l1_alloc && !c->dev.l1_whole_lines;
   struct l1_memo *memo = &c->memo[p->sm];
   if (fast && (p->memo_hit || memo_covers(memo, g))) {
@@ -851,7 +638,8 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
       ic->l1_hit_sectors += hits;
       if (!fetch)
         continue;
-      ic->l2_sectors_read += popc4(fetch);
+      if (whole || l1_alloc)
+        ic->l2_sectors_read += popc4(fetch);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
       if (to_l2(c, s, OP_READ, e->line, fetch, NULL, p->slot))
         reach = REACH_DRAM;
@@ -860,7 +648,8 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
        * age is left: only loads touch it); local stores also allocate */
       if (local)
         l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
-      ic->l2_sectors_write += popc4(e->mask);
+      if (whole)
+        ic->l2_sectors_write += popc4(e->mask);
       if (s->out) {
         to_l2(c, s, OP_WRITE, e->line, e->mask, e->bytes, p->slot);
         continue;
@@ -869,7 +658,8 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
       p->way[i] = (uint32_t)(w - c->l2.w); /* for the store memo */
       ic->l2_hit_sectors += l2_write_way(&c->l2, w, e->mask, e->bytes, p->slot);
     } else { /* atomic, reduction: read-modify-write in L2 */
-      ic->l2_sectors_atomic += popc4(e->mask);
+      if (whole)
+        ic->l2_sectors_atomic += popc4(e->mask);
       reach = reach < REACH_L2 ? REACH_L2 : reach;
       if (to_l2(c, s, OP_ATOMIC, e->line, e->mask, e->bytes, p->slot))
         reach = REACH_DRAM;
@@ -878,15 +668,24 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
   return store ? REACH_NONE : reach;
 }
 
-/* cc_cache_count_wait, inlined in the serial replay */
+/* cc_cache_count_wait, inlined in the serial replay. While sampling, a request counts
+ * in its slot's and its SM's requests after the switch, and where it touched a sampled
+ * line in the slot's sampled waits (the estimate: sample.c). */
 static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
                               enum level_reached r)
 {
-  struct cc_cache_counts *ic = &c->insn[slot];
+  struct cc_cache_counts *ic = c->sampling ? &c->samp[slot] : &c->insn[slot];
+  if (c->sampling) {
+    c->req_after[slot]++;
+    c->sm_req[sm]++;
+    if (r == REACH_UNSEEN)
+      return;
+  } else {
+    c->sm_waits[3 * (size_t)sm + r]++;
+  }
   ic->waits_l1 += r == REACH_L1;
   ic->waits_l2 += r == REACH_L2;
   ic->waits_dram += r == REACH_DRAM;
-  c->sm_waits[3 * (size_t)sm + r]++;
 }
 
 void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
@@ -951,19 +750,50 @@ static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uin
   *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
 }
 
-enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
-                                          const struct cc_warp_access *a, uint32_t sm,
-                                          uint64_t base)
+/* While sampling: whether record a (form key) touches a sampled line, and if it does not,
+ * its whole-record counts (into ex): the path of most records while sampling (form_of, a
+ * class or 32, a few counts). *lanes: a line-per-lane form's sampled lanes. A record that
+ * touches one has its whole-record counts done here too (fast forms) or by replay_keyed
+ * (the general form, from its gathering). */
+static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
+                              struct form_key key, uint32_t *lanes)
+{
+  uint32_t sectors;
+  int touches;
+  if (key.form == FORM_GENERAL) {
+    if (cc_cache_sample_general(c, a, base, &sectors) != 0)
+      return 1;
+    touches = 0;
+  } else {
+    touches = sample_touches(c, key, &sectors, lanes);
+  }
+  sample_whole(c, ex, a, sm, sectors);
+  return touches;
+}
+
+/* cc_cache_replay_record for a record of form key; while sampling (s->exact), a fast
+ * form's whole-record counts are done (sample_fast) and `lanes` are its sampled lanes. */
+static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
+                                       const struct cc_warp_access *a, uint32_t sm,
+                                       uint64_t base, struct form_key key, uint32_t lanes)
 {
   struct pending p;
-  struct form_key key;
   enum level_reached reach;
-  int column_store;
+  int column_store, gathered = 0;
   p.slot = a->insn_slot;
   p.sm = sm;
   p.kind = a->kind;
   p.space = a->space;
-  key = form_of(a, base);
+  p.g.key = key;
+  if (s->exact && key.form == FORM_GENERAL) { /* gathered to count its sectors */
+    cc_cache_gather(a, base, key, &p.g);
+    sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
+    cc_cache_sample_filter(c, &p.g);
+    if (p.g.n == 0)
+      return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+    gathered = 1;
+  }
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
    * the memo of a local load at the same addresses, which a hostile trace can give) */
@@ -972,22 +802,56 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
-   * another thread's) */
-  column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
-                 key.form == FORM_LANES;
+   * another thread's), and of 32 lines (not while sampling) */
+  column_store = !s->out && !s->exact && a->kind == CC_ACCESS_STORE &&
+                 a->space == CC_SPACE_GLOBAL && key.form == FORM_LANES;
   if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
       c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
     return REACH_NONE;
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
+  } else if (s->exact && key.form == FORM_LANES) {
+    cc_cache_gather_lanes(a, base, key, lanes, &p.g);
+  } else if (!gathered) {
+    cc_cache_gather(a, base, key, &p.g);
+    if (s->exact)
+      cc_cache_sample_filter(c, &p.g);
   }
-  else
-    gather(a, base, key, &p.g);
   reach = replay(c, s, &p); /* one call of each: inlined */
   if (column_store)
     store_memo_set(&c->smemo[sm], &p, key);
   return reach;
+}
+
+enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
+                                          const struct cc_warp_access *a, uint32_t sm,
+                                          uint64_t base)
+{
+  struct form_key key = cc_cache_form_of(a, base);
+  uint32_t lanes = 0;
+  if (s->exact && !sample_fast(c, &s->exact[a->insn_slot], a, base, sm, key, &lanes))
+    return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+  return replay_keyed(c, s, a, sm, base, key, lanes);
+}
+
+/* The serial replay of global or local record a while sampling: most records end at
+ * sample_fast. */
+static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t base)
+{
+  struct form_key key = cc_cache_form_of(a, base);
+  uint32_t lanes = 0;
+  enum level_reached reach;
+  if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
+    if (a->kind != CC_ACCESS_STORE)
+      count_wait(c, a->insn_slot, sm, REACH_UNSEEN);
+    return;
+  }
+  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  reach = replay_keyed(c, &s, a, sm, base, key, lanes);
+  if (reach != REACH_NONE)
+    count_wait(c, a->insn_slot, sm, reach);
 }
 
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
@@ -998,17 +862,23 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   if (a->insn_slot >= c->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES)
     return;
   place(c, a, &sm, &base);
-  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once */
+  if (a->space == CC_SPACE_SHARED) { /* no cache state: counted at once, exactly */
     c->insn[a->insn_slot].l1_wavefronts += shared_wavefronts;
     c->sm_wavefronts[sm] += shared_wavefronts;
-    if (a->kind == CC_ACCESS_LOAD)
-      count_wait(c, a->insn_slot, sm, REACH_L1);
+    if (a->kind == CC_ACCESS_LOAD) {
+      c->insn[a->insn_slot].waits_l1++;
+      c->sm_waits[3 * (size_t)sm + REACH_L1]++;
+    }
     return;
   }
+  if (c->records++ == c->switch_at)
+    cc_cache_sample_start(c);
   if (c->par) {
     cc_cache_par_access(c, a, sm, base);
+  } else if (c->sampling) {
+    sample_record(c, a, sm, base);
   } else {
-    struct side s = {c->insn, NULL, 1, 0};
+    struct side s = {c->insn, NULL, 1, 0, NULL};
     enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
     if (reach != REACH_NONE)
       count_wait(c, a->insn_slot, sm, reach);

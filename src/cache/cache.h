@@ -46,11 +46,37 @@ enum cc_cache_dispatch {
 
 /* How a line picks its set. */
 enum cc_cache_index {
-  CC_CACHE_INDEX_HASH, /* the line number folded with its higher bits, mod sets (GPUs
-                          hash their set index; power-of-two strides would otherwise share
-                          a few sets): cache.c set_of */
-  CC_CACHE_INDEX_MOD   /* line number mod sets (for hand-derived tests) */
+  CC_CACHE_INDEX_HASH, /* class-pure hash (the default): the line number folded with its
+                          higher bits picks a set among those of the line's class
+                          (cc_cache_line_class), so that every set holds lines of one
+                          class at every level and set sampling is exact (cache.c set_of) */
+  CC_CACHE_INDEX_MOD,  /* line number mod sets (for hand-derived tests); class line & 15 */
+  CC_CACHE_INDEX_FOLD  /* the folded hash mod sets, without classes: the model before set
+                          sampling (2026-11-27), for comparisons; sample=1 only */
 };
+
+/* Set sampling (Kessler, Hill, Wood, "A comparison of trace-sampling techniques for
+ * multi-megabyte caches", IEEE TC 43(6), 1994; Puzak's set sampling): a set's state
+ * depends only on the lookups of its own lines, in order, so replaying the lines of a
+ * fixed subset of the sets simulates those sets exactly, and the whole cache's figures
+ * are estimated by scaling. A line's class is cc_cache_line_class; with sample=k a line
+ * is replayed iff its class is a multiple of k. Defaults: */
+#define CC_CACHE_SAMPLE_DEFAULT 16u        /* 1 set in 16 (capped by the levels' classes) */
+#define CC_CACHE_SAMPLE_AFTER_DEFAULT 65536u /* records of a kernel replayed in full first */
+#define CC_CACHE_CLASSES 16u
+
+/* The class of a 128-byte line (0..15) under a set index. INDEX_HASH (and FOLD): (line
+ * & 15) xor the top 4 bits of a multiplicative hash (Fibonacci) of line >> 4: a
+ * permutation inside each aligned group of 16 lines (neighbouring lines fall in distinct
+ * sets), and lines a power of two apart (a matrix's column) get well-spread classes.
+ * INDEX_MOD: line & 15 (set = line mod sets keeps it in the set's low bits). */
+#define CC_CACHE_CLASS_MUL 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio */
+static inline uint32_t cc_cache_line_class(enum cc_cache_index index, uint64_t line)
+{
+  if (index == CC_CACHE_INDEX_MOD)
+    return (uint32_t)(line & 15u);
+  return (uint32_t)((line & 15u) ^ (((line >> 4) * CC_CACHE_CLASS_MUL) >> 60));
+}
 
 /* One GPU's memory system as the model and the estimate use it. Sizes in bytes, speeds
  * in GB/s (10^9 bytes per second), clock in GHz, latencies in ns. */
@@ -88,6 +114,11 @@ struct cc_cache_device {
                                  line back (it stays, clean). 0: no limit (`dirty-ways=`) */
   enum cc_cache_index index;
   enum cc_cache_dispatch dispatch;
+  uint32_t sample;            /* set sampling: replay 1 set in `sample` (1, 2, 4, 8, 16;
+                                 1: every set, the exact replay) after the first
+                                 sample_after records of each kernel (`sample=`);
+                                 0: the default, 16 capped by the levels (cc_cache_new) */
+  uint64_t sample_after;      /* `sample-after=`: CC_CACHE_SAMPLE_AFTER_DEFAULT */
   uint32_t max_ctas_per_sm, max_threads_per_sm; /* residency limits */
   double clock_ghz;           /* SM clock */
   double dram_gbs;            /* DRAM bandwidth */
@@ -100,6 +131,13 @@ struct cc_cache_device {
   int calibrated;             /* speeds read from a calibration file */
 };
 
+/* K, the classes of a level of `sets` sets under index: every set holds lines whose
+ * class (cc_cache_line_class) is one residue mod K. INDEX_HASH: the largest power of two
+ * at most 16 and at most sets; INDEX_MOD: the largest power of two at most 16 dividing
+ * sets (set = line mod sets, class = line & 15); INDEX_FOLD: 1. Set sampling can replay
+ * 1 set in k for k a power of two up to the smallest K of L1 and L2 (sample.c). */
+uint32_t cc_cache_level_classes(enum cc_cache_index index, uint32_t sets);
+
 /* Looks up the device for an architecture (cc_model_name's spelling: "sm_90", "cc3.5"):
  * spec NULL or "" gives the architecture's default device (sm_90: h100); otherwise spec
  * is "NAME[,KEY=VALUE...]" with NAME a device of the table (h100, h200, h100-pcie, a100,
@@ -107,7 +145,11 @@ struct cc_cache_device {
  * gtx460) or "default" (the architecture's), and keys: sms=N, l1=SIZE, l1-ways=N,
  * carveout=KB, smem=SIZE, l2=SIZE, l2-ways=N, dispatch=rr|blocked, index=hash|mod,
  * dram-bytes=32|64|128, partial-ways=N, dirty-ways=N (0..64; 0, or l2-ways or more: no
- * limit) (SIZE: bytes, or with K or M suffix: KiB, MiB). A custom l1 or l2 must be a power of
+ * limit), sample=1|2|4|8|16 (set sampling: 1 set in N replayed, the figures that depend
+ * on cache state scaled by N; 1: exact; default 16), sample-after=R (records of each
+ * kernel replayed in full first; default 65536) (SIZE: bytes, or with K or M suffix:
+ * KiB, MiB). index=fold (the hash before set sampling) allows sample=1 only; an explicit
+ * sample above the largest the levels' set counts allow is an error naming it. A custom l1 or l2 must be a power of
  * two of at least 128 bytes, ways must divide its lines (associativity times sets =
  * lines), carveout one of the device's sizes. calibration, if not NULL, is a JSON file
  * written by scripts/gpu-calibrate.sh whose speeds replace the table's (cc_cache_calibrate).
@@ -170,6 +212,16 @@ struct cc_cache_kernel {
   uint32_t l1_bytes;            /* L1 capacity per SM for this kernel */
   uint32_t resident_ctas;       /* per SM (cc_cache_resident_ctas) */
   uint32_t sms_used;            /* SMs that received a CTA */
+  uint32_t sample;              /* set sampling of this kernel: 1 set in `sample` replayed
+                                   after record sampled_from (1: every set, all exact) */
+  uint64_t sampled_from;        /* the record (global and local records, from 0) where
+                                   sampling started; UINT64_MAX: never (the kernel had at
+                                   most sample_after records, or sample 1). The figures
+                                   that depend on cache state (L1 hit sectors, L2 read and
+                                   hit sectors of loads through L1, DRAM bytes, dirty
+                                   bytes at the end, evictions, waits and latency) are then
+                                   estimates (sample.c); the others stay counts */
+  uint64_t records;             /* global and local records replayed or filtered */
 };
 
 struct cc_cache; /* opaque: the arrays and counters of one device */
@@ -197,8 +249,9 @@ void cc_cache_free(cc_take struct cc_cache *c);
 void cc_cache_set_jobs(struct cc_cache *c, uint32_t jobs);
 
 /* Bytes c holds: what cc_cache_new allocated (the L1 and L2 arrays, fixed by the device)
- * and the per-instruction counters of the kernel begun last (sizeof(struct
- * cc_cache_counts) per instruction slot; cc_cache_begin_kernel replaces them). The
+ * and the per-instruction counters of the kernel begun last (2 x sizeof(struct
+ * cc_cache_counts) + 8 per instruction slot: the counts, set sampling's raw counts and
+ * its requests after the switch; cc_cache_begin_kernel replaces them). The
  * analysis counts them in its memory (analysis.h, mem_used). */
 size_t cc_cache_bytes(const struct cc_cache *c);
 
@@ -230,6 +283,14 @@ void cc_cache_end_kernel(struct cc_cache *c);
 /* The figures of instruction slot `slot` of the kernel (after cc_cache_end_kernel for
  * the dirty bytes at the end); a zeroed struct for a slot out of range. Borrowed from c. */
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot);
+
+/* The raw counts of the lines set sampling replayed in slot `slot` after it started
+ * (unscaled: cc_cache_insn holds the estimates; zeroed when the kernel did not sample):
+ * the fields that depend on cache state (l1_hit_sectors, l2_sectors_read of loads L1
+ * caches, l2_hit_sectors, dram_bytes_read, dram_bytes_written, l2_dirty_bytes_at_end of
+ * the sampled sets) and waits_* of the requests that touched a sampled line. For tests
+ * (tests/cache/test_set_sample.c) and reports. Borrowed from c. */
+const struct cc_cache_counts *cc_cache_insn_sampled(const struct cc_cache *c, uint32_t slot);
 
 /* The kernel's figures into *out (after cc_cache_end_kernel). */
 void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *out);

@@ -42,6 +42,12 @@ struct level {
   uint32_t shift;              /* ceil(log2(sets)): the index's fold */
   uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
   enum cc_cache_index index;
+  uint32_t classes;            /* K: every set holds lines of one class mod K (a power of
+                                  two <= 16; 1: no classes, index=fold; level_shape) */
+  uint32_t class_bits;         /* log2(classes) */
+  uint32_t class_sets[CC_CACHE_CLASSES];  /* INDEX_HASH: sets of class c (those s with
+                                  s mod K == c): (sets - c + K - 1) / K */
+  uint64_t class_magic[CC_CACHE_CLASSES]; /* fast `% class_sets[c]` */
   struct way *w;               /* [sets * ways], set-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
   uint64_t *set_dirty;         /* L2 only: per set, bit k: way k holds dirty sectors */
@@ -85,25 +91,6 @@ struct req_buf {
   size_t n, cap;
 };
 
-/* Where the L1 side of a record puts what it finds: its counts, and for the L2 side
- * either the L2 itself (out NULL: the serial replay, each line done at once) or queues
- * of requests, one per L2 part (par.c). */
-struct side {
-  struct cc_cache_counts *insn; /* [n_insns] */
-  struct req_buf *out;          /* [parts], or NULL */
-  uint32_t parts;
-  uint32_t rec;                 /* the record's index in the batch */
-};
-
-/* The deepest level one of a record's sectors reached (waits, latency). */
-enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no wait */ };
-
-/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
- * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
- * each asking for sectors the memo holds, hits every sector, and re-touching the lines
- * most recently touched, in the order they were touched, leaves each set's LRU order as
- * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
- * lines for 8 iterations of 4-byte elements). */
 /* A record in a fast form (gather): its lines and sectors follow from these alone. */
 enum form { FORM_GENERAL, FORM_RANGE, FORM_LANES };
 struct form_key {
@@ -111,9 +98,54 @@ struct form_key {
   uint64_t a, b;               /* RANGE: first and last sector; LANES: first sector, stride */
 };
 
+/* Where the L1 side of a record puts what it finds: its counts, and for the L2 side
+ * either the L2 itself (out NULL: the serial replay, each line done at once) or queues
+ * of requests, one per L2 part (par.c). */
+struct side {
+  struct cc_cache_counts *insn; /* [n_insns]; while sampling: the sampled lines' raw counts */
+  struct req_buf *out;          /* [parts], or NULL */
+  uint32_t parts;
+  uint32_t rec;                 /* the record's index in the batch */
+  struct cc_cache_counts *exact;/* NULL: not sampling (every count into insn); else where
+                                   the counts that do not depend on cache state go, for
+                                   the whole record (wavefronts, L2 sectors of stores and
+                                   atomics, of loads L1 does not cache) */
+};
+
+/* A line a record touches: the sectors, and for stores and atomics the bytes written
+ * per sector (left unset for loads, which never read them). */
+struct ent {
+  uint64_t line;
+  uint32_t bytes[4];
+  uint8_t mask;
+};
+
+/* A record's lines, in increasing line order (the order they are replayed in, whichever
+ * lanes hold them). */
+struct gather {
+  struct ent e[MAX_ENTS];
+  uint32_t n;
+  uint64_t max_line;
+  uint32_t sectors;           /* sectors of e[0..n) */
+  struct form_key key;
+  int want_bytes;             /* fill ent.bytes (stores, atomics) */
+};
+
+/* The deepest level one of a record's sectors reached (waits, latency). REACH_UNSEEN:
+ * a load or atomic while sampling none of whose lines is sampled (its wait is estimated
+ * from the sampled ones', sample.c). */
+enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no wait */,
+                     REACH_UNSEEN };
+
+/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
+ * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
+ * each asking for sectors the memo holds, hits every sector, and re-touching the lines
+ * most recently touched, in the order they were touched, leaves each set's LRU order as
+ * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
+ * lines for 8 iterations of 4-byte elements). */
 struct l1_memo {
   struct form_key key;         /* the record's fast form (FORM_GENERAL: none, compare lines) */
-  uint32_t sectors;
+  uint32_t sectors;            /* of the lines below (while sampling: the sampled ones) */
   uint32_t n;
   uint8_t mask[MAX_ENTS];
   uint64_t line[MAX_ENTS];
@@ -161,6 +193,19 @@ struct cc_cache {
   uint64_t last_linear;        /* records of a CTA come together, so the division of */
   uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
   int have_last;
+  /* set sampling (sample.c) */
+  uint32_t sample_k;           /* this kernel's: 1 set in sample_k once sampling (1: never) */
+  uint32_t sample_mask;        /* sample_k - 1: a line is sampled iff !(class & mask) */
+  uint64_t records;            /* global and local records of the kernel so far */
+  uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
+  int sampling;                /* started: state-dependent counts of sampled lines go to samp */
+  struct cc_cache_counts *samp;/* [n_insns]: the sampled lines' raw counts after the switch */
+  uint64_t *req_after;         /* [n_insns]: load and atomic requests after the switch */
+  uint64_t *sm_req;            /* [dev.sms]: the SM's requests after the switch (its
+                                  waits: sample.c) */
+  uint64_t evict_before;       /* L2 evictions before the switch */
+  int scaled;                  /* cc_cache_sample_end ran (a second end of the kernel
+                                  changes nothing) */
 };
 
 /* ---- between cache.c (the replay), state.c and par.c (the parallel replay) ---------------- */
@@ -189,8 +234,158 @@ void cc_cache_par_begin(struct cc_cache *c);
 void cc_cache_par_access(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                          uint64_t base);
 void cc_cache_par_end(struct cc_cache *c);
+/* The parallel replay's part of the switch to sampling: the batch queued so far run
+ * (before c->sampling is set: its waits are exact), the threads' state-dependent counts
+ * sent to their sampled arrays from here on; returns the L2 evictions the threads
+ * counted so far (zeroed in them). */
+uint64_t cc_cache_par_sample(struct cc_cache *c);
 void cc_cache_par_free(struct cc_cache *c);
 size_t cc_cache_par_bytes(const struct cc_cache *c);
+
+/* ---- a record's lines (gather.c) ---------------------------------------------------------- */
+
+/* Bytes [off, off + len) of a sector as a bit mask (len <= 32). */
+static inline uint32_t byte_bits(uint32_t off, uint32_t len)
+{
+  return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
+}
+
+/* The form of a's active lanes (addresses + base): RANGE (32 lanes on consecutive
+ * elements: first and last sector), LANES (32 lanes a line or more apart in address
+ * order, each in one sector: first sector, stride) or GENERAL. */
+struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base);
+/* The lines and sectors of a's active lanes in form k into g, in increasing line order
+ * (stores and atomics: the bytes written per sector). */
+void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                     struct gather *g);
+/* As cc_cache_gather for a LANES form, of the lanes in `lanes` only (set sampling). */
+void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                           uint32_t lanes, struct gather *g);
+/* While sampling, a GENERAL record: its sectors (*sectors) and whether a line of it is
+ * sampled (1, 0), in one pass while its lanes' bytes come in address order; -1 otherwise
+ * (the caller gathers). */
+int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, uint32_t *sectors);
+
+/* ---- set sampling (sample.c) ------------------------------------------------------------ */
+
+/* The kernel's sampling: sample_k from the device's request capped by the levels'
+ * classes, the switch point, the arrays zeroed (from cc_cache_begin_kernel). */
+void cc_cache_sample_begin(struct cc_cache *c);
+/* Starts sampling (the record c->switch_at arrived): the parallel replay's batch run, the
+ * evictions so far kept, the memos (which hold lines of every class) cleared, the
+ * state-dependent counts sent to c->samp from here on. */
+void cc_cache_sample_start(struct cc_cache *c);
+/* Keeps the entries of g whose line is sampled (g->sectors: theirs). */
+void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g);
+/* At the kernel's end, after the dirty bytes at the end are counted: the figures that
+ * depend on cache state = before the switch + sample_k x the sampled lines' after it;
+ * waits estimated (sample.c says how). */
+void cc_cache_sample_end(struct cc_cache *c);
+/* Whether the line of L2 way tag `line` is in a sampled set (always, when not sampling). */
+static inline int sampled_line(const struct cc_cache *c, uint64_t line)
+{
+  return !(cc_cache_line_class(c->dev.index, line) & c->sample_mask);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CC_CACHE_AVX2 1
+#include <immintrin.h>
+/* Bit l (l < 32) set iff x + l x inc < lim (unsigned, modulo 2^64), four lanes a step
+ * (sample_lanes, where the host has AVX2: the comparison is signed, so both sides are
+ * moved by 2^63). */
+__attribute__((target("avx2"))) static inline uint32_t lanes_below_avx2(uint64_t x,
+                                                                        uint64_t inc,
+                                                                        uint64_t lim)
+{
+  typedef uint64_t quad __attribute__((vector_size(32)));
+  typedef long long squad __attribute__((vector_size(32)));
+  const uint64_t sign = 1ull << 63;
+  quad v = {x ^ sign, (x + inc) ^ sign, (x + 2 * inc) ^ sign, (x + 3 * inc) ^ sign};
+  quad step = {4 * inc, 4 * inc, 4 * inc, 4 * inc};
+  squad top = {(long long)(lim ^ sign), (long long)(lim ^ sign), (long long)(lim ^ sign),
+               (long long)(lim ^ sign)};
+  uint32_t out = 0;
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    squad below = (squad)v < top; /* adding to x ^ 2^63 is adding to x: the sign moves */
+    out |= (uint32_t)_mm256_movemask_pd((__m256d)below) << l;
+    v += step;
+  }
+  return out;
+}
+#endif
+
+/* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
+ * k (lane l's sector k.a + l x k.b / 32). Where the stride is whole groups of 16 lines
+ * (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
+ * place j in its group and the groups advance by a constant, so the class's hash does
+ * too: an addition a lane, no multiplication. */
+static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
+{
+  uint64_t step = k.b / CC_CACHE_SECTOR_BYTES, line0 = k.a / 4;
+  uint32_t mask = c->sample_mask, out = 0;
+  if (mask == 0) /* not sampling: every lane */
+    return UINT32_MAX;
+  if (step % 64 == 0) {
+    /* lane l is sampled iff bits 60 .. 60 + log2(k) - 1 of its hash h_l = h_0 + l x inc
+     * are the low log2(k) bits of j: shifted left by 4 - log2(k) they are the top bits of
+     * H_l = h_l << (4 - log2 k), itself a progression, and the test is that x_l = H_l - (j
+     * << 64 - log2 k) is below 2^64 / k: a subtraction, a comparison and an add-with-carry
+     * a lane (from lane 31 down, out = 2 out + (x < lim)) */
+    uint32_t bits = (uint32_t)__builtin_ctz(mask + 1), up = 4 - bits;
+    uint64_t j = line0 & 15, inc = (step / 64 * CC_CACHE_CLASS_MUL) << up;
+    uint64_t lim = UINT64_MAX / (mask + 1) + 1, x;
+    if (c->dev.index == CC_CACHE_INDEX_MOD) /* class = j, every lane's */
+      return j & mask ? 0 : UINT32_MAX;
+    x = (((line0 >> 4) * CC_CACHE_CLASS_MUL) << up) - (j << (64 - bits));
+#ifdef CC_CACHE_AVX2
+    if (__builtin_cpu_supports("avx2"))
+      return lanes_below_avx2(x, inc, lim);
+#endif
+    x += 31 * inc;
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, x -= inc)
+      out = 2 * out + (x < lim);
+    return out;
+  }
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+    out |= (uint32_t)sampled_line(c, (k.a + l * step) / 4) << l;
+  return out;
+}
+
+/* Whether a record in fast form k (RANGE or LANES) touches a sampled line; *sectors: the
+ * record's sectors, *lanes: a LANES form's sampled lanes. */
+static inline int sample_touches(const struct cc_cache *c, struct form_key k,
+                                 uint32_t *sectors, uint32_t *lanes)
+{
+  int any = 0;
+  if (k.form == FORM_RANGE) { /* sectors a..b: a few lines */
+    *sectors = (uint32_t)(k.b - k.a + 1);
+    for (uint64_t line = k.a / 4; line <= k.b / 4; line++)
+      any |= sampled_line(c, line);
+    return any;
+  }
+  *sectors = CC_WARP_SIZE;
+  *lanes = sample_lanes(c, k);
+  return *lanes != 0;
+}
+
+/* Counts what a record of `sectors` sectors costs whatever the caches hold into ex (its
+ * slot's) and SM sm's wavefronts: the whole record's counts while sampling (replay
+ * counts them where it does not sample). */
+static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
+                                const struct cc_warp_access *a, uint32_t sm,
+                                uint32_t sectors)
+{
+  uint32_t wavefronts = (sectors + 3) / 4;
+  ex->l1_wavefronts += wavefronts;
+  c->sm_wavefronts[sm] += wavefronts;
+  if (a->kind == CC_ACCESS_STORE)
+    ex->l2_sectors_write += sectors;
+  else if (a->kind != CC_ACCESS_LOAD)
+    ex->l2_sectors_atomic += sectors;
+  else if (a->space != CC_SPACE_LOCAL && !c->dev.l1_global_loads)
+    ex->l2_sectors_read += sectors; /* L1 does not cache them: every sector goes to L2 */
+}
 
 /* Forgets memo (a record changed its SM's L1). */
 static inline void memo_clear(struct l1_memo *m)

@@ -169,6 +169,8 @@ static void from_row(const struct row *r, struct cc_cache_device *d)
   }
   d->index = CC_CACHE_INDEX_HASH;
   d->dispatch = CC_CACHE_DISPATCH_ROUND_ROBIN;
+  d->sample = 0; /* the default: CC_CACHE_SAMPLE_DEFAULT, capped by the levels */
+  d->sample_after = CC_CACHE_SAMPLE_AFTER_DEFAULT;
   d->max_ctas_per_sm = r->max_ctas;
   d->max_threads_per_sm = r->max_threads;
   d->clock_ghz = r->clock_ghz;
@@ -290,6 +292,29 @@ static int check_shape(const char *what, uint64_t bytes, uint32_t ways, int cust
   return CC_OK;
 }
 
+/* Checks an explicit sample=N against the classes of the levels (cc_cache_level_classes:
+ * L2, and L1 at its largest; a kernel whose carveout leaves fewer L1 sets has it capped,
+ * the report says which it used). */
+static int check_sample(const struct cc_cache_device *d, struct cc_err *err)
+{
+  uint64_t l1 = d->l1_bytes_override ? d->l1_bytes_override : d->l1_unified_bytes;
+  uint32_t l1_sets = (uint32_t)(l1 / CC_CACHE_LINE_BYTES / d->l1_ways);
+  uint32_t l2_sets = (uint32_t)(d->l2_bytes / CC_CACHE_LINE_BYTES / d->l2_ways);
+  uint32_t k1 = cc_cache_level_classes(d->index, l1_sets ? l1_sets : 1);
+  uint32_t k2 = cc_cache_level_classes(d->index, l2_sets ? l2_sets : 1);
+  uint32_t most = k1 < k2 ? k1 : k2;
+  if (d->sample <= most)
+    return CC_OK;
+  return cc_err_set(err, CC_ERR_USAGE, "bad --cache value 'sample=%u': %s allows at most "
+                    "sample=%u (%s; L1 %u sets, L2 %u sets); use sample=%u, or sample=1 to "
+                    "replay every set", d->sample, d->name, most,
+                    d->index == CC_CACHE_INDEX_FOLD ? "index=fold has no set classes"
+                    : d->index == CC_CACHE_INDEX_MOD ? "index=mod: a power of two dividing "
+                                                       "the sets"
+                                                     : "at most the sets",
+                    l1_sets, l2_sets, most);
+}
+
 /* Applies one KEY=VALUE of a spec to d; *l1_custom / *l2_custom: a size was given. */
 static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, int *l2_custom,
                      struct cc_err *err)
@@ -299,7 +324,8 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
   uint64_t n;
   if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key)
     return bad(err, kv, "expected KEY=VALUE with KEY one of sms, l1, l1-ways, carveout, "
-               "smem, l2, l2-ways, dispatch, index, dram-bytes, partial-ways, dirty-ways");
+               "smem, l2, l2-ways, dispatch, index, dram-bytes, partial-ways, dirty-ways, "
+               "sample, sample-after");
   snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
   v = eq + 1;
   if (strcmp(key, "sms") == 0) {
@@ -354,8 +380,21 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
       d->index = CC_CACHE_INDEX_HASH;
     else if (strcmp(v, "mod") == 0)
       d->index = CC_CACHE_INDEX_MOD;
+    else if (strcmp(v, "fold") == 0)
+      d->index = CC_CACHE_INDEX_FOLD;
     else
-      return bad(err, kv, "index is hash or mod");
+      return bad(err, kv, "index is hash, mod or fold (the hash before set sampling)");
+  } else if (strcmp(key, "sample") == 0) {
+    if (!parse_count(v, CC_CACHE_CLASSES, &n) || !is_pow2(n))
+      return bad(err, kv, "sample is 1, 2, 4, 8 or 16 (1 set in N replayed; 1: every set, "
+                 "exact)");
+    d->sample = (uint32_t)n;
+  } else if (strcmp(key, "sample-after") == 0) {
+    if (strcmp(v, "0") == 0)
+      n = 0;
+    else if (!parse_count(v, UINT64_MAX, &n))
+      return bad(err, kv, "sample-after is a number of records (0: sample from the first)");
+    d->sample_after = n;
   } else if (strcmp(key, "dram-bytes") == 0) {
     if (!parse_count(v, CC_CACHE_LINE_BYTES, &n) || !is_pow2(n) || n < CC_CACHE_SECTOR_BYTES)
       return bad(err, kv, "the DRAM access unit is 32, 64 or 128 bytes");
@@ -369,7 +408,7 @@ static int apply_key(struct cc_cache_device *d, const char *kv, int *l1_custom, 
       d->l2_dirty_ways = (uint32_t)n;
   } else {
     return bad(err, kv, "unknown key; use sms, l1, l1-ways, carveout, smem, l2, l2-ways, "
-               "dispatch, index, dram-bytes, partial-ways, dirty-ways");
+               "dispatch, index, dram-bytes, partial-ways, dirty-ways, sample, sample-after");
   }
   return CC_OK;
 }
@@ -424,6 +463,8 @@ int cc_cache_device_get(const char *arch, const char *spec, const char *calibrat
       return rc;
   }
   if ((rc = check_shape("l2", out->l2_bytes, out->l2_ways, l2_custom, err)) != CC_OK)
+    return rc;
+  if ((rc = check_sample(out, err)) != CC_OK)
     return rc;
   if (calibration && (rc = cc_cache_calibrate(out, calibration, err)) != CC_OK)
     return rc;

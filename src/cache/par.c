@@ -40,6 +40,8 @@ struct thread_state {
   uint32_t t;
   pthread_t thread;
   struct cc_cache_counts *insn; /* [n_insns]: both sides' counts (they run apart) */
+  struct cc_cache_counts *samp; /* [n_insns]: while sampling, the sampled lines' raw counts
+                                   (sample.c; insn then holds the whole records' counts) */
   struct req_buf *out;          /* [jobs]: L2 requests for each part */
   struct level l2;              /* a copy of the L2 level owning sets s % jobs == t */
   uint32_t *pred;               /* its way predictor */
@@ -88,7 +90,9 @@ static void barrier(struct cache_par *p)
 /* Step 1 for thread ts: the L1 side of its SMs' records. */
 static void l1_side(struct cache_par *p, struct thread_state *ts)
 {
-  struct side s = {ts->insn, ts->out, p->jobs, 0};
+  int sampling = p->c->sampling;
+  struct side s = {sampling ? ts->samp : ts->insn, ts->out, p->jobs, 0,
+                   sampling ? ts->insn : NULL};
   for (uint32_t r = 0; r < p->n; r++) {
     if (p->sm[r] % p->jobs != ts->t)
       continue;
@@ -213,6 +217,7 @@ void cc_cache_par_free(struct cc_cache *c)
     free(ts->pred);
     free(ts->dram);
     free(ts->insn);
+    free(ts->samp);
   }
   free(p->ts);
   free(p->recs);
@@ -253,9 +258,12 @@ void cc_cache_par_begin(struct cc_cache *c)
     struct thread_state *ts = &p->ts[t];
     if (p->n_insns < c->n_insns || !ts->insn) {
       free(ts->insn);
+      free(ts->samp);
       ts->insn = cc_xcalloc(c->n_insns ? c->n_insns : 1, sizeof *ts->insn);
+      ts->samp = cc_xcalloc(c->n_insns ? c->n_insns : 1, sizeof *ts->samp);
     } else {
       memset(ts->insn, 0, (c->n_insns ? c->n_insns : 1) * sizeof *ts->insn);
+      memset(ts->samp, 0, (c->n_insns ? c->n_insns : 1) * sizeof *ts->samp);
     }
     ts->l2 = c->l2; /* the shape, the arrays (emptied), clock 0 */
     ts->l2.pred = ts->pred;
@@ -290,11 +298,27 @@ void cc_cache_par_end(struct cc_cache *c)
     struct thread_state *ts = &p->ts[t];
     for (uint32_t i = 0; i < c->n_insns; i++) {
       cc_cache_counts_add(&c->insn[i], &ts->insn[i]);
+      cc_cache_counts_add(&c->samp[i], &ts->samp[i]);
       memset(&ts->insn[i], 0, sizeof ts->insn[i]);
+      memset(&ts->samp[i], 0, sizeof ts->samp[i]);
     }
     c->l2.evictions += ts->l2.evictions;
     ts->l2.evictions = 0;
   }
+}
+
+uint64_t cc_cache_par_sample(struct cc_cache *c)
+{
+  struct cache_par *p = c->par;
+  uint64_t evictions = 0;
+  flush(p);
+  for (uint32_t t = 0; t < p->jobs; t++) {
+    struct thread_state *ts = &p->ts[t];
+    evictions += ts->l2.evictions;
+    ts->l2.evictions = 0;
+    ts->l2.insn = ts->samp;
+  }
+  return evictions;
 }
 
 size_t cc_cache_par_bytes(const struct cc_cache *c)
@@ -306,7 +330,8 @@ size_t cc_cache_par_bytes(const struct cc_cache *c)
   n = sizeof *p + BATCH * (sizeof *p->recs + sizeof *p->sm + sizeof *p->base + sizeof *p->reach);
   for (uint32_t t = 0; t < p->jobs; t++) {
     const struct thread_state *ts = &p->ts[t];
-    n += sizeof *ts + p->n_insns * sizeof *ts->insn + ts->cap_dram * sizeof *ts->dram +
+    n += sizeof *ts + p->n_insns * (sizeof *ts->insn + sizeof *ts->samp) +
+         ts->cap_dram * sizeof *ts->dram +
          ((size_t)1 << c->l2.pred_bits) * sizeof *ts->pred +
          p->jobs * (sizeof *ts->out + sizeof *ts->cursor);
     for (uint32_t q = 0; q < p->jobs; q++)

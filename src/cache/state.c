@@ -19,6 +19,13 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
     lv->shift++;
   lv->mod_magic = UINT64_MAX / lv->sets + 1;
   lv->way_magic = UINT64_MAX / lv->ways + 1;
+  lv->classes = cc_cache_level_classes(index, lv->sets);
+  lv->class_bits = (uint32_t)__builtin_ctz(lv->classes);
+  for (uint32_t c = 0; c < CC_CACHE_CLASSES; c++) {
+    uint32_t n = c < lv->classes ? (lv->sets - c + lv->classes - 1) / lv->classes : 1;
+    lv->class_sets[c] = n ? n : 1;
+    lv->class_magic[c] = UINT64_MAX / lv->class_sets[c] + 1;
+  }
   lv->n_parts = 1; /* all its sets (renumber walks them: an L1's were a step of 0, a loop
                       without end once an SM's clock reached 2^32); the parallel replay's
                       L2 parts: par.c */
@@ -94,6 +101,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
+  c->sm_req = cc_xcalloc(d->sms, sizeof *c->sm_req);
   c->jobs = c->jobs_next = 1;
   dram_units(d->dram_access_bytes, c->dram_unit);
   return c;
@@ -116,6 +124,9 @@ void cc_cache_free(struct cc_cache *c)
   free(c->insn);
   free(c->sm_wavefronts);
   free(c->sm_waits);
+  free(c->sm_req);
+  free(c->samp);
+  free(c->req_after);
   cc_cache_par_free(c);
   free(c);
 }
@@ -125,13 +136,15 @@ size_t cc_cache_bytes(const struct cc_cache *c)
   size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
   return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
-                                   3 * sizeof *c->sm_waits) +
+                                   3 * sizeof *c->sm_waits + sizeof *c->sm_req) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
          c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
+         (c->samp ? (c->n_insns ? c->n_insns : 1) * (sizeof *c->samp + sizeof *c->req_after)
+                  : 0) +
          cc_cache_par_bytes(c);
 }
 
@@ -215,6 +228,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   c->l2.dirty_ways = c->dev.l2_dirty_ways;
   c->l2.n_parts = 1;
   c->l2.part_id = 0;
+  cc_cache_sample_begin(c);
   cc_cache_par_begin(c);
 }
 
@@ -231,21 +245,27 @@ void cc_cache_end_kernel(struct cc_cache *c)
 {
   size_t lines = (size_t)c->l2.sets * c->l2.ways;
   cc_cache_par_end(c);
-  for (uint32_t i = 0; i < c->n_insns; i++) {
-    struct cc_cache_counts *ic = &c->insn[i];
-    ic->latency_ns = wait_ns(&c->dev, ic->waits_l1, ic->waits_l2, ic->waits_dram);
-  }
+  /* the dirty sectors still in L2; while sampling, the sampled sets' only (the others
+   * stopped at the switch), scaled by cc_cache_sample_end */
   for (size_t i = 0; i < lines; i++) {
     struct way *w = &c->l2.w[i];
-    for (uint32_t s = 0; w->dirty && s < 4; s++) {
+    struct cc_cache_counts *to = c->sampling ? c->samp : c->insn;
+    if (!w->dirty)
+      continue;
+    for (uint32_t s = 0; (!c->sampling || sampled_line(c, w->tag)) && s < 4; s++) {
       uint32_t slot = c->l2.part[i].writer[s];
       if ((w->dirty & (1u << s)) && slot < c->n_insns)
-        c->insn[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
+        to[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
     }
     w->dirty = 0;
   }
   memset(c->l2.set_dirty, 0, c->l2.sets * sizeof *c->l2.set_dirty);
   memset(c->l2.set_partial, 0, c->l2.sets * sizeof *c->l2.set_partial);
+  cc_cache_sample_end(c);
+  for (uint32_t i = 0; i < c->n_insns; i++) {
+    struct cc_cache_counts *ic = &c->insn[i];
+    ic->latency_ns = wait_ns(&c->dev, ic->waits_l1, ic->waits_l2, ic->waits_dram);
+  }
 }
 
 const struct cc_cache_counts *cc_cache_insn(const struct cc_cache *c, uint32_t slot)
@@ -294,6 +314,9 @@ void cc_cache_kernel_figures(const struct cc_cache *c, struct cc_cache_kernel *o
     cc_cache_counts_add(&out->total, &c->insn[i]);
   out->l2_evictions = c->l2.evictions;
   out->l1_bytes = c->l1_bytes;
+  out->sample = c->sampling ? c->sample_k : 1;
+  out->sampled_from = c->sampling ? c->switch_at : UINT64_MAX;
+  out->records = c->records;
   out->resident_ctas = c->resident;
   for (uint32_t s = 0; s < c->dev.sms; s++) {
     uint64_t n = ctas_on_sm(c, s), at_once = n < c->resident ? n : c->resident;

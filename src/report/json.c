@@ -1,4 +1,4 @@
-/* The JSON report (docs/json-schema.md, schema_version 4), built with cJSON. */
+/* The JSON report (docs/json-schema.md, schema_version 5), built with cJSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,8 +131,18 @@ static void kernel_cache_json(cJSON *o, const struct cc_kernel_stats *k)
    * gave its DRAM bytes: `--cache h100,partial-ways=N,dirty-ways=N` changes them */
   cc_report_json_num(c, "l2_partial_ways", d->l2_partial_ways);
   cc_report_json_num(c, "l2_dirty_ways", d->l2_dirty_ways);
-  cJSON_AddStringToObject(c, "l2_index", d->index == CC_CACHE_INDEX_MOD ? "mod" : "hash");
+  cJSON_AddStringToObject(c, "l2_index", d->index == CC_CACHE_INDEX_MOD    ? "mod"
+                                         : d->index == CC_CACHE_INDEX_FOLD ? "fold"
+                                                                           : "hash");
   cc_report_json_num(c, "l2_evictions", (double)k->cache.l2_evictions);
+  /* set sampling (cache.h; schema 5): how the figures were made */
+  cc_report_json_num(c, "sample", k->cache.sample);
+  cc_report_json_num(c, "sample_after", (double)d->sample_after);
+  cc_report_json_num(c, "records", (double)k->cache.records);
+  if (k->cache.sampled_from == UINT64_MAX)
+    cJSON_AddNullToObject(c, "sampled_from_record");
+  else
+    cc_report_json_num(c, "sampled_from_record", (double)k->cache.sampled_from);
   cJSON_AddItemToObject(o, "cache", c);
   t = cJSON_CreateObject();
   cc_report_json_num(t, "lower_bound_us", k->time.bound_us);

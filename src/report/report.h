@@ -2,7 +2,7 @@
  *
  * Both read a finished struct cc_analysis (analysis/analysis.h: every kernel ended) and
  * write kernels in stream order, instructions worst first. The JSON schema is
- * docs/json-schema.md (schema_version 4). */
+ * docs/json-schema.md (schema_version 5). */
 #ifndef CC_REPORT_REPORT_H
 #define CC_REPORT_REPORT_H
 
@@ -11,7 +11,7 @@
 #include "analysis/analysis.h"
 #include "util/err.h"
 
-#define CC_REPORT_SCHEMA_VERSION 4
+#define CC_REPORT_SCHEMA_VERSION 5
 #define CC_REPORT_WIDTH 100 /* text columns */
 
 /* Writes the text report to fp: per kernel a header (name, grid, block, arch, the

@@ -588,7 +588,9 @@ static void test_memory_limit(void **state)
  * and three wait counters, par.c) and the SMs' memos (2 x (608 + 440) = 2096 bytes,
  * cache.c): under 8 KiB.
  * A kernel of 1000 instructions then adds what it adds
- * without a cache and 1000 of the model's per-instruction counters. A limit below the
+ * without a cache and 1000 of the model's per-instruction counters, twice (the counts,
+ * and set sampling's counts of its sampled lines) with an 8-byte request count each (set
+ * sampling's requests after the switch: cache.h cc_cache_bytes). A limit below the
  * arrays refuses the first kernel and says that the cache model holds them. */
 static void test_memory_limit_cache(void **state)
 {
@@ -615,7 +617,7 @@ static void test_memory_limit_cache(void **state)
   assert_int_equal(ps.begin_kernel(ps.ctx, &k, &err), CC_OK);
   assert_int_equal(s.begin_kernel(s.ctx, &k, &err), CC_OK);
   assert_int_equal(an->mem_used - arrays,
-                   plain->mem_used + 1000 * sizeof(struct cc_cache_counts));
+                   plain->mem_used + 1000 * (2 * sizeof(struct cc_cache_counts) + 8));
   /* a model handed in later replaces the first one's bytes by its own */
   assert_int_equal(s.end_kernel(s.ctx, &err), CC_OK);
   cc_analysis_set_cache(an, NULL);

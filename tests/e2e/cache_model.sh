@@ -23,7 +23,7 @@ sys.exit(0 if ($2) else 1)" "$1" || fail "$1: not true: $2"
 }
 
 expect 0 "" "$COALCHECK" --launch "$LAUNCH" -q --json "$TMP/h100.json" --trace "$T"
-jcheck "$TMP/h100.json" "d['schema_version'] == 4 and k['cache']['device'] == 'h100'"
+jcheck "$TMP/h100.json" "d['schema_version'] == 5 and k['cache']['device'] == 'h100'"
 jcheck "$TMP/h100.json" "t['l1_hit_sectors'] == 0 and t['l2_sectors'] == 1179648"
 jcheck "$TMP/h100.json" "t['dram_bytes_read'] == 4194304 and t['dram_bytes_written'] == 0"
 jcheck "$TMP/h100.json" "t['l2_dirty_bytes_at_end'] == 4194304 and k['cache']['l2_evictions'] == 0"

@@ -51,7 +51,7 @@ grep -q 'load imbalance\|figures differ' out100.txt && fail "threshold 100 still
 # JSON and CSV, and a launch missing in some ranks (reported, not fatal)
 "$COALCHECK" merge --json m.json --csv m.csv r0.json r1.json r2.json g.json >out4.txt ||
   fail "merge with g.json failed"
-jcheck m.json 'd["document"] == "coalcheck-merge" and d["schema_version"] == 4 and len(d["ranks"]) == 4'
+jcheck m.json 'd["document"] == "coalcheck-merge" and d["schema_version"] == 5 and len(d["ranks"]) == 4'
 jcheck m.json 'd["kernels"][0]["totals"]["requests"] == [2, 4, 4, None]'
 jcheck m.json 'd["kernels"][0]["totals"]["sectors"] == [8, 12, 16, None]'
 jcheck m.json 'd["kernels"][0]["missing_ranks"] == [3] and d["kernels"][1]["missing_ranks"] == [0, 1, 2]'
@@ -65,7 +65,7 @@ grep -q '^scale,"1,1,1","64,1,1",1,totals,,,,,2,4,4,,8,12,16,' m.csv || fail "CS
 
 # bad input
 echo '{"schema_version": 2, "tool_version": "0.0.1", "arch": "sm_90", "kernels": []}' >old.json
-expect 3 "old.json has schema_version 2 but r0.json has 4" "$COALCHECK" merge r0.json old.json
+expect 3 "old.json has schema_version 2 but r0.json has 5" "$COALCHECK" merge r0.json old.json
 echo '{"hello": 1}' >foreign.json
 expect 3 "foreign.json: not a coalcheck report" "$COALCHECK" merge r0.json foreign.json
 echo 'not json' >text.json

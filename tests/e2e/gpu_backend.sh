@@ -155,7 +155,7 @@ sed -e 's/"launches":1,/"launches":11,"sampled_launches":6,"bound95":{"requests"
 expect 0 "" "$COALCHECK" import "$TMP/gs.json" --json "$TMP/rs.json"
 grep -qF "sampled: 6 of 11 launches measured, the rest extrapolated: requests ±8.2%, sectors ±?" \
   "$TMP/out" || fail "import: no sampling line: $(grep -n sampled "$TMP/out")"
-jcheck "$TMP/rs.json" "d['schema_version'] == 4 and d['kernels'][0]['sampling']['launches'] == 11 and d['kernels'][0]['sampling']['sampled_launches'] == 6 and d['kernels'][0]['sampling']['bound95']['sectors'] is None and abs(d['kernels'][0]['sampling']['bound95']['requests'] - 0.0816) < 1e-9 and all(i['bound95']['requests'] == 0.05 for i in d['kernels'][0]['instructions'])"
+jcheck "$TMP/rs.json" "d['schema_version'] == 5 and d['kernels'][0]['sampling']['launches'] == 11 and d['kernels'][0]['sampling']['sampled_launches'] == 6 and d['kernels'][0]['sampling']['bound95']['sectors'] is None and abs(d['kernels'][0]['sampling']['bound95']['requests'] - 0.0816) < 1e-9 and all(i['bound95']['requests'] == 0.05 for i in d['kernels'][0]['instructions'])"
 # every launch measured (the library's exact mode, or an older library): no sampling
 expect 0 "" "$COALCHECK" import "$TMP/g.json" --json "$TMP/re.json"
 grep -q "sampled:" "$TMP/out" && fail "import: a sampling line for an exact report"

@@ -310,7 +310,7 @@ static void test_json(void **state)
   assert_non_null(root);
   assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "document")->valuestring,
                       "coalcheck-compare");
-  assert_int_equal((int)getnum(root, "schema_version"), 4);
+  assert_int_equal((int)getnum(root, "schema_version"), 5);
   assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "tool_version")->valuestring,
                       "0.1.0");
   const cJSON *arch = cJSON_GetObjectItemCaseSensitive(root, "arch");

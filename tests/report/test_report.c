@@ -247,7 +247,7 @@ static void test_json(void **state)
   assert_int_equal(cc_file_read(path, &text, NULL, &err), CC_OK);
   cJSON *root = cJSON_Parse(text);
   assert_non_null(root);
-  assert_true(get_num(root, "schema_version") == 4);
+  assert_true(get_num(root, "schema_version") == 5);
   assert_string_equal(get_str(root, "tool_version"), "0.1.0");
   assert_string_equal(get_str(root, "arch"), "sm_90");
   const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");

@@ -1,0 +1,288 @@
+/* A record's lines and sectors: its form (the fast ones follow from a few numbers), the
+ * gathering of its lanes into lines in increasing order with their sectors and, for
+ * stores and atomics, the bytes written; and while set sampling, the sampled lanes of a
+ * column and a general record's sectors and classes in one pass. The replay is cache.c;
+ * the rules: its top comment. */
+#include "cache/cache_impl.h"
+
+#include <string.h>
+
+
+/* The bytes of sector `sector` that [lo, hi) covers, as a bit mask (hi > lo). */
+static uint32_t range_bits(uint64_t sector, uint64_t lo, uint64_t hi)
+{
+  uint64_t a = sector * CC_CACHE_SECTOR_BYTES, b = a + CC_CACHE_SECTOR_BYTES;
+  uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
+  return byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
+}
+
+/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g: the sectors
+ * first .. last, a line's mask the bits between them. */
+static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
+{
+  uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
+  uint32_t n0 = g->n;
+  for (uint64_t line = first / 4; line <= last / 4; line++) {
+    struct ent *e = &g->e[g->n++];
+    uint32_t s0 = line == first / 4 ? (uint32_t)(first % 4) : 0;
+    uint32_t s1 = line == last / 4 ? (uint32_t)(last % 4) : 3;
+    e->line = line;
+    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+    for (uint32_t s = 0; g->want_bytes && s < 4; s++) /* inner sectors: whole */
+      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+  }
+  if (g->want_bytes) { /* the range's first and last sectors may be partly covered */
+    g->e[n0].bytes[first % 4] = range_bits(first, lo, hi);
+    g->e[g->n - 1].bytes[last % 4] = range_bits(last, lo, hi);
+  }
+  g->sectors = (uint32_t)(last - first + 1);
+  g->max_line = last / 4;
+}
+
+/* Four lanes' addresses at once (a vector of the compiler: one AVX2 register, or two
+ * SSE2 or NEON registers, or scalars where the target has none). */
+typedef uint64_t lane_quad __attribute__((vector_size(32)));
+
+/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
+ * without branches on the data or multiplications. Inlined into both full_affine and its
+ * AVX2 copy, which the compiler builds with the wider registers. */
+static inline __attribute__((always_inline)) int lanes_affine(const struct cc_warp_access *a,
+                                                              uint64_t step)
+{
+  uint64_t a0 = a->addr[0];
+  lane_quad base = {a0, a0, a0, a0}, want = {0, step, 2 * step, 3 * step}, bad = {0, 0, 0, 0};
+  lane_quad four = {4 * step, 4 * step, 4 * step, 4 * step};
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    lane_quad v;
+    memcpy(&v, &a->addr[l], sizeof v);
+    bad |= (v - base) ^ want;
+    want += four;
+  }
+  return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_AFFINE 1
+/* lanes_affine with AVX2 (where the host has it: a set sampling replay spends a third of
+ * a record's instructions in this test). */
+__attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_warp_access *a,
+                                                              uint64_t step)
+{
+  return lanes_affine(a, step);
+}
+#endif
+
+/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
+ * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). The
+ * check of every record, the first cost of the replay. */
+static int full_affine(const struct cc_warp_access *a, uint64_t *d)
+{
+  uint64_t step = a->addr[1] - a->addr[0];
+  if (a->active != 0xffffffffu)
+    return 0;
+  *d = step;
+#ifdef HAVE_AVX2_AFFINE
+  if (__builtin_cpu_supports("avx2"))
+    return lanes_affine_avx2(a, step);
+#endif
+  return lanes_affine(a, step);
+}
+
+/* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
+struct piece {
+  uint64_t sector;
+  uint32_t bytes;
+};
+
+/* Adds piece p to g, whose last line is at most p's (the entries stay in line order). */
+static inline void group_piece(struct gather *g, struct piece p)
+{
+  uint64_t line = p.sector / 4;
+  uint32_t s = (uint32_t)(p.sector % 4);
+  struct ent *e = g->n ? &g->e[g->n - 1] : NULL;
+  if (!e || e->line != line) {
+    e = &g->e[g->n++];
+    e->line = line;
+    e->mask = 0;
+    if (g->want_bytes)
+      memset(e->bytes, 0, sizeof e->bytes);
+  }
+  g->sectors += !(e->mask & (1u << s));
+  e->mask |= (uint8_t)(1u << s);
+  if (g->want_bytes)
+    e->bytes[s] |= p.bytes;
+}
+
+/* The pieces of a's active lanes (addresses + base) into pc, in lane order: each lane's
+ * bytes cut at sector boundaries (at most 2 a lane: size <= 32; bytes past 2^64 - 1 wrap
+ * to address 0, as addresses do); returns their number. */
+static uint32_t cut(const struct cc_warp_access *a, uint64_t base, struct piece *pc)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
+      pc[n++].bytes = byte_bits(off, len);
+      addr += len;
+      left -= len;
+    }
+  }
+  return n;
+}
+
+/* The general form's gathering: the lanes' pieces (cut) grouped into lines as they come,
+ * while they come in sector order (lanes in address order: one pass, nothing stored); at
+ * the first piece out of order, all the pieces are cut again, sorted by sector (insertion
+ * sort, 64 at most) and grouped from the start. The lines end in increasing order, each
+ * with its mask and per sector the bytes (stores, atomics). */
+static void gather_general(const struct cc_warp_access *a, uint64_t base, struct gather *g)
+{
+  struct piece pc[2 * CC_WARP_SIZE];
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n;
+  uint64_t last = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    for (uint32_t left = size; left > 0;) {
+      uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+      uint32_t len = CC_CACHE_SECTOR_BYTES - off < left ? CC_CACHE_SECTOR_BYTES - off : left;
+      struct piece p = {addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, len)};
+      if (p.sector < last)
+        goto unsorted;
+      last = p.sector;
+      group_piece(g, p);
+      addr += len;
+      left -= len;
+    }
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+  return;
+unsorted:
+  n = cut(a, base, pc);
+  for (uint32_t i = 1; i < n; i++) {
+    struct piece t = pc[i];
+    uint32_t j = i;
+    for (; j > 0 && pc[j - 1].sector > t.sector; j--)
+      pc[j] = pc[j - 1];
+    pc[j] = t;
+  }
+  g->n = 0;
+  g->sectors = 0;
+  for (uint32_t i = 0; i < n; i++)
+    group_piece(g, pc[i]);
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+}
+
+/* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
+ * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
+ * apart in address order, each in one sector (a line per lane: its first sector and the
+ * stride); either determines the record's lines and sectors, which gather builds without
+ * grouping. The general form sorts the lanes' sectors and groups them (gather_general), and
+ * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
+struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t d, top;
+  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
+  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
+      !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
+      !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
+    uint64_t lo = a->addr[0] + base;
+    if (d == size)
+      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
+                                                            CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0)
+      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
+  }
+  return (struct form_key){FORM_GENERAL, 0, 0};
+}
+
+/* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
+ * stores the bytes. */
+void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                     struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  g->n = 0;
+  g->sectors = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  if (k.form == FORM_RANGE) {
+    uint64_t lo = a->addr[0] + base;
+    gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
+    return;
+  }
+  if (k.form == FORM_LANES) {
+    uint64_t lo = a->addr[0] + base, addr = lo;
+    uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += k.b) {
+      g->e[l].line = addr / CC_CACHE_LINE_BYTES;
+      g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
+    }
+    for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
+      memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
+      g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
+    }
+    g->n = g->sectors = CC_WARP_SIZE;
+    g->max_line = g->e[CC_WARP_SIZE - 1].line;
+    return;
+  }
+  gather_general(a, base, g);
+}
+
+/* The sampled lanes of a's line-per-lane form k (lanes: sample_lanes's mask) into g:
+ * gather's FORM_LANES entries for those lanes only (their lines increase with the lane). */
+void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
+                           uint32_t lanes, struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  uint64_t lo = a->addr[0] + base;
+  uint32_t bits = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES), size);
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  for (uint32_t m = lanes; m; m &= m - 1, n++) {
+    uint64_t addr = lo + (uint64_t)__builtin_ctz(m) * k.b;
+    struct ent *e = &g->e[n];
+    e->line = addr / CC_CACHE_LINE_BYTES;
+    e->mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
+    if (g->want_bytes) {
+      memset(e->bytes, 0, sizeof e->bytes);
+      e->bytes[__builtin_ctz(e->mask)] = bits;
+    }
+  }
+  g->n = g->sectors = n;
+  g->max_line = n ? g->e[n - 1].line : 0;
+}
+
+/* While sampling, a record in the general form: its sectors (*sectors) and whether one of
+ * its lines is sampled, in one pass over the active lanes while their bytes come in
+ * address order (no byte masks, no gathering); -1 at the first lane out of order or
+ * wrapping past 2^64 (the caller gathers). */
+int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, uint32_t *sectors)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  uint64_t last = 0, seen = UINT64_MAX; /* the last sector counted, the last line tested */
+  int any = 0, first = 1;
+  for (uint32_t m = a->active; m; m &= m - 1, first = 0) {
+    uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
+    uint64_t s0 = lo / CC_CACHE_SECTOR_BYTES, s1 = hi / CC_CACHE_SECTOR_BYTES;
+    if (hi < lo || (!first && s0 < last))
+      return -1;
+    n += (uint32_t)(s1 - s0) + (first || s0 != last);
+    for (uint64_t line = s0 / 4; line <= s1 / 4; line++)
+      if (line != seen) {
+        any |= sampled_line(c, line);
+        seen = line;
+      }
+    last = s1;
+  }
+  *sectors = n;
+  return any;
+}
+
