@@ -835,6 +835,27 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   return replay_keyed(c, s, a, sm, base, key, lanes);
 }
 
+/* While sampling: if load record a (form key, fast) is in the form of its SM's L1 memo,
+ * its counts, those replay_keyed and replay give it (the memo holds the record's sampled
+ * lines, which exist: a memo is set only by a record that touched one, and cleared at the
+ * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
+ * row-per-thread loops: a warp re-reads its 32 lines 8 times). */
+static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                             struct form_key key)
+{
+  const struct l1_memo *m = &c->memo[sm];
+  uint32_t slot = a->insn_slot;
+  if (key.form == FORM_GENERAL || key.form != m->key.form || key.a != m->key.a ||
+      key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
+      !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
+    return 0;
+  sample_whole(c, &c->insn[slot], a, sm,
+               key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
+  c->samp[slot].l1_hit_sectors += m->sectors;
+  count_wait(c, slot, sm, REACH_L1);
+  return 1;
+}
+
 /* The serial replay of global or local record a while sampling: most records end at
  * sample_fast. */
 static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
@@ -843,6 +864,8 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
   struct form_key key = cc_cache_form_of(a, base);
   uint32_t lanes = 0;
   enum level_reached reach;
+  if (memo_first(c, a, sm, key))
+    return;
   if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
       count_wait(c, a->insn_slot, sm, REACH_UNSEEN);

@@ -196,6 +196,9 @@ struct cc_cache {
   /* set sampling (sample.c) */
   uint32_t sample_k;           /* this kernel's: 1 set in sample_k once sampling (1: never) */
   uint32_t sample_mask;        /* sample_k - 1: a line is sampled iff !(class & mask) */
+  uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
+                                  sampled lines of a group of 16 whose class offset is 0
+                                  (gather.c sample_group) */
   uint64_t records;            /* global and local records of the kernel so far */
   uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */

@@ -44,19 +44,19 @@ static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
 typedef uint64_t lane_quad __attribute__((vector_size(32)));
 
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
- * without branches on the data or multiplications. Inlined into both full_affine and its
- * AVX2 copy, which the compiler builds with the wider registers. */
-static inline __attribute__((always_inline)) int lanes_affine(const struct cc_warp_access *a,
-                                                              uint64_t step)
+ * each compared with the progression itself (an xor, an or and an addition a step),
+ * without branches on the data or multiplications. The portable form, which the compiler
+ * builds for SSE2, NEON or scalars. */
+static int lanes_affine(const struct cc_warp_access *a, uint64_t step)
 {
   uint64_t a0 = a->addr[0];
-  lane_quad base = {a0, a0, a0, a0}, want = {0, step, 2 * step, 3 * step}, bad = {0, 0, 0, 0};
+  lane_quad want = {a0, a0 + step, a0 + 2 * step, a0 + 3 * step}, bad = {0, 0, 0, 0};
   lane_quad four = {4 * step, 4 * step, 4 * step, 4 * step};
 #pragma GCC unroll 8
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
     lane_quad v;
     memcpy(&v, &a->addr[l], sizeof v);
-    bad |= (v - base) ^ want;
+    bad |= v ^ want;
     want += four;
   }
   return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
@@ -64,12 +64,23 @@ static inline __attribute__((always_inline)) int lanes_affine(const struct cc_wa
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_AVX2_AFFINE 1
-/* lanes_affine with AVX2 (where the host has it: a set sampling replay spends a third of
- * a record's instructions in this test). */
+/* lanes_affine with AVX2 (where the host has it: every record of a set sampling replay
+ * takes this test, which is a large part of what an unsampled record costs): the xor
+ * reads its lanes from memory, and one vptest ends it. */
 __attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_warp_access *a,
                                                               uint64_t step)
 {
-  return lanes_affine(a, step);
+  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a->addr[0]),
+                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
+                                                    (long long)step, 0));
+  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
+    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
+    want = _mm256_add_epi64(want, four);
+  }
+  return _mm256_testz_si256(bad, bad);
 }
 #endif
 
@@ -259,16 +270,47 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
   g->max_line = n ? g->e[n - 1].line : 0;
 }
 
+/* Group-window form of cc_cache_sample_general: where every active lane's bytes lie in
+ * one aligned group of 16 lines (2 KiB: a divergent warp's lanes, a few lines), their
+ * sectors are the bits of one 64-bit mask (bit 4j + s: sector s of the group's line j),
+ * ORed in lane order or not; the record's sectors are its bits, its lines its nonzero
+ * nibbles, and a line's class is j xor the group's (cc_cache_line_class), so the sampled
+ * lines of the group are the nibbles of c->sample_nibbles shifted by the group's class.
+ * Returns -1 where a lane leaves the group (or its bytes wrap past 2^64). */
+static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a,
+                        uint64_t base, uint32_t *sectors)
+{
+  const uint64_t span = 16 * CC_CACHE_LINE_BYTES;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t group = (a->addr[__builtin_ctz(a->active)] + base) / span, bits = 0;
+  uint64_t from = group * span;
+  uint32_t shift;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t off = a->addr[__builtin_ctz(m)] + base - from; /* below the group: huge */
+    uint64_t s0 = off / CC_CACHE_SECTOR_BYTES, s1 = (off + size - 1) / CC_CACHE_SECTOR_BYTES;
+    if (off > span - size)
+      return -1;
+    bits |= (2ull << s1) - (1ull << s0); /* sectors s0..s1 (s1 = 63: 2 << 63 wraps to 0) */
+  }
+  *sectors = (uint32_t)__builtin_popcountll(bits);
+  shift = 4 * (cc_cache_line_class(c->dev.index, group * 16) & c->sample_mask);
+  return (bits & (c->sample_nibbles << shift)) != 0;
+}
+
 /* While sampling, a record in the general form: its sectors (*sectors) and whether one of
- * its lines is sampled, in one pass over the active lanes while their bytes come in
- * address order (no byte masks, no gathering); -1 at the first lane out of order or
- * wrapping past 2^64 (the caller gathers). */
+ * its lines is sampled, without gathering: sample_group where its lanes lie in 2 KiB, else
+ * one pass over the active lanes while their bytes come in address order (no byte masks,
+ * no gathering); -1 at the first lane out of order or wrapping past 2^64 (the caller
+ * gathers). */
 int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
   uint64_t last = 0, seen = UINT64_MAX; /* the last sector counted, the last line tested */
-  int any = 0, first = 1;
+  int any = sample_group(c, a, base, sectors), first = 1;
+  if (any >= 0)
+    return any;
+  any = 0;
   for (uint32_t m = a->active; m; m &= m - 1, first = 0) {
     uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
     uint64_t s0 = lo / CC_CACHE_SECTOR_BYTES, s1 = hi / CC_CACHE_SECTOR_BYTES;
@@ -285,4 +327,3 @@ int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_acces
   *sectors = n;
   return any;
 }
-

@@ -66,6 +66,9 @@ void cc_cache_sample_begin(struct cc_cache *c)
     k = c->l2.classes;
   c->sample_k = k;
   c->sample_mask = k - 1;
+  c->sample_nibbles = 0;
+  for (uint32_t j = 0; j < 16; j += k)
+    c->sample_nibbles |= 0xfull << (4 * j);
   c->records = 0;
   c->sampling = 0;
   c->switch_at = k > 1 ? c->dev.sample_after : UINT64_MAX;
