@@ -695,19 +695,20 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
  * sector) through store memo m of its SM sm, if every way of m still holds its line;
- * returns 0 (nothing done) otherwise. The counts are replay's for such a store. */
+ * returns 0 (nothing done) otherwise. The counts are replay's for such a store into ic
+ * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
 static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
-                             const struct cc_warp_access *a, uint32_t sm)
+                             const struct cc_warp_access *a, uint32_t sm,
+                             struct cc_cache_counts *ic)
 {
-  struct cc_cache_counts *ic = &c->insn[a->insn_slot];
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++)
+  for (uint32_t i = 0; i < m->n; i++)
     differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
   if (differ)
     return 0;
   bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) { /* l2_write_way's, one sector a line */
+  for (uint32_t i = 0; i < m->n; i++) { /* l2_write_way's, one sector a line */
     struct way *w = &c->l2.w[m->way[i]];
     uint32_t s = (uint32_t)__builtin_ctz(m->mask[i]);
     uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
@@ -717,9 +718,11 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
     w->dirty = was_dirty | m->mask[i];
     after_write(&c->l2, w, was_dirty, was_partial);
   }
-  ic->l1_wavefronts += CC_WARP_SIZE / 4;
-  c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
-  ic->l2_sectors_write += CC_WARP_SIZE;
+  if (!c->sampling) {
+    ic->l1_wavefronts += CC_WARP_SIZE / 4;
+    c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
+    ic->l2_sectors_write += CC_WARP_SIZE;
+  }
   ic->l2_hit_sectors += hits;
   return 1;
 }
@@ -727,11 +730,12 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
 /* Remembers the global store p (line-per-lane form key) as its SM's store memo m. */
 static void store_memo_set(struct store_memo *m, const struct pending *p, struct form_key key)
 {
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+  for (uint32_t i = 0; i < p->g.n; i++) {
     m->way[i] = p->way[i];
     m->line[i] = p->g.e[i].line;
     m->mask[i] = p->g.e[i].mask;
   }
+  m->n = p->g.n;
   m->key = key;
 }
 
@@ -802,11 +806,12 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
-   * another thread's), and of 32 lines (not while sampling) */
-  column_store = !s->out && !s->exact && a->kind == CC_ACCESS_STORE &&
-                 a->space == CC_SPACE_GLOBAL && key.form == FORM_LANES;
+   * another thread's); while sampling, of the sampled lanes */
+  column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
+                 key.form == FORM_LANES;
   if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
-      c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
+      c->smemo[sm].key.b == key.b &&
+      store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
     return REACH_NONE;
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */

@@ -156,9 +156,11 @@ struct l1_memo {
  * store with the same first sector and stride writes the same sectors of the same lines
  * (other bytes of them: the CTA's other warps): where every way still holds its line (a
  * line lives in one way at most), the store updates those ways without looking its lines
- * up, and touches them in the same order, as the full replay would. */
+ * up, and touches them in the same order, as the full replay would. While sampling it
+ * holds the sampled lanes' lines only (the same key: the same lanes sampled). */
 struct store_memo {
   struct form_key key;         /* FORM_GENERAL: none */
+  uint32_t n;                  /* lines: 32, or while sampling the sampled lanes' */
   uint32_t way[CC_WARP_SIZE];  /* index into l2.w */
   uint64_t line[CC_WARP_SIZE];
   uint8_t mask[CC_WARP_SIZE];
@@ -291,7 +293,9 @@ static inline int sampled_line(const struct cc_cache *c, uint64_t line)
   return !(cc_cache_line_class(c->dev.index, line) & c->sample_mask);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+/* AVX2 copies of the hot loops, chosen at run time (__builtin_cpu_supports); every one
+ * has a portable form, which -DCC_CACHE_NO_AVX2 selects on x86-64 too (to test it). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define CC_CACHE_AVX2 1
 #include <immintrin.h>
 /* Bit l (l < 32) set iff x + l x inc < lim (unsigned, modulo 2^64), four lanes a step

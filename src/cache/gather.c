@@ -62,7 +62,7 @@ static int lanes_affine(const struct cc_warp_access *a, uint64_t step)
   return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define HAVE_AVX2_AFFINE 1
 /* lanes_affine with AVX2 (where the host has it: every record of a set sampling replay
  * takes this test, which is a large part of what an unsampled record costs): the xor
@@ -270,6 +270,62 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
   g->max_line = n ? g->e[n - 1].line : 0;
 }
 
+#define GROUP_SPAN (16 * CC_CACHE_LINE_BYTES) /* bytes of an aligned group of 16 lines */
+
+/* The sectors of a's active lanes whose bytes lie in [0, GROUP_SPAN) once `add` is added
+ * to their addresses (bit s: sector s of the window) into *bits; 0 if a lane's do not. */
+static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t size,
+                      uint64_t *bits)
+{
+  uint64_t out = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t off = a->addr[__builtin_ctz(m)] + add; /* below the window: huge */
+    uint64_t s0 = off / CC_CACHE_SECTOR_BYTES, s1 = (off + size - 1) / CC_CACHE_SECTOR_BYTES;
+    if (off > GROUP_SPAN - size)
+      return 0;
+    out |= (2ull << s1) - (1ull << s0); /* sectors s0..s1 (s1 = 63: 2 << 63 wraps to 0) */
+  }
+  *bits = out;
+  return 1;
+}
+
+#ifdef CC_CACHE_AVX2
+/* group_bits with AVX2, four lanes a step over all 32 (the inactive ones masked off: no
+ * branch a lane; a shift by 64 or more gives 0, as the scalar 2 << 63 wraps). */
+__attribute__((target("avx2"))) static int group_bits_avx2(const struct cc_warp_access *a,
+                                                            uint64_t add, uint32_t size,
+                                                            uint64_t *bits)
+{
+  const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
+  const __m256i lim = _mm256_set1_epi64x((long long)((GROUP_SPAN - size) ^ (1ull << 63)));
+  const __m256i plus = _mm256_set1_epi64x((long long)add);
+  const __m256i tail = _mm256_set1_epi64x((long long)(size - 1));
+  const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+  const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
+  __m256i acc = _mm256_setzero_si256(), bad = _mm256_setzero_si256();
+  __m128i half;
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i on = _mm256_and_si256(_mm256_set1_epi64x((long long)(a->active >> l)), lane);
+    __m256i off = _mm256_add_epi64(
+        _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]), plus);
+    __m256i s0 = _mm256_srli_epi64(off, 5);
+    __m256i s1 = _mm256_srli_epi64(_mm256_add_epi64(off, tail), 5);
+    on = _mm256_cmpeq_epi64(on, lane);
+    bad = _mm256_or_si256(bad, _mm256_and_si256(on, _mm256_cmpgt_epi64(
+                                                        _mm256_xor_si256(off, sign), lim)));
+    acc = _mm256_or_si256(acc, _mm256_and_si256(on, _mm256_sub_epi64(
+                                                        _mm256_sllv_epi64(two, s1),
+                                                        _mm256_sllv_epi64(one, s0))));
+  }
+  if (!_mm256_testz_si256(bad, bad))
+    return 0;
+  half = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  *bits = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half)));
+  return 1;
+}
+#endif
+
 /* Group-window form of cc_cache_sample_general: where every active lane's bytes lie in
  * one aligned group of 16 lines (2 KiB: a divergent warp's lanes, a few lines), their
  * sectors are the bits of one 64-bit mask (bit 4j + s: sector s of the group's line j),
@@ -280,18 +336,18 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
 static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a,
                         uint64_t base, uint32_t *sectors)
 {
-  const uint64_t span = 16 * CC_CACHE_LINE_BYTES;
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t group = (a->addr[__builtin_ctz(a->active)] + base) / span, bits = 0;
-  uint64_t from = group * span;
+  uint64_t group = (a->addr[__builtin_ctz(a->active)] + base) / GROUP_SPAN, bits = 0;
+  uint64_t from = group * GROUP_SPAN;
   uint32_t shift;
-  for (uint32_t m = a->active; m; m &= m - 1) {
-    uint64_t off = a->addr[__builtin_ctz(m)] + base - from; /* below the group: huge */
-    uint64_t s0 = off / CC_CACHE_SECTOR_BYTES, s1 = (off + size - 1) / CC_CACHE_SECTOR_BYTES;
-    if (off > span - size)
+#ifdef CC_CACHE_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    if (!group_bits_avx2(a, base - from, size, &bits))
       return -1;
-    bits |= (2ull << s1) - (1ull << s0); /* sectors s0..s1 (s1 = 63: 2 << 63 wraps to 0) */
-  }
+  } else
+#endif
+    if (!group_bits(a, base - from, size, &bits))
+      return -1;
   *sectors = (uint32_t)__builtin_popcountll(bits);
   shift = 4 * (cc_cache_line_class(c->dev.index, group * 16) & c->sample_mask);
   return (bits & (c->sample_nibbles << shift)) != 0;

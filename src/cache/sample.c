@@ -10,7 +10,7 @@
  * lines alone, in the stream's order, is the full replay of those sets
  * (tests/cache/test_set_sample.c checks it against a replay of the stream cut to the sampled
  * lanes). The memos (cache.c) hold lines of every class: they are cleared at the switch,
- * and the store memo (32 lines at once) is not used while sampling. L2 never tells L1
+ * and the store memo then holds a column's sampled lines only. L2 never tells L1
  * anything but the level a load waited on.
  *
  * The figures (integers, no rounding but the waits'):
