@@ -46,8 +46,9 @@ typedef uint64_t lane_quad __attribute__((vector_size(32)));
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
  * each compared with the progression itself (an xor, an or and an addition a step),
  * without branches on the data or multiplications. The portable form, which the compiler
- * builds for SSE2, NEON or scalars. */
-static int lanes_affine(const struct cc_warp_access *a, uint64_t step)
+ * builds for SSE2, NEON or scalars (not inlined: its vectors would make form_of align
+ * its stack frame on every call, the AVX2 one's included). */
+static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a, uint64_t step)
 {
   uint64_t a0 = a->addr[0];
   lane_quad want = {a0, a0 + step, a0 + 2 * step, a0 + 3 * step}, bad = {0, 0, 0, 0};
