@@ -255,10 +255,35 @@ static inline uint32_t byte_bits(uint32_t off, uint32_t len)
   return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
 }
 
+/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64), all 32 read (AVX2
+ * where the host has it). gather.c. */
+int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);
+
 /* The form of a's active lanes (addresses + base): RANGE (32 lanes on consecutive
  * elements: first and last sector), LANES (32 lanes a line or more apart in address
- * order, each in one sector: first sector, stride) or GENERAL. */
-struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base);
+ * order, each in one sector: first sector, stride) or GENERAL. Either fast form
+ * determines the record's lines and sectors, which gather builds without grouping; the
+ * general form sorts the lanes' sectors and groups them (gather.c gather_general), and
+ * gives the same entries (tests/cache/test_cache.c test_fast_paths). Inline: the first
+ * cost of every record of the replay (the lanes' test aside). */
+static inline struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t d = a->addr[1] - a->addr[0], top, lo = a->addr[0] + base;
+  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
+  if (a->active == 0xffffffffu && size <= CC_CACHE_SECTOR_BYTES &&
+      cc_cache_lanes_affine(a, d) && !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
+      !__builtin_add_overflow(lo, top, &top)) {
+    if (d == size)
+      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) &&
+        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0)
+      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
+  }
+  return (struct form_key){FORM_GENERAL, 0, 0};
+}
 /* The lines and sectors of a's active lanes in form k into g, in increasing line order
  * (stores and atomics: the bytes written per sector). */
 void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,

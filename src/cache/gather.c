@@ -85,15 +85,8 @@ __attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_war
 }
 #endif
 
-/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
- * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). The
- * check of every record, the first cost of the replay. */
-static int full_affine(const struct cc_warp_access *a, uint64_t *d)
+int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step)
 {
-  uint64_t step = a->addr[1] - a->addr[0];
-  if (a->active != 0xffffffffu)
-    return 0;
-  *d = step;
 #ifdef HAVE_AVX2_AFFINE
   if (__builtin_cpu_supports("avx2"))
     return lanes_affine_avx2(a, step);
@@ -186,32 +179,6 @@ unsorted:
   for (uint32_t i = 0; i < n; i++)
     group_piece(g, pc[i]);
   g->max_line = g->n ? g->e[g->n - 1].line : 0;
-}
-
-/* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
- * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
- * apart in address order, each in one sector (a line per lane: its first sector and the
- * stride); either determines the record's lines and sectors, which gather builds without
- * grouping. The general form sorts the lanes' sectors and groups them (gather_general), and
- * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
-struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base)
-{
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t d, top;
-  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
-  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
-      !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
-      !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
-    uint64_t lo = a->addr[0] + base;
-    if (d == size)
-      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
-                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
-    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
-                                                            CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0)
-      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
-  }
-  return (struct form_key){FORM_GENERAL, 0, 0};
 }
 
 /* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
