@@ -697,9 +697,11 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
  * sector) through store memo m of its SM sm, if every way of m still holds its line;
  * returns 0 (nothing done) otherwise. The counts are replay's for such a store into ic
  * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
-static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
-                             const struct cc_warp_access *a, uint32_t sm,
-                             struct cc_cache_counts *ic)
+static __attribute__((noinline)) int store_memo_replay(struct cc_cache *c,
+                                                       const struct store_memo *m,
+                                                       const struct cc_warp_access *a,
+                                                       uint32_t sm,
+                                                       struct cc_cache_counts *ic)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;
@@ -809,10 +811,10 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
    * another thread's); while sampling, of the sampled lanes */
   column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
                  key.form == FORM_LANES;
-  if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
-      c->smemo[sm].key.b == key.b &&
+  if (column_store && !s->exact && c->smemo[sm].key.form == FORM_LANES &&
+      c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
       store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
-    return REACH_NONE;
+    return REACH_NONE; /* (sampling: store_first tried it) */
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
@@ -861,6 +863,23 @@ static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a,
   return 1;
 }
 
+/* While sampling: if global store a (form key) is in the form of its SM's store memo,
+ * whose ways still hold its lines, the store done through the memo (the sampled lanes'
+ * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
+ * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
+ * naive transpose: the 8 warps of a CTA store into the same column of lines). */
+static inline int store_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                              struct form_key key)
+{
+  const struct store_memo *m = &c->smemo[sm];
+  if (key.form != FORM_LANES || a->kind != CC_ACCESS_STORE || a->space != CC_SPACE_GLOBAL ||
+      m->key.form != FORM_LANES || m->key.a != key.a || m->key.b != key.b ||
+      !store_memo_replay(c, m, a, sm, &c->samp[a->insn_slot]))
+    return 0;
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  return 1;
+}
+
 /* The serial replay of global or local record a while sampling: most records end at
  * sample_fast. */
 static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
@@ -869,7 +888,7 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
   struct form_key key = cc_cache_form_of(a, base);
   uint32_t lanes = 0;
   enum level_reached reach;
-  if (memo_first(c, a, sm, key))
+  if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
     return;
   if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
