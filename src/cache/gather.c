@@ -241,9 +241,10 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
 #define GROUP_SPAN (16 * CC_CACHE_LINE_BYTES) /* bytes of an aligned group of 16 lines */
 
 /* The sectors of a's active lanes whose bytes lie in [0, GROUP_SPAN) once `add` is added
- * to their addresses (bit s: sector s of the window) into *bits; 0 if a lane's do not. */
+ * to their addresses (bit s: sector s of the window) into *bits, their number into
+ * *sectors; 0 if a lane's do not. */
 static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t size,
-                      uint64_t *bits)
+                      uint64_t *bits, uint32_t *sectors)
 {
   uint64_t out = 0;
   for (uint32_t m = a->active; m; m &= m - 1) {
@@ -254,15 +255,17 @@ static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t siz
     out |= (2ull << s1) - (1ull << s0); /* sectors s0..s1 (s1 = 63: 2 << 63 wraps to 0) */
   }
   *bits = out;
+  *sectors = (uint32_t)__builtin_popcountll(out);
   return 1;
 }
 
 #ifdef CC_CACHE_AVX2
 /* group_bits with AVX2, four lanes a step over all 32 (the inactive ones masked off: no
- * branch a lane; a shift by 64 or more gives 0, as the scalar 2 << 63 wraps). */
-__attribute__((target("avx2"))) static int group_bits_avx2(const struct cc_warp_access *a,
-                                                            uint64_t add, uint32_t size,
-                                                            uint64_t *bits)
+ * branch a lane; a shift by 64 or more gives 0, as the scalar 2 << 63 wraps), and the
+ * popcnt instruction (every AVX2 host has it) for the count. */
+__attribute__((target("avx2,popcnt"))) static int group_bits_avx2(
+    const struct cc_warp_access *a, uint64_t add, uint32_t size, uint64_t *bits,
+    uint32_t *sectors)
 {
   const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
   const __m256i lim = _mm256_set1_epi64x((long long)((GROUP_SPAN - size) ^ (1ull << 63)));
@@ -290,6 +293,7 @@ __attribute__((target("avx2"))) static int group_bits_avx2(const struct cc_warp_
     return 0;
   half = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
   *bits = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half)));
+  *sectors = (uint32_t)__builtin_popcountll(*bits);
   return 1;
 }
 #endif
@@ -310,13 +314,12 @@ static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a
   uint32_t shift;
 #ifdef CC_CACHE_AVX2
   if (__builtin_cpu_supports("avx2")) {
-    if (!group_bits_avx2(a, base - from, size, &bits))
+    if (!group_bits_avx2(a, base - from, size, &bits, sectors))
       return -1;
   } else
 #endif
-    if (!group_bits(a, base - from, size, &bits))
+    if (!group_bits(a, base - from, size, &bits, sectors))
       return -1;
-  *sectors = (uint32_t)__builtin_popcountll(bits);
   shift = 4 * (cc_cache_line_class(c->dev.index, group * 16) & c->sample_mask);
   return (bits & (c->sample_nibbles << shift)) != 0;
 }
