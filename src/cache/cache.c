@@ -697,11 +697,9 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
  * sector) through store memo m of its SM sm, if every way of m still holds its line;
  * returns 0 (nothing done) otherwise. The counts are replay's for such a store into ic
  * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
-static __attribute__((noinline)) int store_memo_replay(struct cc_cache *c,
-                                                       const struct store_memo *m,
-                                                       const struct cc_warp_access *a,
-                                                       uint32_t sm,
-                                                       struct cc_cache_counts *ic)
+static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+                             const struct cc_warp_access *a, uint32_t sm,
+                             struct cc_cache_counts *ic)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;

@@ -311,7 +311,9 @@ static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t group = (a->addr[__builtin_ctz(a->active)] + base) / GROUP_SPAN, bits = 0;
   uint64_t from = group * GROUP_SPAN;
-  uint32_t shift;
+  uint32_t shift, last = 31 - (uint32_t)__builtin_clz(a->active);
+  if (a->addr[last] + base - from > GROUP_SPAN - size) /* most records of scattered lanes */
+    return -1;
 #ifdef CC_CACHE_AVX2
   if (__builtin_cpu_supports("avx2")) {
     if (!group_bits_avx2(a, base - from, size, &bits, sectors))
