@@ -695,19 +695,20 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
  * sector) through store memo m of its SM sm, if every way of m still holds its line;
- * returns 0 (nothing done) otherwise. The counts are replay's for such a store. */
+ * returns 0 (nothing done) otherwise. The counts are replay's for such a store into ic
+ * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
 static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
-                             const struct cc_warp_access *a, uint32_t sm)
+                             const struct cc_warp_access *a, uint32_t sm,
+                             struct cc_cache_counts *ic)
 {
-  struct cc_cache_counts *ic = &c->insn[a->insn_slot];
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++)
+  for (uint32_t i = 0; i < m->n; i++)
     differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
   if (differ)
     return 0;
   bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) { /* l2_write_way's, one sector a line */
+  for (uint32_t i = 0; i < m->n; i++) { /* l2_write_way's, one sector a line */
     struct way *w = &c->l2.w[m->way[i]];
     uint32_t s = (uint32_t)__builtin_ctz(m->mask[i]);
     uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
@@ -717,9 +718,11 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
     w->dirty = was_dirty | m->mask[i];
     after_write(&c->l2, w, was_dirty, was_partial);
   }
-  ic->l1_wavefronts += CC_WARP_SIZE / 4;
-  c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
-  ic->l2_sectors_write += CC_WARP_SIZE;
+  if (!c->sampling) {
+    ic->l1_wavefronts += CC_WARP_SIZE / 4;
+    c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
+    ic->l2_sectors_write += CC_WARP_SIZE;
+  }
   ic->l2_hit_sectors += hits;
   return 1;
 }
@@ -727,11 +730,12 @@ static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
 /* Remembers the global store p (line-per-lane form key) as its SM's store memo m. */
 static void store_memo_set(struct store_memo *m, const struct pending *p, struct form_key key)
 {
-  for (uint32_t i = 0; i < CC_WARP_SIZE; i++) {
+  for (uint32_t i = 0; i < p->g.n; i++) {
     m->way[i] = p->way[i];
     m->line[i] = p->g.e[i].line;
     m->mask[i] = p->g.e[i].mask;
   }
+  m->n = p->g.n;
   m->key = key;
 }
 
@@ -802,12 +806,13 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
-   * another thread's), and of 32 lines (not while sampling) */
-  column_store = !s->out && !s->exact && a->kind == CC_ACCESS_STORE &&
-                 a->space == CC_SPACE_GLOBAL && key.form == FORM_LANES;
-  if (column_store && c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
-      c->smemo[sm].key.b == key.b && store_memo_replay(c, &c->smemo[sm], a, sm))
-    return REACH_NONE;
+   * another thread's); while sampling, of the sampled lanes */
+  column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
+                 key.form == FORM_LANES;
+  if (column_store && !s->exact && c->smemo[sm].key.form == FORM_LANES &&
+      c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
+      store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
+    return REACH_NONE; /* (sampling: store_first tried it) */
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
@@ -835,6 +840,44 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   return replay_keyed(c, s, a, sm, base, key, lanes);
 }
 
+/* While sampling: if load record a (form key, fast) is in the form of its SM's L1 memo,
+ * its counts, those replay_keyed and replay give it (the memo holds the record's sampled
+ * lines, which exist: a memo is set only by a record that touched one, and cleared at the
+ * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
+ * row-per-thread loops: a warp re-reads its 32 lines 8 times). */
+static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                             struct form_key key)
+{
+  const struct l1_memo *m = &c->memo[sm];
+  uint32_t slot = a->insn_slot;
+  if (key.form == FORM_GENERAL || key.form != m->key.form || key.a != m->key.a ||
+      key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
+      !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
+    return 0;
+  sample_whole(c, &c->insn[slot], a, sm,
+               key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
+  c->samp[slot].l1_hit_sectors += m->sectors;
+  count_wait(c, slot, sm, REACH_L1);
+  return 1;
+}
+
+/* While sampling: if global store a (form key) is in the form of its SM's store memo,
+ * whose ways still hold its lines, the store done through the memo (the sampled lanes'
+ * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
+ * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
+ * naive transpose: the 8 warps of a CTA store into the same column of lines). */
+static inline int store_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                              struct form_key key)
+{
+  const struct store_memo *m = &c->smemo[sm];
+  if (key.form != FORM_LANES || a->kind != CC_ACCESS_STORE || a->space != CC_SPACE_GLOBAL ||
+      m->key.form != FORM_LANES || m->key.a != key.a || m->key.b != key.b ||
+      !store_memo_replay(c, m, a, sm, &c->samp[a->insn_slot]))
+    return 0;
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  return 1;
+}
+
 /* The serial replay of global or local record a while sampling: most records end at
  * sample_fast. */
 static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
@@ -843,6 +886,8 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
   struct form_key key = cc_cache_form_of(a, base);
   uint32_t lanes = 0;
   enum level_reached reach;
+  if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
+    return;
   if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
       count_wait(c, a->insn_slot, sm, REACH_UNSEEN);

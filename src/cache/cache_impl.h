@@ -156,9 +156,11 @@ struct l1_memo {
  * store with the same first sector and stride writes the same sectors of the same lines
  * (other bytes of them: the CTA's other warps): where every way still holds its line (a
  * line lives in one way at most), the store updates those ways without looking its lines
- * up, and touches them in the same order, as the full replay would. */
+ * up, and touches them in the same order, as the full replay would. While sampling it
+ * holds the sampled lanes' lines only (the same key: the same lanes sampled). */
 struct store_memo {
   struct form_key key;         /* FORM_GENERAL: none */
+  uint32_t n;                  /* lines: 32, or while sampling the sampled lanes' */
   uint32_t way[CC_WARP_SIZE];  /* index into l2.w */
   uint64_t line[CC_WARP_SIZE];
   uint8_t mask[CC_WARP_SIZE];
@@ -196,6 +198,9 @@ struct cc_cache {
   /* set sampling (sample.c) */
   uint32_t sample_k;           /* this kernel's: 1 set in sample_k once sampling (1: never) */
   uint32_t sample_mask;        /* sample_k - 1: a line is sampled iff !(class & mask) */
+  uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
+                                  sampled lines of a group of 16 whose class offset is 0
+                                  (gather.c sample_group) */
   uint64_t records;            /* global and local records of the kernel so far */
   uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */
@@ -250,10 +255,35 @@ static inline uint32_t byte_bits(uint32_t off, uint32_t len)
   return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
 }
 
+/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64), all 32 read (AVX2
+ * where the host has it). gather.c. */
+int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);
+
 /* The form of a's active lanes (addresses + base): RANGE (32 lanes on consecutive
  * elements: first and last sector), LANES (32 lanes a line or more apart in address
- * order, each in one sector: first sector, stride) or GENERAL. */
-struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base);
+ * order, each in one sector: first sector, stride) or GENERAL. Either fast form
+ * determines the record's lines and sectors, which gather builds without grouping; the
+ * general form sorts the lanes' sectors and groups them (gather.c gather_general), and
+ * gives the same entries (tests/cache/test_cache.c test_fast_paths). Inline: the first
+ * cost of every record of the replay (the lanes' test aside). */
+static inline struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t d = a->addr[1] - a->addr[0], top, lo = a->addr[0] + base;
+  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
+  if (a->active == 0xffffffffu && size <= CC_CACHE_SECTOR_BYTES &&
+      cc_cache_lanes_affine(a, d) && !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
+      !__builtin_add_overflow(lo, top, &top)) {
+    if (d == size)
+      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) &&
+        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0)
+      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
+  }
+  return (struct form_key){FORM_GENERAL, 0, 0};
+}
 /* The lines and sectors of a's active lanes in form k into g, in increasing line order
  * (stores and atomics: the bytes written per sector). */
 void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
@@ -288,7 +318,9 @@ static inline int sampled_line(const struct cc_cache *c, uint64_t line)
   return !(cc_cache_line_class(c->dev.index, line) & c->sample_mask);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+/* AVX2 copies of the hot loops, chosen at run time (__builtin_cpu_supports); every one
+ * has a portable form, which -DCC_CACHE_NO_AVX2 selects on x86-64 too (to test it). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define CC_CACHE_AVX2 1
 #include <immintrin.h>
 /* Bit l (l < 32) set iff x + l x inc < lim (unsigned, modulo 2^64), four lanes a step

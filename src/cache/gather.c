@@ -44,44 +44,49 @@ static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
 typedef uint64_t lane_quad __attribute__((vector_size(32)));
 
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
- * without branches on the data or multiplications. Inlined into both full_affine and its
- * AVX2 copy, which the compiler builds with the wider registers. */
-static inline __attribute__((always_inline)) int lanes_affine(const struct cc_warp_access *a,
-                                                              uint64_t step)
+ * each compared with the progression itself (an xor, an or and an addition a step),
+ * without branches on the data or multiplications. The portable form, which the compiler
+ * builds for SSE2, NEON or scalars (not inlined: its vectors would make form_of align
+ * its stack frame on every call, the AVX2 one's included). */
+static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a, uint64_t step)
 {
   uint64_t a0 = a->addr[0];
-  lane_quad base = {a0, a0, a0, a0}, want = {0, step, 2 * step, 3 * step}, bad = {0, 0, 0, 0};
+  lane_quad want = {a0, a0 + step, a0 + 2 * step, a0 + 3 * step}, bad = {0, 0, 0, 0};
   lane_quad four = {4 * step, 4 * step, 4 * step, 4 * step};
 #pragma GCC unroll 8
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
     lane_quad v;
     memcpy(&v, &a->addr[l], sizeof v);
-    bad |= (v - base) ^ want;
+    bad |= v ^ want;
     want += four;
   }
   return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define HAVE_AVX2_AFFINE 1
-/* lanes_affine with AVX2 (where the host has it: a set sampling replay spends a third of
- * a record's instructions in this test). */
+/* lanes_affine with AVX2 (where the host has it: every record of a set sampling replay
+ * takes this test, which is a large part of what an unsampled record costs): the xor
+ * reads its lanes from memory, and one vptest ends it. */
 __attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_warp_access *a,
                                                               uint64_t step)
 {
-  return lanes_affine(a, step);
+  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a->addr[0]),
+                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
+                                                    (long long)step, 0));
+  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
+    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
+    want = _mm256_add_epi64(want, four);
+  }
+  return _mm256_testz_si256(bad, bad);
 }
 #endif
 
-/* Whether all 32 lanes are active at addr[0] + l x d for one d (returned in *d): every
- * lane's address minus lane 0's is l x d (modulo 2^64, as the lanes' addresses). The
- * check of every record, the first cost of the replay. */
-static int full_affine(const struct cc_warp_access *a, uint64_t *d)
+int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step)
 {
-  uint64_t step = a->addr[1] - a->addr[0];
-  if (a->active != 0xffffffffu)
-    return 0;
-  *d = step;
 #ifdef HAVE_AVX2_AFFINE
   if (__builtin_cpu_supports("avx2"))
     return lanes_affine_avx2(a, step);
@@ -176,32 +181,6 @@ unsorted:
   g->max_line = g->n ? g->e[g->n - 1].line : 0;
 }
 
-/* The form of a's active lanes (addresses + base). Fast forms: 32 lanes on consecutive
- * elements (a contiguous range: its first and last sector), and 32 lanes a line or more
- * apart in address order, each in one sector (a line per lane: its first sector and the
- * stride); either determines the record's lines and sectors, which gather builds without
- * grouping. The general form sorts the lanes' sectors and groups them (gather_general), and
- * gives the same entries (tests/cache/test_cache.c test_fast_paths). */
-struct form_key cc_cache_form_of(const struct cc_warp_access *a, uint64_t base)
-{
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t d, top;
-  /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
-  if (size <= CC_CACHE_SECTOR_BYTES && full_affine(a, &d) &&
-      !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
-      !__builtin_add_overflow(a->addr[0] + base, top, &top)) {
-    uint64_t lo = a->addr[0] + base;
-    if (d == size)
-      return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
-                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
-    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && lo % CC_CACHE_SECTOR_BYTES + size <=
-                                                            CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0)
-      return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
-  }
-  return (struct form_key){FORM_GENERAL, 0, 0};
-}
-
 /* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
  * stores the bytes. */
 void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
@@ -259,16 +238,108 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
   g->max_line = n ? g->e[n - 1].line : 0;
 }
 
+#define GROUP_SPAN (16 * CC_CACHE_LINE_BYTES) /* bytes of an aligned group of 16 lines */
+
+/* The sectors of a's active lanes whose bytes lie in [0, GROUP_SPAN) once `add` is added
+ * to their addresses (bit s: sector s of the window) into *bits, their number into
+ * *sectors; 0 if a lane's do not. */
+static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t size,
+                      uint64_t *bits, uint32_t *sectors)
+{
+  uint64_t out = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t off = a->addr[__builtin_ctz(m)] + add; /* below the window: huge */
+    uint64_t s0 = off / CC_CACHE_SECTOR_BYTES, s1 = (off + size - 1) / CC_CACHE_SECTOR_BYTES;
+    if (off > GROUP_SPAN - size)
+      return 0;
+    out |= (2ull << s1) - (1ull << s0); /* sectors s0..s1 (s1 = 63: 2 << 63 wraps to 0) */
+  }
+  *bits = out;
+  *sectors = (uint32_t)__builtin_popcountll(out);
+  return 1;
+}
+
+#ifdef CC_CACHE_AVX2
+/* group_bits with AVX2, four lanes a step over all 32 (the inactive ones masked off: no
+ * branch a lane; a shift by 64 or more gives 0, as the scalar 2 << 63 wraps), and the
+ * popcnt instruction (every AVX2 host has it) for the count. */
+__attribute__((target("avx2,popcnt"))) static int group_bits_avx2(
+    const struct cc_warp_access *a, uint64_t add, uint32_t size, uint64_t *bits,
+    uint32_t *sectors)
+{
+  const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
+  const __m256i lim = _mm256_set1_epi64x((long long)((GROUP_SPAN - size) ^ (1ull << 63)));
+  const __m256i plus = _mm256_set1_epi64x((long long)add);
+  const __m256i tail = _mm256_set1_epi64x((long long)(size - 1));
+  const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+  const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
+  __m256i acc = _mm256_setzero_si256(), bad = _mm256_setzero_si256();
+  __m128i half;
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i on = _mm256_and_si256(_mm256_set1_epi64x((long long)(a->active >> l)), lane);
+    __m256i off = _mm256_add_epi64(
+        _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]), plus);
+    __m256i s0 = _mm256_srli_epi64(off, 5);
+    __m256i s1 = _mm256_srli_epi64(_mm256_add_epi64(off, tail), 5);
+    on = _mm256_cmpeq_epi64(on, lane);
+    bad = _mm256_or_si256(bad, _mm256_and_si256(on, _mm256_cmpgt_epi64(
+                                                        _mm256_xor_si256(off, sign), lim)));
+    acc = _mm256_or_si256(acc, _mm256_and_si256(on, _mm256_sub_epi64(
+                                                        _mm256_sllv_epi64(two, s1),
+                                                        _mm256_sllv_epi64(one, s0))));
+  }
+  if (!_mm256_testz_si256(bad, bad))
+    return 0;
+  half = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  *bits = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half)));
+  *sectors = (uint32_t)__builtin_popcountll(*bits);
+  return 1;
+}
+#endif
+
+/* Group-window form of cc_cache_sample_general: where every active lane's bytes lie in
+ * one aligned group of 16 lines (2 KiB: a divergent warp's lanes, a few lines), their
+ * sectors are the bits of one 64-bit mask (bit 4j + s: sector s of the group's line j),
+ * ORed in lane order or not; the record's sectors are its bits, its lines its nonzero
+ * nibbles, and a line's class is j xor the group's (cc_cache_line_class), so the sampled
+ * lines of the group are the nibbles of c->sample_nibbles shifted by the group's class.
+ * Returns -1 where a lane leaves the group (or its bytes wrap past 2^64). */
+static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a,
+                        uint64_t base, uint32_t *sectors)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t group = (a->addr[__builtin_ctz(a->active)] + base) / GROUP_SPAN, bits = 0;
+  uint64_t from = group * GROUP_SPAN;
+  uint32_t shift, last = 31 - (uint32_t)__builtin_clz(a->active);
+  if (a->addr[last] + base - from > GROUP_SPAN - size) /* most records of scattered lanes */
+    return -1;
+#ifdef CC_CACHE_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    if (!group_bits_avx2(a, base - from, size, &bits, sectors))
+      return -1;
+  } else
+#endif
+    if (!group_bits(a, base - from, size, &bits, sectors))
+      return -1;
+  shift = 4 * (cc_cache_line_class(c->dev.index, group * 16) & c->sample_mask);
+  return (bits & (c->sample_nibbles << shift)) != 0;
+}
+
 /* While sampling, a record in the general form: its sectors (*sectors) and whether one of
- * its lines is sampled, in one pass over the active lanes while their bytes come in
- * address order (no byte masks, no gathering); -1 at the first lane out of order or
- * wrapping past 2^64 (the caller gathers). */
+ * its lines is sampled, without gathering: sample_group where its lanes lie in 2 KiB, else
+ * one pass over the active lanes while their bytes come in address order (no byte masks,
+ * no gathering); -1 at the first lane out of order or wrapping past 2^64 (the caller
+ * gathers). */
 int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
   uint64_t last = 0, seen = UINT64_MAX; /* the last sector counted, the last line tested */
-  int any = 0, first = 1;
+  int any = sample_group(c, a, base, sectors), first = 1;
+  if (any >= 0)
+    return any;
+  any = 0;
   for (uint32_t m = a->active; m; m &= m - 1, first = 0) {
     uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
     uint64_t s0 = lo / CC_CACHE_SECTOR_BYTES, s1 = hi / CC_CACHE_SECTOR_BYTES;
@@ -285,4 +356,3 @@ int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_acces
   *sectors = n;
   return any;
 }
-

@@ -10,7 +10,7 @@
  * lines alone, in the stream's order, is the full replay of those sets
  * (tests/cache/test_set_sample.c checks it against a replay of the stream cut to the sampled
  * lanes). The memos (cache.c) hold lines of every class: they are cleared at the switch,
- * and the store memo (32 lines at once) is not used while sampling. L2 never tells L1
+ * and the store memo then holds a column's sampled lines only. L2 never tells L1
  * anything but the level a load waited on.
  *
  * The figures (integers, no rounding but the waits'):
@@ -66,6 +66,9 @@ void cc_cache_sample_begin(struct cc_cache *c)
     k = c->l2.classes;
   c->sample_k = k;
   c->sample_mask = k - 1;
+  c->sample_nibbles = 0;
+  for (uint32_t j = 0; j < 16; j += k)
+    c->sample_nibbles |= 0xfull << (4 * j);
   c->records = 0;
   c->sampling = 0;
   c->switch_at = k > 1 ? c->dev.sample_after : UINT64_MAX;

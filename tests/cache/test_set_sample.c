@@ -192,6 +192,50 @@ static void test_switch_after(void **state)
   }
 }
 
+/* Records in the general form while sampling (sample=16 from record 0; group 0 of 16
+ * lines has class offset 0, so line j's class is j and line 0 alone is sampled):
+ *   1. 4 lanes, addresses 1920, 1280, 1022, 136 (descending): lines 15, 10, 7 and 8
+ *      (bytes 1022..1025: sectors 31 and 32), 1: 5 sectors, 2 wavefronts, no sampled line;
+ *   2. 3 lanes, 4 bytes at 100, 64, 30 (descending; the last covers bytes 30..33, sectors
+ *      0 and 1): line 0, sectors 0..3: 4 sectors, 1 wavefront, sampled; L1 and L2 empty,
+ *      so 4 sectors read from L2 and 2 DRAM units of 64 bytes (128 bytes);
+ *   3. 2 lanes at 2040 and 2048 (lines 15 and 16: two groups, the one-pass fallback):
+ *      sectors 63 and 64, 1 wavefront; line 16's class is 0 xor the top 4 bits of the
+ *      multiplier 0x9e37...: 9, not sampled.
+ * Whole-record counts: 4 wavefronts; the sampled raw counts: 4 L2 sectors read, 128 DRAM
+ * bytes; the estimates 16 x those (64, 2048). */
+static void test_general_window(void **state)
+{
+  static const uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+  static const uint64_t addr[3][4] = {{1920, 1280, 1022, 136}, {100, 64, 30}, {2040, 2048}};
+  static const uint32_t active[3] = {0xfu, 0x7u, 0x3u};
+  struct cc_cache_device d;
+  struct cc_err err = {0};
+  int on = 0;
+  (void)state;
+  assert_int_equal(cc_cache_device_get("sm_90", "h100,sample=16,sample-after=0", NULL, &d,
+                                       &on, &err), CC_OK);
+  struct cc_cache *c = cc_cache_new(&d);
+  cc_cache_begin_kernel(c, grid, block, 1);
+  for (uint32_t r = 0; r < 3; r++) {
+    struct cc_warp_access a;
+    memset(&a, 0, sizeof a);
+    a.kind = CC_ACCESS_LOAD;
+    a.space = CC_SPACE_GLOBAL;
+    a.size_bytes = 4;
+    a.active = active[r];
+    memcpy(a.addr, addr[r], sizeof addr[r]);
+    cc_cache_access(c, &a, 0);
+  }
+  cc_cache_end_kernel(c);
+  assert_int_equal(cc_cache_insn(c, 0)->l1_wavefronts, 4);
+  assert_int_equal(cc_cache_insn_sampled(c, 0)->l2_sectors_read, 4);
+  assert_int_equal(cc_cache_insn_sampled(c, 0)->dram_bytes_read, 128);
+  assert_int_equal(cc_cache_insn(c, 0)->l2_sectors_read, 64);
+  assert_int_equal(cc_cache_insn(c, 0)->dram_bytes_read, 2048);
+  cc_cache_free(c);
+}
+
 /* Every aligned group of 16 lines holds the 16 classes once (a permutation); group 0's
  * hash is 0 (0 x the multiplier), so its classes are the line numbers themselves. */
 static void test_line_class(void **state)
@@ -282,6 +326,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_line_class),
+    cmocka_unit_test(test_general_window),
     cmocka_unit_test(test_sample_limits),
     cmocka_unit_test(test_sampled_sets_exact),
     cmocka_unit_test(test_small_kernel_exact),
