@@ -226,8 +226,8 @@ static void traffic_lines(FILE *fp, const struct cc_kernel_stats *k)
   wrap(fp, "  time:    ", 11, buf);
   if (k->cache.sampled_from != UINT64_MAX) {
     snprintf(buf, sizeof buf, "L1 hits, L2 and DRAM figures estimated from 1 set in %u "
-             "after the first %llu records (of %s); every set: --cache %s,sample=1",
-             k->cache.sample, (unsigned long long)k->cache.sampled_from,
+             "after the first %s records (of %s); every set: --cache %s,sample=1",
+             k->cache.sample, grouped(k->cache.sampled_from, b, sizeof b),
              grouped(k->cache.records, a, sizeof a), d->name);
     wrap(fp, "  sampled: ", 11, buf);
   }
