@@ -91,12 +91,17 @@ struct cc_access_sink {
  * end_kernel, closes every partial on the calling thread: merge 1 adds its figures to the
  * consumer's open kernel (the merge is associative and commutative, so the result is the
  * serial one whatever thread ran which CTA), merge 0 only frees it (the run failed).
- * open returns NULL only when ctx has no open kernel. */
+ * open returns NULL only when ctx has no open kernel. unordered (NULL: never), called on
+ * the owning thread right after access succeeded for a, says whether the consumer's
+ * ordered sink does not need a: the partial counted what the ordered side would have
+ * (the cache model's records that change no cache state: cache.h cc_cache_drop), and
+ * the producer may leave a out of the ordered stream. */
 struct cc_access_partials {
   void *ctx;
   void *(*open)(void *ctx);
   int (*access)(void *part, const struct cc_warp_access *a, struct cc_err *err);
   int (*close)(void *ctx, void *part, int merge, struct cc_err *err);
+  int (*unordered)(void *part, const struct cc_warp_access *a);
 };
 
 /* Number of active lanes of a record (popcount of active). */

@@ -130,6 +130,16 @@ static int multi_access(void *part, const struct cc_warp_access *a, struct cc_er
   return CC_OK;
 }
 
+/* Whether no analysis's ordered side needs the record its partial was just given. */
+static int multi_unordered(void *part, const struct cc_warp_access *a)
+{
+  struct multi_part *mp = part;
+  for (size_t i = 0; i < mp->mu->n; i++)
+    if (!mp->mu->parts[i].unordered || !mp->mu->parts[i].unordered(mp->parts[i], a))
+      return 0;
+  return 1;
+}
+
 /* Closes every analysis's partial (all of them, even after a failure: they are freed);
  * the first failure is returned. */
 static int multi_close(void *ctx, void *part, int merge, struct cc_err *err)
@@ -158,7 +168,8 @@ int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_pa
     mu->parts[i] = cc_analysis_partials(mu->ans[i]);
     ordered |= mu->ans[i]->cache != NULL;
   }
-  *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close};
+  *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close,
+                                     multi_unordered};
   return ordered;
 }
 

@@ -12,6 +12,9 @@ struct partial {
   const struct cc_model *model;
   uint32_t group_lanes;
   struct cc_insn_stats *insns;     /* by slot; info shallow (borrowed from k), footprints owned */
+  const struct cc_cache *cache;    /* the analysis's cache model, or NULL */
+  struct cc_cache_drops *drops;    /* what this thread counted for it (cache.h) */
+  int dropped;                     /* the last record went into drops */
 };
 
 static void *partial_open(void *ctx)
@@ -34,17 +37,37 @@ static void *partial_open(void *ctx)
     s->stride_min = UINT64_MAX; /* as init_insn: no stride seen */
     s->footprint = cc_analysis_fp_new();
   }
+  if (an->cache) {
+    p->cache = an->cache;
+    p->drops = cc_cache_drops_new(an->cache);
+  }
   return p;
 }
 
 static int partial_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct partial *p = part;
+  struct cc_insn_stats *s;
+  uint64_t wavefronts;
   int rc = cc_analysis_check_record(p->k, a, err);
   if (rc != CC_OK)
     return rc;
-  cc_analysis_accumulate(&p->insns[a->insn_slot], p->model, p->group_lanes, a);
+  s = &p->insns[a->insn_slot];
+  wavefronts = s->wavefronts;
+  cc_analysis_accumulate(s, p->model, p->group_lanes, a);
+  /* the shared model's wavefronts of the record: what the ordered sink would give the
+   * cache (access_cb); local records reach the cache word by word in the interleaved
+   * layout (feed_cache): always sent on */
+  p->dropped = p->drops && a->space != CC_SPACE_LOCAL &&
+               cc_cache_drop(p->cache, a, (uint32_t)(s->wavefronts - wavefronts), p->drops);
   return CC_OK;
+}
+
+static int partial_unordered(void *part, const struct cc_warp_access *a)
+{
+  const struct partial *p = part;
+  (void)a; /* the record partial_access was just given */
+  return p->dropped;
 }
 
 int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot,
@@ -78,8 +101,12 @@ static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
   int rc = CC_OK;
   if (!p)
     return CC_OK;
-  if (merge && an->open)
+  if (merge && an->open) {
     rc = cc_analysis_merge_open(an, p->insns, err);
+    if (p->drops && an->cache == p->cache)
+      cc_cache_drops_add(an->cache, p->drops);
+  }
+  cc_cache_drops_free(p->drops);
   for (size_t slot = 0; slot < p->k->n_insns; slot++)
     cc_analysis_fp_free(p->insns[slot].footprint);
   free(p->insns);
@@ -90,5 +117,6 @@ static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
 struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
 {
   an->split = 1;
-  return (struct cc_access_partials){an, partial_open, partial_access, partial_close};
+  return (struct cc_access_partials){an, partial_open, partial_access, partial_close,
+                                     partial_unordered};
 }

@@ -829,6 +829,14 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   return reach;
 }
 
+void cc_cache_locate(const struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
+                     uint64_t *base, uint64_t *linear)
+{
+  *linear = cta_linear(c, a->cta);
+  *sm = sm_of(c, *linear);
+  *base = a->space == CC_SPACE_LOCAL ? local_base(c, *linear, *sm, a->warp) : 0;
+}
+
 enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                                           const struct cc_warp_access *a, uint32_t sm,
                                           uint64_t base)

@@ -274,6 +274,36 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts);
 
+/* Records a producer's worker threads may count themselves (src/emu --jobs; drop.c).
+ * While the model runs behind the workers, in the serial order, most records change no
+ * cache state: shared records (counted at once) and, once set sampling has started, the
+ * global and local records that touch no sampled line (their whole-record counts and
+ * their requests only). A worker counts those into its own cc_cache_drops and does not
+ * send them on; cc_cache_drops_add adds them to c before the kernel ends. The figures
+ * are those of c given every record: integer sums, whatever thread counted what
+ * (tests/e2e/cache_drop.sh). */
+struct cc_cache_drops;
+
+/* An empty set of counts for c's open kernel (its instructions and SMs); the caller frees
+ * it with cc_cache_drops_free. */
+cc_give struct cc_cache_drops *cc_cache_drops_new(cc_keep const struct cc_cache *c);
+
+/* Whether record a needs no replay by c, given the wavefronts shared records cost (the
+ * shared model's, as cc_cache_access takes them): 1 when a is counted into d (the caller
+ * must not pass it to cc_cache_access), 0 when c must see it. Safe on worker threads
+ * while another thread feeds c: it reads c's kernel shape, set before the workers start,
+ * and the first CTA past the sampling switch, which c publishes (atomically) when it
+ * switches; a record of an earlier CTA, or one read before the switch is known, is sent
+ * on. The parallel replay (cc_cache_set_jobs) takes every record. */
+int cc_cache_drop(cc_keep const struct cc_cache *c, const struct cc_warp_access *a,
+                  uint32_t shared_wavefronts, struct cc_cache_drops *d);
+
+/* Adds d's counts to c's open kernel (before cc_cache_end_kernel), on c's thread. */
+void cc_cache_drops_add(struct cc_cache *c, cc_keep const struct cc_cache_drops *d);
+
+/* Frees d (NULL is allowed). */
+void cc_cache_drops_free(cc_take struct cc_cache_drops *d);
+
 /* Ends the kernel: counts every sector still dirty in L2 in its writing instruction's
  * l2_dirty_bytes_at_end (not in dram_bytes_written: the hardware keeps them in L2 past
  * the kernel; Nsight Compute counts no DRAM write for them, bench/results/cache-h100-

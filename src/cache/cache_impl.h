@@ -205,6 +205,10 @@ struct cc_cache {
   uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */
   struct cc_cache_counts *samp;/* [n_insns]: the sampled lines' raw counts after the switch */
+  uint64_t drop_from;          /* the first CTA (linear index) whose records all come after
+                                  the sampling switch: workers may count their unsampled
+                                  records (drop.c); UINT64_MAX until the switch. Written
+                                  by c's thread, read by the workers: atomic */
   uint64_t *req_after;         /* [n_insns]: load and atomic requests after the switch */
   uint64_t *sm_req;            /* [dev.sms]: the SM's requests after the switch (its
                                   waits: sample.c) */
@@ -404,20 +408,32 @@ static inline int sample_touches(const struct cc_cache *c, struct form_key k,
 /* Counts what a record of `sectors` sectors costs whatever the caches hold into ex (its
  * slot's) and SM sm's wavefronts: the whole record's counts while sampling (replay
  * counts them where it does not sample). */
-static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
-                                const struct cc_warp_access *a, uint32_t sm,
-                                uint32_t sectors)
+static inline uint32_t whole_counts(const struct cc_cache *c, struct cc_cache_counts *ex,
+                                    const struct cc_warp_access *a, uint32_t sectors)
 {
   uint32_t wavefronts = (sectors + 3) / 4;
   ex->l1_wavefronts += wavefronts;
-  c->sm_wavefronts[sm] += wavefronts;
   if (a->kind == CC_ACCESS_STORE)
     ex->l2_sectors_write += sectors;
   else if (a->kind != CC_ACCESS_LOAD)
     ex->l2_sectors_atomic += sectors;
   else if (a->space != CC_SPACE_LOCAL && !c->dev.l1_global_loads)
     ex->l2_sectors_read += sectors; /* L1 does not cache them: every sector goes to L2 */
+  return wavefronts;
 }
+
+/* whole_counts, and the record's wavefronts on its SM sm. */
+static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
+                                const struct cc_warp_access *a, uint32_t sm,
+                                uint32_t sectors)
+{
+  c->sm_wavefronts[sm] += whole_counts(c, ex, a, sectors);
+}
+
+/* The SM of record a's CTA and, for local records, its warp's local area (*base; 0 for
+ * other spaces), computed without the placement memo (any thread). cache.c. */
+void cc_cache_locate(const struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
+                     uint64_t *base, uint64_t *linear);
 
 /* Forgets memo (a record changed its SM's L1). */
 static inline void memo_clear(struct l1_memo *m)

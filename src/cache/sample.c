@@ -72,6 +72,7 @@ void cc_cache_sample_begin(struct cc_cache *c)
   c->records = 0;
   c->sampling = 0;
   c->switch_at = k > 1 ? c->dev.sample_after : UINT64_MAX;
+  __atomic_store_n(&c->drop_from, UINT64_MAX, __ATOMIC_RELEASE);
   c->evict_before = 0;
   c->scaled = 0;
   free(c->samp);
@@ -93,6 +94,10 @@ void cc_cache_sample_start(struct cc_cache *c)
     c->smemo[s].key.form = FORM_GENERAL;
   }
   c->sampling = 1;
+  /* the records of later CTAs all come after the switch (the producer gives the CTAs in
+   * linear order): from now on workers may count theirs that touch no sampled line */
+  if (!c->par)
+    __atomic_store_n(&c->drop_from, c->last_linear + 1, __ATOMIC_RELEASE);
 }
 
 /* Whether line is sampled: its class a multiple of k. */

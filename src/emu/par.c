@@ -240,8 +240,12 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
 static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct worker *w = ctx;
-  int rc = w->p->partials->access(w->part, a, err);
+  const struct cc_access_partials *pa = w->p->partials;
+  int rc = pa->access(w->part, a, err);
   if (rc || !w->p->sink->access) return rc;
+  /* counted by the partial for the ordered consumer too (the cache model's records that
+   * change no cache state): not buffered, not shipped to the merger */
+  if (pa->unordered && pa->unordered(w->part, a)) return CC_OK;
   return buffer_access(ctx, a, err);
 }
 

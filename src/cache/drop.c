@@ -1,0 +1,120 @@
+/* Records the producer's workers count themselves (cache.h, cc_cache_drops).
+ *
+ * Why it gives the serial figures. cc_cache_access changes no cache state for two kinds
+ * of record: shared ones (their wavefronts and their L1 wait are counted at once), and,
+ * once set sampling has started (sample.c), global and local ones that touch no sampled
+ * line: sample_record then only counts the record's whole-record figures (sample_whole:
+ * wavefronts, the sectors stores, atomics and uncached loads send to L2) and, for loads
+ * and atomics, one request after the switch (count_wait with REACH_UNSEEN). Neither memo
+ * can take such a record first: a memo is set only by a record that touched a sampled
+ * line and holds that record's lines, and a record with the same key has the same lines.
+ * So a worker that counts these records into its own arrays, which are added to the
+ * model's before the kernel ends, leaves every figure as the serial replay makes it (the
+ * counts are integer sums), and the model's one thread sees only the records that change
+ * its state. Which records of a CTA come after the switch is known only in the serial
+ * order: the model publishes the CTA after the one it switched in (sample.c), and a
+ * worker counts a record only when its CTA is at or past it; one it reads too early is
+ * sent on, and the model counts it itself. The parallel replay (par.c) is not served: it
+ * counts its records in its own batches. */
+#include "cache/cache_impl.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "util/mem.h"
+
+struct cc_cache_drops {
+  uint32_t n_insns, sms;
+  struct cc_cache_counts *insn; /* [n_insns]: whole-record counts, shared loads' waits */
+  uint64_t *req_after;          /* [n_insns]: load and atomic requests after the switch */
+  uint64_t *sm;                 /* [sms][3]: wavefronts, requests after the switch, shared
+                                   loads (waits on L1) */
+  uint64_t records;             /* global and local records counted here */
+};
+
+struct cc_cache_drops *cc_cache_drops_new(const struct cc_cache *c)
+{
+  struct cc_cache_drops *d = cc_xcalloc(1, sizeof *d);
+  d->n_insns = c->n_insns;
+  d->sms = c->dev.sms;
+  d->insn = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->insn);
+  d->req_after = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->req_after);
+  d->sm = cc_xcalloc((size_t)d->sms * 3, sizeof *d->sm);
+  return d;
+}
+
+void cc_cache_drops_free(struct cc_cache_drops *d)
+{
+  if (!d)
+    return;
+  free(d->insn);
+  free(d->req_after);
+  free(d->sm);
+  free(d);
+}
+
+/* A shared record: what cc_cache_access counts for it. */
+static int drop_shared(const struct cc_warp_access *a, uint32_t sm, uint32_t wavefronts,
+                       struct cc_cache_drops *d)
+{
+  d->insn[a->insn_slot].l1_wavefronts += wavefronts;
+  d->sm[3 * (size_t)sm] += wavefronts;
+  if (a->kind == CC_ACCESS_LOAD) {
+    d->insn[a->insn_slot].waits_l1++;
+    d->sm[3 * (size_t)sm + 2]++;
+  }
+  return 1;
+}
+
+int cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
+                  uint32_t shared_wavefronts, struct cc_cache_drops *d)
+{
+  uint64_t base, linear;
+  uint32_t sm, sectors, lanes = 0;
+  struct form_key key;
+  if (c->par || a->insn_slot >= d->n_insns || a->active == 0 ||
+      a->size_bytes > CC_ACCESS_MAX_BYTES)
+    return 0; /* cc_cache_access decides (it ignores the last three) */
+  cc_cache_locate(c, a, &sm, &base, &linear);
+  if (a->space == CC_SPACE_SHARED)
+    return drop_shared(a, sm, shared_wavefronts, d);
+  if (linear < __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE))
+    return 0;
+  key = cc_cache_form_of(a, base);
+  if (key.form == FORM_GENERAL) {
+    if (cc_cache_sample_general(c, a, base, &sectors) != 0)
+      return 0;
+  } else if (sample_touches(c, key, &sectors, &lanes)) {
+    return 0;
+  }
+  d->sm[3 * (size_t)sm] += whole_counts(c, &d->insn[a->insn_slot], a, sectors);
+  if (a->kind != CC_ACCESS_STORE) {
+    d->req_after[a->insn_slot]++;
+    d->sm[3 * (size_t)sm + 1]++;
+  }
+  d->records++;
+  return 1;
+}
+
+void cc_cache_drops_add(struct cc_cache *c, const struct cc_cache_drops *d)
+{
+  assert(d->n_insns == c->n_insns && d->sms == c->dev.sms); /* the same kernel */
+  for (uint32_t i = 0; i < d->n_insns; i++) {
+    const struct cc_cache_counts *f = &d->insn[i];
+    struct cc_cache_counts *t = &c->insn[i];
+    t->l1_wavefronts += f->l1_wavefronts;
+    t->l2_sectors_write += f->l2_sectors_write;
+    t->l2_sectors_atomic += f->l2_sectors_atomic;
+    t->l2_sectors_read += f->l2_sectors_read;
+    t->waits_l1 += f->waits_l1;
+    if (d->req_after[i])
+      c->req_after[i] += d->req_after[i];
+  }
+  for (uint32_t s = 0; s < d->sms; s++) {
+    c->sm_wavefronts[s] += d->sm[3 * (size_t)s];
+    if (d->sm[3 * (size_t)s + 1])
+      c->sm_req[s] += d->sm[3 * (size_t)s + 1];
+    c->sm_waits[3 * (size_t)s + REACH_L1] += d->sm[3 * (size_t)s + 2];
+  }
+  c->records += d->records;
+}

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Records the emulator's workers count for the cache model themselves (src/cache/drop.c,
+# cache.h cc_cache_drop): shared records always, and, once set sampling has started,
+# global records that touch no sampled line. The model then sees fewer records, and every
+# figure must still be the serial run's: with --jobs 1 there are no workers (every record
+# goes through the model), with --jobs 2 and 3 the workers count what they may. The JSON
+# reports must be byte-identical (less the wall times), and the runs must have sampled
+# (the point of the test): sample-after=1000 makes the switch come early in these small
+# launches, so most of their CTAs come after it. Cases: the naive transpose (column
+# stores: nearly every record has a sampled line), the tiled one (shared loads and
+# stores, rows of global memory: most records are dropped) and the covariance kernel
+# (loops).
+. "$(dirname "$0")/data/common.bash"
+
+norm() { jq -S 'del(.. | .seconds?)' "$1"; }
+
+# same NAME ARGS...: ARGS with --jobs 1, 2, 3 give the same report, and it sampled
+same() {
+  local name=$1 j
+  shift
+  for j in 1 2 3; do
+    if ! "$COALCHECK" "$@" -q --jobs $j --json "$TMP/$j.json" >/dev/null 2>"$TMP/err.$j"; then
+      fail "$name --jobs $j did not run: $(head -c 400 "$TMP/err.$j")"
+      return
+    fi
+    norm "$TMP/$j.json" >"$TMP/$j.norm" || { fail "$name --jobs $j: bad JSON"; return; }
+  done
+  jq -e '[.kernels[].cache.sampled_from_record // empty] | length > 0' "$TMP/1.json" \
+    >/dev/null || fail "$name: the run did not sample (the test would check nothing)"
+  for j in 2 3; do
+    cmp -s "$TMP/1.norm" "$TMP/$j.norm" ||
+      fail "$name: the report with --jobs $j differs: $(diff "$TMP/1.norm" "$TMP/$j.norm" | head -6)"
+  done
+  checked=$((checked + 1))
+}
+
+checked=0
+T="$COALCHECK_SRC/bench/scale/transpose.ptx"
+C="$COALCHECK_SRC/bench/scale/covariance.ptx"
+TR=(--block 32,8 --arg 'out=f32[n*n]:zero' --arg 'in=f32[n*n]:random:1' --arg n=512)
+EARLY="h100,sample-after=1000"
+same naive "$T" --kernel _Z15transpose_naivePfPKfi --grid 16,64 "${TR[@]}" --cache "$EARLY"
+same tiled "$T" --kernel _Z15transpose_tiledPfPKfi --grid 16,16 "${TR[@]}" --cache "$EARLY"
+same covariance "$C" --kernel _Z12covar_kernelPfS_ii --grid 4 --block 32 \
+  --arg 'symmat=f32[(m+1)*(m+1)]:zero' --arg 'data=f32[(n+1)*(m+1)]:random:51' \
+  --arg m=128 --arg n=16 --cache "$EARLY"
+[ "$checked" -eq 3 ] || fail "expected 3 cases checked, got $checked"
+finish
