@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Two coalcheck binaries alternated on bench/scale.sh's three cases, cache model on: the
+# emulation time ("emulator.seconds" of the JSON report) of each run, one line each, for
+# A/B checks of a change to the --jobs path on the device's 16-core machines (their
+# speed varies between machines and runs: alternate, repeat, compare within one call).
+#
+# usage: bash bench/scale-ab.sh CARRY A B
+#   CARRY  a folder made by bench/scale-carry.sh (its env.sh and lib/), holding binaries
+#          A and B (file names inside CARRY)
+#   SCALE_AB_JOBS (default "1 4 8 16"), SCALE_AB_ROUNDS (default 2), SCALE_AB_CASES
+#          (default "naive tiled covariance")
+# Output lines: CASE BINARY jobs N rep R emu SECONDS
+set -uo pipefail
+set -f # the launch arguments hold brackets
+here=$(cd "$(dirname "$0")" && pwd)
+carry=${1:?usage: bash bench/scale-ab.sh CARRY A B}
+a=${2:?usage: bash bench/scale-ab.sh CARRY A B}
+b=${3:?usage: bash bench/scale-ab.sh CARRY A B}
+# shellcheck disable=SC1091
+. "$carry/env.sh"
+cd "$here/.." || exit 1
+args() {
+  case $1 in
+  naive) echo "bench/scale/transpose.ptx --kernel _Z15transpose_naivePfPKfi --grid 128,512
+    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
+  tiled) echo "bench/scale/transpose.ptx --kernel _Z15transpose_tiledPfPKfi --grid 128,128
+    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
+  covariance) echo "bench/scale/covariance.ptx --kernel _Z12covar_kernelPfS_ii --grid 64
+    --block 32 --arg symmat=f32[(m+1)*(m+1)]:zero --arg data=f32[(n+1)*(m+1)]:random:51
+    --arg m=2048 --arg n=48" ;;
+  esac
+}
+json=$(mktemp)
+for c in ${SCALE_AB_CASES:-naive tiled covariance}; do
+  for r in $(seq 1 "${SCALE_AB_ROUNDS:-2}"); do
+    for j in ${SCALE_AB_JOBS:-1 4 8 16}; do
+      for bin in "$a" "$b"; do
+        # shellcheck disable=SC2046 # the launch's words
+        if "$carry/$bin" $(args "$c") -q --jobs "$j" --json "$json" >/dev/null 2>&1; then
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+print('$c $bin jobs $j rep $r emu', round(d['kernels'][0]['emulator']['seconds'], 3))" "$json"
+        else
+          echo "$c $bin jobs $j rep $r failed"
+        fi
+      done
+    done
+  done
+done
+rm -f "$json"
