@@ -19,24 +19,15 @@ b=${3:?usage: bash bench/scale-ab.sh CARRY A B}
 # shellcheck disable=SC1091
 . "$carry/env.sh"
 cd "$here/.." || exit 1
-args() {
-  case $1 in
-  naive) echo "bench/scale/transpose.ptx --kernel _Z15transpose_naivePfPKfi --grid 128,512
-    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
-  tiled) echo "bench/scale/transpose.ptx --kernel _Z15transpose_tiledPfPKfi --grid 128,128
-    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
-  covariance) echo "bench/scale/covariance.ptx --kernel _Z12covar_kernelPfS_ii --grid 64
-    --block 32 --arg symmat=f32[(m+1)*(m+1)]:zero --arg data=f32[(n+1)*(m+1)]:random:51
-    --arg m=2048 --arg n=48" ;;
-  esac
-}
+# shellcheck source=bench/scale/cases.bash
+. "$here/scale/cases.bash" # case_args
 json=$(mktemp)
 for c in ${SCALE_AB_CASES:-naive tiled covariance}; do
   for r in $(seq 1 "${SCALE_AB_ROUNDS:-2}"); do
     for j in ${SCALE_AB_JOBS:-1 4 8 16}; do
       for bin in "$a" "$b"; do
         # shellcheck disable=SC2046 # the launch's words
-        if "$carry/$bin" $(args "$c") -q --jobs "$j" --json "$json" >/dev/null 2>&1; then
+        if "$carry/$bin" $(case_args "$c") -q --jobs "$j" --json "$json" >/dev/null 2>&1; then
           python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
 print('$c $bin jobs $j rep $r emu', round(d['kernels'][0]['emulator']['seconds'], 3))" "$json"
         else

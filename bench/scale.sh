@@ -83,19 +83,9 @@ timer=""
 [ -x /usr/bin/time ] && timer="/usr/bin/time -v"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# the launch of each case (INPUT and arguments) and its output buffer
-case_args() {
-  case $1 in
-  naive) echo "bench/scale/transpose.ptx --kernel _Z15transpose_naivePfPKfi --grid 128,512
-    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
-  tiled) echo "bench/scale/transpose.ptx --kernel _Z15transpose_tiledPfPKfi --grid 128,128
-    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
-  covariance) echo "bench/scale/covariance.ptx --kernel _Z12covar_kernelPfS_ii --grid 64
-    --block 32 --arg symmat=f32[(m+1)*(m+1)]:zero --arg data=f32[(n+1)*(m+1)]:random:51
-    --arg m=2048 --arg n=48" ;;
-  esac
-}
-case_buf() { [ "$1" = covariance ] && echo symmat || echo out; }
+# the launch of each case and its output buffer: case_args, case_buf
+# shellcheck source=bench/scale/cases.bash
+. "$here/scale/cases.bash"
 
 # one run: run TAG CASE CMD...: CMD (coalcheck and its --jobs, or mpirun ... coalcheck)
 # runs the case; leaves $raw/TAG.{json,bin,err} and prints the table's cells: thread-insns,

@@ -1,0 +1,16 @@
+# The launches of bench/scale.sh's cases (sourced by bench/scale.sh and bench/scale-ab.sh,
+# run from the repository root): the naive and tiled transposes at 4096^2 and PolyBench's
+# covariance kernel, as PTX in this folder (no nvcc needed).
+# the launch of each case (INPUT and arguments) and its output buffer
+case_args() {
+  case $1 in
+  naive) echo "bench/scale/transpose.ptx --kernel _Z15transpose_naivePfPKfi --grid 128,512
+    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
+  tiled) echo "bench/scale/transpose.ptx --kernel _Z15transpose_tiledPfPKfi --grid 128,128
+    --block 32,8 --arg out=f32[n*n]:zero --arg in=f32[n*n]:random:1 --arg n=4096" ;;
+  covariance) echo "bench/scale/covariance.ptx --kernel _Z12covar_kernelPfS_ii --grid 64
+    --block 32 --arg symmat=f32[(m+1)*(m+1)]:zero --arg data=f32[(n+1)*(m+1)]:random:51
+    --arg m=2048 --arg n=48" ;;
+  esac
+}
+case_buf() { [ "$1" = covariance ] && echo symmat || echo out; }
