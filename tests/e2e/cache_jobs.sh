@@ -16,27 +16,14 @@
 # default cache model, which is this replay too.)
 . "$(dirname "$0")/data/common.bash"
 
-norm() { jq -S 'del(.. | .seconds?)' "$1"; }
-
 SMALL="h100,l2=64K,l1=8K,dispatch=blocked"
 MOD="h100,l2=64K,l2-ways=4,index=mod"
 
 # same NAME ARGS...: ARGS with --jobs 1, 2, 3, 4 give the same report
 same() {
-  local name=$1 j
+  local name=$1
   shift
-  for j in 1 2 3 4; do
-    if ! "$COALCHECK" "$@" -q --jobs $j --json "$TMP/$j.json" >/dev/null 2>"$TMP/err.$j"; then
-      fail "$name --jobs $j did not run: $(head -c 400 "$TMP/err.$j")"
-      return
-    fi
-    norm "$TMP/$j.json" >"$TMP/$j.norm" || { fail "$name --jobs $j: bad JSON"; return; }
-  done
-  for j in 2 3 4; do
-    cmp -s "$TMP/1.norm" "$TMP/$j.norm" ||
-      fail "$name: the report with --jobs $j differs: $(diff "$TMP/1.norm" "$TMP/$j.norm" | head -6)"
-  done
-  checked=$((checked + 1))
+  jobs_same "$name" "1 2 3 4" "$@" && checked=$((checked + 1))
 }
 
 checked=0

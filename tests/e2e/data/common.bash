@@ -59,6 +59,27 @@ dump_compare() {
   cmp -s "$TMP/orig.bin" "$TMP/fixed.bin" || fail "$fixed: buffer $buf differs from the original's"
 }
 
+# jobs_same NAME "J1 J2 ..." ARGS...: coalcheck ARGS -q --jobs J --json $TMP/J.json for
+# each J; the JSON reports, less their wall times ("seconds"), must equal the first J's
+# (normalised into $TMP/J.norm). Counts a failure and returns 1 otherwise.
+jobs_same() {
+  local name=$1 jobs=$2 j first=""
+  shift 2
+  for j in $jobs; do
+    if ! "$COALCHECK" "$@" -q --jobs "$j" --json "$TMP/$j.json" >/dev/null 2>"$TMP/err.$j"; then
+      fail "$name --jobs $j did not run: $(head -c 400 "$TMP/err.$j")"
+      return 1
+    fi
+    jq -S 'del(.. | .seconds?)' "$TMP/$j.json" >"$TMP/$j.norm" ||
+      { fail "$name --jobs $j: bad JSON"; return 1; }
+    [ -n "$first" ] || first=$j
+    if ! cmp -s "$TMP/$first.norm" "$TMP/$j.norm"; then
+      fail "$name: the report with --jobs $j differs from --jobs $first's: $(diff "$TMP/$first.norm" "$TMP/$j.norm" | head -6)"
+      return 1
+    fi
+  done
+}
+
 finish() {
   if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"
