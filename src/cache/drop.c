@@ -100,20 +100,12 @@ void cc_cache_drops_add(struct cc_cache *c, const struct cc_cache_drops *d)
 {
   assert(d->n_insns == c->n_insns && d->sms == c->dev.sms); /* the same kernel */
   for (uint32_t i = 0; i < d->n_insns; i++) {
-    const struct cc_cache_counts *f = &d->insn[i];
-    struct cc_cache_counts *t = &c->insn[i];
-    t->l1_wavefronts += f->l1_wavefronts;
-    t->l2_sectors_write += f->l2_sectors_write;
-    t->l2_sectors_atomic += f->l2_sectors_atomic;
-    t->l2_sectors_read += f->l2_sectors_read;
-    t->waits_l1 += f->waits_l1;
-    if (d->req_after[i])
-      c->req_after[i] += d->req_after[i];
+    cc_cache_counts_add(&c->insn[i], &d->insn[i]); /* the exact (whole-record) counts */
+    c->req_after[i] += d->req_after[i];
   }
   for (uint32_t s = 0; s < d->sms; s++) {
     c->sm_wavefronts[s] += d->sm[3 * (size_t)s];
-    if (d->sm[3 * (size_t)s + 1])
-      c->sm_req[s] += d->sm[3 * (size_t)s + 1];
+    c->sm_req[s] += d->sm[3 * (size_t)s + 1];
     c->sm_waits[3 * (size_t)s + REACH_L1] += d->sm[3 * (size_t)s + 2];
   }
   c->records += d->records;
