@@ -308,7 +308,8 @@ int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_acces
 void cc_cache_sample_begin(struct cc_cache *c);
 /* Starts sampling (the record c->switch_at arrived): the parallel replay's batch run, the
  * evictions so far kept, the memos (which hold lines of every class) cleared, the
- * state-dependent counts sent to c->samp from here on. */
+ * state-dependent counts sent to c->samp from here on, and (serial replay) the next CTA
+ * published in c->drop_from for the workers (drop.c). */
 void cc_cache_sample_start(struct cc_cache *c);
 /* Keeps the entries of g whose line is sampled (g->sectors: theirs). */
 void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g);
