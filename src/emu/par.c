@@ -10,7 +10,16 @@
  * bounds the chunks in flight, and a byte budget the records held: past it, a worker
  * whose chunk is not the oldest waits, and the worker of the oldest chunk delivers its
  * records straight to the sink (the merger waits for that chunk, so the sink is never
- * called by two threads at once). Memory thus follows the window, not the grid. */
+ * called by two threads at once). Memory thus follows the window, not the grid.
+ *
+ * A buffered record is an entry: its fields but the addresses (struct entry, 40 bytes),
+ * then the addresses of its active lanes only (8 bytes each). Why: the merger is the
+ * serial thread of a run with an ordered sink, and its cost per record is the host cache
+ * lines it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5
+ * lines): a full warp's entry is 296 bytes, but the records the workers cut to their
+ * sampled lanes (src/cache/drop.c), 1-3 lanes, are 48-64 bytes, one or two lines, and
+ * hold that much less of the budget. deliver unpacks each entry into one record of its
+ * caller's, which stays in that core's L1. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
@@ -26,7 +35,6 @@
 
 #define WINDOW_PER_JOB 4
 #define BUFFER_MIN (UINT64_C(256) << 20)
-#define REC_BYTES sizeof(struct cc_warp_access)
 #define KEEP_BYTES (UINT64_C(1) << 20) /* a freed slot keeps a buffer up to this size */
 #define PROGRESS_WAKE_NS 250000000L     /* the merger looks at the clock this often */
 /* The work one chunk aims at, in warp instructions: 100-500 us of emulation at the 4-20 M
@@ -37,6 +45,22 @@
 #define CHUNK_WARP_INSNS 2048
 
 enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
+
+/* The fields of a buffered record but its addresses, which follow it: those of the active
+ * lanes, in lane order (entry_bytes). A multiple of 8 bytes, so that every entry and its
+ * addresses stay 8-aligned in a slot's buffer. */
+struct entry {
+  uint64_t dyn;
+  uint32_t insn_slot, cta[3], warp, active, size_bytes;
+  uint8_t kind, space;         /* enum cc_access_kind, enum cc_space */
+  uint16_t pad;
+};
+_Static_assert(sizeof(struct entry) == 40, "an entry's header is 5 words");
+_Static_assert(CC_SPACE_COUNT <= 256 && CC_ACCESS_REDUCTION < 256, "kind and space fit a byte");
+
+/* The largest entry (a full warp's), and the first buffer of a slot: 64 of them. */
+#define ENTRY_MAX (sizeof(struct entry) + CC_WARP_SIZE * sizeof(uint64_t))
+#define FIRST_BYTES (64 * ENTRY_MAX)
 
 /* One chunk in flight: CTAs c0 .. c1-1, their records in CTA order, their counters and
  * their end. */
@@ -49,8 +73,9 @@ struct slot {
   struct cc_err err;           /* its error when status != 0 */
   struct cc_emu_stats st;      /* the sums of its CTAs' counters (of those done so far
                                   while it runs) */
-  struct cc_warp_access *recs; /* buffered records, n of cap */
-  size_t n, cap;
+  unsigned char *buf;          /* buffered records as entries, used of cap bytes */
+  size_t used, cap;
+  uint64_t bytes;              /* the entries' bytes of its CTAs (buffered or direct) */
 };
 
 struct par {
@@ -71,7 +96,7 @@ struct par {
   uint64_t head;               /* the number of the oldest chunk not yet delivered */
   uint64_t done_ctas, done_insns; /* CTAs of ended chunks and their warp instructions:
                                  the measure chunk_size sizes chunks by */
-  uint64_t done_recs;          /* their records (buffered ones count against the budget) */
+  uint64_t done_bytes;         /* their entries' bytes (what chunk_size fits the budget by) */
   uint64_t chunks;             /* chunks claimed (stats) */
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
   uint64_t insns_before_head;  /* warp instructions of the CTAs before head's */
@@ -95,6 +120,7 @@ struct worker {
   struct cc_emu_stats st;      /* the running CTA's counters */
   struct cc_err err;
   struct slot *cur;            /* its chunk */
+  struct cc_warp_access rec;   /* its chunk's entries unpacked, one at a time (direct path) */
   void *part;                  /* its partial of p->partials (fed here, unordered) */
   uint64_t noted;              /* warp instructions of the running CTA already in insns_seen */
 };
@@ -171,26 +197,74 @@ static void unlock(struct par *p)
   pthread_mutex_unlock(&p->mu);
 }
 
-/* Gives the buffered records of slot s to the sink in order; the first failing status. */
-static int deliver(struct par *p, struct slot *s, struct cc_err *err)
+/* ---- entries: a record in a slot's buffer ------------------------------------------------ */
+
+/* The bytes of the entry of a record whose active lanes are active: 40 + 8 per lane. */
+static size_t entry_bytes(uint32_t active)
 {
-  for (size_t j = 0; j < s->n; j++) {
-    int rc = p->sink->access(p->sink->ctx, &s->recs[j], err);
-    if (rc) return rc;
+  return sizeof(struct entry) + (size_t)__builtin_popcount(active) * sizeof(uint64_t);
+}
+
+/* Writes record a at dst (8-aligned) as an entry of entry_bytes(a->active) bytes. */
+static void pack(unsigned char *dst, const struct cc_warp_access *a)
+{
+  struct entry e = {a->dyn, a->insn_slot, {a->cta[0], a->cta[1], a->cta[2]}, a->warp,
+                    a->active, a->size_bytes, (uint8_t)a->kind, (uint8_t)a->space, 0};
+  uint64_t *addr = (uint64_t *)(void *)(dst + sizeof e);
+  memcpy(dst, &e, sizeof e);
+  if (a->active == FULL_MASK) {
+    memcpy(addr, a->addr, sizeof a->addr);
+    return;
+  }
+  for (uint32_t m = a->active; m; m &= m - 1) *addr++ = a->addr[__builtin_ctz(m)];
+}
+
+/* Reads the entry at src into *a, the record unpacked before it (or zeros), whose
+ * inactive lanes' addresses thus become 0 as the emulator leaves them (exec_mem.c
+ * deliver_slot): only those active before and not now are cleared. Returns the entry's
+ * bytes. */
+static size_t unpack(const unsigned char *src, struct cc_warp_access *a)
+{
+  struct entry e;
+  const uint64_t *addr = (const uint64_t *)(const void *)(src + sizeof e);
+  memcpy(&e, src, sizeof e);
+  for (uint32_t m = a->active & ~e.active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = 0;
+  a->insn_slot = e.insn_slot;
+  memcpy(a->cta, e.cta, sizeof a->cta);
+  a->warp = e.warp;
+  a->dyn = e.dyn;
+  a->kind = (enum cc_access_kind)e.kind;
+  a->space = (enum cc_space)e.space;
+  a->size_bytes = e.size_bytes;
+  a->active = e.active;
+  if (e.active == FULL_MASK) memcpy(a->addr, addr, sizeof a->addr);
+  else for (uint32_t m = e.active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = *addr++;
+  return entry_bytes(e.active);
+}
+
+/* Gives the buffered records of slot s to the sink in order, each unpacked into *rec (the
+ * caller's: the merger's, or the worker's on the direct path); the first failing status. */
+static int deliver(struct par *p, struct slot *s, struct cc_warp_access *rec, struct cc_err *err)
+{
+  for (size_t off = 0; off < s->used;) {
+    int rc;
+    off += unpack(s->buf + off, rec);
+    if ((rc = p->sink->access(p->sink->ctx, rec, err))) return rc;
   }
   return CC_OK;
 }
 
 enum room { ROOM_GROWN, ROOM_DIRECT, ROOM_STOP };
 
-/* Room for one more record in the worker's slot s: its buffer grown (ROOM_GROWN). Past
- * the budget the worker waits until its chunk is the oldest (ROOM_DIRECT: deliver straight
- * to the sink) or bytes are freed; ROOM_STOP when the run stops meanwhile (an earlier
- * CTA failed: this chunk's outcome no longer matters). */
+/* Room for one more entry (at most ENTRY_MAX bytes) in the worker's slot s: its buffer
+ * doubled, or FIRST_BYTES (ROOM_GROWN). Past the budget the worker waits until its chunk
+ * is the oldest (ROOM_DIRECT: deliver straight to the sink) or bytes are freed; ROOM_STOP
+ * when the run stops meanwhile (an earlier CTA failed: this chunk's outcome no longer
+ * matters). */
 static enum room make_room(struct par *p, struct slot *s)
 {
-  size_t cap = s->cap ? 2 * s->cap : 64;
-  uint64_t add = (cap - s->cap) * REC_BYTES;
+  size_t cap = s->cap ? 2 * s->cap : FIRST_BYTES;
+  uint64_t add = cap - s->cap;
   lock(p);
   while (!p->stop && p->head != s->seq && p->buffered + add > p->budget) {
     p->room_waiters++;
@@ -207,7 +281,7 @@ static enum room make_room(struct par *p, struct slot *s)
   }
   p->buffered += add;
   unlock(p);
-  s->recs = cc_xrealloc(s->recs, cap * REC_BYTES);
+  s->buf = cc_xrealloc(s->buf, cap);
   s->cap = cap;
   return ROOM_GROWN;
 }
@@ -219,19 +293,22 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
 {
   struct worker *w = ctx;
   struct slot *s = w->cur;
+  size_t need = entry_bytes(a->active);
   int rc;
-  if (!s->direct && s->n == s->cap) {
+  s->bytes += need;
+  if (!s->direct && s->cap - s->used < need) {
     enum room room = make_room(w->p, s);
     if (room == ROOM_STOP)
       return cc_err_set(err, CC_ERR_INTERNAL, "stopped: an earlier block failed");
     if (room == ROOM_DIRECT) { /* the merger waits for this chunk: the sink is ours */
-      if ((rc = deliver(w->p, s, err))) return rc;
-      s->n = 0;
+      if ((rc = deliver(w->p, s, &w->rec, err))) return rc;
+      s->used = 0;
       s->direct = 1;
     }
   }
   if (s->direct) return w->p->sink->access(w->p->sink->ctx, a, err);
-  s->recs[s->n++] = *a;
+  pack(s->buf + s->used, a);
+  s->used += need;
   return CC_OK;
 }
 
@@ -309,9 +386,11 @@ static uint64_t chunk_size(const struct par *p)
   n = CHUNK_WARP_INSNS * p->done_ctas / p->done_insns; /* 0 when one CTA is more */
   cap = left / (2 * (uint64_t)p->jobs);
   if (n > cap) n = cap;
-  if (p->sink->access && p->done_recs) {
+  if (p->sink->access && p->done_bytes) {
     uint64_t bytes = p->budget / p->window < KEEP_BYTES ? p->budget / p->window : KEEP_BYTES;
-    uint64_t fit = bytes / REC_BYTES * p->done_ctas / p->done_recs;
+    /* entries vary (40 + 8 per active lane): the bytes a CTA measured, rounded up */
+    uint64_t per_cta = (p->done_bytes + p->done_ctas - 1) / p->done_ctas;
+    uint64_t fit = bytes / per_cta;
     if (n > fit) n = fit;
   }
   return n ? n : 1;
@@ -347,7 +426,7 @@ static void end_chunk(struct par *p, struct slot *s)
   s->state = SLOT_DONE;
   p->done_ctas += s->c1 - s->c0;
   p->done_insns += s->st.warp_insns;
-  p->done_recs += s->st.warp_accesses;
+  p->done_bytes += s->bytes;
   if (p->want == s->seq || p->hook_waiters) pthread_cond_broadcast(&p->cv);
 }
 
@@ -365,6 +444,7 @@ static void add_stats(struct cc_emu_stats *to, const struct cc_emu_stats *st)
 static void run_chunk(struct worker *w, struct slot *s)
 {
   memset(&s->st, 0, sizeof s->st);
+  s->bytes = 0;
   s->status = CC_OK;
   for (uint64_t c = s->c0; c < s->c1; c++) {
     if (c > s->c0 && __atomic_load_n(&w->p->stop, __ATOMIC_RELAXED)) {
@@ -447,13 +527,13 @@ static void free_chunk(struct par *p, uint64_t seq, int status)
 {
   struct slot *sl = &p->slots[seq % p->window];
   p->insns_before_head += sl->st.warp_insns;
-  sl->n = 0;
+  sl->used = 0;
   sl->direct = 0;
   sl->state = SLOT_FREE;
-  if (sl->cap * REC_BYTES > KEEP_BYTES) { /* keep small buffers for the next chunks */
-    p->buffered -= sl->cap * REC_BYTES;
-    free(sl->recs);
-    sl->recs = NULL;
+  if (sl->cap > KEEP_BYTES) { /* keep small buffers for the next chunks */
+    p->buffered -= sl->cap;
+    free(sl->buf);
+    sl->buf = NULL;
     sl->cap = 0;
   }
   p->head = seq + 1;
@@ -471,12 +551,14 @@ static int merge(struct par *p, uint64_t first, struct cc_emu_stats *stats,
 {
   int s = CC_OK;
   uint64_t end = first; /* of the chunks delivered */
+  struct cc_warp_access rec; /* each entry unpacked here: the sink reads it from our L1 */
+  memset(&rec, 0, sizeof rec);
   lock(p);
   for (uint64_t seq = p->head; end < p->total && !s; seq++) {
     struct slot *sl = &p->slots[seq % p->window];
     wait_done(p, seq, prog, stats);
     unlock(p);
-    if (!sl->direct) s = deliver(p, sl, err);
+    if (!sl->direct) s = deliver(p, sl, &rec, err);
     add_stats(stats, &sl->st);
     if (!s && sl->status) {
       s = sl->status;
@@ -553,7 +635,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   emu_progress_end(&prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
   stats->chunks = p.chunks;
   for (uint32_t j = 0; j < jobs; j++) emu_run_free(ws[j].r);
-  for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].recs);
+  for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].buf);
   free(p.slots);
   free(ws);
   pthread_cond_destroy(&p.cv);
