@@ -1,7 +1,7 @@
 # The launches of bench/scale.sh's cases (sourced by bench/scale.sh and bench/scale-ab.sh,
 # run from the repository root): the naive and tiled transposes at 4096^2 and PolyBench's
 # covariance kernel, as PTX in this folder (no nvcc needed); lanes2 (not in scale.sh's
-# default cases): the naive transpose by 2 lanes a warp, every record of 2 lanes, the
+# default cases): the naive transpose by lanes 5 and 27 of each warp, every record of 2 lanes, the
 # cache model unsampled (lanes2.ptx says why).
 # the launch of each case (INPUT and arguments) and its output buffer
 case_args() {
