@@ -12,20 +12,21 @@
  * records straight to the sink (the merger waits for that chunk, so the sink is never
  * called by two threads at once). Memory thus follows the window, not the grid.
  *
- * A buffered record is an entry: its fields but the addresses (struct entry, 40 bytes),
- * then the addresses of its active lanes only (8 bytes each). Why: the merger is the
- * serial thread of a run with an ordered sink, and its cost per record is the host cache
- * lines it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5
- * lines): a full warp's entry is 296 bytes, but the records the workers cut to their
- * sampled lanes (src/cache/drop.c), 1-3 lanes, are 48-64 bytes, one or two lines, and
- * hold that much less of the budget. deliver unpacks each entry into one record of its
- * caller's, which stays in that core's L1. */
+ * A buffered record is an entry: its fields (the record's bytes before addr, 48), then
+ * the addresses of its active lanes only (8 bytes each). Why: the merger is the serial
+ * thread of a run with an ordered sink, and its cost per record is the host cache lines
+ * it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5 lines):
+ * a full warp's entry is as long, but the records the workers cut to their sampled lanes
+ * (src/cache/drop.c), 1-3 lanes, are 56-72 bytes, one or two lines, and hold that much
+ * less of the budget. deliver unpacks each entry into one record of its caller's, which
+ * stays in that core's L1. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,20 +47,17 @@
 
 enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
 
-/* The fields of a buffered record but its addresses, which follow it: those of the active
- * lanes, in lane order (entry_bytes). A multiple of 8 bytes, so that every entry and its
- * addresses stay 8-aligned in a slot's buffer. */
-struct entry {
-  uint64_t dyn;
-  uint32_t insn_slot, cta[3], warp, active, size_bytes;
-  uint8_t kind, space;         /* enum cc_access_kind, enum cc_space */
-  uint16_t pad;
-};
-_Static_assert(sizeof(struct entry) == 40, "an entry's header is 5 words");
-_Static_assert(CC_SPACE_COUNT <= 256 && CC_ACCESS_REDUCTION < 256, "kind and space fit a byte");
+/* An entry's head: the bytes of a record before its addresses, copied as they are, so that
+ * every field (one added to struct cc_warp_access later too) travels; the addresses of
+ * the active lanes follow, in lane order (entry_bytes). A multiple of 8 bytes, so that
+ * every entry and its addresses stay 8-aligned in a slot's buffer. */
+#define HEAD_BYTES offsetof(struct cc_warp_access, addr)
+_Static_assert(HEAD_BYTES % 8 == 0, "an entry's addresses are 8-aligned");
+_Static_assert(HEAD_BYTES + CC_WARP_SIZE * sizeof(uint64_t) == sizeof(struct cc_warp_access),
+               "addr is the record's last field: the head holds every other");
 
 /* The largest entry (a full warp's), and the first buffer of a slot: 64 of them. */
-#define ENTRY_MAX (sizeof(struct entry) + CC_WARP_SIZE * sizeof(uint64_t))
+#define ENTRY_MAX sizeof(struct cc_warp_access)
 #define FIRST_BYTES (64 * ENTRY_MAX)
 
 /* One chunk in flight: CTAs c0 .. c1-1, their records in CTA order, their counters and
@@ -199,19 +197,17 @@ static void unlock(struct par *p)
 
 /* ---- entries: a record in a slot's buffer ------------------------------------------------ */
 
-/* The bytes of the entry of a record whose active lanes are active: 40 + 8 per lane. */
+/* The bytes of the entry of a record whose active lanes are active: 48 + 8 per lane. */
 static size_t entry_bytes(uint32_t active)
 {
-  return sizeof(struct entry) + (size_t)__builtin_popcount(active) * sizeof(uint64_t);
+  return HEAD_BYTES + (size_t)__builtin_popcount(active) * sizeof(uint64_t);
 }
 
 /* Writes record a at dst (8-aligned) as an entry of entry_bytes(a->active) bytes. */
 static void pack(unsigned char *dst, const struct cc_warp_access *a)
 {
-  struct entry e = {a->dyn, a->insn_slot, {a->cta[0], a->cta[1], a->cta[2]}, a->warp,
-                    a->active, a->size_bytes, (uint8_t)a->kind, (uint8_t)a->space, 0};
-  uint64_t *addr = (uint64_t *)(void *)(dst + sizeof e);
-  memcpy(dst, &e, sizeof e);
+  uint64_t *addr = (uint64_t *)(void *)(dst + HEAD_BYTES);
+  memcpy(dst, a, HEAD_BYTES);
   if (a->active == FULL_MASK) {
     memcpy(addr, a->addr, sizeof a->addr);
     return;
@@ -225,21 +221,13 @@ static void pack(unsigned char *dst, const struct cc_warp_access *a)
  * bytes. */
 static size_t unpack(const unsigned char *src, struct cc_warp_access *a)
 {
-  struct entry e;
-  const uint64_t *addr = (const uint64_t *)(const void *)(src + sizeof e);
-  memcpy(&e, src, sizeof e);
-  for (uint32_t m = a->active & ~e.active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = 0;
-  a->insn_slot = e.insn_slot;
-  memcpy(a->cta, e.cta, sizeof a->cta);
-  a->warp = e.warp;
-  a->dyn = e.dyn;
-  a->kind = (enum cc_access_kind)e.kind;
-  a->space = (enum cc_space)e.space;
-  a->size_bytes = e.size_bytes;
-  a->active = e.active;
-  if (e.active == FULL_MASK) memcpy(a->addr, addr, sizeof a->addr);
-  else for (uint32_t m = e.active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = *addr++;
-  return entry_bytes(e.active);
+  const uint64_t *addr = (const uint64_t *)(const void *)(src + HEAD_BYTES);
+  uint32_t before = a->active;
+  memcpy(a, src, HEAD_BYTES);
+  for (uint32_t m = before & ~a->active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = 0;
+  if (a->active == FULL_MASK) memcpy(a->addr, addr, sizeof a->addr);
+  else for (uint32_t m = a->active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = *addr++;
+  return entry_bytes(a->active);
 }
 
 /* Gives the buffered records of slot s to the sink in order, each unpacked into *rec (the

@@ -142,11 +142,11 @@ static void test_many_tiny_ctas(void **state)
         fail();
       }
       /* 256 KiB over the window's 4 x jobs slots: 16,384 bytes a slot at 4 threads. A
-       * record of 32 lanes is a 296-byte entry (40 of fields, 8 a lane), a CTA 6666 x 296
-       * / 4000 = 494 bytes (rounded up), so 16,384 / 494 = 33 CTAs a chunk (21,845 bytes,
-       * 44 CTAs at 3 threads); each slot's first buffer is 64 full entries, 18,944 bytes,
-       * then doubles: 16 x 18,944 > 256 KiB, so chunks wait for room and the oldest
-       * delivers straight to the sink. Claims: about 4000 / 33 = 121, and the shrinking
+       * record of 32 lanes is a 304-byte entry (48 of fields, 8 a lane), a CTA 6666 x 304
+       * / 4000 = 507 bytes (rounded up), so 16,384 / 507 = 32 CTAs a chunk (21,845 bytes,
+       * 43 CTAs at 3 threads); each slot's first buffer is 64 full entries, 19,456 bytes,
+       * then doubles: 16 x 19,456 > 256 KiB, so chunks wait for room and the oldest
+       * delivers straight to the sink. Claims: about 4000 / 32 = 125, and the shrinking
        * tail: under 400 */
       if (budgets[b] > 1 && sj.chunks >= 400) {
         print_error("jobs %u budget 256 KiB: %u claims\n", jobs, (unsigned)sj.chunks);

@@ -139,8 +139,9 @@ static void test_lanes_any_count(void **state)
 {
   /* the default; 1 byte: every chunk but the oldest waits and that one delivers itself;
    * 64 KiB over 12 slots: 5,461 bytes a slot, chunks of a few CTAs (a CTA's entries are
-   * 2 x 40 + 6 x 40 or so, plus 8 bytes a lane and record), and the first buffers of
-   * only 3 slots fit at once; 1 MiB: buffers that double */
+   * 48 bytes a record, up to 14 records, plus 8 bytes a lane and record: 1,500 bytes on
+   * average), and the first buffers (19,456 bytes) of only 3 slots fit at once; 1 MiB:
+   * buffers that double */
   const uint64_t budgets[] = {0, 1, UINT64_C(64) << 10, UINT64_C(1) << 20};
   static uint32_t masks[NWARPS];
   struct rec_sink rs;
