@@ -16,10 +16,11 @@
  * the addresses of its active lanes only (8 bytes each). Why: the merger is the serial
  * thread of a run with an ordered sink, and its cost per record is the host cache lines
  * it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5 lines):
- * a full warp's entry is as long, but the records the workers cut to their sampled lanes
- * (src/cache/drop.c), 1-3 lanes, are 56-72 bytes, one or two lines, and hold that much
- * less of the budget. deliver unpacks each entry into one record of its caller's, which
- * stays in that core's L1. */
+ * a full warp's entry is as long, but a record of 1-3 lanes (one cut to the cache model's
+ * sampled lines) is 56-72 bytes, one or two lines, and holds that much less of the
+ * budget. deliver unpacks each such entry into one record of its caller's,
+ * which stays in that core's L1 (a full warp's entry is the record's own layout: the sink
+ * reads it where it lies). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
@@ -230,14 +231,33 @@ static size_t unpack(const unsigned char *src, struct cc_warp_access *a)
   return entry_bytes(a->active);
 }
 
-/* Gives the buffered records of slot s to the sink in order, each unpacked into *rec (the
- * caller's: the merger's, or the worker's on the direct path); the first failing status. */
+/* The record of the entry at src, for the sink, and in *bytes the entry's length. A full
+ * warp's entry is laid out as the record itself and is read where it lies (a copy would
+ * read the same lines and add its own cost); any other is unpacked into *rec. */
+static const struct cc_warp_access *entry_record(const unsigned char *src,
+                                                 struct cc_warp_access *rec, size_t *bytes)
+{
+  uint32_t active;
+  memcpy(&active, src + offsetof(struct cc_warp_access, active), sizeof active);
+  if (active == FULL_MASK) {
+    *bytes = ENTRY_MAX;
+    return (const struct cc_warp_access *)(const void *)src;
+  }
+  *bytes = unpack(src, rec);
+  return rec;
+}
+
+/* Gives the buffered records of slot s to the sink in order, those of fewer than 32 lanes
+ * unpacked into *rec (the caller's: the merger's, or the worker's on the direct path);
+ * the first failing status. */
 static int deliver(struct par *p, struct slot *s, struct cc_warp_access *rec, struct cc_err *err)
 {
   for (size_t off = 0; off < s->used;) {
-    int rc;
-    off += unpack(s->buf + off, rec);
-    if ((rc = p->sink->access(p->sink->ctx, rec, err))) return rc;
+    size_t bytes;
+    const struct cc_warp_access *a = entry_record(s->buf + off, rec, &bytes);
+    int rc = p->sink->access(p->sink->ctx, a, err);
+    if (rc) return rc;
+    off += bytes;
   }
   return CC_OK;
 }
