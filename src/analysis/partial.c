@@ -14,7 +14,7 @@ struct partial {
   struct cc_insn_stats *insns;     /* by slot; info shallow (borrowed from k), footprints owned */
   const struct cc_cache *cache;    /* the analysis's cache model, or NULL */
   struct cc_cache_drops *drops;    /* what this thread counted for it (cache.h) */
-  int dropped;                     /* the last record went into drops */
+  uint32_t wavefronts;             /* the last record's (a shared one's, else 0) */
 };
 
 static void *partial_open(void *ctx)
@@ -56,18 +56,23 @@ static int partial_access(void *part, const struct cc_warp_access *a, struct cc_
   wavefronts = s->wavefronts;
   cc_analysis_accumulate(s, p->model, p->group_lanes, a);
   /* the shared model's wavefronts of the record: what the ordered sink would give the
-   * cache (access_cb); local records reach the cache word by word in the interleaved
-   * layout (feed_cache): always sent on */
-  p->dropped = p->drops && a->space != CC_SPACE_LOCAL &&
-               cc_cache_drop(p->cache, a, (uint32_t)(s->wavefronts - wavefronts), p->drops);
+   * cache (access_cb) */
+  p->wavefronts = (uint32_t)(s->wavefronts - wavefronts);
   return CC_OK;
 }
 
-static int partial_unordered(void *part, const struct cc_warp_access *a)
+/* What the ordered sink (the cache model) needs of a, the record partial_access was just
+ * given: counted here only when the producer passes on what this returns (a run that
+ * also writes a trace or views takes every record whole, and the partials count none of
+ * it). Local records reach the cache word by word in the interleaved layout
+ * (feed_cache): always sent on. */
+static const struct cc_warp_access *partial_to_ordered(void *part,
+                                                       const struct cc_warp_access *a)
 {
-  const struct partial *p = part;
-  (void)a; /* the record partial_access was just given */
-  return p->dropped;
+  struct partial *p = part;
+  if (!p->drops || a->space == CC_SPACE_LOCAL)
+    return a;
+  return cc_cache_drop(p->cache, a, p->wavefronts, p->drops);
 }
 
 int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot,
@@ -118,5 +123,5 @@ struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
 {
   an->split = 1;
   return (struct cc_access_partials){an, partial_open, partial_access, partial_close,
-                                     partial_unordered};
+                                     partial_to_ordered};
 }

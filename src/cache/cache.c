@@ -62,6 +62,7 @@
  *     allocated per resident thread, not per CTA). */
 #include "cache/cache_impl.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -669,15 +670,16 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
 }
 
 /* cc_cache_count_wait, inlined in the serial replay. While sampling, a request counts
- * in its slot's and its SM's requests after the switch, and where it touched a sampled
- * line in the slot's sampled waits (the estimate: sample.c). */
+ * in its slot's and its SM's requests after the switch (unless a worker counted them:
+ * `counted`, a cut record's), and where it touched a sampled line in the slot's sampled
+ * waits (the estimate: sample.c). */
 static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
-                              enum level_reached r)
+                              enum level_reached r, int counted)
 {
   struct cc_cache_counts *ic = c->sampling ? &c->samp[slot] : &c->insn[slot];
   if (c->sampling) {
-    c->req_after[slot]++;
-    c->sm_req[sm]++;
+    c->req_after[slot] += !counted;
+    c->sm_req[sm] += !counted;
     if (r == REACH_UNSEEN)
       return;
   } else {
@@ -690,7 +692,7 @@ static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
 
 void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
 {
-  count_wait(c, slot, sm, r);
+  count_wait(c, slot, sm, r, 0);
 }
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
@@ -777,7 +779,8 @@ static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
 }
 
 /* cc_cache_replay_record for a record of form key; while sampling (s->exact), a fast
- * form's whole-record counts are done (sample_fast) and `lanes` are its sampled lanes. */
+ * form's whole-record counts are done (sample_fast; a cut record's: none) and `lanes` are
+ * its sampled lanes. */
 static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
                                        const struct cc_warp_access *a, uint32_t sm,
                                        uint64_t base, struct form_key key, uint32_t lanes)
@@ -792,7 +795,8 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   p.g.key = key;
   if (s->exact && key.form == FORM_GENERAL) { /* gathered to count its sectors */
     cc_cache_gather(a, base, key, &p.g);
-    sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
+    if (!a->cut) /* (a cut record's were counted whole: drop.c) */
+      sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
     cc_cache_sample_filter(c, &p.g);
     if (p.g.n == 0)
       return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
@@ -862,10 +866,11 @@ static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a,
       key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
       !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
     return 0;
-  sample_whole(c, &c->insn[slot], a, sm,
-               key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
+  if (!a->cut)
+    sample_whole(c, &c->insn[slot], a, sm,
+                 key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
   c->samp[slot].l1_hit_sectors += m->sectors;
-  count_wait(c, slot, sm, REACH_L1);
+  count_wait(c, slot, sm, REACH_L1, a->cut);
   return 1;
 }
 
@@ -882,29 +887,36 @@ static inline int store_first(struct cc_cache *c, const struct cc_warp_access *a
       m->key.form != FORM_LANES || m->key.a != key.a || m->key.b != key.b ||
       !store_memo_replay(c, m, a, sm, &c->samp[a->insn_slot]))
     return 0;
-  sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  if (!a->cut)
+    sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
   return 1;
 }
 
 /* The serial replay of global or local record a while sampling: most records end at
- * sample_fast. */
+ * sample_fast. A cut record (a->cut, drop.c: its whole-record counts and its request
+ * done by a worker) only replays its sampled lines: their state, raw counts and wait
+ * (its form's sampled lanes: all of them where it has a fast one, which needs its 32
+ * lanes). */
 static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                           uint64_t base)
 {
   struct form_key key = cc_cache_form_of(a, base);
-  uint32_t lanes = 0;
+  uint32_t lanes = 0, sectors;
   enum level_reached reach;
   if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
     return;
-  if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
+  if (a->cut) {
+    if (key.form != FORM_GENERAL && !sample_touches(c, key, &sectors, &lanes))
+      return;
+  } else if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
-      count_wait(c, a->insn_slot, sm, REACH_UNSEEN);
+      count_wait(c, a->insn_slot, sm, REACH_UNSEEN, 0);
     return;
   }
   struct side s = {c->samp, NULL, 1, 0, c->insn};
   reach = replay_keyed(c, &s, a, sm, base, key, lanes);
   if (reach != REACH_NONE)
-    count_wait(c, a->insn_slot, sm, reach);
+    count_wait(c, a->insn_slot, sm, reach, a->cut);
 }
 
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
@@ -924,6 +936,11 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     }
     return;
   }
+  if (a->cut) { /* a worker counted it as a record, and its whole-record figures */
+    assert(c->sampling && !c->par); /* (drop.c cuts only after the switch, serial) */
+    sample_record(c, a, sm, base);
+    return;
+  }
   if (c->records++ == c->switch_at)
     cc_cache_sample_start(c);
   if (c->par) {
@@ -934,6 +951,6 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     struct side s = {c->insn, NULL, 1, 0, NULL};
     enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
     if (reach != REACH_NONE)
-      count_wait(c, a->insn_slot, sm, reach);
+      count_wait(c, a->insn_slot, sm, reach, 0);
   }
 }

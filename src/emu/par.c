@@ -243,9 +243,10 @@ static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err
   const struct cc_access_partials *pa = w->p->partials;
   int rc = pa->access(w->part, a, err);
   if (rc || !w->p->sink->access) return rc;
-  /* counted by the partial for the ordered consumer too (the cache model's records that
-   * change no cache state): not buffered, not shipped to the merger */
-  if (pa->unordered && pa->unordered(w->part, a)) return CC_OK;
+  /* what the ordered consumer needs of it (access.h): nothing (the partial counted it:
+   * the cache model's records that change no cache state), not buffered, not shipped to
+   * the merger; or a cut of it (the cache model's sampled lanes) */
+  if (pa->to_ordered && !(a = pa->to_ordered(w->part, a))) return CC_OK;
   return buffer_access(ctx, a, err);
 }
 
