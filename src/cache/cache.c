@@ -919,6 +919,86 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
     count_wait(c, a->insn_slot, sm, reach, a->cut);
 }
 
+/* While sampling: cut global store a (drop.c) written through store memo m's ways, if
+ * its active lanes each write one sector of their own line, the lines increasing with the
+ * lane (the order replay takes them in), and the memo's i-th way still holds the i-th
+ * lane's line (a line lives in one way at most: the way a lookup would find; writes
+ * change no tag): what gathering a and replay do, without either (the CTA's other warps
+ * store into the same column of lines). Returns 0 (nothing done) otherwise. The counts
+ * into its slot's raw counts. */
+static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
+                           const struct cc_warp_access *a)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0;
+  uint64_t differ = 0, prev = 0;
+  if ((uint32_t)__builtin_popcount(a->active) != m->n)
+    return 0;
+  for (uint32_t l = a->active; l; l &= l - 1, i++) {
+    uint64_t addr = a->addr[__builtin_ctz(l)], line = addr / CC_CACHE_LINE_BYTES;
+    differ |= (line ^ c->l2.w[m->way[i]].tag) |
+              (addr % CC_CACHE_SECTOR_BYTES + size > CC_CACHE_SECTOR_BYTES) |
+              (i && line <= prev);
+    prev = line;
+  }
+  if (differ)
+    return 0;
+  i = 0;
+  for (uint32_t l = a->active; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
+    uint64_t addr = a->addr[__builtin_ctz(l)];
+    uint32_t s = (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4);
+    struct way *w = &c->l2.w[m->way[i]];
+    uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
+    touch(&c->l2, w);
+    hits += (w->valid >> s) & 1u;
+    write_sector(&c->l2, w, s, byte_bits((uint32_t)(addr % CC_CACHE_SECTOR_BYTES), size),
+                 a->insn_slot);
+    w->dirty = was_dirty | (uint8_t)(1u << s);
+    after_write(&c->l2, w, was_dirty, was_partial);
+  }
+  c->samp[a->insn_slot].l2_hit_sectors += hits;
+  return 1;
+}
+
+/* A cut record (a->cut: drop.c; its whole-record counts and its request done by a
+ * worker): its sampled lines' replay, their raw counts and its sampled wait. Fewer than
+ * 32 lanes: the general form, gathered in one pass where its lanes lie in sampled lines in
+ * address order (a column's), else gathered and filtered to the sampled lines (lanes that
+ * cross into an unsampled line bring that line too); the L1 memo serves it by its lines
+ * (replay's memo_covers), the store memo by its ways (cut_store_first), which a global
+ * store's replay sets, keyless (a whole record's store_first matches keys: never one).
+ * 32 lanes: sample_record, with its form and the memos' keys. */
+static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                       uint64_t base)
+{
+  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  struct pending p;
+  enum level_reached reach;
+  int global_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL;
+  if (a->active == UINT32_MAX) {
+    sample_record(c, a, sm, base);
+    return;
+  }
+  if (global_store && cut_store_first(c, &c->smemo[sm], a))
+    return;
+  p.slot = a->insn_slot;
+  p.sm = sm;
+  p.kind = a->kind;
+  p.space = a->space;
+  p.memo_hit = 0;
+  if (!cc_cache_gather_sampled(c, a, base, &p.g)) {
+    cc_cache_gather(a, base, (struct form_key){FORM_GENERAL, 0, 0}, &p.g);
+    cc_cache_sample_filter(c, &p.g);
+  }
+  if (p.g.n == 0) /* (not from drop.c, which keeps the lanes of sampled lines) */
+    return;
+  global_store &= p.g.n <= CC_WARP_SIZE; /* what the store memo holds */
+  reach = replay(c, &s, &p);
+  if (global_store)
+    store_memo_set(&c->smemo[sm], &p, p.g.key);
+  if (reach != REACH_NONE)
+    count_wait(c, p.slot, sm, reach, 1);
+}
+
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
@@ -938,7 +1018,7 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   }
   if (a->cut) { /* a worker counted it as a record, and its whole-record figures */
     assert(c->sampling && !c->par); /* (drop.c cuts only after the switch, serial) */
-    sample_record(c, a, sm, base);
+    cut_record(c, a, sm, base);
     return;
   }
   if (c->records++ == c->switch_at)
