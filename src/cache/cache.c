@@ -929,21 +929,19 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
 static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
                            const struct cc_warp_access *a)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0, l = a->active;
   uint64_t differ = 0, prev = 0;
-  if ((uint32_t)__builtin_popcount(a->active) != m->n)
-    return 0;
-  for (uint32_t l = a->active; l; l &= l - 1, i++) {
+  for (; l && i < m->n; l &= l - 1, i++) { /* (no popcount: a library call here) */
     uint64_t addr = a->addr[__builtin_ctz(l)], line = addr / CC_CACHE_LINE_BYTES;
     differ |= (line ^ c->l2.w[m->way[i]].tag) |
               (addr % CC_CACHE_SECTOR_BYTES + size > CC_CACHE_SECTOR_BYTES) |
               (i && line <= prev);
     prev = line;
   }
-  if (differ)
+  if (differ || l || i != m->n) /* as many lanes as the memo has lines */
     return 0;
   i = 0;
-  for (uint32_t l = a->active; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
+  for (l = a->active; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
     uint64_t addr = a->addr[__builtin_ctz(l)];
     uint32_t s = (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4);
     struct way *w = &c->l2.w[m->way[i]];
