@@ -6,7 +6,8 @@
 # bench/scale/cases.bash's naive transpose and covariance kernel (covariance at m=1024:
 # a quarter of the records), the default model (h100, sample=16 after 65536 records).
 # Figures: the records the merger receives, the cut ones and their lanes, its CPU seconds
-# (best of 3) and ns per record received and per record of the kernel, and the host
+# (best of 3) and ns per record received and per record of the kernel, the workers'
+# decisions (cc_cache_drop, the same in both streams: ns per record of the kernel), and the host
 # instructions inside cc_cache_access per record received under callgrind (the figure
 # that does not depend on the machine's load; left out without valgrind).
 #
@@ -35,8 +36,8 @@ cd "$root"
 "$coalcheck" record $(case_args covariance | sed 's/m=2048/m=1024/') -q \
   -o "$work/covariance.cctrace" > /dev/null
 
-table="| kernel | stream | records | to the merger | cut | lanes a cut | merger CPU s (best of 3) | ns a record received | ns a record of the kernel | instructions a record received (callgrind) |"$'\n'
-table+="| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"$'\n'
+table="| kernel | stream | records | to the merger | cut | lanes a cut | merger CPU s (best of 3) | ns a record received | ns a record of the kernel | worker's decision, ns a record | instructions a record received (callgrind) |"$'\n'
+table+="| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"$'\n'
 for k in naive covariance; do
   for mode in whole cut; do
     best=""
@@ -57,7 +58,7 @@ for k in naive covariance; do
       ir=$(awk -v n="$sent" '/^(summary|totals):/ { printf "%.0f", $2 / n; exit }' \
         "$work/cg.out")
     fi
-    table+="${best%|} $ir |"$'\n'
+    table+="${best}${ir:-n/a} |"$'\n'
   done
 done
 
