@@ -98,7 +98,8 @@ static uint32_t sampled_lanes_of(const struct cc_cache *c, const struct cc_warp_
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint32_t l = (uint32_t)__builtin_ctz(m);
     uint64_t lo = a->addr[l] + base, hi = lo + size - 1; /* past 2^64: at 0, as gather */
-    if (sampled_line(c, lo / CC_CACHE_LINE_BYTES) || sampled_line(c, hi / CC_CACHE_LINE_BYTES))
+    uint64_t first = lo / CC_CACHE_LINE_BYTES, last = hi / CC_CACHE_LINE_BYTES;
+    if (sampled_line(c, first) || (last != first && sampled_line(c, last)))
       out |= 1u << l;
   }
   return out;
