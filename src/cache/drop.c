@@ -134,7 +134,7 @@ const struct cc_warp_access *cc_cache_drop(const struct cc_cache *c,
   uint32_t sm, sectors, lanes;
   if (c->par || a->insn_slot >= d->n_insns || a->active == 0 ||
       a->size_bytes > CC_ACCESS_MAX_BYTES || a->cut)
-    return a; /* cc_cache_access decides (it ignores the last four) */
+    return a; /* cc_cache_access decides (it ignores the next three; a cut goes on) */
   cc_cache_locate(c, a, &sm, &base, &linear);
   if (a->space == CC_SPACE_SHARED)
     return drop_shared(a, sm, shared_wavefronts, d);
