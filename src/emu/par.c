@@ -414,8 +414,9 @@ static void finish(struct tree *t, struct worker *w)
  * 0 ends holding them all, and the calling thread closes that one alone. Why: closing
  * jobs partials one after another on the calling thread was a serial tail growing with
  * jobs (59 ms at 16 workers for the naive transpose at 4096^2, against 108 ms of
- * emulation); the tree is ceil(log2 jobs) combines on its longest path, and the early
- * ones overlap with the workers still running. The figures are the serial run's
+ * emulation); the tree is ceil(log2 jobs) combines on its longest path (their cost
+ * grows with the round: docs/scaling.md), and the early ones overlap with the workers
+ * still running. The figures are the serial run's
  * whatever the tree: footprints are set unions, the counts integer sums, minima and
  * maxima commute (cc_analysis_insn_merge). */
 static void reduce(struct worker *w)
