@@ -99,6 +99,7 @@ int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot
   return cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
 }
 
+/* Frees p: its drops, its footprints, its table. */
 static void partial_free(struct partial *p)
 {
   cc_cache_drops_free(p->drops);
