@@ -103,13 +103,22 @@ struct cc_access_sink {
  * NULL (nothing: the partial counted what the ordered side would have, the cache model's
  * records that change no cache state) or a record the partial holds until its next call,
  * a cut from a (cc_warp_access.cut: the cache model's sampled lanes; cache.h
- * cc_cache_drop). */
+ * cc_cache_drop).
+ * combine (NULL: the producer closes every partial) merges partial from into partial
+ * into and frees from, so that closing into then adds what closing both would have: the
+ * producer may reduce its partials pairwise in a tree on its own threads (src/emu/par.c)
+ * and close only the root. Both must be done with (no thread gives them records any
+ * more); it may run on any thread, concurrently with the calling thread's sink and with
+ * other combines of disjoint pairs, and cannot fail (it only sums, keeps minima and
+ * maxima, and unions sets: associative and commutative, like close's merge, so any
+ * tree gives the serial figures). */
 struct cc_access_partials {
   void *ctx;
   void *(*open)(void *ctx);
   int (*access)(void *part, const struct cc_warp_access *a, struct cc_err *err);
   int (*close)(void *ctx, void *part, int merge, struct cc_err *err);
   const struct cc_warp_access *(*to_ordered)(void *part, const struct cc_warp_access *a);
+  void (*combine)(void *ctx, void *into, void *from);
 };
 
 /* Number of active lanes of a record (popcount of active). */

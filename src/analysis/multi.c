@@ -171,6 +171,20 @@ static int multi_close(void *ctx, void *part, int merge, struct cc_err *err)
   return rc;
 }
 
+/* Combines every analysis's partial of from into into's (access.h, combine); frees
+ * from. */
+static void multi_combine(void *ctx, void *into, void *from)
+{
+  struct cc_analysis_multi *mu = ctx;
+  struct multi_part *d = into, *s = from;
+  if (!s)
+    return;
+  for (size_t i = 0; i < mu->n; i++)
+    mu->parts[i].combine(mu->parts[i].ctx, d->parts[i], s->parts[i]);
+  free(s->parts);
+  free(s);
+}
+
 int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_partials *out)
 {
   int ordered = 0;
@@ -181,7 +195,7 @@ int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_pa
     ordered |= mu->ans[i]->cache != NULL;
   }
   *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close,
-                                     multi_to_ordered};
+                                     multi_to_ordered, multi_combine};
   return ordered;
 }
 

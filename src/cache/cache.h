@@ -312,6 +312,12 @@ const struct cc_warp_access *cc_cache_drop(cc_keep const struct cc_cache *c,
 /* Adds d's counts to c's open kernel (before cc_cache_end_kernel), on c's thread. */
 void cc_cache_drops_add(struct cc_cache *c, cc_keep const struct cc_cache_drops *d);
 
+/* Adds from's counts to into's (two workers' counts of one kernel, on any thread: it
+ * touches the two only), so that cc_cache_drops_add of into adds both: integer sums,
+ * in any order (the workers' tree, src/emu/par.c). */
+void cc_cache_drops_merge(cc_keep struct cc_cache_drops *into,
+                          cc_keep const struct cc_cache_drops *from);
+
 /* Frees d (NULL is allowed). */
 void cc_cache_drops_free(cc_take struct cc_cache_drops *d);
 

@@ -170,3 +170,15 @@ void cc_cache_drops_add(struct cc_cache *c, const struct cc_cache_drops *d)
   }
   c->records += d->records;
 }
+
+void cc_cache_drops_merge(struct cc_cache_drops *into, const struct cc_cache_drops *from)
+{
+  assert(into->n_insns == from->n_insns && into->sms == from->sms); /* the same kernel */
+  for (uint32_t i = 0; i < into->n_insns; i++) {
+    cc_cache_counts_add(&into->insn[i], &from->insn[i]);
+    into->req_after[i] += from->req_after[i];
+  }
+  for (size_t j = 0; j < 3 * (size_t)into->sms; j++)
+    into->sm[j] += from->sm[j];
+  into->records += from->records;
+}
