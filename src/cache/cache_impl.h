@@ -295,6 +295,12 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
 /* As cc_cache_gather for a LANES form, of the lanes in `lanes` only (set sampling). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                            uint32_t lanes, struct gather *g);
+/* A cut record's sampled lines (drop.c): cc_cache_gather's entries of a's active lanes,
+ * which cc_cache_sample_filter would all keep, in one pass while each lane's bytes lie in
+ * one sector of a sampled line and the lanes come in address order (a column's sampled
+ * lanes); returns 1 then, else 0 (g undefined: the caller gathers and filters). */
+int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, struct gather *g);
 /* While sampling, a GENERAL record: its sectors (*sectors) and whether a line of it is
  * sampled (1, 0), in one pass while its lanes' bytes come in address order; -1 otherwise
  * (the caller gathers). */

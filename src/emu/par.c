@@ -110,6 +110,15 @@ struct par {
   const struct cc_access_partials *partials; /* the order-free ones, or NULL */
 };
 
+/* The reduction of the workers' partials (reduce), when they can be combined. */
+struct tree {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;           /* a worker finished: broadcast, a handful of waits a run */
+  struct worker *ws;           /* the n workers */
+  uint32_t n;
+  const struct cc_access_partials *pa;
+};
+
 struct worker {
   struct par *p;
   pthread_t thread;
@@ -122,6 +131,10 @@ struct worker {
   struct cc_warp_access rec;   /* its chunk's entries unpacked, one at a time (direct path) */
   void *part;                  /* its partial of p->partials (fed here, unordered) */
   uint64_t noted;              /* warp instructions of the running CTA already in insns_seen */
+  struct tree *tree;           /* where it reduces its partial, or NULL (close_partials
+                                  closes every worker's) */
+  uint32_t id;                 /* its index in tree->ws */
+  int finished;                /* under tree->mu: done with part, which holds all it takes */
 };
 
 uint32_t cc_emu_cores(void)
@@ -328,9 +341,10 @@ static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err
   const struct cc_access_partials *pa = w->p->partials;
   int rc = pa->access(w->part, a, err);
   if (rc || !w->p->sink->access) return rc;
-  /* counted by the partial for the ordered consumer too (the cache model's records that
-   * change no cache state): not buffered, not shipped to the merger */
-  if (pa->unordered && pa->unordered(w->part, a)) return CC_OK;
+  /* what the ordered consumer needs of it (access.h): nothing (the partial counted it:
+   * the cache model's records that change no cache state), not buffered, not shipped to
+   * the merger; or a cut of it (the cache model's sampled lanes) */
+  if (pa->to_ordered && !(a = pa->to_ordered(w->part, a))) return CC_OK;
   return buffer_access(ctx, a, err);
 }
 
@@ -343,7 +357,9 @@ static int (*worker_access(const struct par *p))(void *, const struct cc_warp_ac
 }
 
 /* Closes the workers' partials in worker order, merging them when the run succeeded
- * (the merge is commutative: the order does not show); the first failure. */
+ * (the merge is commutative: the order does not show); the first failure. After the
+ * tree (reduce) only worker 0's is left, holding every worker's figures; the others are
+ * NULL, which close takes as nothing. On a failed run they are only freed. */
 static int close_partials(struct par *p, struct worker *ws, uint32_t jobs, int ok,
                           struct cc_err *err)
 {
@@ -472,6 +488,42 @@ static void run_chunk(struct worker *w, struct slot *s)
   }
 }
 
+/* Marks worker w finished (it will not touch its partial again) and wakes who waits. */
+static void finish(struct tree *t, struct worker *w)
+{
+  pthread_mutex_lock(&t->mu);
+  w->finished = 1;
+  pthread_cond_broadcast(&t->cv);
+  pthread_mutex_unlock(&t->mu);
+}
+
+/* Worker w's part in the tree reduction of the partials, once it has no chunk left: at
+ * round r, worker j with j % 2^(r+1) == 0 waits for worker j + 2^r to finish and
+ * combines that one's partial into its own (access.h, combine); then w finishes. Worker
+ * 0 ends holding them all, and the calling thread closes that one alone. Why: closing
+ * jobs partials one after another on the calling thread was a serial tail growing with
+ * jobs (59 ms at 16 workers for the naive transpose at 4096^2, against 108 ms of
+ * emulation); the tree is ceil(log2 jobs) combines on its longest path (their cost
+ * grows with the round: docs/scaling.md), and the early ones overlap with the workers
+ * still running. The figures are the serial run's
+ * whatever the tree: footprints are set unions, the counts integer sums, minima and
+ * maxima commute (cc_analysis_insn_merge). */
+static void reduce(struct worker *w)
+{
+  struct tree *t = w->tree;
+  for (uint32_t step = 1; !(w->id & step) && step < t->n - w->id; step <<= 1) {
+    struct worker *o = &t->ws[w->id + step];
+    pthread_mutex_lock(&t->mu);
+    while (!o->finished) pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    if (w->part && o->part) {
+      t->pa->combine(t->pa->ctx, w->part, o->part);
+      o->part = NULL;
+    }
+  }
+  finish(t, w);
+}
+
 static void *worker_main(void *arg)
 {
   struct worker *w = arg;
@@ -486,6 +538,7 @@ static void *worker_main(void *arg)
     end_chunk(p, s);
   }
   unlock(p);
+  if (w->tree) reduce(w);
   return NULL;
 }
 
@@ -593,12 +646,15 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   struct par p;
   struct worker *ws = cc_xcalloc(jobs, sizeof *ws);
   struct emu_progress prog;
+  struct tree tree = {.ws = ws, .n = jobs, .pa = partials};
   uint32_t started = 0;
   int s = CC_OK;
   memset(&p, 0, sizeof p);
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.cv, NULL);
   pthread_cond_init(&p.claim_cv, NULL);
+  pthread_mutex_init(&tree.mu, NULL);
+  pthread_cond_init(&tree.cv, NULL);
   p.jobs = jobs;
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
@@ -613,6 +669,8 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   for (uint32_t j = 0; j < jobs && !s; j++) {
     struct worker *w = &ws[j];
     w->p = &p;
+    w->tree = partials && partials->combine ? &tree : NULL;
+    w->id = j;
     w->sink = (struct cc_access_sink){w, NULL, worker_access(&p), NULL};
     if (partials) w->part = partials->open(partials->ctx);
     w->hooks = (struct emu_hooks){w, hook_insns_before, hook_note};
@@ -629,6 +687,8 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
     }
     started++;
   }
+  for (uint32_t j = started; j < jobs; j++) /* never started: nothing to wait for */
+    finish(&tree, &ws[j]);
   if (!s) s = merge(&p, first, stats, &prog, err);
   lock(&p);
   __atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
@@ -649,5 +709,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   pthread_cond_destroy(&p.cv);
   pthread_cond_destroy(&p.claim_cv);
   pthread_mutex_destroy(&p.mu);
+  pthread_cond_destroy(&tree.cv);
+  pthread_mutex_destroy(&tree.mu);
   return s;
 }
