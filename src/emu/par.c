@@ -16,8 +16,8 @@
  * the addresses of its active lanes only (8 bytes each). Why: the merger is the serial
  * thread of a run with an ordered sink, and its cost per record is the host cache lines
  * it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5 lines):
- * a full warp's entry is as long, but a record of 1-3 lanes (one cut to the cache model's
- * sampled lines) is 56-72 bytes, one or two lines, and holds that much less of the
+ * a full warp's entry is as long, but a record of 1-4 lanes (one cut to the cache model's
+ * sampled lines) is 56-80 bytes, one or two lines, and holds that much less of the
  * budget. deliver unpacks each such entry into one record of its caller's,
  * which stays in that core's L1 (a full warp's entry is the record's own layout: the sink
  * reads it where it lies). */
