@@ -8,9 +8,10 @@
  * unit of locking: one claim, one end, one delivery, whatever its CTAs; its size follows
  * the warp instructions per CTA measured so far (chunk_size). A window of 4 x jobs slots
  * bounds the chunks in flight, and a byte budget the records held: past it, a worker
- * whose chunk is not the oldest waits, and the worker of the oldest chunk delivers its
- * records straight to the sink (the merger waits for that chunk, so the sink is never
- * called by two threads at once). Memory thus follows the window, not the grid.
+ * whose chunk is not the oldest waits. The worker of the oldest chunk delivers its
+ * records straight to the sink from the moment its chunk is the oldest (the merger waits
+ * for that chunk, so the sink is never called by two threads at once; buffer_access says
+ * why). Memory thus follows the window, not the grid.
  *
  * A buffered record is an entry: its fields (the record's bytes before addr, 48), then
  * the addresses of its active lanes only (8 bytes each). Why: the merger is the serial
@@ -308,8 +309,13 @@ static enum room make_room(struct par *p, struct slot *s)
 }
 
 /* The worker's sink: into its slot's buffer, or straight on once the chunk is the oldest
- * and the buffers are full (its earlier records, of earlier CTAs of the chunk too, go
- * first). */
+ * (its earlier records, of earlier CTAs of the chunk too, go first). Why straight on as
+ * soon as it is the oldest, not only when the buffers are full: the merger has nothing to
+ * deliver before this chunk ends, so the sink would wait idle; the records reach it while
+ * they are in this core's cache; and what the sink decides early serves the workers at
+ * once (the cache model's sampling switch, which lets them cut their records: drop.c).
+ * The covariance kernel's 64 CTAs of ~150,000 records each ran whole before the switch
+ * was known, and the one thread replayed them all (issue 15). */
 static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
 {
   struct worker *w = ctx;
@@ -317,6 +323,13 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
   size_t need = entry_bytes(a->active);
   int rc;
   s->bytes += need;
+  /* head is stored with release after the previous chunk's delivery (free_chunk): the
+   * sink's state is then ours to read and change until this chunk ends */
+  if (!s->direct && __atomic_load_n(&w->p->head, __ATOMIC_ACQUIRE) == s->seq) {
+    if ((rc = deliver(w->p, s, &w->rec, err))) return rc;
+    s->used = 0;
+    s->direct = 1;
+  }
   if (!s->direct && s->cap - s->used < need) {
     enum room room = make_room(w->p, s);
     if (room == ROOM_STOP)
@@ -597,7 +610,7 @@ static void free_chunk(struct par *p, uint64_t seq, int status)
     sl->buf = NULL;
     sl->cap = 0;
   }
-  p->head = seq + 1;
+  __atomic_store_n(&p->head, seq + 1, __ATOMIC_RELEASE); /* read unlocked: buffer_access */
   if (status) __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED); /* read by run_chunk unlocked */
   /* one slot freed: one claimer; the others wait on cv only for head or bytes */
   if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
