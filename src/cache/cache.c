@@ -697,7 +697,8 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
  * sector) through store memo m of its SM sm, if every way of m still holds its line;
  * returns 0 (nothing done) otherwise. The counts are replay's for such a store into ic
  * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
-static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+static __attribute__((noinline)) int store_memo_replay(struct cc_cache *c,
+                                                      const struct store_memo *m,
                              const struct cc_warp_access *a, uint32_t sm,
                              struct cc_cache_counts *ic)
 {
@@ -739,17 +740,26 @@ static void store_memo_set(struct store_memo *m, const struct pending *p, struct
   m->key = key;
 }
 
+/* A record of a CTA other than the last one's: its placement computed and kept. */
+static __attribute__((noinline)) void place_new(struct cc_cache *c, const uint32_t cta[3])
+{
+  memcpy(c->last_cta, cta, sizeof c->last_cta);
+  c->last_linear = cta_linear(c, cta);
+  c->last_sm = sm_of(c, c->last_linear);
+  c->have_last = 1;
+}
+
 /* The CTA a record belongs to: its SM (*sm) and the base its local addresses get
- * (*base, 0 for other spaces). */
+ * (*base, 0 for other spaces). The records of a CTA come together: the CTA compared as
+ * an 8-byte and a 4-byte word (no memcmp call), the division of sm_of once per CTA. */
 static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
                          uint64_t *base)
 {
-  if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
-    memcpy(c->last_cta, a->cta, sizeof c->last_cta);
-    c->last_linear = cta_linear(c, a->cta);
-    c->last_sm = sm_of(c, c->last_linear);
-    c->have_last = 1;
-  }
+  uint64_t xy, last_xy;
+  memcpy(&xy, a->cta, sizeof xy);
+  memcpy(&last_xy, c->last_cta, sizeof last_xy);
+  if (xy != last_xy || a->cta[2] != c->last_cta[2] || !c->have_last)
+    place_new(c, a->cta);
   *sm = c->last_sm;
   *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
 }
@@ -853,7 +863,7 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
  * lines, which exist: a memo is set only by a record that touched one, and cleared at the
  * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
  * row-per-thread loops: a warp re-reads its 32 lines 8 times). */
-static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                              struct form_key key)
 {
   const struct l1_memo *m = &c->memo[sm];
@@ -874,7 +884,7 @@ static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a,
  * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
  * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
  * naive transpose: the 8 warps of a CTA store into the same column of lines). */
-static inline int store_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+static inline __attribute__((always_inline)) int store_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                               struct form_key key)
 {
   const struct store_memo *m = &c->smemo[sm];
@@ -886,14 +896,29 @@ static inline int store_first(struct cc_cache *c, const struct cc_warp_access *a
   return 1;
 }
 
-/* The serial replay of global or local record a while sampling: most records end at
- * sample_fast. */
-static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                          uint64_t base)
+/* While sampling, what replay_keyed does with a record that touches a sampled line (its
+ * whole-record counts done before), and its wait. Apart from the quick path (below),
+ * which 15 in 16 records of a copy end in: its registers stay few. */
+static __attribute__((noinline)) void sample_replay(struct cc_cache *c,
+                                                    const struct cc_warp_access *a,
+                                                    uint32_t sm, uint64_t base,
+                                                    struct form_key key, uint32_t lanes)
+{
+  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  enum level_reached reach = replay_keyed(c, &s, a, sm, base, key, lanes);
+  if (reach != REACH_NONE)
+    count_wait(c, a->insn_slot, sm, reach);
+}
+
+/* The serial replay of global or local record a while sampling, the general way (local
+ * records, and global ones in no fast form: the quick path sends them here): its form,
+ * the memos, sample_fast, and the replay of its sampled lines. */
+static __attribute__((noinline)) void sample_slow(struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint32_t sm, uint64_t base)
 {
   struct form_key key = cc_cache_form_of(a, base);
   uint32_t lanes = 0;
-  enum level_reached reach;
   if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
     return;
   if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
@@ -901,14 +926,209 @@ static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, ui
       count_wait(c, a->insn_slot, sm, REACH_UNSEEN);
     return;
   }
-  struct side s = {c->samp, NULL, 1, 0, c->insn};
-  reach = replay_keyed(c, &s, a, sm, base, key, lanes);
+  sample_replay(c, a, sm, base, key, lanes);
+}
+
+#ifdef CC_CACHE_AVX2
+/* Whether every lane l of a is at a0 + l x step (a0 = a->addr[0]; modulo 2^64): the test
+ * of cc_cache_lanes_affine (gather.c), AVX2, inline in quick_avx2 (no call, no
+ * dispatch). */
+static inline __attribute__((always_inline, target("avx2"))) int affine_avx2(
+    const struct cc_warp_access *a, uint64_t a0, uint64_t step)
+{
+  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a0),
+                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
+                                                    (long long)step, 0));
+  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
+    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
+    want = _mm256_add_epi64(want, four);
+  }
+  return _mm256_testz_si256(bad, bad);
+}
+#endif
+
+/* Whether one of the lines of sectors first..last (a RANGE form's) is sampled: one class
+ * for a range of 4-byte lanes within a line, two across a line's end. */
+static inline __attribute__((always_inline)) int range_sampled(const struct cc_cache *c,
+                                                               uint64_t first, uint64_t last)
+{
+  int any = sampled_line(c, first / 4);
+  for (uint64_t line = first / 4 + 1; line <= last / 4; line++)
+    any |= sampled_line(c, line);
+  return any;
+}
+
+/* The quick path's unseen wait: count_wait's REACH_UNSEEN while sampling (a load or
+ * atomic none of whose lines is sampled). */
+static inline __attribute__((always_inline)) void quick_unseen(struct cc_cache *c,
+                                                               uint32_t slot, uint32_t sm)
+{
+  c->req_after[slot]++;
+  c->sm_req[sm]++;
+}
+
+/* The quick path's load equal to its SM's L1 memo (`sectors`: the whole record's): what
+ * memo_first counts. */
+static inline __attribute__((always_inline)) void quick_memo(struct cc_cache *c,
+                                                             const struct cc_warp_access *a,
+                                                             uint32_t sm,
+                                                             const struct l1_memo *m,
+                                                             uint32_t sectors)
+{
+  uint32_t slot = a->insn_slot;
+  sample_whole(c, &c->insn[slot], a, sm, sectors);
+  c->samp[slot].l1_hit_sectors += m->sectors;
+  c->samp[slot].waits_l1++; /* count_wait's REACH_L1 while sampling */
+  quick_unseen(c, slot, sm);
+}
+
+/* The quick path's range (lanes affine, d = size) touching a sampled line, its
+ * whole-record counts done: its sampled lines replayed (the key recomputed: the quick
+ * path jumps here, keeping no registers). */
+static __attribute__((noinline)) void quick_range_replay(struct cc_cache *c,
+                                                         const struct cc_warp_access *a,
+                                                         uint32_t sm)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0];
+  struct form_key k = {FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                       (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+  sample_replay(c, a, sm, 0, k, 0);
+}
+
+/* The quick path's column (the line-per-lane form, lanes affine, not a load of its SM's
+ * L1 memo): the store memo (store_first), the sampled lanes (sample_lanes), the
+ * whole-record counts, and the sampled lanes' replay or the unseen wait. */
+static __attribute__((noinline)) void quick_column(struct cc_cache *c,
+                                                   const struct cc_warp_access *a, uint32_t sm)
+{
+  struct form_key k = {FORM_LANES, a->addr[0] / CC_CACHE_SECTOR_BYTES,
+                       a->addr[1] - a->addr[0]};
+  uint32_t lanes;
+  if (store_first(c, a, sm, k))
+    return;
+  lanes = sample_lanes(c, k);
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  if (lanes)
+    sample_replay(c, a, sm, 0, k, lanes);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
+}
+
+_Static_assert(CC_ACCESS_MAX_BYTES <= CC_CACHE_SECTOR_BYTES,
+               "quick_rest: a record of cc_cache_access has lanes of at most a sector");
+
+/* The quick path of a global record of 32 active lanes while sampling (base 0), given
+ * whether its lanes are affine (the caller tests it: quick_avx2 with AVX2): its form (as
+ * cc_cache_form_of, from the same tests), a load equal to its SM's L1 memo (memo_first),
+ * and for a range (the form of most records) whether one of its 1 or 2 lines is sampled,
+ * its whole-record counts and its unseen wait, calling nothing: a leaf function, no
+ * registers saved. The others jump on: a range touching a sampled line to
+ * quick_range_replay, a column to quick_column, the general form to sample_slow. The
+ * caller has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). */
+static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
+                                                 const struct cc_warp_access *a, uint32_t sm,
+                                                 int affine)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, slot = a->insn_slot, sectors;
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo, top, first = lo / CC_CACHE_SECTOR_BYTES;
+  uint64_t last;
+  const struct l1_memo *m = &c->memo[sm];
+  /* memo_first's test: the memo is of global loads L1 caches */
+  int memo_load = a->kind == CC_ACCESS_LOAD && c->dev.l1_global_loads &&
+                  !c->dev.l1_whole_lines;
+  if (!affine || __builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) ||
+      __builtin_add_overflow(lo, top, &top)) {
+    sample_slow(c, a, sm, 0);
+    return;
+  }
+  if (d != size) {
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) &&
+        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0) { /* FORM_LANES {first, d} */
+      if (memo_load && m->key.form == FORM_LANES && m->key.a == first && m->key.b == d)
+        quick_memo(c, a, sm, m, CC_WARP_SIZE);
+      else
+        quick_column(c, a, sm);
+    } else {
+      sample_slow(c, a, sm, 0);
+    }
+    return;
+  }
+  last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES; /* FORM_RANGE */
+  sectors = (uint32_t)(last - first + 1);
+  if (memo_load && m->key.form == FORM_RANGE && m->key.a == first && m->key.b == last) {
+    quick_memo(c, a, sm, m, sectors);
+    return;
+  }
+  sample_whole(c, &c->insn[slot], a, sm, sectors);
+  if (range_sampled(c, first, last))
+    quick_range_replay(c, a, sm);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, slot, sm);
+}
+
+#ifdef CC_CACHE_AVX2
+/* The quick path with AVX2 (where the host has it: cc_cache_access asks): the lanes'
+ * test inline, the rest a jump. */
+static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache *c,
+                                                                  const struct cc_warp_access *a,
+                                                                  uint32_t sm)
+{
+  quick_rest(c, a, sm, affine_avx2(a, a->addr[0], a->addr[1] - a->addr[0]));
+}
+#endif
+
+/* The quick path, portable (the lanes' test: cc_cache_lanes_affine). */
+static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
+                                                     const struct cc_warp_access *a,
+                                                     uint32_t sm)
+{
+  quick_rest(c, a, sm, cc_cache_lanes_affine(a, a->addr[1] - a->addr[0]));
+}
+
+/* The quick path of a global record of 32 active lanes while sampling (quick_rest),
+ * with AVX2 where the host has it. */
+static inline void quick(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
+{
+#ifdef CC_CACHE_AVX2
+  if (__builtin_cpu_supports("avx2"))
+    quick_avx2(c, a, sm);
+  else
+#endif
+    quick_portable(c, a, sm);
+}
+
+/* The serial replay of global or local record a while sampling: global records of 32
+ * active lanes take the quick path (most end there), the others sample_slow. Tail calls
+ * only: cc_cache_access keeps no registers for them. */
+static inline void sample_record(struct cc_cache *c, const struct cc_warp_access *a,
+                                 uint32_t sm, uint64_t base)
+{
+  if (a->space != CC_SPACE_GLOBAL || a->active != 0xffffffffu)
+    sample_slow(c, a, sm, base);
+  else
+    quick(c, a, sm);
+}
+
+/* The serial replay of record a before sampling (or with sample=1): every line. */
+static __attribute__((noinline)) void full_record(struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint32_t sm, uint64_t base)
+{
+  struct side s = {c->insn, NULL, 1, 0, NULL};
+  enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
   if (reach != REACH_NONE)
     count_wait(c, a->insn_slot, sm, reach);
 }
 
-void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
-                     uint32_t shared_wavefronts)
+/* cc_cache_access of every record the quick way (below) does not take. */
+static __attribute__((noinline)) void access_slow(struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint32_t shared_wavefronts)
 {
   uint64_t base;
   uint32_t sm;
@@ -931,9 +1151,26 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
   } else if (c->sampling) {
     sample_record(c, a, sm, base);
   } else {
-    struct side s = {c->insn, NULL, 1, 0, NULL};
-    enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
-    if (reach != REACH_NONE)
-      count_wait(c, a->insn_slot, sm, reach);
+    full_record(c, a, sm, base);
   }
+}
+
+/* The quick way in: while the serial replay samples, a global record of all 32 lanes of
+ * the last record's CTA (most records) goes to the quick path with the kept placement
+ * (access_slow's checks and steps, with what sampling makes known: the switch is past,
+ * and a CTA was placed). Tail calls: no registers kept here. */
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  uint64_t xy, last_xy;
+  memcpy(&xy, a->cta, sizeof xy);
+  memcpy(&last_xy, c->last_cta, sizeof last_xy);
+  if (c->sampling && !c->par && a->space == CC_SPACE_GLOBAL && a->active == 0xffffffffu &&
+      a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES && xy == last_xy &&
+      a->cta[2] == c->last_cta[2]) {
+    c->records++;
+    quick(c, a, c->last_sm);
+    return;
+  }
+  access_slow(c, a, shared_wavefronts);
 }

@@ -259,6 +259,12 @@ static inline uint32_t byte_bits(uint32_t off, uint32_t len)
   return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
 }
 
+/* Four lanes' addresses at once (a vector of the compiler: one AVX2 register, or two
+ * SSE2 or NEON registers, or scalars where the target has none). */
+typedef uint64_t lane_quad __attribute__((vector_size(32)));
+/* The same, at any address of a uint64_t (lanes of a record): no aligned stack copy. */
+typedef uint64_t lane_quad_u __attribute__((vector_size(32), aligned(8)));
+
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64), all 32 read (AVX2
  * where the host has it). gather.c. */
 int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);

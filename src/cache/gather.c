@@ -39,10 +39,6 @@ static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
   g->max_line = last / 4;
 }
 
-/* Four lanes' addresses at once (a vector of the compiler: one AVX2 register, or two
- * SSE2 or NEON registers, or scalars where the target has none). */
-typedef uint64_t lane_quad __attribute__((vector_size(32)));
-
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
  * each compared with the progression itself (an xor, an or and an addition a step),
  * without branches on the data or multiplications. The portable form, which the compiler
