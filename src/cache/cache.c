@@ -999,8 +999,8 @@ static __attribute__((noinline)) void quick_range_replay(struct cc_cache *c,
   sample_replay(c, a, sm, 0, k, 0);
 }
 
-/* The quick path's column (the line-per-lane form, lanes affine, not a load of its SM's
- * L1 memo): the store memo (store_first), the sampled lanes (sample_lanes), the
+/* The quick path's column (the line-per-lane form, lanes affine): the memos
+ * (memo_first, store_first), the sampled lanes (sample_lanes), the
  * whole-record counts, and the sampled lanes' replay or the unseen wait. */
 static __attribute__((noinline)) void quick_column(struct cc_cache *c,
                                                    const struct cc_warp_access *a, uint32_t sm)
@@ -1008,7 +1008,7 @@ static __attribute__((noinline)) void quick_column(struct cc_cache *c,
   struct form_key k = {FORM_LANES, a->addr[0] / CC_CACHE_SECTOR_BYTES,
                        a->addr[1] - a->addr[0]};
   uint32_t lanes;
-  if (store_first(c, a, sm, k))
+  if (memo_first(c, a, sm, k) || store_first(c, a, sm, k))
     return;
   lanes = sample_lanes(c, k);
   sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
@@ -1021,54 +1021,112 @@ static __attribute__((noinline)) void quick_column(struct cc_cache *c,
 _Static_assert(CC_ACCESS_MAX_BYTES <= CC_CACHE_SECTOR_BYTES,
                "quick_rest: a record of cc_cache_access has lanes of at most a sector");
 
+/* The quick path's range (FORM_RANGE, sectors first..last) after the memo's test: its
+ * whole-record counts, and its sampled lines replayed or its unseen wait. touches:
+ * whether one of its lines is sampled. */
+static inline __attribute__((always_inline)) void quick_range_end(
+    struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, uint32_t sectors,
+    int touches)
+{
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  if (touches)
+    quick_range_replay(c, a, sm);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
+}
+
+/* Whether load a of FORM_RANGE first..last is its SM's L1 memo's (memo_first's test). */
+static inline __attribute__((always_inline)) const struct l1_memo *quick_range_memo(
+    const struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, uint64_t first,
+    uint64_t last)
+{
+  const struct l1_memo *m = &c->memo[sm];
+  if (a->kind != CC_ACCESS_LOAD || !c->memo_loads || m->key.form != FORM_RANGE ||
+      m->key.a != first || m->key.b != last)
+    return NULL;
+  return m;
+}
+
+/* The quick path's range of 2 lines or more (lanes of 8 bytes or more, or not aligned):
+ * quick_rest's steps, with the classes of every line. */
+static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
+                                                       const struct cc_warp_access *a,
+                                                       uint32_t sm)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0], first = lo / CC_CACHE_SECTOR_BYTES;
+  uint64_t last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES;
+  const struct l1_memo *m = quick_range_memo(c, a, sm, first, last);
+  if (m)
+    quick_memo(c, a, sm, m, (uint32_t)(last - first + 1));
+  else
+    quick_range_end(c, a, sm, (uint32_t)(last - first + 1), range_sampled(c, first, last));
+}
+
+/* The quick path's lanes a line or more apart (d = addr[1] - addr[0] is not the size):
+ * the column form (FORM_LANES, as cc_cache_form_of decides it) goes on to its L1 memo
+ * (a load equal to it: counted here, a leaf) or quick_column, the others to
+ * sample_slow. */
+static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
+                                                  const struct cc_warp_access *a, uint32_t sm)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo;
+  const struct l1_memo *m = &c->memo[sm];
+  if (!(d >= CC_CACHE_LINE_BYTES && d < (1ull << 59) && /* d x 32 below 2^64 */
+        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0 && lo + d * CC_WARP_SIZE > lo))
+    sample_slow(c, a, sm, 0);
+  else if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
+           m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d)
+    quick_memo(c, a, sm, m, CC_WARP_SIZE);
+  else
+    quick_column(c, a, sm);
+}
+
 /* The quick path of a global record of 32 active lanes while sampling (base 0), given
  * whether its lanes are affine (the caller tests it: quick_avx2 with AVX2): its form (as
- * cc_cache_form_of, from the same tests), a load equal to its SM's L1 memo (memo_first),
- * and for a range (the form of most records) whether one of its 1 or 2 lines is sampled,
- * its whole-record counts and its unseen wait, calling nothing: a leaf function, no
- * registers saved. The others jump on: a range touching a sampled line to
- * quick_range_replay, a column to quick_column, the general form to sample_slow. The
- * caller has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). */
+ * cc_cache_form_of, from the same tests); for a range within one line (4-byte lanes
+ * from an aligned address: most records) a load equal to its SM's L1 memo (memo_first)
+ * or its line's class, its whole-record counts and its unseen wait, calling nothing: a
+ * leaf function, few registers. The others jump on: a range touching a sampled line to
+ * quick_range_replay, a wider range to quick_range_wide, lanes apart to quick_lanes,
+ * the general form to sample_slow. The caller has checked the record (slot, size at
+ * most CC_ACCESS_MAX_BYTES). */
 static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
                                                  const struct cc_warp_access *a, uint32_t sm,
                                                  int affine)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, slot = a->insn_slot, sectors;
-  uint64_t lo = a->addr[0], d = a->addr[1] - lo, top, first = lo / CC_CACHE_SECTOR_BYTES;
-  uint64_t last;
-  const struct l1_memo *m = &c->memo[sm];
-  /* memo_first's test: the memo is of global loads L1 caches */
-  int memo_load = a->kind == CC_ACCESS_LOAD && c->dev.l1_global_loads &&
-                  !c->dev.l1_whole_lines;
-  if (!affine || __builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) ||
-      __builtin_add_overflow(lo, top, &top)) {
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo, end, first, last, line;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  const struct l1_memo *m;
+  if (!affine) {
     sample_slow(c, a, sm, 0);
     return;
   }
   if (d != size) {
-    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) &&
-        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0) { /* FORM_LANES {first, d} */
-      if (memo_load && m->key.form == FORM_LANES && m->key.a == first && m->key.b == d)
-        quick_memo(c, a, sm, m, CC_WARP_SIZE);
-      else
-        quick_column(c, a, sm);
-    } else {
-      sample_slow(c, a, sm, 0);
-    }
+    quick_lanes(c, a, sm);
     return;
   }
-  last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES; /* FORM_RANGE */
-  sectors = (uint32_t)(last - first + 1);
-  if (memo_load && m->key.form == FORM_RANGE && m->key.a == first && m->key.b == last) {
-    quick_memo(c, a, sm, m, sectors);
+  end = lo + CC_WARP_SIZE * (uint64_t)size; /* FORM_RANGE, unless past 2^64 - 1 */
+  if (end <= lo) {
+    sample_slow(c, a, sm, 0);
     return;
   }
-  sample_whole(c, &c->insn[slot], a, sm, sectors);
-  if (range_sampled(c, first, last))
-    quick_range_replay(c, a, sm);
-  else if (a->kind != CC_ACCESS_STORE)
-    quick_unseen(c, slot, sm);
+  first = lo / CC_CACHE_SECTOR_BYTES;
+  last = (end - 1) / CC_CACHE_SECTOR_BYTES;
+  line = first / 4;
+  if (last / 4 != line) {
+    quick_range_wide(c, a, sm);
+    return;
+  }
+  m = quick_range_memo(c, a, sm, first, last);
+  if (m) {
+    quick_memo(c, a, sm, m, (uint32_t)(last - first + 1));
+    return;
+  }
+  quick_range_end(c, a, sm, (uint32_t)(last - first + 1),
+                  !(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask));
 }
 
 #ifdef CC_CACHE_AVX2

@@ -201,6 +201,9 @@ struct cc_cache {
   uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
                                   sampled lines of a group of 16 whose class offset is 0
                                   (gather.c sample_group) */
+  uint64_t class_mul;          /* cc_cache_line_class's multiplier (0 for INDEX_MOD: the
+                                  class is line & 15), for the quick path (cache.c) */
+  int memo_loads;              /* global loads use the L1 memo: L1 caches them, sectored */
   uint64_t records;            /* global and local records of the kernel so far */
   uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */
