@@ -828,6 +828,8 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
     p.g.sectors = c->memo[sm].sectors;
   } else if (s->exact && key.form == FORM_LANES) {
     cc_cache_gather_lanes(a, base, key, lanes, &p.g);
+  } else if (s->exact && key.form == FORM_RANGE) {
+    cc_cache_gather_range_sampled(c, a, base, key, &p.g);
   } else if (!gathered) {
     cc_cache_gather(a, base, key, &p.g);
     if (s->exact)
@@ -970,6 +972,17 @@ static inline __attribute__((always_inline)) void quick_unseen(struct cc_cache *
   c->sm_req[sm]++;
 }
 
+/* The quick path's load equal to its SM's L1 memo m, after its whole-record counts: the
+ * rest of what memo_first counts. */
+static inline __attribute__((always_inline)) void quick_memo_hit(struct cc_cache *c,
+                                                                 uint32_t slot, uint32_t sm,
+                                                                 const struct l1_memo *m)
+{
+  c->samp[slot].l1_hit_sectors += m->sectors;
+  c->samp[slot].waits_l1++; /* count_wait's REACH_L1 while sampling */
+  quick_unseen(c, slot, sm);
+}
+
 /* The quick path's load equal to its SM's L1 memo (`sectors`: the whole record's): what
  * memo_first counts. */
 static inline __attribute__((always_inline)) void quick_memo(struct cc_cache *c,
@@ -978,11 +991,8 @@ static inline __attribute__((always_inline)) void quick_memo(struct cc_cache *c,
                                                              const struct l1_memo *m,
                                                              uint32_t sectors)
 {
-  uint32_t slot = a->insn_slot;
-  sample_whole(c, &c->insn[slot], a, sm, sectors);
-  c->samp[slot].l1_hit_sectors += m->sectors;
-  c->samp[slot].waits_l1++; /* count_wait's REACH_L1 while sampling */
-  quick_unseen(c, slot, sm);
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  quick_memo_hit(c, a->insn_slot, sm, m);
 }
 
 /* The quick path's range (lanes affine, d = size) touching a sampled line, its
@@ -1121,12 +1131,15 @@ static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
     return;
   }
   m = quick_range_memo(c, a, sm, first, last);
-  if (m) {
-    quick_memo(c, a, sm, m, (uint32_t)(last - first + 1));
-    return;
-  }
-  quick_range_end(c, a, sm, (uint32_t)(last - first + 1),
-                  !(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask));
+  /* the whole-record counts first, on every way (a copy in each would be hoisted here
+   * by the compiler, with more registers to keep) */
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, (uint32_t)(last - first + 1));
+  if (m)
+    quick_memo_hit(c, a->insn_slot, sm, m);
+  else if (!(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask))
+    quick_range_replay(c, a, sm);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
 }
 
 #ifdef CC_CACHE_AVX2
@@ -1149,15 +1162,20 @@ static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
 }
 
 /* The quick path of a global record of 32 active lanes while sampling (quick_rest),
- * with AVX2 where the host has it. */
+ * with AVX2 where the host has it: c->quick, set at the switch (access_slow). */
 static inline void quick(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
+{
+  c->quick(c, a, sm);
+}
+
+/* The quick path's function for this host (c->quick). */
+static cc_cache_quick_fn *quick_fn(void)
 {
 #ifdef CC_CACHE_AVX2
   if (__builtin_cpu_supports("avx2"))
-    quick_avx2(c, a, sm);
-  else
+    return quick_avx2;
 #endif
-    quick_portable(c, a, sm);
+  return quick_portable;
 }
 
 /* The serial replay of global or local record a while sampling: global records of 32
@@ -1202,8 +1220,10 @@ static __attribute__((noinline)) void access_slow(struct cc_cache *c,
     }
     return;
   }
-  if (c->records++ == c->switch_at)
+  if (c->records++ == c->switch_at) {
     cc_cache_sample_start(c);
+    c->quick = c->par ? NULL : quick_fn(); /* the serial replay's quick way in */
+  }
   if (c->par) {
     cc_cache_par_access(c, a, sm, base);
   } else if (c->sampling) {
@@ -1213,19 +1233,34 @@ static __attribute__((noinline)) void access_slow(struct cc_cache *c,
   }
 }
 
-/* The quick way in: while the serial replay samples, a global record of all 32 lanes of
- * the last record's CTA (most records) goes to the quick path with the kept placement
- * (access_slow's checks and steps, with what sampling makes known: the switch is past,
- * and a CTA was placed). Tail calls: no registers kept here. */
+/* The quick way in for a record of a CTA other than the last one's: its placement
+ * (place), then the quick path. */
+static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
+                                                    const struct cc_warp_access *a)
+{
+  uint32_t sm;
+  uint64_t base;
+  place(c, a, &sm, &base); /* base: 0, a global record */
+  c->records++;
+  quick(c, a, sm);
+}
+
+/* The quick way in: while the serial replay samples (c->quick set), a global record of
+ * all 32 lanes (most records) goes to the quick path with the kept placement of its CTA,
+ * or quick_new_cta's (access_slow's checks and steps, with what sampling makes known:
+ * the switch is past). Tail calls: no registers kept here. */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
   uint64_t xy, last_xy;
-  memcpy(&xy, a->cta, sizeof xy);
-  memcpy(&last_xy, c->last_cta, sizeof last_xy);
-  if (c->sampling && !c->par && a->space == CC_SPACE_GLOBAL && a->active == 0xffffffffu &&
-      a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES && xy == last_xy &&
-      a->cta[2] == c->last_cta[2]) {
+  if (c->quick && a->space == CC_SPACE_GLOBAL && a->active == 0xffffffffu &&
+      a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES) {
+    memcpy(&xy, a->cta, sizeof xy);
+    memcpy(&last_xy, c->last_cta, sizeof last_xy);
+    if (xy != last_xy || a->cta[2] != c->last_cta[2]) {
+      quick_new_cta(c, a);
+      return;
+    }
     c->records++;
     quick(c, a, c->last_sm);
     return;

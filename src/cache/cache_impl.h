@@ -166,6 +166,11 @@ struct store_memo {
   uint8_t mask[CC_WARP_SIZE];
 };
 
+struct cc_cache;
+/* The quick path of a record while sampling (cache.c): the record of SM sm. */
+typedef void cc_cache_quick_fn(struct cc_cache *c, const struct cc_warp_access *a,
+                               uint32_t sm);
+
 struct cc_cache {
   struct cc_cache_device dev;
   uint32_t l1_cap_lines;       /* per SM, allocated */
@@ -201,6 +206,8 @@ struct cc_cache {
   uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
                                   sampled lines of a group of 16 whose class offset is 0
                                   (gather.c sample_group) */
+  cc_cache_quick_fn *quick;    /* the serial replay after the switch: cc_cache_access's
+                                  quick path (AVX2 or portable); NULL otherwise */
   uint64_t class_mul;          /* cc_cache_line_class's multiplier (0 for INDEX_MOD: the
                                   class is line & 15), for the quick path (cache.c) */
   int memo_loads;              /* global loads use the L1 memo: L1 caches them, sectored */
@@ -304,6 +311,10 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
 /* As cc_cache_gather for a LANES form, of the lanes in `lanes` only (set sampling). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                            uint32_t lanes, struct gather *g);
+/* As cc_cache_gather for a RANGE form, of its sampled lines only (set sampling: the
+ * gathering and cc_cache_sample_filter in one). */
+void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                                   uint64_t base, struct form_key k, struct gather *g);
 /* While sampling, a GENERAL record: its sectors (*sectors) and whether a line of it is
  * sampled (1, 0), in one pass while its lanes' bytes come in address order; -1 otherwise
  * (the caller gathers). */

@@ -210,6 +210,40 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
   gather_general(a, base, g);
 }
 
+/* The sampled lines of a's range form k (FORM_RANGE: sectors k.a..k.b) into g: gather's
+ * entries for those lines only (cc_cache_gather and cc_cache_sample_filter in one pass,
+ * without building the others). */
+void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                                   uint64_t base, struct form_key k, struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0] + base, hi = lo + CC_WARP_SIZE * (uint64_t)size;
+  g->n = 0;
+  g->sectors = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  for (uint64_t line = k.a / 4; line <= k.b / 4; line++) {
+    struct ent *e;
+    uint32_t s0 = line == k.a / 4 ? (uint32_t)(k.a % 4) : 0;
+    uint32_t s1 = line == k.b / 4 ? (uint32_t)(k.b % 4) : 3;
+    if (!sampled_line(c, line))
+      continue;
+    e = &g->e[g->n++];
+    e->line = line;
+    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+    g->sectors += s1 - s0 + 1;
+    if (!g->want_bytes)
+      continue;
+    for (uint32_t s = 0; s < 4; s++) /* inner sectors: whole */
+      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+    if (line == k.a / 4) /* the range's first and last sectors may be partly covered */
+      e->bytes[s0] = range_bits(k.a, lo, hi);
+    if (line == k.b / 4)
+      e->bytes[s1] = range_bits(k.b, lo, hi);
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+}
+
 /* The sampled lanes of a's line-per-lane form k (lanes: sample_lanes's mask) into g:
  * gather's FORM_LANES entries for those lanes only (their lines increase with the lane). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,

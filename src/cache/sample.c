@@ -73,6 +73,7 @@ void cc_cache_sample_begin(struct cc_cache *c)
   c->memo_loads = c->dev.l1_global_loads && !c->dev.l1_whole_lines;
   c->records = 0;
   c->sampling = 0;
+  c->quick = NULL; /* set at the switch (cache.c) */
   c->switch_at = k > 1 ? c->dev.sample_after : UINT64_MAX;
   __atomic_store_n(&c->drop_from, UINT64_MAX, __ATOMIC_RELEASE);
   c->evict_before = 0;
