@@ -1233,6 +1233,16 @@ static __attribute__((noinline)) void access_slow(struct cc_cache *c,
   }
 }
 
+/* The quick path of global record a of SM sm while sampling: records of 32 active lanes
+ * to c->quick, the others (some lanes active) to sample_slow. */
+static inline void quick_any(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
+{
+  if (a->active == 0xffffffffu)
+    quick(c, a, sm);
+  else
+    sample_slow(c, a, sm, 0);
+}
+
 /* The quick way in for a record of a CTA other than the last one's: its placement
  * (place), then the quick path. */
 static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
@@ -1242,18 +1252,18 @@ static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
   uint64_t base;
   place(c, a, &sm, &base); /* base: 0, a global record */
   c->records++;
-  quick(c, a, sm);
+  quick_any(c, a, sm);
 }
 
-/* The quick way in: while the serial replay samples (c->quick set), a global record of
- * all 32 lanes (most records) goes to the quick path with the kept placement of its CTA,
- * or quick_new_cta's (access_slow's checks and steps, with what sampling makes known:
- * the switch is past). Tail calls: no registers kept here. */
+/* The quick way in: while the serial replay samples (c->quick set), a global record (most
+ * records) goes to the quick path with the kept placement of its CTA, or quick_new_cta's
+ * (access_slow's checks and steps, with what sampling makes known: the switch is past).
+ * Tail calls: no registers kept here. */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
   uint64_t xy, last_xy;
-  if (c->quick && a->space == CC_SPACE_GLOBAL && a->active == 0xffffffffu &&
+  if (c->quick && a->space == CC_SPACE_GLOBAL && a->active != 0 &&
       a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES) {
     memcpy(&xy, a->cta, sizeof xy);
     memcpy(&last_xy, c->last_cta, sizeof last_xy);
@@ -1262,7 +1272,7 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
       return;
     }
     c->records++;
-    quick(c, a, c->last_sm);
+    quick_any(c, a, c->last_sm);
     return;
   }
   access_slow(c, a, shared_wavefronts);
