@@ -699,8 +699,8 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
  * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
 static __attribute__((noinline)) int store_memo_replay(struct cc_cache *c,
                                                       const struct store_memo *m,
-                             const struct cc_warp_access *a, uint32_t sm,
-                             struct cc_cache_counts *ic)
+                                                      const struct cc_warp_access *a,
+                                                      uint32_t sm, struct cc_cache_counts *ic)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;
@@ -865,8 +865,9 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
  * lines, which exist: a memo is set only by a record that touched one, and cleared at the
  * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
  * row-per-thread loops: a warp re-reads its 32 lines 8 times). */
-static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                             struct form_key key)
+static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
+                                                            const struct cc_warp_access *a,
+                                                            uint32_t sm, struct form_key key)
 {
   const struct l1_memo *m = &c->memo[sm];
   uint32_t slot = a->insn_slot;
@@ -886,8 +887,9 @@ static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c, 
  * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
  * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
  * naive transpose: the 8 warps of a CTA store into the same column of lines). */
-static inline __attribute__((always_inline)) int store_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                              struct form_key key)
+static inline __attribute__((always_inline)) int store_first(struct cc_cache *c,
+                                                             const struct cc_warp_access *a,
+                                                             uint32_t sm, struct form_key key)
 {
   const struct store_memo *m = &c->smemo[sm];
   if (key.form != FORM_LANES || a->kind != CC_ACCESS_STORE || a->space != CC_SPACE_GLOBAL ||
@@ -912,14 +914,13 @@ static __attribute__((noinline)) void sample_replay(struct cc_cache *c,
     count_wait(c, a->insn_slot, sm, reach);
 }
 
-/* The serial replay of global or local record a while sampling, the general way (local
- * records, and global ones in no fast form: the quick path sends them here): its form,
- * the memos, sample_fast, and the replay of its sampled lines. */
-static __attribute__((noinline)) void sample_slow(struct cc_cache *c,
-                                                  const struct cc_warp_access *a,
-                                                  uint32_t sm, uint64_t base)
+/* The serial replay of global or local record a (form key) while sampling, the general
+ * way: the memos, sample_fast, and the replay of its sampled lines. */
+static inline __attribute__((always_inline)) void sample_keyed(struct cc_cache *c,
+                                                               const struct cc_warp_access *a,
+                                                               uint32_t sm, uint64_t base,
+                                                               struct form_key key)
 {
-  struct form_key key = cc_cache_form_of(a, base);
   uint32_t lanes = 0;
   if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
     return;
@@ -931,26 +932,23 @@ static __attribute__((noinline)) void sample_slow(struct cc_cache *c,
   sample_replay(c, a, sm, base, key, lanes);
 }
 
-#ifdef CC_CACHE_AVX2
-/* Whether every lane l of a is at a0 + l x step (a0 = a->addr[0]; modulo 2^64): the test
- * of cc_cache_lanes_affine (gather.c), AVX2, inline in quick_avx2 (no call, no
- * dispatch). */
-static inline __attribute__((always_inline, target("avx2"))) int affine_avx2(
-    const struct cc_warp_access *a, uint64_t a0, uint64_t step)
+/* sample_keyed of a record whose form is yet to be found (local records, some lanes
+ * active, and those the quick path does not take). */
+static __attribute__((noinline)) void sample_slow(struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint32_t sm, uint64_t base)
 {
-  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a0),
-                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
-                                                    (long long)step, 0));
-  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
-    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
-    want = _mm256_add_epi64(want, four);
-  }
-  return _mm256_testz_si256(bad, bad);
+  sample_keyed(c, a, sm, base, cc_cache_form_of(a, base));
 }
-#endif
+
+/* sample_keyed of a global record the quick path found in no fast form (its lanes not
+ * affine: the test is not run again). */
+static __attribute__((noinline)) void sample_general(struct cc_cache *c,
+                                                     const struct cc_warp_access *a,
+                                                     uint32_t sm)
+{
+  sample_keyed(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0});
+}
 
 /* Whether one of the lines of sectors first..last (a RANGE form's) is sampled: one class
  * for a range of 4-byte lanes within a line, two across a line's end. */
@@ -1101,8 +1099,8 @@ static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
  * or its line's class, its whole-record counts and its unseen wait, calling nothing: a
  * leaf function, few registers. The others jump on: a range touching a sampled line to
  * quick_range_replay, a wider range to quick_range_wide, lanes apart to quick_lanes,
- * the general form to sample_slow. The caller has checked the record (slot, size at
- * most CC_ACCESS_MAX_BYTES). */
+ * lanes not affine to sample_general, the other general forms to sample_slow. The caller
+ * has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). */
 static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
                                                  const struct cc_warp_access *a, uint32_t sm,
                                                  int affine)
@@ -1111,7 +1109,7 @@ static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   const struct l1_memo *m;
   if (!affine) {
-    sample_slow(c, a, sm, 0);
+    sample_general(c, a, sm);
     return;
   }
   if (d != size) {

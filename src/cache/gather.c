@@ -39,6 +39,10 @@ static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
   g->max_line = last / 4;
 }
 
+/* Four lanes' addresses at once (a vector of the compiler: one AVX2 register, or two
+ * SSE2 or NEON registers, or scalars where the target has none). */
+typedef uint64_t lane_quad __attribute__((vector_size(32)));
+
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
  * each compared with the progression itself (an xor, an or and an addition a step),
  * without branches on the data or multiplications. The portable form, which the compiler
@@ -62,22 +66,11 @@ static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define HAVE_AVX2_AFFINE 1
 /* lanes_affine with AVX2 (where the host has it: every record of a set sampling replay
- * takes this test, which is a large part of what an unsampled record costs): the xor
- * reads its lanes from memory, and one vptest ends it. */
+ * outside the quick path takes this test): affine_avx2 (cache_impl.h). */
 __attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_warp_access *a,
                                                               uint64_t step)
 {
-  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a->addr[0]),
-                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
-                                                    (long long)step, 0));
-  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
-    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
-    want = _mm256_add_epi64(want, four);
-  }
-  return _mm256_testz_si256(bad, bad);
+  return affine_avx2(a, a->addr[0], step);
 }
 #endif
 
