@@ -1189,9 +1189,8 @@ static inline void sample_record(struct cc_cache *c, const struct cc_warp_access
 }
 
 /* The serial replay of record a before sampling (or with sample=1): every line. */
-static __attribute__((noinline)) void full_record(struct cc_cache *c,
-                                                  const struct cc_warp_access *a,
-                                                  uint32_t sm, uint64_t base)
+static inline void full_record(struct cc_cache *c, const struct cc_warp_access *a,
+                               uint32_t sm, uint64_t base)
 {
   struct side s = {c->insn, NULL, 1, 0, NULL};
   enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
