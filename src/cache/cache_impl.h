@@ -315,6 +315,27 @@ void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_war
 int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, uint32_t *sectors);
 
+/* ---- the sampled records' paths (quick.c; cache.c) -------------------------------------- */
+
+/* The serial replay of global or local record a (SM sm, local base `base`) while
+ * sampling, the general way: its form, the memos, sample_fast, its sampled lines
+ * replayed. quick.c. */
+void cc_cache_sample_slow(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t base);
+/* The quick path of a global record of 32 active lanes while the serial replay samples,
+ * for this host (AVX2 or portable): cc_cache_access's c->quick. quick.c. */
+cc_cache_quick_fn *cc_cache_quick_for_host(void);
+/* While sampling, a record of form key touching a sampled line (whole-record counts
+ * done; lanes: a column's sampled lanes): its sampled lines replayed and its wait
+ * counted. cache.c. */
+void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                            uint64_t base, struct form_key key, uint32_t lanes);
+/* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m
+ * still holds its line (counts into ic); returns 0 (nothing done) otherwise. cache.c. */
+int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+                               const struct cc_warp_access *a, uint32_t sm,
+                               struct cc_cache_counts *ic);
+
 /* ---- set sampling (sample.c) ------------------------------------------------------------ */
 
 /* The kernel's sampling: sample_k from the device's request capped by the levels'
@@ -463,6 +484,28 @@ static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
                                 uint32_t sectors)
 {
   c->sm_wavefronts[sm] += whole_counts(c, ex, a, sectors);
+}
+
+/* While sampling: whether record a (form key) touches a sampled line, and if it does not,
+ * its whole-record counts (into ex): the path of most records while sampling (form_of, a
+ * class or 32, a few counts). *lanes: a line-per-lane form's sampled lanes. A record that
+ * touches one has its whole-record counts done here too (fast forms) or by replay_keyed
+ * (the general form, from its gathering). */
+static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
+                              struct form_key key, uint32_t *lanes)
+{
+  uint32_t sectors;
+  int touches;
+  if (key.form == FORM_GENERAL) {
+    if (cc_cache_sample_general(c, a, base, &sectors) != 0)
+      return 1;
+    touches = 0;
+  } else {
+    touches = sample_touches(c, key, &sectors, lanes);
+  }
+  sample_whole(c, ex, a, sm, sectors);
+  return touches;
 }
 
 /* The SM of record a's CTA and, for local records, its warp's local area (*base; 0 for
