@@ -1,6 +1,6 @@
-/* The quick path of sampled records (src/cache/cache.c: cc_cache_access's quick way in,
- * quick_rest, quick_lanes, quick_column, quick_range_wide, quick_new_cta) gives the
- * figures of set sampling exactly, on a stream made to reach each of its branches.
+/* The quick path of sampled records (src/cache/quick.c, entered from cache.c
+ * cc_cache_access: quick_rest, quick_lanes, quick_column, quick_range_wide, quick_new_cta) gives
+ * the figures of set sampling exactly, on a stream made to reach each of its branches.
  *
  * The check is test_set_sample.c's (no figure from the code under test is expected): the
  * sampled replay (sample=k from record 0) must give, as raw counts of the sampled lines,
@@ -42,6 +42,8 @@
 
 #define SLOTS 8 /* global and local: load, store, atomic, reduction; shared: 4 + those */
 #define GLOBAL_SLOTS 4
+#define SAMPLE_RUN_SLOTS SLOTS
+#include "cache/sample_run.h"
 #define RECORDS 40000
 
 struct config {
@@ -56,11 +58,6 @@ static const struct config configs[] = {
   {"sm_90", "h100,sms=8,l2=512K,l2-ways=4,index=mod", CC_CACHE_INDEX_MOD, 1},
   {"sm_60", "p100", CC_CACHE_INDEX_HASH, 0},
   {"cc2.0", "c2050", CC_CACHE_INDEX_HASH, 1},
-};
-
-struct run {
-  struct cc_cache_counts slot[SLOTS], raw[SLOTS];
-  struct cc_cache_kernel k;
 };
 
 static uint64_t next(uint64_t *x)
@@ -203,13 +200,7 @@ static void replay_on(const struct config *cf, const char *spec, uint32_t cut_k,
         a.active &= ~(1u << l);
     cc_cache_access(c, &a, 1);
   }
-  cc_cache_end_kernel(c);
-  cc_cache_kernel_figures(c, &out->k);
-  for (uint32_t i = 0; i < SLOTS; i++) {
-    out->slot[i] = *cc_cache_insn(c, i);
-    out->raw[i] = *cc_cache_insn_sampled(c, i);
-  }
-  cc_cache_free(c);
+  run_finish(c, out);
 }
 
 static void replay(const struct config *cf, const char *spec, uint32_t cut_k, struct run *out)
@@ -241,23 +232,10 @@ static void check(const struct config *cf, uint32_t k)
   for (uint32_t i = 0; i < GLOBAL_SLOTS; i++) {
     const struct cc_cache_counts *r = &sampled.raw[i], *c = &cut.slot[i];
     const struct cc_cache_counts *s = &sampled.slot[i], *f = &all.slot[i];
-    EQ("raw l1_hit_sectors", r->l1_hit_sectors, c->l1_hit_sectors);
-    if (cf->l1_loads) /* sampled: the cut stream's */
-      EQ("raw l2_sectors_read", r->l2_sectors_read, c->l2_sectors_read);
-    else /* every load's sectors (whole-record counts): the full replay's */
+    expect_raw_equal(spec, i, r, c, cf->l1_loads); /* the cut stream's */
+    if (!cf->l1_loads) /* every load's L2 sectors (whole-record counts): the full replay's */
       EQ("l2_sectors_read", s->l2_sectors_read, f->l2_sectors_read);
-    EQ("raw l2_hit_sectors", r->l2_hit_sectors, c->l2_hit_sectors);
-    EQ("raw dram_bytes_read", r->dram_bytes_read, c->dram_bytes_read);
-    EQ("raw dram_bytes_written", r->dram_bytes_written, c->dram_bytes_written);
-    EQ("raw l2_dirty_bytes_at_end", r->l2_dirty_bytes_at_end, c->l2_dirty_bytes_at_end);
-    EQ("raw waits_l1", r->waits_l1, c->waits_l1);
-    EQ("raw waits_l2", r->waits_l2, c->waits_l2);
-    EQ("raw waits_dram", r->waits_dram, c->waits_dram);
-    EQ("l1_wavefronts", s->l1_wavefronts, f->l1_wavefronts);
-    EQ("l2_sectors_write", s->l2_sectors_write, f->l2_sectors_write);
-    EQ("l2_sectors_atomic", s->l2_sectors_atomic, f->l2_sectors_atomic);
-    EQ("requests", s->waits_l1 + s->waits_l2 + s->waits_dram,
-       f->waits_l1 + f->waits_l2 + f->waits_dram);
+    expect_whole_equal(spec, i, s, f);
   }
   {
     uint32_t i = SLOTS; /* the kernel's figures */
