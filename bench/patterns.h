@@ -41,6 +41,7 @@ static void gen(enum pattern p, uint64_t i, uint64_t *x, struct cc_warp_access *
   a->cta[1] = (uint32_t)(cta / 4096);
   a->cta[2] = 0;
   a->warp = (uint32_t)(warp_id % 8);
+  a->cut = 0; /* a whole record (access.h) */
   switch (p) {
   case COPY:
     fill(a, (slot ? out : in) + warp_id * 128, 4);

@@ -65,6 +65,11 @@ struct cc_warp_access {
   uint32_t insn_slot;       /* index into cc_kernel_info.insns */
   uint32_t cta[3];          /* CTA id (blockIdx) */
   uint32_t warp;            /* warp index in the CTA (linear thread id / 32) */
+  uint32_t cut;             /* 0 from every producer (the emulator, the trace readers, the
+                               GPU import: set it to 0). 1 only in the ordered stream
+                               behind --jobs, for the cache model: a worker cut the
+                               record to the lanes whose line is sampled and counted the
+                               whole record's figures itself (cache.h cc_cache_drop) */
   uint64_t dyn;             /* dynamic instance: how many times this warp ran this insn */
   enum cc_access_kind kind;
   enum cc_space space;      /* space actually accessed (generic accesses resolved) */
@@ -91,17 +96,29 @@ struct cc_access_sink {
  * end_kernel, closes every partial on the calling thread: merge 1 adds its figures to the
  * consumer's open kernel (the merge is associative and commutative, so the result is the
  * serial one whatever thread ran which CTA), merge 0 only frees it (the run failed).
- * open returns NULL only when ctx has no open kernel. unordered (NULL: never), called on
- * the owning thread right after access succeeded for a, says whether the consumer's
- * ordered sink does not need a: the partial counted what the ordered side would have
- * (the cache model's records that change no cache state: cache.h cc_cache_drop), and
- * the producer may leave a out of the ordered stream. */
+ * open returns NULL only when ctx has no open kernel. to_ordered (NULL: every record
+ * goes to the ordered sink whole, and the partials count nothing of the ordered side),
+ * called on the owning thread right after access succeeded for a, when the producer
+ * passes on what it returns, says what the consumer's ordered sink needs of a: a itself,
+ * NULL (nothing: the partial counted what the ordered side would have, the cache model's
+ * records that change no cache state) or a record the partial holds until its next call,
+ * a cut from a (cc_warp_access.cut: the cache model's sampled lanes; cache.h
+ * cc_cache_drop).
+ * combine (NULL: the producer closes every partial) merges partial from into partial
+ * into and frees from, so that closing into then adds what closing both would have: the
+ * producer may reduce its partials pairwise in a tree on its own threads (src/emu/par.c)
+ * and close only the root. Both must be done with (no thread gives them records any
+ * more); it may run on any thread, concurrently with the calling thread's sink and with
+ * other combines of disjoint pairs, and cannot fail (it only sums, keeps minima and
+ * maxima, and unions sets: associative and commutative, like close's merge, so any
+ * tree gives the serial figures). */
 struct cc_access_partials {
   void *ctx;
   void *(*open)(void *ctx);
   int (*access)(void *part, const struct cc_warp_access *a, struct cc_err *err);
   int (*close)(void *ctx, void *part, int merge, struct cc_err *err);
-  int (*unordered)(void *part, const struct cc_warp_access *a);
+  const struct cc_warp_access *(*to_ordered)(void *part, const struct cc_warp_access *a);
+  void (*combine)(void *ctx, void *into, void *from);
 };
 
 /* Number of active lanes of a record (popcount of active). */

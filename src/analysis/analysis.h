@@ -384,7 +384,9 @@ int cc_analysis_merge(cc_keep struct cc_analysis *into, cc_keep const struct cc_
  * partials are closed the kernel holds the serial run's figures, whatever the split of
  * the records among the partials. Memory: each partial's footprints count against
  * nothing until merged; the merged ones count in mem_used and the limit is checked then
- * (CC_ERR_LIMIT, the sink's message). access fails as the sink's does (CC_ERR_INPUT). */
+ * (CC_ERR_LIMIT, the sink's message). combine merges one partial into another with the
+ * same rules (on any thread, counting nothing: the union counts when the result is
+ * closed). access fails as the sink's does (CC_ERR_INPUT). */
 struct cc_access_partials cc_analysis_partials(cc_keep struct cc_analysis *an);
 
 /* The record figures of the open kernel of each of ans[0..n) as bytes (pack.c), for a

@@ -130,14 +130,26 @@ static int multi_access(void *part, const struct cc_warp_access *a, struct cc_er
   return CC_OK;
 }
 
-/* Whether no analysis's ordered side needs the record its partial was just given. */
-static int multi_unordered(void *part, const struct cc_warp_access *a)
+/* What the analyses' ordered sides need of the record their partials were just given:
+ * the one analysis with a cache model decides (the others' ordered sides take nothing of
+ * a record, cache.h cc_cache_drop); with several, each would cut the record to its own
+ * sampled lines: every one gets it whole, and no partial counts it. */
+static const struct cc_warp_access *multi_to_ordered(void *part,
+                                                     const struct cc_warp_access *a)
 {
   struct multi_part *mp = part;
-  for (size_t i = 0; i < mp->mu->n; i++)
-    if (!mp->mu->parts[i].unordered || !mp->mu->parts[i].unordered(mp->parts[i], a))
-      return 0;
-  return 1;
+  const struct cc_analysis_multi *mu = mp->mu;
+  size_t with = mu->n;
+  for (size_t i = 0; i < mu->n; i++) {
+    if (!mu->ans[i]->cache)
+      continue;
+    if (with < mu->n)
+      return a;
+    with = i;
+  }
+  return with < mu->n && mu->parts[with].to_ordered
+             ? mu->parts[with].to_ordered(mp->parts[with], a)
+             : a;
 }
 
 /* Closes every analysis's partial (all of them, even after a failure: they are freed);
@@ -159,6 +171,20 @@ static int multi_close(void *ctx, void *part, int merge, struct cc_err *err)
   return rc;
 }
 
+/* Combines every analysis's partial of from into into's (access.h, combine); frees
+ * from. */
+static void multi_combine(void *ctx, void *into, void *from)
+{
+  struct cc_analysis_multi *mu = ctx;
+  struct multi_part *d = into, *s = from;
+  if (!s)
+    return;
+  for (size_t i = 0; i < mu->n; i++)
+    mu->parts[i].combine(mu->parts[i].ctx, d->parts[i], s->parts[i]);
+  free(s->parts);
+  free(s);
+}
+
 int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_partials *out)
 {
   int ordered = 0;
@@ -169,7 +195,7 @@ int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_pa
     ordered |= mu->ans[i]->cache != NULL;
   }
   *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close,
-                                     multi_unordered};
+                                     multi_to_ordered, multi_combine};
   return ordered;
 }
 

@@ -1,5 +1,6 @@
 /* The order-free side of the analysis: per-thread partial figures merged before
  * end_kernel (analysis.h, cc_analysis_partials; docs/scaling.md). */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "analysis/analysis_impl.h"
@@ -14,7 +15,7 @@ struct partial {
   struct cc_insn_stats *insns;     /* by slot; info shallow (borrowed from k), footprints owned */
   const struct cc_cache *cache;    /* the analysis's cache model, or NULL */
   struct cc_cache_drops *drops;    /* what this thread counted for it (cache.h) */
-  int dropped;                     /* the last record went into drops */
+  uint32_t wavefronts;             /* the last record's (a shared one's, else 0) */
 };
 
 static void *partial_open(void *ctx)
@@ -56,18 +57,37 @@ static int partial_access(void *part, const struct cc_warp_access *a, struct cc_
   wavefronts = s->wavefronts;
   cc_analysis_accumulate(s, p->model, p->group_lanes, a);
   /* the shared model's wavefronts of the record: what the ordered sink would give the
-   * cache (access_cb); local records reach the cache word by word in the interleaved
-   * layout (feed_cache): always sent on */
-  p->dropped = p->drops && a->space != CC_SPACE_LOCAL &&
-               cc_cache_drop(p->cache, a, (uint32_t)(s->wavefronts - wavefronts), p->drops);
+   * cache (access_cb) */
+  p->wavefronts = (uint32_t)(s->wavefronts - wavefronts);
   return CC_OK;
 }
 
-static int partial_unordered(void *part, const struct cc_warp_access *a)
+/* What the ordered sink (the cache model) needs of a, the record partial_access was just
+ * given: counted here only when the producer passes on what this returns (a run that
+ * also writes a trace or views takes every record whole, and the partials count none of
+ * it). Local records reach the cache word by word in the interleaved layout
+ * (feed_cache): always sent on. */
+static const struct cc_warp_access *partial_to_ordered(void *part,
+                                                       const struct cc_warp_access *a)
 {
-  const struct partial *p = part;
-  (void)a; /* the record partial_access was just given */
-  return p->dropped;
+  struct partial *p = part;
+  if (!p->drops || a->space == CC_SPACE_LOCAL)
+    return a;
+  return cc_cache_drop(p->cache, a, p->wavefronts, p->drops);
+}
+
+/* Adds the record figures of s to d (one instruction), leaving s the smaller footprint
+ * of the two to free. Why swap: a union adds address by address, so the smaller set is
+ * unioned into the larger; the set, hence allStr, is the same either way, and the first
+ * partial merged into an empty kernel costs nothing. */
+static void merge_insn(struct cc_insn_stats *d, struct cc_insn_stats *s)
+{
+  if (cc_analysis_fp_count(s->footprint) > cc_analysis_fp_count(d->footprint)) {
+    struct cc_footprint *t = d->footprint;
+    d->footprint = s->footprint;
+    s->footprint = t;
+  }
+  cc_analysis_insn_merge(d, s);
 }
 
 int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot,
@@ -77,23 +97,28 @@ int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot
   size_t before = 0, after = 0;
   for (size_t slot = 0; slot < k->n_insns; slot++) {
     struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
-    struct cc_insn_stats *ps = &by_slot[slot];
     before += cc_analysis_fp_bytes(d->footprint);
-    if (cc_analysis_fp_count(ps->footprint) > cc_analysis_fp_count(d->footprint)) {
-      /* union the smaller set into the larger (a union adds address by address; the
-       * set, hence allStr, is the same either way): the first partial costs nothing */
-      struct cc_footprint *t = d->footprint;
-      d->footprint = ps->footprint;
-      ps->footprint = t;
-    }
-    cc_analysis_insn_merge(d, ps);
+    merge_insn(d, &by_slot[slot]);
     after += cc_analysis_fp_bytes(d->footprint);
   }
   return cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
 }
 
+/* Frees p: its drops, its footprints, its table. */
+static void partial_free(struct partial *p)
+{
+  cc_cache_drops_free(p->drops);
+  for (size_t slot = 0; slot < p->k->n_insns; slot++)
+    cc_analysis_fp_free(p->insns[slot].footprint);
+  free(p->insns);
+  free(p);
+}
+
 /* Merges p into the open kernel of an (merge 1), counting the footprints' growth against
- * the memory limit; frees p. */
+ * the memory limit; frees p. A p that other partials were combined into counts their
+ * footprints here too: the kernel's growth is that of the union, as when each is
+ * closed in turn (the sum of each close's growth telescopes to the same difference),
+ * checked against the limit once, at the end. */
 static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
 {
   struct cc_analysis *an = ctx;
@@ -106,17 +131,33 @@ static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
     if (p->drops && an->cache == p->cache)
       cc_cache_drops_add(an->cache, p->drops);
   }
-  cc_cache_drops_free(p->drops);
-  for (size_t slot = 0; slot < p->k->n_insns; slot++)
-    cc_analysis_fp_free(p->insns[slot].footprint);
-  free(p->insns);
-  free(p);
+  partial_free(p);
   return rc;
+}
+
+/* Merges partial from into partial into, slot by slot with the rules of close
+ * (cc_analysis_insn_merge: sums, minima, maxima, unions, so the tree's shape does not
+ * show in the figures), and the cache model's dropped counts (integer sums); frees
+ * from. Touches the two partials only (the kernel's table is read, never written): any
+ * thread. The last record's wavefronts (to_ordered's) are of no use once the records are
+ * done. */
+static void partial_combine(void *ctx, void *into, void *from)
+{
+  struct partial *d = into, *s = from;
+  (void)ctx;
+  if (!s)
+    return;
+  assert(d && d->k == s->k && d->cache == s->cache); /* the same kernel's partials */
+  for (size_t slot = 0; slot < d->k->n_insns; slot++)
+    merge_insn(&d->insns[slot], &s->insns[slot]);
+  if (d->drops)
+    cc_cache_drops_merge(d->drops, s->drops);
+  partial_free(s);
 }
 
 struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
 {
   an->split = 1;
   return (struct cc_access_partials){an, partial_open, partial_access, partial_close,
-                                     partial_unordered};
+                                     partial_to_ordered, partial_combine};
 }

@@ -62,6 +62,7 @@
  *     allocated per resident thread, not per CTA). */
 #include "cache/cache_impl.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -669,15 +670,16 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
 }
 
 /* cc_cache_count_wait, inlined in the serial replay. While sampling, a request counts
- * in its slot's and its SM's requests after the switch, and where it touched a sampled
- * line in the slot's sampled waits (the estimate: sample.c). */
+ * in its slot's and its SM's requests after the switch (unless a worker counted them:
+ * `counted`, a cut record's), and where it touched a sampled line in the slot's sampled
+ * waits (the estimate: sample.c). */
 static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
-                              enum level_reached r)
+                              enum level_reached r, int counted)
 {
   struct cc_cache_counts *ic = c->sampling ? &c->samp[slot] : &c->insn[slot];
   if (c->sampling) {
-    c->req_after[slot]++;
-    c->sm_req[sm]++;
+    c->req_after[slot] += !counted;
+    c->sm_req[sm] += !counted;
     if (r == REACH_UNSEEN)
       return;
   } else {
@@ -690,7 +692,7 @@ static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
 
 void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
 {
-  count_wait(c, slot, sm, r);
+  count_wait(c, slot, sm, r, 0);
 }
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
@@ -764,7 +766,8 @@ static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uin
 }
 
 /* cc_cache_replay_record for a record of form key; while sampling (s->exact), a fast
- * form's whole-record counts are done (sample_fast) and `lanes` are its sampled lanes. */
+ * form's whole-record counts are done (sample_fast; a cut record's: none) and `lanes` are
+ * its sampled lanes. */
 static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
                                        const struct cc_warp_access *a, uint32_t sm,
                                        uint64_t base, struct form_key key, uint32_t lanes)
@@ -779,7 +782,8 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   p.g.key = key;
   if (s->exact && key.form == FORM_GENERAL) { /* gathered to count its sectors */
     cc_cache_gather(a, base, key, &p.g);
-    sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
+    if (!a->cut) /* (a cut record's were counted whole: drop.c) */
+      sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
     cc_cache_sample_filter(c, &p.g);
     if (p.g.n == 0)
       return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
@@ -843,7 +847,85 @@ void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, 
   struct side s = {c->samp, NULL, 1, 0, c->insn};
   enum level_reached reach = replay_keyed(c, &s, a, sm, base, key, lanes);
   if (reach != REACH_NONE)
-    count_wait(c, a->insn_slot, sm, reach);
+    count_wait(c, a->insn_slot, sm, reach, a->cut);
+}
+
+/* While sampling: cut global store a (drop.c) written through store memo m's ways, if
+ * its active lanes each write one sector of their own line, the lines increasing with the
+ * lane (the order replay takes them in), and the memo's i-th way still holds the i-th
+ * lane's line (a line lives in one way at most: the way a lookup would find; writes
+ * change no tag): what gathering a and replay do, without either (the CTA's other warps
+ * store into the same column of lines). Returns 0 (nothing done) otherwise. The counts
+ * into its slot's raw counts. */
+static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
+                           const struct cc_warp_access *a)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0, l = a->active;
+  uint64_t differ = 0, prev = 0;
+  for (; l && i < m->n; l &= l - 1, i++) { /* (no popcount: a library call here) */
+    uint64_t addr = a->addr[__builtin_ctz(l)], line = addr / CC_CACHE_LINE_BYTES;
+    differ |= (line ^ c->l2.w[m->way[i]].tag) |
+              (addr % CC_CACHE_SECTOR_BYTES + size > CC_CACHE_SECTOR_BYTES) |
+              (i && line <= prev);
+    prev = line;
+  }
+  if (differ || l || i != m->n) /* as many lanes as the memo has lines */
+    return 0;
+  i = 0;
+  for (l = a->active; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
+    uint64_t addr = a->addr[__builtin_ctz(l)];
+    uint32_t s = (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4);
+    struct way *w = &c->l2.w[m->way[i]];
+    uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
+    touch(&c->l2, w);
+    hits += (w->valid >> s) & 1u;
+    write_sector(&c->l2, w, s, byte_bits((uint32_t)(addr % CC_CACHE_SECTOR_BYTES), size),
+                 a->insn_slot);
+    w->dirty = was_dirty | (uint8_t)(1u << s);
+    after_write(&c->l2, w, was_dirty, was_partial);
+  }
+  c->samp[a->insn_slot].l2_hit_sectors += hits;
+  return 1;
+}
+
+/* A cut record (a->cut: drop.c; its whole-record counts and its request done by a
+ * worker): its sampled lines' replay, their raw counts and its sampled wait. Fewer than
+ * 32 lanes: the general form, gathered in one pass where its lanes lie in sampled lines in
+ * address order (a column's), else gathered and filtered to the sampled lines (lanes that
+ * cross into an unsampled line bring that line too); the L1 memo serves it by its lines
+ * (replay's memo_covers), the store memo by its ways (cut_store_first), which a global
+ * store's replay sets, keyless (a whole record's store_first matches keys: never one).
+ * 32 lanes: cc_cache_sample_cut (quick.c), with its form and the memos' keys. */
+static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                       uint64_t base)
+{
+  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  struct pending p;
+  enum level_reached reach;
+  int global_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL;
+  if (a->active == UINT32_MAX) {
+    cc_cache_sample_cut(c, a, sm, base);
+    return;
+  }
+  if (global_store && cut_store_first(c, &c->smemo[sm], a))
+    return;
+  p.slot = a->insn_slot;
+  p.sm = sm;
+  p.kind = a->kind;
+  p.space = a->space;
+  p.memo_hit = 0;
+  if (!cc_cache_gather_sampled(c, a, base, &p.g)) {
+    cc_cache_gather(a, base, (struct form_key){FORM_GENERAL, 0, 0}, &p.g);
+    cc_cache_sample_filter(c, &p.g);
+  }
+  if (p.g.n == 0) /* (not from drop.c, which keeps the lanes of sampled lines) */
+    return;
+  global_store &= p.g.n <= CC_WARP_SIZE; /* what the store memo holds */
+  reach = replay(c, &s, &p);
+  if (global_store)
+    store_memo_set(&c->smemo[sm], &p, p.g.key);
+  if (reach != REACH_NONE)
+    count_wait(c, p.slot, sm, reach, 1);
 }
 
 /* The serial replay of global or local record a while sampling: global records of 32
@@ -865,7 +947,7 @@ static inline void full_record(struct cc_cache *c, const struct cc_warp_access *
   struct side s = {c->insn, NULL, 1, 0, NULL};
   enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
   if (reach != REACH_NONE)
-    count_wait(c, a->insn_slot, sm, reach);
+    count_wait(c, a->insn_slot, sm, reach, 0);
 }
 
 /* cc_cache_access of every record the quick way (below) does not take. */
@@ -885,6 +967,11 @@ static __attribute__((noinline)) void access_slow(struct cc_cache *c,
       c->insn[a->insn_slot].waits_l1++;
       c->sm_waits[3 * (size_t)sm + REACH_L1]++;
     }
+    return;
+  }
+  if (a->cut) { /* a worker counted it as a record, and its whole-record figures */
+    assert(c->sampling && !c->par); /* (drop.c cuts only after the switch, serial) */
+    cut_record(c, a, sm, base);
     return;
   }
   if (c->records++ == c->switch_at) {
@@ -925,12 +1012,14 @@ static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
 /* The quick way in: while the serial replay samples (c->quick set), a global record (most
  * records) goes to the quick path with the kept placement of its CTA, or quick_new_cta's
  * (access_slow's checks and steps, with what sampling makes known: the switch is past).
+ * Never a cut record (a->cut: its whole-record figures and its request are counted
+ * already, which the quick path would count again): access_slow's cut_record takes it.
  * Tail calls: no registers kept here. */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
   uint64_t xy, last_xy;
-  if (c->quick && a->space == CC_SPACE_GLOBAL && a->active != 0 &&
+  if (c->quick && a->space == CC_SPACE_GLOBAL && !a->cut && a->active != 0 &&
       a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES) {
     memcpy(&xy, a->cta, sizeof xy);
     memcpy(&last_xy, c->last_cta, sizeof last_xy);

@@ -270,7 +270,9 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
  * caller splits wider ones; each warp's local area is placed at its own address by its
  * SM and residency slot. Records with insn_slot >= n_insns or a size above
  * CC_ACCESS_MAX_BYTES are ignored (the analysis refuses them first). A lane's bytes past
- * 2^64 - 1 continue at address 0. */
+ * 2^64 - 1 continue at address 0. A cut record (a->cut, made by cc_cache_drop after the
+ * sampling switch, whose whole-record counts are in a cc_cache_drops) only replays its
+ * sampled lines' state changes, their raw counts and its sampled wait. */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts);
 
@@ -279,27 +281,42 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
  * cache state: shared records (counted at once) and, once set sampling has started, the
  * global and local records that touch no sampled line (their whole-record counts and
  * their requests only). A worker counts those into its own cc_cache_drops and does not
- * send them on; cc_cache_drops_add adds them to c before the kernel ends. The figures
- * are those of c given every record: integer sums, whatever thread counted what
- * (tests/e2e/cache_drop.sh). */
+ * send them on. A global record after the switch that does touch a sampled line (a
+ * column: 32 lines, nearly always one sampled) has its whole-record counts done there
+ * too, and only its lanes whose line is sampled go on, as a cut record
+ * (cc_warp_access.cut), whose state changes alone c replays. cc_cache_drops_add adds the
+ * counts to c before the kernel ends. The figures are those of c given every record
+ * whole: integer sums, whatever thread counted what (drop.c says why;
+ * tests/cache/test_cut.c, tests/e2e/cache_drop.sh). */
 struct cc_cache_drops;
 
 /* An empty set of counts for c's open kernel (its instructions and SMs); the caller frees
  * it with cc_cache_drops_free. */
 cc_give struct cc_cache_drops *cc_cache_drops_new(cc_keep const struct cc_cache *c);
 
-/* Whether record a needs no replay by c, given the wavefronts shared records cost (the
- * shared model's, as cc_cache_access takes them): 1 when a is counted into d (the caller
- * must not pass it to cc_cache_access), 0 when c must see it. Safe on worker threads
- * while another thread feeds c: it reads c's kernel shape, set before the workers start,
- * and the first CTA past the sampling switch, which c publishes (atomically) when it
- * switches; a record of an earlier CTA, or one read before the switch is known, is sent
- * on. The parallel replay (cc_cache_set_jobs) takes every record. */
-int cc_cache_drop(cc_keep const struct cc_cache *c, const struct cc_warp_access *a,
-                  uint32_t shared_wavefronts, struct cc_cache_drops *d);
+/* What c must see of record a, given the wavefronts shared records cost (the shared
+ * model's, as cc_cache_access takes them): NULL when a is counted into d (the caller must
+ * not pass it to cc_cache_access), a when c must see it whole, or a cut of a (its lanes
+ * that touch a sampled line, cut set: its whole-record figures are counted into d), held
+ * by d until its next call, to pass to cc_cache_access in a's place. Safe on worker
+ * threads while another thread feeds c: it reads c's kernel shape, set before the
+ * workers start, and the first CTA past the sampling switch, which c publishes
+ * (atomically) when it switches; a record of an earlier CTA, or one read before the
+ * switch is known, is sent on whole. The parallel replay (cc_cache_set_jobs) takes every
+ * record whole. */
+const struct cc_warp_access *cc_cache_drop(cc_keep const struct cc_cache *c,
+                                           const struct cc_warp_access *a,
+                                           uint32_t shared_wavefronts,
+                                           struct cc_cache_drops *d);
 
 /* Adds d's counts to c's open kernel (before cc_cache_end_kernel), on c's thread. */
 void cc_cache_drops_add(struct cc_cache *c, cc_keep const struct cc_cache_drops *d);
+
+/* Adds from's counts to into's (two workers' counts of one kernel, on any thread: it
+ * touches the two only), so that cc_cache_drops_add of into adds both: integer sums,
+ * in any order (the workers' tree, src/emu/par.c). */
+void cc_cache_drops_merge(cc_keep struct cc_cache_drops *into,
+                          cc_keep const struct cc_cache_drops *from);
 
 /* Frees d (NULL is allowed). */
 void cc_cache_drops_free(cc_take struct cc_cache_drops *d);

@@ -309,6 +309,12 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
  * gathering and cc_cache_sample_filter in one). */
 void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
                                    uint64_t base, struct form_key k, struct gather *g);
+/* A cut record's sampled lines (drop.c): cc_cache_gather's entries of a's active lanes,
+ * which cc_cache_sample_filter would all keep, in one pass while each lane's bytes lie in
+ * one sector of a sampled line and the lanes come in address order (a column's sampled
+ * lanes); returns 1 then, else 0 (g undefined: the caller gathers and filters). */
+int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, struct gather *g);
 /* While sampling, a GENERAL record: its sectors (*sectors) and whether a line of it is
  * sampled (1, 0), in one pass while its lanes' bytes come in address order; -1 otherwise
  * (the caller gathers). */
@@ -322,12 +328,17 @@ int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_acces
  * replayed. quick.c. */
 void cc_cache_sample_slow(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                           uint64_t base);
+/* The serial replay of cut record a of 32 active lanes (a->cut, drop.c: its whole-record
+ * counts and its request done by a worker) while sampling: cc_cache_sample_slow's
+ * memos and sampled lines' replay, without the whole-record counts. quick.c. */
+void cc_cache_sample_cut(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                         uint64_t base);
 /* The quick path of a global record of 32 active lanes while the serial replay samples,
  * for this host (AVX2 or portable): cc_cache_access's c->quick. quick.c. */
 cc_cache_quick_fn *cc_cache_quick_for_host(void);
 /* While sampling, a record of form key touching a sampled line (whole-record counts
  * done; lanes: a column's sampled lanes): its sampled lines replayed and its wait
- * counted. cache.c. */
+ * counted (a cut record's without its request: a worker counted it). cache.c. */
 void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                             uint64_t base, struct form_key key, uint32_t lanes);
 /* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m

@@ -170,6 +170,30 @@ unsorted:
   g->max_line = g->n ? g->e[g->n - 1].line : 0;
 }
 
+int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t last = 0;
+  g->n = 0;
+  g->sectors = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+    struct piece p = {addr / CC_CACHE_SECTOR_BYTES, byte_bits(off, size)};
+    if (off + size > CC_CACHE_SECTOR_BYTES || p.sector < last)
+      return 0;
+    if ((!g->n || g->e[g->n - 1].line != p.sector / 4) && !sampled_line(c, p.sector / 4))
+      return 0;
+    last = p.sector;
+    group_piece(g, p);
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+  return 1;
+}
+
 /* The lines and sectors of a's active lanes (addresses + base) in form k (form_of); for
  * stores the bytes. */
 void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,

@@ -5,7 +5,10 @@
  * the model gives every record (sample.c: whole-record counts of every record, the
  * sampled lines replayed by cc_cache_sample_replay, cache.c); tests/cache/
  * test_quick_sample.c checks the quick path's branches against the full replays and the
- * parallel replay, which has no quick path.
+ * parallel replay, which has no quick path. A cut record (a->cut: drop.c, its
+ * whole-record figures and its request counted by a worker) never takes the quick path
+ * (cc_cache_access tests it first); one of 32 lanes takes cc_cache_sample_cut here, the
+ * general way without the whole-record counts (tests/cache/test_cut.c).
  *
  * Written for few instructions a record (bench/results/cache-speed-2026-11-27-s9.md):
  * tail calls only from cc_cache_access to the end of a record that touches no sampled
@@ -23,14 +26,23 @@ static inline __attribute__((always_inline)) void quick_unseen(struct cc_cache *
   c->sm_req[sm]++;
 }
 
+/* A sampled load equal to its SM's L1 memo m: the memo's sectors hit, the wait on L1
+ * (count_wait's REACH_L1 while sampling, less the request: a cut record's is counted). */
+static inline __attribute__((always_inline)) void memo_hit_sampled(struct cc_cache *c,
+                                                                   uint32_t slot,
+                                                                   const struct l1_memo *m)
+{
+  c->samp[slot].l1_hit_sectors += m->sectors;
+  c->samp[slot].waits_l1++;
+}
+
 /* The quick path's load equal to its SM's L1 memo m, after its whole-record counts: the
  * rest of what memo_first counts. */
 static inline __attribute__((always_inline)) void quick_memo_hit(struct cc_cache *c,
                                                                  uint32_t slot, uint32_t sm,
                                                                  const struct l1_memo *m)
 {
-  c->samp[slot].l1_hit_sectors += m->sectors;
-  c->samp[slot].waits_l1++; /* count_wait's REACH_L1 while sampling */
+  memo_hit_sampled(c, slot, m);
   quick_unseen(c, slot, sm);
 }
 
@@ -38,10 +50,13 @@ static inline __attribute__((always_inline)) void quick_memo_hit(struct cc_cache
  * its counts, those replay_keyed and replay give it (the memo holds the record's sampled
  * lines, which exist: a memo is set only by a record that touched one, and cleared at the
  * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
- * row-per-thread loops: a warp re-reads its 32 lines 8 times). */
+ * row-per-thread loops: a warp re-reads its 32 lines 8 times). cut (a constant at each
+ * call): a is a cut record (drop.c), whose whole-record counts and request a worker
+ * counted: its sampled counts only. */
 static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
                                                             const struct cc_warp_access *a,
-                                                            uint32_t sm, struct form_key key)
+                                                            uint32_t sm, struct form_key key,
+                                                            int cut)
 {
   const struct l1_memo *m = &c->memo[sm];
   uint32_t slot = a->insn_slot;
@@ -49,6 +64,10 @@ static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
       key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
       !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
     return 0;
+  if (cut) {
+    memo_hit_sampled(c, slot, m);
+    return 1;
+  }
   sample_whole(c, &c->insn[slot], a, sm,
                key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
   quick_memo_hit(c, slot, sm, m); /* the memo's sectors hit, the wait on L1 */
@@ -59,31 +78,41 @@ static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
  * whose ways still hold its lines, the store done through the memo (the sampled lanes'
  * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
  * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
- * naive transpose: the 8 warps of a CTA store into the same column of lines). */
+ * naive transpose: the 8 warps of a CTA store into the same column of lines). cut: as
+ * memo_first's (no whole-record counts). */
 static inline __attribute__((always_inline)) int store_first(struct cc_cache *c,
                                                              const struct cc_warp_access *a,
-                                                             uint32_t sm, struct form_key key)
+                                                             uint32_t sm, struct form_key key,
+                                                             int cut)
 {
   const struct store_memo *m = &c->smemo[sm];
   if (key.form != FORM_LANES || a->kind != CC_ACCESS_STORE || a->space != CC_SPACE_GLOBAL ||
       m->key.form != FORM_LANES || m->key.a != key.a || m->key.b != key.b ||
       !cc_cache_store_memo_replay(c, m, a, sm, &c->samp[a->insn_slot]))
     return 0;
-  sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  if (!cut)
+    sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
   return 1;
 }
 
 /* The serial replay of global or local record a (form key) while sampling, the general
- * way: the memos, sample_fast, and the replay of its sampled lines. */
+ * way: the memos, sample_fast, and the replay of its sampled lines. cut (a constant at
+ * each call): a is a cut record (drop.c), whose whole-record counts and request a worker
+ * counted: only whether its fast form touches a sampled line (sample_touches, not
+ * sample_fast) and its sampled lines' replay (the general form's: replay_keyed, which
+ * leaves a cut record's whole-record counts out). */
 static inline __attribute__((always_inline)) void sample_keyed(struct cc_cache *c,
                                                                const struct cc_warp_access *a,
                                                                uint32_t sm, uint64_t base,
-                                                               struct form_key key)
+                                                               struct form_key key, int cut)
 {
-  uint32_t lanes = 0;
-  if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
+  uint32_t lanes = 0, sectors;
+  if (memo_first(c, a, sm, key, cut) || store_first(c, a, sm, key, cut))
     return;
-  if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
+  if (cut) {
+    if (key.form != FORM_GENERAL && !sample_touches(c, key, &sectors, &lanes))
+      return;
+  } else if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
       quick_unseen(c, a->insn_slot, sm);
     return;
@@ -96,7 +125,15 @@ static inline __attribute__((always_inline)) void sample_keyed(struct cc_cache *
 void cc_cache_sample_slow(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                           uint64_t base)
 {
-  sample_keyed(c, a, sm, base, cc_cache_form_of(a, base));
+  sample_keyed(c, a, sm, base, cc_cache_form_of(a, base), 0);
+}
+
+/* sample_keyed of a cut record of 32 lanes (cache.c cut_record; never the quick path,
+ * which counts whole records). */
+void cc_cache_sample_cut(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                         uint64_t base)
+{
+  sample_keyed(c, a, sm, base, cc_cache_form_of(a, base), 1);
 }
 
 /* sample_keyed of a global record the quick path found in no fast form (its lanes not
@@ -105,7 +142,7 @@ static __attribute__((noinline)) void sample_general(struct cc_cache *c,
                                                      const struct cc_warp_access *a,
                                                      uint32_t sm)
 {
-  sample_keyed(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0});
+  sample_keyed(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0}, 0);
 }
 
 /* Whether one of the lines of sectors first..last (a RANGE form's) is sampled: one class
@@ -154,7 +191,7 @@ static __attribute__((noinline)) void quick_column(struct cc_cache *c,
   struct form_key k = {FORM_LANES, a->addr[0] / CC_CACHE_SECTOR_BYTES,
                        a->addr[1] - a->addr[0]};
   uint32_t lanes;
-  if (memo_first(c, a, sm, k) || store_first(c, a, sm, k))
+  if (memo_first(c, a, sm, k, 0) || store_first(c, a, sm, k, 0))
     return;
   lanes = sample_lanes(c, k);
   sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);

@@ -244,7 +244,7 @@ int cc_cli_outputs_partials(struct cc_cli_outputs *s, struct cc_access_partials 
     return 0;
   *ordered = cc_analysis_multi_partials(s->multi, out) || s->view || s->trace;
   if (s->view || s->trace) /* they take every record in order */
-    out->unordered = NULL;
+    out->to_ordered = NULL;
   return 1;
 }
 

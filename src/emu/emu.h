@@ -44,7 +44,8 @@ struct cc_emu_opts {
 
 /* The most worker threads of one run (the command line's --jobs bound). */
 #define CC_EMU_JOBS_MAX 4096
-/* Default bytes of buffered records: 64 MiB per worker thread (about 220,000 records). */
+/* Default bytes of buffered records: 64 MiB per worker thread (about 220,000 records of a
+ * full warp; 48 bytes + 8 per active lane each: par.c). */
 #define CC_EMU_BUFFER_PER_JOB (UINT64_C(64) << 20)
 
 /* The threads this process may run on (sched_getaffinity, else the online processors),

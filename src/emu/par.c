@@ -10,13 +10,24 @@
  * bounds the chunks in flight, and a byte budget the records held: past it, a worker
  * whose chunk is not the oldest waits, and the worker of the oldest chunk delivers its
  * records straight to the sink (the merger waits for that chunk, so the sink is never
- * called by two threads at once). Memory thus follows the window, not the grid. */
+ * called by two threads at once). Memory thus follows the window, not the grid.
+ *
+ * A buffered record is an entry: its fields (the record's bytes before addr, 48), then
+ * the addresses of its active lanes only (8 bytes each). Why: the merger is the serial
+ * thread of a run with an ordered sink, and its cost per record is the host cache lines
+ * it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5 lines):
+ * a full warp's entry is as long, but a record of 1-4 lanes (one cut to the cache model's
+ * sampled lines) is 56-80 bytes, one or two lines, and holds that much less of the
+ * budget. deliver unpacks each such entry into one record of its caller's,
+ * which stays in that core's L1 (a full warp's entry is the record's own layout: the sink
+ * reads it where it lies). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,7 +37,6 @@
 
 #define WINDOW_PER_JOB 4
 #define BUFFER_MIN (UINT64_C(256) << 20)
-#define REC_BYTES sizeof(struct cc_warp_access)
 #define KEEP_BYTES (UINT64_C(1) << 20) /* a freed slot keeps a buffer up to this size */
 #define PROGRESS_WAKE_NS 250000000L     /* the merger looks at the clock this often */
 /* The work one chunk aims at, in warp instructions: 100-500 us of emulation at the 4-20 M
@@ -37,6 +47,19 @@
 #define CHUNK_WARP_INSNS 2048
 
 enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
+
+/* An entry's head: the bytes of a record before its addresses, copied as they are, so that
+ * every field (one added to struct cc_warp_access later too) travels; the addresses of
+ * the active lanes follow, in lane order (entry_bytes). A multiple of 8 bytes, so that
+ * every entry and its addresses stay 8-aligned in a slot's buffer. */
+#define HEAD_BYTES offsetof(struct cc_warp_access, addr)
+_Static_assert(HEAD_BYTES % 8 == 0, "an entry's addresses are 8-aligned");
+_Static_assert(HEAD_BYTES + CC_WARP_SIZE * sizeof(uint64_t) == sizeof(struct cc_warp_access),
+               "addr is the record's last field: the head holds every other");
+
+/* The largest entry (a full warp's), and the first buffer of a slot: 64 of them. */
+#define ENTRY_MAX sizeof(struct cc_warp_access)
+#define FIRST_BYTES (64 * ENTRY_MAX)
 
 /* One chunk in flight: CTAs c0 .. c1-1, their records in CTA order, their counters and
  * their end. */
@@ -49,8 +72,9 @@ struct slot {
   struct cc_err err;           /* its error when status != 0 */
   struct cc_emu_stats st;      /* the sums of its CTAs' counters (of those done so far
                                   while it runs) */
-  struct cc_warp_access *recs; /* buffered records, n of cap */
-  size_t n, cap;
+  unsigned char *buf;          /* buffered records as entries, used of cap bytes */
+  size_t used, cap;
+  uint64_t bytes;              /* the entries' bytes of its CTAs (buffered or direct) */
 };
 
 struct par {
@@ -71,7 +95,7 @@ struct par {
   uint64_t head;               /* the number of the oldest chunk not yet delivered */
   uint64_t done_ctas, done_insns; /* CTAs of ended chunks and their warp instructions:
                                  the measure chunk_size sizes chunks by */
-  uint64_t done_recs;          /* their records (buffered ones count against the budget) */
+  uint64_t done_bytes;         /* their entries' bytes (what chunk_size fits the budget by) */
   uint64_t chunks;             /* chunks claimed (stats) */
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
   uint64_t insns_before_head;  /* warp instructions of the CTAs before head's */
@@ -86,6 +110,15 @@ struct par {
   const struct cc_access_partials *partials; /* the order-free ones, or NULL */
 };
 
+/* The reduction of the workers' partials (reduce), when they can be combined. */
+struct tree {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;           /* a worker finished: broadcast, a handful of waits a run */
+  struct worker *ws;           /* the n workers */
+  uint32_t n;
+  const struct cc_access_partials *pa;
+};
+
 struct worker {
   struct par *p;
   pthread_t thread;
@@ -95,8 +128,13 @@ struct worker {
   struct cc_emu_stats st;      /* the running CTA's counters */
   struct cc_err err;
   struct slot *cur;            /* its chunk */
+  struct cc_warp_access rec;   /* its chunk's entries unpacked, one at a time (direct path) */
   void *part;                  /* its partial of p->partials (fed here, unordered) */
   uint64_t noted;              /* warp instructions of the running CTA already in insns_seen */
+  struct tree *tree;           /* where it reduces its partial, or NULL (close_partials
+                                  closes every worker's) */
+  uint32_t id;                 /* its index in tree->ws */
+  int finished;                /* under tree->mu: done with part, which holds all it takes */
 };
 
 uint32_t cc_emu_cores(void)
@@ -171,26 +209,83 @@ static void unlock(struct par *p)
   pthread_mutex_unlock(&p->mu);
 }
 
-/* Gives the buffered records of slot s to the sink in order; the first failing status. */
-static int deliver(struct par *p, struct slot *s, struct cc_err *err)
+/* ---- entries: a record in a slot's buffer ------------------------------------------------ */
+
+/* The bytes of the entry of a record whose active lanes are active: 48 + 8 per lane. */
+static size_t entry_bytes(uint32_t active)
 {
-  for (size_t j = 0; j < s->n; j++) {
-    int rc = p->sink->access(p->sink->ctx, &s->recs[j], err);
+  return HEAD_BYTES + (size_t)__builtin_popcount(active) * sizeof(uint64_t);
+}
+
+/* Writes record a at dst (8-aligned) as an entry of entry_bytes(a->active) bytes. */
+static void pack(unsigned char *dst, const struct cc_warp_access *a)
+{
+  uint64_t *addr = (uint64_t *)(void *)(dst + HEAD_BYTES);
+  memcpy(dst, a, HEAD_BYTES);
+  if (a->active == FULL_MASK) {
+    memcpy(addr, a->addr, sizeof a->addr);
+    return;
+  }
+  for (uint32_t m = a->active; m; m &= m - 1) *addr++ = a->addr[__builtin_ctz(m)];
+}
+
+/* Reads the entry at src into *a, the record unpacked before it (or zeros), whose
+ * inactive lanes' addresses thus become 0 as the emulator leaves them (exec_mem.c
+ * deliver_slot): only those active before and not now are cleared. Returns the entry's
+ * bytes. */
+static size_t unpack(const unsigned char *src, struct cc_warp_access *a)
+{
+  const uint64_t *addr = (const uint64_t *)(const void *)(src + HEAD_BYTES);
+  uint32_t before = a->active;
+  memcpy(a, src, HEAD_BYTES);
+  for (uint32_t m = before & ~a->active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = 0;
+  if (a->active == FULL_MASK) memcpy(a->addr, addr, sizeof a->addr);
+  else for (uint32_t m = a->active; m; m &= m - 1) a->addr[__builtin_ctz(m)] = *addr++;
+  return entry_bytes(a->active);
+}
+
+/* The record of the entry at src, for the sink, and in *bytes the entry's length. A full
+ * warp's entry is laid out as the record itself and is read where it lies (a copy would
+ * read the same lines and add its own cost); any other is unpacked into *rec. */
+static const struct cc_warp_access *entry_record(const unsigned char *src,
+                                                 struct cc_warp_access *rec, size_t *bytes)
+{
+  uint32_t active;
+  memcpy(&active, src + offsetof(struct cc_warp_access, active), sizeof active);
+  if (active == FULL_MASK) {
+    *bytes = ENTRY_MAX;
+    return (const struct cc_warp_access *)(const void *)src;
+  }
+  *bytes = unpack(src, rec);
+  return rec;
+}
+
+/* Gives the buffered records of slot s to the sink in order, those of fewer than 32 lanes
+ * unpacked into *rec (the caller's: the merger's, or the worker's on the direct path);
+ * the first failing status. */
+static int deliver(struct par *p, struct slot *s, struct cc_warp_access *rec, struct cc_err *err)
+{
+  for (size_t off = 0; off < s->used;) {
+    size_t bytes;
+    const struct cc_warp_access *a = entry_record(s->buf + off, rec, &bytes);
+    int rc = p->sink->access(p->sink->ctx, a, err);
     if (rc) return rc;
+    off += bytes;
   }
   return CC_OK;
 }
 
 enum room { ROOM_GROWN, ROOM_DIRECT, ROOM_STOP };
 
-/* Room for one more record in the worker's slot s: its buffer grown (ROOM_GROWN). Past
- * the budget the worker waits until its chunk is the oldest (ROOM_DIRECT: deliver straight
- * to the sink) or bytes are freed; ROOM_STOP when the run stops meanwhile (an earlier
- * CTA failed: this chunk's outcome no longer matters). */
+/* Room for one more entry (at most ENTRY_MAX bytes) in the worker's slot s: its buffer
+ * doubled, or FIRST_BYTES (ROOM_GROWN). Past the budget the worker waits until its chunk
+ * is the oldest (ROOM_DIRECT: deliver straight to the sink) or bytes are freed; ROOM_STOP
+ * when the run stops meanwhile (an earlier CTA failed: this chunk's outcome no longer
+ * matters). */
 static enum room make_room(struct par *p, struct slot *s)
 {
-  size_t cap = s->cap ? 2 * s->cap : 64;
-  uint64_t add = (cap - s->cap) * REC_BYTES;
+  size_t cap = s->cap ? 2 * s->cap : FIRST_BYTES;
+  uint64_t add = cap - s->cap;
   lock(p);
   while (!p->stop && p->head != s->seq && p->buffered + add > p->budget) {
     p->room_waiters++;
@@ -207,7 +302,7 @@ static enum room make_room(struct par *p, struct slot *s)
   }
   p->buffered += add;
   unlock(p);
-  s->recs = cc_xrealloc(s->recs, cap * REC_BYTES);
+  s->buf = cc_xrealloc(s->buf, cap);
   s->cap = cap;
   return ROOM_GROWN;
 }
@@ -219,19 +314,22 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
 {
   struct worker *w = ctx;
   struct slot *s = w->cur;
+  size_t need = entry_bytes(a->active);
   int rc;
-  if (!s->direct && s->n == s->cap) {
+  s->bytes += need;
+  if (!s->direct && s->cap - s->used < need) {
     enum room room = make_room(w->p, s);
     if (room == ROOM_STOP)
       return cc_err_set(err, CC_ERR_INTERNAL, "stopped: an earlier block failed");
     if (room == ROOM_DIRECT) { /* the merger waits for this chunk: the sink is ours */
-      if ((rc = deliver(w->p, s, err))) return rc;
-      s->n = 0;
+      if ((rc = deliver(w->p, s, &w->rec, err))) return rc;
+      s->used = 0;
       s->direct = 1;
     }
   }
   if (s->direct) return w->p->sink->access(w->p->sink->ctx, a, err);
-  s->recs[s->n++] = *a;
+  pack(s->buf + s->used, a);
+  s->used += need;
   return CC_OK;
 }
 
@@ -243,9 +341,10 @@ static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err
   const struct cc_access_partials *pa = w->p->partials;
   int rc = pa->access(w->part, a, err);
   if (rc || !w->p->sink->access) return rc;
-  /* counted by the partial for the ordered consumer too (the cache model's records that
-   * change no cache state): not buffered, not shipped to the merger */
-  if (pa->unordered && pa->unordered(w->part, a)) return CC_OK;
+  /* what the ordered consumer needs of it (access.h): nothing (the partial counted it:
+   * the cache model's records that change no cache state), not buffered, not shipped to
+   * the merger; or a cut of it (the cache model's sampled lanes) */
+  if (pa->to_ordered && !(a = pa->to_ordered(w->part, a))) return CC_OK;
   return buffer_access(ctx, a, err);
 }
 
@@ -258,7 +357,9 @@ static int (*worker_access(const struct par *p))(void *, const struct cc_warp_ac
 }
 
 /* Closes the workers' partials in worker order, merging them when the run succeeded
- * (the merge is commutative: the order does not show); the first failure. */
+ * (the merge is commutative: the order does not show); the first failure. After the
+ * tree (reduce) only worker 0's is left, holding every worker's figures; the others are
+ * NULL, which close takes as nothing. On a failed run they are only freed. */
 static int close_partials(struct par *p, struct worker *ws, uint32_t jobs, int ok,
                           struct cc_err *err)
 {
@@ -309,9 +410,11 @@ static uint64_t chunk_size(const struct par *p)
   n = CHUNK_WARP_INSNS * p->done_ctas / p->done_insns; /* 0 when one CTA is more */
   cap = left / (2 * (uint64_t)p->jobs);
   if (n > cap) n = cap;
-  if (p->sink->access && p->done_recs) {
+  if (p->sink->access && p->done_bytes) {
     uint64_t bytes = p->budget / p->window < KEEP_BYTES ? p->budget / p->window : KEEP_BYTES;
-    uint64_t fit = bytes / REC_BYTES * p->done_ctas / p->done_recs;
+    /* entries vary (40 + 8 per active lane): the bytes a CTA measured, rounded up */
+    uint64_t per_cta = (p->done_bytes + p->done_ctas - 1) / p->done_ctas;
+    uint64_t fit = bytes / per_cta;
     if (n > fit) n = fit;
   }
   return n ? n : 1;
@@ -347,7 +450,7 @@ static void end_chunk(struct par *p, struct slot *s)
   s->state = SLOT_DONE;
   p->done_ctas += s->c1 - s->c0;
   p->done_insns += s->st.warp_insns;
-  p->done_recs += s->st.warp_accesses;
+  p->done_bytes += s->bytes;
   if (p->want == s->seq || p->hook_waiters) pthread_cond_broadcast(&p->cv);
 }
 
@@ -365,6 +468,7 @@ static void add_stats(struct cc_emu_stats *to, const struct cc_emu_stats *st)
 static void run_chunk(struct worker *w, struct slot *s)
 {
   memset(&s->st, 0, sizeof s->st);
+  s->bytes = 0;
   s->status = CC_OK;
   for (uint64_t c = s->c0; c < s->c1; c++) {
     if (c > s->c0 && __atomic_load_n(&w->p->stop, __ATOMIC_RELAXED)) {
@@ -384,6 +488,42 @@ static void run_chunk(struct worker *w, struct slot *s)
   }
 }
 
+/* Marks worker w finished (it will not touch its partial again) and wakes who waits. */
+static void finish(struct tree *t, struct worker *w)
+{
+  pthread_mutex_lock(&t->mu);
+  w->finished = 1;
+  pthread_cond_broadcast(&t->cv);
+  pthread_mutex_unlock(&t->mu);
+}
+
+/* Worker w's part in the tree reduction of the partials, once it has no chunk left: at
+ * round r, worker j with j % 2^(r+1) == 0 waits for worker j + 2^r to finish and
+ * combines that one's partial into its own (access.h, combine); then w finishes. Worker
+ * 0 ends holding them all, and the calling thread closes that one alone. Why: closing
+ * jobs partials one after another on the calling thread was a serial tail growing with
+ * jobs (59 ms at 16 workers for the naive transpose at 4096^2, against 108 ms of
+ * emulation); the tree is ceil(log2 jobs) combines on its longest path (their cost
+ * grows with the round: docs/scaling.md), and the early ones overlap with the workers
+ * still running. The figures are the serial run's
+ * whatever the tree: footprints are set unions, the counts integer sums, minima and
+ * maxima commute (cc_analysis_insn_merge). */
+static void reduce(struct worker *w)
+{
+  struct tree *t = w->tree;
+  for (uint32_t step = 1; !(w->id & step) && step < t->n - w->id; step <<= 1) {
+    struct worker *o = &t->ws[w->id + step];
+    pthread_mutex_lock(&t->mu);
+    while (!o->finished) pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    if (w->part && o->part) {
+      t->pa->combine(t->pa->ctx, w->part, o->part);
+      o->part = NULL;
+    }
+  }
+  finish(t, w);
+}
+
 static void *worker_main(void *arg)
 {
   struct worker *w = arg;
@@ -398,6 +538,7 @@ static void *worker_main(void *arg)
     end_chunk(p, s);
   }
   unlock(p);
+  if (w->tree) reduce(w);
   return NULL;
 }
 
@@ -447,13 +588,13 @@ static void free_chunk(struct par *p, uint64_t seq, int status)
 {
   struct slot *sl = &p->slots[seq % p->window];
   p->insns_before_head += sl->st.warp_insns;
-  sl->n = 0;
+  sl->used = 0;
   sl->direct = 0;
   sl->state = SLOT_FREE;
-  if (sl->cap * REC_BYTES > KEEP_BYTES) { /* keep small buffers for the next chunks */
-    p->buffered -= sl->cap * REC_BYTES;
-    free(sl->recs);
-    sl->recs = NULL;
+  if (sl->cap > KEEP_BYTES) { /* keep small buffers for the next chunks */
+    p->buffered -= sl->cap;
+    free(sl->buf);
+    sl->buf = NULL;
     sl->cap = 0;
   }
   p->head = seq + 1;
@@ -471,12 +612,14 @@ static int merge(struct par *p, uint64_t first, struct cc_emu_stats *stats,
 {
   int s = CC_OK;
   uint64_t end = first; /* of the chunks delivered */
+  struct cc_warp_access rec; /* each entry unpacked here: the sink reads it from our L1 */
+  memset(&rec, 0, sizeof rec);
   lock(p);
   for (uint64_t seq = p->head; end < p->total && !s; seq++) {
     struct slot *sl = &p->slots[seq % p->window];
     wait_done(p, seq, prog, stats);
     unlock(p);
-    if (!sl->direct) s = deliver(p, sl, err);
+    if (!sl->direct) s = deliver(p, sl, &rec, err);
     add_stats(stats, &sl->st);
     if (!s && sl->status) {
       s = sl->status;
@@ -503,12 +646,15 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   struct par p;
   struct worker *ws = cc_xcalloc(jobs, sizeof *ws);
   struct emu_progress prog;
+  struct tree tree = {.ws = ws, .n = jobs, .pa = partials};
   uint32_t started = 0;
   int s = CC_OK;
   memset(&p, 0, sizeof p);
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.cv, NULL);
   pthread_cond_init(&p.claim_cv, NULL);
+  pthread_mutex_init(&tree.mu, NULL);
+  pthread_cond_init(&tree.cv, NULL);
   p.jobs = jobs;
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
@@ -523,6 +669,8 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   for (uint32_t j = 0; j < jobs && !s; j++) {
     struct worker *w = &ws[j];
     w->p = &p;
+    w->tree = partials && partials->combine ? &tree : NULL;
+    w->id = j;
     w->sink = (struct cc_access_sink){w, NULL, worker_access(&p), NULL};
     if (partials) w->part = partials->open(partials->ctx);
     w->hooks = (struct emu_hooks){w, hook_insns_before, hook_note};
@@ -539,6 +687,8 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
     }
     started++;
   }
+  for (uint32_t j = started; j < jobs; j++) /* never started: nothing to wait for */
+    finish(&tree, &ws[j]);
   if (!s) s = merge(&p, first, stats, &prog, err);
   lock(&p);
   __atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
@@ -553,11 +703,13 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   emu_progress_end(&prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
   stats->chunks = p.chunks;
   for (uint32_t j = 0; j < jobs; j++) emu_run_free(ws[j].r);
-  for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].recs);
+  for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].buf);
   free(p.slots);
   free(ws);
   pthread_cond_destroy(&p.cv);
   pthread_cond_destroy(&p.claim_cv);
   pthread_mutex_destroy(&p.mu);
+  pthread_cond_destroy(&tree.cv);
+  pthread_mutex_destroy(&tree.mu);
   return s;
 }

@@ -12,6 +12,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/footprint.h"
+#include "cache/cache.h"
 
 #define BASE 0x1000ull
 
@@ -50,6 +51,171 @@ static const struct cc_insn_stats *by_id(const struct cc_kernel_stats *k, uint32
       return &k->insns[i];
   fail_msg("no instruction %u", id);
   return NULL;
+}
+
+/* ---- combine: partials reduced pairwise, as the workers' tree does (src/emu/par.c) ---- */
+
+/* A fresh analysis of kernel, with sm_90's model, a small cache model when cached (2 SMs,
+ * 16 KiB of L1, 64 KiB of L2: nothing is evicted here) and the kernel open. */
+static struct cc_analysis *open_analysis(struct cc_model **m, int cached)
+{
+  struct cc_err err = { 0 };
+  struct cc_analysis *an;
+  struct cc_access_sink sink;
+  assert_int_equal(cc_model_get("sm_90", NULL, m, &err), CC_OK);
+  an = cc_analysis_new(*m);
+  if (cached) {
+    struct cc_cache_device d;
+    int on = 0;
+    assert_int_equal(cc_cache_device_get("sm_90", "h100,sms=2,l1=16K,l2=64K", NULL, &d, &on,
+                                         &err), CC_OK);
+    assert_int_equal(on, 1);
+    cc_analysis_set_cache(an, cc_cache_new(&d));
+  }
+  sink = cc_analysis_sink(an);
+  assert_int_equal(sink.begin_kernel(sink.ctx, &kernel, &err), CC_OK);
+  return an;
+}
+
+/* Gives a to partial part, and to the analysis's ordered sink what the partial says it
+ * needs of a (to_ordered: nothing, a, or a cut of it), as a worker does (par.c,
+ * split_access). */
+static void feed(struct cc_analysis *an, const struct cc_access_partials *parts, void *part,
+                 const struct cc_warp_access *a)
+{
+  struct cc_err err = { 0 };
+  struct cc_access_sink sink = cc_analysis_sink(an);
+  assert_int_equal(parts->access(part, a, &err), CC_OK);
+  if ((a = parts->to_ordered(part, a)))
+    assert_int_equal(sink.access(sink.ctx, a, &err), CC_OK);
+}
+
+/* Every figure of instruction id that a report shows, equal in x and y. */
+static void same_insn(const struct cc_analysis *x, const struct cc_analysis *y, uint32_t id)
+{
+  const struct cc_insn_stats *a = by_id(&x->kernels[0], id), *b = by_id(&y->kernels[0], id);
+  assert_int_equal(a->executions, b->executions);
+  assert_int_equal(a->max_dyn, b->max_dyn);
+  assert_int_equal(a->thread_accesses, b->thread_accesses);
+  assert_int_equal(a->bytes_requested, b->bytes_requested);
+  assert_int_equal(a->requests, b->requests);
+  assert_int_equal(a->sectors, b->sectors);
+  assert_int_equal(a->ideal_sectors, b->ideal_sectors);
+  assert_int_equal(a->unique_bytes, b->unique_bytes);
+  assert_memory_equal(a->sector_hist, b->sector_hist, sizeof a->sector_hist);
+  assert_int_equal(a->ways_max, b->ways_max);
+  assert_int_equal(a->wavefronts, b->wavefronts);
+  assert_int_equal(a->ideal_wavefronts, b->ideal_wavefronts);
+  assert_int_equal(a->conflict_requests, b->conflict_requests);
+  assert_int_equal(a->stride_min, b->stride_min);
+  assert_int_equal(a->stride_max, b->stride_max);
+  assert_int_equal(a->stride_count, b->stride_count);
+  assert_true(a->stride_sum == b->stride_sum);
+  assert_int_equal(a->uncoalesced_requests, b->uncoalesced_requests);
+  assert_int_equal(a->uncoalesced_thread_accesses, b->uncoalesced_thread_accesses);
+  assert_int_equal(a->lane_stride, b->lane_stride);
+  assert_int_equal(a->lanes_seen, b->lanes_seen);
+  assert_int_equal(cc_analysis_fp_count(a->footprint), cc_analysis_fp_count(b->footprint));
+  assert_int_equal(a->all_stride, b->all_stride);
+  assert_int_equal(a->verdict, b->verdict);
+  assert_int_equal(a->cache.l1_wavefronts, b->cache.l1_wavefronts);
+  assert_int_equal(a->cache.waits_l1, b->cache.waits_l1);
+  assert_int_equal(a->cache.waits_l2 + a->cache.waits_dram, b->cache.waits_l2 + b->cache.waits_dram);
+  assert_int_equal(a->cache.l2_sectors_read, b->cache.l2_sectors_read);
+  assert_int_equal(a->cache.l1_hit_sectors, b->cache.l1_hit_sectors);
+}
+
+/* Five records: global ones A (unit stride from BASE, warp 0 dyn 0), B (128-byte stride
+ * from BASE, dyn 2), C (8-byte stride from BASE + 0x10000, dyn 1); shared ones S4 (4-byte
+ * stride) and S128 (128-byte stride). Four partials get {A, S4}, {B}, {C}, {S128}; the
+ * tree of four workers combines 0 <- 1 and 2 <- 3, then 0 <- 2, and closes 0 only. Its
+ * figures must be those of one analysis given the five records on its sink alone (the
+ * serial run, --jobs 1), with and without the cache model (the shared records are then
+ * counted by the partials' drops, combined too), and the hand-derived ones below. */
+static void run_tree(int cached)
+{
+  struct cc_model *m1 = NULL, *m2 = NULL;
+  struct cc_err err = { 0 };
+  struct cc_analysis *serial = open_analysis(&m1, cached), *an = open_analysis(&m2, cached);
+  struct cc_access_sink ss = cc_analysis_sink(serial), sink = cc_analysis_sink(an);
+  struct cc_access_partials parts = cc_analysis_partials(an);
+  struct cc_warp_access recs[5] = { record(0, BASE, 4, 0), record(1, 0, 4, 0),
+                                    record(0, BASE, 128, 2), record(0, BASE + 0x10000, 8, 1),
+                                    record(1, 0, 128, 0) };
+  const int owner[5] = { 0, 0, 1, 2, 3 }; /* the partial of each record */
+  void *p[4];
+  assert_non_null(parts.combine);
+  for (int i = 0; i < 4; i++)
+    assert_non_null(p[i] = parts.open(parts.ctx));
+  for (int i = 0; i < 5; i++) {
+    assert_int_equal(ss.access(ss.ctx, &recs[i], &err), CC_OK);
+    feed(an, &parts, p[owner[i]], &recs[i]);
+  }
+  parts.combine(parts.ctx, p[0], p[1]);
+  parts.combine(parts.ctx, p[2], p[3]);
+  parts.combine(parts.ctx, p[0], p[2]);
+  assert_int_equal(parts.close(parts.ctx, p[0], 1, &err), CC_OK);
+  assert_int_equal(sink.end_kernel(sink.ctx, &err), CC_OK);
+  assert_int_equal(ss.end_kernel(ss.ctx, &err), CC_OK);
+  same_insn(serial, an, 7);
+  same_insn(serial, an, 9);
+
+  const struct cc_insn_stats *g = by_id(&an->kernels[0], 7), *s = by_id(&an->kernels[0], 9);
+  /* global: A 4 sectors (128 bytes from BASE), B 32 (lanes 128 bytes apart), C 8 (lanes
+   * 8 bytes apart: 0x11000..0x110fb, 256 bytes); ideal 4 each: 44 and 12; 3 requests of
+   * 32 lanes x 4 bytes: 96 accesses, 384 bytes; histogram 4, 32, 8 */
+  assert_int_equal(g->executions, 3);
+  assert_int_equal(g->thread_accesses, 96);
+  assert_int_equal(g->bytes_requested, 384);
+  assert_int_equal(g->sectors, 44);
+  assert_int_equal(g->ideal_sectors, 12);
+  assert_int_equal(g->sector_hist[4], 1);
+  assert_int_equal(g->sector_hist[8], 1);
+  assert_int_equal(g->sector_hist[32], 1);
+  /* warp 0 ran it at dyn 0, 1, 2: max_dyn 2 + 1 */
+  assert_int_equal(g->max_dyn, 3);
+  /* 31 strides each: 4 (sum 124), 128 (3968), 8 (248): min 4, max 128, 93, sum 4340 */
+  assert_int_equal(g->stride_min, 4);
+  assert_int_equal(g->stride_max, 128);
+  assert_int_equal(g->stride_count, 93);
+  assert_true(g->stride_sum == 4340.0);
+  /* B and C have strides above the 4-byte size: 2 uncoalesced requests, 64 lanes */
+  assert_int_equal(g->uncoalesced_requests, 2);
+  assert_int_equal(g->uncoalesced_thread_accesses, 64);
+  /* footprint: A's 32 and B's 32 share 0x1000 (63), C's 32 from 0x11000 are apart (the
+   * highest of B is 0x1000 + 31 x 128 = 0x1f80): 95 distinct; the largest gap is
+   * 0x11000 - 0x1f80 = 61568 bytes */
+  assert_int_equal(cc_analysis_fp_count(g->footprint), 95);
+  assert_int_equal(g->all_stride, 61568);
+  assert_true(g->lane_stride == CC_LANE_STRIDE_MIXED);
+  /* shared: S4 1 wavefront, S128 32 (32-way, bank 0): 33, ideal 2, one conflict */
+  assert_int_equal(s->requests, 2);
+  assert_int_equal(s->wavefronts, 33);
+  assert_int_equal(s->ideal_wavefronts, 2);
+  assert_int_equal(s->ways_max, 32);
+  assert_int_equal(s->conflict_requests, 1);
+  if (cached) {
+    /* the cache model takes a shared load's wavefronts as L1 cycles and one wait on L1
+     * each: 33 and 2, counted by the partials (drop.c) and summed by combine */
+    assert_int_equal(s->cache.l1_wavefronts, 33);
+    assert_int_equal(s->cache.waits_l1, 2);
+  }
+  cc_analysis_free(serial);
+  cc_analysis_free(an);
+  cc_model_free(m1);
+  cc_model_free(m2);
+}
+
+static void test_combine_tree(void **state)
+{
+  (void)state;
+  run_tree(0);
+}
+
+static void test_combine_tree_cached(void **state)
+{
+  (void)state;
+  run_tree(1);
 }
 
 /* Partial A (thread 1) gets the unit-stride records, partial B (thread 2) the 128-byte
@@ -196,6 +362,8 @@ int main(void)
     cmocka_unit_test(test_merge_a_then_b),
     cmocka_unit_test(test_merge_b_then_a),
     cmocka_unit_test(test_empty_discarded_and_bad),
+    cmocka_unit_test(test_combine_tree),
+    cmocka_unit_test(test_combine_tree_cached),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,12 @@
 # launches, so most of their CTAs come after it. Cases: the naive transpose (column
 # stores: nearly every record has a sampled line), the tiled one (shared loads and
 # stores, rows of global memory: most records are dropped) and the covariance kernel
-# (loops).
+# (loops). The column records (the naive transpose's stores, covariance's symmat loads
+# and stores: 32 lines each, nearly all with a sampled line) reach the model cut to
+# their sampled lanes, their whole-record figures counted by the workers (drop.c, "Cut
+# records"). A run that also writes a trace or the views takes every record whole in
+# order: the workers must then count nothing for the model (they did, twice, before
+# 2026-11-27's cut records).
 . "$(dirname "$0")/data/common.bash"
 
 # same NAME ARGS...: ARGS with --jobs 1, 2, 3 give the same report, and it sampled
@@ -32,5 +37,9 @@ same tiled "$T" --kernel _Z15transpose_tiledPfPKfi --grid 16,16 "${TR[@]}" --cac
 same covariance "$C" --kernel _Z12covar_kernelPfS_ii --grid 4 --block 32 \
   --arg 'symmat=f32[(m+1)*(m+1)]:zero' --arg 'data=f32[(n+1)*(m+1)]:random:51' \
   --arg m=128 --arg n=16 --cache "$EARLY"
-[ "$checked" -eq 3 ] || fail "expected 3 cases checked, got $checked"
+same "naive with a trace" "$T" --kernel _Z15transpose_naivePfPKfi --grid 16,64 "${TR[@]}" \
+  --cache "$EARLY" --trace "$TMP/naive.cctrace"
+same "naive with the views" "$T" --kernel _Z15transpose_naivePfPKfi --grid 16,64 "${TR[@]}" \
+  --cache "$EARLY" --html "$TMP/naive.html"
+[ "$checked" -eq 5 ] || fail "expected 5 cases checked, got $checked"
 finish

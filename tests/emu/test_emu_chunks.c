@@ -141,12 +141,13 @@ static void test_many_tiny_ctas(void **state)
         print_error("jobs %u budget 1: %u claims for %u CTAs\n", jobs, (unsigned)sj.chunks, N);
         fail();
       }
-      /* 256 KiB over the window's 4 x jobs slots: 16,384 bytes a slot at 4 threads, 53
-       * records of 304 bytes (struct cc_warp_access), 53 x 4000 / 6666 = 31 CTAs a chunk
-       * (21,845 bytes, 71 records, 42 CTAs at 3 threads); each slot's buffer grows to 64
-       * records, 19,456 bytes, then 128: 16 x 19,456 > 256 KiB, so chunks wait for room
-       * and the oldest delivers straight to the sink. Claims: about 4000 / 31 = 130, and
-       * the shrinking tail: under 400 */
+      /* 256 KiB over the window's 4 x jobs slots: 16,384 bytes a slot at 4 threads. A
+       * record of 32 lanes is a 304-byte entry (48 of fields, 8 a lane), a CTA 6666 x 304
+       * / 4000 = 507 bytes (rounded up), so 16,384 / 507 = 32 CTAs a chunk (21,845 bytes,
+       * 43 CTAs at 3 threads); each slot's first buffer is 64 full entries, 19,456 bytes,
+       * then doubles: 16 x 19,456 > 256 KiB, so chunks wait for room and the oldest
+       * delivers straight to the sink. Claims: about 4000 / 32 = 125, and the shrinking
+       * tail: under 400 */
       if (budgets[b] > 1 && sj.chunks >= 400) {
         print_error("jobs %u budget 256 KiB: %u claims\n", jobs, (unsigned)sj.chunks);
         fail();

@@ -2,6 +2,8 @@
  * - the sink receives the serial run's records in the serial run's order for 3 and 4
  *   threads, also when the buffer budget is tiny (the oldest CTA then delivers its records
  *   itself and the others wait): uneven CTAs, hand-counted records;
+ * - order-free partials reduced in the workers' tree (combine) for 2, 4, 5, 7 and 16
+ *   threads: jobs - 1 combines, one close, the serial counts;
  * - a sink that fails at record N stops the run with its status after the same N records;
  * - global atomics from many CTAs are exact (host atomics);
  * - a fence at GPU scope or a %clock read makes the run serial, saying why.
@@ -85,6 +87,112 @@ static void test_order_and_window(void **state)
   /* the last value CTA 22 (22 % 5 = 2 stores) leaves in out[22 * 64] is 1 */
   assert_int_equal(out1[22 * 64], 1);
   rec_release(&serial);
+}
+
+/* ---- the partials reduced in a tree (par.c, reduce) ---- */
+
+/* Order-free counts of one worker: records and the sum of their dynamic instances. */
+struct count_part {
+  uint64_t n, dyn_sum;
+};
+
+/* The consumer: the merged counts, and how often each callback ran (combines run on the
+ * workers: atomics). */
+struct counts {
+  uint64_t n, dyn_sum;
+  uint32_t opens, closes, merged, combines;
+};
+
+static void *count_open(void *ctx)
+{
+  struct counts *c = ctx;
+  c->opens++; /* on the calling thread */
+  struct count_part *p = calloc(1, sizeof *p);
+  assert_non_null(p);
+  return p;
+}
+
+static int count_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct count_part *p = part;
+  (void)err;
+  p->n++;
+  p->dyn_sum += a->dyn;
+  return CC_OK;
+}
+
+static int count_close(void *ctx, void *part, int merge, struct cc_err *err)
+{
+  struct counts *c = ctx;
+  struct count_part *p = part;
+  (void)err;
+  c->closes++;
+  if (p && merge) {
+    c->merged++;
+    c->n += p->n;
+    c->dyn_sum += p->dyn_sum;
+  }
+  free(p);
+  return CC_OK;
+}
+
+static void count_combine(void *ctx, void *into, void *from)
+{
+  struct counts *c = ctx;
+  struct count_part *d = into, *f = from;
+  __atomic_fetch_add(&c->combines, 1, __ATOMIC_RELAXED);
+  d->n += f->n;
+  d->dyn_sum += f->dyn_sum;
+  free(f);
+}
+
+/* uneven (23 CTAs) on jobs workers with counting partials, combine on or off. */
+static void run_counts(uint32_t jobs, int combine, struct counts *c)
+{
+  struct ptx_module *m = parse_ok(k_uneven);
+  struct cc_emu_opts o = {.jobs = jobs};
+  struct cc_emu *emu = cc_emu_new(m, &o);
+  struct cc_access_partials pa = {c, count_open, count_access, count_close, NULL,
+                                  combine ? count_combine : NULL};
+  struct cc_access_sink none = {0};
+  struct cc_emu_stats st;
+  struct cc_err err = {0};
+  uint64_t d;
+  const void *pp[1] = {&d};
+  uint32_t sizes[1] = {8};
+  struct cc_emu_launch cl = {.grid = {23, 1, 1}, .block = {64, 1, 1}, .nparams = 1,
+                             .params = pp, .param_bytes = sizes};
+  memset(c, 0, sizeof *c);
+  alloc_ok(emu, 23 * 64 * 4, "out", &d);
+  assert_int_equal(cc_emu_run_split(emu, ptx_module_find(m, "uneven"), &cl, &none, &pa, &st,
+                                    &err), CC_OK);
+  assert_int_equal(st.jobs, jobs);
+  cc_emu_free(emu);
+  ptx_module_free(m);
+}
+
+/* With combine, every worker's partial but worker 0's is combined into another exactly
+ * once (jobs - 1 combines, whatever jobs: 5 and 7 leave workers without a partner at
+ * some round) and the calling thread closes one partial holding all; without it, each is
+ * closed. Records: 86 (test_order_and_window). Their dynamic instances: CTA c's 2 warps
+ * store k = c % 5 times, dyn 0 .. k-1, 2 x k(k-1)/2 = k(k-1): per 5 CTAs 0+0+2+6+12 =
+ * 20, 4 cycles 80, plus CTAs 20..22 (k = 0, 1, 2): 2; 82 in all. */
+static void test_partials_tree(void **state)
+{
+  const uint32_t jobs[] = {2, 4, 5, 7, 16};
+  struct counts c;
+  (void)state;
+  for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+    for (int combine = 0; combine <= 1; combine++) {
+      run_counts(jobs[i], combine, &c);
+      assert_int_equal(c.n, 86);
+      assert_int_equal(c.dyn_sum, 82);
+      assert_int_equal(c.opens, jobs[i]);
+      assert_int_equal(c.combines, combine ? jobs[i] - 1 : 0);
+      /* the others are NULL after the tree: closed as nothing, merged never */
+      assert_int_equal(c.merged, combine ? 1 : jobs[i]);
+    }
+  }
 }
 
 /* A sink that fails at its limit-th record. */
@@ -233,6 +341,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_window),
+      cmocka_unit_test(test_partials_tree),
       cmocka_unit_test(test_sink_error_stops),
       cmocka_unit_test(test_atomics_exact),
       cmocka_unit_test(test_serial_rules),
