@@ -699,9 +699,9 @@ void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum le
  * sector) through store memo m of its SM sm, if every way of m still holds its line;
  * returns 0 (nothing done) otherwise. The counts are replay's for such a store into ic
  * (while sampling, its slot's sampled counts: the whole record's are sample_whole's). */
-static int store_memo_replay(struct cc_cache *c, const struct store_memo *m,
-                             const struct cc_warp_access *a, uint32_t sm,
-                             struct cc_cache_counts *ic)
+int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+                               const struct cc_warp_access *a, uint32_t sm,
+                               struct cc_cache_counts *ic)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;
@@ -741,41 +741,28 @@ static void store_memo_set(struct store_memo *m, const struct pending *p, struct
   m->key = key;
 }
 
+/* A record of a CTA other than the last one's: its placement computed and kept. */
+static __attribute__((noinline)) void place_new(struct cc_cache *c, const uint32_t cta[3])
+{
+  memcpy(c->last_cta, cta, sizeof c->last_cta);
+  c->last_linear = cta_linear(c, cta);
+  c->last_sm = sm_of(c, c->last_linear);
+  c->have_last = 1;
+}
+
 /* The CTA a record belongs to: its SM (*sm) and the base its local addresses get
- * (*base, 0 for other spaces). */
+ * (*base, 0 for other spaces). The records of a CTA come together: the CTA compared as
+ * an 8-byte and a 4-byte word (no memcmp call), the division of sm_of once per CTA. */
 static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
                          uint64_t *base)
 {
-  if (!c->have_last || memcmp(a->cta, c->last_cta, sizeof c->last_cta) != 0) {
-    memcpy(c->last_cta, a->cta, sizeof c->last_cta);
-    c->last_linear = cta_linear(c, a->cta);
-    c->last_sm = sm_of(c, c->last_linear);
-    c->have_last = 1;
-  }
+  uint64_t xy, last_xy;
+  memcpy(&xy, a->cta, sizeof xy);
+  memcpy(&last_xy, c->last_cta, sizeof last_xy);
+  if (xy != last_xy || a->cta[2] != c->last_cta[2] || !c->have_last)
+    place_new(c, a->cta);
   *sm = c->last_sm;
   *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
-}
-
-/* While sampling: whether record a (form key) touches a sampled line, and if it does not,
- * its whole-record counts (into ex): the path of most records while sampling (form_of, a
- * class or 32, a few counts). *lanes: a line-per-lane form's sampled lanes. A record that
- * touches one has its whole-record counts done here too (fast forms) or by replay_keyed
- * (the general form, from its gathering). */
-static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
-                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
-                              struct form_key key, uint32_t *lanes)
-{
-  uint32_t sectors;
-  int touches;
-  if (key.form == FORM_GENERAL) {
-    if (cc_cache_sample_general(c, a, base, &sectors) != 0)
-      return 1;
-    touches = 0;
-  } else {
-    touches = sample_touches(c, key, &sectors, lanes);
-  }
-  sample_whole(c, ex, a, sm, sectors);
-  return touches;
 }
 
 /* cc_cache_replay_record for a record of form key; while sampling (s->exact), a fast
@@ -815,13 +802,15 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
                  key.form == FORM_LANES;
   if (column_store && !s->exact && c->smemo[sm].key.form == FORM_LANES &&
       c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
-      store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
-    return REACH_NONE; /* (sampling: store_first tried it) */
+      cc_cache_store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
+    return REACH_NONE; /* (sampling: quick.c store_first tried it) */
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
   } else if (s->exact && key.form == FORM_LANES) {
     cc_cache_gather_lanes(a, base, key, lanes, &p.g);
+  } else if (s->exact && key.form == FORM_RANGE) {
+    cc_cache_gather_range_sampled(c, a, base, key, &p.g);
   } else if (!gathered) {
     cc_cache_gather(a, base, key, &p.g);
     if (s->exact)
@@ -852,69 +841,11 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   return replay_keyed(c, s, a, sm, base, key, lanes);
 }
 
-/* While sampling: if load record a (form key, fast) is in the form of its SM's L1 memo,
- * its counts, those replay_keyed and replay give it (the memo holds the record's sampled
- * lines, which exist: a memo is set only by a record that touched one, and cleared at the
- * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
- * row-per-thread loops: a warp re-reads its 32 lines 8 times). */
-static inline int memo_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                             struct form_key key)
+void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                            uint64_t base, struct form_key key, uint32_t lanes)
 {
-  const struct l1_memo *m = &c->memo[sm];
-  uint32_t slot = a->insn_slot;
-  if (key.form == FORM_GENERAL || key.form != m->key.form || key.a != m->key.a ||
-      key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
-      !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
-    return 0;
-  if (!a->cut)
-    sample_whole(c, &c->insn[slot], a, sm,
-                 key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
-  c->samp[slot].l1_hit_sectors += m->sectors;
-  count_wait(c, slot, sm, REACH_L1, a->cut);
-  return 1;
-}
-
-/* While sampling: if global store a (form key) is in the form of its SM's store memo,
- * whose ways still hold its lines, the store done through the memo (the sampled lanes'
- * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
- * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
- * naive transpose: the 8 warps of a CTA store into the same column of lines). */
-static inline int store_first(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                              struct form_key key)
-{
-  const struct store_memo *m = &c->smemo[sm];
-  if (key.form != FORM_LANES || a->kind != CC_ACCESS_STORE || a->space != CC_SPACE_GLOBAL ||
-      m->key.form != FORM_LANES || m->key.a != key.a || m->key.b != key.b ||
-      !store_memo_replay(c, m, a, sm, &c->samp[a->insn_slot]))
-    return 0;
-  if (!a->cut)
-    sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
-  return 1;
-}
-
-/* The serial replay of global or local record a while sampling: most records end at
- * sample_fast. A cut record (a->cut, drop.c: its whole-record counts and its request
- * done by a worker) only replays its sampled lines: their state, raw counts and wait
- * (its form's sampled lanes: all of them where it has a fast one, which needs its 32
- * lanes). */
-static void sample_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                          uint64_t base)
-{
-  struct form_key key = cc_cache_form_of(a, base);
-  uint32_t lanes = 0, sectors;
-  enum level_reached reach;
-  if (memo_first(c, a, sm, key) || store_first(c, a, sm, key))
-    return;
-  if (a->cut) {
-    if (key.form != FORM_GENERAL && !sample_touches(c, key, &sectors, &lanes))
-      return;
-  } else if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
-    if (a->kind != CC_ACCESS_STORE)
-      count_wait(c, a->insn_slot, sm, REACH_UNSEEN, 0);
-    return;
-  }
   struct side s = {c->samp, NULL, 1, 0, c->insn};
-  reach = replay_keyed(c, &s, a, sm, base, key, lanes);
+  enum level_reached reach = replay_keyed(c, &s, a, sm, base, key, lanes);
   if (reach != REACH_NONE)
     count_wait(c, a->insn_slot, sm, reach, a->cut);
 }
@@ -964,7 +895,7 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
  * cross into an unsampled line bring that line too); the L1 memo serves it by its lines
  * (replay's memo_covers), the store memo by its ways (cut_store_first), which a global
  * store's replay sets, keyless (a whole record's store_first matches keys: never one).
- * 32 lanes: sample_record, with its form and the memos' keys. */
+ * 32 lanes: cc_cache_sample_cut (quick.c), with its form and the memos' keys. */
 static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                        uint64_t base)
 {
@@ -973,7 +904,7 @@ static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint3
   enum level_reached reach;
   int global_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL;
   if (a->active == UINT32_MAX) {
-    sample_record(c, a, sm, base);
+    cc_cache_sample_cut(c, a, sm, base);
     return;
   }
   if (global_store && cut_store_first(c, &c->smemo[sm], a))
@@ -997,8 +928,32 @@ static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint3
     count_wait(c, p.slot, sm, reach, 1);
 }
 
-void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
-                     uint32_t shared_wavefronts)
+/* The serial replay of global or local record a while sampling: global records of 32
+ * active lanes take the quick path (quick.c; most end there), the others
+ * cc_cache_sample_slow. Tail calls only: cc_cache_access keeps no registers for them. */
+static inline void sample_record(struct cc_cache *c, const struct cc_warp_access *a,
+                                 uint32_t sm, uint64_t base)
+{
+  if (a->space != CC_SPACE_GLOBAL || a->active != 0xffffffffu)
+    cc_cache_sample_slow(c, a, sm, base);
+  else
+    c->quick(c, a, sm);
+}
+
+/* The serial replay of record a before sampling (or with sample=1): every line. */
+static inline void full_record(struct cc_cache *c, const struct cc_warp_access *a,
+                               uint32_t sm, uint64_t base)
+{
+  struct side s = {c->insn, NULL, 1, 0, NULL};
+  enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
+  if (reach != REACH_NONE)
+    count_wait(c, a->insn_slot, sm, reach, 0);
+}
+
+/* cc_cache_access of every record the quick way (below) does not take. */
+static __attribute__((noinline)) void access_slow(struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint32_t shared_wavefronts)
 {
   uint64_t base;
   uint32_t sm;
@@ -1019,16 +974,62 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     cut_record(c, a, sm, base);
     return;
   }
-  if (c->records++ == c->switch_at)
+  if (c->records++ == c->switch_at) {
     cc_cache_sample_start(c);
+    c->quick = c->par ? NULL : cc_cache_quick_for_host(); /* the serial replay's quick way in */
+  }
   if (c->par) {
     cc_cache_par_access(c, a, sm, base);
   } else if (c->sampling) {
     sample_record(c, a, sm, base);
   } else {
-    struct side s = {c->insn, NULL, 1, 0, NULL};
-    enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
-    if (reach != REACH_NONE)
-      count_wait(c, a->insn_slot, sm, reach, 0);
+    full_record(c, a, sm, base);
   }
+}
+
+/* The quick path of global record a of SM sm while sampling: records of 32 active lanes
+ * to c->quick, the others (some lanes active) to cc_cache_sample_slow. */
+static inline void quick_any(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
+{
+  if (a->active == 0xffffffffu)
+    c->quick(c, a, sm);
+  else
+    cc_cache_sample_slow(c, a, sm, 0);
+}
+
+/* The quick way in for a record of a CTA other than the last one's: its placement
+ * (place), then the quick path. */
+static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
+                                                    const struct cc_warp_access *a)
+{
+  uint32_t sm;
+  uint64_t base;
+  place(c, a, &sm, &base); /* base: 0, a global record */
+  c->records++;
+  quick_any(c, a, sm);
+}
+
+/* The quick way in: while the serial replay samples (c->quick set), a global record (most
+ * records) goes to the quick path with the kept placement of its CTA, or quick_new_cta's
+ * (access_slow's checks and steps, with what sampling makes known: the switch is past).
+ * Never a cut record (a->cut: its whole-record figures and its request are counted
+ * already, which the quick path would count again): access_slow's cut_record takes it.
+ * Tail calls: no registers kept here. */
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  uint64_t xy, last_xy;
+  if (c->quick && a->space == CC_SPACE_GLOBAL && !a->cut && a->active != 0 &&
+      a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES) {
+    memcpy(&xy, a->cta, sizeof xy);
+    memcpy(&last_xy, c->last_cta, sizeof last_xy);
+    if (xy != last_xy || a->cta[2] != c->last_cta[2]) {
+      quick_new_cta(c, a);
+      return;
+    }
+    c->records++;
+    quick_any(c, a, c->last_sm);
+    return;
+  }
+  access_slow(c, a, shared_wavefronts);
 }

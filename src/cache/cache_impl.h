@@ -166,6 +166,11 @@ struct store_memo {
   uint8_t mask[CC_WARP_SIZE];
 };
 
+struct cc_cache;
+/* The quick path of a record while sampling (cache.c): the record of SM sm. */
+typedef void cc_cache_quick_fn(struct cc_cache *c, const struct cc_warp_access *a,
+                               uint32_t sm);
+
 struct cc_cache {
   struct cc_cache_device dev;
   uint32_t l1_cap_lines;       /* per SM, allocated */
@@ -201,6 +206,11 @@ struct cc_cache {
   uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
                                   sampled lines of a group of 16 whose class offset is 0
                                   (gather.c sample_group) */
+  cc_cache_quick_fn *quick;    /* the serial replay after the switch: cc_cache_access's
+                                  quick path (AVX2 or portable); NULL otherwise */
+  uint64_t class_mul;          /* cc_cache_line_class's multiplier (0 for INDEX_MOD: the
+                                  class is line & 15), for the quick path (cache.c) */
+  int memo_loads;              /* global loads use the L1 memo: L1 caches them, sectored */
   uint64_t records;            /* global and local records of the kernel so far */
   uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */
@@ -295,6 +305,10 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
 /* As cc_cache_gather for a LANES form, of the lanes in `lanes` only (set sampling). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                            uint32_t lanes, struct gather *g);
+/* As cc_cache_gather for a RANGE form, of its sampled lines only (set sampling: the
+ * gathering and cc_cache_sample_filter in one). */
+void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                                   uint64_t base, struct form_key k, struct gather *g);
 /* A cut record's sampled lines (drop.c): cc_cache_gather's entries of a's active lanes,
  * which cc_cache_sample_filter would all keep, in one pass while each lane's bytes lie in
  * one sector of a sampled line and the lanes come in address order (a column's sampled
@@ -306,6 +320,32 @@ int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_acces
  * (the caller gathers). */
 int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, uint32_t *sectors);
+
+/* ---- the sampled records' paths (quick.c; cache.c) -------------------------------------- */
+
+/* The serial replay of global or local record a (SM sm, local base `base`) while
+ * sampling, the general way: its form, the memos, sample_fast, its sampled lines
+ * replayed. quick.c. */
+void cc_cache_sample_slow(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t base);
+/* The serial replay of cut record a of 32 active lanes (a->cut, drop.c: its whole-record
+ * counts and its request done by a worker) while sampling: cc_cache_sample_slow's
+ * memos and sampled lines' replay, without the whole-record counts. quick.c. */
+void cc_cache_sample_cut(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                         uint64_t base);
+/* The quick path of a global record of 32 active lanes while the serial replay samples,
+ * for this host (AVX2 or portable): cc_cache_access's c->quick. quick.c. */
+cc_cache_quick_fn *cc_cache_quick_for_host(void);
+/* While sampling, a record of form key touching a sampled line (whole-record counts
+ * done; lanes: a column's sampled lanes): its sampled lines replayed and its wait
+ * counted (a cut record's without its request: a worker counted it). cache.c. */
+void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                            uint64_t base, struct form_key key, uint32_t lanes);
+/* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m
+ * still holds its line (counts into ic); returns 0 (nothing done) otherwise. cache.c. */
+int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
+                               const struct cc_warp_access *a, uint32_t sm,
+                               struct cc_cache_counts *ic);
 
 /* ---- set sampling (sample.c) ------------------------------------------------------------ */
 
@@ -334,6 +374,26 @@ static inline int sampled_line(const struct cc_cache *c, uint64_t line)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define CC_CACHE_AVX2 1
 #include <immintrin.h>
+/* Whether every lane l of a is at a0 + l x step (a0 = a->addr[0]; modulo 2^64), four
+ * lanes a step, each compared with the progression itself (an xor, an or and an addition
+ * a step; one vptest ends it): cc_cache_lanes_affine's AVX2 form (gather.c), and inline
+ * in the quick path's (cache.c quick_avx2: no call, no dispatch). */
+static inline __attribute__((always_inline, target("avx2"))) int affine_avx2(
+    const struct cc_warp_access *a, uint64_t a0, uint64_t step)
+{
+  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a0),
+                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
+                                                    (long long)step, 0));
+  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
+    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
+    want = _mm256_add_epi64(want, four);
+  }
+  return _mm256_testz_si256(bad, bad);
+}
+
 /* Bit l (l < 32) set iff x + l x inc < lim (unsigned, modulo 2^64), four lanes a step
  * (sample_lanes, where the host has AVX2: the comparison is signed, so both sides are
  * moved by 2^63). */
@@ -435,6 +495,28 @@ static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
                                 uint32_t sectors)
 {
   c->sm_wavefronts[sm] += whole_counts(c, ex, a, sectors);
+}
+
+/* While sampling: whether record a (form key) touches a sampled line, and if it does not,
+ * its whole-record counts (into ex): the path of most records while sampling (form_of, a
+ * class or 32, a few counts). *lanes: a line-per-lane form's sampled lanes. A record that
+ * touches one has its whole-record counts done here too (fast forms) or by replay_keyed
+ * (the general form, from its gathering). */
+static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
+                              struct form_key key, uint32_t *lanes)
+{
+  uint32_t sectors;
+  int touches;
+  if (key.form == FORM_GENERAL) {
+    if (cc_cache_sample_general(c, a, base, &sectors) != 0)
+      return 1;
+    touches = 0;
+  } else {
+    touches = sample_touches(c, key, &sectors, lanes);
+  }
+  sample_whole(c, ex, a, sm, sectors);
+  return touches;
 }
 
 /* The SM of record a's CTA and, for local records, its warp's local area (*base; 0 for

@@ -4,9 +4,10 @@
  * Why it gives the serial figures. cc_cache_access changes no cache state for two kinds
  * of record: shared ones (their wavefronts and their L1 wait are counted at once), and,
  * once set sampling has started (sample.c), global and local ones that touch no sampled
- * line: sample_record then only counts the record's whole-record figures (sample_whole:
- * wavefronts, the sectors stores, atomics and uncached loads send to L2) and, for loads
- * and atomics, one request after the switch (count_wait with REACH_UNSEEN). Neither memo
+ * line: the sampled records' paths (quick.c: the quick path, cc_cache_sample_slow) then
+ * only count the record's whole-record figures (sample_whole: wavefronts, the sectors
+ * stores, atomics and uncached loads send to L2) and, for loads and atomics, one request
+ * after the switch (quick_unseen: count_wait's REACH_UNSEEN). Neither memo
  * can take such a record first: a memo is set only by a record that touched a sampled
  * line and holds that record's lines, and a record with the same key has the same lines.
  * So a worker that counts these records into its own arrays, which are added to the
@@ -23,7 +24,8 @@
  * which depend on the record alone (a worker counts them as above), and its sampled
  * lines' replay. The worker sends on a copy of the record with only the lanes whose
  * bytes touch a sampled line active, marked cut; cc_cache_access replays it without
- * counting anything whole-record again (cache.c cut_record). Its sampled lines are the
+ * counting anything whole-record again (cache.c cut_record, tested before the quick
+ * path's way in: the quick path counts whole records only). Its sampled lines are the
  * record's: every lane touching a sampled line stays, so each sampled line gets the same
  * sectors and bytes; the lines of the other lanes it keeps (a lane across two lines) are
  * filtered out as before. The replay of the sampled lines alone, in the stream's order,
@@ -36,7 +38,8 @@
  * (replay's memo_covers); the L1 memo it sets has no key, the store memo it is not kept
  * in, so a later whole record of the same form takes the exact path too (the memos'
  * results equal it: tests/cache/test_cache.c test_l1_memo, test_store_memo). A cut of
- * all 32 lanes keeps the record's form and its memos. tests/cache/test_cut.c checks cut
+ * all 32 lanes keeps the record's form and its memos (quick.c cc_cache_sample_cut: the
+ * general way's memos and replay, without the whole-record counts). tests/cache/test_cut.c checks cut
  * records against the whole ones, tests/e2e/cache_drop.sh the reports. */
 #include "cache/cache_impl.h"
 
@@ -141,7 +144,7 @@ const struct cc_warp_access *cc_cache_drop(const struct cc_cache *c,
   if (linear < __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE))
     return a;
   lanes = sampled_lanes(c, a, base, cc_cache_form_of(a, base), &sectors);
-  /* the whole record's counts, as sample_record's */
+  /* the whole record's counts, as quick.c's paths' */
   d->sm[3 * (size_t)sm] += whole_counts(c, &d->insn[a->insn_slot], a, sectors);
   if (a->kind != CC_ACCESS_STORE) {
     d->req_after[a->insn_slot]++;

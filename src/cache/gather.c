@@ -66,22 +66,11 @@ static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define HAVE_AVX2_AFFINE 1
 /* lanes_affine with AVX2 (where the host has it: every record of a set sampling replay
- * takes this test, which is a large part of what an unsampled record costs): the xor
- * reads its lanes from memory, and one vptest ends it. */
+ * outside the quick path takes this test): affine_avx2 (cache_impl.h). */
 __attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_warp_access *a,
                                                               uint64_t step)
 {
-  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a->addr[0]),
-                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
-                                                    (long long)step, 0));
-  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
-    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
-    want = _mm256_add_epi64(want, four);
-  }
-  return _mm256_testz_si256(bad, bad);
+  return affine_avx2(a, a->addr[0], step);
 }
 #endif
 
@@ -238,6 +227,40 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
   gather_general(a, base, g);
 }
 
+/* The sampled lines of a's range form k (FORM_RANGE: sectors k.a..k.b) into g: gather's
+ * entries for those lines only (cc_cache_gather and cc_cache_sample_filter in one pass,
+ * without building the others). */
+void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
+                                   uint64_t base, struct form_key k, struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0] + base, hi = lo + CC_WARP_SIZE * (uint64_t)size;
+  g->n = 0;
+  g->sectors = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = k;
+  for (uint64_t line = k.a / 4; line <= k.b / 4; line++) {
+    struct ent *e;
+    uint32_t s0 = line == k.a / 4 ? (uint32_t)(k.a % 4) : 0;
+    uint32_t s1 = line == k.b / 4 ? (uint32_t)(k.b % 4) : 3;
+    if (!sampled_line(c, line))
+      continue;
+    e = &g->e[g->n++];
+    e->line = line;
+    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+    g->sectors += s1 - s0 + 1;
+    if (!g->want_bytes)
+      continue;
+    for (uint32_t s = 0; s < 4; s++) /* inner sectors: whole */
+      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+    if (line == k.a / 4) /* the range's first and last sectors may be partly covered */
+      e->bytes[s0] = range_bits(k.a, lo, hi);
+    if (line == k.b / 4)
+      e->bytes[s1] = range_bits(k.b, lo, hi);
+  }
+  g->max_line = g->n ? g->e[g->n - 1].line : 0;
+}
+
 /* The sampled lanes of a's line-per-lane form k (lanes: sample_lanes's mask) into g:
  * gather's FORM_LANES entries for those lanes only (their lines increase with the lane). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
@@ -284,36 +307,44 @@ static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t siz
 }
 
 #ifdef CC_CACHE_AVX2
-/* group_bits with AVX2, four lanes a step over all 32 (the inactive ones masked off: no
- * branch a lane; a shift by 64 or more gives 0, as the scalar 2 << 63 wraps), and the
- * popcnt instruction (every AVX2 host has it) for the count. */
+/* Lanes j of a group of four (bit j of the index) as 64-bit masks of a vector. */
+#define ON4(n) {-(uint64_t)((n) & 1), -(uint64_t)((n) >> 1 & 1), -(uint64_t)((n) >> 2 & 1), \
+                -(uint64_t)((n) >> 3 & 1)}
+static const uint64_t lanes_on[16][4] __attribute__((aligned(32))) = {
+    ON4(0), ON4(1), ON4(2),  ON4(3),  ON4(4),  ON4(5),  ON4(6),  ON4(7),
+    ON4(8), ON4(9), ON4(10), ON4(11), ON4(12), ON4(13), ON4(14), ON4(15)};
+
+/* group_bits with AVX2, four lanes a step over all 32: an inactive lane takes the first
+ * active lane's address (lanes_on's mask, a blend: its sectors are that lane's, already
+ * counted), so that no lane needs a mask after; a lane's bytes lie in the window iff
+ * its first and last sectors (s0, s1) are below 64 (bytes below the window, or wrapping
+ * past 2^64, give an s0 of 2^59 or more), tested once for all lanes at the end; a shift
+ * by 64 or more gives 0 (as the scalar 2 << 63 wraps). The popcnt instruction (every
+ * AVX2 host has it) for the count. */
 __attribute__((target("avx2,popcnt"))) static int group_bits_avx2(
     const struct cc_warp_access *a, uint64_t add, uint32_t size, uint64_t *bits,
     uint32_t *sectors)
 {
-  const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
-  const __m256i lim = _mm256_set1_epi64x((long long)((GROUP_SPAN - size) ^ (1ull << 63)));
   const __m256i plus = _mm256_set1_epi64x((long long)add);
   const __m256i tail = _mm256_set1_epi64x((long long)(size - 1));
   const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
-  const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
-  __m256i acc = _mm256_setzero_si256(), bad = _mm256_setzero_si256();
+  const __m256i fill = _mm256_set1_epi64x((long long)a->addr[__builtin_ctz(a->active)]);
+  __m256i acc = _mm256_setzero_si256(), far = _mm256_setzero_si256();
   __m128i half;
 #pragma GCC unroll 8
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i on = _mm256_and_si256(_mm256_set1_epi64x((long long)(a->active >> l)), lane);
+    __m256i on = _mm256_load_si256((const __m256i *)(const void *)lanes_on[(a->active >> l) & 15]);
     __m256i off = _mm256_add_epi64(
-        _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]), plus);
+        _mm256_blendv_epi8(fill, _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]),
+                           on),
+        plus);
     __m256i s0 = _mm256_srli_epi64(off, 5);
     __m256i s1 = _mm256_srli_epi64(_mm256_add_epi64(off, tail), 5);
-    on = _mm256_cmpeq_epi64(on, lane);
-    bad = _mm256_or_si256(bad, _mm256_and_si256(on, _mm256_cmpgt_epi64(
-                                                        _mm256_xor_si256(off, sign), lim)));
-    acc = _mm256_or_si256(acc, _mm256_and_si256(on, _mm256_sub_epi64(
-                                                        _mm256_sllv_epi64(two, s1),
-                                                        _mm256_sllv_epi64(one, s0))));
+    far = _mm256_or_si256(far, _mm256_or_si256(s0, s1));
+    acc = _mm256_or_si256(acc, _mm256_sub_epi64(_mm256_sllv_epi64(two, s1),
+                                                _mm256_sllv_epi64(one, s0)));
   }
-  if (!_mm256_testz_si256(bad, bad))
+  if (!_mm256_testz_si256(far, _mm256_set1_epi64x(~63ll)))
     return 0;
   half = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
   *bits = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half)));

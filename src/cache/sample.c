@@ -69,8 +69,11 @@ void cc_cache_sample_begin(struct cc_cache *c)
   c->sample_nibbles = 0;
   for (uint32_t j = 0; j < 16; j += k)
     c->sample_nibbles |= 0xfull << (4 * j);
+  c->class_mul = c->dev.index == CC_CACHE_INDEX_MOD ? 0 : CC_CACHE_CLASS_MUL;
+  c->memo_loads = c->dev.l1_global_loads && !c->dev.l1_whole_lines;
   c->records = 0;
   c->sampling = 0;
+  c->quick = NULL; /* set at the switch (cache.c) */
   c->switch_at = k > 1 ? c->dev.sample_after : UINT64_MAX;
   __atomic_store_n(&c->drop_from, UINT64_MAX, __ATOMIC_RELEASE);
   c->evict_before = 0;

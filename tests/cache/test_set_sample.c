@@ -25,16 +25,13 @@
 
 #define SLOTS 2
 #define RECORDS 49152
+#define SAMPLE_RUN_SLOTS SLOTS
+#include "cache/sample_run.h"
 
 static const char *const configs[] = {
   "h100",
   "h100,l2=2M,l1=16K,dispatch=blocked",
   "h100,sms=8,l2=512K,l2-ways=4,index=mod",
-};
-
-struct run {
-  struct cc_cache_counts slot[SLOTS], raw[SLOTS];
-  struct cc_cache_kernel k;
 };
 
 /* Whether a lane's line (4-byte lanes: one line) is sampled at k under the index of
@@ -68,13 +65,7 @@ static void replay_cut(const char *spec, enum pattern p, uint32_t cut_k, int oth
         a.active &= ~(1u << l);
     cc_cache_access(c, &a, 0);
   }
-  cc_cache_end_kernel(c);
-  cc_cache_kernel_figures(c, &out->k);
-  for (uint32_t i = 0; i < SLOTS; i++) {
-    out->slot[i] = *cc_cache_insn(c, i);
-    out->raw[i] = *cc_cache_insn_sampled(c, i);
-  }
-  cc_cache_free(c);
+  run_finish(c, out);
 }
 
 static void replay(const char *spec, enum pattern p, uint32_t cut_k, struct run *out)
@@ -93,10 +84,11 @@ static void replay(const char *spec, enum pattern p, uint32_t cut_k, struct run 
 /* The three replays of pattern p on config spec at sample k, compared. */
 static void check(const char *base, enum pattern p, uint32_t k)
 {
-  char spec[160], full[160];
+  char spec[160], full[160], where[200];
   struct run all, sampled, cut, rest;
   snprintf(spec, sizeof spec, "%s,sample=%u,sample-after=0", base, k);
   snprintf(full, sizeof full, "%s,sample=1", base);
+  snprintf(where, sizeof where, "%s, %s", spec, pattern_names[p]);
   replay(full, p, 0, &all);
   replay(spec, p, 0, &sampled);
   replay(full, p, k, &cut);
@@ -108,15 +100,7 @@ static void check(const char *base, enum pattern p, uint32_t k)
     const struct cc_cache_counts *r = &sampled.raw[i], *c = &cut.slot[i];
     const struct cc_cache_counts *s = &sampled.slot[i], *f = &all.slot[i];
     /* the sampled sets: raw counts = the cut stream's full replay */
-    EQ("raw l1_hit_sectors", r->l1_hit_sectors, c->l1_hit_sectors);
-    EQ("raw l2_sectors_read", r->l2_sectors_read, c->l2_sectors_read);
-    EQ("raw l2_hit_sectors", r->l2_hit_sectors, c->l2_hit_sectors);
-    EQ("raw dram_bytes_read", r->dram_bytes_read, c->dram_bytes_read);
-    EQ("raw dram_bytes_written", r->dram_bytes_written, c->dram_bytes_written);
-    EQ("raw l2_dirty_bytes_at_end", r->l2_dirty_bytes_at_end, c->l2_dirty_bytes_at_end);
-    EQ("raw waits_l1", r->waits_l1, c->waits_l1);
-    EQ("raw waits_l2", r->waits_l2, c->waits_l2);
-    EQ("raw waits_dram", r->waits_dram, c->waits_dram);
+    expect_raw_equal(where, i, r, c, 1);
     /* the index is class-pure: the sampled lines' sets hold no other line, so the full
      * replay is the sum of the replays of the two halves (additive counts) */
     EQ("split l1_hit_sectors", f->l1_hit_sectors, c->l1_hit_sectors + rest.slot[i].l1_hit_sectors);
@@ -134,11 +118,7 @@ static void check(const char *base, enum pattern p, uint32_t k)
     EQ("dram_bytes_written", s->dram_bytes_written, k * r->dram_bytes_written);
     EQ("l2_dirty_bytes_at_end", s->l2_dirty_bytes_at_end, k * r->l2_dirty_bytes_at_end);
     /* what does not depend on cache state: the full replay's, exactly */
-    EQ("l1_wavefronts", s->l1_wavefronts, f->l1_wavefronts);
-    EQ("l2_sectors_write", s->l2_sectors_write, f->l2_sectors_write);
-    EQ("l2_sectors_atomic", s->l2_sectors_atomic, f->l2_sectors_atomic);
-    EQ("requests", s->waits_l1 + s->waits_l2 + s->waits_dram,
-       f->waits_l1 + f->waits_l2 + f->waits_dram);
+    expect_whole_equal(where, i, s, f);
   }
   {
     uint32_t i = SLOTS; /* the kernel's figures */

@@ -1,0 +1,344 @@
+/* The sampled records' paths (README.md, "Speed"): after the switch to set sampling, the
+ * serial replay's global records take the quick path (cc_cache_access jumps through
+ * c->quick: quick_avx2 or quick_portable), others and the quick path's leftovers the
+ * general way (cc_cache_sample_slow: the form, the memos, sample_fast). Both give what
+ * the model gives every record (sample.c: whole-record counts of every record, the
+ * sampled lines replayed by cc_cache_sample_replay, cache.c); tests/cache/
+ * test_quick_sample.c checks the quick path's branches against the full replays and the
+ * parallel replay, which has no quick path. A cut record (a->cut: drop.c, its
+ * whole-record figures and its request counted by a worker) never takes the quick path
+ * (cc_cache_access tests it first); one of 32 lanes takes cc_cache_sample_cut here, the
+ * general way without the whole-record counts (tests/cache/test_cut.c).
+ *
+ * Written for few instructions a record (bench/results/cache-speed-2026-11-27-s9.md):
+ * tail calls only from cc_cache_access to the end of a record that touches no sampled
+ * line, the AVX2 test inline in its own small function (a larger AVX2 function would
+ * align its stack frame), and the common record (a range within one line) in a leaf,
+ * quick_rest, which jumps to the others. */
+#include "cache/cache_impl.h"
+
+/* The quick path's unseen wait: count_wait's REACH_UNSEEN while sampling (a load or
+ * atomic none of whose lines is sampled). */
+static inline __attribute__((always_inline)) void quick_unseen(struct cc_cache *c,
+                                                               uint32_t slot, uint32_t sm)
+{
+  c->req_after[slot]++;
+  c->sm_req[sm]++;
+}
+
+/* A sampled load equal to its SM's L1 memo m: the memo's sectors hit, the wait on L1
+ * (count_wait's REACH_L1 while sampling, less the request: a cut record's is counted). */
+static inline __attribute__((always_inline)) void memo_hit_sampled(struct cc_cache *c,
+                                                                   uint32_t slot,
+                                                                   const struct l1_memo *m)
+{
+  c->samp[slot].l1_hit_sectors += m->sectors;
+  c->samp[slot].waits_l1++;
+}
+
+/* The quick path's load equal to its SM's L1 memo m, after its whole-record counts: the
+ * rest of what memo_first counts. */
+static inline __attribute__((always_inline)) void quick_memo_hit(struct cc_cache *c,
+                                                                 uint32_t slot, uint32_t sm,
+                                                                 const struct l1_memo *m)
+{
+  memo_hit_sampled(c, slot, m);
+  quick_unseen(c, slot, sm);
+}
+
+/* While sampling: if load record a (form key, fast) is in the form of its SM's L1 memo,
+ * its counts, those replay_keyed and replay give it (the memo holds the record's sampled
+ * lines, which exist: a memo is set only by a record that touched one, and cleared at the
+ * switch), without the sampled lanes' test or a gathering; returns 1 then, else 0 (the
+ * row-per-thread loops: a warp re-reads its 32 lines 8 times). cut (a constant at each
+ * call): a is a cut record (drop.c), whose whole-record counts and request a worker
+ * counted: its sampled counts only. */
+static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
+                                                            const struct cc_warp_access *a,
+                                                            uint32_t sm, struct form_key key,
+                                                            int cut)
+{
+  const struct l1_memo *m = &c->memo[sm];
+  uint32_t slot = a->insn_slot;
+  if (key.form == FORM_GENERAL || key.form != m->key.form || key.a != m->key.a ||
+      key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
+      !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
+    return 0;
+  if (cut) {
+    memo_hit_sampled(c, slot, m);
+    return 1;
+  }
+  sample_whole(c, &c->insn[slot], a, sm,
+               key.form == FORM_RANGE ? (uint32_t)(key.b - key.a + 1) : CC_WARP_SIZE);
+  quick_memo_hit(c, slot, sm, m); /* the memo's sectors hit, the wait on L1 */
+  return 1;
+}
+
+/* While sampling: if global store a (form key) is in the form of its SM's store memo,
+ * whose ways still hold its lines, the store done through the memo (the sampled lanes'
+ * lines: the same key, the same lanes) and its whole-record counts; returns 1 then, else 0
+ * (nothing done). Before the sampled lanes' test, which the memo makes needless (the
+ * naive transpose: the 8 warps of a CTA store into the same column of lines). cut: as
+ * memo_first's (no whole-record counts). */
+static inline __attribute__((always_inline)) int store_first(struct cc_cache *c,
+                                                             const struct cc_warp_access *a,
+                                                             uint32_t sm, struct form_key key,
+                                                             int cut)
+{
+  const struct store_memo *m = &c->smemo[sm];
+  if (key.form != FORM_LANES || a->kind != CC_ACCESS_STORE || a->space != CC_SPACE_GLOBAL ||
+      m->key.form != FORM_LANES || m->key.a != key.a || m->key.b != key.b ||
+      !cc_cache_store_memo_replay(c, m, a, sm, &c->samp[a->insn_slot]))
+    return 0;
+  if (!cut)
+    sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  return 1;
+}
+
+/* The serial replay of global or local record a (form key) while sampling, the general
+ * way: the memos, sample_fast, and the replay of its sampled lines. cut (a constant at
+ * each call): a is a cut record (drop.c), whose whole-record counts and request a worker
+ * counted: only whether its fast form touches a sampled line (sample_touches, not
+ * sample_fast) and its sampled lines' replay (the general form's: replay_keyed, which
+ * leaves a cut record's whole-record counts out). */
+static inline __attribute__((always_inline)) void sample_keyed(struct cc_cache *c,
+                                                               const struct cc_warp_access *a,
+                                                               uint32_t sm, uint64_t base,
+                                                               struct form_key key, int cut)
+{
+  uint32_t lanes = 0, sectors;
+  if (memo_first(c, a, sm, key, cut) || store_first(c, a, sm, key, cut))
+    return;
+  if (cut) {
+    if (key.form != FORM_GENERAL && !sample_touches(c, key, &sectors, &lanes))
+      return;
+  } else if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
+    if (a->kind != CC_ACCESS_STORE)
+      quick_unseen(c, a->insn_slot, sm);
+    return;
+  }
+  cc_cache_sample_replay(c, a, sm, base, key, lanes);
+}
+
+/* sample_keyed of a record whose form is yet to be found (local records, some lanes
+ * active, and those the quick path does not take). */
+void cc_cache_sample_slow(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t base)
+{
+  sample_keyed(c, a, sm, base, cc_cache_form_of(a, base), 0);
+}
+
+/* sample_keyed of a cut record of 32 lanes (cache.c cut_record; never the quick path,
+ * which counts whole records). */
+void cc_cache_sample_cut(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                         uint64_t base)
+{
+  sample_keyed(c, a, sm, base, cc_cache_form_of(a, base), 1);
+}
+
+/* sample_keyed of a global record the quick path found in no fast form (its lanes not
+ * affine: the test is not run again). */
+static __attribute__((noinline)) void sample_general(struct cc_cache *c,
+                                                     const struct cc_warp_access *a,
+                                                     uint32_t sm)
+{
+  sample_keyed(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0}, 0);
+}
+
+/* Whether one of the lines of sectors first..last (a RANGE form's) is sampled: one class
+ * for a range of 4-byte lanes within a line, two across a line's end. */
+static inline __attribute__((always_inline)) int range_sampled(const struct cc_cache *c,
+                                                               uint64_t first, uint64_t last)
+{
+  int any = sampled_line(c, first / 4);
+  for (uint64_t line = first / 4 + 1; line <= last / 4; line++)
+    any |= sampled_line(c, line);
+  return any;
+}
+
+/* The quick path's load equal to its SM's L1 memo (`sectors`: the whole record's): what
+ * memo_first counts. */
+static inline __attribute__((always_inline)) void quick_memo(struct cc_cache *c,
+                                                             const struct cc_warp_access *a,
+                                                             uint32_t sm,
+                                                             const struct l1_memo *m,
+                                                             uint32_t sectors)
+{
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  quick_memo_hit(c, a->insn_slot, sm, m);
+}
+
+/* The quick path's range (lanes affine, d = size) touching a sampled line, its
+ * whole-record counts done: its sampled lines replayed (the key recomputed: the quick
+ * path jumps here, keeping no registers). */
+static __attribute__((noinline)) void quick_range_replay(struct cc_cache *c,
+                                                         const struct cc_warp_access *a,
+                                                         uint32_t sm)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0];
+  struct form_key k = {FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
+                       (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+  cc_cache_sample_replay(c, a, sm, 0, k, 0);
+}
+
+/* The quick path's column (the line-per-lane form, lanes affine): the memos
+ * (memo_first, store_first), the sampled lanes (sample_lanes), the
+ * whole-record counts, and the sampled lanes' replay or the unseen wait. */
+static __attribute__((noinline)) void quick_column(struct cc_cache *c,
+                                                   const struct cc_warp_access *a, uint32_t sm)
+{
+  struct form_key k = {FORM_LANES, a->addr[0] / CC_CACHE_SECTOR_BYTES,
+                       a->addr[1] - a->addr[0]};
+  uint32_t lanes;
+  if (memo_first(c, a, sm, k, 0) || store_first(c, a, sm, k, 0))
+    return;
+  lanes = sample_lanes(c, k);
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  if (lanes)
+    cc_cache_sample_replay(c, a, sm, 0, k, lanes);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
+}
+
+_Static_assert(CC_ACCESS_MAX_BYTES <= CC_CACHE_SECTOR_BYTES,
+               "quick_rest: a record of cc_cache_access has lanes of at most a sector");
+
+/* The quick path's range (FORM_RANGE, sectors first..last) after the memo's test: its
+ * whole-record counts, and its sampled lines replayed or its unseen wait. touches:
+ * whether one of its lines is sampled. */
+static inline __attribute__((always_inline)) void quick_range_end(
+    struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, uint32_t sectors,
+    int touches)
+{
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  if (touches)
+    quick_range_replay(c, a, sm);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
+}
+
+/* Whether load a of FORM_RANGE first..last is its SM's L1 memo's (memo_first's test). */
+static inline __attribute__((always_inline)) const struct l1_memo *quick_range_memo(
+    const struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, uint64_t first,
+    uint64_t last)
+{
+  const struct l1_memo *m = &c->memo[sm];
+  if (a->kind != CC_ACCESS_LOAD || !c->memo_loads || m->key.form != FORM_RANGE ||
+      m->key.a != first || m->key.b != last)
+    return NULL;
+  return m;
+}
+
+/* The quick path's range of 2 lines or more (lanes of 8 bytes or more, or not aligned):
+ * quick_rest's steps, with the classes of every line. */
+static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
+                                                       const struct cc_warp_access *a,
+                                                       uint32_t sm)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0], first = lo / CC_CACHE_SECTOR_BYTES;
+  uint64_t last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES;
+  const struct l1_memo *m = quick_range_memo(c, a, sm, first, last);
+  if (m)
+    quick_memo(c, a, sm, m, (uint32_t)(last - first + 1));
+  else
+    quick_range_end(c, a, sm, (uint32_t)(last - first + 1), range_sampled(c, first, last));
+}
+
+/* The quick path's lanes a line or more apart (d = addr[1] - addr[0] is not the size):
+ * the column form (FORM_LANES, as cc_cache_form_of decides it) goes on to its L1 memo
+ * (a load equal to it: counted here, a leaf) or quick_column, the others to
+ * sample_slow. */
+static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
+                                                  const struct cc_warp_access *a, uint32_t sm)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo;
+  const struct l1_memo *m = &c->memo[sm];
+  if (!(d >= CC_CACHE_LINE_BYTES && d < (1ull << 59) && /* d x 32 below 2^64 */
+        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+        d % CC_CACHE_SECTOR_BYTES == 0 && lo + d * CC_WARP_SIZE > lo))
+    cc_cache_sample_slow(c, a, sm, 0);
+  else if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
+           m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d)
+    quick_memo(c, a, sm, m, CC_WARP_SIZE);
+  else
+    quick_column(c, a, sm);
+}
+
+/* The quick path of a global record of 32 active lanes while sampling (base 0), given
+ * whether its lanes are affine (the caller tests it: quick_avx2 with AVX2): its form (as
+ * cc_cache_form_of, from the same tests); for a range within one line (4-byte lanes
+ * from an aligned address: most records) a load equal to its SM's L1 memo (memo_first)
+ * or its line's class, its whole-record counts and its unseen wait, calling nothing: a
+ * leaf function, few registers. The others jump on: a range touching a sampled line to
+ * quick_range_replay, a wider range to quick_range_wide, lanes apart to quick_lanes,
+ * lanes not affine to sample_general, the other general forms to sample_slow. The caller
+ * has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). */
+static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
+                                                 const struct cc_warp_access *a, uint32_t sm,
+                                                 int affine)
+{
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo, end, first, last, line;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  const struct l1_memo *m;
+  if (!affine) {
+    sample_general(c, a, sm);
+    return;
+  }
+  if (d != size) {
+    quick_lanes(c, a, sm);
+    return;
+  }
+  end = lo + CC_WARP_SIZE * (uint64_t)size; /* FORM_RANGE, unless past 2^64 - 1 */
+  if (end <= lo) {
+    cc_cache_sample_slow(c, a, sm, 0);
+    return;
+  }
+  first = lo / CC_CACHE_SECTOR_BYTES;
+  last = (end - 1) / CC_CACHE_SECTOR_BYTES;
+  line = first / 4;
+  if (last / 4 != line) {
+    quick_range_wide(c, a, sm);
+    return;
+  }
+  m = quick_range_memo(c, a, sm, first, last);
+  /* the whole-record counts first, on every way (a copy in each would be hoisted here
+   * by the compiler, with more registers to keep) */
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, (uint32_t)(last - first + 1));
+  if (m)
+    quick_memo_hit(c, a->insn_slot, sm, m);
+  else if (!(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask))
+    quick_range_replay(c, a, sm);
+  else if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
+}
+
+#ifdef CC_CACHE_AVX2
+/* The quick path with AVX2 (where the host has it: cc_cache_access asks): the lanes'
+ * test inline, the rest a jump. */
+static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache *c,
+                                                                  const struct cc_warp_access *a,
+                                                                  uint32_t sm)
+{
+  quick_rest(c, a, sm, affine_avx2(a, a->addr[0], a->addr[1] - a->addr[0]));
+}
+#endif
+
+/* The quick path, portable (the lanes' test: cc_cache_lanes_affine). */
+static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
+                                                     const struct cc_warp_access *a,
+                                                     uint32_t sm)
+{
+  quick_rest(c, a, sm, cc_cache_lanes_affine(a, a->addr[1] - a->addr[0]));
+}
+
+cc_cache_quick_fn *cc_cache_quick_for_host(void)
+{
+#ifdef CC_CACHE_AVX2
+  if (__builtin_cpu_supports("avx2"))
+    return quick_avx2;
+#endif
+  return quick_portable;
+}
