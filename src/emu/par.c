@@ -14,12 +14,13 @@
  * why). Memory thus follows the window, not the grid.
  *
  * A buffered record is an entry: its fields (the record's bytes before addr, 48), then
- * the addresses of its active lanes only (8 bytes each). Why: the merger is the serial
- * thread of a run with an ordered sink, and its cost per record is the host cache lines
- * it reads that other cores wrote (a whole struct cc_warp_access is 304 bytes, 5 lines):
- * a full warp's entry is as long, but a record of 1-4 lanes (one cut to the cache model's
- * sampled lines) is 56-80 bytes, one or two lines, and holds that much less of the
- * budget. deliver unpacks each such entry into one record of its caller's,
+ * the addresses of its active lanes only (8 bytes each). Why: a whole struct
+ * cc_warp_access is 304 bytes, 5 host lines, whatever it holds; a full warp's entry is as
+ * long, but a record of 1-4 lanes (one cut to the cache model's sampled lines) is 56-80
+ * bytes, one or two lines, which the merger, the serial thread, reads and which hold that
+ * much less of the budget (covariance at 16 jobs: peak RSS 1,046 -> 732 MiB; reading the
+ * entries is not what bounds the merger: prefetching them and CLDEMOTE on the worker
+ * gained nothing, bench/results/scale-2026-11-27-s9.md). deliver unpacks each such entry into one record of its caller's,
  * which stays in that core's L1 (a full warp's entry is the record's own layout: the sink
  * reads it where it lies). */
 #ifndef _GNU_SOURCE
