@@ -325,8 +325,12 @@ static int buffer_access(void *ctx, const struct cc_warp_access *a, struct cc_er
   int rc;
   s->bytes += need;
   /* head is stored with release after the previous chunk's delivery (free_chunk): the
-   * sink's state is then ours to read and change until this chunk ends */
+   * sink's state is then ours to read and change until this chunk ends, unless that
+   * chunk failed: free_chunk sets stop before head, so stop is seen here then, and the
+   * serial run delivers nothing after a failing CTA */
   if (!s->direct && __atomic_load_n(&w->p->head, __ATOMIC_ACQUIRE) == s->seq) {
+    if (__atomic_load_n(&w->p->stop, __ATOMIC_RELAXED))
+      return cc_err_set(err, CC_ERR_INTERNAL, "stopped: an earlier block failed");
     if ((rc = deliver(w->p, s, &w->rec, err))) return rc;
     s->used = 0;
     s->direct = 1;
@@ -611,8 +615,9 @@ static void free_chunk(struct par *p, uint64_t seq, int status)
     sl->buf = NULL;
     sl->cap = 0;
   }
-  __atomic_store_n(&p->head, seq + 1, __ATOMIC_RELEASE); /* read unlocked: buffer_access */
+  /* stop first: a worker that reads the new head (acquire) then sees it (buffer_access) */
   if (status) __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED); /* read by run_chunk unlocked */
+  __atomic_store_n(&p->head, seq + 1, __ATOMIC_RELEASE); /* read unlocked: buffer_access */
   /* one slot freed: one claimer; the others wait on cv only for head or bytes */
   if (p->claim_waiters) pthread_cond_signal(&p->claim_cv);
   if (status || p->room_waiters || p->hook_waiters) pthread_cond_broadcast(&p->cv);
