@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Two coalcheck binaries alternated on bench/scale.sh's three cases, cache model on: the
-# emulation time ("emulator.seconds" of the JSON report) of each run, one line each, for
-# A/B checks of a change to the --jobs path on the device's 16-core machines (their
-# speed varies between machines and runs: alternate, repeat, compare within one call).
+# Coalcheck binaries (or one binary with different options) alternated on bench/scale.sh's
+# three cases, cache model on: the emulation time ("emulator.seconds" of the JSON report)
+# of each run, one line each, for A/B checks of a change to the --jobs path on the
+# device's 16-core machines (their speed varies between machines and runs: alternate,
+# repeat, compare within one call).
 #
-# usage: bash bench/scale-ab.sh CARRY A B
-#   CARRY  a folder made by bench/scale-carry.sh (its env.sh and lib/), holding binaries
-#          A and B (file names inside CARRY)
+# usage: bash bench/scale-ab.sh CARRY A B [C ...]
+#   CARRY  a folder made by bench/scale-carry.sh (its env.sh and lib/), holding the binaries
+#   A, B, ... variants: a binary's file name inside CARRY, optionally followed by options
+#          joined with '+' (coalcheck+--cache-jobs=4: that binary with --cache-jobs 4)
 #   SCALE_AB_JOBS (default "1 4 8 16"), SCALE_AB_ROUNDS (default 2), SCALE_AB_CASES
 #          (default "naive tiled covariance")
-# Output lines: CASE BINARY jobs N rep R emu SECONDS
+# Output lines: CASE VARIANT jobs N rep R emu SECONDS
 set -uo pipefail
 set -f # the launch arguments hold brackets
 here=$(cd "$(dirname "$0")" && pwd)
 carry=${1:?usage: bash bench/scale-ab.sh CARRY A B}
-a=${2:?usage: bash bench/scale-ab.sh CARRY A B}
-b=${3:?usage: bash bench/scale-ab.sh CARRY A B}
+[ $# -ge 3 ] || { echo "usage: bash bench/scale-ab.sh CARRY A B [C ...]" >&2; exit 2; }
+shift
+variants=("$@")
 # shellcheck disable=SC1091
 . "$carry/env.sh"
 cd "$here/.." || exit 1
@@ -25,13 +28,16 @@ json=$(mktemp)
 for c in ${SCALE_AB_CASES:-naive tiled covariance}; do
   for r in $(seq 1 "${SCALE_AB_ROUNDS:-2}"); do
     for j in ${SCALE_AB_JOBS:-1 4 8 16}; do
-      for bin in "$a" "$b"; do
+      for v in "${variants[@]}"; do
+        bin=${v%%+*} opts=()
+        [ "$bin" = "$v" ] || IFS=+ read -r -a opts <<<"${v#*+}"
         # shellcheck disable=SC2046 # the launch's words
-        if "$carry/$bin" $(case_args "$c") -q --jobs "$j" --json "$json" >/dev/null 2>&1; then
+        if "$carry/$bin" $(case_args "$c") "${opts[@]}" -q --jobs "$j" --json "$json" \
+             >/dev/null 2>&1; then
           python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
-print('$c $bin jobs $j rep $r emu', round(d['kernels'][0]['emulator']['seconds'], 3))" "$json"
+print('$c $v jobs $j rep $r emu', round(d['kernels'][0]['emulator']['seconds'], 3))" "$json"
         else
-          echo "$c $bin jobs $j rep $r failed"
+          echo "$c $v jobs $j rep $r failed"
         fi
       done
     done

@@ -145,9 +145,9 @@ static inline uint32_t set_of(const struct level *lv, uint64_t line)
  * 0), which keeps every set's LRU order; the clock restarts above them. */
 static void renumber(struct level *lv)
 {
-  size_t step = (size_t)lv->ways * lv->n_parts;
-  for (size_t base = (size_t)lv->part_id * lv->ways; base < (size_t)lv->sets * lv->ways;
-       base += step) {
+  size_t end = (size_t)part_first(lv->sets, lv->n_parts, lv->part_id + 1) * lv->ways;
+  for (size_t base = (size_t)part_first(lv->sets, lv->n_parts, lv->part_id) * lv->ways;
+       base < end; base += lv->ways) {
     struct way *set = &lv->w[base];
     uint32_t rank[64];
     for (uint32_t i = 0; i < lv->ways; i++) {
@@ -483,7 +483,7 @@ static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
   struct l2_req *q;
   if (!s->out)
     return l2_do(&c->l2, op, line, mask, bytes, slot);
-  b = &s->out[set_of(&c->l2, line) % s->parts];
+  b = &s->out[part_of(c->l2.sets, s->parts, set_of(&c->l2, line))];
   if (b->n == b->cap) {
     b->cap = b->cap ? 2 * b->cap : 1024;
     b->r = cc_xrealloc(b->r, b->cap * sizeof *b->r);
@@ -612,7 +612,7 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
   int whole = !s->exact; /* sampling: the whole record's counts are counted apart */
   if (whole) {
     ic->l1_wavefronts += wavefronts;
-    c->sm_wavefronts[p->sm] += wavefronts;
+    s->sm_wavefronts[p->sm] += wavefronts;
   }
   int fast = load && l1_alloc && !c->dev.l1_whole_lines;
   struct l1_memo *memo = &c->memo[p->sm];
@@ -690,9 +690,10 @@ static inline void count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm,
   ic->waits_dram += r == REACH_DRAM;
 }
 
-void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r)
+void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r,
+                         int counted)
 {
-  count_wait(c, slot, sm, r, 0);
+  count_wait(c, slot, sm, r, counted);
 }
 
 /* Replays global store a (line-per-lane form, bytes from its first lane's offset in the
@@ -783,7 +784,7 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   if (s->exact && key.form == FORM_GENERAL) { /* gathered to count its sectors */
     cc_cache_gather(a, base, key, &p.g);
     if (!a->cut) /* (a cut record's were counted whole: drop.c) */
-      sample_whole(c, &s->exact[a->insn_slot], a, sm, p.g.sectors);
+      side_whole(c, &s->exact[a->insn_slot], s->sm_wavefronts, a, sm, p.g.sectors);
     cc_cache_sample_filter(c, &p.g);
     if (p.g.n == 0)
       return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
@@ -822,6 +823,26 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   return reach;
 }
 
+/* A cut record's sampled lines (a->cut: drop.c) into p: gathered in one pass where its
+ * lanes lie in sampled lines in address order (a column's), else gathered and filtered to
+ * the sampled lines (lanes that cross into an unsampled line bring that line too).
+ * Returns 0 when it touches none (not from drop.c, which keeps the lanes of sampled
+ * lines). */
+static int cut_gather(const struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                      uint64_t base, struct pending *p)
+{
+  p->slot = a->insn_slot;
+  p->sm = sm;
+  p->kind = a->kind;
+  p->space = a->space;
+  p->memo_hit = 0;
+  if (!cc_cache_gather_sampled(c, a, base, &p->g)) {
+    cc_cache_gather(a, base, (struct form_key){FORM_GENERAL, 0, 0}, &p->g);
+    cc_cache_sample_filter(c, &p->g);
+  }
+  return p->g.n != 0;
+}
+
 void cc_cache_locate(const struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
                      uint64_t *base, uint64_t *linear)
 {
@@ -834,9 +855,18 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                                           const struct cc_warp_access *a, uint32_t sm,
                                           uint64_t base)
 {
-  struct form_key key = cc_cache_form_of(a, base);
+  struct form_key key;
   uint32_t lanes = 0;
-  if (s->exact && !sample_fast(c, &s->exact[a->insn_slot], a, base, sm, key, &lanes))
+  if (a->cut) { /* (the parallel replay's: the serial one's go to cut_record) */
+    struct pending p;
+    assert(s->exact && s->out); /* cut after the switch only; no store memo here */
+    if (!cut_gather(c, a, sm, base, &p))
+      return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+    return replay(c, s, &p);
+  }
+  key = cc_cache_form_of(a, base);
+  if (s->exact &&
+      !side_fast(c, &s->exact[a->insn_slot], s->sm_wavefronts, a, base, sm, key, &lanes))
     return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
   return replay_keyed(c, s, a, sm, base, key, lanes);
 }
@@ -844,7 +874,7 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
 void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                             uint64_t base, struct form_key key, uint32_t lanes)
 {
-  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
   enum level_reached reach = replay_keyed(c, &s, a, sm, base, key, lanes);
   if (reach != REACH_NONE)
     count_wait(c, a->insn_slot, sm, reach, a->cut);
@@ -890,16 +920,15 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
 
 /* A cut record (a->cut: drop.c; its whole-record counts and its request done by a
  * worker): its sampled lines' replay, their raw counts and its sampled wait. Fewer than
- * 32 lanes: the general form, gathered in one pass where its lanes lie in sampled lines in
- * address order (a column's), else gathered and filtered to the sampled lines (lanes that
- * cross into an unsampled line bring that line too); the L1 memo serves it by its lines
- * (replay's memo_covers), the store memo by its ways (cut_store_first), which a global
- * store's replay sets, keyless (a whole record's store_first matches keys: never one).
- * 32 lanes: cc_cache_sample_cut (quick.c), with its form and the memos' keys. */
+ * 32 lanes: cut_gather's lines; the L1 memo serves it by its lines (replay's
+ * memo_covers), the store memo by its ways (cut_store_first), which a global store's
+ * replay sets, keyless (a whole record's store_first matches keys: never one). 32 lanes:
+ * cc_cache_sample_cut (quick.c), with its form and the memos' keys. The parallel replay's
+ * L1 side takes cut records in cc_cache_replay_record. */
 static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                        uint64_t base)
 {
-  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
   struct pending p;
   enum level_reached reach;
   int global_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL;
@@ -909,16 +938,7 @@ static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint3
   }
   if (global_store && cut_store_first(c, &c->smemo[sm], a))
     return;
-  p.slot = a->insn_slot;
-  p.sm = sm;
-  p.kind = a->kind;
-  p.space = a->space;
-  p.memo_hit = 0;
-  if (!cc_cache_gather_sampled(c, a, base, &p.g)) {
-    cc_cache_gather(a, base, (struct form_key){FORM_GENERAL, 0, 0}, &p.g);
-    cc_cache_sample_filter(c, &p.g);
-  }
-  if (p.g.n == 0) /* (not from drop.c, which keeps the lanes of sampled lines) */
+  if (!cut_gather(c, a, sm, base, &p))
     return;
   global_store &= p.g.n <= CC_WARP_SIZE; /* what the store memo holds */
   reach = replay(c, &s, &p);
@@ -944,7 +964,7 @@ static inline void sample_record(struct cc_cache *c, const struct cc_warp_access
 static inline void full_record(struct cc_cache *c, const struct cc_warp_access *a,
                                uint32_t sm, uint64_t base)
 {
-  struct side s = {c->insn, NULL, 1, 0, NULL};
+  struct side s = {c->insn, NULL, 1, 0, NULL, c->sm_wavefronts};
   enum level_reached reach = cc_cache_replay_record(c, &s, a, sm, base);
   if (reach != REACH_NONE)
     count_wait(c, a->insn_slot, sm, reach, 0);
@@ -970,8 +990,11 @@ static __attribute__((noinline)) void access_slow(struct cc_cache *c,
     return;
   }
   if (a->cut) { /* a worker counted it as a record, and its whole-record figures */
-    assert(c->sampling && !c->par); /* (drop.c cuts only after the switch, serial) */
-    cut_record(c, a, sm, base);
+    assert(c->sampling); /* (drop.c cuts only after the switch) */
+    if (c->par)
+      cc_cache_par_access(c, a, sm, base);
+    else
+      cut_record(c, a, sm, base);
     return;
   }
   if (c->records++ == c->switch_at) {

@@ -236,11 +236,12 @@ cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
 void cc_cache_free(cc_take struct cc_cache *c);
 
 /* Sets the threads c's replay uses from the next cc_cache_begin_kernel on: 1 (the
- * default) replays on the calling thread; jobs > 1 replays the records in batches, the
- * L1s of the SMs s with s % jobs == t and the L2 sets of the same residue on thread t
- * (par.c; the calling thread is one of them), with every figure the serial replay's.
- * cc_cache_access must still be called by one thread at a time, and the figures read
- * only after cc_cache_end_kernel. 0 means 1. The threads start at the next kernel (or
+ * default) replays on the calling thread; jobs > 1 replays the records in batches of
+ * 8192 on jobs helper threads, the L1s of the SMs s with s % jobs == t and the t-th block
+ * of L2 sets on helper t, while the calling thread fills the next batch (par.c), with
+ * every figure the serial replay's. cc_cache_access must still be called by one thread
+ * at a time (any thread, each call ordered after the last), and the figures read only
+ * after cc_cache_end_kernel. 0 means 1. The threads start at the next kernel (or
  * fewer, if the system refuses some: the figures do not change) and stop in
  * cc_cache_free or at the first kernel begun after a cc_cache_set_jobs with another
  * count; a kernel under way keeps its threads. Source of the

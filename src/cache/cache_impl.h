@@ -61,8 +61,8 @@ struct level {
   uint32_t pred_bits, pred_shift; /* pred_shift = 64 - pred_bits */
   int hot;                     /* the last lookup found its line: use the predictor */
   /* L2 only: where its figures go, and which sets it owns (the parallel replay gives
-   * each thread a copy of the L2 level owning the sets s with s % n_parts == part_id, with its
-   * own clock, predictor and counts: par.c) */
+   * each thread a copy of the L2 level owning the sets s with part_of(s) == part_id, with
+   * its own clock, predictor and counts: par.c) */
   struct cc_cache_counts *insn;/* [n_insns]: L2 hits, DRAM bytes of each slot */
   uint32_t n_insns;
   uint64_t evictions;          /* lines replaced */
@@ -71,6 +71,22 @@ struct level {
                                   l2_partial_ways, l2_dirty_ways) */
   uint32_t n_parts, part_id;
 };
+
+/* The part of `parts` owning set `set` of a level of `sets` sets (the parallel replay's
+ * L2): contiguous blocks of sets. Why blocks, not set % parts: a sampled replay uses the
+ * sets of one class, set mod 16 (sample.c), all in one part when parts divides 16; and
+ * neighbouring sets share the host lines of set_dirty and set_partial, which threads
+ * writing every other set would pass between their cores at each store. */
+static inline uint32_t part_of(uint32_t sets, uint32_t parts, uint32_t set)
+{
+  return (uint32_t)((uint64_t)set * parts / sets);
+}
+
+/* The first set of part p (part_of's blocks; sets when p == parts). */
+static inline uint32_t part_first(uint32_t sets, uint32_t parts, uint32_t p)
+{
+  return (uint32_t)(((uint64_t)p * sets + parts - 1) / parts);
+}
 
 /* What one line of a record asks of L2 (the L1 side decided it): read the sectors
  * `mask` (a load's fetch), write them (a store: bytes per sector), or both (an atomic). */
@@ -110,6 +126,9 @@ struct side {
                                    the counts that do not depend on cache state go, for
                                    the whole record (wavefronts, L2 sectors of stores and
                                    atomics, of loads L1 does not cache) */
+  uint64_t *sm_wavefronts;      /* [sms]: the L1 wavefronts per SM (the serial replay's:
+                                   c->sm_wavefronts; a parallel thread's its own, since
+                                   SMs of other threads share its host cache lines) */
 };
 
 /* A line a record touches: the sectors, and for stores and atomics the bytes written
@@ -233,7 +252,8 @@ struct cc_cache {
  * through sm's L1, its L1 counts into s->insn, the lines that reach L2 done at once
  * (s->out NULL) or queued (memos that read L2 state are then not used); returns the level
  * its wait reaches as far as known (REACH_NONE for stores; queued lines count REACH_L2:
- * the L2 side tells DRAM). cache.c. */
+ * the L2 side tells DRAM). A cut record (a->cut, while sampling, queued only): its
+ * sampled lines alone, no whole-record counts (a worker did them). cache.c. */
 enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                                           const struct cc_warp_access *a, uint32_t sm,
                                           uint64_t base);
@@ -241,8 +261,11 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
 /* Does request q in L2 level lv (owning q's set); returns 1 if it read DRAM. cache.c. */
 int cc_cache_l2_apply(struct level *lv, const struct l2_req *q);
 
-/* Counts a request of slot `slot` on SM sm that waited on level r (not REACH_NONE). */
-void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r);
+/* Counts a request of slot `slot` on SM sm that waited on level r (not REACH_NONE);
+ * `counted`: a cut record's (a worker counted it among the requests after the switch,
+ * drop.c), so only its wait is counted. */
+void cc_cache_count_wait(struct cc_cache *c, uint32_t slot, uint32_t sm, enum level_reached r,
+                         int counted);
 
 /* The parallel replay (par.c): the state for c->jobs threads (made at the kernel's
  * begin, with its counts zeroed), one record queued (run in a batch when full), the
@@ -489,22 +512,32 @@ static inline uint32_t whole_counts(const struct cc_cache *c, struct cc_cache_co
   return wavefronts;
 }
 
-/* whole_counts, and the record's wavefronts on its SM sm. */
+/* whole_counts, and the record's wavefronts on its SM sm (into sm_wavefronts[sm]: a
+ * side's, struct side). */
+static inline void side_whole(const struct cc_cache *c, struct cc_cache_counts *ex,
+                              uint64_t *sm_wavefronts, const struct cc_warp_access *a,
+                              uint32_t sm, uint32_t sectors)
+{
+  sm_wavefronts[sm] += whole_counts(c, ex, a, sectors);
+}
+
+/* side_whole into the model's own wavefronts (the serial replay). */
 static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
                                 const struct cc_warp_access *a, uint32_t sm,
                                 uint32_t sectors)
 {
-  c->sm_wavefronts[sm] += whole_counts(c, ex, a, sectors);
+  side_whole(c, ex, c->sm_wavefronts, a, sm, sectors);
 }
 
 /* While sampling: whether record a (form key) touches a sampled line, and if it does not,
- * its whole-record counts (into ex): the path of most records while sampling (form_of, a
- * class or 32, a few counts). *lanes: a line-per-lane form's sampled lanes. A record that
- * touches one has its whole-record counts done here too (fast forms) or by replay_keyed
- * (the general form, from its gathering). */
-static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
-                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
-                              struct form_key key, uint32_t *lanes)
+ * its whole-record counts (into ex, and its wavefronts into sm_wavefronts[sm]): the path
+ * of most records while sampling (form_of, a class or 32, a few counts). *lanes: a
+ * line-per-lane form's sampled lanes. A record that touches one has its whole-record
+ * counts done here too (fast forms) or by replay_keyed (the general form, from its
+ * gathering). */
+static inline int side_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+                            uint64_t *sm_wavefronts, const struct cc_warp_access *a,
+                            uint64_t base, uint32_t sm, struct form_key key, uint32_t *lanes)
 {
   uint32_t sectors;
   int touches;
@@ -515,8 +548,16 @@ static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
   } else {
     touches = sample_touches(c, key, &sectors, lanes);
   }
-  sample_whole(c, ex, a, sm, sectors);
+  side_whole(c, ex, sm_wavefronts, a, sm, sectors);
   return touches;
+}
+
+/* side_fast into the model's own wavefronts (the serial replay). */
+static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+                              const struct cc_warp_access *a, uint64_t base, uint32_t sm,
+                              struct form_key key, uint32_t *lanes)
+{
+  return side_fast(c, ex, c->sm_wavefronts, a, base, sm, key, lanes);
 }
 
 /* The SM of record a's CTA and, for local records, its warp's local area (*base; 0 for

@@ -16,8 +16,9 @@
  * its state. Which records of a CTA come after the switch is known only in the serial
  * order: the model publishes the CTA after the one it switched in (sample.c), and a
  * worker counts a record only when its CTA is at or past it; one it reads too early is
- * sent on, and the model counts it itself. The parallel replay (par.c) is not served: it
- * counts its records in its own batches.
+ * sent on, and the model counts it itself. The parallel replay (par.c) is served the
+ * same way: its threads' counts are sums too, and its L1 sides replay what reaches them
+ * (cut records included: cc_cache_replay_record) in each SM's order.
  *
  * Cut records. A global record of such a CTA that touches a sampled line splits in two
  * parts for the serial replay: its whole-record counts and its request after the switch,
@@ -135,7 +136,7 @@ const struct cc_warp_access *cc_cache_drop(const struct cc_cache *c,
 {
   uint64_t base, linear;
   uint32_t sm, sectors, lanes;
-  if (c->par || a->insn_slot >= d->n_insns || a->active == 0 ||
+  if (a->insn_slot >= d->n_insns || a->active == 0 ||
       a->size_bytes > CC_ACCESS_MAX_BYTES || a->cut)
     return a; /* cc_cache_access decides (it ignores the next three; a cut goes on) */
   cc_cache_locate(c, a, &sm, &base, &linear);

@@ -10,19 +10,33 @@
  *   1. L1 side: thread t replays the records of the SMs s with s % jobs == t, in batch
  *      order (all of one SM's records are one thread's, in their order), and queues each
  *      line that reaches L2 (record, slot, line, sectors, bytes, read/write/atomic) for the
- *      thread owning the line's set (set % jobs);
+ *      thread owning the line's set (contiguous blocks of sets: cache_impl.h part_of);
  *   2. L2 side: thread q takes its queues in record order (each queue is in its thread's
  *      record order; a record's requests all come from one thread, in line order), which
  *      is the serial replay's order within every set it owns; it keeps its own LRU clock
  *      (stamps are compared within a set only), way predictor (a guess, checked against
- *      the tag) and counts (sums: integers, in any order); the records whose lines read
- *      DRAM are listed;
+ *      the tag) and counts (sums: integers, in any order); a record whose lines read DRAM
+ *      is marked so;
  *   3. the calling thread counts each record's wait (the deepest level reached: L1 side's
  *      L2, or DRAM from step 2) into the instruction's and the SM's counts.
  * The latencies are computed from those counts at the kernel's end (state.c wait_ns), so
  * their sums do not depend on the order either. At the kernel's end every thread's
  * counts are added into the model's. The memos that read L2 state (the store memo) are
- * the serial replay's only; the L1 memos stay (an SM's L1 is one thread's). */
+ * the serial replay's only; the L1 memos stay (an SM's L1 is one thread's).
+ *
+ * Pipelined. The jobs threads are all helpers: the calling thread (the producer's: the
+ * emulator's merger, or the trace reader) fills one batch while they run the other, and
+ * hands a full batch over once they are done with the last one (then counts that one's
+ * waits, step 3). So the producer waits only when the threads are slower than it. What
+ * each side writes while the other runs is its own: the threads write their counts, their
+ * SMs' L1s and memos, their L2 sets, and the batch they run; the calling thread writes the
+ * model's own counts (c->insn, c->samp, the SM arrays: waits, requests, wavefronts of
+ * shared records) and the batch it fills. Whatever reads or changes the rest (the switch
+ * to sampling, the kernel's end) drains the pipeline first (cc_cache_par_sample,
+ * cc_cache_par_end). A cut record (drop.c) is replayed by its L1 side like any other
+ * (cc_cache_replay_record: its sampled lines, no whole-record counts); its wait is
+ * counted as the serial replay's cut_record counts it. */
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +44,18 @@
 #include "cache/cache_impl.h"
 #include "util/mem.h"
 
-#define BATCH 8192 /* records per batch: 2.5 MB of them, and up to 40 bytes of L2 request
-                      * per line they reach L2 with (a column store: 10 MB); fewer batches,
-                      * fewer barriers (3 a batch, each waking every thread) */
+#define BATCH 8192 /* records per batch: 2.5 MB of them (two batches), and up to 40 bytes
+                      * of L2 request per line they reach L2 with (a column store: 10 MB);
+                      * fewer batches, fewer hand-overs (each wakes every thread) */
+
+/* A batch of records in the serial order, with what the model's placement gave each. */
+struct batch {
+  struct cc_warp_access *recs;  /* [BATCH] */
+  uint32_t *sm;                 /* [BATCH] */
+  uint64_t *base;               /* [BATCH] */
+  uint8_t *reach;               /* [BATCH] enum level_reached: step 1's, DRAM from step 2 */
+  uint32_t n;
+};
 
 /* One thread's state: its L1 side's and L2 part's counts, its queues, its part of L2. */
 struct thread_state {
@@ -42,143 +65,198 @@ struct thread_state {
   struct cc_cache_counts *insn; /* [n_insns]: both sides' counts (they run apart) */
   struct cc_cache_counts *samp; /* [n_insns]: while sampling, the sampled lines' raw counts
                                    (sample.c; insn then holds the whole records' counts) */
+  uint64_t *sm_wavefronts;      /* [sms]: its SMs' L1 wavefronts (struct side) */
   struct req_buf *out;          /* [jobs]: L2 requests for each part */
   struct level l2;              /* a copy of the L2 level owning sets s % jobs == t */
   uint32_t *pred;               /* its way predictor */
-  uint32_t *dram;               /* records of the batch whose lines read DRAM here */
-  size_t n_dram, cap_dram;
   size_t *cursor;               /* [jobs]: step 2's place in each thread's queue */
 };
 
 struct cache_par {
   struct cc_cache *c;
-  uint32_t jobs;                /* threads, the caller's included */
+  uint32_t jobs;                /* helper threads running a batch (the caller is not one) */
   uint32_t alloc;               /* thread states allocated (jobs asked for) */
-  uint32_t started;             /* helper threads running */
+  uint32_t started;             /* helper threads started */
   uint32_t n_insns;             /* counts allocated per thread */
-  struct thread_state *ts;      /* [jobs] */
-  /* the batch */
-  struct cc_warp_access *recs;  /* [BATCH] */
-  uint32_t *sm;                 /* [BATCH] */
-  uint64_t *base;               /* [BATCH] */
-  uint8_t *reach;               /* [BATCH] enum level_reached */
-  uint32_t n;
-  /* a barrier for jobs threads (a mutex and a condition: the count may drop while
+  struct thread_state *ts;      /* [alloc] */
+  struct batch b[2];            /* b[fill]: the caller's; the other: the threads' if busy */
+  uint32_t fill;
+  int busy;                     /* the threads run b[fill ^ 1] */
+  const struct batch *run;      /* the batch handed over (read under mu) */
+  /* hand-over and the threads' barrier: a mutex and conditions (the count may drop while
    * helpers start, cache_par_new) */
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_cond_t go;            /* a batch handed over (generation moved), or quit */
+  pthread_cond_t done;          /* every thread finished the batch */
+  pthread_cond_t cv;            /* the barrier between steps 1 and 2 */
+  uint64_t generation;          /* batches handed over */
+  uint32_t finished;            /* threads done with the batch handed over */
   uint32_t arrived;
-  uint64_t generation;
+  uint64_t barrier_gen;
   int quit;
 };
 
 static void barrier(struct cache_par *p)
 {
   pthread_mutex_lock(&p->mu);
-  uint64_t gen = p->generation;
+  uint64_t gen = p->barrier_gen;
   if (++p->arrived == p->jobs) {
     p->arrived = 0;
-    p->generation++;
+    p->barrier_gen++;
     pthread_cond_broadcast(&p->cv);
   } else {
-    while (gen == p->generation)
+    while (gen == p->barrier_gen)
       pthread_cond_wait(&p->cv, &p->mu);
   }
   pthread_mutex_unlock(&p->mu);
 }
 
-/* Step 1 for thread ts: the L1 side of its SMs' records. */
-static void l1_side(struct cache_par *p, struct thread_state *ts)
+/* Step 1 for thread ts: the L1 side of its SMs' records of batch b. */
+static void l1_side(struct cache_par *p, struct thread_state *ts, const struct batch *b)
 {
   int sampling = p->c->sampling;
   struct side s = {sampling ? ts->samp : ts->insn, ts->out, p->jobs, 0,
-                   sampling ? ts->insn : NULL};
-  for (uint32_t r = 0; r < p->n; r++) {
-    if (p->sm[r] % p->jobs != ts->t)
+                   sampling ? ts->insn : NULL, ts->sm_wavefronts};
+  for (uint32_t r = 0; r < b->n; r++) {
+    if (b->sm[r] % p->jobs != ts->t)
       continue;
     s.rec = r;
-    p->reach[r] = (uint8_t)cc_cache_replay_record(p->c, &s, &p->recs[r], p->sm[r], p->base[r]);
+    b->reach[r] = (uint8_t)cc_cache_replay_record(p->c, &s, &b->recs[r], b->sm[r], b->base[r]);
   }
 }
 
-/* Step 2 for thread ts: its L2 part's requests in record order. */
-static void l2_side(struct cache_par *p, struct thread_state *ts)
+/* Step 2 for thread ts: its L2 part's requests of batch b in record order. A record whose
+ * lines read DRAM is marked so (several parts may mark one: atomic stores of one value). */
+static void l2_side(struct cache_par *p, struct thread_state *ts, const struct batch *b)
 {
   memset(ts->cursor, 0, p->jobs * sizeof *ts->cursor);
-  for (uint32_t r = 0; r < p->n; r++) {
-    uint32_t from = p->sm[r] % p->jobs;
-    const struct req_buf *b = &p->ts[from].out[ts->t];
+  for (uint32_t r = 0; r < b->n; r++) {
+    uint32_t from = b->sm[r] % p->jobs;
+    const struct req_buf *q = &p->ts[from].out[ts->t];
     size_t *i = &ts->cursor[from];
     int dram = 0;
-    for (; *i < b->n && b->r[*i].rec == r; ++*i)
-      dram |= cc_cache_l2_apply(&ts->l2, &b->r[*i]);
-    if (!dram)
-      continue;
-    if (ts->n_dram == ts->cap_dram) {
-      ts->cap_dram = ts->cap_dram ? 2 * ts->cap_dram : 256;
-      ts->dram = cc_xrealloc(ts->dram, ts->cap_dram * sizeof *ts->dram);
-    }
-    ts->dram[ts->n_dram++] = r;
+    for (; *i < q->n && q->r[*i].rec == r; ++*i)
+      dram |= cc_cache_l2_apply(&ts->l2, &q->r[*i]);
+    if (dram)
+      __atomic_store_n(&b->reach[r], (uint8_t)REACH_DRAM, __ATOMIC_RELAXED);
   }
-}
-
-/* Steps 1 and 2 of the batch on thread ts, with the barriers between and after them. */
-static void run_batch(struct cache_par *p, struct thread_state *ts)
-{
-  l1_side(p, ts);
-  barrier(p);
-  l2_side(p, ts);
-  barrier(p);
 }
 
 static void *helper_main(void *arg)
 {
   struct thread_state *ts = arg;
   struct cache_par *p = ts->p;
+  uint64_t seen = 0;
   for (;;) {
-    barrier(p); /* a batch is ready, or quit */
-    if (p->quit)
+    const struct batch *b;
+    pthread_mutex_lock(&p->mu);
+    while (p->generation == seen && !p->quit)
+      pthread_cond_wait(&p->go, &p->mu);
+    if (p->quit) {
+      pthread_mutex_unlock(&p->mu);
       return NULL;
-    run_batch(p, ts);
+    }
+    seen = p->generation;
+    b = p->run;
+    pthread_mutex_unlock(&p->mu);
+    l1_side(p, ts, b);
+    barrier(p);
+    l2_side(p, ts, b);
+    pthread_mutex_lock(&p->mu);
+    if (++p->finished == p->jobs)
+      pthread_cond_signal(&p->done);
+    pthread_mutex_unlock(&p->mu);
   }
 }
 
-/* Runs the queued records on every thread, then step 3 on the caller. */
-static void flush(struct cache_par *p)
+/* Waits until the threads are done with the batch they run, if any; its L2 queues are
+ * then spent (emptied). Returns that batch (its waits not yet counted), or NULL. */
+static struct batch *wait_done(struct cache_par *p)
 {
-  struct cc_cache *c = p->c;
-  if (p->n == 0)
-    return;
-  barrier(p);
-  run_batch(p, &p->ts[0]);
-  for (uint32_t t = 0; t < p->jobs; t++) {
-    struct thread_state *ts = &p->ts[t];
-    for (size_t i = 0; i < ts->n_dram; i++)
-      p->reach[ts->dram[i]] = REACH_DRAM;
-    ts->n_dram = 0;
+  struct batch *b = &p->b[p->fill ^ 1];
+  if (!p->busy)
+    return NULL;
+  pthread_mutex_lock(&p->mu);
+  while (p->finished < p->jobs)
+    pthread_cond_wait(&p->done, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+  p->busy = 0;
+  for (uint32_t t = 0; t < p->jobs; t++)
     for (uint32_t q = 0; q < p->jobs; q++)
-      ts->out[q].n = 0;
-  }
-  for (uint32_t r = 0; r < p->n; r++)
-    if (p->reach[r] != REACH_NONE)
-      cc_cache_count_wait(c, p->recs[r].insn_slot, p->sm[r], (enum level_reached)p->reach[r]);
-  p->n = 0;
+      p->ts[t].out[q].n = 0;
+  return b;
 }
 
-/* The state for c->jobs threads, its helpers started; fewer threads when the system
- * gives fewer (the figures do not depend on their number). */
+/* Step 3 of batch b, run: each record's wait into the model's counts; b emptied. */
+static void count_waits(struct cc_cache *c, struct batch *b)
+{
+  for (uint32_t r = 0; r < b->n; r++)
+    if (b->reach[r] != REACH_NONE)
+      cc_cache_count_wait(c, b->recs[r].insn_slot, b->sm[r], (enum level_reached)b->reach[r],
+                          b->recs[r].cut);
+  b->n = 0;
+}
+
+/* Hands the batch being filled (if it holds records) to the threads, once they are done
+ * with the last one, whose waits are then counted while they run. */
+static void hand_over(struct cache_par *p)
+{
+  struct batch *full = &p->b[p->fill], *last = wait_done(p);
+  if (full->n) {
+    pthread_mutex_lock(&p->mu);
+    p->run = full;
+    p->finished = 0;
+    p->generation++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    p->busy = 1;
+    p->fill ^= 1;
+  }
+  if (last)
+    count_waits(p->c, last);
+}
+
+/* Runs every queued record, its waits counted: nothing is left with the threads. */
+static void drain(struct cache_par *p)
+{
+  struct batch *last;
+  hand_over(p);
+  if ((last = wait_done(p)) != NULL)
+    count_waits(p->c, last);
+}
+
+static void batch_alloc(struct batch *b)
+{
+  b->recs = cc_xmalloc(BATCH * sizeof *b->recs);
+  b->sm = cc_xmalloc(BATCH * sizeof *b->sm);
+  b->base = cc_xmalloc(BATCH * sizeof *b->base);
+  b->reach = cc_xmalloc(BATCH * sizeof *b->reach);
+  b->n = 0;
+}
+
+static void batch_free(struct batch *b)
+{
+  free(b->recs);
+  free(b->sm);
+  free(b->base);
+  free(b->reach);
+}
+
+/* The state for c->jobs helper threads, started; fewer threads when the system gives
+ * fewer (the figures do not depend on their number; none started: the caller runs each
+ * batch itself, one thread). */
 static struct cache_par *cache_par_new(struct cc_cache *c)
 {
   struct cache_par *p = cc_xcalloc(1, sizeof *p);
   p->c = c;
   p->jobs = p->alloc = c->jobs;
   pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->go, NULL);
+  pthread_cond_init(&p->done, NULL);
   pthread_cond_init(&p->cv, NULL);
   p->ts = cc_xcalloc(p->jobs, sizeof *p->ts);
-  p->recs = cc_xmalloc(BATCH * sizeof *p->recs);
-  p->sm = cc_xmalloc(BATCH * sizeof *p->sm);
-  p->base = cc_xmalloc(BATCH * sizeof *p->base);
-  p->reach = cc_xmalloc(BATCH * sizeof *p->reach);
+  batch_alloc(&p->b[0]);
+  batch_alloc(&p->b[1]);
   for (uint32_t t = 0; t < p->jobs; t++) {
     struct thread_state *ts = &p->ts[t];
     ts->p = p;
@@ -186,16 +264,14 @@ static struct cache_par *cache_par_new(struct cc_cache *c)
     ts->out = cc_xcalloc(p->jobs, sizeof *ts->out);
     ts->cursor = cc_xcalloc(p->jobs, sizeof *ts->cursor);
     ts->pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *ts->pred);
+    ts->sm_wavefronts = cc_xcalloc(c->dev.sms, sizeof *ts->sm_wavefronts);
   }
-  for (uint32_t t = 1; t < p->jobs; t++) {
-    if (pthread_create(&p->ts[t].thread, NULL, helper_main, &p->ts[t]) != 0) {
-      pthread_mutex_lock(&p->mu);
-      p->jobs = t; /* the helpers started wait at the first barrier: none has passed it */
-      pthread_mutex_unlock(&p->mu);
-      break;
-    }
+  for (uint32_t t = 0; t < p->jobs; t++) {
+    if (pthread_create(&p->ts[t].thread, NULL, helper_main, &p->ts[t]) != 0)
+      break; /* none has been handed a batch yet: the count may drop */
     p->started++;
   }
+  p->jobs = p->started;
   return p;
 }
 
@@ -204,9 +280,11 @@ void cc_cache_par_free(struct cc_cache *c)
   struct cache_par *p = c->par;
   if (!p)
     return;
+  pthread_mutex_lock(&p->mu);
   p->quit = 1;
-  barrier(p);
-  for (uint32_t t = 1; t <= p->started; t++)
+  pthread_cond_broadcast(&p->go);
+  pthread_mutex_unlock(&p->mu);
+  for (uint32_t t = 0; t < p->started; t++)
     pthread_join(p->ts[t].thread, NULL);
   for (uint32_t t = 0; t < p->alloc; t++) {
     struct thread_state *ts = &p->ts[t];
@@ -215,15 +293,15 @@ void cc_cache_par_free(struct cc_cache *c)
     free(ts->out);
     free(ts->cursor);
     free(ts->pred);
-    free(ts->dram);
     free(ts->insn);
     free(ts->samp);
+    free(ts->sm_wavefronts);
   }
   free(p->ts);
-  free(p->recs);
-  free(p->sm);
-  free(p->base);
-  free(p->reach);
+  batch_free(&p->b[0]);
+  batch_free(&p->b[1]);
+  pthread_cond_destroy(&p->go);
+  pthread_cond_destroy(&p->done);
   pthread_cond_destroy(&p->cv);
   pthread_mutex_destroy(&p->mu);
   free(p);
@@ -253,9 +331,15 @@ void cc_cache_par_begin(struct cc_cache *c)
   if (!c->par)
     c->par = cache_par_new(c);
   p = c->par;
-  p->n = 0;
+  if (p->jobs == 0) { /* the system gave no thread: the serial replay */
+    cc_cache_par_free(c);
+    c->jobs = c->jobs_next = 1;
+    return;
+  }
+  assert(!p->busy && p->b[0].n == 0 && p->b[1].n == 0); /* drained at the last end */
   for (uint32_t t = 0; t < p->jobs; t++) {
     struct thread_state *ts = &p->ts[t];
+    uint32_t first;
     if (p->n_insns < c->n_insns || !ts->insn) {
       free(ts->insn);
       free(ts->samp);
@@ -265,13 +349,15 @@ void cc_cache_par_begin(struct cc_cache *c)
       memset(ts->insn, 0, (c->n_insns ? c->n_insns : 1) * sizeof *ts->insn);
       memset(ts->samp, 0, (c->n_insns ? c->n_insns : 1) * sizeof *ts->samp);
     }
+    memset(ts->sm_wavefronts, 0, c->dev.sms * sizeof *ts->sm_wavefronts);
     ts->l2 = c->l2; /* the shape, the arrays (emptied), clock 0 */
     ts->l2.pred = ts->pred;
-    pred_own(ts->pred, (size_t)1 << c->l2.pred_bits, t < c->l2.sets ? t * c->l2.ways : 0);
+    first = part_first(c->l2.sets, p->jobs, t);
+    pred_own(ts->pred, (size_t)1 << c->l2.pred_bits,
+             (uint32_t)(first < c->l2.sets ? first * c->l2.ways : 0));
     ts->l2.insn = ts->insn;
     ts->l2.n_parts = p->jobs;
     ts->l2.part_id = t;
-    ts->n_dram = 0;
   }
   if (p->n_insns < c->n_insns)
     p->n_insns = c->n_insns;
@@ -281,11 +367,12 @@ void cc_cache_par_access(struct cc_cache *c, const struct cc_warp_access *a, uin
                          uint64_t base)
 {
   struct cache_par *p = c->par;
-  p->recs[p->n] = *a;
-  p->sm[p->n] = sm;
-  p->base[p->n] = base;
-  if (++p->n == BATCH)
-    flush(p);
+  struct batch *b = &p->b[p->fill];
+  b->recs[b->n] = *a;
+  b->sm[b->n] = sm;
+  b->base[b->n] = base;
+  if (++b->n == BATCH)
+    hand_over(p);
 }
 
 void cc_cache_par_end(struct cc_cache *c)
@@ -293,7 +380,7 @@ void cc_cache_par_end(struct cc_cache *c)
   struct cache_par *p = c->par;
   if (!p)
     return;
-  flush(p);
+  drain(p);
   for (uint32_t t = 0; t < p->jobs; t++) {
     struct thread_state *ts = &p->ts[t];
     for (uint32_t i = 0; i < c->n_insns; i++) {
@@ -302,6 +389,9 @@ void cc_cache_par_end(struct cc_cache *c)
       memset(&ts->insn[i], 0, sizeof ts->insn[i]);
       memset(&ts->samp[i], 0, sizeof ts->samp[i]);
     }
+    for (uint32_t sm = 0; sm < c->dev.sms; sm++)
+      c->sm_wavefronts[sm] += ts->sm_wavefronts[sm];
+    memset(ts->sm_wavefronts, 0, c->dev.sms * sizeof *ts->sm_wavefronts);
     c->l2.evictions += ts->l2.evictions;
     ts->l2.evictions = 0;
   }
@@ -311,7 +401,7 @@ uint64_t cc_cache_par_sample(struct cc_cache *c)
 {
   struct cache_par *p = c->par;
   uint64_t evictions = 0;
-  flush(p);
+  drain(p);
   for (uint32_t t = 0; t < p->jobs; t++) {
     struct thread_state *ts = &p->ts[t];
     evictions += ts->l2.evictions;
@@ -327,11 +417,12 @@ size_t cc_cache_par_bytes(const struct cc_cache *c)
   size_t n;
   if (!p)
     return 0;
-  n = sizeof *p + BATCH * (sizeof *p->recs + sizeof *p->sm + sizeof *p->base + sizeof *p->reach);
+  n = sizeof *p + 2 * BATCH * (sizeof *p->b[0].recs + sizeof *p->b[0].sm +
+                               sizeof *p->b[0].base + sizeof *p->b[0].reach);
   for (uint32_t t = 0; t < p->jobs; t++) {
     const struct thread_state *ts = &p->ts[t];
     n += sizeof *ts + p->n_insns * (sizeof *ts->insn + sizeof *ts->samp) +
-         ts->cap_dram * sizeof *ts->dram +
+         c->dev.sms * sizeof *ts->sm_wavefronts +
          ((size_t)1 << c->l2.pred_bits) * sizeof *ts->pred +
          p->jobs * (sizeof *ts->out + sizeof *ts->cursor);
     for (uint32_t q = 0; q < p->jobs; q++)

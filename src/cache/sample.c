@@ -99,8 +99,7 @@ void cc_cache_sample_start(struct cc_cache *c)
   c->sampling = 1;
   /* the records of later CTAs all come after the switch (the producer gives the CTAs in
    * linear order): from now on workers may count theirs that touch no sampled line */
-  if (!c->par)
-    __atomic_store_n(&c->drop_from, c->last_linear + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&c->drop_from, c->last_linear + 1, __ATOMIC_RELEASE);
 }
 
 /* Whether line is sampled: its class a multiple of k. */

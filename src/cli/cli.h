@@ -23,6 +23,8 @@ struct cc_cli_dump {
 
 /* Everything the main job needs; filled by cc_cli_parse_run, freed by
  * cc_cli_opts_release. All strings are owned. */
+#define CC_CLI_CACHE_JOBS_MAX 64 /* --cache-jobs: each thread queues for every other */
+
 struct cc_run_opts {
   char *input;                   /* INPUT: KERNEL.cu or KERNEL.ptx */
   char *kernel;                  /* --kernel, or NULL: the module's only .entry */
@@ -43,6 +45,9 @@ struct cc_run_opts {
   char *nvcc_flags;              /* --nvcc-flags, or NULL */
   uint64_t max_insns;            /* --max-insns: warp-instruction budget; 0 = default */
   uint32_t jobs;                 /* --jobs: threads emulating the CTAs; 0 = cc_emu_cores() */
+  uint32_t cache_jobs;           /* --cache-jobs: threads replaying the cache model behind
+                                    the emulator's workers (at most CC_CLI_CACHE_JOBS_MAX);
+                                    0 = the default (run.c cache_jobs) */
   uint64_t max_memory;           /* --max-memory: bytes all buffer arguments may take
                                     together; 0 = default (cc_cli_max_memory) */
   uint32_t top;                  /* --top: instructions shown per kernel; 0 = all */

@@ -172,10 +172,9 @@ struct cc_cli_outputs;
 
 /* Makes the cache model of every analysis replay on `jobs` threads (0 or 1: one), with
  * the same figures for any count (cache.h cc_cache_set_jobs). `coalcheck report TRACE
- * --jobs N` asks for it; an emulator run does not: there the one-thread model runs behind
- * the emulator's workers at the same time, and measured on the 16-core machine that beat
- * the parallel replay, whose batches make the merger wait (covariance --jobs 4-16: 5.2-6.0
- * s against 6.1-7.3 s, bench/results/scale-2026-11-27-h100-cachejobs.md). */
+ * --jobs N` asks for it, an emulator run with --cache-jobs N (default 1: behind the
+ * emulator's workers the parallel replay measured no gain on 16 cores,
+ * bench/results/scale-2026-11-27-s10-cachejobs.md). */
 void cc_cli_outputs_replay_jobs(cc_keep struct cc_cli_outputs *s, uint32_t jobs);
 
 /* Makes the models and analyses and opens --json, before any long work: a bad --arch or

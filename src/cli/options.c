@@ -379,6 +379,18 @@ static int set_jobs(struct cc_run_opts *o, const char *v, const struct source *s
   return rc;
 }
 
+/* --cache-jobs N: threads that replay the cache model behind the emulator's workers
+ * (src/cache, Parallel replay; run.c cache_jobs gives the default) */
+static int set_cache_jobs(struct cc_run_opts *o, const char *v, const struct source *s,
+                          struct cc_err *err)
+{
+  uint64_t n;
+  int rc = parse_uint("cache-jobs", v, CC_CLI_CACHE_JOBS_MAX, 0, &n, err);
+  if (rc == CC_OK)
+    o->cache_jobs = (uint32_t)n;
+  return rc;
+}
+
 /* --max-memory BYTES: an integer with an optional K, M, G or T suffix (powers of 1024) */
 static int set_max_memory(struct cc_run_opts *o, const char *v, const struct source *s,
                           struct cc_err *err)
@@ -658,6 +670,10 @@ static const struct option options[] = {
    "1); the report and buffers are the same for\n"
    "every N", set_jobs,
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_REPORT)},
+  {"cache-jobs", 0, "N", "threads that replay the cache model behind\n"
+   "the emulator's threads (1..64; default 1: the\n"
+   "thread that takes their records in order);\n"
+   "the report is the same for every N", set_cache_jobs, FOR_LAUNCH},
   {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,

@@ -257,6 +257,15 @@ static void mpi_share(const struct cc_run_opts *o, const struct run *r, struct c
     eopts->jobs = 1;
 }
 
+/* The threads that replay the cache model behind the emulating threads: --cache-jobs,
+ * else 1 (the thread that takes the records in order replays it: with 2-8 threads of the
+ * parallel replay, the 16-core machine measured no gain, bench/results/
+ * scale-2026-11-27-s10-cachejobs.md). */
+static uint32_t cache_jobs(const struct cc_run_opts *o)
+{
+  return o->cache_jobs ? o->cache_jobs : 1;
+}
+
 /* The sink of the run: the outputs' (renamed), wrapped on MPI rank 0 to gather the other
  * ranks' records or merge their figures; on the other ranks, the sender of the records to
  * rank 0, or (reducing) their own analyses, wrapped to send their figures. */
@@ -318,6 +327,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   memset(&named, 0, sizeof named);
   if ((rc = make_sink(r, k, &named, &sink, err)) != CC_OK)
     return rc;
+  cc_cli_outputs_replay_jobs(r->outs, cache_jobs(o));
   memset(&launch, 0, sizeof launch);
   memcpy(launch.grid, o->grid, sizeof launch.grid);
   memcpy(launch.block, o->block, sizeof launch.block);

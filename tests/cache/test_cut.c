@@ -11,7 +11,9 @@
  * on a modulo index where a column's lanes are all sampled or none (a cut of 32 lanes,
  * which keeps its form and its memos). A worker may decide a record before the model has
  * published the switch (it runs ahead): the harness decides `lag` records ahead of the
- * model, which sends those on whole. */
+ * model, which sends those on whole. The model given the decided stream replays it on one
+ * thread and on three (cc_cache_set_jobs: the parallel replay's L1 sides take the cut
+ * records, par.c), against the same serial run of every record whole. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,7 +76,7 @@ static struct cc_cache *serial(const char *spec, int s, uint64_t n)
  * takes it (cc_cache_drop), keeping what it sends on in a buffer as the emulator's
  * slots do; its counts added before the kernel ends. */
 static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
-                              struct fates *f)
+                              uint32_t jobs, struct fates *f)
 {
   static struct cc_warp_access buf[LAG_MAX + 1];
   static uint32_t wf[LAG_MAX + 1];
@@ -83,6 +85,7 @@ static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
   uint64_t x = 88172645463325252ull;
   struct cc_cache_drops *d;
   memset(f, 0, sizeof *f);
+  cc_cache_set_jobs(c, jobs);
   cc_cache_begin_kernel(c, grid, block, ORACLE_SLOTS);
   d = cc_cache_drops_new(c);
   for (uint64_t i = 0; i < n + lag; i++) {
@@ -114,12 +117,12 @@ static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
 #define SAME(what, got, want)                                                              \
   do {                                                                                     \
     if ((uint64_t)(got) != (uint64_t)(want))                                               \
-      fail_msg("%s, stream %d, lag %u, %s: %llu, the serial run %llu", spec, s, lag, what, \
-               (unsigned long long)(got), (unsigned long long)(want));                    \
+      fail_msg("%s, stream %d, lag %u, jobs %u, %s: %llu, the serial run %llu", spec, s,   \
+               lag, jobs, what, (unsigned long long)(got), (unsigned long long)(want));   \
   } while (0)
 
-static void same_counts(const char *spec, int s, uint32_t lag, const char *which,
-                        uint32_t slot, const struct cc_cache_counts *g,
+static void same_counts(const char *spec, int s, uint32_t lag, uint32_t jobs,
+                        const char *which, uint32_t slot, const struct cc_cache_counts *g,
                         const struct cc_cache_counts *w)
 {
   char what[64];
@@ -140,35 +143,35 @@ static void same_counts(const char *spec, int s, uint32_t lag, const char *which
   FIELD(waits_dram);
 #undef FIELD
   if (g->latency_ns != w->latency_ns) /* sums of the same integer waits */
-    fail_msg("%s, stream %d, lag %u, %s slot %u latency_ns: %.17g, the serial run %.17g",
-             spec, s, lag, which, slot, g->latency_ns, w->latency_ns);
+    fail_msg("%s, stream %d, lag %u, jobs %u, %s slot %u latency_ns: %.17g, the serial run "
+             "%.17g", spec, s, lag, jobs, which, slot, g->latency_ns, w->latency_ns);
 }
 
-/* Stream s on spec with the workers `lag` records ahead: every figure the serial run's;
- * returns what the workers decided. */
-static struct fates check(const char *spec, int s, uint64_t n, uint32_t lag)
+/* Stream s on spec with the workers `lag` records ahead, the model on `jobs` threads:
+ * every figure the serial run's; returns what the workers decided. */
+static struct fates check(const char *spec, int s, uint64_t n, uint32_t lag, uint32_t jobs)
 {
   struct cc_cache *want = serial(spec, s, n);
   struct fates f;
-  struct cc_cache *got = split(spec, s, n, lag, &f);
+  struct cc_cache *got = split(spec, s, n, lag, jobs, &f);
   struct cc_cache_kernel kg, kw;
   cc_cache_kernel_figures(got, &kg);
   cc_cache_kernel_figures(want, &kw);
   assert_true(kw.sampled_from != UINT64_MAX); /* it sampled: the point of the test */
   for (uint32_t i = 0; i < ORACLE_SLOTS; i++) {
-    same_counts(spec, s, lag, "figures", i, cc_cache_insn(got, i), cc_cache_insn(want, i));
-    same_counts(spec, s, lag, "raw sampled", i, cc_cache_insn_sampled(got, i),
+    same_counts(spec, s, lag, jobs, "figures", i, cc_cache_insn(got, i), cc_cache_insn(want, i));
+    same_counts(spec, s, lag, jobs, "raw sampled", i, cc_cache_insn_sampled(got, i),
                 cc_cache_insn_sampled(want, i));
   }
-  same_counts(spec, s, lag, "total", 0, &kg.total, &kw.total);
+  same_counts(spec, s, lag, jobs, "total", 0, &kg.total, &kw.total);
   SAME("l2_evictions", kg.l2_evictions, kw.l2_evictions);
   SAME("l1_wavefronts_max_sm", kg.l1_wavefronts_max_sm, kw.l1_wavefronts_max_sm);
   SAME("records", kg.records, kw.records);
   SAME("sampled_from", kg.sampled_from, kw.sampled_from);
   SAME("sms_used", kg.sms_used, kw.sms_used);
   if (kg.latency_ns_max_sm != kw.latency_ns_max_sm)
-    fail_msg("%s, stream %d: latency_ns_max_sm %.17g, the serial run %.17g", spec, s,
-             kg.latency_ns_max_sm, kw.latency_ns_max_sm);
+    fail_msg("%s, stream %d, jobs %u: latency_ns_max_sm %.17g, the serial run %.17g", spec,
+             s, jobs, kg.latency_ns_max_sm, kw.latency_ns_max_sm);
   cc_cache_free(got);
   cc_cache_free(want);
   return f;
@@ -180,7 +183,8 @@ static const char *const configs[] = {
   "h100,sms=8,l2=512K,l2-ways=4,index=mod,sample-after=2000",
 };
 
-/* Every stream, every config, the model in step with the worker and behind it. */
+/* Every stream, every config, the model in step with the worker and behind it, on one
+ * thread and on three. */
 static void test_cut_same_figures(void **state)
 {
   struct fates all[ORACLE_STREAMS];
@@ -188,9 +192,10 @@ static void test_cut_same_figures(void **state)
   memset(all, 0, sizeof all);
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     for (int s = 0; s < ORACLE_STREAMS; s++)
-      for (uint32_t lag = 0; lag <= LAG_MAX; lag += LAG_MAX) {
+      for (uint32_t k = 0; k < 4; k++) { /* lag 0 or LAG_MAX, jobs 1 or 3 */
+        uint32_t lag = k & 1 ? LAG_MAX : 0, jobs = k & 2 ? 3 : 1;
         uint64_t n = oracle_records(&(struct oracle_config){"sm_90", configs[c], RECORDS}, s);
-        struct fates f = check(configs[c], s, n, lag);
+        struct fates f = check(configs[c], s, n, lag, jobs);
         all[s].whole += f.whole;
         all[s].dropped += f.dropped;
         all[s].cut += f.cut;
@@ -225,7 +230,7 @@ static void test_cut_counted_once(void **state)
   const struct cc_cache_counts *ld, *st;
   struct cc_cache *c;
   (void)state;
-  c = split("h100,sample-after=2000", TRANSPOSE, 40000, 0, &f);
+  c = split("h100,sample-after=2000", TRANSPOSE, 40000, 0, 1, &f);
   cc_cache_kernel_figures(c, &k);
   ld = cc_cache_insn(c, 0);
   st = cc_cache_insn(c, 1);

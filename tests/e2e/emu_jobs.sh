@@ -9,7 +9,7 @@
 #      clock() run serially with a note; integer atomics (count) give the same bins;
 #   3. a memcheck error names the lowest failing block, as the serial run does, even when
 #      a later block fails first in time (late_oob);
-#   4. --jobs 0, 4097 and x are usage errors (exit 2).
+#   4. --jobs 0, 4097 and x, --cache-jobs 0, 65 and x are usage errors (exit 2).
 # The examples are CUDA sources: part 1 is skipped without nvcc. Under ASan/UBSan
 # (COALCHECK_SANITIZED=1, set by CMake) part 1 checks every fourth launch, in file order:
 # the sanitized emulator took 12 minutes for all 52; the plain build checks them all.
@@ -110,6 +110,10 @@ cmp -s "$TMP/err.serial" "$TMP/err" ||
 for v in 0 4097 x; do
   expect 2 "bad value '$v' for --jobs: expected an integer in 1..4096" \
     "$COALCHECK" "$J" --kernel count --grid 1 --block 32 --arg 'bins=u32[7]:zero' --jobs $v
+done
+for v in 0 65 x; do
+  expect 2 "bad value '$v' for --cache-jobs: expected an integer in 1..64" \
+    "$COALCHECK" "$J" --kernel count --grid 1 --block 32 --arg 'bins=u32[7]:zero' --cache-jobs $v
 done
 
 [ "$fails" = 0 ] || exit 1
