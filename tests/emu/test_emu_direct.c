@@ -5,11 +5,11 @@
  *   record: each waits until it is the oldest, then delivers itself) to the default (a
  *   chunk delivers itself once it is the oldest), many runs each: the sink gets exactly
  *   the serial run's records (block, warp, instruction, addresses, byte for byte), none
- *   of a later CTA, and the serial run's error and counters. The CTAs after the failing
- *   one first spin without a record, so that the next chunk's first record comes after
- *   the merger has retired the failing chunk: the moment at which that chunk's worker
+ *   of a later CTA, and the serial run's error and counters. The CTA after the failing
+ *   one, the next chunk alone, first spins without a record, so that its first record
+ *   comes after the merger has retired the failing chunk: the moment at which its worker
  *   sees itself as the oldest. Before 3dbd030 it then delivered records that the serial
- *   run never delivers;
+ *   run never delivers (with that fix reverted, 95-100% of the runs differ);
  * - the path runs: the first chunk's records always come on a worker thread, and below
  *   one slot's first buffer every record does; the sink is never entered by two threads
  *   at once.
