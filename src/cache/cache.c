@@ -1038,8 +1038,8 @@ static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
  * Never a cut record (a->cut: its whole-record figures and its request are counted
  * already, which the quick path would count again): access_slow's cut_record takes it.
  * Tail calls: no registers kept here. */
-void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
-                     uint32_t shared_wavefronts)
+void cc_cache_access_serial(struct cc_cache *c, const struct cc_warp_access *a,
+                            uint32_t shared_wavefronts)
 {
   uint64_t xy, last_xy;
   if (c->quick && a->space == CC_SPACE_GLOBAL && !a->cut && a->active != 0 &&
@@ -1055,4 +1055,16 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     return;
   }
   access_slow(c, a, shared_wavefronts);
+}
+
+/* The model's one way in: queued for its helper thread when it has one (jobs 2: par.c),
+ * else cc_cache_access_serial on this thread. */
+void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
+                     uint32_t shared_wavefronts)
+{
+  if (c->async) {
+    cc_cache_async_queue(c, a, shared_wavefronts);
+    return;
+  }
+  cc_cache_access_serial(c, a, shared_wavefronts);
 }

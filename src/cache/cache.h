@@ -235,11 +235,12 @@ cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
 /* Frees c; NULL is allowed. */
 void cc_cache_free(cc_take struct cc_cache *c);
 
-/* Sets the threads c's replay uses from the next cc_cache_begin_kernel on: 1 (the
- * default) replays on the calling thread; jobs > 1 replays the records in batches of
- * 8192 on jobs helper threads, the L1s of the SMs s with s % jobs == t and the t-th block
- * of L2 sets on helper t, while the calling thread fills the next batch (par.c), with
- * every figure the serial replay's. cc_cache_access must still be called by one thread
+/* Sets the threads c's replay uses from the next cc_cache_begin_kernel on, the calling
+ * thread's included: 1 (the default) replays on the calling thread; 2 runs the serial
+ * replay on a helper thread, the calling thread queueing the records in batches of 8192;
+ * jobs > 2 replays the batches on jobs - 1 helpers, the L1s of the SMs s with s % (jobs -
+ * 1) == t and the t-th block of L2 sets on helper t, while the calling thread fills the
+ * next batch (par.c). Every figure is the serial replay's. cc_cache_access must still be called by one thread
  * at a time (any thread, each call ordered after the last), and the figures read only
  * after cc_cache_end_kernel. 0 means 1. The threads start at the next kernel (or
  * fewer, if the system refuses some: the figures do not change) and stop in

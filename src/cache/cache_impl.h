@@ -213,6 +213,8 @@ struct cc_cache {
   uint32_t jobs;               /* threads of the replay of this kernel */
   uint32_t jobs_next;          /* from the next kernel on (cc_cache_set_jobs) */
   struct cache_par *par;       /* the parallel replay's state (par.c), NULL: serial */
+  struct cache_par *async;     /* the serial replay on one helper thread (par.c; jobs 2):
+                                  cc_cache_access queues every record for it */
   uint8_t dram_unit[16];       /* sectors of a line one DRAM read brings in, by the mask
                                   of sectors missed (dram_units) */
   uint32_t last_cta[3];        /* the CTA of the last record and its placement: the */
@@ -282,6 +284,17 @@ void cc_cache_par_end(struct cc_cache *c);
  * counted so far (zeroed in them). */
 uint64_t cc_cache_par_sample(struct cc_cache *c);
 void cc_cache_par_free(struct cc_cache *c);
+/* The serial replay on one helper (c->async): record a and its shared wavefronts queued
+ * (the helper calls cc_cache_access_serial on each, in order); every queued record
+ * replayed (before the caller reads or changes the model's counts: the workers' counts
+ * added, the kernel's end). */
+void cc_cache_async_queue(struct cc_cache *c, const struct cc_warp_access *a,
+                          uint32_t shared_wavefronts);
+void cc_cache_async_drain(struct cc_cache *c);
+/* cc_cache_access on the calling thread (the serial replay, or the parallel one's
+ * batches). cache.c. */
+void cc_cache_access_serial(struct cc_cache *c, const struct cc_warp_access *a,
+                            uint32_t shared_wavefronts);
 size_t cc_cache_par_bytes(const struct cc_cache *c);
 
 /* ---- a record's lines (gather.c) ---------------------------------------------------------- */

@@ -163,6 +163,7 @@ const struct cc_warp_access *cc_cache_drop(const struct cc_cache *c,
 void cc_cache_drops_add(struct cc_cache *c, const struct cc_cache_drops *d)
 {
   assert(d->n_insns == c->n_insns && d->sms == c->dev.sms); /* the same kernel */
+  cc_cache_async_drain(c); /* the counts below are its helper's until it is done */
   for (uint32_t i = 0; i < d->n_insns; i++) {
     cc_cache_counts_add(&c->insn[i], &d->insn[i]); /* the exact (whole-record) counts */
     c->req_after[i] += d->req_after[i];

@@ -35,7 +35,13 @@
  * to sampling, the kernel's end) drains the pipeline first (cc_cache_par_sample,
  * cc_cache_par_end). A cut record (drop.c) is replayed by its L1 side like any other
  * (cc_cache_replay_record: its sampled lines, no whole-record counts); its wait is
- * counted as the serial replay's cut_record counts it. */
+ * counted as the serial replay's cut_record counts it.
+ *
+ * One helper (cc_cache_set_jobs 2, c->async): the same batches and hand-over, but the
+ * helper runs the serial replay itself (cc_cache_access_serial on each record, shared
+ * ones included): the model is the helper's from a batch's hand-over to its end, and the
+ * caller drains the pipeline before it reads or adds to the counts (cc_cache_drops_add,
+ * the kernel's end). */
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -54,6 +60,7 @@ struct batch {
   uint32_t *sm;                 /* [BATCH] */
   uint64_t *base;               /* [BATCH] */
   uint8_t *reach;               /* [BATCH] enum level_reached: step 1's, DRAM from step 2 */
+  uint32_t *wf;                 /* [BATCH] the shared wavefronts (serial: c->async) */
   uint32_t n;
 };
 
@@ -75,6 +82,7 @@ struct thread_state {
 struct cache_par {
   struct cc_cache *c;
   uint32_t jobs;                /* helper threads running a batch (the caller is not one) */
+  int serial;                   /* one helper running the serial replay (c->async) */
   uint32_t alloc;               /* thread states allocated (jobs asked for) */
   uint32_t started;             /* helper threads started */
   uint32_t n_insns;             /* counts allocated per thread */
@@ -159,9 +167,14 @@ static void *helper_main(void *arg)
     seen = p->generation;
     b = p->run;
     pthread_mutex_unlock(&p->mu);
-    l1_side(p, ts, b);
-    barrier(p);
-    l2_side(p, ts, b);
+    if (p->serial) { /* c->async: the model is this thread's until the batch is done */
+      for (uint32_t r = 0; r < b->n; r++)
+        cc_cache_access_serial(p->c, &b->recs[r], b->wf[r]);
+    } else {
+      l1_side(p, ts, b);
+      barrier(p);
+      l2_side(p, ts, b);
+    }
     pthread_mutex_lock(&p->mu);
     if (++p->finished == p->jobs)
       pthread_cond_signal(&p->done);
@@ -212,8 +225,10 @@ static void hand_over(struct cache_par *p)
     p->busy = 1;
     p->fill ^= 1;
   }
-  if (last)
+  if (last && !p->serial)
     count_waits(p->c, last);
+  else if (last)
+    last->n = 0;
 }
 
 /* Runs every queued record, its waits counted: nothing is left with the threads. */
@@ -221,8 +236,12 @@ static void drain(struct cache_par *p)
 {
   struct batch *last;
   hand_over(p);
-  if ((last = wait_done(p)) != NULL)
-    count_waits(p->c, last);
+  if ((last = wait_done(p)) != NULL) {
+    if (p->serial)
+      last->n = 0;
+    else
+      count_waits(p->c, last);
+  }
 }
 
 static void batch_alloc(struct batch *b)
@@ -231,6 +250,7 @@ static void batch_alloc(struct batch *b)
   b->sm = cc_xmalloc(BATCH * sizeof *b->sm);
   b->base = cc_xmalloc(BATCH * sizeof *b->base);
   b->reach = cc_xmalloc(BATCH * sizeof *b->reach);
+  b->wf = cc_xmalloc(BATCH * sizeof *b->wf);
   b->n = 0;
 }
 
@@ -240,16 +260,18 @@ static void batch_free(struct batch *b)
   free(b->sm);
   free(b->base);
   free(b->reach);
+  free(b->wf);
 }
 
-/* The state for c->jobs helper threads, started; fewer threads when the system gives
- * fewer (the figures do not depend on their number; none started: the caller runs each
- * batch itself, one thread). */
-static struct cache_par *cache_par_new(struct cc_cache *c)
+/* The state for `helpers` threads, started (serial: one, running the serial replay);
+ * fewer threads when the system gives fewer (the figures do not depend on their number;
+ * none: the caller frees it and replays itself). */
+static struct cache_par *cache_par_new(struct cc_cache *c, uint32_t helpers, int serial)
 {
   struct cache_par *p = cc_xcalloc(1, sizeof *p);
   p->c = c;
-  p->jobs = p->alloc = c->jobs;
+  p->serial = serial;
+  p->jobs = p->alloc = helpers;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->go, NULL);
   pthread_cond_init(&p->done, NULL);
@@ -275,9 +297,8 @@ static struct cache_par *cache_par_new(struct cc_cache *c)
   return p;
 }
 
-void cc_cache_par_free(struct cc_cache *c)
+static void par_free_one(struct cache_par *p)
 {
-  struct cache_par *p = c->par;
   if (!p)
     return;
   pthread_mutex_lock(&p->mu);
@@ -305,7 +326,30 @@ void cc_cache_par_free(struct cc_cache *c)
   pthread_cond_destroy(&p->cv);
   pthread_mutex_destroy(&p->mu);
   free(p);
-  c->par = NULL;
+}
+
+void cc_cache_par_free(struct cc_cache *c)
+{
+  par_free_one(c->par);
+  par_free_one(c->async);
+  c->par = c->async = NULL;
+}
+
+void cc_cache_async_queue(struct cc_cache *c, const struct cc_warp_access *a,
+                          uint32_t shared_wavefronts)
+{
+  struct cache_par *p = c->async;
+  struct batch *b = &p->b[p->fill];
+  b->recs[b->n] = *a;
+  b->wf[b->n] = shared_wavefronts;
+  if (++b->n == BATCH)
+    hand_over(p);
+}
+
+void cc_cache_async_drain(struct cc_cache *c)
+{
+  if (c->async)
+    drain(c->async);
 }
 
 /* Points every entry of a part's way predictor (n of them) at way `first` of a set it
@@ -328,8 +372,17 @@ void cc_cache_par_begin(struct cc_cache *c)
   }
   if (c->jobs <= 1)
     return;
+  if (c->jobs == 2) { /* one helper: the serial replay on it, the caller queues */
+    if (!c->async)
+      c->async = cache_par_new(c, 1, 1);
+    if (c->async->jobs == 0) {
+      cc_cache_par_free(c);
+      c->jobs = c->jobs_next = 1;
+    }
+    return;
+  }
   if (!c->par)
-    c->par = cache_par_new(c);
+    c->par = cache_par_new(c, c->jobs - 1, 0);
   p = c->par;
   if (p->jobs == 0) { /* the system gave no thread: the serial replay */
     cc_cache_par_free(c);
@@ -378,6 +431,7 @@ void cc_cache_par_access(struct cc_cache *c, const struct cc_warp_access *a, uin
 void cc_cache_par_end(struct cc_cache *c)
 {
   struct cache_par *p = c->par;
+  cc_cache_async_drain(c);
   if (!p)
     return;
   drain(p);
@@ -415,10 +469,14 @@ size_t cc_cache_par_bytes(const struct cc_cache *c)
 {
   const struct cache_par *p = c->par;
   size_t n;
+  const size_t batch = 2 * BATCH * (sizeof *p->b[0].recs + sizeof *p->b[0].sm +
+                                    sizeof *p->b[0].base + sizeof *p->b[0].reach +
+                                    sizeof *p->b[0].wf);
+  if (c->async)
+    return sizeof *c->async + batch;
   if (!p)
     return 0;
-  n = sizeof *p + 2 * BATCH * (sizeof *p->b[0].recs + sizeof *p->b[0].sm +
-                               sizeof *p->b[0].base + sizeof *p->b[0].reach);
+  n = sizeof *p + batch;
   for (uint32_t t = 0; t < p->jobs; t++) {
     const struct thread_state *ts = &p->ts[t];
     n += sizeof *ts + p->n_insns * (sizeof *ts->insn + sizeof *ts->samp) +

@@ -672,8 +672,10 @@ static const struct option options[] = {
    CMD_BIT(CC_CLI_CMD_RUN) | CMD_BIT(CC_CLI_CMD_RECORD) | CMD_BIT(CC_CLI_CMD_REPORT)},
   {"cache-jobs", 0, "N", "threads that replay the cache model behind\n"
    "the emulator's threads (1..64; default 1: the\n"
-   "thread that takes their records in order);\n"
-   "the report is the same for every N", set_cache_jobs, FOR_LAUNCH},
+   "thread that takes their records in order; 2:\n"
+   "it and one thread replaying; N > 2: it and\n"
+   "N-1 threads replaying in parallel); the report\n"
+   "is the same for every N", set_cache_jobs, FOR_LAUNCH},
   {"max-memory", 0, "BYTES", "most memory all buffer arguments may take\n"
    "(K, M, G, T suffixes; default half the RAM)", set_max_memory, FOR_LAUNCH},
   {"top", 0, "N", "show the N worst instructions per kernel\n(default: all)", set_top,

@@ -12,8 +12,9 @@
  * which keeps its form and its memos). A worker may decide a record before the model has
  * published the switch (it runs ahead): the harness decides `lag` records ahead of the
  * model, which sends those on whole. The model given the decided stream replays it on one
- * thread and on three (cc_cache_set_jobs: the parallel replay's L1 sides take the cut
- * records, par.c), against the same serial run of every record whole. */
+ * thread, on two (cc_cache_set_jobs: the serial replay on a helper thread, the records
+ * queued) and on three (the parallel replay's L1 sides take the cut records, par.c),
+ * against the same serial run of every record whole. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -183,8 +184,8 @@ static const char *const configs[] = {
   "h100,sms=8,l2=512K,l2-ways=4,index=mod,sample-after=2000",
 };
 
-/* Every stream, every config, the model in step with the worker and behind it, on one
- * thread and on three. */
+/* Every stream, every config, the model in step with the worker and behind it, on one,
+ * two and three threads. */
 static void test_cut_same_figures(void **state)
 {
   struct fates all[ORACLE_STREAMS];
@@ -192,8 +193,8 @@ static void test_cut_same_figures(void **state)
   memset(all, 0, sizeof all);
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     for (int s = 0; s < ORACLE_STREAMS; s++)
-      for (uint32_t k = 0; k < 4; k++) { /* lag 0 or LAG_MAX, jobs 1 or 3 */
-        uint32_t lag = k & 1 ? LAG_MAX : 0, jobs = k & 2 ? 3 : 1;
+      for (uint32_t k = 0; k < 6; k++) { /* lag 0 or LAG_MAX; jobs 1, 2 or 3 */
+        uint32_t lag = k & 1 ? LAG_MAX : 0, jobs = 1 + k / 2;
         uint64_t n = oracle_records(&(struct oracle_config){"sm_90", configs[c], RECORDS}, s);
         struct fates f = check(configs[c], s, n, lag, jobs);
         all[s].whole += f.whole;
