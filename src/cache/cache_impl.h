@@ -191,7 +191,32 @@ typedef void cc_cache_quick_fn(struct cc_cache *c, const struct cc_warp_access *
                                uint32_t sm);
 
 struct cc_cache {
+  /* What the producer's workers read while c's thread replays (drop.c: the device, the
+   * kernel's shape, the sampling filter, drop_from), written at the kernel's begin and
+   * the sampling switch only; then padding, then the replay's own state. Why apart: c's
+   * thread writes its own fields at every record (records, the placement, L2's clock);
+   * sharing a host line with these, each such write took the line from every worker's
+   * cache and each worker's next read took it back (issue 15: the model's thread ran a
+   * record 2-3x slower with 16 workers than alone). */
   struct cc_cache_device dev;
+  /* the kernel */
+  uint32_t grid[3];
+  uint64_t ctas, per_sm_blocked;
+  uint32_t warps_per_cta, resident, l1_bytes;
+  uint32_t n_insns;
+  /* set sampling (sample.c) */
+  uint32_t sample_k;           /* this kernel's: 1 set in sample_k once sampling (1: never) */
+  uint32_t sample_mask;        /* sample_k - 1: a line is sampled iff !(class & mask) */
+  uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
+                                  sampled lines of a group of 16 whose class offset is 0
+                                  (gather.c sample_group) */
+  uint64_t class_mul;          /* cc_cache_line_class's multiplier (0 for INDEX_MOD: the
+                                  class is line & 15), for the quick path (cache.c) */
+  uint64_t drop_from;          /* the first CTA (linear index) whose records all come after
+                                  the sampling switch: workers may count their unsampled
+                                  records (drop.c); UINT64_MAX until the switch. Written
+                                  by c's thread, read by the workers: atomic */
+  char pad_workers[128];       /* two host lines (the adjacent-line prefetcher pairs them) */
   uint32_t l1_cap_lines;       /* per SM, allocated */
   struct level *l1;            /* [dev.sms] */
   struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
@@ -200,11 +225,6 @@ struct cc_cache {
   struct l1_memo *memo;        /* [dev.sms] */
   struct store_memo *smemo;    /* [dev.sms] */
   struct level l2;
-  /* the kernel */
-  uint32_t grid[3];
-  uint64_t ctas, per_sm_blocked;
-  uint32_t warps_per_cta, resident, l1_bytes;
-  uint32_t n_insns;
   struct cc_cache_counts *insn;
   struct cc_cache_counts zero;
   uint64_t *sm_wavefronts;
@@ -221,25 +241,14 @@ struct cc_cache {
   uint64_t last_linear;        /* records of a CTA come together, so the division of */
   uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
   int have_last;
-  /* set sampling (sample.c) */
-  uint32_t sample_k;           /* this kernel's: 1 set in sample_k once sampling (1: never) */
-  uint32_t sample_mask;        /* sample_k - 1: a line is sampled iff !(class & mask) */
-  uint64_t sample_nibbles;     /* bit 4j..4j+3 set iff j mod sample_k == 0 (j < 16): the
-                                  sampled lines of a group of 16 whose class offset is 0
-                                  (gather.c sample_group) */
+  /* set sampling, the replay's side (sample.c) */
   cc_cache_quick_fn *quick;    /* the serial replay after the switch: cc_cache_access's
                                   quick path (AVX2 or portable); NULL otherwise */
-  uint64_t class_mul;          /* cc_cache_line_class's multiplier (0 for INDEX_MOD: the
-                                  class is line & 15), for the quick path (cache.c) */
   int memo_loads;              /* global loads use the L1 memo: L1 caches them, sectored */
   uint64_t records;            /* global and local records of the kernel so far */
   uint64_t switch_at;          /* the record where sampling starts (UINT64_MAX: never) */
   int sampling;                /* started: state-dependent counts of sampled lines go to samp */
   struct cc_cache_counts *samp;/* [n_insns]: the sampled lines' raw counts after the switch */
-  uint64_t drop_from;          /* the first CTA (linear index) whose records all come after
-                                  the sampling switch: workers may count their unsampled
-                                  records (drop.c); UINT64_MAX until the switch. Written
-                                  by c's thread, read by the workers: atomic */
   uint64_t *req_after;         /* [n_insns]: load and atomic requests after the switch */
   uint64_t *sm_req;            /* [dev.sms]: the SM's requests after the switch (its
                                   waits: sample.c) */

@@ -77,6 +77,10 @@ struct slot {
   unsigned char *buf;          /* buffered records as entries, used of cap bytes */
   size_t used, cap;
   uint64_t bytes;              /* the entries' bytes of its CTAs (buffered or direct) */
+  char pad[128];               /* two host lines (the adjacent-line prefetcher pairs them)
+                                  before the next slot's: its worker reads seq and direct
+                                  at every record, while this one's writes used and
+                                  bytes at every record */
 };
 
 struct par {
@@ -101,7 +105,11 @@ struct par {
   uint64_t chunks;             /* chunks claimed (stats) */
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
   uint64_t insns_before_head;  /* warp instructions of the CTAs before head's */
+  char pad_seen[128];          /* insns_seen on host lines of its own: every worker adds
+                                  to it at each CTA's end, and reads stop, sink and
+                                  partials beside it at every record */
   uint64_t insns_seen;         /* warp instructions executed so far (progress; atomic) */
+  char pad_seen_end[128];
   uint64_t want;               /* the chunk the merger waits for (UINT64_MAX: none): only
                                  its end wakes the merger */
   uint32_t hook_waiters;       /* workers waiting to be the oldest (hook_insns_before): the
@@ -137,6 +145,8 @@ struct worker {
                                   closes every worker's) */
   uint32_t id;                 /* its index in tree->ws */
   int finished;                /* under tree->mu: done with part, which holds all it takes */
+  char pad[128];               /* two host lines before the next worker's fields, which it
+                                  reads (p, sink) and writes (st) at every record */
 };
 
 uint32_t cc_emu_cores(void)
