@@ -880,6 +880,49 @@ void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, 
     count_wait(c, a->insn_slot, sm, reach, a->cut);
 }
 
+void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t lo, uint64_t size)
+{
+  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  struct pending p;
+  struct ent *e = &p.g.e[0];
+  uint64_t hi = lo + CC_WARP_SIZE * size, line = lo / CC_CACHE_LINE_BYTES;
+  uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
+  uint32_t s0 = (uint32_t)(first % 4), s1 = (uint32_t)(last % 4);
+  const struct l1_memo *m = &c->memo[sm];
+  enum level_reached reach;
+  p.slot = a->insn_slot;
+  p.sm = sm;
+  p.kind = a->kind;
+  p.space = CC_SPACE_GLOBAL;
+  /* replay_keyed's memo test, and cc_cache_gather_range_sampled's one line */
+  p.g.key = (struct form_key){FORM_RANGE, first, last};
+  p.memo_hit = a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_RANGE &&
+               m->key.a == first && m->key.b == last;
+  p.g.want_bytes = a->kind != CC_ACCESS_LOAD;
+  p.g.max_line = line;
+  p.g.n = 1;
+  p.g.sectors = s1 - s0 + 1;
+  e->line = line;
+  e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+  if (p.memo_hit) {
+    p.g.n = 0; /* not gathered: replay takes the memo's lines */
+    p.g.sectors = m->sectors;
+  } else if (p.g.want_bytes) {
+    for (uint32_t k = 0; k < 4; k++) /* inner sectors: whole */
+      e->bytes[k] = (e->mask & (1u << k)) ? FULL_SECTOR : 0;
+    /* the first and last sectors: the bytes [lo, hi) covers */
+    e->bytes[s0] = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES),
+                             (uint32_t)((s0 == s1 ? hi : (first + 1) * CC_CACHE_SECTOR_BYTES) -
+                                        lo));
+    if (s1 != s0)
+      e->bytes[s1] = byte_bits(0, (uint32_t)(hi - last * CC_CACHE_SECTOR_BYTES));
+  }
+  reach = replay(c, &s, &p);
+  if (reach != REACH_NONE)
+    count_wait(c, p.slot, sm, reach, 0);
+}
+
 /* While sampling: cut global store a (drop.c) written through store memo m's ways, if
  * its active lanes each write one sector of their own line, the lines increasing with the
  * lane (the order replay takes them in), and the memo's i-th way still holds the i-th

@@ -386,6 +386,13 @@ cc_cache_quick_fn *cc_cache_quick_for_host(void);
  * counted (a cut record's without its request: a worker counted it). cache.c. */
 void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                             uint64_t base, struct form_key key, uint32_t lanes);
+/* While sampling, global record a (SM sm, 32 active lanes, whole-record counts done)
+ * whose lanes are the range of `size` bytes each from lo within one sampled line: what
+ * cc_cache_sample_replay does for its RANGE form (replay_keyed's memo test and replay,
+ * the one line gathered here, its wait counted), without the gathering's general way
+ * (the quick path's sampled line). cache.c. */
+void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                          uint64_t lo, uint64_t size);
 /* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m
  * still holds its line (counts into ic); returns 0 (nothing done) otherwise. cache.c. */
 int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,

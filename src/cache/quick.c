@@ -267,62 +267,100 @@ static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
     quick_column(c, a, sm);
 }
 
-/* The quick path of a global record of 32 active lanes while sampling (base 0), given
- * whether its lanes are affine (the caller tests it: quick_avx2 with AVX2): its form (as
- * cc_cache_form_of, from the same tests); for a range within one line (4-byte lanes
- * from an aligned address: most records) a load equal to its SM's L1 memo (memo_first)
- * or its line's class, its whole-record counts and its unseen wait, calling nothing: a
- * leaf function, few registers. The others jump on: a range touching a sampled line to
- * quick_range_replay, a wider range to quick_range_wide, lanes apart to quick_lanes,
- * lanes not affine to sample_general, the other general forms to sample_slow. The caller
- * has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). */
-static __attribute__((noinline)) void quick_rest(struct cc_cache *c,
-                                                 const struct cc_warp_access *a, uint32_t sm,
-                                                 int affine)
+/* Whether the line of byte address lo is sampled (sampled_line of lo / 128, with the
+ * class hash's multiplier kept by the switch). */
+static inline __attribute__((always_inline)) int quick_sampled(const struct cc_cache *c,
+                                                               uint64_t lo)
 {
-  uint64_t lo = a->addr[0], d = a->addr[1] - lo, end, first, last, line;
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  const struct l1_memo *m;
-  if (!affine) {
-    sample_general(c, a, sm);
+  uint64_t line = lo / CC_CACHE_LINE_BYTES;
+  return !(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask);
+}
+
+/* The quick path's global load of 32 lanes of `size` bytes from lo, a range within one
+ * line (FORM_RANGE, one wavefront): its whole-record counts (whole_counts), then its SM's
+ * L1 memo (memo_first), or its line's class: its replay or its unseen wait. A leaf. */
+static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
+                                                      const struct cc_warp_access *a,
+                                                      uint32_t sm, uint64_t lo, uint64_t size)
+{
+  uint64_t first = lo / CC_CACHE_SECTOR_BYTES;
+  uint64_t last = (lo + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES;
+  uint32_t slot = a->insn_slot;
+  const struct l1_memo *m = &c->memo[sm];
+  c->insn[slot].l1_wavefronts++;
+  c->sm_wavefronts[sm]++;
+  if (!c->dev.l1_global_loads)
+    c->insn[slot].l2_sectors_read += last - first + 1; /* L1 does not cache them */
+  if (c->memo_loads && m->key.form == FORM_RANGE && m->key.a == first && m->key.b == last)
+    quick_memo_hit(c, slot, sm, m);
+  else if (quick_sampled(c, lo))
+    cc_cache_sample_line(c, a, sm, lo, size);
+  else
+    quick_unseen(c, slot, sm);
+}
+
+/* quick_line_load's store or atomic: its whole-record counts, its line's replay or (an
+ * atomic) its unseen wait. A leaf. */
+static __attribute__((noinline)) void quick_line_other(struct cc_cache *c,
+                                                       const struct cc_warp_access *a,
+                                                       uint32_t sm, uint64_t lo, uint64_t size)
+{
+  uint32_t sectors = (uint32_t)((lo % CC_CACHE_SECTOR_BYTES + CC_WARP_SIZE * size - 1) /
+                                CC_CACHE_SECTOR_BYTES + 1);
+  struct cc_cache_counts *ex = &c->insn[a->insn_slot];
+  ex->l1_wavefronts++;
+  c->sm_wavefronts[sm]++;
+  if (a->kind == CC_ACCESS_STORE) {
+    ex->l2_sectors_write += sectors;
+    if (quick_sampled(c, lo))
+      cc_cache_sample_line(c, a, sm, lo, size);
     return;
   }
-  if (d != size) {
-    quick_lanes(c, a, sm);
-    return;
-  }
-  end = lo + CC_WARP_SIZE * (uint64_t)size; /* FORM_RANGE, unless past 2^64 - 1 */
-  if (end <= lo) {
-    cc_cache_sample_slow(c, a, sm, 0);
-    return;
-  }
-  first = lo / CC_CACHE_SECTOR_BYTES;
-  last = (end - 1) / CC_CACHE_SECTOR_BYTES;
-  line = first / 4;
-  if (last / 4 != line) {
-    quick_range_wide(c, a, sm);
-    return;
-  }
-  m = quick_range_memo(c, a, sm, first, last);
-  /* the whole-record counts first, on every way (a copy in each would be hoisted here
-   * by the compiler, with more registers to keep) */
-  sample_whole(c, &c->insn[a->insn_slot], a, sm, (uint32_t)(last - first + 1));
-  if (m)
-    quick_memo_hit(c, a->insn_slot, sm, m);
-  else if (!(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask))
-    quick_range_replay(c, a, sm);
-  else if (a->kind != CC_ACCESS_STORE)
+  ex->l2_sectors_atomic += sectors;
+  if (quick_sampled(c, lo))
+    cc_cache_sample_line(c, a, sm, lo, size);
+  else
     quick_unseen(c, a->insn_slot, sm);
+}
+
+/* The quick path of a global record of 32 active lanes while sampling (base 0) whose
+ * lanes are affine (the caller tests it: quick_avx2 with AVX2), lo = addr[0], d =
+ * addr[1] - lo: its form (as cc_cache_form_of, from the same tests) and the jump on: a
+ * range within one line (4-byte lanes from an aligned address: most records) to
+ * quick_line_load or quick_line_other, a wider range to quick_range_wide, one past
+ * 2^64 - 1 to sample_slow, lanes apart to quick_lanes. The caller has checked the record
+ * (slot, size at most CC_ACCESS_MAX_BYTES). Inline in the caller, which keeps no
+ * registers: tail calls only. */
+static inline __attribute__((always_inline)) void quick_rest(struct cc_cache *c,
+                                                             const struct cc_warp_access *a,
+                                                             uint32_t sm, uint64_t lo,
+                                                             uint64_t d)
+{
+  uint64_t size = a->size_bytes ? a->size_bytes : 1;
+  if (d != size)
+    quick_lanes(c, a, sm);
+  /* FORM_RANGE within one line: lo's offset in its line plus the 32 lanes' bytes fit the
+   * line (which also keeps the range below 2^64) */
+  else if (lo % CC_CACHE_LINE_BYTES + CC_WARP_SIZE * size <= CC_CACHE_LINE_BYTES)
+    (a->kind == CC_ACCESS_LOAD ? quick_line_load : quick_line_other)(c, a, sm, lo, size);
+  else if (lo + CC_WARP_SIZE * size <= lo) /* past 2^64 - 1: no fast form */
+    cc_cache_sample_slow(c, a, sm, 0);
+  else
+    quick_range_wide(c, a, sm);
 }
 
 #ifdef CC_CACHE_AVX2
 /* The quick path with AVX2 (where the host has it: cc_cache_access asks): the lanes'
- * test inline, the rest a jump. */
+ * test inline, the rest a jump (lanes not affine: sample_general). */
 static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache *c,
                                                                   const struct cc_warp_access *a,
                                                                   uint32_t sm)
 {
-  quick_rest(c, a, sm, affine_avx2(a, a->addr[0], a->addr[1] - a->addr[0]));
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo;
+  if (affine_avx2(a, lo, d))
+    quick_rest(c, a, sm, lo, d);
+  else
+    sample_general(c, a, sm);
 }
 #endif
 
@@ -331,7 +369,11 @@ static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
                                                      const struct cc_warp_access *a,
                                                      uint32_t sm)
 {
-  quick_rest(c, a, sm, cc_cache_lanes_affine(a, a->addr[1] - a->addr[0]));
+  uint64_t lo = a->addr[0], d = a->addr[1] - lo;
+  if (cc_cache_lanes_affine(a, d))
+    quick_rest(c, a, sm, lo, d);
+  else
+    sample_general(c, a, sm);
 }
 
 cc_cache_quick_fn *cc_cache_quick_for_host(void)
