@@ -246,6 +246,19 @@ static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
     quick_range_end(c, a, sm, (uint32_t)(last - first + 1), range_sampled(c, first, last));
 }
 
+/* The quick path's range (lanes affine, d = size) not within one line: past 2^64 - 1
+ * (no fast form) to sample_slow, the others to quick_range_wide. */
+static __attribute__((noinline)) void quick_range_other(struct cc_cache *c,
+                                                        const struct cc_warp_access *a,
+                                                        uint32_t sm)
+{
+  uint64_t lo = a->addr[0];
+  if (lo + CC_WARP_SIZE * (uint64_t)a->size_bytes <= lo)
+    cc_cache_sample_slow(c, a, sm, 0);
+  else
+    quick_range_wide(c, a, sm);
+}
+
 /* The quick path's lanes a line or more apart (d = addr[1] - addr[0] is not the size):
  * the column form (FORM_LANES, as cc_cache_form_of decides it) goes on to its L1 memo
  * (a load equal to it: counted here, a leaf) or quick_column, the others to
@@ -328,37 +341,57 @@ static __attribute__((noinline)) void quick_line_other(struct cc_cache *c,
  * addr[1] - lo: its form (as cc_cache_form_of, from the same tests) and the jump on: a
  * range within one line (4-byte lanes from an aligned address: most records) to
  * quick_line_load or quick_line_other, a wider range to quick_range_wide, one past
- * 2^64 - 1 to sample_slow, lanes apart to quick_lanes. The caller has checked the record
- * (slot, size at most CC_ACCESS_MAX_BYTES). Inline in the caller, which keeps no
- * registers: tail calls only. */
+ * 2^64 - 1 to sample_slow, lanes apart (or of size 0, read as 1) to quick_lanes. The
+ * caller has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). Inline in the
+ * caller, which keeps no registers: tail calls only. */
 static inline __attribute__((always_inline)) void quick_rest(struct cc_cache *c,
                                                              const struct cc_warp_access *a,
                                                              uint32_t sm, uint64_t lo,
                                                              uint64_t d)
 {
-  uint64_t size = a->size_bytes ? a->size_bytes : 1;
-  if (d != size)
+  if (d != a->size_bytes || d == 0) /* (size 0, read as 1: quick_lanes sends it on) */
     quick_lanes(c, a, sm);
   /* FORM_RANGE within one line: lo's offset in its line plus the 32 lanes' bytes fit the
    * line (which also keeps the range below 2^64) */
-  else if (lo % CC_CACHE_LINE_BYTES + CC_WARP_SIZE * size <= CC_CACHE_LINE_BYTES)
-    (a->kind == CC_ACCESS_LOAD ? quick_line_load : quick_line_other)(c, a, sm, lo, size);
-  else if (lo + CC_WARP_SIZE * size <= lo) /* past 2^64 - 1: no fast form */
-    cc_cache_sample_slow(c, a, sm, 0);
+  else if (lo % CC_CACHE_LINE_BYTES + CC_WARP_SIZE * d > CC_CACHE_LINE_BYTES)
+    quick_range_other(c, a, sm);
+  else if (a->kind == CC_ACCESS_LOAD)
+    quick_line_load(c, a, sm, lo, d);
   else
-    quick_range_wide(c, a, sm);
+    quick_line_other(c, a, sm, lo, d);
 }
 
 #ifdef CC_CACHE_AVX2
+/* Whether every lane l of a is at a->addr[0] + l x d, d = addr[1] - addr[0] (modulo
+ * 2^64), with AVX2: lanes 1..4 less lanes 0..3 all d (so lanes 0..4 are the
+ * progression), then lanes 4k..4k+3 (k = 1..7) equal to lanes 0..3 plus 4 k d (an
+ * addition, an xor and an or a step; d from the first difference, broadcast in the
+ * vector unit). Exact: both hold iff the lanes are the progression. */
+static inline __attribute__((always_inline, target("avx2"))) int quick_affine_avx2(
+    const struct cc_warp_access *a)
+{
+  __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[0]);
+  __m256i neg = _mm256_sub_epi64(v0, _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[1]));
+  __m256i step = _mm256_permute4x64_epi64(neg, 0); /* -d in each lane */
+  __m256i bad = _mm256_xor_si256(neg, step), want = v0;
+  __m256i four = _mm256_slli_epi64(step, 2);       /* -4 d */
+#pragma GCC unroll 8
+  for (uint32_t l = 4; l < CC_WARP_SIZE; l += 4) {
+    want = _mm256_sub_epi64(want, four);
+    bad = _mm256_or_si256(
+        bad, _mm256_xor_si256(want, _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l])));
+  }
+  return _mm256_testz_si256(bad, bad);
+}
+
 /* The quick path with AVX2 (where the host has it: cc_cache_access asks): the lanes'
  * test inline, the rest a jump (lanes not affine: sample_general). */
 static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache *c,
                                                                   const struct cc_warp_access *a,
                                                                   uint32_t sm)
 {
-  uint64_t lo = a->addr[0], d = a->addr[1] - lo;
-  if (affine_avx2(a, lo, d))
-    quick_rest(c, a, sm, lo, d);
+  if (quick_affine_avx2(a))
+    quick_rest(c, a, sm, a->addr[0], a->addr[1] - a->addr[0]);
   else
     sample_general(c, a, sm);
 }
