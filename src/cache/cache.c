@@ -883,7 +883,7 @@ void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, 
 void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                           uint64_t lo, uint64_t size)
 {
-  struct side s = {c->samp, NULL, 1, 0, c->insn};
+  struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
   struct pending p;
   struct ent *e = &p.g.e[0];
   uint64_t hi = lo + CC_WARP_SIZE * size, line = lo / CC_CACHE_LINE_BYTES;

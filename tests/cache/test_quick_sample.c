@@ -23,6 +23,10 @@
  *   - lanes affine in no fast form (8 and 96 bytes apart for 4-byte lanes, 132 bytes
  *     apart: not whole sectors), lanes past 2^64 (a range and a column that wrap), lanes
  *     in no order, some lanes active (sample_slow), no lane active (ignored);
+ *   - ranges from inside a sector (1 and 2 bytes a lane: partly written first and last
+ *     sectors), lanes whose first four are no progression but whose later ones repeat
+ *     them 16 bytes on a step (the affine test's two parts), 0-byte lanes at one address
+ *     (lanes 0 apart), a column of 8-byte lanes across two sectors each;
  *   - shared records (access_slow).
  * CTAs follow each other in z first (a new CTA with the last one's x and y).
  * On the H100, a small L1 and L2 that evict, a modulo-indexed L2 (class_mul 0), the P100
@@ -156,6 +160,29 @@ static void mix(uint64_t r, uint64_t *x, struct cc_warp_access *prev, struct cc_
     } else {
       lanes(a, col + (next(x) % 256) * 16384 * 32, 16384);
     }
+    break;
+  case 21: /* 1 and 2 bytes a lane from inside a sector: the range's first and last
+             * sectors partly written by a store (1 byte: bytes 16..47 of the line, 2:
+             * 8..71) */
+    a->size_bytes = 1 + (uint32_t)(next(x) % 2);
+    lanes(a, line * 128 + 16 / a->size_bytes, a->size_bytes);
+    break;
+  case 22: /* lanes 4 bytes apart but lanes 2 and 3 of each four 4 KiB further on:
+             * lanes 4k + j are lanes j plus 16 k bytes, lanes 0..3 no progression (not
+             * affine, in no fast form: 2 lines) */
+    lanes(a, line * 128, 4);
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+      a->addr[l] += l % 4 >= 2 ? 4096 : 0;
+    break;
+  case 23: /* 0 bytes (1) a lane, every lane at one address (lanes 0 apart: in no fast
+             * form), from a sector's start */
+    a->size_bytes = 0;
+    lanes(a, line * 128 + 32 * (next(x) % 4), 0);
+    break;
+  case 24: /* a column of 8-byte lanes across two sectors each (bytes 28..35 of a line:
+             * in no fast form) */
+    a->size_bytes = 8;
+    lanes(a, col + (next(x) % 256) * 16384 * 32 + 28, 16384);
     break;
   case 19: /* shared memory */
     lanes(a, 4 * (next(x) % 256), 4);
