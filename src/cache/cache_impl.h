@@ -293,6 +293,9 @@ void cc_cache_par_end(struct cc_cache *c);
  * counted so far (zeroed in them). */
 uint64_t cc_cache_par_sample(struct cc_cache *c);
 void cc_cache_par_free(struct cc_cache *c);
+/* The threads' batch in flight waited for, the queued records dropped (a kernel begun
+ * before the last one ended: its records no longer count). */
+void cc_cache_par_abandon(struct cc_cache *c);
 /* The serial replay on one helper (c->async): record a and its shared wavefronts queued
  * (the helper calls cc_cache_access_serial on each, in order); every queued record
  * replayed (before the caller reads or changes the model's counts: the workers' counts

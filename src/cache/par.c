@@ -160,7 +160,9 @@ static void *helper_main(void *arg)
     pthread_mutex_lock(&p->mu);
     while (p->generation == seen && !p->quit)
       pthread_cond_wait(&p->go, &p->mu);
-    if (p->quit) {
+    if (p->generation == seen) { /* quit, and no batch left: a batch handed over is run
+                                    whatever comes after (the others wait for this
+                                    thread at the barrier) */
       pthread_mutex_unlock(&p->mu);
       return NULL;
     }
@@ -242,6 +244,24 @@ static void drain(struct cache_par *p)
     else
       count_waits(p->c, last);
   }
+}
+
+/* Waits for the batch the threads run, if any, and drops the records queued: their
+ * kernel ended without cc_cache_end_kernel (a failed run), and nothing of it counts. */
+static void abandon(struct cache_par *p)
+{
+  struct batch *last;
+  if (!p)
+    return;
+  if ((last = wait_done(p)) != NULL)
+    last->n = 0;
+  p->b[p->fill].n = 0;
+}
+
+void cc_cache_par_abandon(struct cc_cache *c)
+{
+  abandon(c->par);
+  abandon(c->async);
 }
 
 static void batch_alloc(struct batch *b)
@@ -389,7 +409,7 @@ void cc_cache_par_begin(struct cc_cache *c)
     c->jobs = c->jobs_next = 1;
     return;
   }
-  assert(!p->busy && p->b[0].n == 0 && p->b[1].n == 0); /* drained at the last end */
+  assert(!p->busy && p->b[0].n == 0 && p->b[1].n == 0); /* drained or abandoned */
   for (uint32_t t = 0; t < p->jobs; t++) {
     struct thread_state *ts = &p->ts[t];
     uint32_t first;

@@ -111,6 +111,7 @@ void cc_cache_free(struct cc_cache *c)
 {
   if (!c)
     return;
+  cc_cache_par_free(c); /* first: a batch in flight reads the arrays below */
   free(c->l1);
   free(c->l1_ways);
   free(c->l1_pred);
@@ -127,7 +128,6 @@ void cc_cache_free(struct cc_cache *c)
   free(c->sm_req);
   free(c->samp);
   free(c->req_after);
-  cc_cache_par_free(c);
   free(c);
 }
 
@@ -194,6 +194,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
 {
   uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
   uint32_t lines;
+  cc_cache_par_abandon(c); /* the last kernel's, if it did not end: before the arrays */
   memcpy(c->grid, grid, sizeof c->grid);
   c->ctas = (uint64_t)grid[0] * grid[1] * grid[2];
   c->per_sm_blocked = (c->ctas + c->dev.sms - 1) / c->dev.sms;

@@ -246,11 +246,60 @@ static void test_cut_counted_once(void **state)
   cc_cache_free(c);
 }
 
+/* A kernel that never ends (a failed run) with a batch of the threaded replay queued and
+ * one in flight (20000 records: two full batches of 8192, and a part of one), then the
+ * next kernel: its figures must be those of a model that only saw the next kernel (the
+ * serial run of it), whatever the first one left; and a model freed in the middle of a
+ * kernel must not touch its arrays afterwards (AddressSanitizer's builds would say). */
+static void test_cut_abandoned_kernel(void **state)
+{
+  const char *spec = "h100,sample-after=2000";
+  (void)state;
+  for (uint32_t jobs = 2; jobs <= 3; jobs++) {
+    struct cc_cache *c = model(spec), *want = serial(spec, ORACLE_MIX, RECORDS);
+    struct cc_cache_kernel kg, kw;
+    uint64_t x = 88172645463325252ull;
+    struct cc_warp_access a;
+    int s = ORACLE_MIX;
+    uint32_t lag = 0;
+    cc_cache_set_jobs(c, jobs);
+    cc_cache_begin_kernel(c, grid, block, ORACLE_SLOTS);
+    for (uint64_t i = 0; i < 20000; i++) {
+      record(TRANSPOSE, i, &x, &a);
+      cc_cache_access(c, &a, 0);
+    }
+    x = 88172645463325252ull; /* the next kernel: serial()'s stream */
+    cc_cache_begin_kernel(c, grid, block, ORACLE_SLOTS);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+      record(s, i, &x, &a);
+      cc_cache_access(c, &a, shared_wavefronts(&a, i));
+    }
+    cc_cache_end_kernel(c);
+    cc_cache_kernel_figures(c, &kg);
+    cc_cache_kernel_figures(want, &kw);
+    for (uint32_t i = 0; i < ORACLE_SLOTS; i++)
+      same_counts(spec, s, lag, jobs, "figures", i, cc_cache_insn(c, i), cc_cache_insn(want, i));
+    same_counts(spec, s, lag, jobs, "total", 0, &kg.total, &kw.total);
+    SAME("records", kg.records, kw.records);
+    SAME("l2_evictions", kg.l2_evictions, kw.l2_evictions);
+    cc_cache_free(want);
+    /* freed mid-kernel, a batch in flight */
+    cc_cache_begin_kernel(c, grid, block, ORACLE_SLOTS);
+    x = 1;
+    for (uint64_t i = 0; i < 20000; i++) {
+      record(TRANSPOSE, i, &x, &a);
+      cc_cache_access(c, &a, 0);
+    }
+    cc_cache_free(c);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cut_same_figures),
     cmocka_unit_test(test_cut_counted_once),
+    cmocka_unit_test(test_cut_abandoned_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

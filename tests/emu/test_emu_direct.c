@@ -170,7 +170,8 @@ static const char *differs(const struct spec *sp, int s, const struct thread_sin
   const struct rec_sink *serial = &sp->serial->rs;
   size_t k = serial->n < t->rs.n ? serial->n : t->rs.n;
   if (s != sp->s1 || e->status != sp->e1->status || strcmp(e->msg, sp->e1->msg) != 0) {
-    snprintf(why, n, "error %d '%s', the serial run's %d '%s'", s, e->msg, sp->s1, sp->e1->msg);
+    snprintf(why, n, "error %d '%.160s', the serial run's %d '%.160s'", s, e->msg, sp->s1,
+             sp->e1->msg);
     return why;
   }
   for (size_t j = 0; j < k; j++)
