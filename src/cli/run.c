@@ -327,7 +327,8 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   memset(&named, 0, sizeof named);
   if ((rc = make_sink(r, k, &named, &sink, err)) != CC_OK)
     return rc;
-  cc_cli_outputs_replay_jobs(r->outs, cache_jobs(o));
+  if (r->outs) /* (none on an MPI rank that sends its records to rank 0) */
+    cc_cli_outputs_replay_jobs(r->outs, cache_jobs(o));
   memset(&launch, 0, sizeof launch);
   memcpy(launch.grid, o->grid, sizeof launch.grid);
   memcpy(launch.block, o->block, sizeof launch.block);
