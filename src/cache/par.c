@@ -6,7 +6,9 @@
  * through L2. What L1 does depends on the L1's own past alone (its SM's records, in
  * order); what L2 does with a line depends on the past of that line's set alone (its
  * lookups, in order: LRU, fills, write-backs never leave the set); L2 never answers back
- * to L1 but with the level a load waited on. So the records are cut into batches; in each:
+ * to L1 but with the level a load waited on. So the records are cut into batches, run by
+ * `jobs` helper threads (cc_cache_set_jobs(c, N) gives N - 1: the calling thread is the
+ * N-th, and fills the batches); in each:
  *   1. L1 side: thread t replays the records of the SMs s with s % jobs == t, in batch
  *      order (all of one SM's records are one thread's, in their order), and queues each
  *      line that reaches L2 (record, slot, line, sectors, bytes, read/write/atomic) for the
@@ -24,7 +26,7 @@
  * counts are added into the model's. The memos that read L2 state (the store memo) are
  * the serial replay's only; the L1 memos stay (an SM's L1 is one thread's).
  *
- * Pipelined. The jobs threads are all helpers: the calling thread (the producer's: the
+ * Pipelined. The calling thread (the producer's: the
  * emulator's merger, or the trace reader) fills one batch while they run the other, and
  * hands a full batch over once they are done with the last one (then counts that one's
  * waits, step 3). So the producer waits only when the threads are slower than it. What
@@ -74,7 +76,8 @@ struct thread_state {
                                    (sample.c; insn then holds the whole records' counts) */
   uint64_t *sm_wavefronts;      /* [sms]: its SMs' L1 wavefronts (struct side) */
   struct req_buf *out;          /* [jobs]: L2 requests for each part */
-  struct level l2;              /* a copy of the L2 level owning sets s % jobs == t */
+  struct level l2;              /* a copy of the L2 level owning the t-th block of sets
+                                   (cache_impl.h part_of) */
   uint32_t *pred;               /* its way predictor */
   size_t *cursor;               /* [jobs]: step 2's place in each thread's queue */
 };
