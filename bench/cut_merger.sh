@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The cache model's cost on the merger thread of an emulator run with --jobs N (the one
 # thread that takes the workers' records in CTA order), per record it receives, with the
-# records a worker sends on whole (before cut records: every record with a sampled line)
-# and cut to their sampled lanes (src/cache/drop.c): bench/cut_merger.c over the traces of
-# bench/scale/cases.bash's naive transpose and covariance kernel (covariance at m=1024:
-# a quarter of the records), the default model (h100, sample=16 after 65536 records).
-# Figures: the records the merger receives, the cut ones and their lanes, its CPU seconds
-# (best of 3) and ns per record received and per record of the kernel, the workers'
-# decisions (cc_cache_drop, the same in both streams: ns per record of the kernel), and the host
-# instructions inside cc_cache_access per record received under callgrind (the figure
-# that does not depend on the machine's load; left out without valgrind).
+# records a worker cuts to their sampled lanes (src/cache/drop.c) sent on one by one
+# ("cut", session 10's stream) and with the repeated stores folded ("fold": a cut
+# global store held back, the identical ones after it counted in it, today's):
+# bench/cut_merger.c over the traces of bench/scale/cases.bash's naive transpose and
+# covariance kernel (covariance at m=1024: a quarter of the records), the default model
+# (h100, sample=16 after 65536 records).
+# Figures: the records the merger receives, the cut ones, the stores folded into them
+# and the lanes a cut, its CPU seconds (best of 3) and ns per record received and per
+# record of the kernel, the workers' decisions (cc_cache_drop: ns per record of the
+# kernel), and the host instructions inside cc_cache_access per record received under
+# callgrind (the figure that does not depend on the machine's load; left out without
+# valgrind).
 #
 # usage: bench/cut_merger.sh [-o RESULT.md]   (run from anywhere; COALCHECK: the binary,
 #        default build/coalcheck, records the traces)
@@ -36,14 +39,14 @@ cd "$root"
 "$coalcheck" record $(case_args covariance | sed 's/m=2048/m=1024/') -q \
   -o "$work/covariance.cctrace" > /dev/null
 
-table="| kernel | stream | records | to the merger | cut | lanes a cut | merger CPU s (best of 3) | ns a record received | ns a record of the kernel | worker's decision, ns a record | instructions a record received (callgrind) |"$'\n'
-table+="| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"$'\n'
+table="| kernel | stream | records | to the merger | cut | stores folded | lanes a cut | merger CPU s (best of 3) | ns a record received | ns a record of the kernel | worker's decision, ns a record | instructions a record received (callgrind) |"$'\n'
+table+="| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"$'\n'
 for k in naive covariance; do
-  for mode in whole cut; do
+  for mode in cut fold; do
     best=""
     for i in 1 2 3; do
       row=$("$work/cut_merger" "$work/$k.cctrace" h100 "$mode")
-      t=$(echo "$row" | awk -F'|' '{print $8 + 0}')
+      t=$(echo "$row" | awk -F'|' '{print $9 + 0}')
       if [[ -z $best ]] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
         best=$row
         best_t=$t
@@ -62,13 +65,12 @@ for k in naive covariance; do
   done
 done
 
-result="# The cache model on the merger thread: whole vs cut records ($(date -u +%Y-%m-%d))
+result="# The cache model on the merger thread: cut records, and repeated stores folded ($(date -u +%Y-%m-%d))
 
 Machine: $(uname -m), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')).
 Command: \`bash bench/cut_merger.sh\` at $(git -C "$root" rev-parse --short HEAD).
-\"whole\": the records a worker sent on before cut records (every record with a sampled
-line, whole; its whole-record figures then counted twice, the state and the work the old
-merger's); \"cut\": today's stream.
+\"cut\": every cut record sent on at once (session 10's stream); \"fold\": a cut
+global store held back and the identical stores after it folded into it (drop.c).
 
 $table"
 if [[ -n $out ]]; then

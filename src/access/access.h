@@ -66,10 +66,11 @@ struct cc_warp_access {
   uint32_t cta[3];          /* CTA id (blockIdx) */
   uint32_t warp;            /* warp index in the CTA (linear thread id / 32) */
   uint32_t cut;             /* 0 from every producer (the emulator, the trace readers, the
-                               GPU import: set it to 0). 1 only in the ordered stream
-                               behind --jobs, for the cache model: a worker cut the
+                               GPU import: set it to 0). 1 or more only in the ordered
+                               stream behind --jobs, for the cache model: a worker cut the
                                record to the lanes whose line is sampled and counted the
-                               whole record's figures itself (cache.h cc_cache_drop) */
+                               whole record's figures itself; a store stands for `cut`
+                               identical stores in a row (cache.h cc_cache_drop) */
   uint64_t dyn;             /* dynamic instance: how many times this warp ran this insn */
   enum cc_access_kind kind;
   enum cc_space space;      /* space actually accessed (generic accesses resolved) */
@@ -99,11 +100,18 @@ struct cc_access_sink {
  * open returns NULL only when ctx has no open kernel. to_ordered (NULL: every record
  * goes to the ordered sink whole, and the partials count nothing of the ordered side),
  * called on the owning thread right after access succeeded for a, when the producer
- * passes on what it returns, says what the consumer's ordered sink needs of a: a itself,
- * NULL (nothing: the partial counted what the ordered side would have, the cache model's
- * records that change no cache state) or a record the partial holds until its next call,
- * a cut from a (cc_warp_access.cut: the cache model's sampled lanes; cache.h
- * cc_cache_drop).
+ * passes on what it returns, says what the consumer's ordered sink needs of a: it puts
+ * up to CC_ACCESS_ORDERED_MAX records in out[] (their number returned), which the
+ * producer passes on in that order before the thread's next record: a itself, nothing
+ * (the partial counted what the ordered side would have, the cache model's records that
+ * change no cache state), records the partial holds until its next call (a cut from a,
+ * cc_warp_access.cut: the cache model's sampled lanes), and before them records it held
+ * back (cache.h cc_cache_drop: a store repeated with nothing between that its repeats
+ * could change). release (NULL: to_ordered holds nothing back) puts the records the
+ * partial still holds back into out in the same way: the producer calls it, and passes
+ * on what it returns, wherever the thread's next record does not follow its last one in
+ * the serial order (the end of a run of consecutive CTAs) and before closing the
+ * partial.
  * combine (NULL: the producer closes every partial) merges partial from into partial
  * into and frees from, so that closing into then adds what closing both would have: the
  * producer may reduce its partials pairwise in a tree on its own threads (src/emu/par.c)
@@ -112,13 +120,17 @@ struct cc_access_sink {
  * other combines of disjoint pairs, and cannot fail (it only sums, keeps minima and
  * maxima, and unions sets: associative and commutative, like close's merge, so any
  * tree gives the serial figures). */
+#define CC_ACCESS_ORDERED_MAX 10 /* records to_ordered and release give at most */
+
 struct cc_access_partials {
   void *ctx;
   void *(*open)(void *ctx);
   int (*access)(void *part, const struct cc_warp_access *a, struct cc_err *err);
   int (*close)(void *ctx, void *part, int merge, struct cc_err *err);
-  const struct cc_warp_access *(*to_ordered)(void *part, const struct cc_warp_access *a);
+  uint32_t (*to_ordered)(void *part, const struct cc_warp_access *a,
+                         const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX]);
   void (*combine)(void *ctx, void *into, void *from);
+  uint32_t (*release)(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX]);
 };
 
 /* Number of active lanes of a record (popcount of active). */

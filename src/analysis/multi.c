@@ -130,26 +130,46 @@ static int multi_access(void *part, const struct cc_warp_access *a, struct cc_er
   return CC_OK;
 }
 
-/* What the analyses' ordered sides need of the record their partials were just given:
- * the one analysis with a cache model decides (the others' ordered sides take nothing of
- * a record, cache.h cc_cache_drop); with several, each would cut the record to its own
- * sampled lines: every one gets it whole, and no partial counts it. */
-static const struct cc_warp_access *multi_to_ordered(void *part,
-                                                     const struct cc_warp_access *a)
+/* The analysis whose partial decides what the ordered sides need of a record (mu->n:
+ * none, every record goes on whole): the one with a cache model (the others' ordered
+ * sides take nothing of a record, cache.h cc_cache_drop); with several, each would cut
+ * the record to its own sampled lines: every one gets it whole, and no partial counts
+ * it. */
+static size_t multi_with(const struct cc_analysis_multi *mu)
 {
-  struct multi_part *mp = part;
-  const struct cc_analysis_multi *mu = mp->mu;
   size_t with = mu->n;
   for (size_t i = 0; i < mu->n; i++) {
     if (!mu->ans[i]->cache)
       continue;
     if (with < mu->n)
-      return a;
+      return mu->n;
     with = i;
   }
-  return with < mu->n && mu->parts[with].to_ordered
-             ? mu->parts[with].to_ordered(mp->parts[with], a)
-             : a;
+  return with < mu->n && mu->parts[with].to_ordered ? with : mu->n;
+}
+
+/* What the analyses' ordered sides need of the record their partials were just given
+ * (access.h, to_ordered): multi_with's decision. */
+static uint32_t multi_to_ordered(void *part, const struct cc_warp_access *a,
+                                 const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct multi_part *mp = part;
+  size_t with = multi_with(mp->mu);
+  if (with == mp->mu->n) {
+    out[0] = a;
+    return 1;
+  }
+  return mp->mu->parts[with].to_ordered(mp->parts[with], a, out);
+}
+
+/* What the analysis that decides (multi_to_ordered's) holds back. */
+static uint32_t multi_release(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct multi_part *mp = part;
+  size_t with = multi_with(mp->mu);
+  return with < mp->mu->n && mp->mu->parts[with].release
+             ? mp->mu->parts[with].release(mp->parts[with], out)
+             : 0;
 }
 
 /* Closes every analysis's partial (all of them, even after a failure: they are freed);
@@ -195,7 +215,7 @@ int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_pa
     ordered |= mu->ans[i]->cache != NULL;
   }
   *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close,
-                                     multi_to_ordered, multi_combine};
+                                     multi_to_ordered, multi_combine, multi_release};
   return ordered;
 }
 

@@ -63,18 +63,36 @@ static int partial_access(void *part, const struct cc_warp_access *a, struct cc_
 }
 
 /* What the ordered sink (the cache model) needs of a, the record partial_access was just
- * given: counted here only when the producer passes on what this returns (a run that
- * also writes a trace or views takes every record whole, and the partials count none of
- * it). Local records reach the cache word by word in the interleaved layout
- * (feed_cache): always sent on. */
-static const struct cc_warp_access *partial_to_ordered(void *part,
-                                                       const struct cc_warp_access *a)
+ * given, into out (access.h, to_ordered): counted here only when the producer passes on
+ * what this returns (a run that also writes a trace or views takes every record whole,
+ * and the partials count none of it). Local records reach the cache word by word in the
+ * interleaved layout (feed_cache): always sent on whole, after the store the model's
+ * drops hold back, if any. */
+static uint32_t partial_to_ordered(void *part, const struct cc_warp_access *a,
+                                   const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
 {
   struct partial *p = part;
-  if (!p->drops || a->space == CC_SPACE_LOCAL)
-    return a;
-  return cc_cache_drop(p->cache, a, p->wavefronts, p->drops);
+  uint32_t n;
+  if (!p->drops) {
+    out[0] = a;
+    return 1;
+  }
+  if (a->space != CC_SPACE_LOCAL)
+    return cc_cache_drop(p->cache, a, p->wavefronts, p->drops, out);
+  n = cc_cache_drops_release(p->drops, out);
+  out[n++] = a;
+  return n;
 }
+
+/* The stores the model's drops hold back, if any (access.h, release). */
+static uint32_t partial_release(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct partial *p = part;
+  return p->drops ? cc_cache_drops_release(p->drops, out) : 0;
+}
+
+_Static_assert(CC_CACHE_DROP_OUT <= CC_ACCESS_ORDERED_MAX,
+               "partial_to_ordered passes cc_cache_drop's records on");
 
 /* Adds the record figures of s to d (one instruction), leaving s the smaller footprint
  * of the two to free. Why swap: a union adds address by address, so the smaller set is
@@ -159,5 +177,5 @@ struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
 {
   an->split = 1;
   return (struct cc_access_partials){an, partial_open, partial_access, partial_close,
-                                     partial_to_ordered, partial_combine};
+                                     partial_to_ordered, partial_combine, partial_release};
 }

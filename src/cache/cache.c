@@ -109,38 +109,6 @@ static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, 
 
 /* ---- the arrays ------------------------------------------------------------------------- */
 
-/* x mod n by one multiplication, magic = UINT64_MAX / n + 1 (Lemire, Kaser, Kurz,
- * "Faster remainder by direct computation", 2019; exact for 32-bit x). */
-static inline uint32_t fastmod(uint32_t x, uint32_t n, uint64_t magic)
-{
-  return (uint32_t)(((unsigned __int128)(magic * x) * n) >> 64);
-}
-
-/* The set of line. The fold: h = line ^ (line >> s) ^ (line >> 2s) with s =
- * ceil(log2(sets)), so that lines a power of two apart (rows of a matrix) spread over
- * the sets instead of sharing a few. INDEX_HASH: the line's class c =
- * cc_cache_line_class mod K (lv->classes) picks the sets s with s mod K == c, and h >>
- * log2(K) one of them: set = c + K x ((h >> log2 K) mod sets of c). When K divides sets
- * that is h mod sets with its low log2(K) bits replaced by c. Every set then holds lines
- * of one class (set sampling, sample.c), and the 16 lines of an aligned group, whose
- * classes are a permutation, fall in distinct sets (neighbouring lines in neighbouring
- * sets, as a plain modulo would: host memory accesses stay local). INDEX_FOLD: h mod
- * sets (the model before set sampling). INDEX_MOD: line mod sets. */
-static inline uint32_t set_of(const struct level *lv, uint64_t line)
-{
-  uint64_t h;
-  uint32_t h32, c;
-  if (lv->index == CC_CACHE_INDEX_MOD)
-    return (uint32_t)(line % lv->sets);
-  h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
-  h32 = (uint32_t)(h ^ (h >> 32));
-  if (lv->index == CC_CACHE_INDEX_FOLD)
-    return fastmod(h32, lv->sets, lv->mod_magic);
-  c = cc_cache_line_class(CC_CACHE_INDEX_HASH, line) & (lv->classes - 1);
-  return c + (fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c])
-              << lv->class_bits);
-}
-
 /* Before lv's clock wraps: each set's stamps become their ranks 1..ways (empty ways stay
  * 0), which keeps every set's LRU order; the clock restarts above them. */
 static void renumber(struct level *lv)
@@ -808,7 +776,7 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
-  } else if (s->exact && key.form == FORM_LANES) {
+  } else if (s->exact && (key.form == FORM_LANES || key.form == FORM_STRIDED)) {
     cc_cache_gather_lanes(a, base, key, lanes, &p.g);
   } else if (s->exact && key.form == FORM_RANGE) {
     cc_cache_gather_range_sampled(c, a, base, key, &p.g);
@@ -862,6 +830,8 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
     assert(s->exact && s->out); /* cut after the switch only; no store memo here */
     if (!cut_gather(c, a, sm, base, &p))
       return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
+    for (uint32_t r = 1; r < a->cut; r++) /* a store's repeats (drop.c): replayed */
+      replay(c, s, &p);
     return replay(c, s, &p);
   }
   key = cc_cache_form_of(a, base);
@@ -968,8 +938,8 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
  * replay sets, keyless (a whole record's store_first matches keys: never one). 32 lanes:
  * cc_cache_sample_cut (quick.c), with its form and the memos' keys. The parallel replay's
  * L1 side takes cut records in cc_cache_replay_record. */
-static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                       uint64_t base)
+static void cut_once(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                     uint64_t base)
 {
   struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
   struct pending p;
@@ -989,6 +959,34 @@ static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint3
     store_memo_set(&c->smemo[sm], &p, p.g.key);
   if (reach != REACH_NONE)
     count_wait(c, p.slot, sm, reach, 1);
+}
+
+/* Cut global store a's repeats (a->cut - 1 of them, drop.c), after its replay: each
+ * finds its sampled lines as the store left them (resident, dirty with its bytes, the
+ * most recent of their sets, which nothing touched since: drop.c), changes nothing, and
+ * hits their valid sectors (l2_write_way's hits), counted here at once. */
+static void repeat_hits(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
+{
+  struct pending p;
+  uint64_t hits = 0;
+  if (!cut_gather(c, a, sm, 0, &p))
+    return;
+  for (uint32_t i = 0; i < p.g.n; i++) {
+    int hit;
+    const struct way *w = scan(&c->l2, p.g.e[i].line, &hit);
+    assert(hit); /* (drop.c holds a store only with its lines in distinct sets) */
+    hits += popc4(p.g.e[i].mask & w->valid);
+  }
+  c->samp[a->insn_slot].l2_hit_sectors += hits * (a->cut - 1);
+}
+
+/* A cut record (cut_once), and a store's repeats. */
+static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                       uint64_t base)
+{
+  cut_once(c, a, sm, base);
+  if (a->cut > 1)
+    repeat_hits(c, a, sm);
 }
 
 /* The serial replay of global or local record a while sampling: global records of 32

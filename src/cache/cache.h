@@ -296,20 +296,34 @@ struct cc_cache_drops;
  * it with cc_cache_drops_free. */
 cc_give struct cc_cache_drops *cc_cache_drops_new(cc_keep const struct cc_cache *c);
 
+/* The most records cc_cache_drop and cc_cache_drops_release put into their out. */
+#define CC_CACHE_DROP_OUT 10
+
 /* What c must see of record a, given the wavefronts shared records cost (the shared
- * model's, as cc_cache_access takes them): NULL when a is counted into d (the caller must
- * not pass it to cc_cache_access), a when c must see it whole, or a cut of a (its lanes
- * that touch a sampled line, cut set: its whole-record figures are counted into d), held
- * by d until its next call, to pass to cc_cache_access in a's place. Safe on worker
- * threads while another thread feeds c: it reads c's kernel shape, set before the
- * workers start, and the first CTA past the sampling switch, which c publishes
- * (atomically) when it switches; a record of an earlier CTA, or one read before the
- * switch is known, is sent on whole. The parallel replay (cc_cache_set_jobs) takes every
- * record whole. */
-const struct cc_warp_access *cc_cache_drop(cc_keep const struct cc_cache *c,
-                                           const struct cc_warp_access *a,
-                                           uint32_t shared_wavefronts,
-                                           struct cc_cache_drops *d);
+ * model's, as cc_cache_access takes them): up to CC_CACHE_DROP_OUT records put into out
+ * (their number returned), to pass to cc_cache_access in that order in a's place, held
+ * by d until its next call. None when a is counted into d; a itself when c must see it
+ * whole; a cut of a (its lanes that touch a sampled line, cut set: its whole-record
+ * figures are counted into d); and before either, the global stores d held back. d
+ * holds back a cut global store and the chain of identical ones (from up to 8
+ * instructions) that follow it while no record sent on in between touches its lines'
+ * L2 sets, and sends them on as one record per instruction whose cut field counts its
+ * stores (drop.c says why the figures stay the serial run's); cc_cache_drops_release
+ * gives them up. Safe on worker threads while another thread feeds c: it reads c's
+ * kernel shape, set before the workers start, and the first CTA past the sampling
+ * switch, which c publishes (atomically) when it switches; a record of an earlier CTA,
+ * or one read before the switch is known, is sent on whole. The parallel replay
+ * (cc_cache_set_jobs) takes the same records. */
+uint32_t cc_cache_drop(cc_keep const struct cc_cache *c, const struct cc_warp_access *a,
+                       uint32_t shared_wavefronts, struct cc_cache_drops *d,
+                       const struct cc_warp_access *out[CC_CACHE_DROP_OUT]);
+
+/* The stores d holds back (cc_cache_drop) into out, their number returned (0: none),
+ * held by d until its next call: to pass to cc_cache_access before any record that does
+ * not follow the last one given to cc_cache_drop in the serial order (the next CTAs of
+ * another worker), and before the kernel ends. d holds nothing after it. */
+uint32_t cc_cache_drops_release(struct cc_cache_drops *d,
+                                const struct cc_warp_access *out[CC_CACHE_DROP_OUT]);
 
 /* Adds d's counts to c's open kernel (before cc_cache_end_kernel), on c's thread. */
 void cc_cache_drops_add(struct cc_cache *c, cc_keep const struct cc_cache_drops *d);

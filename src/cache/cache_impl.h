@@ -72,6 +72,39 @@ struct level {
   uint32_t n_parts, part_id;
 };
 
+/* x mod n by one multiplication, magic = UINT64_MAX / n + 1 (Lemire, Kaser, Kurz,
+ * "Faster remainder by direct computation", 2019; exact for 32-bit x). */
+static inline uint32_t fastmod(uint32_t x, uint32_t n, uint64_t magic)
+{
+  return (uint32_t)(((unsigned __int128)(magic * x) * n) >> 64);
+}
+
+/* The set of line in level lv (cache.c's replay; drop.c's workers, on their copy of
+ * the L2's shape). The fold: h = line ^ (line >> s) ^ (line >> 2s) with s =
+ * ceil(log2(sets)), so that lines a power of two apart (rows of a matrix) spread over
+ * the sets instead of sharing a few. INDEX_HASH: the line's class c =
+ * cc_cache_line_class mod K (lv->classes) picks the sets s with s mod K == c, and h >>
+ * log2(K) one of them: set = c + K x ((h >> log2 K) mod sets of c). When K divides sets
+ * that is h mod sets with its low log2(K) bits replaced by c. Every set then holds lines
+ * of one class (set sampling, sample.c), and the 16 lines of an aligned group, whose
+ * classes are a permutation, fall in distinct sets (neighbouring lines in neighbouring
+ * sets, as a plain modulo would: host memory accesses stay local). INDEX_FOLD: h mod
+ * sets (the model before set sampling). INDEX_MOD: line mod sets. */
+static inline uint32_t set_of(const struct level *lv, uint64_t line)
+{
+  uint64_t h;
+  uint32_t h32, c;
+  if (lv->index == CC_CACHE_INDEX_MOD)
+    return (uint32_t)(line % lv->sets);
+  h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
+  h32 = (uint32_t)(h ^ (h >> 32));
+  if (lv->index == CC_CACHE_INDEX_FOLD)
+    return fastmod(h32, lv->sets, lv->mod_magic);
+  c = cc_cache_line_class(CC_CACHE_INDEX_HASH, line) & (lv->classes - 1);
+  return c + (fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c])
+              << lv->class_bits);
+}
+
 /* The part of `parts` owning set `set` of a level of `sets` sets (the parallel replay's
  * L2): contiguous blocks of sets. Why blocks, not set % parts: a sampled replay uses the
  * sets of one class, set mod 16 (sample.c), all in one part when parts divides 16; and
@@ -107,11 +140,17 @@ struct req_buf {
   size_t n, cap;
 };
 
-/* A record in a fast form (gather): its lines and sectors follow from these alone. */
-enum form { FORM_GENERAL, FORM_RANGE, FORM_LANES };
+/* A record in a fast form (gather): its lines and sectors follow from these alone.
+ * LANES: 32 lanes a line or more apart, each at the same place in its sector (a stride
+ * of whole sectors: the column of a matrix whose rows are whole sectors). STRIDED: the
+ * same with a stride of any multiple of the lanes' size (the column of a matrix of
+ * (n + 1) floats a row, PolyBench's): each lane's bytes at its own place in its sector,
+ * the key the first lane's byte address; no store memo (its byte masks differ by lane). */
+enum form { FORM_GENERAL, FORM_RANGE, FORM_LANES, FORM_STRIDED };
 struct form_key {
   enum form form;
-  uint64_t a, b;               /* RANGE: first and last sector; LANES: first sector, stride */
+  uint64_t a, b;               /* RANGE: first and last sector; LANES: first sector, stride;
+                                  STRIDED: first byte, stride */
 };
 
 /* Where the L1 side of a record puts what it finds: its counts, and for the L2 side
@@ -323,7 +362,9 @@ int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);
 
 /* The form of a's active lanes (addresses + base): RANGE (32 lanes on consecutive
  * elements: first and last sector), LANES (32 lanes a line or more apart in address
- * order, each in one sector: first sector, stride) or GENERAL. Either fast form
+ * order, each in one sector, a stride of whole sectors: first sector, stride), STRIDED
+ * (the same, lanes of a power-of-two size at multiples of it: first byte, stride) or
+ * GENERAL. Either fast form
  * determines the record's lines and sectors, which gather builds without grouping; the
  * general form sorts the lanes' sectors and groups them (gather.c gather_general), and
  * gives the same entries (tests/cache/test_cache.c test_fast_paths). Inline: the first
@@ -343,6 +384,10 @@ static inline struct form_key cc_cache_form_of(const struct cc_warp_access *a, u
         lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
         d % CC_CACHE_SECTOR_BYTES == 0)
       return (struct form_key){FORM_LANES, lo / CC_CACHE_SECTOR_BYTES, d};
+    /* lanes of a power-of-two size at multiples of it: none crosses a sector */
+    if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) && (size & (size - 1)) == 0 &&
+        lo % size == 0 && d % size == 0)
+      return (struct form_key){FORM_STRIDED, lo, d};
   }
   return (struct form_key){FORM_GENERAL, 0, 0};
 }
@@ -350,7 +395,8 @@ static inline struct form_key cc_cache_form_of(const struct cc_warp_access *a, u
  * (stores and atomics: the bytes written per sector). */
 void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                      struct gather *g);
-/* As cc_cache_gather for a LANES form, of the lanes in `lanes` only (set sampling). */
+/* As cc_cache_gather for a LANES or STRIDED form, of the lanes in `lanes` only (set
+ * sampling; UINT32_MAX: cc_cache_gather's). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                            uint32_t lanes, struct gather *g);
 /* As cc_cache_gather for a RANGE form, of its sampled lines only (set sampling: the
@@ -474,7 +520,7 @@ __attribute__((target("avx2"))) static inline uint32_t lanes_below_avx2(uint64_t
 #endif
 
 /* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
- * k (lane l's sector k.a + l x k.b / 32). Where the stride is whole groups of 16 lines
+ * k (LANES: lane l's sector k.a + l x k.b / 32; STRIDED: its byte k.a + l x k.b). Where the stride is whole groups of 16 lines
  * (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
  * place j in its group and the groups advance by a constant, so the class's hash does
  * too: an addition a lane, no multiplication. */
@@ -484,6 +530,11 @@ static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
   uint32_t mask = c->sample_mask, out = 0;
   if (mask == 0) /* not sampling: every lane */
     return UINT32_MAX;
+  if (k.form == FORM_STRIDED) { /* lane l's byte k.a + l x k.b */
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+      out |= (uint32_t)sampled_line(c, (k.a + l * k.b) / CC_CACHE_LINE_BYTES) << l;
+    return out;
+  }
   if (step % 64 == 0) {
     /* lane l is sampled iff bits 60 .. 60 + log2(k) - 1 of its hash h_l = h_0 + l x inc
      * are the low log2(k) bits of j: shifted left by 4 - log2(k) they are the top bits of

@@ -45,9 +45,43 @@
 #include "cache/cache_impl.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/mem.h"
+
+/* Repeated stores. A kernel that sums into global memory in a loop (PolyBench's
+ * covariance, atax, gemv by rows: nvcc stores the sum at every step, not knowing that no
+ * other pointer reads it) sends the model the same cut store again and again, with loads
+ * between them, often from several instructions in turn (the loop unrolled). A store
+ * held back (d->held) stands for the chain of identical cut stores (the same lanes,
+ * addresses and CTA, from up to FOLD_SLOTS instructions) that follow it while no record
+ * sent on in between touches one of its lines' L2 sets; the chain goes on as one record
+ * per instruction, each counting its stores in its cut field, the chain's first store
+ * first and its last one's instruction last (emit_chain). Why that gives the serial
+ * figures:
+ *   - a global store changes only L2 (cache.c: write-through, no L1 allocation, no
+ *     request, no wait), within its lines' sets; a record that touches none of those
+ *     sets commutes with it (LRU, the write policy and the DRAM counts are per set; the
+ *     stamps' order within each set is the same either way), so the chain may go on
+ *     after such records, at the latest at the end of the worker's run of consecutive
+ *     CTAs (cc_cache_drops_release), since the next CTAs' records come from elsewhere;
+ *   - with its lines in distinct sets (held only then: a line of its own evicted or
+ *     written back by the write policy within its replay would make a repeat change
+ *     state), the first store leaves each line resident, dirty with its sectors and
+ *     bytes, the most recently used of its set; an identical store finds them so while
+ *     nothing touched those sets, and changes nothing but the sectors' writer (its
+ *     instruction, charged for their DRAM write-back: the chain's last one) and its own
+ *     L2 hit sectors, the same for every repeat, which the model adds (cache.c
+ *     repeat_hits). So a chain's stores may be replayed grouped by instruction, the
+ *     first store first and the last store's instruction last.
+ * Records sent on whole (before the switch, local ones) release the chain first: they
+ * are not checked. */
+#define HELD_SETS (2 * CC_WARP_SIZE) /* a lane's bytes touch two lines at most */
+#define HELD_MAX (1u << 30)          /* stores in a chain (cut's range) */
+#define FOLD_SLOTS (CC_CACHE_DROP_OUT - 2) /* instructions in a chain: its records, plus
+                                      the first slot's again, plus the record decided */
 
 struct cc_cache_drops {
   uint32_t n_insns, sms;
@@ -56,7 +90,19 @@ struct cc_cache_drops {
   uint64_t *sm;                 /* [sms][3]: wavefronts, requests after the switch, shared
                                    loads (waits on L1) */
   uint64_t records;             /* global and local records counted here */
+  struct level l2;              /* the model's L2 shape (set_of only: a copy, so that
+                                   the workers read no line the model writes) */
   struct cc_warp_access cut;    /* the last cut record (cc_cache_drop's result) */
+  /* the chain held back, while holding: its first store, its stores by instruction
+   * (slot[0] the first's), the last one's, their total */
+  struct cc_warp_access held;
+  uint32_t holding, n_slots, last, total;
+  uint32_t slot[FOLD_SLOTS], count[FOLD_SLOTS];
+  uint32_t n_sets;              /* the held store's sampled lines and their L2 sets */
+  uint64_t lines[HELD_SETS];
+  uint32_t sets[HELD_SETS];
+  uint64_t set_bits;            /* bit set % 64 of each: most records miss it */
+  struct cc_warp_access emit[FOLD_SLOTS + 1]; /* the chain released last, by instruction */
 };
 
 struct cc_cache_drops *cc_cache_drops_new(const struct cc_cache *c)
@@ -67,6 +113,7 @@ struct cc_cache_drops *cc_cache_drops_new(const struct cc_cache *c)
   d->insn = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->insn);
   d->req_after = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->req_after);
   d->sm = cc_xcalloc((size_t)d->sms * 3, sizeof *d->sm);
+  d->l2 = c->l2;
   return d;
 }
 
@@ -116,7 +163,7 @@ static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_acc
 {
   uint32_t lanes = 0;
   int any;
-  if (key.form == FORM_LANES) /* a line a lane */
+  if (key.form == FORM_LANES || key.form == FORM_STRIDED) /* a line a lane */
     return sample_touches(c, key, sectors, &lanes) ? lanes : 0;
   if (key.form == FORM_RANGE) {
     any = sample_touches(c, key, sectors, &lanes);
@@ -129,21 +176,201 @@ static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_acc
   return any ? sampled_lanes_of(c, a, base) : 0;
 }
 
-const struct cc_warp_access *cc_cache_drop(const struct cc_cache *c,
-                                           const struct cc_warp_access *a,
-                                           uint32_t shared_wavefronts,
-                                           struct cc_cache_drops *d)
+/* Calls f(line, arg) for each sampled line that global or local record a's active lanes
+ * touch (base: its local base), in lane order (a line may come twice); stops at the
+ * first nonzero result and returns it. */
+static int each_sampled_line(const struct cc_cache *c, const struct cc_warp_access *a,
+                             uint64_t base, int (*f)(uint64_t line, void *arg), void *arg)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  int rc = 0;
+  for (uint32_t m = a->active; m && !rc; m &= m - 1) {
+    uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
+    uint64_t first = lo / CC_CACHE_LINE_BYTES, last = hi / CC_CACHE_LINE_BYTES;
+    if (sampled_line(c, first))
+      rc = f(first, arg);
+    if (!rc && last != first && sampled_line(c, last))
+      rc = f(last, arg);
+  }
+  return rc;
+}
+
+/* each_sampled_line's f: adds line and its set to d's held ones unless the line is
+ * there; 1 (stop) when another line of the store has its set (not a store to hold: the
+ * comment above). */
+static int add_held_set(uint64_t line, void *arg)
+{
+  struct cc_cache_drops *d = arg;
+  uint32_t set = set_of(&d->l2, line);
+  for (uint32_t i = 0; i < d->n_sets; i++)
+    if (d->sets[i] == set)
+      return d->lines[i] != line;
+  assert(d->n_sets < HELD_SETS);
+  d->lines[d->n_sets] = line;
+  d->sets[d->n_sets++] = set;
+  d->set_bits |= 1ull << (set % 64);
+  return 0;
+}
+
+/* each_sampled_line's f: 1 when line's set is one of the held store's. */
+static int hits_held_set(uint64_t line, void *arg)
+{
+  const struct cc_cache_drops *d = arg;
+  uint32_t set = set_of(&d->l2, line);
+  if (!(d->set_bits & (1ull << (set % 64))))
+    return 0;
+  for (uint32_t i = 0; i < d->n_sets; i++)
+    if (d->sets[i] == set)
+      return 1;
+  return 0;
+}
+
+/* Whether cut global stores a and b store the same bytes (the same lanes, addresses and
+ * CTA; their instructions may differ). */
+static int same_store(const struct cc_warp_access *a, const struct cc_warp_access *b)
+{
+  uint64_t differ = 0;
+  if (a->active != b->active || a->size_bytes != b->size_bytes ||
+      memcmp(a->cta, b->cta, sizeof a->cta) != 0)
+    return 0;
+  for (uint32_t m = a->active; m; m &= m - 1)
+    differ |= a->addr[__builtin_ctz(m)] ^ b->addr[__builtin_ctz(m)];
+  return differ == 0;
+}
+
+/* Holds cut global store d->held, a chain of one, if its sampled lines lie in distinct
+ * sets; returns whether it does. */
+static int hold(const struct cc_cache *c, struct cc_cache_drops *d)
+{
+  d->n_sets = 0;
+  d->set_bits = 0;
+  d->holding = each_sampled_line(c, &d->held, 0, add_held_set, d) == 0;
+  d->n_slots = 1;
+  d->slot[0] = d->last = d->held.insn_slot;
+  d->count[0] = d->total = 1;
+  return d->holding;
+}
+
+/* Adds store a to the held chain if it is one of it (the same bytes, an instruction of
+ * the chain's or room for one more); returns whether it did. */
+static int fold(struct cc_cache_drops *d, const struct cc_warp_access *a)
+{
+  uint32_t i = 0;
+  if (!d->holding || d->total >= HELD_MAX || !same_store(&d->held, a))
+    return 0;
+  while (i < d->n_slots && d->slot[i] != a->insn_slot)
+    i++;
+  if (i == FOLD_SLOTS)
+    return 0;
+  if (i == d->n_slots) {
+    d->slot[d->n_slots] = a->insn_slot;
+    d->count[d->n_slots++] = 0;
+  }
+  d->count[i]++;
+  d->last = a->insn_slot;
+  d->total++;
+  return 1;
+}
+
+/* d->emit[n]: the held store as instruction slot's, standing for `stores` of them. */
+static const struct cc_warp_access *emit(struct cc_cache_drops *d, uint32_t n, uint32_t slot,
+                                         uint32_t stores)
+{
+  struct cc_warp_access *e = &d->emit[n];
+  memcpy(e, &d->held, offsetof(struct cc_warp_access, addr)); /* the lanes: below */
+  for (uint32_t m = d->held.active; m; m &= m - 1)
+    e->addr[__builtin_ctz(m)] = d->held.addr[__builtin_ctz(m)];
+  e->insn_slot = slot;
+  e->cut = stores;
+  return e;
+}
+
+/* The held chain into out, one record per instruction: the first store's first, then the
+ * others', the last store's instruction last (the first's again, with its other stores,
+ * when the last is the first's); returns their number (FOLD_SLOTS + 1 at most); d holds
+ * nothing after. */
+static uint32_t emit_chain(struct cc_cache_drops *d, const struct cc_warp_access **out)
+{
+  uint32_t n = 0, first = d->slot[0], rest = d->count[0] - 1;
+  if (!d->holding)
+    return 0;
+  d->holding = 0;
+  /* the first store, with its instruction's others unless that one stores last */
+  out[n] = emit(d, n, first, first == d->last ? 1 : 1 + rest);
+  n++;
+  for (uint32_t i = 1; i < d->n_slots; i++)
+    if (d->slot[i] != d->last) {
+      out[n] = emit(d, n, d->slot[i], d->count[i]);
+      n++;
+    }
+  if (first == d->last && rest > 0) {
+    out[n] = emit(d, n, first, rest);
+    n++;
+  } else if (first != d->last) {
+    for (uint32_t i = 1; i < d->n_slots; i++)
+      if (d->slot[i] == d->last) {
+        out[n] = emit(d, n, d->last, d->count[i]);
+        n++;
+      }
+  }
+  return n;
+}
+
+uint32_t cc_cache_drops_release(struct cc_cache_drops *d,
+                                const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
+{
+  return emit_chain(d, out);
+}
+
+/* Puts what the model needs before record a, sent on whole, into out: the held chain
+ * first, if any. */
+static uint32_t whole(struct cc_cache_drops *d, const struct cc_warp_access *a,
+                      const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
+{
+  uint32_t n = emit_chain(d, out);
+  out[n++] = a;
+  return n;
+}
+
+/* Cut record d->cut (local base `base`) goes on: into out after the held chain where it
+ * must go first; a global store (store) folded into the chain, or held as a new one
+ * (the comment above). */
+static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int store,
+                       uint64_t base, const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
+{
+  uint32_t n = 0;
+  if (store) {
+    if (fold(d, &d->cut))
+      return 0;
+    n = emit_chain(d, out);
+    d->held = d->cut;
+    if (!hold(c, d))
+      out[n++] = &d->cut;
+    return n;
+  }
+  if (d->holding && each_sampled_line(c, &d->cut, base, hits_held_set, d))
+    n = emit_chain(d, out);
+  out[n++] = &d->cut;
+  return n;
+}
+
+uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
+                       uint32_t shared_wavefronts, struct cc_cache_drops *d,
+                       const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
 {
   uint64_t base, linear;
   uint32_t sm, sectors, lanes;
   if (a->insn_slot >= d->n_insns || a->active == 0 ||
       a->size_bytes > CC_ACCESS_MAX_BYTES || a->cut)
-    return a; /* cc_cache_access decides (it ignores the next three; a cut goes on) */
+    return whole(d, a, out); /* cc_cache_access decides (it ignores the next three; a cut
+                                goes on) */
   cc_cache_locate(c, a, &sm, &base, &linear);
-  if (a->space == CC_SPACE_SHARED)
-    return drop_shared(a, sm, shared_wavefronts, d);
+  if (a->space == CC_SPACE_SHARED) {
+    drop_shared(a, sm, shared_wavefronts, d);
+    return 0;
+  }
   if (linear < __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE))
-    return a;
+    return whole(d, a, out);
   lanes = sampled_lanes(c, a, base, cc_cache_form_of(a, base), &sectors);
   /* the whole record's counts, as quick.c's paths' */
   d->sm[3 * (size_t)sm] += whole_counts(c, &d->insn[a->insn_slot], a, sectors);
@@ -153,11 +380,11 @@ const struct cc_warp_access *cc_cache_drop(const struct cc_cache *c,
   }
   d->records++;
   if (!lanes)
-    return NULL;
+    return 0;
   d->cut = *a; /* its sampled lanes' replay: for the model */
   d->cut.active = lanes;
   d->cut.cut = 1;
-  return &d->cut;
+  return cut_on(c, d, a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL, base, out);
 }
 
 void cc_cache_drops_add(struct cc_cache *c, const struct cc_cache_drops *d)

@@ -209,19 +209,8 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
     gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
     return;
   }
-  if (k.form == FORM_LANES) {
-    uint64_t lo = a->addr[0] + base, addr = lo;
-    uint32_t off = (uint32_t)(lo % CC_CACHE_SECTOR_BYTES), bits = byte_bits(off, size);
-    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, addr += k.b) {
-      g->e[l].line = addr / CC_CACHE_LINE_BYTES;
-      g->e[l].mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
-    }
-    for (uint32_t l = 0; g->want_bytes && l < CC_WARP_SIZE; l++) {
-      memset(g->e[l].bytes, 0, sizeof g->e[l].bytes);
-      g->e[l].bytes[__builtin_ctz(g->e[l].mask)] = bits;
-    }
-    g->n = g->sectors = CC_WARP_SIZE;
-    g->max_line = g->e[CC_WARP_SIZE - 1].line;
+  if (k.form == FORM_LANES || k.form == FORM_STRIDED) {
+    cc_cache_gather_lanes(a, base, k, UINT32_MAX, g);
     return;
   }
   gather_general(a, base, g);
@@ -261,16 +250,17 @@ void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_war
   g->max_line = g->n ? g->e[g->n - 1].line : 0;
 }
 
-/* The sampled lanes of a's line-per-lane form k (lanes: sample_lanes's mask) into g:
- * gather's FORM_LANES entries for those lanes only (their lines increase with the lane). */
+/* The lanes `lanes` of a's line-per-lane form k (LANES or STRIDED; lanes: all 32, or
+ * sample_lanes's mask) into g: a line and a sector each, their lines increasing with the
+ * lane; for stores each lane's bytes (the same place in every sector for LANES). */
 void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                            uint32_t lanes, struct gather *g)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
   uint64_t lo = a->addr[0] + base;
-  uint32_t bits = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES), size);
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
   g->key = k;
+  g->sectors = 0;
   for (uint32_t m = lanes; m; m &= m - 1, n++) {
     uint64_t addr = lo + (uint64_t)__builtin_ctz(m) * k.b;
     struct ent *e = &g->e[n];
@@ -278,7 +268,8 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
     e->mask = (uint8_t)(1u << (addr / CC_CACHE_SECTOR_BYTES % 4));
     if (g->want_bytes) {
       memset(e->bytes, 0, sizeof e->bytes);
-      e->bytes[__builtin_ctz(e->mask)] = bits;
+      e->bytes[__builtin_ctz(e->mask)] =
+          byte_bits((uint32_t)(addr % CC_CACHE_SECTOR_BYTES), size);
     }
   }
   g->n = g->sectors = n;

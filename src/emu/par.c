@@ -367,13 +367,33 @@ static int split_access(void *ctx, const struct cc_warp_access *a, struct cc_err
 {
   struct worker *w = ctx;
   const struct cc_access_partials *pa = w->p->partials;
+  const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX];
+  uint32_t n;
   int rc = pa->access(w->part, a, err);
   if (rc || !w->p->sink->access) return rc;
+  if (!pa->to_ordered) return buffer_access(ctx, a, err);
   /* what the ordered consumer needs of it (access.h): nothing (the partial counted it:
    * the cache model's records that change no cache state), not buffered, not shipped to
-   * the merger; or a cut of it (the cache model's sampled lanes) */
-  if (pa->to_ordered && !(a = pa->to_ordered(w->part, a))) return CC_OK;
-  return buffer_access(ctx, a, err);
+   * the merger; a cut of it (the cache model's sampled lanes); a store held back before
+   * it */
+  n = pa->to_ordered(w->part, a, out);
+  for (uint32_t i = 0; i < n && !rc; i++) rc = buffer_access(ctx, out[i], err);
+  return rc;
+}
+
+/* At the end of worker w's chunk (whose CTAs are consecutive; its next chunk's are not
+ * next to them in the serial order): the records its partial holds back (access.h,
+ * release), after the chunk's others. */
+static void release_held(struct worker *w, struct slot *s)
+{
+  const struct cc_access_partials *pa = w->p->partials;
+  const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX];
+  struct cc_err err;
+  uint32_t n;
+  if (!pa || !pa->release || !w->p->sink->access) return;
+  n = pa->release(w->part, out);
+  for (uint32_t i = 0; i < n && s->status == CC_OK; i++)
+    if ((s->status = buffer_access(w, out[i], &err)) != CC_OK) s->err = err;
 }
 
 /* What the workers' runs deliver to: partials and slots, slots only, or nothing. */
@@ -562,6 +582,7 @@ static void *worker_main(void *arg)
     unlock(p);
     w->cur = s;
     run_chunk(w, s);
+    release_held(w, s);
     lock(p);
     end_chunk(p, s);
   }

@@ -78,16 +78,24 @@ static struct cc_analysis *open_analysis(struct cc_model **m, int cached)
 }
 
 /* Gives a to partial part, and to the analysis's ordered sink what the partial says it
- * needs of a (to_ordered: nothing, a, or a cut of it), as a worker does (par.c,
- * split_access). */
+ * needs of a (to_ordered: nothing, a, a cut of it, a store held back before them), as a
+ * worker does (par.c, split_access); then what the partial still holds back (release:
+ * the next record may be another partial's, as at the end of a worker's chunk). */
 static void feed(struct cc_analysis *an, const struct cc_access_partials *parts, void *part,
                  const struct cc_warp_access *a)
 {
   struct cc_err err = { 0 };
   struct cc_access_sink sink = cc_analysis_sink(an);
+  const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX];
+  uint32_t n;
   assert_int_equal(parts->access(part, a, &err), CC_OK);
-  if ((a = parts->to_ordered(part, a)))
-    assert_int_equal(sink.access(sink.ctx, a, &err), CC_OK);
+  n = parts->to_ordered(part, a, out);
+  assert_true(n <= CC_ACCESS_ORDERED_MAX);
+  for (uint32_t i = 0; i < n; i++)
+    assert_int_equal(sink.access(sink.ctx, out[i], &err), CC_OK);
+  n = parts->release(part, out);
+  for (uint32_t i = 0; i < n; i++)
+    assert_int_equal(sink.access(sink.ctx, out[i], &err), CC_OK);
 }
 
 /* Every figure of instruction id that a report shows, equal in x and y. */

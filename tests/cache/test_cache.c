@@ -397,12 +397,16 @@ static void test_dirty_at_end(void **state)
 }
 
 /* The fast forms of grouping lanes into lines (32 lanes on consecutive elements; 32
- * lanes a line or more apart) against the general one: the same records with their
- * lanes' addresses permuted (not affine any more, so grouped lane by lane) must give the
- * same figures. Random strides, offsets, sizes and kinds on a small cache. */
+ * lanes a line or more apart, at one place in their sectors or not) against the general
+ * one: the same records with their lanes' addresses permuted (not affine any more, so
+ * grouped lane by lane) must give the same figures. Random strides, offsets, sizes and
+ * kinds on a small cache. */
 static void test_fast_paths(void **state)
 {
-  static const uint64_t strides[] = {1, 2, 4, 8, 16, 32, 64, 128, 160, 256, 4096, 16384};
+  /* in elements: ranges, lines of whole sectors (LANES), and rows of n + 1 elements
+   * (129, 1025: STRIDED, each lane at another place in its sector) */
+  static const uint64_t strides[] = {1,   2,    4,    8,     16,  32,   64,
+                                     128, 160,  256,  4096,  16384, 129, 1025};
   struct cc_cache_device d = device("sm_90", SMALL ",sms=2");
   struct cc_cache *fast = start(&d, 4, 3), *ref = start(&d, 4, 3);
   uint32_t x = 12345;
@@ -415,7 +419,7 @@ static void test_fast_paths(void **state)
     a = rec(x % 3, (enum cc_access_kind)(x % 3), (x >> 4) % 4, 0, 0xffffffffu);
     a.size_bytes = size;
     for (int l = 0; l < CC_WARP_SIZE; l++)
-      a.addr[l] = (uint64_t)((x >> 8) % 64) * size + (uint64_t)l * strides[(x >> 16) % 12] * size;
+      a.addr[l] = (uint64_t)((x >> 8) % 64) * size + (uint64_t)l * strides[(x >> 16) % 14] * size;
     b = a;
     for (int l = 0; l < CC_WARP_SIZE; l++) { /* reverse the lanes: same addresses */
       b.addr[l] = a.addr[CC_WARP_SIZE - 1 - l];

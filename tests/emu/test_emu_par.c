@@ -153,7 +153,7 @@ static void run_counts(uint32_t jobs, int combine, struct counts *c)
   struct cc_emu_opts o = {.jobs = jobs};
   struct cc_emu *emu = cc_emu_new(m, &o);
   struct cc_access_partials pa = {c, count_open, count_access, count_close, NULL,
-                                  combine ? count_combine : NULL};
+                                  combine ? count_combine : NULL, NULL};
   struct cc_access_sink none = {0};
   struct cc_emu_stats st;
   struct cc_err err = {0};
