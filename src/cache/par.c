@@ -199,7 +199,7 @@ static struct batch *wait_done(struct cache_par *p)
     pthread_cond_wait(&p->done, &p->mu);
   pthread_mutex_unlock(&p->mu);
   p->busy = 0;
-  for (uint32_t t = 0; t < p->jobs; t++)
+  for (uint32_t t = 0; t < p->jobs && !p->serial; t++) /* (the serial helper queues none) */
     for (uint32_t q = 0; q < p->jobs; q++)
       p->ts[t].out[q].n = 0;
   return b;
@@ -213,6 +213,18 @@ static void count_waits(struct cc_cache *c, struct batch *b)
       cc_cache_count_wait(c, b->recs[r].insn_slot, b->sm[r], (enum level_reached)b->reach[r],
                           b->recs[r].cut);
   b->n = 0;
+}
+
+/* Ends batch b (NULL: none), which the threads finished: its waits counted (step 3;
+ * the serial replay on a helper counted them itself) unless `drop`, and emptied. */
+static void finish_batch(struct cache_par *p, struct batch *b, int drop)
+{
+  if (!b)
+    return;
+  if (drop || p->serial)
+    b->n = 0;
+  else
+    count_waits(p->c, b);
 }
 
 /* Hands the batch being filled (if it holds records) to the threads, once they are done
@@ -230,34 +242,23 @@ static void hand_over(struct cache_par *p)
     p->busy = 1;
     p->fill ^= 1;
   }
-  if (last && !p->serial)
-    count_waits(p->c, last);
-  else if (last)
-    last->n = 0;
+  finish_batch(p, last, 0);
 }
 
 /* Runs every queued record, its waits counted: nothing is left with the threads. */
 static void drain(struct cache_par *p)
 {
-  struct batch *last;
   hand_over(p);
-  if ((last = wait_done(p)) != NULL) {
-    if (p->serial)
-      last->n = 0;
-    else
-      count_waits(p->c, last);
-  }
+  finish_batch(p, wait_done(p), 0);
 }
 
 /* Waits for the batch the threads run, if any, and drops the records queued: their
  * kernel ended without cc_cache_end_kernel (a failed run), and nothing of it counts. */
 static void abandon(struct cache_par *p)
 {
-  struct batch *last;
   if (!p)
     return;
-  if ((last = wait_done(p)) != NULL)
-    last->n = 0;
+  finish_batch(p, wait_done(p), 1);
   p->b[p->fill].n = 0;
 }
 
@@ -306,6 +307,8 @@ static struct cache_par *cache_par_new(struct cc_cache *c, uint32_t helpers, int
     struct thread_state *ts = &p->ts[t];
     ts->p = p;
     ts->t = t;
+    if (serial) /* it runs the model's own replay: no queues, L2 part or counts */
+      continue;
     ts->out = cc_xcalloc(p->jobs, sizeof *ts->out);
     ts->cursor = cc_xcalloc(p->jobs, sizeof *ts->cursor);
     ts->pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *ts->pred);
@@ -332,7 +335,7 @@ static void par_free_one(struct cache_par *p)
     pthread_join(p->ts[t].thread, NULL);
   for (uint32_t t = 0; t < p->alloc; t++) {
     struct thread_state *ts = &p->ts[t];
-    for (uint32_t q = 0; q < p->alloc; q++)
+    for (uint32_t q = 0; ts->out && q < p->alloc; q++)
       free(ts->out[q].r);
     free(ts->out);
     free(ts->cursor);
