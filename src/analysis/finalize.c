@@ -476,8 +476,8 @@ static int suggest_from_form(const struct cc_kernel_stats *k, struct cc_insn_sta
              "permutation of threadIdx helps; hand the loop's index to the lanes instead: "
              "loop lifting (the threads of a warp take consecutive iterations) or reduction "
              "redistribution (the lanes of a warp share each run and combine their sums), "
-             "`coalcheck fix --transform lift|redistribute` in a later version; or store the "
-             "array transposed",
+             "`coalcheck fix` (which tries both; or --transform lift|redistribute); or store "
+             "the array transposed",
              loop->line, loop->stride.bytes, elems, s->addr.tid[0].bytes, sx);
     suggest(s, CC_SUGGEST_LOOP, text);
     return 1;
