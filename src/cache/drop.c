@@ -45,7 +45,6 @@
 #include "cache/cache_impl.h"
 
 #include <assert.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,9 +276,7 @@ static const struct cc_warp_access *emit(struct cc_cache_drops *d, uint32_t n, u
                                          uint32_t stores)
 {
   struct cc_warp_access *e = &d->emit[n];
-  memcpy(e, &d->held, offsetof(struct cc_warp_access, addr)); /* the lanes: below */
-  for (uint32_t m = d->held.active; m; m &= m - 1)
-    e->addr[__builtin_ctz(m)] = d->held.addr[__builtin_ctz(m)];
+  *e = d->held;
   e->insn_slot = slot;
   e->cut = stores;
   return e;
