@@ -400,18 +400,18 @@ static void test_dirty_at_end(void **state)
  * lanes a line or more apart, at one place in their sectors or not) against the general
  * one: the same records with their lanes' addresses permuted (not affine any more, so
  * grouped lane by lane) must give the same figures. Random strides, offsets, sizes and
- * kinds on a small cache. */
-static void test_fast_paths(void **state)
+ * kinds on the device spec (a small cache; or a larger one sampling sets: the sampled
+ * lanes of a fast form, sample_lanes, against the general form's filter). */
+static void fast_paths(const char *spec, int records)
 {
   /* in elements: ranges, lines of whole sectors (LANES), and rows of n + 1 elements
    * (129, 1025: STRIDED, each lane at another place in its sector) */
   static const uint64_t strides[] = {1,   2,    4,    8,     16,  32,   64,
                                      128, 160,  256,  4096,  16384, 129, 1025};
-  struct cc_cache_device d = device("sm_90", SMALL ",sms=2");
+  struct cc_cache_device d = device("sm_90", spec);
   struct cc_cache *fast = start(&d, 4, 3), *ref = start(&d, 4, 3);
   uint32_t x = 12345;
-  (void)state;
-  for (int r = 0; r < 20000; r++) {
+  for (int r = 0; r < records; r++) {
     struct cc_warp_access a, b;
     uint32_t size;
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
@@ -431,6 +431,8 @@ static void test_fast_paths(void **state)
   cc_cache_end_kernel(ref);
   for (uint32_t slot = 0; slot < 3; slot++) {
     const struct cc_cache_counts *f = cc_cache_insn(fast, slot), *g = cc_cache_insn(ref, slot);
+    const struct cc_cache_counts *fs = cc_cache_insn_sampled(fast, slot);
+    const struct cc_cache_counts *gs = cc_cache_insn_sampled(ref, slot);
     assert_int_equal(f->l1_hit_sectors, g->l1_hit_sectors);
     assert_int_equal(cc_cache_l2_sectors(f), cc_cache_l2_sectors(g));
     assert_int_equal(f->l2_hit_sectors, g->l2_hit_sectors);
@@ -438,9 +440,17 @@ static void test_fast_paths(void **state)
     assert_int_equal(f->dram_bytes_written, g->dram_bytes_written);
     assert_int_equal(f->l1_wavefronts, g->l1_wavefronts);
     assert_int_equal(f->waits_dram, g->waits_dram);
+    assert_memory_equal(fs, gs, sizeof *fs);
   }
   cc_cache_free(fast);
   cc_cache_free(ref);
+}
+
+static void test_fast_paths(void **state)
+{
+  (void)state;
+  fast_paths(SMALL ",sms=2", 20000);
+  fast_paths("h100,sms=2,l1=4K,l2=64K,sample=4,sample-after=2000", 40000);
 }
 
 /* A reference LRU, independent of the model's arrays: per set, its lines most recently
