@@ -61,8 +61,9 @@ static struct cc_cache *model(const char *spec)
  * next (as the emulator runs a warp until it exits or waits at a barrier); warp w of CTA
  * c has columns j1 = 64c + 32w + lane; for each j2 (40 of them) and i (12 steps) it loads
  * data[i][j1] (slot 0: 32 floats, not aligned) and data[i][j2] (slot 2), then stores
- * symmat[j1][j2] (slot 1: lanes 4104 bytes apart, a line each, not a multiple of a
- * sector: the general form) and y[j1] (slot 3: a load, but for every 4th j2 a store
+ * symmat[j1][j2] (slot 1, every 3rd step slot 3, as copies of an unrolled loop: lanes
+ * 4104 bytes apart, a line each, not a multiple of a sector) and y[j1] (slot 3: a load,
+ * but for every 4th j2 a store
  * between the symmat ones, which then fold into none: a range, or at every 8th j2 lanes
  * 128 KiB apart, in one set of the index=mod config: a store not held). Every 5th
  * step's slot 2 load reads a line 128 KiB past the symmat column's (the same set under
@@ -84,7 +85,7 @@ static void accumulate_gen(uint64_t k, struct cc_warp_access *a)
   a->active = 0xffffffffu;
   a->space = CC_SPACE_GLOBAL;
   a->kind = part < 2 || (part == 3 && j2 % 4 != 0) ? CC_ACCESS_LOAD : CC_ACCESS_STORE;
-  a->insn_slot = (uint32_t)(part == 0 ? 0 : part == 1 ? 2 : part == 2 ? 1 : 3);
+  a->insn_slot = (uint32_t)(part == 0 ? 0 : part == 1 ? 2 : part == 2 ? (i % 3 == 2 ? 3 : 1) : 3);
   for (uint32_t l = 0; l < 32; l++) {
     uint64_t col = j1 + l;
     switch (part) {
@@ -324,9 +325,11 @@ static void test_cut_same_figures(void **state)
   assert_true(all[TRANSPOSE].cut_all > 0);
   assert_true(all[ORACLE_MIX].whole > 3 * 2000);
   /* the symmat stores folded (by hand, per 4 columns of 12 steps: 3 columns whose 12
-   * stores go on as 1, or as 3 where the 5th and 10th steps' loads share their sets
-   * (index=mod), the 4th's 12 one by one, the y stores between them: 33 or 27 folded
-   * for 15 or 21 sent on, fewer where a chunk ends or a set is shared by chance) */
+   * stores, from slots 1 1 3 1 1 3 ..., go on as 2 records, slot 1's 8 and slot 3's 4,
+   * or under index=mod, where the 5th and 10th steps' loads share their sets, as 7 in 3
+   * chains; the 4th column's 12 one by one, the y stores between them: 30 folded for 11
+   * slot-1 records sent on, or 21 for 20; fewer where a chunk ends or a set is shared by
+   * chance) */
   if (all[ACCUMULATE].folded <= all[ACCUMULATE].cut_slot1)
     fail_msg("accumulate: %llu stores folded, %llu symmat stores sent on",
              (unsigned long long)all[ACCUMULATE].folded,
