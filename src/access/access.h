@@ -69,8 +69,9 @@ struct cc_warp_access {
                                GPU import: set it to 0). 1 or more only in the ordered
                                stream behind --jobs, for the cache model: a worker cut the
                                record to the lanes whose line is sampled and counted the
-                               whole record's figures itself; a store stands for `cut`
-                               identical stores in a row (cache.h cc_cache_drop) */
+                               whole record's figures itself; a global store stands
+                               for `cut` stores of its instruction, all of the same
+                               bytes, in one chain of repeats (cache.h cc_cache_drop) */
   uint64_t dyn;             /* dynamic instance: how many times this warp ran this insn */
   enum cc_access_kind kind;
   enum cc_space space;      /* space actually accessed (generic accesses resolved) */
