@@ -43,6 +43,16 @@ static uint64_t mix(uint64_t x) /* splitmix64 finaliser */
   return x ^ (x >> 31);
 }
 
+/* Bits set in x, without a library call: the build targets x86-64 without POPCNT, where
+ * __builtin_popcountll calls __popcountdi2 (a third of a union's instructions). */
+static inline uint64_t popcount64(uint64_t x)
+{
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (x * 0x0101010101010101ull) >> 56;
+}
+
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
   while (b) {
@@ -272,7 +282,7 @@ static int add_affine(struct cc_footprint *fp, const uint64_t *addr, uint32_t ma
     size_t c = find_chunk(fp, p >> CHUNK_SHIFT);
     unsigned off = (unsigned)(p & ((1u << CHUNK_SHIFT) - 1)), b = off % 64u, took = 64u - b;
     uint64_t part = pat << b, *w = &fp->chunks[c].bits[off / 64u];
-    fp->count += (uint64_t)__builtin_popcountll(part & ~*w);
+    fp->count += popcount64(part & ~*w);
     *w |= part;
     pat = took >= 64u ? 0 : pat >> took;
     p += took;
@@ -292,27 +302,57 @@ void cc_analysis_fp_add_lanes(struct cc_footprint *fp, const uint64_t *addr, uin
   }
 }
 
-/* ORs the 64 units bits (bit i: biased unit key unit + i) into fp: at most two words. */
-static void or_units(struct cc_footprint *fp, uint64_t unit, uint64_t bits)
+/* ORs the CHUNK_WORDS words bits (bit i of word w: biased unit key unit + 64 w + i) into
+ * fp: the chunk's 512 units shifted into the two chunks they straddle, one lookup each
+ * (a word at a time would look a chunk up for each word: 8 to 16 lookups). */
+static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bits)
 {
-  unsigned b = (unsigned)(unit & 63u);
-  uint64_t at = unit - b, part[2] = {bits << b, b ? bits >> (64u - b) : 0};
-  for (unsigned i = 0; i < 2; i++, at += 64u) {
+  unsigned r = (unsigned)(unit & ((1u << CHUNK_SHIFT) - 1)), q = r / 64u, b = r % 64u;
+  uint64_t at = unit - r, out[2 * CHUNK_WORDS] = {0};
+  for (unsigned w = 0; w < CHUNK_WORDS; w++) {
+    out[w + q] |= bits[w] << b;
+    if (b)
+      out[w + q + 1] |= bits[w] >> (64u - b);
+  }
+  for (unsigned half = 0; half < 2; half++, at += 1u << CHUNK_SHIFT) {
+    const uint64_t *src = &out[half * CHUNK_WORDS];
+    uint64_t any = 0, *dst;
     size_t c;
-    uint64_t *w;
-    if (!part[i])
+    for (unsigned w = 0; w < CHUNK_WORDS; w++)
+      any |= src[w];
+    if (!any)
       continue;
-    c = find_chunk(fp, at >> CHUNK_SHIFT); /* first: it may move the chunks */
-    w = &fp->chunks[c].bits[(at & ((1u << CHUNK_SHIFT) - 1)) / 64u];
-    fp->count += (uint64_t)__builtin_popcountll(part[i] & ~*w);
-    *w |= part[i];
+    c = find_chunk(fp, at >> CHUNK_SHIFT); /* before fp->chunks is read: it may move them */
+    dst = fp->chunks[c].bits;
+    for (unsigned w = 0; w < CHUNK_WORDS; w++) {
+      uint64_t add = src[w] & ~dst[w];
+      if (!add) /* most words of a sparse chunk */
+        continue;
+      fp->count += popcount64(add);
+      dst[w] |= add;
+    }
   }
 }
 
-/* cc_analysis_fp_union a word at a time, when both sets have one granularity g and
+/* Prefetches, for a union, what find_chunk will read for the chunk of key: its table
+ * slot (stage 0) or, that slot read, the chunk it names (stage 1; the first probe only:
+ * at a load factor of 1/2 most keys sit there). A hint: nothing is kept. */
+static inline void prefetch_key(const struct cc_footprint *fp, uint64_t key, int stage)
+{
+  const size_t *slot = &fp->table[mix(key) & (fp->table_cap - 1)];
+  if (stage == 0)
+    __builtin_prefetch(slot);
+  else if (*slot != EMPTY)
+    __builtin_prefetch(&fp->chunks[*slot]);
+}
+
+/* cc_analysis_fp_union a chunk at a time, when both sets have one granularity g and
  * origins a multiple of g apart: every unit of from is then the unit of into shifted by
  * the origins' distance in units (what cc_analysis_fp_add computes address by address,
- * without a change of granularity). Returns 0, having changed nothing, otherwise. */
+ * without a change of granularity). Returns 0, having changed nothing, otherwise. Why a
+ * chunk at a time: the workers' partials of a column store (the naive transpose's) each
+ * hold a few units in every chunk of the output, and their union in the tree of
+ * src/emu/par.c looked a chunk up for every word: 8 to 16 lookups a chunk, each a miss. */
 static int union_words(struct cc_footprint *into, const struct cc_footprint *from)
 {
   uint64_t g = into->gran, off;
@@ -327,11 +367,20 @@ static int union_words(struct cc_footprint *into, const struct cc_footprint *fro
       return 0;
     off = 0 - (into->origin - from->origin) / g; /* mod 2^64: keys are biased */
   }
-  for (size_t c = 0; c < from->n; c++)
-    for (unsigned w = 0; w < CHUNK_WORDS; w++)
-      if (from->chunks[c].bits[w])
-        or_units(into, (from->chunks[c].key << CHUNK_SHIFT) + w * 64u + off,
-                 from->chunks[c].bits[w]);
+  for (size_t c = 0; c < from->n; c++) {
+    /* the lookups miss the host caches (both sets larger than them, the keys in
+     * insertion order): their table slots asked for 16 chunks ahead, their chunks 8
+     * ahead, so that the misses overlap */
+    for (int stage = 0; stage < 2 && into->table_cap; stage++) {
+      size_t ahead = c + (stage ? 8u : 16u);
+      if (ahead < from->n) {
+        uint64_t unit = (from->chunks[ahead].key << CHUNK_SHIFT) + off;
+        prefetch_key(into, unit >> CHUNK_SHIFT, stage);
+        prefetch_key(into, (unit >> CHUNK_SHIFT) + 1, stage);
+      }
+    }
+    or_chunk(into, (from->chunks[c].key << CHUNK_SHIFT) + off, from->chunks[c].bits);
+  }
   return 1;
 }
 
