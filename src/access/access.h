@@ -120,7 +120,16 @@ struct cc_access_sink {
  * more); it may run on any thread, concurrently with the calling thread's sink and with
  * other combines of disjoint pairs, and cannot fail (it only sums, keeps minima and
  * maxima, and unions sets: associative and commutative, like close's merge, so any
- * tree gives the serial figures). */
+ * tree gives the serial figures).
+ * counted (NULL: nothing counted) gives, and restarts, the number of records that
+ * to_ordered passed on whole since its last call and that the ordered consumer counts
+ * towards a point of its stream (the cache model: its switch to set sampling after a
+ * number of records, cache.h cc_cache_switch_records); the producer calls it on the
+ * owning thread at the end of each run of consecutive CTAs. ahead (NULL: no use for it)
+ * takes the producer's word, on any thread, that every record of the CTAs from linear
+ * index cta on reaches the ordered sink after `before` such records (the sums of
+ * counted over the runs before cta, once all of them have ended): the consumer may act
+ * on it before its sink gets there (cache.h cc_cache_foresee). */
 #define CC_ACCESS_ORDERED_MAX 10 /* records to_ordered and release give at most */
 
 struct cc_access_partials {
@@ -132,6 +141,8 @@ struct cc_access_partials {
                          const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX]);
   void (*combine)(void *ctx, void *into, void *from);
   uint32_t (*release)(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX]);
+  uint64_t (*counted)(void *part);
+  void (*ahead)(void *ctx, uint64_t cta, uint64_t before);
 };
 
 /* Number of active lanes of a record (popcount of active). */

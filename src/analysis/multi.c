@@ -172,6 +172,26 @@ static uint32_t multi_release(void *part, const struct cc_warp_access *out[CC_AC
              : 0;
 }
 
+/* What the analysis that decides (multi_to_ordered's) counted (access.h, counted). */
+static uint64_t multi_counted(void *part)
+{
+  struct multi_part *mp = part;
+  size_t with = multi_with(mp->mu);
+  return with < mp->mu->n && mp->mu->parts[with].counted
+             ? mp->mu->parts[with].counted(mp->parts[with])
+             : 0;
+}
+
+/* The producer's word on the records before a CTA, to the analysis that decides (access.h,
+ * ahead): the others' ordered sides take every record whole. */
+static void multi_ahead(void *ctx, uint64_t cta, uint64_t before)
+{
+  struct cc_analysis_multi *mu = ctx;
+  size_t with = multi_with(mu);
+  if (with < mu->n && mu->parts[with].ahead)
+    mu->parts[with].ahead(mu->parts[with].ctx, cta, before);
+}
+
 /* Closes every analysis's partial (all of them, even after a failure: they are freed);
  * the first failure is returned. */
 static int multi_close(void *ctx, void *part, int merge, struct cc_err *err)
@@ -215,7 +235,8 @@ int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_pa
     ordered |= mu->ans[i]->cache != NULL;
   }
   *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close,
-                                     multi_to_ordered, multi_combine, multi_release};
+                                     multi_to_ordered, multi_combine, multi_release,
+                                     multi_counted,    multi_ahead};
   return ordered;
 }
 

@@ -16,6 +16,8 @@ struct partial {
   const struct cc_cache *cache;    /* the analysis's cache model, or NULL */
   struct cc_cache_drops *drops;    /* what this thread counted for it (cache.h) */
   uint32_t wavefronts;             /* the last record's (a shared one's, else 0) */
+  uint64_t counted;                /* records passed on whole that the model counts towards
+                                      its switch, since partial_counted last ran */
 };
 
 static void *partial_open(void *ctx)
@@ -77,11 +79,40 @@ static uint32_t partial_to_ordered(void *part, const struct cc_warp_access *a,
     out[0] = a;
     return 1;
   }
-  if (a->space != CC_SPACE_LOCAL)
-    return cc_cache_drop(p->cache, a, p->wavefronts, p->drops, out);
+  if (a->space != CC_SPACE_LOCAL) {
+    n = cc_cache_drop(p->cache, a, p->wavefronts, p->drops, out);
+    if (n && out[n - 1] == a) /* whole (it comes last: cache.h) */
+      p->counted += cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot,
+                                            a->size_bytes);
+    return n;
+  }
   n = cc_cache_drops_release(p->drops, out);
   out[n++] = a;
+  { /* feed_cache's words of 4 bytes (one word: the record's own size) */
+    uint32_t words = cc_access_words(a->space, a->size_bytes);
+    p->counted += words * cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot,
+                                                  words > 1 ? 4 : a->size_bytes);
+  }
   return n;
+}
+
+/* The records partial_to_ordered passed on whole that the cache model counts towards its
+ * switch, since the last call (access.h, counted). */
+static uint64_t partial_counted(void *part)
+{
+  struct partial *p = part;
+  uint64_t n = p->counted;
+  p->counted = 0;
+  return n;
+}
+
+/* The producer's word on the records before a CTA (access.h, ahead), for the cache
+ * model: it may publish its switch to the workers before it replays up to it. */
+static void partial_ahead(void *ctx, uint64_t cta, uint64_t before)
+{
+  struct cc_analysis *an = ctx;
+  if (an->cache)
+    cc_cache_foresee(an->cache, cta, before);
 }
 
 /* The stores the model's drops hold back, if any (access.h, release). */
@@ -177,5 +208,6 @@ struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
 {
   an->split = 1;
   return (struct cc_access_partials){an, partial_open, partial_access, partial_close,
-                                     partial_to_ordered, partial_combine, partial_release};
+                                     partial_to_ordered, partial_combine, partial_release,
+                                     partial_counted,    partial_ahead};
 }

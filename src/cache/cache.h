@@ -325,6 +325,27 @@ uint32_t cc_cache_drop(cc_keep const struct cc_cache *c, const struct cc_warp_ac
 uint32_t cc_cache_drops_release(struct cc_cache_drops *d,
                                 const struct cc_warp_access *out[CC_CACHE_DROP_OUT]);
 
+/* The records cc_cache_access counts towards c's switch to set sampling for a record of
+ * that space, active lanes, instruction slot and size (bytes): 1 for a global or local
+ * record with a lane active, a slot of the open kernel and a size it takes, else 0
+ * (shared records and those it ignores; cut records never count and are not asked
+ * about). On any thread (it reads the kernel's shape only). */
+uint32_t cc_cache_switch_records(cc_keep const struct cc_cache *c, enum cc_space space,
+                                 uint32_t active, uint32_t slot, uint32_t size_bytes);
+
+/* A producer's word that every record of the CTAs from linear index cta on reaches c
+ * after `before` records that count towards its switch (cc_cache_switch_records), in the
+ * serial order. When the switch lies among those (before > the record it happens at),
+ * those CTAs are published to cc_cache_drop as past the switch at once, while c may
+ * still be replaying the exact records before it: the workers then count and cut the
+ * records of the CTAs after the switch they emulate meanwhile, which c would otherwise
+ * get whole (the kernel's first records, replayed line by line, take a while: the naive
+ * 4096^2 transpose's 65,536 records about 50 ms on 16 cores, during which the workers ran
+ * thousands of CTAs ahead). Never moves the published CTA up. On any thread, at any
+ * time within the kernel; a producer that cannot count exactly may tell less (a smaller
+ * `before`, a larger cta), never more. */
+void cc_cache_foresee(struct cc_cache *c, uint64_t cta, uint64_t before);
+
 /* Adds d's counts to c's open kernel (before cc_cache_end_kernel), on c's thread. */
 void cc_cache_drops_add(struct cc_cache *c, cc_keep const struct cc_cache_drops *d);
 

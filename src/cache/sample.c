@@ -98,8 +98,30 @@ void cc_cache_sample_start(struct cc_cache *c)
   }
   c->sampling = 1;
   /* the records of later CTAs all come after the switch (the producer gives the CTAs in
-   * linear order): from now on workers may count theirs that touch no sampled line */
+   * linear order): from now on workers may count theirs that touch no sampled line (a
+   * producer's word, cc_cache_foresee, may have published a later CTA already; this one
+   * is the first possible, never later) */
   __atomic_store_n(&c->drop_from, c->last_linear + 1, __ATOMIC_RELEASE);
+}
+
+uint32_t cc_cache_switch_records(const struct cc_cache *c, enum cc_space space,
+                                 uint32_t active, uint32_t slot, uint32_t size_bytes)
+{
+  /* access_slow's (cache.c) checks, and its shared records that return before the count */
+  return space != CC_SPACE_SHARED && active != 0 && slot < c->n_insns &&
+         size_bytes <= CC_ACCESS_MAX_BYTES;
+}
+
+void cc_cache_foresee(struct cc_cache *c, uint64_t cta, uint64_t before)
+{
+  uint64_t now = __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE);
+  /* the record at index switch_at (from 0) switches: it is among the first `before`
+   * iff before > switch_at (UINT64_MAX, no sampling: never) */
+  if (before <= c->switch_at)
+    return;
+  while (cta < now && !__atomic_compare_exchange_n(&c->drop_from, &now, cta, 1,
+                                                   __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+    ; /* now: the value another thread stored; lower only */
 }
 
 /* Whether line is sampled: its class a multiple of k. */

@@ -7,8 +7,9 @@
  * (analyses, cache model, views, trace writer: some depend on the order). A chunk is the
  * unit of locking: one claim, one end, one delivery, whatever its CTAs; its size follows
  * the warp instructions per CTA measured so far (chunk_size). A window of 4 x jobs slots
- * bounds the chunks in flight, and a byte budget the records held: past it, a worker
- * whose chunk is not the oldest waits. The worker of the oldest chunk delivers its
+ * bounds the chunks in flight (up to WINDOW_EXTRA more while the buffers hold little:
+ * window_open), and a byte budget the records held: past it, a worker whose chunk is not
+ * the oldest waits. The worker of the oldest chunk delivers its
  * records straight to the sink from the moment its chunk is the oldest (the merger waits
  * for that chunk, so the sink is never called by two threads at once; buffer_access says
  * why). Memory thus follows the window, not the grid.
@@ -38,6 +39,10 @@
 #include "emu/emu_internal.h"
 
 #define WINDOW_PER_JOB 4
+/* Slots beyond the window, claimed only while the buffers hold less than a sixteenth of
+ * the budget: workers run on past a merger held up by costly records (chunk_size; claim
+ * says why) */
+#define WINDOW_EXTRA 1024
 #define BUFFER_MIN (UINT64_C(256) << 20)
 #define KEEP_BYTES (UINT64_C(1) << 20) /* a freed slot keeps a buffer up to this size */
 #define PROGRESS_WAKE_NS 250000000L     /* the merger looks at the clock this often */
@@ -77,6 +82,8 @@ struct slot {
   unsigned char *buf;          /* buffered records as entries, used of cap bytes */
   size_t used, cap;
   uint64_t bytes;              /* the entries' bytes of its CTAs (buffered or direct) */
+  uint64_t counted;            /* the records of its CTAs the ordered consumer counts
+                                  (access.h, counted), once it is done */
   char pad[128];               /* two host lines (the adjacent-line prefetcher pairs them)
                                   before the next slot's: its worker reads seq and direct
                                   at every record, while this one's writes used and
@@ -94,8 +101,9 @@ struct par {
   uint32_t claim_waiters;      /* workers waiting on claim_cv */
   uint32_t room_waiters;       /* workers waiting in make_room for buffer bytes */
   uint32_t jobs;               /* workers */
-  struct slot *slots;          /* window of them; chunk seq in slots[seq % window] */
-  uint64_t window, total;      /* slots; the end of the CTA range */
+  struct slot *slots;          /* n_slots of them; chunk seq in slots[seq % n_slots] */
+  uint64_t window, n_slots;    /* chunks in flight (past head) always allowed; at most */
+  uint64_t total;              /* the end of the CTA range */
   uint64_t next;               /* the next CTA to claim */
   uint64_t next_seq;           /* the number of the next chunk to claim */
   uint64_t head;               /* the number of the oldest chunk not yet delivered */
@@ -104,7 +112,11 @@ struct par {
   uint64_t done_bytes;         /* their entries' bytes (what chunk_size fits the budget by) */
   uint64_t chunks;             /* chunks claimed (stats) */
   uint64_t buffered, budget;   /* bytes of record buffers held, their limit */
+  uint64_t kept;               /* of buffered, the buffers free slots keep */
   uint64_t insns_before_head;  /* warp instructions of the CTAs before head's */
+  uint64_t fore_seq;           /* the first chunk not done (every chunk before it is) */
+  uint64_t fore_counted;       /* the ordered consumer's counted records of the chunks
+                                  before fore_seq (access.h, ahead) */
   char pad_seen[128];          /* insns_seen on host lines of its own: every worker adds
                                   to it at each CTA's end, and reads stop, sink and
                                   partials beside it at every record */
@@ -396,6 +408,15 @@ static void release_held(struct worker *w, struct slot *s)
     if ((s->status = buffer_access(w, out[i], &err)) != CC_OK) s->err = err;
 }
 
+/* The records of worker w's chunk, just run, that the ordered consumer counts (access.h,
+ * counted): 0 when its partials pass nothing on (no ordered sink, or every record whole). */
+static uint64_t counted(struct worker *w)
+{
+  const struct cc_access_partials *pa = w->p->partials;
+  if (!pa || !pa->to_ordered || !pa->counted || !w->p->sink->access) return 0;
+  return pa->counted(w->part);
+}
+
 /* What the workers' runs deliver to: partials and slots, slots only, or nothing. */
 static int (*worker_access(const struct par *p))(void *, const struct cc_warp_access *,
                                                  struct cc_err *)
@@ -468,19 +489,36 @@ static uint64_t chunk_size(const struct par *p)
   return n ? n : 1;
 }
 
-/* Claims the next chunk within the window, under p->mu; NULL when no CTA is left or the
- * run stops. */
+/* Whether the next chunk may be claimed, under p->mu: within the window of chunks past
+ * the oldest one not delivered, or beyond it, up to the slots there are, while the
+ * buffers hold less than a sixteenth of the budget. Why beyond: the merger can be held up
+ * while the workers' records are small or none (the cache model replays a kernel's first
+ * records line by line, exactly, before it samples sets: 50 ms for the naive 4096^2
+ * transpose on 16 cores; past its switch a worker sends on few records, cut: drop.c);
+ * with the window alone the workers then waited for it. Why a sixteenth: whole records
+ * (a trace, views, a model that does not sample) still wait within the window, and
+ * the memory such a run holds stays near the window's. */
+static int window_open(const struct par *p)
+{
+  uint64_t ahead = p->next_seq - p->head;
+  return ahead < p->window ||
+         (ahead < p->n_slots && p->buffered - p->kept < p->budget / 16);
+}
+
+/* Claims the next chunk (window_open), under p->mu; NULL when no CTA is left or the run
+ * stops. */
 static struct slot *claim(struct par *p)
 {
   struct slot *s = NULL;
-  while (!p->stop && p->next < p->total && p->next_seq >= p->head + p->window) {
+  while (!p->stop && p->next < p->total && !window_open(p)) {
     p->claim_waiters++;
     pthread_cond_wait(&p->claim_cv, &p->mu);
     p->claim_waiters--;
   }
   if (!p->stop && p->next < p->total) {
     uint64_t n = chunk_size(p);
-    s = &p->slots[p->next_seq % p->window];
+    s = &p->slots[p->next_seq % p->n_slots];
+    p->kept -= s->cap; /* its kept buffer (or none) in use again */
     s->seq = p->next_seq++;
     s->c0 = p->next;
     s->c1 = p->next += n;
@@ -490,15 +528,36 @@ static struct slot *claim(struct par *p)
   return s;
 }
 
-/* Ends chunk s, under p->mu: its counters feed the measure of chunk_size, and the merger
- * wakes when it waits for this chunk (or may have to cut a batch short for a worker that
- * waits to be the oldest). */
+/* Under p->mu, after a chunk ended: fore_seq moved past the chunks now done in a row,
+ * and the ordered consumer told how many of its counted records come before the CTAs
+ * after them (access.h, ahead: the cache model publishes its sampling switch to the
+ * workers from it, while the merger may still be replaying the records before). A
+ * failed chunk stops it (the run ends there). Why here: every chunk before fore_seq is
+ * done, so the count is exact, whatever the merger has delivered. */
+static void foresee(struct par *p)
+{
+  const struct cc_access_partials *pa = p->partials;
+  uint64_t from = p->fore_seq, cta = 0;
+  while (p->fore_seq < p->next_seq) {
+    const struct slot *s = &p->slots[p->fore_seq % p->n_slots];
+    if (s->state != SLOT_DONE || s->status != CC_OK) break;
+    p->fore_counted += s->counted;
+    cta = s->c1;
+    p->fore_seq++;
+  }
+  if (p->fore_seq > from && pa && pa->ahead) pa->ahead(pa->ctx, cta, p->fore_counted);
+}
+
+/* Ends chunk s, under p->mu: its counters feed the measure of chunk_size, the count of
+ * what comes before the next chunks (foresee), and the merger wakes when it waits for this
+ * chunk (or may have to cut a batch short for a worker that waits to be the oldest). */
 static void end_chunk(struct par *p, struct slot *s)
 {
   s->state = SLOT_DONE;
   p->done_ctas += s->c1 - s->c0;
   p->done_insns += s->st.warp_insns;
   p->done_bytes += s->bytes;
+  foresee(p);
   if (p->want == s->seq || p->hook_waiters) pthread_cond_broadcast(&p->cv);
 }
 
@@ -583,6 +642,7 @@ static void *worker_main(void *arg)
     w->cur = s;
     run_chunk(w, s);
     release_held(w, s);
+    s->counted = counted(w);
     lock(p);
     end_chunk(p, s);
   }
@@ -598,7 +658,7 @@ static void *worker_main(void *arg)
 static void wait_for(struct par *p, uint64_t seq, uint64_t t, struct emu_progress *prog,
                      const struct cc_emu_stats *stats)
 {
-  const struct slot *s = &p->slots[seq % p->window], *last = &p->slots[t % p->window];
+  const struct slot *s = &p->slots[seq % p->n_slots], *last = &p->slots[t % p->n_slots];
   p->want = t;
   while (last->state != SLOT_DONE && !(p->hook_waiters && s->state == SLOT_DONE)) {
     struct timespec ts;
@@ -623,7 +683,7 @@ static void wait_for(struct par *p, uint64_t seq, uint64_t t, struct emu_progres
 static void wait_done(struct par *p, uint64_t seq, struct emu_progress *prog,
                       const struct cc_emu_stats *stats)
 {
-  if (!p->sink->access && p->slots[seq % p->window].state != SLOT_DONE && p->jobs > 1 &&
+  if (!p->sink->access && p->slots[seq % p->n_slots].state != SLOT_DONE && p->jobs > 1 &&
       p->next_seq > seq + 1) {
     uint64_t t = seq + p->jobs - 1 < p->next_seq - 1 ? seq + p->jobs - 1 : p->next_seq - 1;
     wait_for(p, seq, t, prog, stats);
@@ -635,7 +695,7 @@ static void wait_done(struct par *p, uint64_t seq, struct emu_progress *prog,
  * claimer, and (status != 0: the run stops) everyone. */
 static void free_chunk(struct par *p, uint64_t seq, int status)
 {
-  struct slot *sl = &p->slots[seq % p->window];
+  struct slot *sl = &p->slots[seq % p->n_slots];
   p->insns_before_head += sl->st.warp_insns;
   sl->used = 0;
   sl->direct = 0;
@@ -646,6 +706,7 @@ static void free_chunk(struct par *p, uint64_t seq, int status)
     sl->buf = NULL;
     sl->cap = 0;
   }
+  p->kept += sl->cap;
   /* stop first: a worker that reads the new head (acquire) then sees it (buffer_access) */
   if (status) __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED); /* read by run_chunk unlocked */
   __atomic_store_n(&p->head, seq + 1, __ATOMIC_RELEASE); /* read unlocked: buffer_access */
@@ -666,7 +727,7 @@ static int merge(struct par *p, uint64_t first, struct cc_emu_stats *stats,
   memset(&rec, 0, sizeof rec);
   lock(p);
   for (uint64_t seq = p->head; end < p->total && !s; seq++) {
-    struct slot *sl = &p->slots[seq % p->window];
+    struct slot *sl = &p->slots[seq % p->n_slots];
     wait_done(p, seq, prog, stats);
     unlock(p);
     if (!sl->direct) s = deliver(p, sl, &rec, err);
@@ -707,12 +768,13 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   pthread_cond_init(&tree.cv, NULL);
   p.jobs = jobs;
   p.window = (uint64_t)WINDOW_PER_JOB * jobs;
+  p.n_slots = p.window + WINDOW_EXTRA;
   p.total = end; /* CTAs first .. end-1: claims and the merger start at first */
   p.next = first;
   p.want = UINT64_MAX;
   p.sink = sink && sink->access ? sink : &none;
   p.partials = partials;
-  p.slots = cc_xcalloc(p.window, sizeof *p.slots);
+  p.slots = cc_xcalloc(p.n_slots, sizeof *p.slots);
   p.budget = emu->opts.buffer_bytes ? emu->opts.buffer_bytes
                                     : (uint64_t)jobs * CC_EMU_BUFFER_PER_JOB;
   if (!emu->opts.buffer_bytes && p.budget < BUFFER_MIN) p.budget = BUFFER_MIN;
@@ -753,7 +815,7 @@ int emu_par_run(struct cc_emu *emu, const struct ptx_function *k,
   emu_progress_end(&prog, s == CC_OK, stats->ctas_done, stats->warp_insns);
   stats->chunks = p.chunks;
   for (uint32_t j = 0; j < jobs; j++) emu_run_free(ws[j].r);
-  for (uint64_t j = 0; j < p.window; j++) free(p.slots[j].buf);
+  for (uint64_t j = 0; j < p.n_slots; j++) free(p.slots[j].buf);
   free(p.slots);
   free(ws);
   pthread_cond_destroy(&p.cv);

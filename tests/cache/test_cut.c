@@ -18,7 +18,11 @@
  * (accumulate_gen) stores the same column again and again with loads between, as
  * nvcc's covariance does: the worker holds such a store back and folds its repeats into
  * it (drop.c), releasing it where a record sent on touches its sets, where another
- * store comes, and at the end of a run of consecutive CTAs. */
+ * store comes, and at the end of a run of consecutive CTAs. With `foresee`, the harness
+ * also tells the model, at each new CTA, how many of the records it passed on whole count
+ * towards the switch (cc_cache_foresee, as src/emu/par.c does at the end of its chunks):
+ * the worker then cuts the records of the CTAs past the switch while the model, LAG_MAX
+ * records behind, still replays those before it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,16 +178,25 @@ static void release(struct cc_cache_drops *d, struct queue *q, uint64_t at, stru
   }
 }
 
+/* The linear index of a's CTA in the tests' grid. */
+static uint64_t linear_of(const struct cc_warp_access *a)
+{
+  return a->cta[0] + (uint64_t)grid[0] * (a->cta[1] + (uint64_t)grid[1] * a->cta[2]);
+}
+
 /* Stream s as behind one worker that decides each record `lag` records before the model
  * takes what it sends on (cc_cache_drop), keeping that in a queue as the emulator's
  * slots do, and ends a run of consecutive CTAs (cc_cache_drops_release) every `chunk`
- * records (0: only at the end); its counts added before the kernel ends. */
-static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
-                              uint32_t jobs, uint32_t chunk, struct fates *f)
+ * records (0: only at the end); its counts added before the kernel ends. foresee: at each
+ * new CTA, the model told how many records that count towards its switch it was sent
+ * whole before it (cc_cache_foresee). */
+static struct cc_cache *split_ahead(const char *spec, int s, uint64_t n, uint32_t lag,
+                                    uint32_t jobs, uint32_t chunk, int foresee,
+                                    struct fates *f)
 {
   static struct queue q;
   struct cc_cache *c = model(spec);
-  uint64_t x = 88172645463325252ull;
+  uint64_t x = 88172645463325252ull, counted = 0, last = UINT64_MAX;
   struct cc_cache_drops *d;
   memset(f, 0, sizeof *f);
   q.head = q.tail = 0;
@@ -196,15 +209,21 @@ static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
     uint32_t wf, k;
     record(s, i, &x, &a);
     wf = shared_wavefronts(&a, i);
+    if (foresee && linear_of(&a) != last) {
+      assert_true(last == UINT64_MAX || linear_of(&a) > last); /* CTAs in linear order */
+      last = linear_of(&a);
+      cc_cache_foresee(c, last, counted);
+    }
     k = cc_cache_drop(c, &a, wf, d, out);
     assert_true(k <= CC_CACHE_DROP_OUT);
     /* a store may be held back (sent on later): only other records count as dropped */
     f->dropped += k == 0 && a.kind != CC_ACCESS_STORE;
     for (uint32_t j = 0; j < k; j++) {
       assert_true(out[j] == &a || out[j]->cut);
-      if (out[j] == &a)
+      if (out[j] == &a) {
         f->whole++;
-      else
+        counted += cc_cache_switch_records(c, a.space, a.active, a.insn_slot, a.size_bytes);
+      } else
         sent_cut(f, out[j]);
       push(&q, out[j], i, wf);
     }
@@ -219,6 +238,13 @@ static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
   cc_cache_drops_free(d);
   cc_cache_end_kernel(c);
   return c;
+}
+
+/* split_ahead without the producer's word. */
+static struct cc_cache *split(const char *spec, int s, uint64_t n, uint32_t lag,
+                              uint32_t jobs, uint32_t chunk, struct fates *f)
+{
+  return split_ahead(spec, s, n, lag, jobs, chunk, 0, f);
 }
 
 #define SAME(what, got, want)                                                              \
@@ -254,14 +280,15 @@ static void same_counts(const char *spec, int s, uint32_t lag, uint32_t jobs,
              "%.17g", spec, s, lag, jobs, which, slot, g->latency_ns, w->latency_ns);
 }
 
-/* Stream s on spec with the workers `lag` records ahead, the model on `jobs` threads:
- * every figure the serial run's; returns what the workers decided. */
+/* Stream s on spec with the workers `lag` records ahead (foresee: told where the switch
+ * falls, split_ahead), the model on `jobs` threads: every figure the serial run's;
+ * returns what the workers decided. */
 static struct fates check(const char *spec, int s, uint64_t n, uint32_t lag, uint32_t jobs,
-                          uint32_t chunk)
+                          uint32_t chunk, int foresee)
 {
   struct cc_cache *want = serial(spec, s, n);
   struct fates f;
-  struct cc_cache *got = split(spec, s, n, lag, jobs, chunk, &f);
+  struct cc_cache *got = split_ahead(spec, s, n, lag, jobs, chunk, foresee, &f);
   struct cc_cache_kernel kg, kw;
   cc_cache_kernel_figures(got, &kg);
   cc_cache_kernel_figures(want, &kw);
@@ -293,19 +320,32 @@ static const char *const configs[] = {
 
 /* Every stream, every config, the model in step with the worker and behind it, on one,
  * two and three threads; the worker's runs of consecutive CTAs end only at the kernel's
- * end (one thread) or every 997 records (the held store released there). */
+ * end (one thread) or every 997 records (the held store released there); and behind it
+ * told where the switch falls (foresee), on one and three threads: then the worker sends
+ * fewer records whole than without (the records of the CTAs past the switch that it
+ * decides while the model, LAG_MAX records behind, has not switched yet). */
 static void test_cut_same_figures(void **state)
 {
   struct fates all[STREAMS];
+  uint32_t fewer = 0; /* (config, stream) pairs that sent fewer records whole when told */
   (void)state;
   memset(all, 0, sizeof all);
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
-    for (int s = 0; s < STREAMS; s++)
-      for (uint32_t k = 0; k < 6; k++) { /* lag 0 or LAG_MAX; jobs 1, 2 or 3 */
-        uint32_t lag = k & 1 ? LAG_MAX : 0, jobs = 1 + k / 2;
+    for (int s = 0; s < STREAMS; s++) {
+      uint64_t whole_lag = 0; /* lag LAG_MAX, jobs 1, no word */
+      for (uint32_t k = 0; k < 8; k++) { /* lag 0 or LAG_MAX; jobs 1, 2 or 3; 6, 7: foresee */
+        uint32_t lag = k & 1 || k >= 6 ? LAG_MAX : 0, jobs = k >= 6 ? 1 + 2 * (k & 1) : 1 + k / 2;
         uint64_t n = s == ACCUMULATE ? RECORDS
                      : oracle_records(&(struct oracle_config){"sm_90", configs[c], RECORDS}, s);
-        struct fates f = check(configs[c], s, n, lag, jobs, k < 2 ? 0 : 997);
+        struct fates f = check(configs[c], s, n, lag, jobs, k < 2 || k == 6 ? 0 : 997, k >= 6);
+        if (k == 1)
+          whole_lag = f.whole;
+        if (k == 6 && f.whole > whole_lag)
+          fail_msg("%s, stream %d: %llu records sent whole told where the switch falls, %llu "
+                   "not told", configs[c], s, (unsigned long long)f.whole,
+                   (unsigned long long)whole_lag);
+        if (k == 6 && f.whole < whole_lag)
+          fewer++;
         all[s].whole += f.whole;
         all[s].dropped += f.dropped;
         all[s].cut += f.cut;
@@ -313,6 +353,7 @@ static void test_cut_same_figures(void **state)
         all[s].folded += f.folded;
         all[s].cut_slot1 += f.cut_slot1;
       }
+    }
   /* the streams met what the test is about: column stores and loads, gathers and the
    * mixed stream cut, records with no sampled line dropped, a cut of all 32 lanes
    * (index=mod), and records sent on whole after the switch (the lag) */
@@ -324,6 +365,12 @@ static void test_cut_same_figures(void **state)
                (unsigned long long)all[s].dropped);
   }
   assert_true(all[TRANSPOSE].cut_all > 0);
+  /* told where the switch falls, fewer whole records on every stream but the loop's
+   * (bench/patterns.h: its CTAs of 8 warps of 4096 records each last the whole stream,
+   * the switch's CTA too) */
+  if (fewer < (STREAMS - 1) * (sizeof configs / sizeof configs[0]))
+    fail_msg("told where the switch falls, %u pairs sent fewer records whole, of %zu", fewer,
+             (STREAMS - 1) * (sizeof configs / sizeof configs[0]));
   assert_true(all[ORACLE_MIX].whole > 3 * 2000);
   /* the symmat stores folded (by hand, per 4 columns of 12 steps: 3 columns whose 12
    * stores, from slots 1 1 3 1 1 3 ..., go on as 2 records, slot 1's 8 and slot 3's 4,

@@ -4,6 +4,8 @@
  *   itself and the others wait): uneven CTAs, hand-counted records;
  * - order-free partials reduced in the workers' tree (combine) for 2, 4, 5, 7 and 16
  *   threads: jobs - 1 combines, one close, the serial counts;
+ * - the producer's word to the ordered consumer (access.h, counted and ahead): every
+ *   count it gives is the number of records of the CTAs before the one it names;
  * - a sink that fails at record N stops the run with its status after the same N records;
  * - global atomics from many CTAs are exact (host atomics);
  * - a fence at GPU scope or a %clock read makes the run serial, saying why.
@@ -146,15 +148,14 @@ static void count_combine(void *ctx, void *into, void *from)
   free(f);
 }
 
-/* uneven (23 CTAs) on jobs workers with counting partials, combine on or off. */
-static void run_counts(uint32_t jobs, int combine, struct counts *c)
+/* uneven (23 CTAs) on jobs workers, buffer budget bytes (0: default), with partials pa
+ * and the ordered sink (none: access NULL); checks that it ran on jobs threads. */
+static void split_uneven(uint32_t jobs, uint64_t budget, struct cc_access_sink *sink,
+                         struct cc_access_partials *pa)
 {
   struct ptx_module *m = parse_ok(k_uneven);
-  struct cc_emu_opts o = {.jobs = jobs};
+  struct cc_emu_opts o = {.jobs = jobs, .buffer_bytes = budget};
   struct cc_emu *emu = cc_emu_new(m, &o);
-  struct cc_access_partials pa = {c, count_open, count_access, count_close, NULL,
-                                  combine ? count_combine : NULL, NULL};
-  struct cc_access_sink none = {0};
   struct cc_emu_stats st;
   struct cc_err err = {0};
   uint64_t d;
@@ -162,13 +163,22 @@ static void run_counts(uint32_t jobs, int combine, struct counts *c)
   uint32_t sizes[1] = {8};
   struct cc_emu_launch cl = {.grid = {23, 1, 1}, .block = {64, 1, 1}, .nparams = 1,
                              .params = pp, .param_bytes = sizes};
-  memset(c, 0, sizeof *c);
   alloc_ok(emu, 23 * 64 * 4, "out", &d);
-  assert_int_equal(cc_emu_run_split(emu, ptx_module_find(m, "uneven"), &cl, &none, &pa, &st,
+  assert_int_equal(cc_emu_run_split(emu, ptx_module_find(m, "uneven"), &cl, sink, pa, &st,
                                     &err), CC_OK);
   assert_int_equal(st.jobs, jobs);
   cc_emu_free(emu);
   ptx_module_free(m);
+}
+
+/* uneven (23 CTAs) on jobs workers with counting partials, combine on or off. */
+static void run_counts(uint32_t jobs, int combine, struct counts *c)
+{
+  struct cc_access_partials pa = {c,    count_open, count_access, count_close, NULL,
+                                  combine ? count_combine : NULL, NULL, NULL, NULL};
+  struct cc_access_sink none = {0};
+  memset(c, 0, sizeof *c);
+  split_uneven(jobs, 0, &none, &pa);
 }
 
 /* With combine, every worker's partial but worker 0's is combined into another exactly
@@ -193,6 +203,98 @@ static void test_partials_tree(void **state)
       assert_int_equal(c.merged, combine ? 1 : jobs[i]);
     }
   }
+}
+
+/* ---- the producer's word on what comes before a CTA (par.c, foresee) ---- */
+
+/* A consumer whose ordered side takes every record whole and counts each one (access.h,
+ * counted), and which keeps the producer's words (ahead: called under the producer's
+ * lock, one at a time). */
+struct ahead_log {
+  struct counts c;
+  uint64_t cta[64], before[64];
+  uint32_t n;
+};
+
+static uint32_t whole_to_ordered(void *part, const struct cc_warp_access *a,
+                                 const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  (void)part;
+  out[0] = a;
+  return 1;
+}
+
+/* count_part's records not yet counted: n minus what counted gave so far (dyn_sum, which
+ * this test does not check, holds the records given) */
+static uint64_t whole_counted(void *part)
+{
+  struct count_part *p = part;
+  uint64_t n = p->n - p->dyn_sum;
+  p->dyn_sum = p->n;
+  return n;
+}
+
+static void log_ahead(void *ctx, uint64_t cta, uint64_t before)
+{
+  struct ahead_log *l = ctx;
+  assert_true(l->n < 64);
+  l->cta[l->n] = cta;
+  l->before[l->n++] = before;
+}
+
+static int log_open_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
+{
+  struct count_part *p = part;
+  (void)a;
+  (void)err;
+  p->n++;
+  return CC_OK;
+}
+
+static int none_access(void *ctx, const struct cc_warp_access *a, struct cc_err *err)
+{
+  (void)ctx;
+  (void)a;
+  (void)err;
+  return CC_OK;
+}
+
+/* Records of uneven's CTAs before CTA cta: CTA c's 2 warps store c % 5 times each. */
+static uint64_t uneven_before(uint64_t cta)
+{
+  uint64_t n = 0;
+  for (uint64_t c = 0; c < cta; c++)
+    n += 2 * (c % 5);
+  return n;
+}
+
+/* uneven on 3, 4 and 7 threads (chunks of 1 CTA first, then more: par.c chunk_size), the
+ * default budget and 1 byte: each word names a CTA past the last one and counts the
+ * records before it (uneven_before, by hand: CTA c's 2 warps store c % 5 times), the
+ * CTAs increase, and the last word names the end (23 CTAs, 86 records: every chunk done). */
+static void test_ahead_counts(void **state)
+{
+  const uint64_t budgets[] = {0, 1};
+  (void)state;
+  for (uint32_t jobs = 3; jobs <= 7; jobs += jobs == 4 ? 3 : 1)
+    for (size_t b = 0; b < 2; b++) {
+      static struct ahead_log log;
+      struct cc_access_partials pa = {&log.c,       count_open,    log_open_access, count_close,
+                                      whole_to_ordered, count_combine, NULL,
+                                      whole_counted, log_ahead};
+      struct cc_access_sink sink = {NULL, NULL, none_access, NULL};
+      memset(&log, 0, sizeof log); /* (ctx &log.c, its first field: log_ahead's too) */
+      split_uneven(jobs, budgets[b], &sink, &pa);
+      assert_true(log.n >= 1);
+      for (uint32_t i = 0; i < log.n; i++) {
+        assert_true(log.cta[i] >= 1 && log.cta[i] <= 23);
+        assert_true(i == 0 || log.cta[i] > log.cta[i - 1]);
+        assert_int_equal(log.before[i], uneven_before(log.cta[i]));
+      }
+      assert_int_equal(log.cta[log.n - 1], 23);
+      assert_int_equal(log.before[log.n - 1], 86);
+      assert_int_equal(log.c.n, 86);
+    }
 }
 
 /* A sink that fails at its limit-th record. */
@@ -342,6 +444,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_window),
       cmocka_unit_test(test_partials_tree),
+      cmocka_unit_test(test_ahead_counts),
       cmocka_unit_test(test_sink_error_stops),
       cmocka_unit_test(test_atomics_exact),
       cmocka_unit_test(test_serial_rules),
