@@ -136,13 +136,23 @@ void cc_cache_sample_cut(struct cc_cache *c, const struct cc_warp_access *a, uin
   sample_keyed(c, a, sm, base, cc_cache_form_of(a, base), 1);
 }
 
-/* sample_keyed of a global record the quick path found in no fast form (its lanes not
- * affine: the test is not run again). */
-static __attribute__((noinline)) void sample_general(struct cc_cache *c,
-                                                     const struct cc_warp_access *a,
-                                                     uint32_t sm)
+/* sample_keyed of global record a (base 0, not cut) in the general form, its steps that
+ * apply to that form only: no memo holds a general form (memo_first, store_first: 0),
+ * and sample_fast's are cc_cache_sample_general's test and the whole-record counts. The
+ * quick path's records of some lanes active (cc_cache_access: their form is the general
+ * one, cc_cache_form_of) and of 32 lanes not affine (quick_avx2, quick_portable: the
+ * test is not run again). */
+void cc_cache_sample_general_global(struct cc_cache *c, const struct cc_warp_access *a,
+                                    uint32_t sm)
 {
-  sample_keyed(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0}, 0);
+  uint32_t sectors;
+  if (cc_cache_sample_general(c, a, 0, &sectors) != 0) { /* a sampled line, or gathered */
+    cc_cache_sample_replay(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0}, 0);
+    return;
+  }
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
 }
 
 /* Whether one of the lines of sectors first..last (a RANGE form's) is sampled: one class
@@ -385,7 +395,7 @@ static inline __attribute__((always_inline, target("avx2"))) int quick_affine_av
 }
 
 /* The quick path with AVX2 (where the host has it: cc_cache_access asks): the lanes'
- * test inline, the rest a jump (lanes not affine: sample_general). */
+ * test inline, the rest a jump (lanes not affine: cc_cache_sample_general_global). */
 static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache *c,
                                                                   const struct cc_warp_access *a,
                                                                   uint32_t sm)
@@ -393,7 +403,7 @@ static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache
   if (quick_affine_avx2(a))
     quick_rest(c, a, sm, a->addr[0], a->addr[1] - a->addr[0]);
   else
-    sample_general(c, a, sm);
+    cc_cache_sample_general_global(c, a, sm);
 }
 #endif
 
@@ -406,7 +416,7 @@ static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
   if (cc_cache_lanes_affine(a, d))
     quick_rest(c, a, sm, lo, d);
   else
-    sample_general(c, a, sm);
+    cc_cache_sample_general_global(c, a, sm);
 }
 
 cc_cache_quick_fn *cc_cache_quick_for_host(void)

@@ -22,7 +22,9 @@
  *     again with twice the stride (the same first sector: the memo must not take it);
  *   - lanes affine in no fast form (8 and 96 bytes apart for 4-byte lanes, 132 bytes
  *     apart: not whole sectors), lanes past 2^64 (a range and a column that wrap), lanes
- *     in no order, some lanes active (sample_slow), no lane active (ignored);
+ *     in no order, some lanes active (in one line; over several lines, in a group of
+ *     16 or beyond, in address order or not: cc_cache_sample_general_global), no lane
+ *     active (ignored);
  *   - ranges from inside a sector (1 and 2 bytes a lane: partly written first and last
  *     sectors), lanes whose first four are no progression but whose later ones repeat
  *     them 16 bytes on a step (the affine test's two parts), 0-byte lanes at one address
@@ -183,6 +185,21 @@ static void mix(uint64_t r, uint64_t *x, struct cc_warp_access *prev, struct cc_
              * in no fast form) */
     a->size_bytes = 8;
     lanes(a, col + (next(x) % 256) * 16384 * 32 + 28, 16384);
+    break;
+  case 25: /* some lanes active over several lines (cache.c access_some,
+             * cc_cache_sample_general_global): 8-byte lanes (2 lines of a group of 16),
+             * lanes 136 bytes apart (beyond a group: the pass in address order), lanes in
+             * no order over a few lines (a group, or gathered across two) */
+    if (next(x) % 3 == 0) {
+      a->size_bytes = 8;
+      lanes(a, line * 128, 8);
+    } else if (next(x) % 2) {
+      lanes(a, line * 128 + 4 * (next(x) % 32), 136);
+    } else {
+      for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+        a->addr[l] = (line + next(x) % 8) * 128 + 4 * (next(x) % 32);
+    }
+    a->active = ((uint32_t)next(x) | 1u) & 0x7fffffffu;
     break;
   case 19: /* shared memory */
     lanes(a, 4 * (next(x) % 256), 4);
