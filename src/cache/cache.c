@@ -1120,8 +1120,8 @@ static __attribute__((noinline)) void access_some(struct cc_cache *c,
  * (a->cut: its whole-record figures and its request are counted already, which the quick
  * path would count again): access_slow's cut_record takes it. Tail calls: no registers
  * kept here. */
-void cc_cache_access_serial(struct cc_cache *c, const struct cc_warp_access *a,
-                            uint32_t shared_wavefronts)
+static inline __attribute__((always_inline)) void access_serial(
+    struct cc_cache *c, const struct cc_warp_access *a, uint32_t shared_wavefronts)
 {
   if (a->active != 0xffffffffu) {
     access_some(c, a, shared_wavefronts);
@@ -1135,8 +1135,15 @@ void cc_cache_access_serial(struct cc_cache *c, const struct cc_warp_access *a,
   }
 }
 
+/* access_serial, for the parallel replay's helper (par.c) and cc_cache_access. */
+void cc_cache_access_serial(struct cc_cache *c, const struct cc_warp_access *a,
+                            uint32_t shared_wavefronts)
+{
+  access_serial(c, a, shared_wavefronts);
+}
+
 /* The model's one way in: queued for its helper thread when it has one (jobs 2: par.c),
- * else cc_cache_access_serial on this thread. */
+ * else cc_cache_access_serial on this thread (inline: no jump between). */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
@@ -1144,5 +1151,5 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     cc_cache_async_queue(c, a, shared_wavefronts);
     return;
   }
-  cc_cache_access_serial(c, a, shared_wavefronts);
+  access_serial(c, a, shared_wavefronts);
 }

@@ -299,6 +299,17 @@ static inline __attribute__((always_inline)) int quick_sampled(const struct cc_c
   return !(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask);
 }
 
+/* The quick path's range within one sampled line (quick_line_load, quick_line_other):
+ * cc_cache_sample_line, lo and size read again from record a (its first lane, its lanes'
+ * size: quick_rest's d), so that the leaves keep only c, a and sm for this jump (fewer
+ * registers, none saved). */
+static __attribute__((noinline)) void quick_line_sampled(struct cc_cache *c,
+                                                         const struct cc_warp_access *a,
+                                                         uint32_t sm)
+{
+  cc_cache_sample_line(c, a, sm, a->addr[0], a->size_bytes);
+}
+
 /* The quick path's global load of 32 lanes of `size` bytes from lo, a range within one
  * line (FORM_RANGE, one wavefront): its whole-record counts (whole_counts), then its SM's
  * L1 memo (memo_first), or its line's class: its replay or its unseen wait. A leaf. */
@@ -306,18 +317,19 @@ static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
                                                       const struct cc_warp_access *a,
                                                       uint32_t sm, uint64_t lo, uint64_t size)
 {
-  uint64_t first = lo / CC_CACHE_SECTOR_BYTES;
-  uint64_t last = (lo + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES;
   uint32_t slot = a->insn_slot;
   const struct l1_memo *m = &c->memo[sm];
   c->insn[slot].l1_wavefronts++;
   c->sm_wavefronts[sm]++;
-  if (!c->dev.l1_global_loads)
-    c->insn[slot].l2_sectors_read += last - first + 1; /* L1 does not cache them */
-  if (c->memo_loads && m->key.form == FORM_RANGE && m->key.a == first && m->key.b == last)
+  if (!c->dev.l1_global_loads) /* L1 does not cache them: every sector to L2 */
+    c->insn[slot].l2_sectors_read +=
+        (lo % CC_CACHE_SECTOR_BYTES + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES + 1;
+  /* the memo's range: its first and last sectors (computed only when the first matches) */
+  if (c->memo_loads && m->key.form == FORM_RANGE && m->key.a == lo / CC_CACHE_SECTOR_BYTES &&
+      m->key.b == (lo + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES)
     quick_memo_hit(c, slot, sm, m);
   else if (quick_sampled(c, lo))
-    cc_cache_sample_line(c, a, sm, lo, size);
+    quick_line_sampled(c, a, sm);
   else
     quick_unseen(c, slot, sm);
 }
@@ -336,12 +348,12 @@ static __attribute__((noinline)) void quick_line_other(struct cc_cache *c,
   if (a->kind == CC_ACCESS_STORE) {
     ex->l2_sectors_write += sectors;
     if (quick_sampled(c, lo))
-      cc_cache_sample_line(c, a, sm, lo, size);
+      quick_line_sampled(c, a, sm);
     return;
   }
   ex->l2_sectors_atomic += sectors;
   if (quick_sampled(c, lo))
-    cc_cache_sample_line(c, a, sm, lo, size);
+    quick_line_sampled(c, a, sm);
   else
     quick_unseen(c, a->insn_slot, sm);
 }
