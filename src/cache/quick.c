@@ -166,15 +166,16 @@ static inline __attribute__((always_inline)) int range_sampled(const struct cc_c
   return any;
 }
 
-/* The quick path's load equal to its SM's L1 memo (`sectors`: the whole record's): what
- * memo_first counts. */
-static inline __attribute__((always_inline)) void quick_memo(struct cc_cache *c,
-                                                             const struct cc_warp_access *a,
-                                                             uint32_t sm,
-                                                             const struct l1_memo *m,
-                                                             uint32_t sectors)
+/* The quick path's global load equal to its SM's L1 memo m (memo_loads: L1 caches global
+ * loads, so whole_counts counts only its wavefronts), of `sectors` sectors: what
+ * memo_first counts, without whole_counts' tests. */
+static inline __attribute__((always_inline)) void quick_memo_load(
+    struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, const struct l1_memo *m,
+    uint32_t sectors)
 {
-  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  uint32_t wavefronts = (sectors + 3) / 4;
+  c->insn[a->insn_slot].l1_wavefronts += wavefronts;
+  c->sm_wavefronts[sm] += wavefronts;
   quick_memo_hit(c, a->insn_slot, sm, m);
 }
 
@@ -251,7 +252,7 @@ static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
   uint64_t last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES;
   const struct l1_memo *m = quick_range_memo(c, a, sm, first, last);
   if (m)
-    quick_memo(c, a, sm, m, (uint32_t)(last - first + 1));
+    quick_memo_load(c, a, sm, m, (uint32_t)(last - first + 1));
   else
     quick_range_end(c, a, sm, (uint32_t)(last - first + 1), range_sampled(c, first, last));
 }
@@ -270,22 +271,29 @@ static __attribute__((noinline)) void quick_range_other(struct cc_cache *c,
 }
 
 /* The quick path's lanes a line or more apart (d = addr[1] - addr[0] is not the size):
- * the column form (FORM_LANES, as cc_cache_form_of decides it) goes on to its L1 memo
- * (a load equal to it: counted here, a leaf) or quick_column, the others to
- * sample_slow. */
+ * a load equal to its SM's L1 memo of a column (FORM_LANES, key: first sector, stride)
+ * counted here (a leaf), the column form (as cc_cache_form_of decides it) to quick_column,
+ * the others to sample_slow. The memo's test comes first: a key of the column form with
+ * this first sector and stride d holds the form's tests on d (at least a line, whole
+ * sectors, below 2^62) and the range's end below 2^64 (the key's record had it, from a
+ * sector's start at most 31 bytes before lo + 32 d, which is that sector's offset plus
+ * 32 d), so that only the lane's bytes in one sector are left to test; a d of 2^59 or
+ * more, which the second test sends to sample_slow, would get the same counts there
+ * (memo_first). */
 static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
                                                   const struct cc_warp_access *a, uint32_t sm)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t lo = a->addr[0], d = a->addr[1] - lo;
   const struct l1_memo *m = &c->memo[sm];
-  if (!(d >= CC_CACHE_LINE_BYTES && d < (1ull << 59) && /* d x 32 below 2^64 */
-        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0 && lo + d * CC_WARP_SIZE > lo))
+  if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
+      m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d &&
+      lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES)
+    quick_memo_load(c, a, sm, m, CC_WARP_SIZE);
+  else if (!(d >= CC_CACHE_LINE_BYTES && d < (1ull << 59) && /* d x 32 below 2^64 */
+             lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+             d % CC_CACHE_SECTOR_BYTES == 0 && lo + d * CC_WARP_SIZE > lo))
     cc_cache_sample_slow(c, a, sm, 0);
-  else if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
-           m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d)
-    quick_memo(c, a, sm, m, CC_WARP_SIZE);
   else
     quick_column(c, a, sm);
 }
