@@ -381,16 +381,14 @@ _Static_assert(CC_ACCESS_MAX_BYTES <= CC_CACHE_SECTOR_BYTES,
  * nibbles, and a line's class is j xor the group's (cc_cache_line_class), so the sampled
  * lines of the group are the nibbles of c->sample_nibbles shifted by the group's class
  * (group_sampled). Returns -1 where a lane leaves the group (or its bytes wrap past
- * 2^64). */
-static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a,
-                        uint64_t base, uint32_t *sectors)
+ * 2^64). The portable form (sample_group_avx2 where the host has AVX2); not inline, nor
+ * is sample_ordered: cc_cache_sample_general then saves no registers. */
+static __attribute__((noinline)) int sample_group(const struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint64_t base, uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t from, bits = 0;
-#ifdef CC_CACHE_AVX2
-  if (__builtin_cpu_supports("avx2"))
-    return sample_group_avx2(c, a, base, sectors);
-#endif
   if (!group_window(a, base, size, &from) || !group_bits(a, base - from, size, &bits, sectors))
     return -1;
   return group_sampled(c, from, bits);
@@ -398,9 +396,11 @@ static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a
 
 /* The ordered pass of cc_cache_sample_general (its lanes not in one group of 16 lines):
  * the active lanes one by one while their bytes come in address order (no byte masks,
- * no gathering); -1 at the first lane out of order or wrapping past 2^64. */
-static int sample_ordered(const struct cc_cache *c, const struct cc_warp_access *a,
-                          uint64_t base, uint32_t *sectors)
+ * no gathering); -1 at the first lane out of order or wrapping past 2^64. Not inline:
+ * cc_cache_sample_general, whose group test comes first, saves no registers for it. */
+static __attribute__((noinline)) int sample_ordered(const struct cc_cache *c,
+                                                    const struct cc_warp_access *a,
+                                                    uint64_t base, uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
   uint64_t last = 0, seen = UINT64_MAX; /* the last sector counted, the last line tested */
@@ -429,6 +429,12 @@ static int sample_ordered(const struct cc_cache *c, const struct cc_warp_access 
 int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, uint32_t *sectors)
 {
-  int any = sample_group(c, a, base, sectors);
+  int any;
+#ifdef CC_CACHE_AVX2
+  if (__builtin_cpu_supports("avx2"))
+    any = sample_group_avx2(c, a, base, sectors);
+  else
+#endif
+    any = sample_group(c, a, base, sectors);
   return any >= 0 ? any : sample_ordered(c, a, base, sectors);
 }
