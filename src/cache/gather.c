@@ -320,26 +320,24 @@ static inline __attribute__((always_inline)) int group_sampled(const struct cc_c
 }
 
 #ifdef CC_CACHE_AVX2
-/* sample_group with AVX2, group_bits' loop four lanes a step over all 32: an inactive
- * lane takes the first active lane's address (a blend: its sectors are that lane's,
- * already counted), so that no lane needs a mask after. The blend's mask is the sign
- * bit of each 64-bit lane (vblendvpd): the active bits broadcast, lane j's shifted left
- * by 31 - j once, so that lanes l..l+3's bits are at bit l + 31 of their lanes, and a
- * shift by 32 - l a step brings them to the sign. A lane's bytes lie in the window iff
- * its first and last sectors (s0, s1) are below 64 (bytes below the window, or wrapping
- * past 2^64, give an s0 of 2^59 or more), tested once for all lanes at the end; its
- * sectors are s0 and s1 (lanes of at most a sector: s1 is s0 or the next; a shift by 64
- * or more gives 0, and that lane fails the test). The popcnt instruction (every AVX2
- * host has it) for the count. One function, no call: the divergent warps' records
- * (some lanes active) all come here. */
+/* sample_group with AVX2 (the group at byte `from`, group_window's), group_bits' loop
+ * four lanes a step over all 32: an inactive lane takes the first active lane's address
+ * (a blend: its sectors are that lane's, already counted), so that no lane needs a mask
+ * after. The blend's mask is the sign bit of each 64-bit lane (vblendvpd): the active
+ * bits broadcast, lane j's shifted left by 31 - j once, so that lanes l..l+3's bits are
+ * at bit l + 31 of their lanes, and a shift by 32 - l a step brings them to the sign. A
+ * lane's bytes lie in the window iff its first and last sectors (s0, s1) are below 64
+ * (bytes below the window, or wrapping past 2^64, give an s0 of 2^59 or more), tested
+ * once for all lanes at the end; its sectors are s0 and s1 (lanes of at most a sector:
+ * s1 is s0 or the next; a shift by 64 or more gives 0, and that lane fails the test).
+ * The popcnt instruction (every AVX2 host has it) for the count. One function, no call:
+ * the divergent warps' records (some lanes active) all come here. */
 __attribute__((target("avx2,popcnt"))) static int sample_group_avx2(
-    const struct cc_cache *c, const struct cc_warp_access *a, uint64_t base,
+    const struct cc_cache *c, const struct cc_warp_access *a, uint64_t base, uint64_t from,
     uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t from, bits;
-  if (!group_window(a, base, size, &from))
-    return -1;
+  uint64_t bits;
   const __m256i plus = _mm256_set1_epi64x((long long)(base - from));
   const __m256i tail = _mm256_set1_epi64x((long long)(size - 1));
   const __m256i one = _mm256_set1_epi64x(1);
@@ -380,16 +378,18 @@ _Static_assert(CC_ACCESS_MAX_BYTES <= CC_CACHE_SECTOR_BYTES,
  * ORed in lane order or not; the record's sectors are its bits, its lines its nonzero
  * nibbles, and a line's class is j xor the group's (cc_cache_line_class), so the sampled
  * lines of the group are the nibbles of c->sample_nibbles shifted by the group's class
- * (group_sampled). Returns -1 where a lane leaves the group (or its bytes wrap past
- * 2^64). The portable form (sample_group_avx2 where the host has AVX2); not inline, nor
- * is sample_ordered: cc_cache_sample_general then saves no registers. */
+ * (group_sampled). The group at byte `from` (group_window's, which the caller tested);
+ * returns -1 where a lane leaves it (or its bytes wrap past 2^64). The portable form
+ * (sample_group_avx2 where the host has AVX2); not inline, nor is sample_ordered:
+ * cc_cache_sample_general then saves no registers. */
 static __attribute__((noinline)) int sample_group(const struct cc_cache *c,
                                                   const struct cc_warp_access *a,
-                                                  uint64_t base, uint32_t *sectors)
+                                                  uint64_t base, uint64_t from,
+                                                  uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t from, bits = 0;
-  if (!group_window(a, base, size, &from) || !group_bits(a, base - from, size, &bits, sectors))
+  uint64_t bits = 0;
+  if (!group_bits(a, base - from, size, &bits, sectors))
     return -1;
   return group_sampled(c, from, bits);
 }
@@ -429,12 +429,15 @@ static __attribute__((noinline)) int sample_ordered(const struct cc_cache *c,
 int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, uint32_t *sectors)
 {
-  int any;
+  uint64_t from;
+  int any = -1;
+  if (group_window(a, base, a->size_bytes ? a->size_bytes : 1, &from)) {
 #ifdef CC_CACHE_AVX2
-  if (__builtin_cpu_supports("avx2"))
-    any = sample_group_avx2(c, a, base, sectors);
-  else
+    if (__builtin_cpu_supports("avx2"))
+      any = sample_group_avx2(c, a, base, from, sectors);
+    else
 #endif
-    any = sample_group(c, a, base, sectors);
+      any = sample_group(c, a, base, from, sectors);
+  }
   return any >= 0 ? any : sample_ordered(c, a, base, sectors);
 }
