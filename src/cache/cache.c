@@ -990,13 +990,16 @@ static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint3
 }
 
 /* The serial replay of global or local record a while sampling: global records of 32
- * active lanes take the quick path (quick.c; most end there), the others
- * cc_cache_sample_slow. Tail calls only: cc_cache_access keeps no registers for them. */
+ * active lanes take the quick path (quick.c; most end there), those of some lanes
+ * active cc_cache_sample_general_global, the others cc_cache_sample_slow. Tail calls
+ * only: cc_cache_access keeps no registers for them. */
 static inline void sample_record(struct cc_cache *c, const struct cc_warp_access *a,
                                  uint32_t sm, uint64_t base)
 {
-  if (a->space != CC_SPACE_GLOBAL || a->active != 0xffffffffu)
+  if (a->space != CC_SPACE_GLOBAL)
     cc_cache_sample_slow(c, a, sm, base);
+  else if (a->active != 0xffffffffu) /* some lanes: the general form */
+    cc_cache_sample_general_global(c, a, sm);
   else
     c->quick(c, a, sm);
 }
@@ -1052,13 +1055,14 @@ static __attribute__((noinline)) void access_slow(struct cc_cache *c,
 }
 
 /* The quick path of global record a of SM sm while sampling: records of 32 active lanes
- * to c->quick, the others (some lanes active) to cc_cache_sample_slow. */
+ * to c->quick, the others (some lanes active: the general form, cc_cache_form_of) to
+ * cc_cache_sample_general_global. */
 static inline void quick_any(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
 {
   if (a->active == 0xffffffffu)
     c->quick(c, a, sm);
   else
-    cc_cache_sample_slow(c, a, sm, 0);
+    cc_cache_sample_general_global(c, a, sm);
 }
 
 /* The quick way in for a record of a CTA other than the last one's: its placement
@@ -1073,33 +1077,73 @@ static __attribute__((noinline)) void quick_new_cta(struct cc_cache *c,
   quick_any(c, a, sm);
 }
 
-/* The quick way in: while the serial replay samples (c->quick set), a global record (most
- * records) goes to the quick path with the kept placement of its CTA, or quick_new_cta's
- * (access_slow's checks and steps, with what sampling makes known: the switch is past).
- * Never a cut record (a->cut: its whole-record figures and its request are counted
- * already, which the quick path would count again): access_slow's cut_record takes it.
- * Tail calls: no registers kept here. */
+/* Whether record a is one the quick way takes while the serial replay samples (c->quick
+ * set): global (CC_SPACE_GLOBAL is 0: space and cut tested in one), not cut, a valid
+ * slot and size; its active lanes are tested by the callers. */
+static inline int quick_takes(const struct cc_cache *c, const struct cc_warp_access *a)
+{
+  _Static_assert(CC_SPACE_GLOBAL == 0, "quick_takes: space and cut tested in one");
+  return c->quick && ((uint32_t)a->space | a->cut) == 0 && a->insn_slot < c->n_insns &&
+         a->size_bytes <= CC_ACCESS_MAX_BYTES;
+}
+
+/* Whether record a is of the CTA whose placement is kept (c->last_cta), compared as an
+ * 8-byte and a 4-byte word. */
+static inline int same_cta(const struct cc_cache *c, const struct cc_warp_access *a)
+{
+  uint64_t xy, last_xy;
+  memcpy(&xy, a->cta, sizeof xy);
+  memcpy(&last_xy, c->last_cta, sizeof last_xy);
+  return xy == last_xy && a->cta[2] == c->last_cta[2];
+}
+
+/* cc_cache_access_serial of a record not of 32 active lanes: the quick way for a global
+ * one of some lanes active (its general form), access_slow for the others. */
+static __attribute__((noinline)) void access_some(struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint32_t shared_wavefronts)
+{
+  if (a->active == 0 || !quick_takes(c, a)) {
+    access_slow(c, a, shared_wavefronts);
+  } else if (!same_cta(c, a)) {
+    quick_new_cta(c, a);
+  } else {
+    c->records++;
+    cc_cache_sample_general_global(c, a, c->last_sm);
+  }
+}
+
+/* The quick way in: while the serial replay samples (c->quick set), a global record of 32
+ * active lanes (most records) goes to the quick path with the kept placement of its CTA,
+ * or quick_new_cta's (access_slow's checks and steps, with what sampling makes known:
+ * the switch is past); one of some lanes active to access_some. Never a cut record
+ * (a->cut: its whole-record figures and its request are counted already, which the quick
+ * path would count again): access_slow's cut_record takes it. Tail calls: no registers
+ * kept here. */
+static inline __attribute__((always_inline)) void access_serial(
+    struct cc_cache *c, const struct cc_warp_access *a, uint32_t shared_wavefronts)
+{
+  if (a->active != 0xffffffffu) {
+    access_some(c, a, shared_wavefronts);
+  } else if (!quick_takes(c, a)) {
+    access_slow(c, a, shared_wavefronts);
+  } else if (!same_cta(c, a)) {
+    quick_new_cta(c, a);
+  } else {
+    c->records++;
+    c->quick(c, a, c->last_sm);
+  }
+}
+
+/* access_serial, for the parallel replay's helper (par.c) and cc_cache_access. */
 void cc_cache_access_serial(struct cc_cache *c, const struct cc_warp_access *a,
                             uint32_t shared_wavefronts)
 {
-  uint64_t xy, last_xy;
-  if (c->quick && a->space == CC_SPACE_GLOBAL && !a->cut && a->active != 0 &&
-      a->insn_slot < c->n_insns && a->size_bytes <= CC_ACCESS_MAX_BYTES) {
-    memcpy(&xy, a->cta, sizeof xy);
-    memcpy(&last_xy, c->last_cta, sizeof last_xy);
-    if (xy != last_xy || a->cta[2] != c->last_cta[2]) {
-      quick_new_cta(c, a);
-      return;
-    }
-    c->records++;
-    quick_any(c, a, c->last_sm);
-    return;
-  }
-  access_slow(c, a, shared_wavefronts);
+  access_serial(c, a, shared_wavefronts);
 }
 
 /* The model's one way in: queued for its helper thread when it has one (jobs 2: par.c),
- * else cc_cache_access_serial on this thread. */
+ * else cc_cache_access_serial on this thread (inline: no jump between). */
 void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
                      uint32_t shared_wavefronts)
 {
@@ -1107,5 +1151,5 @@ void cc_cache_access(struct cc_cache *c, const struct cc_warp_access *a,
     cc_cache_async_queue(c, a, shared_wavefronts);
     return;
   }
-  cc_cache_access_serial(c, a, shared_wavefronts);
+  access_serial(c, a, shared_wavefronts);
 }

@@ -422,6 +422,11 @@ int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_acces
  * replayed. quick.c. */
 void cc_cache_sample_slow(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                           uint64_t base);
+/* cc_cache_sample_slow of global record a (base 0, not cut) whose form is the general
+ * one (some lanes active, or 32 lanes not affine), without finding its form again or
+ * testing memos that never hold it. quick.c. */
+void cc_cache_sample_general_global(struct cc_cache *c, const struct cc_warp_access *a,
+                                    uint32_t sm);
 /* The serial replay of cut record a of 32 active lanes (a->cut, drop.c: its whole-record
  * counts and its request done by a worker) while sampling: cc_cache_sample_slow's
  * memos and sampled lines' replay, without the whole-record counts. quick.c. */

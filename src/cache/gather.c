@@ -297,51 +297,79 @@ static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t siz
   return 1;
 }
 
-#ifdef CC_CACHE_AVX2
-/* Lanes j of a group of four (bit j of the index) as 64-bit masks of a vector. */
-#define ON4(n) {-(uint64_t)((n) & 1), -(uint64_t)((n) >> 1 & 1), -(uint64_t)((n) >> 2 & 1), \
-                -(uint64_t)((n) >> 3 & 1)}
-static const uint64_t lanes_on[16][4] __attribute__((aligned(32))) = {
-    ON4(0), ON4(1), ON4(2),  ON4(3),  ON4(4),  ON4(5),  ON4(6),  ON4(7),
-    ON4(8), ON4(9), ON4(10), ON4(11), ON4(12), ON4(13), ON4(14), ON4(15)};
+/* sample_group's window: where the active lanes of a (addresses + base) could lie in
+ * one aligned group of 16 lines, its first byte (*from, from the first active lane) and
+ * 1; 0 where the last active lane's bytes do not (most records of scattered lanes). */
+static inline __attribute__((always_inline)) int group_window(const struct cc_warp_access *a,
+                                                              uint64_t base, uint32_t size,
+                                                              uint64_t *from)
+{
+  uint32_t last = 31 - (uint32_t)__builtin_clz(a->active);
+  *from = (a->addr[__builtin_ctz(a->active)] + base) / GROUP_SPAN * GROUP_SPAN;
+  return a->addr[last] + base - *from <= GROUP_SPAN - size;
+}
 
-/* group_bits with AVX2, four lanes a step over all 32: an inactive lane takes the first
- * active lane's address (lanes_on's mask, a blend: its sectors are that lane's, already
- * counted), so that no lane needs a mask after; a lane's bytes lie in the window iff
- * its first and last sectors (s0, s1) are below 64 (bytes below the window, or wrapping
- * past 2^64, give an s0 of 2^59 or more), tested once for all lanes at the end; a shift
- * by 64 or more gives 0 (as the scalar 2 << 63 wraps). The popcnt instruction (every
- * AVX2 host has it) for the count. */
-__attribute__((target("avx2,popcnt"))) static int group_bits_avx2(
-    const struct cc_warp_access *a, uint64_t add, uint32_t size, uint64_t *bits,
+/* sample_group's answer from the sectors `bits` of the group at byte `from`: whether one
+ * of its lines with a sector in bits is sampled (a line's class is j xor the group's). */
+static inline __attribute__((always_inline)) int group_sampled(const struct cc_cache *c,
+                                                               uint64_t from, uint64_t bits)
+{
+  uint32_t shift = 4 * (cc_cache_line_class(c->dev.index, from / CC_CACHE_LINE_BYTES) &
+                        c->sample_mask);
+  return (bits & (c->sample_nibbles << shift)) != 0;
+}
+
+#ifdef CC_CACHE_AVX2
+/* sample_group with AVX2 (the group at byte `from`, group_window's), group_bits' loop
+ * four lanes a step over all 32: an inactive lane takes the first active lane's address
+ * (a blend: its sectors are that lane's, already counted), so that no lane needs a mask
+ * after. The blend's mask is the sign bit of each 64-bit lane (vblendvpd): the active
+ * bits broadcast, lane j's shifted left by 31 - j once, so that lanes l..l+3's bits are
+ * at bit l + 31 of their lanes, and a shift by 32 - l a step brings them to the sign. A
+ * lane's bytes lie in the window iff its first and last sectors (s0, s1) are below 64
+ * (bytes below the window, or wrapping past 2^64, give an s0 of 2^59 or more), tested
+ * once for all lanes at the end; its sectors are s0 and s1 (lanes of at most a sector:
+ * s1 is s0 or the next; a shift by 64 or more gives 0, and that lane fails the test).
+ * The popcnt instruction (every AVX2 host has it) for the count. One function, no call:
+ * the divergent warps' records (some lanes active) all come here. */
+__attribute__((target("avx2,popcnt"))) static int sample_group_avx2(
+    const struct cc_cache *c, const struct cc_warp_access *a, uint64_t base, uint64_t from,
     uint32_t *sectors)
 {
-  const __m256i plus = _mm256_set1_epi64x((long long)add);
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t bits;
+  const __m256i plus = _mm256_set1_epi64x((long long)(base - from));
   const __m256i tail = _mm256_set1_epi64x((long long)(size - 1));
-  const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
-  const __m256i fill = _mm256_set1_epi64x((long long)a->addr[__builtin_ctz(a->active)]);
+  const __m256i one = _mm256_set1_epi64x(1);
+  const __m256d fill = _mm256_castsi256_pd(
+      _mm256_set1_epi64x((long long)a->addr[__builtin_ctz(a->active)]));
+  const __m256i on = _mm256_sllv_epi64(_mm256_set1_epi64x((long long)a->active),
+                                       _mm256_set_epi64x(28, 29, 30, 31));
   __m256i acc = _mm256_setzero_si256(), far = _mm256_setzero_si256();
   __m128i half;
 #pragma GCC unroll 8
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i on = _mm256_load_si256((const __m256i *)(const void *)lanes_on[(a->active >> l) & 15]);
+    __m256d sign = _mm256_castsi256_pd(_mm256_slli_epi64(on, (int)(32 - l)));
     __m256i off = _mm256_add_epi64(
-        _mm256_blendv_epi8(fill, _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]),
-                           on),
+        _mm256_castpd_si256(_mm256_blendv_pd(
+            fill, _mm256_loadu_pd((const double *)(const void *)&a->addr[l]), sign)),
         plus);
     __m256i s0 = _mm256_srli_epi64(off, 5);
     __m256i s1 = _mm256_srli_epi64(_mm256_add_epi64(off, tail), 5);
     far = _mm256_or_si256(far, _mm256_or_si256(s0, s1));
-    acc = _mm256_or_si256(acc, _mm256_sub_epi64(_mm256_sllv_epi64(two, s1),
-                                                _mm256_sllv_epi64(one, s0)));
+    acc = _mm256_or_si256(acc, _mm256_or_si256(_mm256_sllv_epi64(one, s1),
+                                               _mm256_sllv_epi64(one, s0)));
   }
   if (!_mm256_testz_si256(far, _mm256_set1_epi64x(~63ll)))
-    return 0;
+    return -1;
   half = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  *bits = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half)));
-  *sectors = (uint32_t)__builtin_popcountll(*bits);
-  return 1;
+  bits = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(half, _mm_unpackhi_epi64(half, half)));
+  *sectors = (uint32_t)__builtin_popcountll(bits);
+  return group_sampled(c, from, bits);
 }
+
+_Static_assert(CC_ACCESS_MAX_BYTES <= CC_CACHE_SECTOR_BYTES,
+               "sample_group_avx2: a lane's bytes touch at most two sectors");
 #endif
 
 /* Group-window form of cc_cache_sample_general: where every active lane's bytes lie in
@@ -349,43 +377,34 @@ __attribute__((target("avx2,popcnt"))) static int group_bits_avx2(
  * sectors are the bits of one 64-bit mask (bit 4j + s: sector s of the group's line j),
  * ORed in lane order or not; the record's sectors are its bits, its lines its nonzero
  * nibbles, and a line's class is j xor the group's (cc_cache_line_class), so the sampled
- * lines of the group are the nibbles of c->sample_nibbles shifted by the group's class.
- * Returns -1 where a lane leaves the group (or its bytes wrap past 2^64). */
-static int sample_group(const struct cc_cache *c, const struct cc_warp_access *a,
-                        uint64_t base, uint32_t *sectors)
+ * lines of the group are the nibbles of c->sample_nibbles shifted by the group's class
+ * (group_sampled). The group at byte `from` (group_window's, which the caller tested);
+ * returns -1 where a lane leaves it (or its bytes wrap past 2^64). The portable form
+ * (sample_group_avx2 where the host has AVX2); not inline, nor is sample_ordered:
+ * cc_cache_sample_general then saves no registers. */
+static __attribute__((noinline)) int sample_group(const struct cc_cache *c,
+                                                  const struct cc_warp_access *a,
+                                                  uint64_t base, uint64_t from,
+                                                  uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t group = (a->addr[__builtin_ctz(a->active)] + base) / GROUP_SPAN, bits = 0;
-  uint64_t from = group * GROUP_SPAN;
-  uint32_t shift, last = 31 - (uint32_t)__builtin_clz(a->active);
-  if (a->addr[last] + base - from > GROUP_SPAN - size) /* most records of scattered lanes */
+  uint64_t bits = 0;
+  if (!group_bits(a, base - from, size, &bits, sectors))
     return -1;
-#ifdef CC_CACHE_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    if (!group_bits_avx2(a, base - from, size, &bits, sectors))
-      return -1;
-  } else
-#endif
-    if (!group_bits(a, base - from, size, &bits, sectors))
-      return -1;
-  shift = 4 * (cc_cache_line_class(c->dev.index, group * 16) & c->sample_mask);
-  return (bits & (c->sample_nibbles << shift)) != 0;
+  return group_sampled(c, from, bits);
 }
 
-/* While sampling, a record in the general form: its sectors (*sectors) and whether one of
- * its lines is sampled, without gathering: sample_group where its lanes lie in 2 KiB, else
- * one pass over the active lanes while their bytes come in address order (no byte masks,
- * no gathering); -1 at the first lane out of order or wrapping past 2^64 (the caller
- * gathers). */
-int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
-                            uint64_t base, uint32_t *sectors)
+/* The ordered pass of cc_cache_sample_general (its lanes not in one group of 16 lines):
+ * the active lanes one by one while their bytes come in address order (no byte masks,
+ * no gathering); -1 at the first lane out of order or wrapping past 2^64. Not inline:
+ * cc_cache_sample_general, whose group test comes first, saves no registers for it. */
+static __attribute__((noinline)) int sample_ordered(const struct cc_cache *c,
+                                                    const struct cc_warp_access *a,
+                                                    uint64_t base, uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
   uint64_t last = 0, seen = UINT64_MAX; /* the last sector counted, the last line tested */
-  int any = sample_group(c, a, base, sectors), first = 1;
-  if (any >= 0)
-    return any;
-  any = 0;
+  int any = 0, first = 1;
   for (uint32_t m = a->active; m; m &= m - 1, first = 0) {
     uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
     uint64_t s0 = lo / CC_CACHE_SECTOR_BYTES, s1 = hi / CC_CACHE_SECTOR_BYTES;
@@ -401,4 +420,24 @@ int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_acces
   }
   *sectors = n;
   return any;
+}
+
+/* While sampling, a record in the general form: its sectors (*sectors) and whether one of
+ * its lines is sampled, without gathering: sample_group where its lanes lie in 2 KiB, else
+ * sample_ordered's pass over the active lanes in address order; -1 where neither applies
+ * (the caller gathers). */
+int cc_cache_sample_general(const struct cc_cache *c, const struct cc_warp_access *a,
+                            uint64_t base, uint32_t *sectors)
+{
+  uint64_t from;
+  int any = -1;
+  if (group_window(a, base, a->size_bytes ? a->size_bytes : 1, &from)) {
+#ifdef CC_CACHE_AVX2
+    if (__builtin_cpu_supports("avx2"))
+      any = sample_group_avx2(c, a, base, from, sectors);
+    else
+#endif
+      any = sample_group(c, a, base, from, sectors);
+  }
+  return any >= 0 ? any : sample_ordered(c, a, base, sectors);
 }

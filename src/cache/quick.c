@@ -136,13 +136,23 @@ void cc_cache_sample_cut(struct cc_cache *c, const struct cc_warp_access *a, uin
   sample_keyed(c, a, sm, base, cc_cache_form_of(a, base), 1);
 }
 
-/* sample_keyed of a global record the quick path found in no fast form (its lanes not
- * affine: the test is not run again). */
-static __attribute__((noinline)) void sample_general(struct cc_cache *c,
-                                                     const struct cc_warp_access *a,
-                                                     uint32_t sm)
+/* sample_keyed of global record a (base 0, not cut) in the general form, its steps that
+ * apply to that form only: no memo holds a general form (memo_first, store_first: 0),
+ * and sample_fast's are cc_cache_sample_general's test and the whole-record counts. The
+ * quick path's records of some lanes active (cc_cache_access: their form is the general
+ * one, cc_cache_form_of) and of 32 lanes not affine (quick_avx2, quick_portable: the
+ * test is not run again). */
+void cc_cache_sample_general_global(struct cc_cache *c, const struct cc_warp_access *a,
+                                    uint32_t sm)
 {
-  sample_keyed(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0}, 0);
+  uint32_t sectors;
+  if (cc_cache_sample_general(c, a, 0, &sectors) != 0) { /* a sampled line, or gathered */
+    cc_cache_sample_replay(c, a, sm, 0, (struct form_key){FORM_GENERAL, 0, 0}, 0);
+    return;
+  }
+  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  if (a->kind != CC_ACCESS_STORE)
+    quick_unseen(c, a->insn_slot, sm);
 }
 
 /* Whether one of the lines of sectors first..last (a RANGE form's) is sampled: one class
@@ -156,15 +166,16 @@ static inline __attribute__((always_inline)) int range_sampled(const struct cc_c
   return any;
 }
 
-/* The quick path's load equal to its SM's L1 memo (`sectors`: the whole record's): what
- * memo_first counts. */
-static inline __attribute__((always_inline)) void quick_memo(struct cc_cache *c,
-                                                             const struct cc_warp_access *a,
-                                                             uint32_t sm,
-                                                             const struct l1_memo *m,
-                                                             uint32_t sectors)
+/* The quick path's global load equal to its SM's L1 memo m (memo_loads: L1 caches global
+ * loads, so whole_counts counts only its wavefronts), of `sectors` sectors: what
+ * memo_first counts, without whole_counts' tests. */
+static inline __attribute__((always_inline)) void quick_memo_load(
+    struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, const struct l1_memo *m,
+    uint32_t sectors)
 {
-  sample_whole(c, &c->insn[a->insn_slot], a, sm, sectors);
+  uint32_t wavefronts = (sectors + 3) / 4;
+  c->insn[a->insn_slot].l1_wavefronts += wavefronts;
+  c->sm_wavefronts[sm] += wavefronts;
   quick_memo_hit(c, a->insn_slot, sm, m);
 }
 
@@ -241,7 +252,7 @@ static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
   uint64_t last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES;
   const struct l1_memo *m = quick_range_memo(c, a, sm, first, last);
   if (m)
-    quick_memo(c, a, sm, m, (uint32_t)(last - first + 1));
+    quick_memo_load(c, a, sm, m, (uint32_t)(last - first + 1));
   else
     quick_range_end(c, a, sm, (uint32_t)(last - first + 1), range_sampled(c, first, last));
 }
@@ -260,22 +271,29 @@ static __attribute__((noinline)) void quick_range_other(struct cc_cache *c,
 }
 
 /* The quick path's lanes a line or more apart (d = addr[1] - addr[0] is not the size):
- * the column form (FORM_LANES, as cc_cache_form_of decides it) goes on to its L1 memo
- * (a load equal to it: counted here, a leaf) or quick_column, the others to
- * sample_slow. */
+ * a load equal to its SM's L1 memo of a column (FORM_LANES, key: first sector, stride)
+ * counted here (a leaf), the column form (as cc_cache_form_of decides it) to quick_column,
+ * the others to sample_slow. The memo's test comes first: a key of the column form with
+ * this first sector and stride d holds the form's tests on d (at least a line, whole
+ * sectors, below 2^62) and the range's end below 2^64 (the key's record had it, from a
+ * sector's start at most 31 bytes before lo + 32 d, which is that sector's offset plus
+ * 32 d), so that only the lane's bytes in one sector are left to test; a d of 2^59 or
+ * more, which the second test sends to sample_slow, would get the same counts there
+ * (memo_first). */
 static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
                                                   const struct cc_warp_access *a, uint32_t sm)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t lo = a->addr[0], d = a->addr[1] - lo;
   const struct l1_memo *m = &c->memo[sm];
-  if (!(d >= CC_CACHE_LINE_BYTES && d < (1ull << 59) && /* d x 32 below 2^64 */
-        lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
-        d % CC_CACHE_SECTOR_BYTES == 0 && lo + d * CC_WARP_SIZE > lo))
+  if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
+      m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d &&
+      lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES)
+    quick_memo_load(c, a, sm, m, CC_WARP_SIZE);
+  else if (!(d >= CC_CACHE_LINE_BYTES && d < (1ull << 59) && /* d x 32 below 2^64 */
+             lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
+             d % CC_CACHE_SECTOR_BYTES == 0 && lo + d * CC_WARP_SIZE > lo))
     cc_cache_sample_slow(c, a, sm, 0);
-  else if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
-           m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d)
-    quick_memo(c, a, sm, m, CC_WARP_SIZE);
   else
     quick_column(c, a, sm);
 }
@@ -289,6 +307,17 @@ static inline __attribute__((always_inline)) int quick_sampled(const struct cc_c
   return !(((line & 15) ^ (((line >> 4) * c->class_mul) >> 60)) & c->sample_mask);
 }
 
+/* The quick path's range within one sampled line (quick_line_load, quick_line_other):
+ * cc_cache_sample_line, lo and size read again from record a (its first lane, its lanes'
+ * size: quick_rest's d), so that the leaves keep only c, a and sm for this jump (fewer
+ * registers, none saved). */
+static __attribute__((noinline)) void quick_line_sampled(struct cc_cache *c,
+                                                         const struct cc_warp_access *a,
+                                                         uint32_t sm)
+{
+  cc_cache_sample_line(c, a, sm, a->addr[0], a->size_bytes);
+}
+
 /* The quick path's global load of 32 lanes of `size` bytes from lo, a range within one
  * line (FORM_RANGE, one wavefront): its whole-record counts (whole_counts), then its SM's
  * L1 memo (memo_first), or its line's class: its replay or its unseen wait. A leaf. */
@@ -296,18 +325,19 @@ static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
                                                       const struct cc_warp_access *a,
                                                       uint32_t sm, uint64_t lo, uint64_t size)
 {
-  uint64_t first = lo / CC_CACHE_SECTOR_BYTES;
-  uint64_t last = (lo + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES;
   uint32_t slot = a->insn_slot;
   const struct l1_memo *m = &c->memo[sm];
   c->insn[slot].l1_wavefronts++;
   c->sm_wavefronts[sm]++;
-  if (!c->dev.l1_global_loads)
-    c->insn[slot].l2_sectors_read += last - first + 1; /* L1 does not cache them */
-  if (c->memo_loads && m->key.form == FORM_RANGE && m->key.a == first && m->key.b == last)
+  if (!c->dev.l1_global_loads) /* L1 does not cache them: every sector to L2 */
+    c->insn[slot].l2_sectors_read +=
+        (lo % CC_CACHE_SECTOR_BYTES + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES + 1;
+  /* the memo's range: its first and last sectors (computed only when the first matches) */
+  if (c->memo_loads && m->key.form == FORM_RANGE && m->key.a == lo / CC_CACHE_SECTOR_BYTES &&
+      m->key.b == (lo + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES)
     quick_memo_hit(c, slot, sm, m);
   else if (quick_sampled(c, lo))
-    cc_cache_sample_line(c, a, sm, lo, size);
+    quick_line_sampled(c, a, sm);
   else
     quick_unseen(c, slot, sm);
 }
@@ -326,12 +356,12 @@ static __attribute__((noinline)) void quick_line_other(struct cc_cache *c,
   if (a->kind == CC_ACCESS_STORE) {
     ex->l2_sectors_write += sectors;
     if (quick_sampled(c, lo))
-      cc_cache_sample_line(c, a, sm, lo, size);
+      quick_line_sampled(c, a, sm);
     return;
   }
   ex->l2_sectors_atomic += sectors;
   if (quick_sampled(c, lo))
-    cc_cache_sample_line(c, a, sm, lo, size);
+    quick_line_sampled(c, a, sm);
   else
     quick_unseen(c, a->insn_slot, sm);
 }
@@ -385,7 +415,7 @@ static inline __attribute__((always_inline, target("avx2"))) int quick_affine_av
 }
 
 /* The quick path with AVX2 (where the host has it: cc_cache_access asks): the lanes'
- * test inline, the rest a jump (lanes not affine: sample_general). */
+ * test inline, the rest a jump (lanes not affine: cc_cache_sample_general_global). */
 static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache *c,
                                                                   const struct cc_warp_access *a,
                                                                   uint32_t sm)
@@ -393,7 +423,7 @@ static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache
   if (quick_affine_avx2(a))
     quick_rest(c, a, sm, a->addr[0], a->addr[1] - a->addr[0]);
   else
-    sample_general(c, a, sm);
+    cc_cache_sample_general_global(c, a, sm);
 }
 #endif
 
@@ -406,7 +436,7 @@ static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
   if (cc_cache_lanes_affine(a, d))
     quick_rest(c, a, sm, lo, d);
   else
-    sample_general(c, a, sm);
+    cc_cache_sample_general_global(c, a, sm);
 }
 
 cc_cache_quick_fn *cc_cache_quick_for_host(void)

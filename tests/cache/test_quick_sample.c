@@ -19,10 +19,14 @@
  *   - columns (quick_lanes, quick_column): 16 KiB apart (the class progression of
  *     sample_lanes), 4160 bytes apart (130 sectors: the class of each lane), loaded twice,
  *     and stored by the 8 warps of a CTA at 4-byte offsets (the store memo), loaded
- *     again with twice the stride (the same first sector: the memo must not take it);
+ *     again with twice the stride (the same first sector: the memo must not take it),
+ *     and again with 8-byte lanes from byte 28 of the first sector (the memo's key, in
+ *     no fast form: the memo must not take it);
  *   - lanes affine in no fast form (8 and 96 bytes apart for 4-byte lanes, 132 bytes
  *     apart: not whole sectors), lanes past 2^64 (a range and a column that wrap), lanes
- *     in no order, some lanes active (sample_slow), no lane active (ignored);
+ *     in no order, some lanes active (in one line; over several lines, in a group of
+ *     16 or beyond, in address order or not: cc_cache_sample_general_global), no lane
+ *     active (ignored);
  *   - ranges from inside a sector (1 and 2 bytes a lane: partly written first and last
  *     sectors), lanes whose first four are no progression but whose later ones repeat
  *     them 16 bytes on a step (the affine test's two parts), 0-byte lanes at one address
@@ -85,7 +89,7 @@ static void lanes(struct cc_warp_access *a, uint64_t base, uint64_t stride)
 static void mix(uint64_t r, uint64_t *x, struct cc_warp_access *prev, struct cc_warp_access *a)
 {
   const uint64_t pool = 1ull << 20, col = 64ull << 20;
-  uint64_t cta = r / 5, line = pool / 128 + next(x) % 4096, shape = next(x) % 26;
+  uint64_t cta = r / 5, line = pool / 128 + next(x) % 4096, shape = next(x) % 27;
   memset(a, 0, sizeof *a);
   a->cta[2] = (uint32_t)(cta % 4); /* the next CTA differs in z alone, mostly */
   a->cta[0] = (uint32_t)(cta / 4 % 16);
@@ -183,6 +187,34 @@ static void mix(uint64_t r, uint64_t *x, struct cc_warp_access *prev, struct cc_
              * in no fast form) */
     a->size_bytes = 8;
     lanes(a, col + (next(x) % 256) * 16384 * 32 + 28, 16384);
+    break;
+  case 25: /* some lanes active over several lines (cache.c access_some,
+             * cc_cache_sample_general_global): 8-byte lanes (2 lines of a group of 16),
+             * lanes 136 bytes apart (beyond a group: the pass in address order), lanes in
+             * no order over a few lines (a group, or gathered across two) */
+    if (next(x) % 3 == 0) {
+      a->size_bytes = 8;
+      lanes(a, line * 128, 8);
+    } else if (next(x) % 2) {
+      lanes(a, line * 128 + 4 * (next(x) % 32), 136);
+    } else {
+      for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+        a->addr[l] = (line + next(x) % 8) * 128 + 4 * (next(x) % 32);
+    }
+    a->active = ((uint32_t)next(x) | 1u) & 0x7fffffffu;
+    break;
+  case 26: /* the previous column's first sector and stride, loaded with 8-byte lanes
+             * from byte 28 of that sector (across two, within its line: in no fast form;
+             * the L1 memo's key is the column's, quick_lanes must not take it) */
+    if (prev->space == CC_SPACE_GLOBAL && prev->active == 0xffffffffu &&
+        prev->addr[1] - prev->addr[0] == 16384 && prev->addr[0] % 128 < 96) {
+      a->size_bytes = 8;
+      lanes(a, prev->addr[0] / 32 * 32 + 28, 16384);
+      a->kind = CC_ACCESS_LOAD;
+    } else {
+      lanes(a, col + (next(x) % 256) * 16384 * 32 + 4 * (next(x) % 8), 16384);
+      a->kind = CC_ACCESS_LOAD;
+    }
     break;
   case 19: /* shared memory */
     lanes(a, 4 * (next(x) % 256), 4);
