@@ -340,8 +340,9 @@ uint32_t cc_cache_switch_records(cc_keep const struct cc_cache *c, enum cc_space
  * still be replaying the exact records before it: the workers then count and cut the
  * records of the CTAs after the switch they emulate meanwhile, which c would otherwise
  * get whole (the kernel's first records, replayed line by line, take a while: the naive
- * 4096^2 transpose's 65,536 records about 50 ms on 16 cores, during which the workers ran
- * thousands of CTAs ahead). Never moves the published CTA up. On any thread, at any
+ * 4096^2 transpose's 65,536 records about 50 ms on 16 cores, while the workers, let run
+ * ahead of the merger by src/emu/par.c, emulate thousands of CTAs past them). Never moves
+ * the published CTA up. On any thread, at any
  * time within the kernel; a producer that cannot count exactly may tell less (a smaller
  * `before`, a larger cta), never more. */
 void cc_cache_foresee(struct cc_cache *c, uint64_t cta, uint64_t before);
