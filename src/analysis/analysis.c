@@ -449,15 +449,14 @@ void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *i
 static void feed_cache(struct cc_cache *c, const struct cc_warp_access *a, uint32_t wavefronts)
 {
   struct cc_warp_access phys;
-  uint32_t words;
+  uint32_t words, size;
   if (a->space != CC_SPACE_LOCAL) {
     cc_cache_access(c, a, wavefronts);
     return;
   }
   cc_model_local_layout(a, &phys);
-  words = cc_access_words(a->space, a->size_bytes);
-  if (words > 1)
-    phys.size_bytes = 4;
+  words = cc_analysis_cache_records(a, &size);
+  phys.size_bytes = size;
   for (uint32_t j = 0; j < words; j++) {
     cc_cache_access(c, &phys, 0);
     for (int l = 0; l < CC_WARP_SIZE; l++)

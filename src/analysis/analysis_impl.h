@@ -34,6 +34,19 @@ void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *i
  * 2^53 bytes, where doubles add integers exactly). Final results are not touched. */
 void cc_analysis_insn_merge(struct cc_insn_stats *d, const struct cc_insn_stats *s);
 
+/* The records the cache model gets for record a (feed_cache, analysis.c): one, or for a
+ * local access wider than 4 bytes one a 32-bit word (cc_access_words: the interleaved
+ * layout puts a lane's next word 128 bytes further), each of *size bytes (4, or a's own
+ * size when one). The workers count the same records towards the model's switch
+ * (partial.c). */
+static inline uint32_t cc_analysis_cache_records(const struct cc_warp_access *a,
+                                                 uint32_t *size)
+{
+  uint32_t words = cc_access_words(a->space, a->size_bytes);
+  *size = words > 1 ? 4 : a->size_bytes;
+  return words;
+}
+
 /* Adds the record figures of by_slot[0..n_insns) (the open kernel's instructions, by
  * slot) to an's open kernel, as a partial's close does (cc_analysis_insn_merge; the
  * smaller footprint of each pair is unioned into the larger, and the two may trade

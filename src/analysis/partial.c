@@ -88,10 +88,10 @@ static uint32_t partial_to_ordered(void *part, const struct cc_warp_access *a,
   }
   n = cc_cache_drops_release(p->drops, out);
   out[n++] = a;
-  { /* feed_cache's words of 4 bytes (one word: the record's own size) */
-    uint32_t words = cc_access_words(a->space, a->size_bytes);
+  { /* the records feed_cache gives the model for it */
+    uint32_t size, words = cc_analysis_cache_records(a, &size);
     p->counted += words * cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot,
-                                                  words > 1 ? 4 : a->size_bytes);
+                                                  size);
   }
   return n;
 }

@@ -55,9 +55,10 @@ static const struct cc_insn_stats *by_id(const struct cc_kernel_stats *k, uint32
 
 /* ---- combine: partials reduced pairwise, as the workers' tree does (src/emu/par.c) ---- */
 
-/* A fresh analysis of kernel, with sm_90's model, a small cache model when cached (2 SMs,
- * 16 KiB of L1, 64 KiB of L2: nothing is evicted here) and the kernel open. */
-static struct cc_analysis *open_analysis(struct cc_model **m, int cached)
+/* A fresh analysis of kernel ki, with sm_90's model, a small cache model when cached (2
+ * SMs, 16 KiB of L1, 64 KiB of L2: nothing is evicted here) and the kernel open. */
+static struct cc_analysis *open_kernel(struct cc_model **m, int cached,
+                                       const struct cc_kernel_info *ki)
 {
   struct cc_err err = { 0 };
   struct cc_analysis *an;
@@ -73,8 +74,14 @@ static struct cc_analysis *open_analysis(struct cc_model **m, int cached)
     cc_analysis_set_cache(an, cc_cache_new(&d));
   }
   sink = cc_analysis_sink(an);
-  assert_int_equal(sink.begin_kernel(sink.ctx, &kernel, &err), CC_OK);
+  assert_int_equal(sink.begin_kernel(sink.ctx, ki, &err), CC_OK);
   return an;
+}
+
+/* open_kernel of kernel. */
+static struct cc_analysis *open_analysis(struct cc_model **m, int cached)
+{
+  return open_kernel(m, cached, &kernel);
 }
 
 /* Gives a to partial part, and to the analysis's ordered sink what the partial says it
@@ -364,6 +371,67 @@ static void test_empty_discarded_and_bad(void **state)
   cc_model_free(m);
 }
 
+/* ---- counted: the records the cache model counts towards its switch (access.h) ---- */
+
+static const struct cc_insn_info count_insns[] = {
+  { .id = 1, .kind = CC_ACCESS_LOAD, .space = CC_SPACE_GLOBAL, .size_bytes = 4,
+    .text = "ld.global.f32 %f1, [%rd4];", .file = "k.cu", .line = 3 },
+  { .id = 2, .kind = CC_ACCESS_LOAD, .space = CC_SPACE_SHARED, .size_bytes = 4,
+    .text = "ld.shared.f32 %f2, [%r5];", .file = "k.cu", .line = 4 },
+  { .id = 3, .kind = CC_ACCESS_LOAD, .space = CC_SPACE_LOCAL, .size_bytes = 4,
+    .text = "ld.local.u32 %r1, [%rd1];", .file = "k.cu", .line = 5 },
+  { .id = 4, .kind = CC_ACCESS_LOAD, .space = CC_SPACE_LOCAL, .size_bytes = 8,
+    .text = "ld.local.v2.u32 {%r1, %r2}, [%rd1];", .file = "k.cu", .line = 6 },
+  { .id = 5, .kind = CC_ACCESS_STORE, .space = CC_SPACE_LOCAL, .size_bytes = 16,
+    .text = "st.local.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};", .file = "k.cu", .line = 7 },
+};
+
+static const struct cc_kernel_info count_kernel = {
+  .name = "k", .mangled = "_Z1kv", .grid = { 2, 1, 1 }, .block = { 32, 1, 1 },
+  .n_insns = 5, .insns = count_insns };
+
+/* A record of instruction slot of kernel count_kernel: its space, kind and size, 32 lanes
+ * at base + size x lane. */
+static struct cc_warp_access count_record(uint32_t slot, uint64_t base)
+{
+  struct cc_warp_access a = record(0, base, count_insns[slot].size_bytes, 0);
+  a.insn_slot = slot;
+  a.kind = count_insns[slot].kind;
+  a.space = count_insns[slot].space;
+  a.size_bytes = count_insns[slot].size_bytes;
+  return a;
+}
+
+/* What a worker's partial counts for the model (counted, before any switch: every record
+ * goes on whole) against the model's own count of the records it got (its kernel's
+ * records), and against the hand count: 3 global loads, 1 each; 2 shared loads, none
+ * (the model counts shared records apart); a local load of 4 bytes, 1; 2 of 8 bytes, 2
+ * each (a 32-bit word each, in the interleaved layout); a local store of 16 bytes, 4:
+ * 3 + 1 + 4 + 4 = 12. counted restarts after each call. */
+static void test_counted_records(void **state)
+{
+  struct cc_model *m = NULL;
+  struct cc_err err = { 0 };
+  struct cc_analysis *an = open_kernel(&m, 1, &count_kernel);
+  struct cc_access_sink sink = cc_analysis_sink(an);
+  struct cc_access_partials parts = cc_analysis_partials(an);
+  const uint32_t slots[] = { 0, 0, 0, 1, 1, 2, 3, 3, 4 };
+  void *p;
+  (void)state;
+  assert_non_null(p = parts.open(parts.ctx));
+  for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
+    struct cc_warp_access a = count_record(slots[i], BASE + 0x1000 * i);
+    feed(an, &parts, p, &a);
+  }
+  assert_int_equal(parts.counted(p), 12);
+  assert_int_equal(parts.counted(p), 0);
+  assert_int_equal(parts.close(parts.ctx, p, 1, &err), CC_OK);
+  assert_int_equal(sink.end_kernel(sink.ctx, &err), CC_OK);
+  assert_int_equal(an->kernels[0].cache.records, 12);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -372,6 +440,7 @@ int main(void)
     cmocka_unit_test(test_empty_discarded_and_bad),
     cmocka_unit_test(test_combine_tree),
     cmocka_unit_test(test_combine_tree_cached),
+    cmocka_unit_test(test_counted_records),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,12 @@
 # 2026-11-27's cut records). The cache model's own threads (--cache-jobs, src/cache/par.c:
 # the parallel replay takes the cut records too) must give the same reports: --jobs 3
 # with 2 of them, --jobs 2 with 5 (more model threads than workers), --jobs 1 with 3 (no
-# workers: every record whole through the parallel replay).
+# workers: every record whole through the parallel replay). wide_local: local accesses of
+# 16 and 8 bytes (the model gets one record a 32-bit word), sent whole by the workers,
+# beside global stores they cut, the switch early. (Whether the workers' count of the
+# records the model gets is exact, which the switch they foresee rests on, is
+# tests/analysis/test_analysis_partial.c's test_counted_records: here the model usually
+# reaches its switch before the workers' word, so a wrong count would rarely show.)
 . "$(dirname "$0")/data/common.bash"
 
 # same NAME ARGS...: ARGS with --jobs 1, 2, 3 give the same report, and it sampled
@@ -71,6 +76,40 @@ same "naive with a trace" "$T" --kernel _Z15transpose_naivePfPKfi --grid 16,64 "
   --cache "$EARLY" --trace "$TMP/naive.cctrace"
 same "naive with the views" "$T" --kernel _Z15transpose_naivePfPKfi --grid 16,64 "${TR[@]}" \
   --cache "$EARLY" --html "$TMP/naive.html"
-[ "$checked" -eq 5 ] || fail "expected 5 cases checked, got $checked"
+# each thread writes 16 bytes of local memory at once and reads them back 8 at a time
+cat >"$TMP/wide_local.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry wide_local(.param .u64 p_out)
+{
+  .local .align 16 .b8 depot[16];
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [p_out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r1, %r2, %r3;
+  add.u32 %r5, %r4, 1;
+  add.u32 %r6, %r4, 2;
+  add.u32 %r7, %r4, 3;
+  mov.u64 %rd2, depot;
+  st.local.v4.u32 [%rd2], {%r4, %r5, %r6, %r7};
+  ld.local.v2.u32 {%r8, %r9}, [%rd2];
+  ld.local.v2.u32 {%r10, %r11}, [%rd2+8];
+  add.u32 %r8, %r8, %r9;
+  add.u32 %r8, %r8, %r10;
+  add.u32 %r8, %r8, %r11;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r8;
+  ret;
+}
+PTX
+same "wide local" "$TMP/wide_local.ptx" --kernel wide_local --grid 512 --block 64 \
+  --arg 'out=u32[32768]:zero' --cache "$EARLY"
+[ "$checked" -eq 6 ] || fail "expected 6 cases checked, got $checked"
 [ "$checked_cj" -eq 3 ] || fail "expected 3 cases checked with --cache-jobs, got $checked_cj"
 finish
