@@ -10,6 +10,9 @@
 #define CHUNK_WORDS ((1u << CHUNK_SHIFT) / 64u)
 #define EMPTY SIZE_MAX
 #define BIAS (1ull << 63) /* unit u (signed) is stored as key u + BIAS: order kept */
+/* Chunks of a set from which a union merges the two sets in key order (union_merge)
+ * rather than looking each chunk up, when into has at most 4 times as many. */
+#define MERGE_MIN 256u
 
 struct chunk {
   uint64_t key; /* (u + BIAS) >> CHUNK_SHIFT */
@@ -32,6 +35,7 @@ struct cc_footprint {
   uint64_t gran;   /* g: gcd of the differences to origin; 0 while there are none */
   uint64_t mask;   /* g - 1 when g is a power of two (the common case: no division), else 0 */
   unsigned shift;  /* log2 g when mask is set */
+  int sorted;      /* the chunks lie in increasing key order (after a merge: union_merge) */
 };
 
 static uint64_t mix(uint64_t x) /* splitmix64 finaliser */
@@ -91,6 +95,7 @@ static void rehash(struct cc_footprint *fp, size_t cap)
 {
   free(fp->table);
   fp->table = cc_xmalloc(cap * sizeof *fp->table);
+  cc_mem_huge(fp->table, cap * sizeof *fp->table);
   fp->table_cap = cap;
   for (size_t i = 0; i < cap; i++)
     fp->table[i] = EMPTY;
@@ -107,6 +112,12 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key)
 {
   if (fp->last != EMPTY && fp->chunks[fp->last].key == key)
     return fp->last;
+  if (!fp->table_cap && fp->n) { /* dropped by a merge (union_merge): built again */
+    size_t cap = 16;
+    while (cap < 2 * (fp->n + 1))
+      cap *= 2;
+    rehash(fp, cap);
+  }
   if (fp->table_cap) {
     size_t h = mix(key) & (fp->table_cap - 1);
     while (fp->table[h] != EMPTY) {
@@ -118,8 +129,11 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key)
   if (fp->n == fp->cap) {
     fp->cap = fp->cap ? fp->cap * 2 : 4;
     fp->chunks = cc_xrealloc(fp->chunks, fp->cap * sizeof *fp->chunks);
+    cc_mem_huge(fp->chunks, fp->cap * sizeof *fp->chunks); /* found by hash: mem.h */
   }
   memset(&fp->chunks[fp->n], 0, sizeof fp->chunks[0]);
+  if (fp->n && key < fp->chunks[fp->n - 1].key)
+    fp->sorted = 0;
   fp->chunks[fp->n].key = key;
   fp->n++;
   if (2 * fp->n > fp->table_cap) /* load factor <= 1/2 */
@@ -184,6 +198,7 @@ static void refine(struct cc_footprint *fp, uint64_t factor)
   fp->chunks = NULL;
   fp->n = fp->cap = 0;
   fp->count = 0;
+  fp->sorted = 0;
   forget_cached(fp);
   free(fp->table);
   fp->table = NULL;
@@ -302,18 +317,27 @@ void cc_analysis_fp_add_lanes(struct cc_footprint *fp, const uint64_t *addr, uin
   }
 }
 
-/* ORs the CHUNK_WORDS words bits (bit i of word w: biased unit key unit + 64 w + i) into
- * fp: the chunk's 512 units shifted into the two chunks they straddle, one lookup each
- * (a word at a time would look a chunk up for each word: 8 to 16 lookups). */
-static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bits)
+/* out (2 CHUNK_WORDS words) = the chunk's CHUNK_WORDS words bits shifted up by r units
+ * (r < 512): the low chunk's words, then the next one's. */
+static void shift_chunk(const uint64_t *bits, unsigned r, uint64_t *out)
 {
-  unsigned r = (unsigned)(unit & ((1u << CHUNK_SHIFT) - 1)), q = r / 64u, b = r % 64u;
-  uint64_t at = unit - r, out[2 * CHUNK_WORDS] = {0};
+  unsigned q = r / 64u, b = r % 64u;
+  memset(out, 0, 2 * CHUNK_WORDS * sizeof *out);
   for (unsigned w = 0; w < CHUNK_WORDS; w++) {
     out[w + q] |= bits[w] << b;
     if (b)
       out[w + q + 1] |= bits[w] >> (64u - b);
   }
+}
+
+/* ORs the CHUNK_WORDS words bits (bit i of word w: biased unit key unit + 64 w + i) into
+ * fp: the chunk's 512 units shifted into the two chunks they straddle, one lookup each
+ * (a word at a time would look a chunk up for each word: 8 to 16 lookups). */
+static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bits)
+{
+  unsigned r = (unsigned)(unit & ((1u << CHUNK_SHIFT) - 1));
+  uint64_t at = unit - r, out[2 * CHUNK_WORDS];
+  shift_chunk(bits, r, out);
   for (unsigned half = 0; half < 2; half++, at += 1u << CHUNK_SHIFT) {
     const uint64_t *src = &out[half * CHUNK_WORDS];
     uint64_t any = 0, *dst;
@@ -346,6 +370,188 @@ static inline void prefetch_key(const struct cc_footprint *fp, uint64_t key, int
     __builtin_prefetch(&fp->chunks[*slot]);
 }
 
+struct keyed {
+  uint64_t key;
+  size_t index;
+};
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+  uint64_t a = ((const struct keyed *)pa)->key, b = ((const struct keyed *)pb)->key;
+  return (a > b) - (a < b);
+}
+
+#define RADIX_BITS 11u /* digits of a pass of sort_keyed: 2048 counters */
+
+/* Sorts the n pairs of k by key (distinct keys). A radix sort of key - min, a pass per
+ * RADIX_BITS bits of max - min: a set's chunks span a few buffers' worth of keys (the
+ * naive transpose's 64 MiB output: 32,768 keys, 2 passes), where qsort's comparisons
+ * cost more than the union they prepare. Sets whose keys span more than 4 passes (buffers
+ * 2^44 units apart: far-apart allocations) use qsort. */
+static void sort_keyed(struct keyed *k, size_t n)
+{
+  uint64_t lo = UINT64_MAX, hi = 0;
+  unsigned passes = 0;
+  struct keyed *tmp, *src = k, *dst;
+  for (size_t i = 0; i < n; i++) {
+    lo = k[i].key < lo ? k[i].key : lo;
+    hi = k[i].key > hi ? k[i].key : hi;
+  }
+  for (uint64_t span = n ? hi - lo : 0; span; span >>= RADIX_BITS)
+    passes++;
+  if (passes > 4) {
+    qsort(k, n, sizeof *k, cmp_keyed);
+    return;
+  }
+  tmp = cc_xmalloc((n ? n : 1) * sizeof *tmp);
+  dst = tmp;
+  for (unsigned p = 0; p < passes; p++) {
+    size_t count[1u << RADIX_BITS] = {0}, at = 0;
+    unsigned sh = p * RADIX_BITS;
+    for (size_t i = 0; i < n; i++)
+      count[((src[i].key - lo) >> sh) & ((1u << RADIX_BITS) - 1)]++;
+    for (unsigned d = 0; d < (1u << RADIX_BITS); d++) {
+      size_t c = count[d];
+      count[d] = at;
+      at += c;
+    }
+    for (size_t i = 0; i < n; i++)
+      dst[count[((src[i].key - lo) >> sh) & ((1u << RADIX_BITS) - 1)]++] = src[i];
+    dst = src;
+    src = src == k ? tmp : k;
+  }
+  if (src != k)
+    memcpy(k, src, n * sizeof *k);
+  free(tmp);
+}
+
+/* The indices of fp's chunks by increasing key (the caller frees them): the identity when
+ * the chunks lie in that order already (fp->sorted, or inserted so). */
+static size_t *sorted_order(const struct cc_footprint *fp)
+{
+  size_t *order = cc_xmalloc((fp->n ? fp->n : 1) * sizeof *order);
+  int in_order = 1;
+  for (size_t i = 1; !fp->sorted && in_order && i < fp->n; i++)
+    in_order = fp->chunks[i - 1].key < fp->chunks[i].key;
+  if (in_order) {
+    for (size_t i = 0; i < fp->n; i++)
+      order[i] = i;
+    return order;
+  }
+  {
+    struct keyed *k = cc_xmalloc(fp->n * sizeof *k);
+    for (size_t i = 0; i < fp->n; i++)
+      k[i] = (struct keyed){fp->chunks[i].key, i};
+    sort_keyed(k, fp->n);
+    for (size_t i = 0; i < fp->n; i++)
+      order[i] = k[i].index;
+    free(k);
+  }
+  return order;
+}
+
+/* A merge of two chunk lists by key into out (union_merge's state). */
+struct merge {
+  const struct cc_footprint *a; /* into: its chunks by a_order, next at a_pos */
+  const size_t *a_order;
+  size_t a_pos;
+  struct chunk *out;
+  size_t n;
+  uint64_t added; /* units new to a */
+};
+
+static int chunk_empty(const uint64_t *bits)
+{
+  uint64_t any = 0;
+  for (unsigned w = 0; w < CHUNK_WORDS; w++)
+    any |= bits[w];
+  return !any;
+}
+
+/* Puts a's chunks of keys below key into out, then chunk (key, bits) ORed into a's of
+ * that key if there is one; keys come in increasing order. */
+static void merge_put(struct merge *m, uint64_t key, const uint64_t *bits)
+{
+  const struct cc_footprint *a = m->a;
+  struct chunk *o;
+  while (m->a_pos < a->n && a->chunks[m->a_order[m->a_pos]].key < key)
+    m->out[m->n++] = a->chunks[m->a_order[m->a_pos++]];
+  if (m->a_pos < a->n && a->chunks[m->a_order[m->a_pos]].key == key) {
+    o = &m->out[m->n++];
+    *o = a->chunks[m->a_order[m->a_pos++]];
+  } else {
+    if (chunk_empty(bits))
+      return;
+    o = &m->out[m->n++];
+    memset(o, 0, sizeof *o);
+    o->key = key;
+  }
+  for (unsigned w = 0; w < CHUNK_WORDS; w++) {
+    m->added += popcount64(bits[w] & ~o->bits[w]);
+    o->bits[w] |= bits[w];
+  }
+}
+
+/* union_words by a merge of both sets' chunks in key order, for sets of about the same
+ * size: unit u of from is unit u + off of into (mod 2^64: keys are biased; no set spans
+ * 2^63 units, so the order of the keys is kept). Each chunk of from, shifted by off,
+ * straddles two chunks of into (off % 512 = r units: its low 512 - r units go to the
+ * first, the rest to the next, which the next chunk of from may share). into's chunks end
+ * sorted, its table dropped (find_chunk builds it again if more is added). Why: in the
+ * tree of src/emu/par.c both sets have about the same chunks (a column store's partials
+ * each hold a few units of every chunk of the output), where a lookup of each chunk in
+ * the table misses the host caches; the merge reads and writes the chunks in order, and
+ * once sorted (every round after the first) neither set is sorted again, nor the root by
+ * allStr's sweep (cursor_start). Measured on 16 cores (bench/results/scale-2026-11-28-s13.md):
+ * the tree's tail did not shrink (25-32 ms at 16 workers), but the end of the kernel did
+ * (8 ms to 2 ms on the naive transpose: no sort left), and the runs at --jobs 16 were 3-6%
+ * faster. */
+static void union_merge(struct cc_footprint *into, const struct cc_footprint *from, uint64_t off)
+{
+  size_t *fa = sorted_order(from), cap = into->n + 2 * from->n;
+  struct merge m = {into, sorted_order(into), 0, cc_xmalloc(cap * sizeof(struct chunk)), 0, 0};
+  unsigned r = (unsigned)(off & ((1u << CHUNK_SHIFT) - 1));
+  uint64_t pend[CHUNK_WORDS] = {0}, pend_key = 0;
+  int have = 0;
+  cc_mem_huge(m.out, cap * sizeof(struct chunk));
+  for (size_t j = 0; j < from->n; j++) {
+    const struct chunk *f = &from->chunks[fa[j]];
+    uint64_t half[2 * CHUNK_WORDS], key = ((f->key << CHUNK_SHIFT) + off - r) >> CHUNK_SHIFT;
+    if (j + 8 < from->n)
+      __builtin_prefetch(&from->chunks[fa[j + 8]]);
+    shift_chunk(f->bits, r, half);
+    if (have && pend_key == key) /* the previous chunk's high part lands here too */
+      for (unsigned w = 0; w < CHUNK_WORDS; w++)
+        half[w] |= pend[w];
+    else if (have)
+      merge_put(&m, pend_key, pend);
+    merge_put(&m, key, half);
+    memcpy(pend, &half[CHUNK_WORDS], sizeof pend);
+    pend_key = key + 1;
+    have = r != 0;
+  }
+  if (have)
+    merge_put(&m, pend_key, pend);
+  while (m.a_pos < into->n)
+    m.out[m.n++] = into->chunks[m.a_order[m.a_pos++]];
+  free(fa);
+  free((void *)m.a_order);
+  free(into->chunks);
+  if (m.n < cap) { /* the room for chunks of from that were not new (most, if they overlap) */
+    cap = m.n ? m.n : 1;
+    m.out = cc_xrealloc(m.out, cap * sizeof *m.out);
+  }
+  into->chunks = m.out;
+  into->cap = cap;
+  into->n = m.n;
+  into->count += m.added;
+  free(into->table);
+  into->table = NULL;
+  into->table_cap = 0;
+  forget_cached(into);
+  into->sorted = 1;
+}
+
 /* cc_analysis_fp_union a chunk at a time, when both sets have one granularity g and
  * origins a multiple of g apart: every unit of from is then the unit of into shifted by
  * the origins' distance in units (what cc_analysis_fp_add computes address by address,
@@ -366,6 +572,10 @@ static int union_words(struct cc_footprint *into, const struct cc_footprint *fro
     if ((into->origin - from->origin) % g)
       return 0;
     off = 0 - (into->origin - from->origin) / g; /* mod 2^64: keys are biased */
+  }
+  if (from->n >= MERGE_MIN && 4 * from->n >= into->n) {
+    union_merge(into, from, off);
+    return 1;
   }
   for (size_t c = 0; c < from->n; c++) {
     /* the lookups miss the host caches (both sets larger than them, the keys in
@@ -409,17 +619,6 @@ struct cursor {
   int done;
 };
 
-struct keyed {
-  uint64_t key;
-  size_t index;
-};
-
-static int cmp_keyed(const void *pa, const void *pb)
-{
-  uint64_t a = ((const struct keyed *)pa)->key, b = ((const struct keyed *)pb)->key;
-  return (a > b) - (a < b);
-}
-
 /* Moves c to its next address (the first one after cursor_start). */
 static inline void cursor_next(struct cursor *c)
 {
@@ -452,17 +651,7 @@ static void cursor_start(struct cursor *c, const struct cc_footprint *fp)
     c->done = 1;
     return;
   }
-  {
-    /* sorted (key, index) pairs: the table indexes the chunks in insertion order */
-    struct keyed *k = cc_xmalloc(fp->n * sizeof *k);
-    for (size_t i = 0; i < fp->n; i++)
-      k[i] = (struct keyed){ fp->chunks[i].key, i };
-    qsort(k, fp->n, sizeof *k, cmp_keyed);
-    c->order = cc_xmalloc(fp->n * sizeof *c->order);
-    for (size_t i = 0; i < fp->n; i++)
-      c->order[i] = k[i].index;
-    free(k);
-  }
+  c->order = sorted_order(fp); /* the table indexes the chunks in insertion order */
   c->bits = fp->chunks[c->order[0]].bits[0];
   cursor_next(c);
 }

@@ -80,6 +80,9 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
   c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  /* huge pages for the arrays of every line (mem.h): each record's lookups land in
+   * sets a page or more apart, and begin_kernel writes them all */
+  cc_mem_huge(c->l1_ways, (size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
   c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
   c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
   for (uint32_t s = 0; s < d->sms; s++) {
@@ -92,6 +95,8 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
   c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
   c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  cc_mem_huge(c->l2.w, l2_lines * sizeof *c->l2.w);
+  cc_mem_huge(c->l2.part, l2_lines * sizeof *c->l2.part);
   c->l2.set_dirty = cc_xmalloc(c->l2.sets * sizeof *c->l2.set_dirty);
   c->l2.set_partial = cc_xmalloc(c->l2.sets * sizeof *c->l2.set_partial);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);

@@ -170,6 +170,7 @@ int cc_emu_alloc(struct cc_emu *emu, uint64_t bytes, const char *name, uint64_t 
     return cc_err_set(err, CC_ERR_LIMIT,
                       "cannot allocate %" PRIu64 " bytes of host memory for buffer '%s': out "
                       "of memory; use a smaller size or free memory", bytes, name ? name : "?");
+  cc_mem_huge(mem, bytes); /* before the buffer's first write (its INIT) */
   g = add_region(emu, bytes, name, mem);
   if (dev_addr) *dev_addr = g->base;
   if (host) *host = g->host;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <stdint.h>
 
 #include "util/err.h"
 
@@ -30,6 +32,20 @@ void *cc_xrealloc(void *ptr, size_t bytes)
   if (!p)
     CC_BUG("out of memory reallocating %zu bytes", bytes);
   return p;
+}
+
+void cc_mem_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+  uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (p && bytes >= CC_MEM_HUGE_MIN && hi > lo)
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: its failure is harmless */
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 char *cc_xstrdup(const char *s)

@@ -23,6 +23,19 @@ cc_give char *cc_xstrdup(cc_keep const char *s);
  * a NUL: s must hold n readable bytes). Used for tokens given as pointer and length. */
 cc_give char *cc_xstrndup(cc_keep const char *s, size_t n);
 
+/* Asks the kernel to back the 2 MiB-aligned part of the allocation [p, p + bytes) with
+ * transparent huge pages (madvise MADV_HUGEPAGE), when bytes >= CC_MEM_HUGE_MIN; call it
+ * before the memory is first written. A hint: where the kernel has no such pages, or
+ * gives them without asking (mode "always"), nothing changes; the memory stays the
+ * caller's, freed with free() as before. Why: Debian's kernels give huge pages only when
+ * asked (mode "madvise"), and the emulated buffers and the cache model's arrays are read
+ * at strides of a page or more (a column of a matrix, the sets of L2): with 4 KiB pages
+ * each such access walks the page table, with 2 MiB pages a 64 MiB buffer is 32 TLB
+ * entries. The cost: a page touched at all holds 2 MiB of memory, so memory grows by up
+ * to 2 MiB for each 2 MiB range touched, never beyond the allocation. */
+#define CC_MEM_HUGE_MIN ((size_t)2 << 20)
+void cc_mem_huge(cc_keep void *p, size_t bytes);
+
 /* Grows an array p of *cap elements of elem bytes so that it holds at least need
  * elements (doubling; first size 8); returns the (possibly moved) array and updates *cap.
  * The caller owns the result; never NULL (aborts on exhaustion). */

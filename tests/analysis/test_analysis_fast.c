@@ -395,6 +395,111 @@ static void test_union_words(void **state)
   }
 }
 
+/* The addresses of a set in a plain array, for checks that do not use footprint.c: sorted
+ * and without repeats by sorted_unique. */
+struct addrs {
+  uint64_t *a;
+  size_t n, cap;
+};
+
+static void addrs_push(struct addrs *s, uint64_t addr)
+{
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 1024;
+    s->a = realloc(s->a, s->cap * sizeof *s->a);
+    assert_non_null(s->a);
+  }
+  s->a[s->n++] = addr;
+}
+
+static void addrs_add(struct addrs *s, struct cc_footprint *fp, uint64_t addr)
+{
+  addrs_push(s, addr);
+  cc_analysis_fp_add(fp, addr);
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* fp holds exactly the distinct addresses of s: their count, least, greatest and largest
+ * gap between neighbours, from the sorted array. */
+static void holds_exactly(const struct cc_footprint *fp, struct addrs *s)
+{
+  size_t n = 0;
+  uint64_t gap = 0, lo = 0, hi = 0;
+  qsort(s->a, s->n, sizeof *s->a, cmp_u64);
+  for (size_t i = 0; i < s->n; i++)
+    if (i == 0 || s->a[i] != s->a[n - 1]) {
+      if (n && s->a[i] - s->a[n - 1] > gap)
+        gap = s->a[i] - s->a[n - 1];
+      s->a[n++] = s->a[i];
+    }
+  s->n = n;
+  assert_int_equal(cc_analysis_fp_count(fp), n);
+  assert_int_equal(cc_analysis_fp_max_gap(fp), gap);
+  assert_true(cc_analysis_fp_min(fp, &lo) && cc_analysis_fp_max(fp, &hi));
+  assert_int_equal(lo, s->a[0]);
+  assert_int_equal(hi, s->a[n - 1]);
+}
+
+/* Adds to fp (and s) a set of about `chunks` chunks of 512 units of granularity g from
+ * origin: runs of 1 to 700 units and single units anywhere in 2^20 units either side. */
+static void spread(struct cc_footprint *fp, struct addrs *s, uint64_t origin, uint64_t g,
+                   int chunks, uint64_t *st)
+{
+  addrs_add(s, fp, origin);
+  for (int i = 0; i < chunks; i++) {
+    uint64_t at = origin - g * (1u << 20) + g * (gen_next(st) % (1u << 21));
+    uint64_t len = gen_next(st) % 3 == 0 ? 1 + gen_next(st) % 700 : 1;
+    for (uint64_t k = 0; k < len; k++)
+      addrs_add(s, fp, at + k * g);
+  }
+}
+
+/* Unions of sets of hundreds of chunks each, about the same size: the merge of the two
+ * chunk lists in key order (footprint.c union_merge, from 256 chunks), where each chunk of
+ * one set lands on two of the other unless the origins are 512 units apart (offsets of
+ * every residue, either sign), the sets overlapping or not. Checked against the sorted
+ * array of every address added (count, least, greatest, largest gap): after the union,
+ * after more addresses are added to it (the table it dropped, built again), and after a
+ * second union into the merged set (sorted) of a third (not). */
+static void test_union_merge(void **state)
+{
+  (void)state;
+  uint64_t st = 23;
+  for (int round = 0; round < 60; round++) {
+    static const uint64_t gs[] = {1, 4, 16};
+    uint64_t g = gs[gen_next(&st) % 3], base = (1ull << 40) + g * (gen_next(&st) % 4096);
+    uint64_t ob = base + (gen_next(&st) % 2 ? 1 : -1) * g * (gen_next(&st) % (1u << 21));
+    struct cc_footprint *a = cc_analysis_fp_new(), *b = cc_analysis_fp_new(),
+                        *c = cc_analysis_fp_new();
+    struct addrs s = {0}, t = {0};
+    int na = 300 + (int)(gen_next(&st) % 400), nb = na / 2 + (int)(gen_next(&st) % na);
+    if (round % 4 == 0) /* 512-unit aligned origins: no straddle */
+      ob = base + 512 * g * (gen_next(&st) % 64);
+    spread(a, &s, base, g, na, &st);
+    spread(b, &s, ob, g, nb, &st);
+    cc_analysis_fp_union(a, b);
+    holds_exactly(a, &s);
+    for (int i = 0; i < 200; i++) /* new chunks and old ones, after the merge */
+      addrs_add(&s, a, base + g * (gen_next(&st) % (1u << 22)));
+    holds_exactly(a, &s);
+    spread(c, &t, base + g * (gen_next(&st) % 100000), g, na, &st);
+    for (size_t i = 0; i < t.n; i++)
+      addrs_push(&s, t.a[i]);
+    cc_analysis_fp_union(a, c);
+    holds_exactly(a, &s);
+    cc_analysis_fp_free(a);
+    cc_analysis_fp_free(b);
+    cc_analysis_fp_free(c);
+    free(s.a);
+    free(t.a);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -403,7 +508,7 @@ int main(void)
     cmocka_unit_test(test_fp_run_wrap),  cmocka_unit_test(test_fp_column),
     cmocka_unit_test(test_group_sum),    cmocka_unit_test(test_lane_stride_overflow),
     cmocka_unit_test(test_union_random), cmocka_unit_test(test_union_dense),
-    cmocka_unit_test(test_union_words),
+    cmocka_unit_test(test_union_words),  cmocka_unit_test(test_union_merge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
