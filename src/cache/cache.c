@@ -750,10 +750,9 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   p.space = a->space;
   p.g.key = key;
   if (s->exact && key.form == FORM_GENERAL) { /* gathered to count its sectors */
-    cc_cache_gather(a, base, key, &p.g);
+    uint32_t sectors = cc_cache_gather_general_sampled(c, a, base, &p.g);
     if (!a->cut) /* (a cut record's were counted whole: drop.c) */
-      side_whole(c, &s->exact[a->insn_slot], s->sm_wavefronts, a, sm, p.g.sectors);
-    cc_cache_sample_filter(c, &p.g);
+      side_whole(c, &s->exact[a->insn_slot], s->sm_wavefronts, a, sm, sectors);
     if (p.g.n == 0)
       return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
     gathered = 1;
@@ -804,10 +803,8 @@ static int cut_gather(const struct cc_cache *c, const struct cc_warp_access *a, 
   p->kind = a->kind;
   p->space = a->space;
   p->memo_hit = 0;
-  if (!cc_cache_gather_sampled(c, a, base, &p->g)) {
-    cc_cache_gather(a, base, (struct form_key){FORM_GENERAL, 0, 0}, &p->g);
-    cc_cache_sample_filter(c, &p->g);
-  }
+  if (!cc_cache_gather_sampled(c, a, base, &p->g))
+    cc_cache_gather_general_sampled(c, a, base, &p->g);
   return p->g.n != 0;
 }
 

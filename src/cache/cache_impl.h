@@ -409,6 +409,16 @@ void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_war
  * lanes); returns 1 then, else 0 (g undefined: the caller gathers and filters). */
 int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, struct gather *g);
+/* While sampling, a GENERAL record (lanes in any order): returns its sectors, the
+ * distinct ones its active lanes' bytes touch (cc_cache_gather's g->sectors), and puts in
+ * g (unless NULL) the entries of its sampled lines only, what cc_cache_gather then
+ * cc_cache_sample_filter leave. Why apart from them: lanes at random lines (a gather
+ * through an index array) made cc_cache_gather sort all 32 to 64 pieces, to keep about
+ * one line in 16; here the sectors are counted in a small table and only the sampled
+ * pieces sorted. */
+uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
+                                         const struct cc_warp_access *a, uint64_t base,
+                                         struct gather *g);
 /* While sampling, a GENERAL record: its sectors (*sectors) and whether a line of it is
  * sampled (1, 0), in one pass while its lanes' bytes come in address order; -1 otherwise
  * (the caller gathers). */

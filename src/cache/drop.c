@@ -167,9 +167,8 @@ static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_acc
   if (key.form == FORM_RANGE) {
     any = sample_touches(c, key, sectors, &lanes);
   } else if ((any = cc_cache_sample_general(c, a, base, sectors)) < 0) {
-    struct gather g; /* lanes out of address order: their sectors by gathering */
-    cc_cache_gather(a, base, key, &g);
-    *sectors = g.sectors;
+    /* lanes out of address order: their sectors counted apart */
+    *sectors = cc_cache_gather_general_sampled(c, a, base, NULL);
     any = 1;
   }
   return any ? sampled_lanes_of(c, a, base) : 0;
