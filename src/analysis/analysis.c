@@ -10,6 +10,7 @@
 
 #include "analysis/analysis_impl.h"
 #include "analysis/footprint.h"
+#include "analysis/fpshare.h"
 #include "util/mem.h"
 
 struct cc_analysis *cc_analysis_new(const struct cc_model *m)
@@ -56,6 +57,9 @@ void cc_analysis_free(struct cc_analysis *an)
   for (size_t i = 0; i < an->n_kernels; i++)
     cc_analysis_kernel_release(&an->kernels[i]);
   free(an->kernels);
+  for (size_t slot = 0; an->fps && slot < an->fps_n; slot++) /* partials never closed */
+    cc_analysis_fps_free(an->fps[slot]);
+  free(an->fps);
   cc_cache_free(an->cache);
   free(an);
 }
@@ -387,7 +391,7 @@ uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b)
  * backend does the same on the device (src/gpu/patch.cu, record()). The model is given
  * the offsets: cc_model_global lays them out itself. */
 static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
-                       const struct cc_warp_access *a, int fast)
+                       const struct cc_warp_access *a, int fast, struct cc_fp_writer *fw)
 {
   uint32_t lanes = cc_access_lanes(a);
   struct cc_warp_access phys;
@@ -407,7 +411,11 @@ static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32
   if (s->lane_stride != CC_LANE_STRIDE_MIXED)
     s->lane_stride = cc_analysis_lane_stride_combine(
         s->lane_stride, fast ? record_lane_stride_fast(a) : record_lane_stride(a));
-  if (fast) {
+  if (fw) {
+    uint32_t left = cc_analysis_fps_add_lanes(fw, a->addr, a->active);
+    if (left)
+      cc_analysis_fp_add_lanes(s->footprint, a->addr, left);
+  } else if (fast) {
     cc_analysis_fp_add_lanes(s->footprint, a->addr, a->active);
   } else {
     for (int lane = 0; lane < CC_WARP_SIZE; lane++)
@@ -428,13 +436,20 @@ static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32
 void cc_analysis_accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
                             const struct cc_warp_access *a)
 {
-  accumulate(s, m, w, a, 1);
+  accumulate(s, m, w, a, 1, NULL);
+}
+
+void cc_analysis_accumulate_shared(struct cc_insn_stats *s, const struct cc_model *m,
+                                   uint32_t w, const struct cc_warp_access *a,
+                                   struct cc_fp_writer *fw)
+{
+  accumulate(s, m, w, a, 1, fw);
 }
 
 void cc_analysis_accumulate_ref(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
                                 const struct cc_warp_access *a)
 {
-  accumulate(s, m, w, a, 0);
+  accumulate(s, m, w, a, 0, NULL);
 }
 
 void cc_analysis_insn_init(struct cc_insn_stats *s, const struct cc_insn_info *info,

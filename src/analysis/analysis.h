@@ -340,6 +340,16 @@ struct cc_analysis {
   /* Set by cc_analysis_partials: the sink's access only checks records and feeds the
    * cache model; the figures come from partial states merged before end_kernel. */
   int split;
+  /* While the open kernel's partials run (partial.c): the footprints they share, one per
+   * instruction slot (fpshare.h), added to the kernel's when the last partial is
+   * closed; the bytes their leaves may still take; the partials opened and those closed
+   * (a partial combined into another counts at that one's close); whether a close
+   * dropped its figures (then so are the shared ones). */
+  struct cc_fp_shared **fps;
+  size_t fps_n;
+  int64_t fps_budget;
+  uint32_t parts_opened, parts_closed;
+  int parts_dropped;
 };
 
 /* Makes an empty analysis using model m (borrowed: it must outlive the analysis). */

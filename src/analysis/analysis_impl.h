@@ -4,6 +4,7 @@
 #define CC_ANALYSIS_ANALYSIS_IMPL_H
 
 #include "analysis/analysis.h"
+#include "analysis/fpshare.h"
 
 /* Computes allStr, verdicts, suggestions and totals of k, sorts its instructions worst
  * first and rebuilds by_slot. Idempotent: frees earlier suggestions first. */
@@ -19,6 +20,12 @@ uint64_t cc_analysis_lane_stride_combine(uint64_t a, uint64_t b);
  * with one division and sets runs of footprint bits a word at a time. */
 void cc_analysis_accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,
                             const struct cc_warp_access *a);
+/* cc_analysis_accumulate with the footprint's addresses added to a shared footprint
+ * through fw (the calling thread's writer of it) instead, those it does not take to s's
+ * own footprint (fpshare.h): the parallel runs' partials (partial.c). */
+void cc_analysis_accumulate_shared(struct cc_insn_stats *s, const struct cc_model *m,
+                                   uint32_t w, const struct cc_warp_access *a,
+                                   struct cc_fp_writer *fw);
 /* The reference (general) form of cc_analysis_accumulate: the same figures, computed
  * lane by lane; for the tests that compare the two (tests/analysis/test_analysis_fast.c). */
 void cc_analysis_accumulate_ref(struct cc_insn_stats *s, const struct cc_model *m, uint32_t w,

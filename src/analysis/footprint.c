@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/mem.h"
 
 #define CHUNK_SHIFT 9u /* 512 units per chunk */
@@ -37,15 +38,6 @@ struct cc_footprint {
   unsigned shift;  /* log2 g when mask is set */
   int sorted;      /* the chunks lie in increasing key order (after a merge: union_merge) */
 };
-
-static uint64_t mix(uint64_t x) /* splitmix64 finaliser */
-{
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 /* Bits set in x, without a library call: the build targets x86-64 without POPCNT, where
  * __builtin_popcountll calls __popcountdi2 (a third of a union's instructions). */
@@ -100,7 +92,7 @@ static void rehash(struct cc_footprint *fp, size_t cap)
   for (size_t i = 0; i < cap; i++)
     fp->table[i] = EMPTY;
   for (size_t c = 0; c < fp->n; c++) {
-    size_t h = mix(fp->chunks[c].key) & (cap - 1);
+    size_t h = cc_mix64(fp->chunks[c].key) & (cap - 1);
     while (fp->table[h] != EMPTY)
       h = (h + 1) & (cap - 1);
     fp->table[h] = c;
@@ -119,7 +111,7 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key)
     rehash(fp, cap);
   }
   if (fp->table_cap) {
-    size_t h = mix(key) & (fp->table_cap - 1);
+    size_t h = cc_mix64(key) & (fp->table_cap - 1);
     while (fp->table[h] != EMPTY) {
       if (fp->chunks[fp->table[h]].key == key)
         return fp->last = fp->table[h];
@@ -132,14 +124,16 @@ static size_t find_chunk(struct cc_footprint *fp, uint64_t key)
     cc_mem_huge(fp->chunks, fp->cap * sizeof *fp->chunks); /* found by hash: mem.h */
   }
   memset(&fp->chunks[fp->n], 0, sizeof fp->chunks[0]);
-  if (fp->n && key < fp->chunks[fp->n - 1].key)
+  if (!fp->n)
+    fp->sorted = 1; /* one chunk is in order; the next ones keep it while keys grow */
+  else if (key < fp->chunks[fp->n - 1].key)
     fp->sorted = 0;
   fp->chunks[fp->n].key = key;
   fp->n++;
   if (2 * fp->n > fp->table_cap) /* load factor <= 1/2 */
     rehash(fp, fp->table_cap ? fp->table_cap * 2 : 16);
   else {
-    size_t h = mix(key) & (fp->table_cap - 1);
+    size_t h = cc_mix64(key) & (fp->table_cap - 1);
     while (fp->table[h] != EMPTY)
       h = (h + 1) & (fp->table_cap - 1);
     fp->table[h] = fp->n - 1;
@@ -333,10 +327,45 @@ static void shift_chunk(const uint64_t *bits, unsigned r, uint64_t *out)
 /* ORs the CHUNK_WORDS words bits (bit i of word w: biased unit key unit + 64 w + i) into
  * fp: the chunk's 512 units shifted into the two chunks they straddle, one lookup each
  * (a word at a time would look a chunk up for each word: 8 to 16 lookups). */
-static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bits)
+/* The index of the chunk of key when fp's chunks lie in increasing key order and none
+ * has a greater key: the last one, or a new zeroed one appended after it, the table
+ * dropped (find_chunk builds it again when it is next needed). SIZE_MAX otherwise. Why:
+ * a footprint built in address order (cc_analysis_fp_add_bits from a shared one) then
+ * costs no hash and no probe a chunk, as union_merge's output. */
+static size_t append_chunk(struct cc_footprint *fp, uint64_t key)
+{
+  if (fp->n && (!fp->sorted || fp->chunks[fp->n - 1].key > key))
+    return SIZE_MAX;
+  if (fp->n && fp->chunks[fp->n - 1].key == key)
+    return fp->n - 1;
+  if (fp->table_cap) {
+    free(fp->table);
+    fp->table = NULL;
+    fp->table_cap = 0;
+    forget_cached(fp);
+  }
+  if (fp->n == fp->cap) {
+    fp->cap = fp->cap ? fp->cap * 2 : 4;
+    fp->chunks = cc_xrealloc(fp->chunks, fp->cap * sizeof *fp->chunks);
+    cc_mem_huge(fp->chunks, fp->cap * sizeof *fp->chunks);
+  }
+  memset(&fp->chunks[fp->n], 0, sizeof fp->chunks[0]);
+  fp->chunks[fp->n].key = key;
+  fp->sorted = 1;
+  return fp->n++;
+}
+
+/* ORs the CHUNK_WORDS words bits (bit i of word w: biased unit key unit + 64 w + i) into
+ * fp: the chunk's 512 units shifted into the two chunks they straddle, one lookup each
+ * (a word at a time would look a chunk up for each word: 8 to 16 lookups); append: the
+ * chunks through append_chunk, and 0 returned, having changed nothing, when fp's chunks
+ * do not allow it. Returns 1 otherwise. */
+static int or_chunk_at(struct cc_footprint *fp, uint64_t unit, const uint64_t *bits, int append)
 {
   unsigned r = (unsigned)(unit & ((1u << CHUNK_SHIFT) - 1));
   uint64_t at = unit - r, out[2 * CHUNK_WORDS];
+  if (append && fp->n && (!fp->sorted || fp->chunks[fp->n - 1].key > at >> CHUNK_SHIFT))
+    return 0;
   shift_chunk(bits, r, out);
   for (unsigned half = 0; half < 2; half++, at += 1u << CHUNK_SHIFT) {
     const uint64_t *src = &out[half * CHUNK_WORDS];
@@ -346,7 +375,8 @@ static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bit
       any |= src[w];
     if (!any)
       continue;
-    c = find_chunk(fp, at >> CHUNK_SHIFT); /* before fp->chunks is read: it may move them */
+    /* before fp->chunks is read: either may move them; keys at and at + 1 stay in order */
+    c = append ? append_chunk(fp, at >> CHUNK_SHIFT) : find_chunk(fp, at >> CHUNK_SHIFT);
     dst = fp->chunks[c].bits;
     for (unsigned w = 0; w < CHUNK_WORDS; w++) {
       uint64_t add = src[w] & ~dst[w];
@@ -356,6 +386,37 @@ static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bit
       dst[w] |= add;
     }
   }
+  return 1;
+}
+
+static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bits)
+{
+  or_chunk_at(fp, unit, bits, 0);
+}
+
+void cc_analysis_fp_add_bits(struct cc_footprint *fp, uint64_t unit0, unsigned shift,
+                             const uint64_t *words, size_t n)
+{
+  uint64_t g = 1ull << shift;
+  for (size_t w0 = 0; w0 < n; w0 += CHUNK_WORDS) {
+    size_t nw = n - w0 < CHUNK_WORDS ? n - w0 : CHUNK_WORDS;
+    uint64_t any = 0, a0 = (unit0 + 64u * w0) << shift;
+    for (size_t i = 0; i < nw; i++)
+      any |= words[w0 + i];
+    if (!any)
+      continue;
+    if (nw == CHUNK_WORDS && fp->gran == g && ((a0 - fp->origin) & (g - 1)) == 0) {
+      /* the window's units are the footprint's: bit i is unit key p + i */
+      uint64_t p = a0 >= fp->origin ? BIAS + ((a0 - fp->origin) >> shift)
+                                    : BIAS - ((fp->origin - a0) >> shift);
+      if (!or_chunk_at(fp, p, &words[w0], 1))
+        or_chunk(fp, p, &words[w0]);
+      continue;
+    }
+    for (size_t i = 0; i < nw; i++)
+      for (uint64_t bits = words[w0 + i]; bits; bits &= bits - 1)
+        add_one(fp, a0 + ((64u * i + (unsigned)__builtin_ctzll(bits)) << shift), 32);
+  }
 }
 
 /* Prefetches, for a union, what find_chunk will read for the chunk of key: its table
@@ -363,7 +424,7 @@ static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bit
  * at a load factor of 1/2 most keys sit there). A hint: nothing is kept. */
 static inline void prefetch_key(const struct cc_footprint *fp, uint64_t key, int stage)
 {
-  const size_t *slot = &fp->table[mix(key) & (fp->table_cap - 1)];
+  const size_t *slot = &fp->table[cc_mix64(key) & (fp->table_cap - 1)];
   if (stage == 0)
     __builtin_prefetch(slot);
   else if (*slot != EMPTY)
@@ -969,12 +1030,12 @@ static int packed_consistent(struct cc_footprint *fp)
     cap *= 2;
   rehash(fp, cap);
   for (size_t c = 0; c < fp->n; c++) { /* a chunk with its key before it on its probe run */
-    size_t h = mix(fp->chunks[c].key) & (cap - 1);
+    size_t h = cc_mix64(fp->chunks[c].key) & (cap - 1);
     for (; fp->table[h] != c; h = (h + 1) & (cap - 1))
       if (fp->chunks[fp->table[h]].key == fp->chunks[c].key)
         return 0;
   }
-  for (size_t h = mix(BIAS >> CHUNK_SHIFT) & (cap - 1); fp->table[h] != EMPTY;
+  for (size_t h = cc_mix64(BIAS >> CHUNK_SHIFT) & (cap - 1); fp->table[h] != EMPTY;
        h = (h + 1) & (cap - 1))
     if (fp->chunks[fp->table[h]].key == BIAS >> CHUNK_SHIFT)
       return (int)(fp->chunks[fp->table[h]].bits[0] & 1u);

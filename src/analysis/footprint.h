@@ -40,6 +40,12 @@ void cc_analysis_fp_add(cc_keep struct cc_footprint *fp, uint64_t addr);
  * its bits a word at a time, and the chunk of the previous lane is reused. */
 void cc_analysis_fp_add_lanes(cc_keep struct cc_footprint *fp, const uint64_t *addr,
                               uint32_t mask);
+/* Adds the address (unit0 + i) << shift for every bit i set in words[0..n) (bit i % 64
+ * of words[i / 64]); the same set as cc_analysis_fp_add of each, but while the
+ * footprint's granularity is 1 << shift and the window lies on its grid, 512 bits are
+ * ORed in at a time (the dense case). For shared footprints (fpshare.h). */
+void cc_analysis_fp_add_bits(cc_keep struct cc_footprint *fp, uint64_t unit0, unsigned shift,
+                             const uint64_t *words, size_t n);
 /* Adds every address of from to into. */
 void cc_analysis_fp_union(cc_keep struct cc_footprint *into, cc_keep const struct cc_footprint *from);
 /* Largest difference between neighbouring distinct addresses in increasing order, in

@@ -5,6 +5,7 @@
 
 #include "analysis/analysis_impl.h"
 #include "analysis/footprint.h"
+#include "analysis/fpshare.h"
 #include "util/mem.h"
 
 /* One thread's figures of the open kernel. */
@@ -18,7 +19,36 @@ struct partial {
   uint32_t wavefronts;             /* the last record's (a shared one's, else 0) */
   uint64_t counted;                /* records passed on whole that the model counts towards
                                       its switch, since partial_counted last ran */
+  struct cc_fp_shared *const *fps; /* the analysis's shared footprints, by slot (borrowed) */
+  struct cc_fp_writer **fw;        /* by slot: this thread's writer of each (NULL until the
+                                      slot's first record) */
+  uint32_t absorbed;               /* partials combined into this one */
 };
+
+/* The footprints the open kernel's partials share, one per slot (fpshare.h), made at the
+ * first open. Their leaves may take half of what the memory limit leaves: past it, the
+ * lanes go to the partials' own footprints, which the limit checks at the close. */
+static void open_shared(struct cc_analysis *an, const struct cc_kernel_stats *k)
+{
+  size_t limit = an->mem_limit ? an->mem_limit : CC_ANALYSIS_MEM_DEFAULT;
+  an->fps_budget = an->mem_used < limit ? (int64_t)((limit - an->mem_used) / 2) : 0;
+  an->fps = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *an->fps);
+  an->fps_n = k->n_insns;
+  for (size_t slot = 0; slot < k->n_insns; slot++)
+    an->fps[slot] = cc_analysis_fps_new(k->insns[k->by_slot[slot]].info.size_bytes,
+                                        &an->fps_budget);
+  an->parts_opened = an->parts_closed = 0;
+  an->parts_dropped = 0;
+}
+
+static void free_shared(struct cc_analysis *an)
+{
+  for (size_t slot = 0; slot < an->fps_n; slot++)
+    cc_analysis_fps_free(an->fps[slot]);
+  free(an->fps);
+  an->fps = NULL;
+  an->fps_n = 0;
+}
 
 static void *partial_open(void *ctx)
 {
@@ -28,7 +58,12 @@ static void *partial_open(void *ctx)
   if (!an->open)
     return NULL;
   k = &an->kernels[an->n_kernels - 1];
+  if (!an->fps)
+    open_shared(an, k);
+  an->parts_opened++;
   p = cc_xcalloc(1, sizeof *p);
+  p->fps = an->fps;
+  p->fw = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *p->fw);
   p->k = k;
   p->model = an->model;
   p->group_lanes = an->group_lanes;
@@ -57,7 +92,9 @@ static int partial_access(void *part, const struct cc_warp_access *a, struct cc_
     return rc;
   s = &p->insns[a->insn_slot];
   wavefronts = s->wavefronts;
-  cc_analysis_accumulate(s, p->model, p->group_lanes, a);
+  if (!p->fw[a->insn_slot])
+    p->fw[a->insn_slot] = cc_analysis_fpw_new(p->fps[a->insn_slot]);
+  cc_analysis_accumulate_shared(s, p->model, p->group_lanes, a, p->fw[a->insn_slot]);
   /* the shared model's wavefronts of the record: what the ordered sink would give the
    * cache (access_cb) */
   p->wavefronts = (uint32_t)(s->wavefronts - wavefronts);
@@ -153,12 +190,38 @@ int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot
   return cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
 }
 
-/* Frees p: its drops, its footprints, its table. */
+/* Adds the shared footprints to the open kernel's (the set is then the serial run's),
+ * counting their growth against the memory limit. */
+static int merge_shared(struct cc_analysis *an, struct cc_err *err)
+{
+  struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
+  size_t before = 0, after = 0;
+  for (size_t slot = 0; slot < k->n_insns; slot++) {
+    struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
+    before += cc_analysis_fp_bytes(d->footprint);
+    cc_analysis_fps_into(an->fps[slot], d->footprint);
+    after += cc_analysis_fp_bytes(d->footprint);
+  }
+  return cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
+}
+
+/* ORs p's pending bits into the shared footprints: before p is freed, and before the last
+ * close reads them. */
+static void flush_writers(struct partial *p)
+{
+  for (size_t slot = 0; slot < p->k->n_insns; slot++)
+    cc_analysis_fpw_flush(p->fw[slot]);
+}
+
+/* Frees p: its drops, its footprints, its writers, its table. */
 static void partial_free(struct partial *p)
 {
   cc_cache_drops_free(p->drops);
-  for (size_t slot = 0; slot < p->k->n_insns; slot++)
+  for (size_t slot = 0; slot < p->k->n_insns; slot++) {
     cc_analysis_fp_free(p->insns[slot].footprint);
+    cc_analysis_fpw_free(p->fw[slot]);
+  }
+  free(p->fw);
   free(p->insns);
   free(p);
 }
@@ -175,10 +238,20 @@ static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
   int rc = CC_OK;
   if (!p)
     return CC_OK;
+  flush_writers(p);
   if (merge && an->open) {
     rc = cc_analysis_merge_open(an, p->insns, err);
     if (p->drops && an->cache == p->cache)
       cc_cache_drops_add(an->cache, p->drops);
+  } else {
+    an->parts_dropped = 1;
+  }
+  an->parts_closed += p->absorbed + 1;
+  assert(an->parts_closed <= an->parts_opened);
+  if (an->parts_closed == an->parts_opened) { /* the last: every writer is flushed */
+    if (!an->parts_dropped && rc == CC_OK)
+      rc = merge_shared(an, err);
+    free_shared(an);
   }
   partial_free(p);
   return rc;
@@ -197,6 +270,8 @@ static void partial_combine(void *ctx, void *into, void *from)
   if (!s)
     return;
   assert(d && d->k == s->k && d->cache == s->cache); /* the same kernel's partials */
+  flush_writers(s); /* s's thread is done with it (access.h, combine) */
+  d->absorbed += s->absorbed + 1;
   for (size_t slot = 0; slot < d->k->n_insns; slot++)
     merge_insn(&d->insns[slot], &s->insns[slot]);
   if (d->drops)

@@ -1,4 +1,5 @@
-/* coalcheck: FNV-1a 64, the hash of the GPU launch plan's buffers.
+/* coalcheck: FNV-1a 64, the hash of the GPU launch plan's buffers; the splitmix64
+ * finaliser, the hash of the analysis's open-addressing tables.
  *
  * `coalcheck --backend gpu` (src/cli/gpu_kernel.c) writes the hash of each buffer's
  * initial bytes into the launch plan; coalcheck-gpu-launch (src/gpu/launch.c) refills the
@@ -38,6 +39,20 @@ static inline uint64_t cc_fnv1a64_zeros(uint64_t bytes)
   for (uint64_t i = 0; i < bytes; i++)
     h *= CC_FNV1A64_PRIME;
   return h;
+}
+
+/* The splitmix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014; the constants of Vigna's splitmix64.c): a bijection of 64-bit
+ * words whose every output bit depends on every input bit, so that keys that differ in
+ * their high bits only (chunk and node keys of nearby addresses) spread over a
+ * power-of-two table. */
+static inline uint64_t cc_mix64(uint64_t x)
+{
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
 }
 
 #endif
