@@ -1,6 +1,7 @@
 /* Sparse address set at the granularity of the gcd of its differences: see footprint.h. */
 #include "analysis/footprint.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,7 +331,7 @@ static void shift_chunk(const uint64_t *bits, unsigned r, uint64_t *out)
 /* The index of the chunk of key when fp's chunks lie in increasing key order and none
  * has a greater key: the last one, or a new zeroed one appended after it, the table
  * dropped (find_chunk builds it again when it is next needed). SIZE_MAX otherwise. Why:
- * a footprint built in address order (cc_analysis_fp_add_bits from a shared one) then
+ * a footprint built in address order (cc_analysis_fp_grid_part, from a shared one) then
  * costs no hash and no probe a chunk, as union_merge's output. */
 static size_t append_chunk(struct cc_footprint *fp, uint64_t key)
 {
@@ -394,29 +395,130 @@ static void or_chunk(struct cc_footprint *fp, uint64_t unit, const uint64_t *bit
   or_chunk_at(fp, unit, bits, 0);
 }
 
-void cc_analysis_fp_add_bits(struct cc_footprint *fp, uint64_t unit0, unsigned shift,
-                             const uint64_t *words, size_t n)
+/* Bits at positions r, r + g, r + 2g, ... of a word (g a power of two, 1..64; r < g). */
+static uint64_t grid_bits(uint64_t g, unsigned r)
 {
-  uint64_t g = 1ull << shift;
-  for (size_t w0 = 0; w0 < n; w0 += CHUNK_WORDS) {
-    size_t nw = n - w0 < CHUNK_WORDS ? n - w0 : CHUNK_WORDS;
-    uint64_t any = 0, a0 = (unit0 + 64u * w0) << shift;
-    for (size_t i = 0; i < nw; i++)
-      any |= words[w0 + i];
-    if (!any)
-      continue;
-    if (nw == CHUNK_WORDS && fp->gran == g && ((a0 - fp->origin) & (g - 1)) == 0) {
-      /* the window's units are the footprint's: bit i is unit key p + i */
-      uint64_t p = a0 >= fp->origin ? BIAS + ((a0 - fp->origin) >> shift)
-                                    : BIAS - ((fp->origin - a0) >> shift);
-      if (!or_chunk_at(fp, p, &words[w0], 1))
-        or_chunk(fp, p, &words[w0]);
+  static const uint64_t every[7] = {~0ull,
+                                    0x5555555555555555ull,
+                                    0x1111111111111111ull,
+                                    0x0101010101010101ull,
+                                    0x0001000100010001ull,
+                                    0x0000000100000001ull,
+                                    1ull};
+  return every[__builtin_ctzll(g)] << r;
+}
+
+uint64_t cc_analysis_fp_bits_gcd(const struct cc_fp_bits *pieces, size_t n, uint64_t u0,
+                                 uint64_t g)
+{
+  for (size_t p = 0; p < n && g != 1; p++)
+    for (size_t i = 0; i < pieces[p].n && g != 1; i++) {
+      uint64_t w = pieces[p].words[i], base = pieces[p].unit0 + 64u * i;
+      if (!w)
+        continue;
+      if (g && g <= 64 && (g & (g - 1)) == 0 &&
+          !(w & ~grid_bits(g, (unsigned)((u0 - base) & (g - 1)))))
+        continue; /* every unit of the word on the grid already */
+      for (uint64_t b = w; b && g != 1; b &= b - 1)
+        g = gcd(g, base + (unsigned)__builtin_ctzll(b) - u0);
+    }
+  return g;
+}
+
+struct cc_footprint *cc_analysis_fp_grid_part(const struct cc_fp_bits *pieces, size_t n,
+                                              unsigned shift, uint64_t u0, uint64_t g)
+{
+  struct cc_footprint *fp = cc_analysis_fp_new();
+  int pow2 = (g & (g - 1)) == 0;
+  unsigned lg = (unsigned)__builtin_ctzll(g);
+  assert(g >= 1);
+  fp->origin = u0 << shift;
+  fp->gran = g << shift;
+  fp->mask = pow2 ? fp->gran - 1 : 0;
+  fp->shift = (unsigned)__builtin_ctzll(fp->gran);
+  fp->sorted = 1;
+  if (n) { /* room for every chunk at once: no growth, no copy (pages untouched are free) */
+    uint64_t windows = 0, span;
+    for (size_t p = 0; p < n; p++)
+      windows += (pieces[p].n + CHUNK_WORDS - 1) / CHUNK_WORDS;
+    span = (pieces[n - 1].unit0 + 64u * pieces[n - 1].n - pieces[0].unit0) / g;
+    fp->cap = (size_t)(span / (1u << CHUNK_SHIFT) + 2 < 2 * windows + 2
+                           ? span / (1u << CHUNK_SHIFT) + 2 : 2 * windows + 2);
+    fp->chunks = cc_xmalloc(fp->cap * sizeof *fp->chunks);
+    cc_mem_huge(fp->chunks, fp->cap * sizeof *fp->chunks);
+  }
+  for (size_t p = 0; p < n; p++) {
+    const struct cc_fp_bits *pc = &pieces[p];
+    size_t i = 0;
+    if (g == 1) /* the units are the footprint's: 512 bits at a time */
+      for (; i + CHUNK_WORDS <= pc->n; i += CHUNK_WORDS)
+        if (!or_chunk_at(fp, BIAS + (pc->unit0 + 64u * i - u0), &pc->words[i], 1))
+          or_chunk(fp, BIAS + (pc->unit0 + 64u * i - u0), &pc->words[i]); /* (unordered) */
+    for (; i < pc->n; i++)
+      for (uint64_t b = pc->words[i]; b; b &= b - 1) {
+        uint64_t d = pc->unit0 + 64u * i + (unsigned)__builtin_ctzll(b) - u0;
+        uint64_t ukey = BIAS + (pow2 ? d >> lg : d / g);
+        size_t at = append_chunk(fp, ukey >> CHUNK_SHIFT);
+        struct chunk *c = &fp->chunks[at != SIZE_MAX ? at : find_chunk(fp, ukey >> CHUNK_SHIFT)];
+        uint64_t bit = 1ull << (ukey % 64u), *w = &c->bits[(ukey >> 6) & (CHUNK_WORDS - 1)];
+        fp->count += !(*w & bit);
+        *w |= bit;
+      }
+  }
+  return fp;
+}
+
+void cc_analysis_fp_concat(struct cc_footprint *into, struct cc_footprint **parts, size_t n)
+{
+  struct cc_footprint *all = NULL;
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++)
+    total += parts[i] ? parts[i]->n : 0;
+  for (size_t i = 0; i < n; i++) {
+    struct cc_footprint *pt = parts[i];
+    size_t c = 0;
+    if (!pt || !pt->n) {
+      cc_analysis_fp_free(pt);
       continue;
     }
-    for (size_t i = 0; i < nw; i++)
-      for (uint64_t bits = words[w0 + i]; bits; bits &= bits - 1)
-        add_one(fp, a0 + ((64u * i + (unsigned)__builtin_ctzll(bits)) << shift), 32);
+    if (!all) { /* the first part, its chunks moved to an array that holds them all */
+      all = pt;
+      if (all->cap < total) {
+        struct chunk *ch = cc_xmalloc(total * sizeof *ch);
+        cc_mem_huge(ch, total * sizeof *ch);
+        memcpy(ch, all->chunks, all->n * sizeof *ch);
+        free(all->chunks);
+        all->chunks = ch;
+        all->cap = total;
+      }
+      continue;
+    }
+    assert(pt->origin == all->origin && pt->gran == all->gran);
+    /* the parts hold other units: the counts add up, a shared boundary chunk too */
+    all->count += pt->count;
+    if (pt->chunks[0].key == all->chunks[all->n - 1].key) { /* the boundary's chunk */
+      for (unsigned w = 0; w < CHUNK_WORDS; w++)
+        all->chunks[all->n - 1].bits[w] |= pt->chunks[0].bits[w];
+      c = 1;
+    }
+    assert(c == pt->n || pt->chunks[c].key > all->chunks[all->n - 1].key);
+    if (c < pt->n) { /* (room made above) */
+      memcpy(&all->chunks[all->n], &pt->chunks[c], (pt->n - c) * sizeof *pt->chunks);
+      all->n += pt->n - c;
+    }
+    cc_analysis_fp_free(pt);
   }
+  if (!all)
+    return;
+  if (!into->n) { /* moved in: into's (empty) arrays given up */
+    free(into->chunks);
+    free(into->table);
+    *into = *all;
+    free(all);
+    return;
+  }
+  cc_analysis_fp_union(into, all);
+  cc_analysis_fp_free(all);
 }
 
 /* Prefetches, for a union, what find_chunk will read for the chunk of key: its table

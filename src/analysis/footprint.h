@@ -40,12 +40,33 @@ void cc_analysis_fp_add(cc_keep struct cc_footprint *fp, uint64_t addr);
  * its bits a word at a time, and the chunk of the previous lane is reused. */
 void cc_analysis_fp_add_lanes(cc_keep struct cc_footprint *fp, const uint64_t *addr,
                               uint32_t mask);
-/* Adds the address (unit0 + i) << shift for every bit i set in words[0..n) (bit i % 64
- * of words[i / 64]); the same set as cc_analysis_fp_add of each, but while the
- * footprint's granularity is 1 << shift and the window lies on its grid, 512 bits are
- * ORed in at a time (the dense case). For shared footprints (fpshare.h). */
-void cc_analysis_fp_add_bits(cc_keep struct cc_footprint *fp, uint64_t unit0, unsigned shift,
-                             const uint64_t *words, size_t n);
+/* A piece of a set of units in increasing order (the leaves of a shared footprint,
+ * fpshare.c): bit b of words[i] is unit unit0 + 64 i + b. */
+struct cc_fp_bits {
+  uint64_t unit0;
+  const uint64_t *words;
+  size_t n;
+};
+
+/* The gcd of g and of u - u0 for every unit u set in pieces[0..n) (u0 at most every such
+ * u); g = 0 to start. A word whose units all lie on the grid of a power-of-two gcd found
+ * so far is checked whole. */
+uint64_t cc_analysis_fp_bits_gcd(const struct cc_fp_bits *pieces, size_t n, uint64_t u0,
+                                 uint64_t g);
+/* A footprint of the addresses u << shift of the units set in pieces[0..n), on the grid
+ * of origin u0 << shift and granularity g << shift (g >= 1): u0 the least unit and g the
+ * gcd of the whole set these pieces are part of (cc_analysis_fp_bits_gcd), so that the
+ * parts of one set, built on several threads, join by cc_analysis_fp_concat. Its chunks
+ * are appended in key order, no table. */
+cc_give struct cc_footprint *cc_analysis_fp_grid_part(const struct cc_fp_bits *pieces, size_t n,
+                                                      unsigned shift, uint64_t u0, uint64_t g);
+/* Adds to into the parts[0..n) (taken and freed; NULL entries skipped) that
+ * cc_analysis_fp_grid_part made of one set from disjoint pieces (so their counts add
+ * up), in the set's unit order: their chunk lists
+ * joined (a part's first chunk may be the previous one's last), then moved into an
+ * empty into or unioned with a non-empty one. */
+void cc_analysis_fp_concat(cc_keep struct cc_footprint *into,
+                           cc_take struct cc_footprint **parts, size_t n);
 /* Adds every address of from to into. */
 void cc_analysis_fp_union(cc_keep struct cc_footprint *into, cc_keep const struct cc_footprint *from);
 /* Largest difference between neighbouring distinct addresses in increasing order, in

@@ -1,6 +1,7 @@
 /* A footprint the worker threads of a launch add to at once: see fpshare.h. */
 #include "analysis/fpshare.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,10 @@
 #define NODE_SHIFT (LEAF_BITS + NODE_BITS)    /* a node's key: u >> 24 */
 #define TOP_CAP 128u                          /* nodes a footprint: 2 Gi units */
 #define SHIFT_MAX 4u                          /* units of at most 16 bytes */
+/* The conversion's threads (cc_analysis_fps_finish_all): at most this many, each part of at
+ * least PART_PIECES_MIN leaves (32 KiB of bitmap), else fewer. */
+#define PART_THREADS_MAX 64u
+#define PART_PIECES_MIN 64u
 /* node[i] of a key claimed when the budget could not pay for its node: a dead end */
 #define NO_NODE ((struct node *)(uintptr_t)1)
 
@@ -251,8 +256,8 @@ uint32_t cc_analysis_fps_add_lanes(struct cc_fp_writer *w, const uint64_t *addr,
   return left;
 }
 
-/* The nodes' table slots in increasing key order (so that fp receives its units in
- * address order: its chunk cache and order flag profit); returns how many. */
+/* The nodes' table slots in increasing key order (so that the leaves come in address
+ * order); returns how many. */
 static unsigned sorted_nodes(const struct cc_fp_shared *fs, unsigned *out)
 {
   unsigned n = 0;
@@ -268,15 +273,154 @@ static unsigned sorted_nodes(const struct cc_fp_shared *fs, unsigned *out)
   return n;
 }
 
-void cc_analysis_fps_into(const struct cc_fp_shared *fs, struct cc_footprint *fp)
+/* The leaves of fs in address order, as pieces of its set (*n of them; the caller frees
+ * the array). */
+static struct cc_fp_bits *pieces_of(const struct cc_fp_shared *fs, size_t *n)
 {
-  unsigned order[TOP_CAP], n = sorted_nodes(fs, order);
-  for (unsigned i = 0; i < n; i++) {
+  unsigned order[TOP_CAP], nodes = sorted_nodes(fs, order);
+  size_t cap = 64, k = 0;
+  struct cc_fp_bits *pc = cc_xmalloc(cap * sizeof *pc);
+  for (unsigned i = 0; i < nodes; i++) {
     const struct node *nd = fs->node[order[i]];
     uint64_t base = (fs->key[order[i]] - 1) << NODE_SHIFT;
-    for (unsigned j = 0; j < (1u << NODE_BITS); j++)
-      if (nd->leaf[j])
-        cc_analysis_fp_add_bits(fp, base + ((uint64_t)j << LEAF_BITS), fs->shift,
-                                nd->leaf[j]->w, LEAF_WORDS);
+    for (unsigned j = 0; j < (1u << NODE_BITS); j++) {
+      if (!nd->leaf[j])
+        continue;
+      if (k == cap)
+        pc = cc_xrealloc(pc, (cap *= 2) * sizeof *pc);
+      pc[k++] = (struct cc_fp_bits){base + ((uint64_t)j << LEAF_BITS), nd->leaf[j]->w, LEAF_WORDS};
+    }
   }
+  *n = k;
+  return pc;
+}
+
+/* One footprint's conversion (cc_analysis_fps_finish_all): its leaves as pieces, its
+ * set's least unit and gcd, and the parts its share of the threads build. */
+struct finish {
+  struct cc_fp_shared *fs;
+  struct cc_footprint *fp;
+  struct cc_fp_bits *pc;
+  size_t n, first;          /* pieces; the one holding the least unit */
+  uint64_t u0, g;           /* g 0: no part to build (nothing set, or one address) */
+  unsigned parts;
+  struct cc_footprint **out; /* parts of them, by part */
+};
+
+/* The conversions' parts, for the threads to take in turn. */
+struct finish_pool {
+  struct finish *f;
+  size_t nf;
+  size_t *job_f;             /* job j: finish job_f[j], part job_p[j] */
+  unsigned *job_p;
+  size_t jobs, next;         /* next: the first job not taken (atomic) */
+};
+
+/* Frees fs's nodes and fs, its leaves freed already (run_job). */
+static void free_nodes(struct cc_fp_shared *fs)
+{
+  for (unsigned i = 0; i < TOP_CAP; i++)
+    if (fs->node[i] && fs->node[i] != NO_NODE)
+      free(fs->node[i]);
+  free(fs);
+}
+
+/* Builds part p of f, then frees its pieces' leaves (a piece's words are its leaf's:
+ * struct leaf holds nothing else), on the thread that read them last. Part 0 also takes
+ * the empty leaves before the least unit. */
+static void run_job(struct finish *f, unsigned p)
+{
+  size_t a = p ? f->first + (f->n - f->first) * p / f->parts : 0;
+  size_t b = f->first + (f->n - f->first) * (p + 1) / f->parts;
+  f->out[p] = cc_analysis_fp_grid_part(f->pc + a, b - a, f->fs->shift, f->u0, f->g);
+  for (size_t i = a; i < b; i++)
+    free((void *)f->pc[i].words);
+}
+
+static void *pool_main(void *arg)
+{
+  struct finish_pool *pool = arg;
+  size_t j;
+  while ((j = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < pool->jobs)
+    run_job(&pool->f[pool->job_f[j]], pool->job_p[j]);
+  return NULL;
+}
+
+/* Sets up f for fs and fp: pieces, least unit, gcd, parts (at most `threads`, each of at
+ * least PART_PIECES_MIN pieces). A set that is empty or of one address is done here
+ * (parts 0). */
+static void prepare(struct finish *f, struct cc_fp_shared *fs, struct cc_footprint *fp,
+                    unsigned threads)
+{
+  int found = 0;
+  memset(f, 0, sizeof *f);
+  f->fs = fs;
+  f->fp = fp;
+  f->pc = pieces_of(fs, &f->n);
+  for (; f->first < f->n && !found; f->first += !found) /* the least unit: the first bit */
+    for (size_t i = 0; i < f->pc[f->first].n && !found; i++)
+      if (f->pc[f->first].words[i]) {
+        f->u0 = f->pc[f->first].unit0 + 64u * i +
+                (unsigned)__builtin_ctzll(f->pc[f->first].words[i]);
+        found = 1;
+      }
+  if (found)
+    f->g = cc_analysis_fp_bits_gcd(f->pc + f->first, f->n - f->first, f->u0, 0);
+  if (f->g == 0) {
+    if (found) /* one address */
+      cc_analysis_fp_add(fp, f->u0 << fs->shift);
+    return;
+  }
+  f->parts = (unsigned)((f->n - f->first) / PART_PIECES_MIN);
+  if (f->parts > threads)
+    f->parts = threads;
+  if (f->parts < 1)
+    f->parts = 1;
+  f->out = cc_xcalloc(f->parts, sizeof *f->out);
+}
+
+void cc_analysis_fps_finish_all(struct cc_fp_shared *const *fs, struct cc_footprint *const *fp,
+                                size_t n, unsigned threads)
+{
+  struct finish_pool pool = {cc_xcalloc(n ? n : 1, sizeof *pool.f), n, NULL, NULL, 0, 0};
+  pthread_t th[PART_THREADS_MAX];
+  unsigned t = threads ? threads : 1, started = 0;
+  size_t j = 0;
+  if (t > PART_THREADS_MAX)
+    t = PART_THREADS_MAX;
+  for (size_t i = 0; i < n; i++) {
+    if (fs[i])
+      prepare(&pool.f[i], fs[i], fp[i], t);
+    pool.jobs += pool.f[i].parts;
+  }
+  pool.job_f = cc_xmalloc((pool.jobs ? pool.jobs : 1) * sizeof *pool.job_f);
+  pool.job_p = cc_xmalloc((pool.jobs ? pool.jobs : 1) * sizeof *pool.job_p);
+  for (size_t i = 0; i < n; i++) /* in slot order: a thread takes the next job left */
+    for (unsigned p = 0; p < pool.f[i].parts; p++, j++) {
+      pool.job_f[j] = i;
+      pool.job_p[j] = p;
+    }
+  /* the calling thread works too; a thread that cannot start leaves its jobs to the others */
+  while (started + 1 < t && started + 1 < pool.jobs &&
+         pthread_create(&th[started], NULL, pool_main, &pool) == 0)
+    started++;
+  pool_main(&pool);
+  for (unsigned i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  for (size_t i = 0; i < n; i++) {
+    struct finish *f = &pool.f[i];
+    if (!f->fs)
+      continue;
+    if (f->parts)
+      cc_analysis_fp_concat(f->fp, f->out, f->parts);
+    else /* nothing built: the leaves are still here */
+      for (size_t k = 0; k < f->n; k++)
+        free((void *)f->pc[k].words);
+    free(f->out);
+    free(f->pc);
+    free_nodes(f->fs);
+  }
+  free(pool.job_f);
+  free(pool.job_p);
+  free(pool.f);
 }

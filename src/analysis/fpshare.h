@@ -62,8 +62,19 @@ void cc_analysis_fpw_free(cc_take struct cc_fp_writer *w);
 uint32_t cc_analysis_fps_add_lanes(cc_keep struct cc_fp_writer *w, const uint64_t *addr,
                                    uint32_t mask);
 
-/* Adds every address of fs to fp (a union). Call once every writer that added to fs is
- * flushed and the adding threads are done (ordered before this call). */
-void cc_analysis_fps_into(cc_keep const struct cc_fp_shared *fs, cc_keep struct cc_footprint *fp);
+/* Adds every address of fs[i] to fp[i] (a union) for i < n, and frees fs[i] (NULL
+ * entries: nothing), on up to `threads` threads (this one and those it starts, no more
+ * than there are parts): each footprint is split into parts of at least 64 leaves (at
+ * most `threads`), and each part, a share of its leaves in address order, is built on
+ * the set's own grid (its least address, the gcd of its differences) by whichever thread
+ * takes it, which then frees those leaves; the parts are joined (footprint.h
+ * cc_analysis_fp_concat). Why threads: the bitmaps were written by the other cores;
+ * reading them, making the chunks and freeing the leaves took 6-10 ms on one thread after
+ * a transpose at 4096^2. Why all at once: a thread pool per footprint cost 10-50 us a
+ * thread started, for each of the kernel's instructions. Call once every writer of them
+ * is flushed and the adding threads are done (ordered before this call). */
+void cc_analysis_fps_finish_all(cc_take struct cc_fp_shared *const *fs,
+                                cc_keep struct cc_footprint *const *fp, size_t n,
+                                unsigned threads);
 
 #endif

@@ -191,17 +191,23 @@ int cc_analysis_merge_open(struct cc_analysis *an, struct cc_insn_stats *by_slot
 }
 
 /* Adds the shared footprints to the open kernel's (the set is then the serial run's),
- * counting their growth against the memory limit. */
+ * on as many threads as there were partials, counting their growth against the memory
+ * limit; frees them. */
 static int merge_shared(struct cc_analysis *an, struct cc_err *err)
 {
   struct cc_kernel_stats *k = &an->kernels[an->n_kernels - 1];
+  struct cc_footprint **fp = cc_xcalloc(k->n_insns ? k->n_insns : 1, sizeof *fp);
   size_t before = 0, after = 0;
   for (size_t slot = 0; slot < k->n_insns; slot++) {
-    struct cc_insn_stats *d = &k->insns[k->by_slot[slot]];
-    before += cc_analysis_fp_bytes(d->footprint);
-    cc_analysis_fps_into(an->fps[slot], d->footprint);
-    after += cc_analysis_fp_bytes(d->footprint);
+    fp[slot] = k->insns[k->by_slot[slot]].footprint;
+    before += cc_analysis_fp_bytes(fp[slot]);
   }
+  cc_analysis_fps_finish_all(an->fps, fp, k->n_insns, an->parts_opened);
+  for (size_t slot = 0; slot < k->n_insns; slot++) {
+    an->fps[slot] = NULL;
+    after += cc_analysis_fp_bytes(fp[slot]);
+  }
+  free(fp);
   return cc_analysis_add_mem(an, after - before, err); /* mod 2^n: may shrink */
 }
 

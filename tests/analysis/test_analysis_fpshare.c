@@ -6,7 +6,7 @@
  * the distinct addresses of every record, checked against a sorted array of them (count,
  * least, greatest, largest gap, and the gcd of the differences), not against footprint.c.
  * Also: a budget too small for the leaves, a table of nodes filled, a strided set (the
- * bit-by-bit path of cc_analysis_fp_add_bits), and hand-derived figures. */
+ * bit-by-bit path of cc_analysis_fp_grid_part), and hand-derived figures. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,7 +56,11 @@ static void holds_exactly(const struct cc_footprint *fp, struct addrs *s)
 {
   size_t n = 0;
   uint64_t gap = 0, g = 0, lo = 0, hi = 0;
-  qsort(s->a, s->n, sizeof *s->a, cmp_u64);
+  int sorted = 1;
+  for (size_t i = 1; i < s->n && sorted; i++)
+    sorted = s->a[i - 1] <= s->a[i];
+  if (!sorted)
+    qsort(s->a, s->n, sizeof *s->a, cmp_u64);
   for (size_t i = 0; i < s->n; i++)
     if (i == 0 || s->a[i] != s->a[n - 1]) {
       if (n && s->a[i] - s->a[n - 1] > gap)
@@ -73,6 +77,12 @@ static void holds_exactly(const struct cc_footprint *fp, struct addrs *s)
   assert_true(cc_analysis_fp_min(fp, &lo) && cc_analysis_fp_max(fp, &hi));
   assert_int_equal(lo, s->a[0]);
   assert_int_equal(hi, s->a[n - 1]);
+}
+
+/* cc_analysis_fps_finish_all of one footprint. */
+static void finish(struct cc_fp_shared *fs, struct cc_footprint *fp, unsigned threads)
+{
+  cc_analysis_fps_finish_all(&fs, &fp, 1, threads);
 }
 
 static uint64_t next(uint64_t *st) /* splitmix64 */
@@ -171,9 +181,8 @@ static void run_threads(int n, int records, uint32_t size, int64_t budget, uint6
   }
   assert_true(left >= 0); /* what the leaves and nodes took is what the footprint holds */
   assert_int_equal(cc_analysis_fps_bytes(fs) - empty, (uint64_t)(budget - left));
-  cc_analysis_fps_into(fs, all);
+  finish(fs, all, (unsigned)n);
   holds_exactly(all, &s);
-  cc_analysis_fps_free(fs);
   cc_analysis_fp_free(all);
   free(s.a);
 }
@@ -201,15 +210,16 @@ static void test_budget(void **state)
 }
 
 /* Hand-derived: 32 lanes of 4 bytes from 0x1000: 32 addresses, gap 4, 0x1000..0x107c;
- * the footprint holds one node and one leaf, taken from the budget. Then 130 lanes, one
- * in each of 130 ranges of 2^24 units (64 MiB apart): 128 nodes fit the table, the last
- * two lanes come back. */
+ * the footprint holds one node and one leaf, taken from the budget; a footprint made
+ * before the writer's flush holds none of them. Then 130 lanes, one in each of 130
+ * ranges of 2^24 units (64 MiB apart): 128 nodes fit the table, the last three lanes
+ * come back; the set is then the 32 and the 127 taken. */
 static void test_hand(void **state)
 {
   (void)state;
   int64_t budget = INT64_C(1) << 40, before;
-  struct cc_fp_shared *fs = cc_analysis_fps_new(4, &budget);
-  struct cc_fp_writer *w = cc_analysis_fpw_new(fs);
+  struct cc_fp_shared *fs = cc_analysis_fps_new(4, &budget), *early;
+  struct cc_fp_writer *w = cc_analysis_fpw_new(fs), *we;
   struct cc_footprint *fp = cc_analysis_fp_new();
   uint64_t addr[32], lo, hi;
   size_t empty = cc_analysis_fps_bytes(fs);
@@ -219,15 +229,12 @@ static void test_hand(void **state)
   assert_int_equal(cc_analysis_fps_add_lanes(w, addr, 0xffffffffu), 0);
   assert_int_equal(cc_analysis_fps_bytes(fs) - empty, 4096 * 8 + 512); /* node, leaf */
   assert_int_equal((INT64_C(1) << 40) - budget, 4096 * 8 + 512);
-  cc_analysis_fps_into(fs, fp); /* not flushed yet: nothing in it */
+  early = cc_analysis_fps_new(4, &budget); /* the same lanes, finished before the flush */
+  we = cc_analysis_fpw_new(early);
+  assert_int_equal(cc_analysis_fps_add_lanes(we, addr, 0xffffffffu), 0);
+  finish(early, fp, 1);
   assert_int_equal(cc_analysis_fp_count(fp), 0);
-  cc_analysis_fpw_flush(w);
-  cc_analysis_fps_into(fs, fp);
-  assert_int_equal(cc_analysis_fp_count(fp), 32);
-  assert_int_equal(cc_analysis_fp_max_gap(fp), 4);
-  assert_true(cc_analysis_fp_min(fp, &lo) && cc_analysis_fp_max(fp, &hi));
-  assert_int_equal(lo, 0x1000);
-  assert_int_equal(hi, 0x107c);
+  cc_analysis_fpw_free(we); /* (its pending bits point into the freed leaves: dropped) */
   before = budget;
   for (unsigned i = 1; i <= 130; i++) { /* node 0 holds 0x1000 already */
     uint64_t a[32] = {(uint64_t)i << 26};
@@ -236,12 +243,17 @@ static void test_hand(void **state)
   assert_int_equal(back, 130 - 127);
   assert_int_equal(before - budget, 127 * (4096 * 8 + 512));
   cc_analysis_fpw_flush(w);
+  finish(fs, fp, 1);
+  assert_int_equal(cc_analysis_fp_count(fp), 32 + 127);
+  assert_true(cc_analysis_fp_min(fp, &lo) && cc_analysis_fp_max(fp, &hi));
+  assert_int_equal(lo, 0x1000);
+  assert_int_equal(hi, (uint64_t)127 << 26);
+  assert_int_equal(cc_analysis_fp_max_gap(fp), (uint64_t)1 << 26); /* the ranges' step */
   cc_analysis_fpw_free(w);
-  cc_analysis_fps_free(fs);
   cc_analysis_fp_free(fp);
 }
 
-/* Every fourth unit of 4 bytes (granularity 16: cc_analysis_fp_add_bits bit by bit) into
+/* Every fourth unit of 4 bytes (granularity 16: cc_analysis_fp_grid_part bit by bit) into
  * a footprint that already holds other addresses at granularity 8, off the shared grid's
  * origin: the union is exact. */
 static void test_strided_into(void **state)
@@ -266,18 +278,17 @@ static void test_strided_into(void **state)
     addrs_push(&s, a);
   }
   cc_analysis_fpw_flush(w);
-  cc_analysis_fps_into(fs, fp);
+  finish(fs, fp, 4);
   holds_exactly(fp, &s);
   cc_analysis_fpw_free(w);
-  cc_analysis_fps_free(fs);
   cc_analysis_fp_free(fp);
   free(s.a);
 }
 
 /* A dense set (coalesced records of 4-byte lanes, a few left out) into an empty
- * footprint whose origin, the first address, is 37 units into a leaf's first window: from
- * the second window on, cc_analysis_fp_add_bits ORs 512 bits at a time, each window
- * straddling two of the footprint's chunks. */
+ * footprint whose origin, the least address, is 37 units into a leaf's first window:
+ * cc_analysis_fp_grid_part ORs 512 bits at a time, each window straddling two of the
+ * footprint's chunks. */
 static void test_dense_into(void **state)
 {
   (void)state;
@@ -301,12 +312,108 @@ static void test_dense_into(void **state)
     assert_int_equal(cc_analysis_fps_add_lanes(w, addr, mask), 0);
   }
   cc_analysis_fpw_flush(w);
-  cc_analysis_fps_into(fs, fp);
+  finish(fs, fp, 4);
   holds_exactly(fp, &s);
   cc_analysis_fpw_free(w);
-  cc_analysis_fps_free(fs);
   cc_analysis_fp_free(fp);
   free(s.a);
+}
+
+/* The conversion on several threads (cc_analysis_fps_finish_all, footprint.c
+ * cc_analysis_fp_grid_part and cc_analysis_fp_concat): sets over 2 Mi units, dense
+ * with holes, every 4th unit (granularity 16: the bit-by-bit part), every 3rd (a gcd that
+ * is no power of two), and dense but for one unit off the 4-unit grid (the gcd falls to 1
+ * late); origins off the leaves' and chunks' boundaries, so that parts share their
+ * boundary chunk; into empty footprints and into ones that hold other addresses (the
+ * parts' union); all in one call with a NULL entry, an empty set and a set of one address,
+ * on 1, 3, 8 and 64 threads (fewer used: at least 64 leaves a part). */
+static void test_parallel_into(void **state)
+{
+  (void)state;
+  static const unsigned threads[] = {1, 3, 8, 64};
+  for (unsigned ti = 0; ti < 4; ti++)
+    for (int nonempty = 0; nonempty < 2; nonempty++) {
+      /* slots 0-3: the four kinds; 4: none (NULL); 5: nothing added; 6: one address */
+      int64_t budget = INT64_C(1) << 32;
+      struct cc_fp_shared *fs[7];
+      struct cc_footprint *fp[7];
+      struct addrs s[7] = {{0}};
+      for (unsigned kind = 0; kind < 7; kind++) {
+        fs[kind] = kind == 4 ? NULL : cc_analysis_fps_new(4, &budget);
+        fp[kind] = cc_analysis_fp_new();
+      }
+      for (unsigned kind = 0; kind < 4; kind++) {
+        struct cc_fp_writer *w = cc_analysis_fpw_new(fs[kind]);
+        uint64_t st = 91 + kind, base = 0x10000000 + 4 * 777, units = 1u << 21;
+        uint64_t step = kind == 1 ? 4 : kind == 2 ? 3 : 1;
+        if (nonempty) /* below the set, off its grid, in increasing order */
+          for (unsigned i = 0; i < 300; i++) {
+            uint64_t a = base - 4 * 300 * 37 + 2 + 4 * 37 * (uint64_t)i;
+            cc_analysis_fp_add(fp[kind], a);
+            addrs_push(&s[kind], a);
+          }
+        for (uint64_t u = 0; u < units; u += 32 * step) {
+          uint64_t addr[32];
+          uint32_t mask = next(&st) % 5 ? 0xffffffffu : (uint32_t)next(&st);
+          for (unsigned l = 0; l < 32; l++) {
+            addr[l] = base + 4 * (u + l * step);
+            if (kind == 3 && l)
+              addr[l] = base + 16 * (u + l); /* the 4-unit grid ... */
+            if (mask & (1u << l))
+              addrs_push(&s[kind], addr[l]);
+          }
+          if (mask)
+            assert_int_equal(cc_analysis_fps_add_lanes(w, addr, mask), 0);
+        }
+        if (kind == 3) { /* ... but for one unit */
+          uint64_t a[32] = {base + 4 * (4 * units + 1)};
+          assert_int_equal(cc_analysis_fps_add_lanes(w, a, 1), 0);
+          addrs_push(&s[kind], a[0]);
+        }
+        cc_analysis_fpw_flush(w);
+        cc_analysis_fpw_free(w);
+      }
+      {
+        struct cc_fp_writer *w = cc_analysis_fpw_new(fs[6]);
+        uint64_t a[32] = {0x7f0000001230};
+        assert_int_equal(cc_analysis_fps_add_lanes(w, a, 1), 0);
+        cc_analysis_fpw_flush(w);
+        cc_analysis_fpw_free(w);
+        addrs_push(&s[6], a[0]);
+      }
+      cc_analysis_fps_finish_all(fs, fp, 7, threads[ti]);
+      for (unsigned kind = 0; kind < 7; kind++) {
+        if (kind == 4 || kind == 5)
+          assert_int_equal(cc_analysis_fp_count(fp[kind]), 0);
+        else
+          holds_exactly(fp[kind], &s[kind]);
+        cc_analysis_fp_free(fp[kind]);
+        free(s[kind].a);
+      }
+    }
+}
+
+/* cc_analysis_fp_bits_gcd's word test (a word whose units all lie on the grid of a
+ * power-of-two gcd is skipped whole) against the gcd of every difference, computed here
+ * bit by bit: three words of units on a grid of g (2..64) from a least unit u0 at every
+ * residue, plus one unit at every position of the middle word. */
+static void test_bits_gcd(void **state)
+{
+  (void)state;
+  for (uint64_t g = 2; g <= 64; g *= 2)
+    for (unsigned r = 0; r < g; r++)
+      for (unsigned b = 0; b <= 64; b++) { /* 64: no extra unit */
+        uint64_t words[3] = {0, 0, 0}, u0 = 1000 * 64 + r, want = 0;
+        struct cc_fp_bits pc = {1000 * 64, words, 3};
+        for (uint64_t u = u0; u < 1003 * 64; u += g)
+          words[(u - 1000 * 64) / 64] |= 1ull << (u % 64);
+        if (b < 64)
+          words[1] |= 1ull << b;
+        for (unsigned i = 0; i < 192; i++)
+          if (words[i / 64] >> (i % 64) & 1)
+            want = gcd(want, 1000 * 64 + i - u0);
+        assert_int_equal(cc_analysis_fp_bits_gcd(&pc, 1, u0, 0), want);
+      }
 }
 
 int main(void)
@@ -317,6 +424,8 @@ int main(void)
       cmocka_unit_test(test_hand),
       cmocka_unit_test(test_strided_into),
       cmocka_unit_test(test_dense_into),
+      cmocka_unit_test(test_parallel_into),
+      cmocka_unit_test(test_bits_gcd),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
