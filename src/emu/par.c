@@ -52,6 +52,15 @@
  * the lock and may wake a thread, 5-7 us of serialized traffic per CTA at 16 workers,
  * which bound the naive transpose (26 us per CTA) to 3.85x (issue 15). */
 #define CHUNK_WARP_INSNS 2048
+/* Guided self-scheduling (Polychronopoulos and Kuck, IEEE TC 1987): while much of the
+ * grid is left, a chunk takes 1/(GUIDED_SHARE x jobs) of it, more than CHUNK_WARP_INSNS
+ * when CTAs are short. Why: fewer claims and deliveries, and a worker's CTAs contiguous
+ * (its footprint bits and emulated lines in fewer host pages): the tiled 4096^2
+ * transpose at --jobs 16 without the model 0.107-0.118 -> 0.095-0.100 s, its workers'
+ * CPU 1.6-1.8 -> 1.4-1.5 s with chunks of 64x the instructions
+ * (bench/results/scale-2026-11-28-s14.md, call 9). The budget's cap still bounds a
+ * chunk's buffered bytes. */
+#define GUIDED_SHARE 4
 
 enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
 
@@ -468,15 +477,17 @@ static void hook_note(void *ctx, uint64_t cta_warp_insns)
 }
 
 /* The CTAs of the next chunk, under p->mu: one until a chunk has ended (nothing measured
- * yet), then CHUNK_WARP_INSNS' worth at the warp instructions per CTA measured so far,
- * at most the remaining CTAs / (2 x jobs) (the last chunks shrink, so that the workers end
- * together) and at most what lets each slot of the window buffer its records within the
- * budget and KEEP_BYTES (when records are buffered). At least 1. */
+ * yet), then CHUNK_WARP_INSNS' worth at the warp instructions per CTA measured so far or
+ * the remaining CTAs / (GUIDED_SHARE x jobs), whichever is more, at most the remaining
+ * CTAs / (2 x jobs) (the last chunks shrink, so that the workers end together) and at
+ * most what lets each slot of the window buffer its records within the budget and
+ * KEEP_BYTES (when records are buffered). At least 1. */
 static uint64_t chunk_size(const struct par *p)
 {
   uint64_t left = p->total - p->next, n, cap;
   if (!p->done_ctas || !p->done_insns) return 1;
   n = CHUNK_WARP_INSNS * p->done_ctas / p->done_insns; /* 0 when one CTA is more */
+  if (n < left / (GUIDED_SHARE * (uint64_t)p->jobs)) n = left / (GUIDED_SHARE * (uint64_t)p->jobs);
   cap = left / (2 * (uint64_t)p->jobs);
   if (n > cap) n = cap;
   if (p->sink->access && p->done_bytes) {

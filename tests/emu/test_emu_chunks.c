@@ -131,11 +131,13 @@ static void test_many_tiny_ctas(void **state)
       assert_int_equal(sj.ctas_done, N);
       assert_memory_equal(outj, out1, sizeof out1);
       /* claims: at most jobs (4) single CTAs before a first chunk ends; then
-       * 2048 / 22 = 93 CTAs a chunk while the rest allows (left / (2 jobs) >= 93, down to
-       * 744 CTAs left at 4 threads): (4000 - 744) / 93 < 36 chunks; then each chunk takes
-       * about 1/8 of what is left, 744 -> 8 in about ln(93) / ln(8/7) < 35 chunks, and at
-       * most 7 single ones: about 4 + 36 + 35 + 7 = 82 (100 allowed), where one CTA a
-       * claim would make 4000. With the 1-byte budget no record may wait in a chunk's
+       * left / (4 jobs) (guided) while that exceeds 2048 / 22 = 93 CTAs (left >= 1488 at
+       * 4 threads): 4000 -> 1488 at 15/16 a claim, ln(4000 / 1488) / ln(16/15) < 16
+       * chunks; then 93 CTAs a chunk while the rest allows (left / (2 jobs) >= 93, down to
+       * 744 CTAs left): (1488 - 744) / 93 = 8 chunks; then each chunk takes about 1/8 of
+       * what is left, 744 -> 8 in about ln(93) / ln(8/7) < 35 chunks, and at most 7 single
+       * ones: about 4 + 16 + 8 + 35 + 7 = 70 (100 allowed), where one CTA a claim would
+       * make 4000. With the 1-byte budget no record may wait in a chunk's
        * buffer: one CTA a claim (chunk_size) */
       if (budgets[b] == 1 && sj.chunks != N) {
         print_error("jobs %u budget 1: %u claims for %u CTAs\n", jobs, (unsigned)sj.chunks, N);
