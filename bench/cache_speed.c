@@ -2,11 +2,14 @@
  * access pattern, on one core, and the memory the model holds. Built and run by
  * bench/cache_speed.sh.
  *
- * usage: cache_speed [RECORDS] [DEVICE-SPEC] [PATTERN] [JOBS]
- *   (default 16777216 records per pattern, h100, every pattern ("all"), 1 thread)
+ * usage: cache_speed [RECORDS] [DEVICE-SPEC] [PATTERN] [JOBS] [KERNELS]
+ *   (default 16777216 records per pattern, h100, every pattern ("all"), 1 thread, 1
+ *   kernel)
  * With JOBS > 1 the model replays on JOBS threads (cc_cache_set_jobs) and the rate
  * divides by wall time (the threads' CPU time is not this thread's); with 1, by this
- * thread's CPU time.
+ * thread's CPU time. With KERNELS > 1 a pattern's records are KERNELS launches in turn
+ * on the one model (an application's many launches: each begins and ends a kernel), and
+ * the time counts cc_cache_begin_kernel and cc_cache_end_kernel too.
  *
  * Patterns: bench/patterns.h (one warp record per warp-level memory instruction, 32
  * lanes, 4-byte floats), CTAs of 256 threads dispatched over the device's SMs: copy (a
@@ -48,6 +51,7 @@ int main(int argc, char **argv)
   const char *spec = argc > 2 ? argv[2] : "h100";
   const char *only = argc > 3 && strcmp(argv[3], "all") != 0 ? argv[3] : NULL;
   uint32_t jobs = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 1;
+  uint64_t kernels = argc > 5 ? strtoull(argv[5], NULL, 10) : 1;
   static struct cc_warp_access chunk[CHUNK];
   static const uint32_t grid[3] = {4096, 4096, 1}, block[3] = {256, 1, 1};
   struct cc_cache_device d;
@@ -70,19 +74,25 @@ int main(int argc, char **argv)
     struct cc_cache_kernel k;
     if (only && strcmp(only, pattern_names[p]) != 0)
       continue;
-    cc_cache_begin_kernel(c, grid, block, 2);
-    for (uint64_t done = 0; done < n; done += CHUNK) {
-      uint64_t m = n - done < CHUNK ? n - done : CHUNK;
-      for (uint64_t i = 0; i < m; i++)
-        gen((enum pattern)p, done + i, &x, &chunk[i]);
+    for (uint64_t kn = 0, per = kernels > 1 && n / kernels ? n / kernels : n; kn * per < n; kn++) {
+      uint64_t end = n - kn * per < per ? n : (kn + 1) * per;
       double t0 = now(jobs > 1);
-      for (uint64_t i = 0; i < m; i++)
-        cc_cache_access(c, &chunk[i], 0);
+      cc_cache_begin_kernel(c, grid, block, 2);
+      if (kernels > 1)
+        t += now(jobs > 1) - t0;
+      for (uint64_t done = kn * per; done < end; done += CHUNK) {
+        uint64_t m = end - done < CHUNK ? end - done : CHUNK;
+        for (uint64_t i = 0; i < m; i++)
+          gen((enum pattern)p, done + i, &x, &chunk[i]);
+        t0 = now(jobs > 1);
+        for (uint64_t i = 0; i < m; i++)
+          cc_cache_access(c, &chunk[i], 0);
+        t += now(jobs > 1) - t0;
+      }
+      t0 = now(jobs > 1);
+      cc_cache_end_kernel(c); /* the last batch of a parallel replay runs here */
       t += now(jobs > 1) - t0;
     }
-    double t0 = now(jobs > 1);
-    cc_cache_end_kernel(c); /* the last batch of a parallel replay runs here */
-    t += now(jobs > 1) - t0;
     cc_cache_kernel_figures(c, &k);
     printf("| %s | %llu | %.3f | %.1f | %llu | %.1f | %.1f |\n", pattern_names[p], (unsigned long long)n,
            t, (double)n / t / 1e6, (unsigned long long)cc_cache_l2_sectors(&k.total),

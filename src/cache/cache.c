@@ -156,16 +156,17 @@ static __attribute__((noinline)) struct way *victim_of(struct way *set, uint32_t
 static inline struct way *scan(const struct level *lv, uint64_t line, int *hit)
 {
   struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways];
+  uint64_t tag = tag_of(line);
   if (lv->ways == 4) {
-    int i = set[0].tag == line ? 0 : set[1].tag == line ? 1 : set[2].tag == line ? 2
-            : set[3].tag == line ? 3 : -1;
+    int i = set[0].tag == tag ? 0 : set[1].tag == tag ? 1 : set[2].tag == tag ? 2
+            : set[3].tag == tag ? 3 : -1;
     if (i >= 0) {
       *hit = 1;
       return &set[i];
     }
   } else {
     for (uint32_t i = 0; i < lv->ways; i++) {
-      if (set[i].tag == line) {
+      if (set[i].tag == tag) {
         *hit = 1;
         return &set[i];
       }
@@ -193,7 +194,7 @@ static inline __attribute__((always_inline)) struct way *lookup(struct level *lv
   struct way *w;
   if (lv->hot) {
     w = &lv->w[*p];
-    if (w->tag == line) {
+    if (w->tag == tag_of(line)) {
       *hit = 1;
       return w;
     }
@@ -242,6 +243,17 @@ static inline uint8_t partial_of(const struct way *w)
 static inline uint32_t set_of_way(const struct level *lv, size_t i)
 {
   return (uint32_t)(((unsigned __int128)lv->way_magic * (uint32_t)i) >> 64);
+}
+
+/* Puts line into way w of lv (a miss's victim), marking w's set touched when w was empty:
+ * a set's first fill is of an empty way (ways fill in order), so every set holding a
+ * line is marked, and begin_kernel empties the marked sets alone (state.c level_reset).
+ * Misses only: at most `ways` marks a set a kernel. */
+static inline void fill(struct level *lv, struct way *w, uint64_t line)
+{
+  if (w->tag == EMPTY_TAG)
+    lv->touched[set_of_way(lv, (size_t)(w - lv->w))] = 1;
+  w->tag = tag_of(line);
 }
 
 /* Brings way w's bits in its set's masks of dirty and partly written ways up to date
@@ -331,7 +343,7 @@ static inline __attribute__((always_inline)) struct way *l2_line(struct level *l
     if (w->dirty)
       write_back(lv, w);
     lv->evictions += w->tag != EMPTY_TAG;
-    w->tag = line;
+    fill(lv, w, line);
     w->valid = 0; /* dirty is 0 (written back): the set's masks hold no bit of w */
     if (w->bytes_kept)
       memset(lv->part[w - lv->w].bytes, 0, sizeof lv->part[0].bytes);
@@ -470,7 +482,7 @@ static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
 /* Looks line up in L1 lv for sectors `mask`: returns the sectors to fetch from L2 (none
  * when all hit), counting hits in *hits; allocates the line when alloc, else only
  * reports (a store's L1 lookup: hits are updated in place). whole: fetch every sector of
- * the line on a miss. *replaced: the line an allocation replaced (EMPTY_TAG: none). */
+ * the line on a miss. *replaced: the line an allocation replaced (NO_LINE: none). */
 static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line,
                                                                 uint8_t mask, int alloc,
                                                                 int whole, uint32_t *hits,
@@ -485,9 +497,9 @@ static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv,
   fetch = mask & (uint8_t)~have;
   if (fetch && whole)
     fetch = (uint8_t)(0xfu & ~have);
-  *replaced = hit ? EMPTY_TAG : w->tag;
+  *replaced = hit ? NO_LINE : line_of(w->tag);
   if (!hit) {
-    w->tag = line;
+    fill(lv, w, line);
     w->valid = 0;
   }
   if (alloc)
@@ -527,7 +539,7 @@ static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
     uint64_t old;
     uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h, &old);
     hits += h;
-    if (old != EMPTY_TAG && old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
+    if (old != NO_LINE && old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
       *kept = 0;
     if (!fetch)
       continue;
@@ -675,7 +687,7 @@ int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
   uint32_t size = a->size_bytes ? a->size_bytes : 1, hits = 0, bits;
   uint64_t differ = 0;
   for (uint32_t i = 0; i < m->n; i++)
-    differ |= c->l2.w[m->way[i]].tag ^ m->line[i];
+    differ |= line_of(c->l2.w[m->way[i]].tag) ^ m->line[i];
   if (differ)
     return 0;
   bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
@@ -904,7 +916,7 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
   uint64_t differ = 0, prev = 0;
   for (; l && i < m->n; l &= l - 1, i++) { /* (no popcount: a library call here) */
     uint64_t addr = a->addr[__builtin_ctz(l)], line = addr / CC_CACHE_LINE_BYTES;
-    differ |= (line ^ c->l2.w[m->way[i]].tag) |
+    differ |= (line ^ line_of(c->l2.w[m->way[i]].tag)) |
               (addr % CC_CACHE_SECTOR_BYTES + size > CC_CACHE_SECTOR_BYTES) |
               (i && line <= prev);
     prev = line;

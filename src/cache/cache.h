@@ -229,8 +229,9 @@ struct cc_cache; /* opaque: the arrays and counters of one device */
 /* Makes an empty model of device d (copied). Allocates the L1 arrays for the largest L1
  * the device can have and the L2 array: 16 bytes per L1 line of every SM plus 48 bytes
  * per L2 line (16 for the way, 32 for what stores wrote), the way predictors (4 bytes an
- * entry: up to 1024 per SM, up to 65536 for L2), and a little per SM (H100: 4.3 MB +
- * 19.7 MB + 0.8 MB; cc_cache_bytes). The caller frees it with cc_cache_free. */
+ * entry: up to 1024 per SM, up to 65536 for L2), a byte per set of either level (the sets
+ * a kernel filled) and a little per SM (H100: 4.3 MB + 19.7 MB + 0.9 MB; cc_cache_bytes),
+ * its pages faulted in here. The caller frees it with cc_cache_free. */
 cc_give struct cc_cache *cc_cache_new(const struct cc_cache_device *d);
 /* Frees c; NULL is allowed. */
 void cc_cache_free(cc_take struct cc_cache *c);
@@ -261,7 +262,9 @@ size_t cc_cache_bytes(const struct cc_cache *c);
 const struct cc_cache_device *cc_cache_device_of(const struct cc_cache *c);
 
 /* Starts a kernel: empties both levels, sizes L1 for the kernel's CTA size, zeroes the
- * counters of n_insns instruction slots. grid and block in CTAs and threads. */
+ * counters of n_insns instruction slots. grid and block in CTAs and threads. Emptying
+ * costs the sets the last kernel filled, not the levels' size (an application's many
+ * small launches: README.md, "Cold start"). */
 void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uint32_t block[3],
                            uint32_t n_insns);
 

@@ -5,7 +5,11 @@
 
 #include "cache/cache.h"
 
-#define EMPTY_TAG UINT64_MAX
+/* A way's tag is the bitwise complement of its line number (tag_of), so that a way of
+ * all-zero bytes is empty: EMPTY_TAG is the tag of no line (line numbers are below
+ * 2^57), and the arrays start empty as calloc's untouched zero pages (state.c). */
+#define EMPTY_TAG 0
+#define NO_LINE UINT64_MAX /* line_of(EMPTY_TAG): no line */
 #define FULL_SECTOR 0xffffffffu
 #define MAX_ENTS 64            /* lines one record can touch: 32 lanes x 2 lines */
 #define LOCAL_BASE 0xc000000000000000ull
@@ -15,10 +19,20 @@
 #define L2_PRED_BITS 16        /* and for L2: 65536 (256 KiB) */
 #define PRED_MUL 0x9e3779b97f4a7c15ull /* Fibonacci hashing: 2^64 / golden ratio */
 
+static inline uint64_t tag_of(uint64_t line)
+{
+  return ~line;
+}
+
+static inline uint64_t line_of(uint64_t tag)
+{
+  return ~tag;
+}
+
 /* One way of a set: the line it holds and its state. 16 bytes, so that a set of 4 ways
  * is one host cache line and the 16 ways of an L2 set four neighbouring ones. */
 struct way {
-  uint64_t tag;                /* line number, EMPTY_TAG */
+  uint64_t tag;                /* tag_of(line number), EMPTY_TAG */
   uint32_t stamp;              /* last use (LRU); 0 for empty ways */
   uint8_t valid;               /* sectors holding data, bit s = sector s of the line */
   uint8_t dirty;               /* L2 only: sectors written and not yet in DRAM */
@@ -55,6 +69,9 @@ struct level {
                                   ones (the write policy's limits count these bits, so
                                   that a store does not scan its set's ways) */
   uint64_t way_magic;          /* fast `/ ways` (Lemire's fastdiv): a way's set */
+  uint8_t *touched;            /* per set: 1 once one of its ways was filled since the
+                                  level was last emptied (state.c level_reset empties
+                                  those alone; every other set is all-zero bytes) */
   uint32_t clock;              /* LRU time; renumbered before it wraps (renumber) */
   uint32_t *pred;              /* way predictor: [1 << pred_bits] indices into w, by a
                                   hash of the line; a guess, checked against the tag */
@@ -260,6 +277,7 @@ struct cc_cache {
   struct level *l1;            /* [dev.sms] */
   struct way *l1_ways;         /* the SMs' L1 ways, l1_cap_lines each */
   uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
+  uint8_t *l1_touched;         /* the SMs' L1 touched sets, l1_cap_lines / l1 ways each */
   uint32_t l1_pred_bits;
   struct l1_memo *memo;        /* [dev.sms] */
   struct store_memo *smemo;    /* [dev.sms] */

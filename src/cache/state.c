@@ -1,5 +1,5 @@
-/* The cache model's state: the arrays (allocated once per device, emptied at each
- * kernel), the kernel's shape (L1 capacity from the carveout, resident CTAs) and the
+/* The cache model's state: the arrays (allocated once per device, empty from the start as
+ * zero pages, the sets a kernel filled emptied at the next), the kernel's shape (L1 capacity from the carveout, resident CTAs) and the
  * figures at its end. The replay is cache.c; the rules and their sources are there. */
 #include "cache/cache_impl.h"
 
@@ -32,20 +32,62 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
   lv->part_id = 0;
 }
 
-/* Empties the first `lines` ways of lv (and points its predictor at way 0). */
-static void level_clear(struct level *lv, size_t lines)
+/* Whether one of the 8 marks at t is set (a kernel touching few sets leaves most of the
+ * marks 0: 8 of them a load). */
+static inline int touched8(const uint8_t *t)
 {
-  for (size_t i = 0; i < lines; i++)
-    lv->w[i] = (struct way){.tag = EMPTY_TAG};
-  if (lv->part)
-    memset(lv->part, 0, lines * sizeof *lv->part);
-  if (lv->set_dirty) {
-    memset(lv->set_dirty, 0, lines / lv->ways * sizeof *lv->set_dirty);
-    memset(lv->set_partial, 0, lines / lv->ways * sizeof *lv->set_partial);
+  uint64_t w;
+  memcpy(&w, t, sizeof w);
+  return w != 0;
+}
+
+/* Empties lv: the sets marked touched (cache.c fill), by lv's shape when they were
+ * filled (call it before a new shape); every other set is all-zero bytes already (an
+ * empty way is: EMPTY_TAG 0, stamp 0, no sector; its written bytes and the set's masks
+ * 0). Why not every set: a kernel that touches a few sets (a small launch, one of an
+ * application's many) would pay for the whole of L2 (20 MB on the H100) at each
+ * launch. The way predictor is left as it is: an entry is a guess checked against the
+ * way's tag, and every way is empty or of this kernel once the marked sets are emptied
+ * (an L1's entries stay below its SM's l1_cap_lines whatever the shape). */
+static void level_reset(struct level *lv)
+{
+  for (uint32_t s = 0; s < lv->sets; s++) {
+    size_t first = (size_t)s * lv->ways;
+    if (s % 8 == 0 && s + 8 <= lv->sets && !touched8(lv->touched + s)) {
+      s += 7; /* eight untouched sets */
+      continue;
+    }
+    if (!lv->touched[s])
+      continue;
+    lv->touched[s] = 0;
+    memset(&lv->w[first], 0, lv->ways * sizeof *lv->w);
+    if (lv->part)
+      memset(&lv->part[first], 0, lv->ways * sizeof *lv->part);
+    if (lv->set_dirty) {
+      lv->set_dirty[s] = 0;
+      lv->set_partial[s] = 0;
+    }
   }
-  memset(lv->pred, 0, ((size_t)1 << lv->pred_bits) * sizeof *lv->pred);
   lv->clock = 0;
   lv->hot = 0;
+}
+
+/* The most sets an SM's L1 has (its allocated lines in the device's ways): the length of
+ * its touched marks. */
+static size_t l1_max_sets(const struct cc_cache *c)
+{
+  size_t sets = c->l1_cap_lines / (c->dev.l1_ways ? c->dev.l1_ways : 1);
+  return sets ? sets : 1;
+}
+
+/* Faults the pages of [p, p + bytes), zero already (calloc), in now: cc_cache_new runs
+ * before the emulator's threads start, the replay on the merger while they run, where a
+ * first touch of the model's 24 MB (huge pages compacted and zeroed, other cores
+ * interrupted) doubled the run of the naive 1024^2 transpose at --jobs 2 (0.037 ->
+ * 0.072 s here). Later kernels reuse the pages (level_reset). */
+static void fault_in(void *p, size_t bytes)
+{
+  memset(p, 0, bytes);
 }
 
 /* Predictor bits for a level of `lines` ways: enough for one entry a way, at most max. */
@@ -79,29 +121,37 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->dev = *d;
   c->l1_cap_lines = max_l1 / CC_CACHE_LINE_BYTES ? max_l1 / CC_CACHE_LINE_BYTES : 1;
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
-  c->l1_ways = cc_xmalloc((size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  /* every array zeroed (calloc: pages the kernel zeroes when first touched): all ways
+   * empty, no set touched (level_reset) */
+  c->l1_ways = cc_xcalloc((size_t)d->sms * c->l1_cap_lines, sizeof *c->l1_ways);
   /* huge pages for the arrays of every line (mem.h): each record's lookups land in
-   * sets a page or more apart, and begin_kernel writes them all */
+   * sets a page or more apart */
   cc_mem_huge(c->l1_ways, (size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  fault_in(c->l1_ways, (size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
+  c->l1_touched = cc_xcalloc((size_t)d->sms * l1_max_sets(c), 1);
   c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
-  c->l1_pred = cc_xmalloc(((size_t)d->sms << c->l1_pred_bits) * sizeof *c->l1_pred);
+  c->l1_pred = cc_xcalloc((size_t)d->sms << c->l1_pred_bits, sizeof *c->l1_pred);
   for (uint32_t s = 0; s < d->sms; s++) {
     c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
+    c->l1[s].touched = c->l1_touched + (size_t)s * l1_max_sets(c);
     c->l1[s].pred = c->l1_pred + ((size_t)s << c->l1_pred_bits);
     c->l1[s].pred_bits = c->l1_pred_bits;
     c->l1[s].pred_shift = 64 - c->l1_pred_bits;
   }
   level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
   l2_lines = (size_t)c->l2.sets * c->l2.ways;
-  c->l2.w = cc_xmalloc(l2_lines * sizeof *c->l2.w);
-  c->l2.part = cc_xmalloc(l2_lines * sizeof *c->l2.part);
+  c->l2.w = cc_xcalloc(l2_lines, sizeof *c->l2.w);
+  c->l2.part = cc_xcalloc(l2_lines, sizeof *c->l2.part);
   cc_mem_huge(c->l2.w, l2_lines * sizeof *c->l2.w);
   cc_mem_huge(c->l2.part, l2_lines * sizeof *c->l2.part);
-  c->l2.set_dirty = cc_xmalloc(c->l2.sets * sizeof *c->l2.set_dirty);
-  c->l2.set_partial = cc_xmalloc(c->l2.sets * sizeof *c->l2.set_partial);
+  fault_in(c->l2.w, l2_lines * sizeof *c->l2.w);
+  fault_in(c->l2.part, l2_lines * sizeof *c->l2.part);
+  c->l2.touched = cc_xcalloc(c->l2.sets, 1);
+  c->l2.set_dirty = cc_xcalloc(c->l2.sets, sizeof *c->l2.set_dirty);
+  c->l2.set_partial = cc_xcalloc(c->l2.sets, sizeof *c->l2.set_partial);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
-  c->l2.pred = cc_xmalloc(((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred);
+  c->l2.pred = cc_xcalloc((size_t)1 << c->l2.pred_bits, sizeof *c->l2.pred);
   c->memo = cc_xcalloc(d->sms, sizeof *c->memo);
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
@@ -120,11 +170,13 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l1);
   free(c->l1_ways);
   free(c->l1_pred);
+  free(c->l1_touched);
   free(c->memo);
   free(c->smemo);
   free(c->l2.w);
   free(c->l2.pred);
   free(c->l2.part);
+  free(c->l2.touched);
   free(c->l2.set_dirty);
   free(c->l2.set_partial);
   free(c->insn);
@@ -144,8 +196,9 @@ size_t cc_cache_bytes(const struct cc_cache *c)
                                    3 * sizeof *c->sm_waits + sizeof *c->sm_req) +
          (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
+         (size_t)c->dev.sms * l1_max_sets(c) +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
-         c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial) +
+         c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial + 1) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
          (c->samp ? (c->n_insns ? c->n_insns : 1) * (sizeof *c->samp + sizeof *c->req_after)
@@ -214,13 +267,13 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
     c->l1_bytes = lines * CC_CACHE_LINE_BYTES;
   }
   for (uint32_t s = 0; s < c->dev.sms; s++) {
+    level_reset(&c->l1[s]); /* by the last kernel's shape (the first's: nothing touched) */
     level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
-    level_clear(&c->l1[s], lines);
     memo_clear(&c->memo[s]);
     c->smemo[s].key.form = FORM_GENERAL;
   }
   c->have_last = 0;
-  level_clear(&c->l2, (size_t)c->l2.sets * c->l2.ways);
+  level_reset(&c->l2);
   free(c->insn);
   c->n_insns = n_insns;
   c->insn = cc_xcalloc(n_insns ? n_insns : 1, sizeof *c->insn);
@@ -247,26 +300,36 @@ static double wait_ns(const struct cc_cache_device *d, uint64_t l1, uint64_t l2,
   return (double)l1 * d->lat_l1_ns + (double)l2 * d->lat_l2_ns + (double)dram * d->lat_dram_ns;
 }
 
-void cc_cache_end_kernel(struct cc_cache *c)
+/* Counts the dirty sectors still in L2 set `set` (as the kernel's end leaves them) and
+ * cleans them; while sampling, the sampled sets' only (the others stopped at the switch),
+ * scaled by cc_cache_sample_end. */
+static void count_dirty_at_end(struct cc_cache *c, uint32_t set)
 {
-  size_t lines = (size_t)c->l2.sets * c->l2.ways;
-  cc_cache_par_end(c);
-  /* the dirty sectors still in L2; while sampling, the sampled sets' only (the others
-   * stopped at the switch), scaled by cc_cache_sample_end */
-  for (size_t i = 0; i < lines; i++) {
+  struct cc_cache_counts *to = c->sampling ? c->samp : c->insn;
+  for (size_t i = (size_t)set * c->l2.ways; i < (size_t)(set + 1) * c->l2.ways; i++) {
     struct way *w = &c->l2.w[i];
-    struct cc_cache_counts *to = c->sampling ? c->samp : c->insn;
     if (!w->dirty)
       continue;
-    for (uint32_t s = 0; (!c->sampling || sampled_line(c, w->tag)) && s < 4; s++) {
+    for (uint32_t s = 0; (!c->sampling || sampled_line(c, line_of(w->tag))) && s < 4; s++) {
       uint32_t slot = c->l2.part[i].writer[s];
       if ((w->dirty & (1u << s)) && slot < c->n_insns)
         to[slot].l2_dirty_bytes_at_end += CC_CACHE_SECTOR_BYTES;
     }
     w->dirty = 0;
   }
-  memset(c->l2.set_dirty, 0, c->l2.sets * sizeof *c->l2.set_dirty);
-  memset(c->l2.set_partial, 0, c->l2.sets * sizeof *c->l2.set_partial);
+  c->l2.set_dirty[set] = 0;
+  c->l2.set_partial[set] = 0;
+}
+
+void cc_cache_end_kernel(struct cc_cache *c)
+{
+  cc_cache_par_end(c);
+  for (uint32_t set = 0; set < c->l2.sets; set++) {
+    if (set % 8 == 0 && set + 8 <= c->l2.sets && !touched8(c->l2.touched + set))
+      set += 7; /* eight untouched sets */
+    else if (c->l2.touched[set]) /* the others hold no line */
+      count_dirty_at_end(c, set);
+  }
   cc_cache_sample_end(c);
   for (uint32_t i = 0; i < c->n_insns; i++) {
     struct cc_cache_counts *ic = &c->insn[i];

@@ -453,6 +453,93 @@ static void test_fast_paths(void **state)
   fast_paths("h100,sms=2,l1=4K,l2=64K,sample=4,sample-after=2000", 40000);
 }
 
+/* One kernel of `records` random records (test_fast_paths' mix: loads, stores, atomics
+ * of 1-8 bytes at strides from 1 element to 16 KiB, 3 slots, 4 CTAs of `threads`
+ * threads: the L1's carveout follows the CTA size) on model c, from generator state x;
+ * its figures in *k and per slot in n[3] (counts) and ns[3] (sampled counts). */
+static void one_kernel(struct cc_cache *c, uint32_t threads, uint32_t x, int records,
+                       struct cc_cache_kernel *k, struct cc_cache_counts n[3],
+                       struct cc_cache_counts ns[3])
+{
+  static const uint64_t strides[] = {1, 2, 4, 32, 129, 256, 1025, 4096};
+  const uint32_t grid[3] = {4, 1, 1}, block[3] = {threads, 1, 1};
+  cc_cache_begin_kernel(c, grid, block, 3);
+  for (int r = 0; r < records; r++) {
+    struct cc_warp_access a;
+    uint32_t size;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    size = 1u << (x % 4);
+    a = rec(x % 3, (enum cc_access_kind)(x % 3), (x >> 4) % 4, 0, 0xffffffffu);
+    a.size_bytes = size;
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      a.addr[l] = (uint64_t)((x >> 8) % 4096) * 128 + (uint64_t)l * strides[(x >> 16) % 8] * size;
+    cc_cache_access(c, &a, 0);
+  }
+  cc_cache_end_kernel(c);
+  cc_cache_kernel_figures(c, k);
+  for (uint32_t slot = 0; slot < 3; slot++) {
+    n[slot] = *cc_cache_insn(c, slot);
+    ns[slot] = *cc_cache_insn_sampled(c, slot);
+  }
+}
+
+/* Fails unless two runs of one kernel gave the same figures, every one. */
+static void same_kernel(const struct cc_cache_kernel *a, const struct cc_cache_counts *an,
+                        const struct cc_cache_counts *as, const struct cc_cache_kernel *b,
+                        const struct cc_cache_counts *bn, const struct cc_cache_counts *bs)
+{
+  assert_memory_equal(&a->total, &b->total, sizeof a->total);
+  assert_int_equal(a->l2_evictions, b->l2_evictions);
+  assert_int_equal(a->l1_wavefronts_max_sm, b->l1_wavefronts_max_sm);
+  assert_true(a->latency_ns_max_sm == b->latency_ns_max_sm);
+  assert_int_equal(a->l1_bytes, b->l1_bytes);
+  assert_int_equal(a->sampled_from, b->sampled_from);
+  assert_memory_equal(an, bn, 3 * sizeof *an);
+  assert_memory_equal(as, bs, 3 * sizeof *as);
+}
+
+/* Both levels are empty at each kernel (README "Cold start"), also where a model is used
+ * again: begin_kernel empties only the sets the last kernel filled (state.c level_reset),
+ * and L1 by the last kernel's shape before it takes the new one. A kernel on a model
+ * that ran others (dirty and partly written L2 lines, another L1 size: 32-thread CTAs
+ * leave 224 KB of L1 on the H100, 256-thread ones 248 KB, test_l1_capacity) must give
+ * every figure of the same kernel on a new model; on a small model, and on one sampling
+ * sets after its first 3000 records. And by hand: line 0 loaded again by the next
+ * kernel misses in both levels (64-byte DRAM units: 128 bytes read). */
+static void test_kernels_in_turn(void **state)
+{
+  static const char *const specs[] = {"h100,sms=2,l1=4K,l2=64K",
+                                      "h100,sms=2,l2=1M,sample=4,sample-after=3000"};
+  struct cc_cache_kernel k1, k2;
+  struct cc_cache_counts n1[3], s1[3], n2[3], s2[3];
+  (void)state;
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+    struct cc_cache_device d = device("sm_90", specs[i]);
+    struct cc_cache *used = cc_cache_new(&d), *fresh;
+    one_kernel(used, 32, 777, 20000, &k1, n1, s1);
+    one_kernel(used, 256, 4242, 20000, &k1, n1, s1);
+    fresh = cc_cache_new(&d);
+    one_kernel(fresh, 256, 4242, 20000, &k2, n2, s2);
+    same_kernel(&k1, n1, s1, &k2, n2, s2);
+    one_kernel(used, 32, 777, 20000, &k1, n1, s1); /* a smaller L1 again */
+    cc_cache_free(fresh);
+    fresh = cc_cache_new(&d);
+    one_kernel(fresh, 32, 777, 20000, &k2, n2, s2);
+    same_kernel(&k1, n1, s1, &k2, n2, s2);
+    cc_cache_free(fresh);
+    {
+      const uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+      cc_cache_begin_kernel(used, grid, block, 1);
+      load_line(used, 0, 0);
+      cc_cache_end_kernel(used);
+      assert_int_equal(cc_cache_insn(used, 0)->l1_hit_sectors, 0);
+      assert_int_equal(cc_cache_insn(used, 0)->l2_hit_sectors, 0);
+      assert_int_equal(cc_cache_insn(used, 0)->dram_bytes_read, 128);
+    }
+    cc_cache_free(used);
+  }
+}
+
 /* A reference LRU, independent of the model's arrays: per set, its lines most recently
  * used first (at most `ways`). Returns whether line was there; either way it is in front
  * afterwards (the last one dropped when the set was full). */
@@ -865,6 +952,7 @@ int main(void)
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
       cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
       cmocka_unit_test(test_store_memo),    cmocka_unit_test(test_memo_spaces),
+      cmocka_unit_test(test_kernels_in_turn),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
