@@ -802,8 +802,9 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   return reach;
 }
 
-/* A cut record's sampled lines (a->cut: drop.c) into p: gathered in one pass where its
- * lanes lie in sampled lines in address order (a column's), else gathered and filtered to
+/* A cut record's sampled lines (a->cut: drop.c) into p: at once where its lanes are a
+ * range within one sampled line (a row's), in one pass where its lanes lie in sampled
+ * lines in address order (a column's), else gathered and filtered to
  * the sampled lines (lanes that cross into an unsampled line bring that line too).
  * Returns 0 when it touches none (not from drop.c, which keeps the lanes of sampled
  * lines). */
@@ -815,7 +816,7 @@ static int cut_gather(const struct cc_cache *c, const struct cc_warp_access *a, 
   p->kind = a->kind;
   p->space = a->space;
   p->memo_hit = 0;
-  if (!cc_cache_gather_sampled(c, a, base, &p->g))
+  if (!cc_cache_gather_cut_range(c, a, base, &p->g) && !cc_cache_gather_sampled(c, a, base, &p->g))
     cc_cache_gather_general_sampled(c, a, base, &p->g);
   return p->g.n != 0;
 }

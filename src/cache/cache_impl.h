@@ -421,6 +421,14 @@ void cc_cache_gather_lanes(const struct cc_warp_access *a, uint64_t base, struct
  * gathering and cc_cache_sample_filter in one). */
 void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
                                    uint64_t base, struct form_key k, struct gather *g);
+/* A cut record's sampled lines (drop.c) where its active lanes are consecutive lanes on
+ * consecutive elements (a run of the mask, lane l at the first's address + (l - first) x
+ * size) within one sampled line: a range's lanes of that line (a row's load whose 128
+ * bytes straddle two lines, one of them sampled). cc_cache_gather_sampled's entry (the
+ * same line, sectors and bytes: a range's bytes are its lanes' union) without a step a
+ * lane; returns 1 then, else 0 (g undefined). */
+int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_access *a,
+                              uint64_t base, struct gather *g);
 /* A cut record's sampled lines (drop.c): cc_cache_gather's entries of a's active lanes,
  * which cc_cache_sample_filter would all keep, in one pass while each lane's bytes lie in
  * one sector of a sampled line and the lanes come in address order (a column's sampled

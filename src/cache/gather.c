@@ -237,6 +237,35 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
   return sectors;
 }
 
+int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_access *a,
+                              uint64_t base, struct gather *g)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, first = (uint32_t)__builtin_ctz(a->active);
+  uint64_t run = (uint64_t)(a->active >> first) + 1; /* a power of two iff the lanes are a run */
+  uint32_t n = (uint32_t)__builtin_ctzll(run), s0, s1; /* (no popcount: a library call here) */
+  uint64_t lo = a->addr[first] + base, hi = lo + (uint64_t)n * size, line = lo / CC_CACHE_LINE_BYTES;
+  struct ent *e = &g->e[0];
+  if ((run & (run - 1)) || hi <= lo || (hi - 1) / CC_CACHE_LINE_BYTES != line ||
+      !sampled_line(c, line))
+    return 0;
+  for (uint32_t l = 1; l < n; l++)
+    if (a->addr[first + l] + base != lo + (uint64_t)l * size)
+      return 0;
+  s0 = (uint32_t)(lo / CC_CACHE_SECTOR_BYTES % 4);
+  s1 = (uint32_t)((hi - 1) / CC_CACHE_SECTOR_BYTES % 4);
+  g->n = 1;
+  g->sectors = s1 - s0 + 1;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+  g->max_line = line;
+  e->line = line;
+  e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+  if (g->want_bytes)
+    for (uint32_t s = 0; s < 4; s++)
+      e->bytes[s] = s >= s0 && s <= s1 ? range_bits(line * 4 + s, lo, hi) : 0;
+  return 1;
+}
+
 int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
                             uint64_t base, struct gather *g)
 {
