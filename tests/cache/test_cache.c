@@ -503,8 +503,9 @@ static void same_kernel(const struct cc_cache_kernel *a, const struct cc_cache_c
  * and L1 by the last kernel's shape before it takes the new one. A kernel on a model
  * that ran others (dirty and partly written L2 lines, another L1 size: 32-thread CTAs
  * leave 224 KB of L1 on the H100, 256-thread ones 248 KB, test_l1_capacity) must give
- * every figure of the same kernel on a new model; on a small model, and on one sampling
- * sets after its first 3000 records. And by hand: line 0 loaded again by the next
+ * every figure of the same kernel on a new model (the serial replay); on a small model,
+ * and on one sampling sets after its first 3000 records; replayed serially and on 3
+ * threads (par.c: each part marks the sets it owns). And by hand: line 0 loaded again by the next
  * kernel misses in both levels (64-byte DRAM units: 128 bytes read). */
 static void test_kernels_in_turn(void **state)
 {
@@ -513,9 +514,10 @@ static void test_kernels_in_turn(void **state)
   struct cc_cache_kernel k1, k2;
   struct cc_cache_counts n1[3], s1[3], n2[3], s2[3];
   (void)state;
-  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
-    struct cc_cache_device d = device("sm_90", specs[i]);
+  for (size_t i = 0; i < 2 * sizeof specs / sizeof *specs; i++) {
+    struct cc_cache_device d = device("sm_90", specs[i / 2]);
     struct cc_cache *used = cc_cache_new(&d), *fresh;
+    cc_cache_set_jobs(used, i % 2 ? 3 : 1); /* the parallel replay's parts mark sets too */
     one_kernel(used, 32, 777, 20000, &k1, n1, s1);
     one_kernel(used, 256, 4242, 20000, &k1, n1, s1);
     fresh = cc_cache_new(&d);
