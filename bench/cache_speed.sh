@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cache model speed benchmark (src/cache): warp records per second through the model alone
-# for five access patterns (bench/cache_speed.c), the host instructions it executes per
+# for five access patterns (bench/cache_speed.c), the cost of many small kernels in turn
+# on one model, the host instructions it executes per
 # record (valgrind --tool=callgrind, counting inside cc_cache_access only: the figure that
 # does not depend on the machine's load), its memory, and what it adds to
 # `coalcheck report` replaying a trace (the naive 4096x4096 transpose, 1 M records, and
@@ -58,6 +59,16 @@ for s in $samples; do
     "$work/runs.$s")$'\n'
 done
 memory=$("$work/cache_speed" 65536 "$(spec_of 1)" copy | grep '^memory')
+
+# an application's many launches on one model: 262144 copy records as K kernels in turn,
+# each begun and ended (cc_cache_begin_kernel empties what the last one filled), best of 3
+kernels="| kernels | records each | CPU seconds (best of 3) | us a kernel |"$'\n'
+kernels+="| ---: | ---: | ---: | ---: |"$'\n'
+for k in 1 256 4096; do
+  best=$(for i in 1 2 3; do "$work/cache_speed" 262144 h100,sample=1 copy 1 "$k" |
+           awk -F'|' '/^\| copy/ { print $4 + 0 }'; done | sort -g | head -n1)
+  kernels+="| $k | $((262144 / k)) | $best | $(awk -v t="$best" -v k="$k" 'BEGIN { printf "%.1f", t / k * 1e6 }') |"$'\n'
+done
 
 # host instructions per record inside cc_cache_access, per pattern (callgrind)
 build_at() { # $1: source root, $2: binary
@@ -125,6 +136,10 @@ fi
   echo
   echo "$table"
   echo "$memory"
+  echo
+  echo "Kernels in turn on one model (\`cache_speed 262144 h100,sample=1 copy 1 K\`: the time counts each kernel's begin and end):"
+  echo
+  echo "$kernels"
   if [[ -n $cg ]]; then
     echo
     echo "Host instructions per record inside cc_cache_access (valgrind --tool=callgrind --toggle-collect=cc_cache_access, ${CG_RECORDS:-131072} records per pattern, gather an eighth; independent of the machine's load):"
