@@ -558,6 +558,37 @@ __attribute__((target("avx2"))) static inline uint32_t lanes_below_avx2(uint64_t
   }
   return out;
 }
+
+/* Bit l (l < 32) set iff the line of x + l x dx (x in units of 2^shift bytes over 128:
+ * shift 7 for bytes, 2 for sectors) is sampled under the hashed index
+ * (cc_cache_line_class, sampled iff !(class & mask)), four lanes a step: sample_lanes for
+ * the lanes no progression of the hash serves (a row of n + 1 floats, a stride of whole
+ * sectors but not of 16 lines). AVX2 has no 64-bit multiplication: the class hash's low
+ * 64 bits are x_lo M_lo + ((x_hi M_lo + x_lo M_hi) << 32), modulo 2^64. */
+__attribute__((target("avx2"))) static inline uint32_t lines_sampled_avx2(uint64_t x, uint64_t dx,
+                                                                          int shift,
+                                                                          uint32_t mask)
+{
+  __m256i v = _mm256_set_epi64x((long long)(x + 3 * dx), (long long)(x + 2 * dx),
+                                (long long)(x + dx), (long long)x);
+  const __m256i step = _mm256_set1_epi64x((long long)(4 * dx));
+  const __m256i mlo = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL & 0xffffffffu));
+  const __m256i mhi = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL >> 32));
+  const __m256i fifteen = _mm256_set1_epi64x(15), m = _mm256_set1_epi64x(mask);
+  const __m256i zero = _mm256_setzero_si256();
+  uint32_t out = 0;
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i line = _mm256_srli_epi64(v, shift), g = _mm256_srli_epi64(line, 4);
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(g, 32), mlo),
+                                     _mm256_mul_epu32(g, mhi));
+    __m256i prod = _mm256_add_epi64(_mm256_mul_epu32(g, mlo), _mm256_slli_epi64(cross, 32));
+    __m256i cls = _mm256_xor_si256(_mm256_and_si256(line, fifteen), _mm256_srli_epi64(prod, 60));
+    __m256i hit = _mm256_cmpeq_epi64(_mm256_and_si256(cls, m), zero);
+    out |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(hit)) << l;
+    v = _mm256_add_epi64(v, step);
+  }
+  return out;
+}
 #endif
 
 /* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
@@ -572,6 +603,10 @@ static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
   if (mask == 0) /* not sampling: every lane */
     return UINT32_MAX;
   if (k.form == FORM_STRIDED) { /* lane l's byte k.a + l x k.b */
+#ifdef CC_CACHE_AVX2
+    if (c->dev.index == CC_CACHE_INDEX_HASH && __builtin_cpu_supports("avx2"))
+      return lines_sampled_avx2(k.a, k.b, 7, mask);
+#endif
     for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
       out |= (uint32_t)sampled_line(c, (k.a + l * k.b) / CC_CACHE_LINE_BYTES) << l;
     return out;
@@ -597,6 +632,10 @@ static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
       out = 2 * out + (x < lim);
     return out;
   }
+#ifdef CC_CACHE_AVX2
+  if (c->dev.index == CC_CACHE_INDEX_HASH && __builtin_cpu_supports("avx2"))
+    return lines_sampled_avx2(k.a, step, 2, mask);
+#endif
   for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
     out |= (uint32_t)sampled_line(c, (k.a + l * step) / 4) << l;
   return out;

@@ -45,6 +45,7 @@
 #include "cache/cache_impl.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,23 @@ void cc_cache_drops_free(struct cc_cache_drops *d)
   free(d);
 }
 
+/* *dst = *src as a cut record's consumers read it: every field but the addresses, and the
+ * addresses of lanes `lanes` (src's active ones, or the cut's). The others are never
+ * read: the model takes a cut record's active lanes only (cache.c cut_record), the
+ * emulator's entries too (src/emu/par.c). Why not the struct: 304 bytes, three times a
+ * cut store (held, emitted), where its 1-4 lanes are 8 bytes each. */
+static void copy_lanes(struct cc_warp_access *dst, const struct cc_warp_access *src,
+                       uint32_t lanes)
+{
+  if (lanes == UINT32_MAX) {
+    *dst = *src;
+    return;
+  }
+  memcpy(dst, src, offsetof(struct cc_warp_access, addr));
+  for (uint32_t m = lanes; m; m &= m - 1)
+    dst->addr[__builtin_ctz(m)] = src->addr[__builtin_ctz(m)];
+}
+
 /* A shared record: what cc_cache_access counts for it (nothing is left for it). */
 static const struct cc_warp_access *drop_shared(const struct cc_warp_access *a, uint32_t sm,
                                                 uint32_t wavefronts, struct cc_cache_drops *d)
@@ -155,6 +173,26 @@ static uint32_t sampled_lanes_of(const struct cc_cache *c, const struct cc_warp_
   return out;
 }
 
+/* sampled_lanes_of for range record a (form k: all 32 lanes, lane l's bytes at lo + l x
+ * size, no wrap; cc_cache_form_of): per sampled line of the range, the run of lanes whose
+ * bytes meet it, not a class a lane (the range's lines: 1 to 5). */
+static uint32_t range_sampled_lanes(const struct cc_cache *c, const struct cc_warp_access *a,
+                                    uint64_t base, struct form_key k)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, out = 0;
+  uint64_t lo = a->addr[0] + base, last = lo + (uint64_t)CC_WARP_SIZE * size - 1;
+  for (uint64_t line = k.a / 4; line <= k.b / 4; line++) {
+    uint64_t from = line * CC_CACHE_LINE_BYTES, to = from + CC_CACHE_LINE_BYTES - 1;
+    uint32_t l0, l1;
+    if (!sampled_line(c, line))
+      continue;
+    l0 = (uint32_t)(((from > lo ? from : lo) - lo) / size);
+    l1 = (uint32_t)(((to < last ? to : last) - lo) / size);
+    out |= (l1 >= 31 ? UINT32_MAX : (2u << l1) - 1u) & ~((1u << l0) - 1u);
+  }
+  return out;
+}
+
 /* While sampling, global or local record a (form key): its sectors (*sectors) and its
  * lanes that touch a sampled line (0: none). */
 static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_access *a,
@@ -164,9 +202,9 @@ static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_acc
   int any;
   if (key.form == FORM_LANES || key.form == FORM_STRIDED) /* a line a lane */
     return sample_touches(c, key, sectors, &lanes) ? lanes : 0;
-  if (key.form == FORM_RANGE) {
-    any = sample_touches(c, key, sectors, &lanes);
-  } else if ((any = cc_cache_sample_general(c, a, base, sectors)) < 0) {
+  if (key.form == FORM_RANGE)
+    return sample_touches(c, key, sectors, &lanes) ? range_sampled_lanes(c, a, base, key) : 0;
+  if ((any = cc_cache_sample_general(c, a, base, sectors)) < 0) {
     /* lanes out of address order: their sectors counted apart */
     *sectors = cc_cache_gather_general_sampled(c, a, base, NULL);
     any = 1;
@@ -175,20 +213,23 @@ static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_acc
 }
 
 /* Calls f(line, arg) for each sampled line that global or local record a's active lanes
- * touch (base: its local base), in lane order (a line may come twice); stops at the
- * first nonzero result and returns it. */
+ * touch (base: its local base), in lane order (a line may come twice, not for two lanes
+ * in a row: a range's 32 lanes in one line are one call, not 32, and f's answer for a
+ * line does not change between calls); stops at the first nonzero result and returns it. */
 static int each_sampled_line(const struct cc_cache *c, const struct cc_warp_access *a,
                              uint64_t base, int (*f)(uint64_t line, void *arg), void *arg)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t seen = UINT64_MAX; /* the line of the previous lane's last byte */
   int rc = 0;
   for (uint32_t m = a->active; m && !rc; m &= m - 1) {
     uint64_t lo = a->addr[__builtin_ctz(m)] + base, hi = lo + size - 1;
     uint64_t first = lo / CC_CACHE_LINE_BYTES, last = hi / CC_CACHE_LINE_BYTES;
-    if (sampled_line(c, first))
+    if (first != seen && sampled_line(c, first))
       rc = f(first, arg);
     if (!rc && last != first && sampled_line(c, last))
       rc = f(last, arg);
+    seen = last;
   }
   return rc;
 }
@@ -275,7 +316,7 @@ static const struct cc_warp_access *emit(struct cc_cache_drops *d, uint32_t n, u
                                          uint32_t stores)
 {
   struct cc_warp_access *e = &d->emit[n];
-  *e = d->held;
+  copy_lanes(e, &d->held, d->held.active);
   e->insn_slot = slot;
   e->cut = stores;
   return e;
@@ -339,7 +380,7 @@ static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int s
     if (fold(d, &d->cut))
       return 0;
     n = emit_chain(d, out);
-    d->held = d->cut;
+    copy_lanes(&d->held, &d->cut, d->cut.active);
     if (!hold(c, d))
       out[n++] = &d->cut;
     return n;
@@ -377,7 +418,7 @@ uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
   d->records++;
   if (!lanes)
     return 0;
-  d->cut = *a; /* its sampled lanes' replay: for the model */
+  copy_lanes(&d->cut, a, lanes); /* its sampled lanes' replay: for the model */
   d->cut.active = lanes;
   d->cut.cut = 1;
   return cut_on(c, d, a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL, base, out);
