@@ -50,6 +50,15 @@ void cc_analysis_kernel_release(struct cc_kernel_stats *k)
   free(k->mangled);
 }
 
+void cc_analysis_free_shared(struct cc_analysis *an)
+{
+  for (size_t slot = 0; an->fps && slot < an->fps_n; slot++)
+    cc_analysis_fps_free(an->fps[slot]);
+  free(an->fps);
+  an->fps = NULL;
+  an->fps_n = 0;
+}
+
 void cc_analysis_free(struct cc_analysis *an)
 {
   if (!an)
@@ -57,9 +66,7 @@ void cc_analysis_free(struct cc_analysis *an)
   for (size_t i = 0; i < an->n_kernels; i++)
     cc_analysis_kernel_release(&an->kernels[i]);
   free(an->kernels);
-  for (size_t slot = 0; an->fps && slot < an->fps_n; slot++) /* partials never closed */
-    cc_analysis_fps_free(an->fps[slot]);
-  free(an->fps);
+  cc_analysis_free_shared(an); /* partials never closed */
   cc_cache_free(an->cache);
   free(an);
 }

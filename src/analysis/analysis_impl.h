@@ -4,7 +4,13 @@
 #define CC_ANALYSIS_ANALYSIS_IMPL_H
 
 #include "analysis/analysis.h"
-#include "analysis/fpshare.h"
+
+struct cc_fp_writer; /* fpshare.h */
+
+/* Frees the open kernel's shared footprints (an->fps, fpshare.h) and forgets them: at
+ * the last partial's close (partial.c), or by cc_analysis_free when partials were never
+ * closed. */
+void cc_analysis_free_shared(struct cc_analysis *an);
 
 /* Computes allStr, verdicts, suggestions and totals of k, sorts its instructions worst
  * first and rebuilds by_slot. Idempotent: frees earlier suggestions first. */

@@ -41,15 +41,6 @@ static void open_shared(struct cc_analysis *an, const struct cc_kernel_stats *k)
   an->parts_dropped = 0;
 }
 
-static void free_shared(struct cc_analysis *an)
-{
-  for (size_t slot = 0; slot < an->fps_n; slot++)
-    cc_analysis_fps_free(an->fps[slot]);
-  free(an->fps);
-  an->fps = NULL;
-  an->fps_n = 0;
-}
-
 static void *partial_open(void *ctx)
 {
   struct cc_analysis *an = ctx;
@@ -257,7 +248,7 @@ static int partial_close(void *ctx, void *part, int merge, struct cc_err *err)
   if (an->parts_closed == an->parts_opened) { /* the last: every writer is flushed */
     if (!an->parts_dropped && rc == CC_OK)
       rc = merge_shared(an, err);
-    free_shared(an);
+    cc_analysis_free_shared(an);
   }
   partial_free(p);
   return rc;
