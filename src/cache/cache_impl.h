@@ -559,6 +559,23 @@ __attribute__((target("avx2"))) static inline uint32_t lanes_below_avx2(uint64_t
   return out;
 }
 
+/* Bits 0-3 set iff the 4 lines of `line` are sampled: their classes (cc_cache_line_class,
+ * the hashed index) with no bit of `m` (the sample mask) set. mlo, mhi: the class
+ * multiplier's halves; fifteen, zero: constants. */
+__attribute__((target("avx2"))) static inline uint32_t lines4_sampled_avx2(__m256i line, __m256i mlo,
+                                                                           __m256i mhi,
+                                                                           __m256i fifteen,
+                                                                           __m256i m, __m256i zero)
+{
+  __m256i g = _mm256_srli_epi64(line, 4);
+  __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(g, 32), mlo),
+                                   _mm256_mul_epu32(g, mhi));
+  __m256i prod = _mm256_add_epi64(_mm256_mul_epu32(g, mlo), _mm256_slli_epi64(cross, 32));
+  __m256i cls = _mm256_xor_si256(_mm256_and_si256(line, fifteen), _mm256_srli_epi64(prod, 60));
+  __m256i hit = _mm256_cmpeq_epi64(_mm256_and_si256(cls, m), zero);
+  return (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(hit));
+}
+
 /* Bit l (l < 32) set iff the line of x + l x dx (x in units of 2^shift bytes over 128:
  * shift 7 for bytes, 2 for sectors) is sampled under the hashed index
  * (cc_cache_line_class, sampled iff !(class & mask)), four lanes a step: sample_lanes for
@@ -578,14 +595,27 @@ __attribute__((target("avx2"))) static inline uint32_t lines_sampled_avx2(uint64
   const __m256i zero = _mm256_setzero_si256();
   uint32_t out = 0;
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i line = _mm256_srli_epi64(v, shift), g = _mm256_srli_epi64(line, 4);
-    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(g, 32), mlo),
-                                     _mm256_mul_epu32(g, mhi));
-    __m256i prod = _mm256_add_epi64(_mm256_mul_epu32(g, mlo), _mm256_slli_epi64(cross, 32));
-    __m256i cls = _mm256_xor_si256(_mm256_and_si256(line, fifteen), _mm256_srli_epi64(prod, 60));
-    __m256i hit = _mm256_cmpeq_epi64(_mm256_and_si256(cls, m), zero);
-    out |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(hit)) << l;
+    out |= lines4_sampled_avx2(_mm256_srli_epi64(v, shift), mlo, mhi, fifteen, m, zero) << l;
     v = _mm256_add_epi64(v, step);
+  }
+  return out;
+}
+
+/* Bit l set iff the line of byte addr[l] + base is sampled (the hashed index, as
+ * lines_sampled_avx2), for the 32 lanes' addresses as they are: a gather's. */
+__attribute__((target("avx2"))) static inline uint32_t addrs_sampled_avx2(const uint64_t *addr,
+                                                                          uint64_t base,
+                                                                          uint32_t mask)
+{
+  const __m256i b = _mm256_set1_epi64x((long long)base);
+  const __m256i mlo = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL & 0xffffffffu));
+  const __m256i mhi = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL >> 32));
+  const __m256i fifteen = _mm256_set1_epi64x(15), m = _mm256_set1_epi64x(mask);
+  const __m256i zero = _mm256_setzero_si256();
+  uint32_t out = 0;
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+    __m256i v = _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(const void *)&addr[l]), b);
+    out |= lines4_sampled_avx2(_mm256_srli_epi64(v, 7), mlo, mhi, fifteen, m, zero) << l;
   }
   return out;
 }
