@@ -560,19 +560,21 @@ __attribute__((target("avx2"))) static inline uint32_t lanes_below_avx2(uint64_t
 }
 
 /* Bits 0-3 set iff the 4 lines of `line` are sampled: their classes (cc_cache_line_class,
- * the hashed index) with no bit of `m` (the sample mask) set. mlo, mhi: the class
- * multiplier's halves; fifteen, zero: constants. */
-__attribute__((target("avx2"))) static inline uint32_t lines4_sampled_avx2(__m256i line, __m256i mlo,
-                                                                           __m256i mhi,
-                                                                           __m256i fifteen,
-                                                                           __m256i m, __m256i zero)
+ * the hashed index) with no bit of the sample mask m (in each 64-bit lane) set. AVX2 has
+ * no 64-bit multiplication: the class hash's low 64 bits are x_lo M_lo + ((x_hi M_lo +
+ * x_lo M_hi) << 32), modulo 2^64. Inline: the callers' loops keep the constants. */
+__attribute__((target("avx2"), always_inline)) static inline uint32_t lines4_sampled_avx2(
+    __m256i line, __m256i m)
 {
+  const __m256i mlo = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL & 0xffffffffu));
+  const __m256i mhi = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL >> 32));
   __m256i g = _mm256_srli_epi64(line, 4);
   __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(g, 32), mlo),
                                    _mm256_mul_epu32(g, mhi));
   __m256i prod = _mm256_add_epi64(_mm256_mul_epu32(g, mlo), _mm256_slli_epi64(cross, 32));
-  __m256i cls = _mm256_xor_si256(_mm256_and_si256(line, fifteen), _mm256_srli_epi64(prod, 60));
-  __m256i hit = _mm256_cmpeq_epi64(_mm256_and_si256(cls, m), zero);
+  __m256i cls = _mm256_xor_si256(_mm256_and_si256(line, _mm256_set1_epi64x(15)),
+                                 _mm256_srli_epi64(prod, 60));
+  __m256i hit = _mm256_cmpeq_epi64(_mm256_and_si256(cls, m), _mm256_setzero_si256());
   return (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(hit));
 }
 
@@ -580,22 +582,17 @@ __attribute__((target("avx2"))) static inline uint32_t lines4_sampled_avx2(__m25
  * shift 7 for bytes, 2 for sectors) is sampled under the hashed index
  * (cc_cache_line_class, sampled iff !(class & mask)), four lanes a step: sample_lanes for
  * the lanes no progression of the hash serves (a row of n + 1 floats, a stride of whole
- * sectors but not of 16 lines). AVX2 has no 64-bit multiplication: the class hash's low
- * 64 bits are x_lo M_lo + ((x_hi M_lo + x_lo M_hi) << 32), modulo 2^64. */
+ * sectors but not of 16 lines). */
 __attribute__((target("avx2"))) static inline uint32_t lines_sampled_avx2(uint64_t x, uint64_t dx,
                                                                           int shift,
                                                                           uint32_t mask)
 {
   __m256i v = _mm256_set_epi64x((long long)(x + 3 * dx), (long long)(x + 2 * dx),
                                 (long long)(x + dx), (long long)x);
-  const __m256i step = _mm256_set1_epi64x((long long)(4 * dx));
-  const __m256i mlo = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL & 0xffffffffu));
-  const __m256i mhi = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL >> 32));
-  const __m256i fifteen = _mm256_set1_epi64x(15), m = _mm256_set1_epi64x(mask);
-  const __m256i zero = _mm256_setzero_si256();
+  const __m256i step = _mm256_set1_epi64x((long long)(4 * dx)), m = _mm256_set1_epi64x(mask);
   uint32_t out = 0;
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    out |= lines4_sampled_avx2(_mm256_srli_epi64(v, shift), mlo, mhi, fifteen, m, zero) << l;
+    out |= lines4_sampled_avx2(_mm256_srli_epi64(v, shift), m) << l;
     v = _mm256_add_epi64(v, step);
   }
   return out;
@@ -607,15 +604,11 @@ __attribute__((target("avx2"))) static inline uint32_t addrs_sampled_avx2(const 
                                                                           uint64_t base,
                                                                           uint32_t mask)
 {
-  const __m256i b = _mm256_set1_epi64x((long long)base);
-  const __m256i mlo = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL & 0xffffffffu));
-  const __m256i mhi = _mm256_set1_epi64x((long long)(CC_CACHE_CLASS_MUL >> 32));
-  const __m256i fifteen = _mm256_set1_epi64x(15), m = _mm256_set1_epi64x(mask);
-  const __m256i zero = _mm256_setzero_si256();
+  const __m256i b = _mm256_set1_epi64x((long long)base), m = _mm256_set1_epi64x(mask);
   uint32_t out = 0;
   for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
     __m256i v = _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(const void *)&addr[l]), b);
-    out |= lines4_sampled_avx2(_mm256_srli_epi64(v, 7), mlo, mhi, fifteen, m, zero) << l;
+    out |= lines4_sampled_avx2(_mm256_srli_epi64(v, 7), m) << l;
   }
   return out;
 }
