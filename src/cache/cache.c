@@ -238,8 +238,8 @@ static inline uint8_t partial_of(const struct way *w)
   return w->dirty & (uint8_t)~w->valid;
 }
 
-/* The set of L2 way index i (i / ways by one multiplication: Lemire's fastdiv, exact
- * for 32-bit i; way indices are 32-bit throughout, as the way predictor's entries). */
+/* The set of way index i of level lv (i / ways by one multiplication: Lemire's fastdiv,
+ * exact for 32-bit i; way indices are 32-bit throughout, as the way predictor's entries). */
 static inline uint32_t set_of_way(const struct level *lv, size_t i)
 {
   return (uint32_t)(((unsigned __int128)lv->way_magic * (uint32_t)i) >> 64);

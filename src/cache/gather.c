@@ -113,11 +113,21 @@ static inline void group_piece(struct gather *g, struct piece p)
  * to address 0, as addresses do); returns their number. */
 static uint32_t cut(const struct cc_warp_access *a, uint64_t base, struct piece *pc)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, n = 0, cross = 0;
+  for (uint32_t m = a->active; m; m &= m - 1, n++) { /* a piece a lane, without a branch */
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+    cross |= off + size > CC_CACHE_SECTOR_BYTES;
+    pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
+    pc[n].bytes = byte_bits(off, size);
+  }
+  if (!cross) /* every lane within one sector: most records */
+    return n;
+  n = 0;
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base;
     uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-    if (off + size <= CC_CACHE_SECTOR_BYTES) { /* within one sector: most lanes */
+    if (off + size <= CC_CACHE_SECTOR_BYTES) {
       pc[n].sector = addr / CC_CACHE_SECTOR_BYTES;
       pc[n++].bytes = byte_bits(off, size);
       continue;
@@ -209,22 +219,7 @@ static uint32_t distinct_sectors(const struct piece *pc, uint32_t n)
   return count;
 }
 
-/* The pieces of a's 32 lanes into pc, a lane each (lane l's at pc[l]), where every
- * lane's bytes lie in one sector (a gather's 4-byte lanes); 0 where one does not. */
-static int one_piece_a_lane(const struct cc_warp_access *a, uint64_t base, struct piece *pc)
-{
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, cross = 0;
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
-    uint64_t addr = a->addr[l] + base;
-    uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
-    cross |= off + size > CC_CACHE_SECTOR_BYTES;
-    pc[l].sector = addr / CC_CACHE_SECTOR_BYTES;
-    pc[l].bytes = byte_bits(off, size);
-  }
-  return !cross;
-}
-
-/* The lanes of a (32 active, a piece each: one_piece_a_lane) whose line is sampled. */
+/* The lanes of a (32 active) whose line is sampled. */
 static uint32_t sampled_lanes32(const struct cc_cache *c, const struct cc_warp_access *a,
                                 uint64_t base)
 {
@@ -243,10 +238,10 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
                                          struct gather *g)
 {
   struct piece pc[2 * CC_WARP_SIZE];
-  uint32_t n, k = 0, sectors = 0;
+  uint32_t n = cut(a, base, pc), k = 0, sectors = 0;
   uint64_t last = 0;
   int sorted = 1;
-  if (a->active == UINT32_MAX && one_piece_a_lane(a, base, pc)) {
+  if (n == CC_WARP_SIZE && a->active == UINT32_MAX) { /* lane l's piece is pc[l] */
     /* 32 lanes of a piece each (a gather): the same figures in fewer passes, the pieces
      * of sampled lines picked by their lanes' classes, four at a time; sorting the kept
      * pieces (stable) gives the general way's order whether the lanes were in order
@@ -262,7 +257,6 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
     group_pieces(g, pc, k);
     return sectors;
   }
-  n = cut(a, base, pc);
   for (uint32_t i = 0; i < n; i++) { /* in sector order: count the changes */
     sorted &= i == 0 || pc[i].sector >= last;
     sectors += i == 0 || pc[i].sector != last;
@@ -288,27 +282,18 @@ int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_acc
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, first = (uint32_t)__builtin_ctz(a->active);
   uint64_t run = (uint64_t)(a->active >> first) + 1; /* a power of two iff the lanes are a run */
-  uint32_t n = (uint32_t)__builtin_ctzll(run), s0, s1; /* (no popcount: a library call here) */
+  uint32_t n = (uint32_t)__builtin_ctzll(run); /* (no popcount: a library call here) */
   uint64_t lo = a->addr[first] + base, hi = lo + (uint64_t)n * size, line = lo / CC_CACHE_LINE_BYTES;
-  struct ent *e = &g->e[0];
   if ((run & (run - 1)) || hi <= lo || (hi - 1) / CC_CACHE_LINE_BYTES != line ||
       !sampled_line(c, line))
     return 0;
   for (uint32_t l = 1; l < n; l++)
     if (a->addr[first + l] + base != lo + (uint64_t)l * size)
       return 0;
-  s0 = (uint32_t)(lo / CC_CACHE_SECTOR_BYTES % 4);
-  s1 = (uint32_t)((hi - 1) / CC_CACHE_SECTOR_BYTES % 4);
-  g->n = 1;
-  g->sectors = s1 - s0 + 1;
+  g->n = 0;
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
   g->key = (struct form_key){FORM_GENERAL, 0, 0};
-  g->max_line = line;
-  e->line = line;
-  e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
-  if (g->want_bytes)
-    for (uint32_t s = 0; s < 4; s++)
-      e->bytes[s] = s >= s0 && s <= s1 ? range_bits(line * 4 + s, lo, hi) : 0;
+  gather_range(lo, hi, g); /* one line: one entry */
   return 1;
 }
 

@@ -1,6 +1,6 @@
 /* The cache model's state: the arrays (allocated once per device, empty from the start as
- * zero pages, the sets a kernel filled emptied at the next), the kernel's shape (L1 capacity from the carveout, resident CTAs) and the
- * figures at its end. The replay is cache.c; the rules and their sources are there. */
+ * zero pages, the sets a kernel filled emptied at the next), the kernel's shape (L1
+ * capacity from the carveout, resident CTAs) and the figures at its end. The replay is cache.c; the rules and their sources are there. */
 #include "cache/cache_impl.h"
 
 #include <stdlib.h>
@@ -32,13 +32,23 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
   lv->part_id = 0;
 }
 
-/* Whether one of the 8 marks at t is set (a kernel touching few sets leaves most of the
- * marks 0: 8 of them a load). */
-static inline int touched8(const uint8_t *t)
+/* The first set from `from` on (below sets) whose mark in touched is set, or sets; eight
+ * marks a load where they are all 0 (a kernel touching few sets leaves most of them 0). */
+static uint32_t next_touched(const uint8_t *touched, uint32_t from, uint32_t sets)
 {
-  uint64_t w;
-  memcpy(&w, t, sizeof w);
-  return w != 0;
+  for (; from < sets; from++) {
+    uint64_t eight;
+    if (from % 8 == 0 && from + 8 <= sets) {
+      memcpy(&eight, touched + from, sizeof eight);
+      if (!eight) {
+        from += 7;
+        continue;
+      }
+    }
+    if (touched[from])
+      return from;
+  }
+  return sets;
 }
 
 /* Empties lv: the sets marked touched (cache.c fill), by lv's shape when they were
@@ -51,14 +61,9 @@ static inline int touched8(const uint8_t *t)
  * (an L1's entries stay below its SM's l1_cap_lines whatever the shape). */
 static void level_reset(struct level *lv)
 {
-  for (uint32_t s = 0; s < lv->sets; s++) {
+  for (uint32_t s = next_touched(lv->touched, 0, lv->sets); s < lv->sets;
+       s = next_touched(lv->touched, s + 1, lv->sets)) {
     size_t first = (size_t)s * lv->ways;
-    if (s % 8 == 0 && s + 8 <= lv->sets && !touched8(lv->touched + s)) {
-      s += 7; /* eight untouched sets */
-      continue;
-    }
-    if (!lv->touched[s])
-      continue;
     lv->touched[s] = 0;
     memset(&lv->w[first], 0, lv->ways * sizeof *lv->w);
     if (lv->part)
@@ -324,12 +329,9 @@ static void count_dirty_at_end(struct cc_cache *c, uint32_t set)
 void cc_cache_end_kernel(struct cc_cache *c)
 {
   cc_cache_par_end(c);
-  for (uint32_t set = 0; set < c->l2.sets; set++) {
-    if (set % 8 == 0 && set + 8 <= c->l2.sets && !touched8(c->l2.touched + set))
-      set += 7; /* eight untouched sets */
-    else if (c->l2.touched[set]) /* the others hold no line */
-      count_dirty_at_end(c, set);
-  }
+  for (uint32_t set = next_touched(c->l2.touched, 0, c->l2.sets); set < c->l2.sets;
+       set = next_touched(c->l2.touched, set + 1, c->l2.sets)) /* the others hold no line */
+    count_dirty_at_end(c, set);
   cc_cache_sample_end(c);
   for (uint32_t i = 0; i < c->n_insns; i++) {
     struct cc_cache_counts *ic = &c->insn[i];

@@ -484,10 +484,10 @@ static void hook_note(void *ctx, uint64_t cta_warp_insns)
  * KEEP_BYTES (when records are buffered). At least 1. */
 static uint64_t chunk_size(const struct par *p)
 {
-  uint64_t left = p->total - p->next, n, cap;
+  uint64_t left = p->total - p->next, guided = left / (GUIDED_SHARE * (uint64_t)p->jobs), n, cap;
   if (!p->done_ctas || !p->done_insns) return 1;
   n = CHUNK_WARP_INSNS * p->done_ctas / p->done_insns; /* 0 when one CTA is more */
-  if (n < left / (GUIDED_SHARE * (uint64_t)p->jobs)) n = left / (GUIDED_SHARE * (uint64_t)p->jobs);
+  if (n < guided) n = guided;
   cap = left / (2 * (uint64_t)p->jobs);
   if (n > cap) n = cap;
   if (p->sink->access && p->done_bytes) {
