@@ -129,8 +129,19 @@ struct cc_access_sink {
  * takes the producer's word, on any thread, that every record of the CTAs from linear
  * index cta on reaches the ordered sink after `before` such records (the sums of
  * counted over the runs before cta, once all of them have ended): the consumer may act
- * on it before its sink gets there (cache.h cc_cache_foresee). */
+ * on it before its sink gets there (cache.h cc_cache_foresee).
+ * recut (NULL: none) takes again, on the owning thread, a record that to_ordered passed
+ * on whole and the producer still holds (not yet given to the ordered sink), the
+ * thread's records given to to_ordered since then being whole too and still held, after
+ * a release: CC_ACCESS_RECUT_SAME when a stays as it was (nothing put into out), else
+ * what to_ordered would give for a now, in its place (the counted records corrected).
+ * Why: what to_ordered decides may depend on what the ordered consumer has seen (the
+ * cache model's sampling switch, which a long first CTA reaches late); a producer that
+ * buffers records may ask again before delivering them (src/emu/par.c, re-cut). The
+ * producer calls release after the last record it asks about. a NULL asks whether any
+ * record could change now: CC_ACCESS_RECUT_SAME if none (nothing done), else 0. */
 #define CC_ACCESS_ORDERED_MAX 10 /* records to_ordered and release give at most */
+#define CC_ACCESS_RECUT_SAME UINT32_MAX /* recut: the record stays whole */
 
 struct cc_access_partials {
   void *ctx;
@@ -143,6 +154,8 @@ struct cc_access_partials {
   uint32_t (*release)(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX]);
   uint64_t (*counted)(void *part);
   void (*ahead)(void *ctx, uint64_t cta, uint64_t before);
+  uint32_t (*recut)(void *part, const struct cc_warp_access *a,
+                    const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX]);
 };
 
 /* Number of active lanes of a record (popcount of active). */

@@ -192,6 +192,18 @@ static void multi_ahead(void *ctx, uint64_t cta, uint64_t before)
     mu->parts[with].ahead(mu->parts[with].ctx, cta, before);
 }
 
+/* A record the producer still holds (or NULL), taken again by the analysis that decides
+ * (access.h, recut): the same where no analysis decides (every record goes on whole). */
+static uint32_t multi_recut(void *part, const struct cc_warp_access *a,
+                            const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct multi_part *mp = part;
+  size_t with = multi_with(mp->mu);
+  return with < mp->mu->n && mp->mu->parts[with].recut
+             ? mp->mu->parts[with].recut(mp->parts[with], a, out)
+             : CC_ACCESS_RECUT_SAME;
+}
+
 /* Closes every analysis's partial (all of them, even after a failure: they are freed);
  * the first failure is returned. */
 static int multi_close(void *ctx, void *part, int merge, struct cc_err *err)
@@ -236,7 +248,7 @@ int cc_analysis_multi_partials(struct cc_analysis_multi *mu, struct cc_access_pa
   }
   *out = (struct cc_access_partials){mu, multi_open, multi_access, multi_close,
                                      multi_to_ordered, multi_combine, multi_release,
-                                     multi_counted,    multi_ahead};
+                                     multi_counted,    multi_ahead,  multi_recut};
   return ordered;
 }
 

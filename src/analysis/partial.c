@@ -92,6 +92,18 @@ static int partial_access(void *part, const struct cc_warp_access *a, struct cc_
   return CC_OK;
 }
 
+/* The records the cache model counts towards its switch for record a passed on whole
+ * (feed_cache gives it a local record word by word). */
+static uint64_t switch_count(const struct partial *p, const struct cc_warp_access *a)
+{
+  uint32_t size, words;
+  if (a->space != CC_SPACE_LOCAL)
+    return cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot,
+                                   a->size_bytes);
+  words = cc_analysis_cache_records(a, &size);
+  return words * cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot, size);
+}
+
 /* What the ordered sink (the cache model) needs of a, the record partial_access was just
  * given, into out (access.h, to_ordered): counted here only when the producer passes on
  * what this returns (a run that also writes a trace or views takes every record whole,
@@ -110,18 +122,32 @@ static uint32_t partial_to_ordered(void *part, const struct cc_warp_access *a,
   if (a->space != CC_SPACE_LOCAL) {
     n = cc_cache_drop(p->cache, a, p->wavefronts, p->drops, out);
     if (n && out[n - 1] == a) /* whole (it comes last: cache.h) */
-      p->counted += cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot,
-                                            a->size_bytes);
+      p->counted += switch_count(p, a);
     return n;
   }
   n = cc_cache_drops_release(p->drops, out);
   out[n++] = a;
-  { /* the records feed_cache gives the model for it */
-    uint32_t size, words = cc_analysis_cache_records(a, &size);
-    p->counted += words * cc_cache_switch_records(p->cache, a->space, a->active, a->insn_slot,
-                                                  size);
-  }
+  p->counted += switch_count(p, a);
   return n;
+}
+
+/* Record a, passed on whole by partial_to_ordered and still held by the producer, taken
+ * again (access.h, recut): the same unless the model's drops could now cut or count it
+ * (cache.h cc_cache_drop_may_cut), else partial_to_ordered's word on it, less the count
+ * it had as a whole record; a NULL: whether any could change. (p->wavefronts is a
+ * shared record's alone, which the drops never pass on whole with a slot of the kernel:
+ * not needed again.) */
+static uint32_t partial_recut(void *part, const struct cc_warp_access *a,
+                              const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct partial *p = part;
+  if (!p->drops || !cc_cache_drop_may_cut(p->cache, a, p->drops))
+    return CC_ACCESS_RECUT_SAME;
+  if (!a) /* (the question whether any could change) */
+    return 0;
+  assert(p->counted >= switch_count(p, a)); /* counted when passed on whole */
+  p->counted -= switch_count(p, a);
+  return partial_to_ordered(part, a, out);
 }
 
 /* The records partial_to_ordered passed on whole that the cache model counts towards its
@@ -281,5 +307,5 @@ struct cc_access_partials cc_analysis_partials(struct cc_analysis *an)
   an->split = 1;
   return (struct cc_access_partials){an, partial_open, partial_access, partial_close,
                                      partial_to_ordered, partial_combine, partial_release,
-                                     partial_counted,    partial_ahead};
+                                     partial_counted,    partial_ahead,  partial_recut};
 }

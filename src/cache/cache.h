@@ -315,11 +315,27 @@ cc_give struct cc_cache_drops *cc_cache_drops_new(cc_keep const struct cc_cache 
  * gives them up. Safe on worker threads while another thread feeds c: it reads c's
  * kernel shape, set before the workers start, and the first CTA past the sampling
  * switch, which c publishes (atomically) when it switches; a record of an earlier CTA,
- * or one read before the switch is known, is sent on whole. The parallel replay
+ * or one read before the switch is known, is sent on whole (a producer still holding it
+ * may ask again: cc_cache_drop_may_cut). The parallel replay
  * (cc_cache_set_jobs) takes the same records. */
 uint32_t cc_cache_drop(cc_keep const struct cc_cache *c, const struct cc_warp_access *a,
                        uint32_t shared_wavefronts, struct cc_cache_drops *d,
                        const struct cc_warp_access *out[CC_CACHE_DROP_OUT]);
+
+/* Whether cc_cache_drop, given record a now with d holding nothing back, could decide
+ * it otherwise than whole: a global record of c's open kernel (a slot of it, lanes
+ * active, a size it takes, not cut) whose CTA is at or past the first CTA after the
+ * sampling switch, which c has published. A producer that passed such a record on whole
+ * while the switch was unknown (cc_cache_drop's first word: the CTA could not be
+ * placed after it yet) and has not delivered it may give it to cc_cache_drop again and
+ * pass on what that returns instead (src/emu/par.c, re-cut: the covariance kernel's
+ * later CTAs ran a third of their records before CTA 0 reached the switch, 0.4-0.5 GB
+ * of whole records for the serial thread). 1 too while d holds a chain: cc_cache_drop
+ * releases it before a whole record, so the record must go through it. a NULL: whether
+ * any record could be (c has published its switch; 0 while it has not, and always when
+ * it does not sample). On worker threads, as cc_cache_drop. */
+int cc_cache_drop_may_cut(cc_keep const struct cc_cache *c, const struct cc_warp_access *a,
+                          cc_keep const struct cc_cache_drops *d);
 
 /* The stores d holds back (cc_cache_drop) into out, their number returned (0: none),
  * held by d until its next call: to pass to cc_cache_access before any record that does

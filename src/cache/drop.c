@@ -16,9 +16,11 @@
  * its state. Which records of a CTA come after the switch is known only in the serial
  * order: the model publishes the CTA after the one it switched in (sample.c), and a
  * worker counts a record only when its CTA is at or past it; one it reads too early is
- * sent on, and the model counts it itself. The parallel replay (par.c) is served the
- * same way: its threads' counts are sums too, and its L1 sides replay what reaches them
- * (cut records included: cc_cache_replay_record) in each SM's order.
+ * sent on, and the model counts it itself, unless the worker, still holding it when the
+ * switch is published, decides it again (cc_cache_drop_may_cut; src/emu/par.c recut:
+ * the decision it would have made knowing the switch). The parallel replay (par.c) is
+ * served the same way: its threads' counts are sums too, and its L1 sides replay what
+ * reaches them (cut records included: cc_cache_replay_record) in each SM's order.
  *
  * Cut records. A global record of such a CTA that touches a sampled line splits in two
  * parts for the serial replay: its whole-record counts and its request after the switch,
@@ -422,6 +424,24 @@ uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
   d->cut.active = lanes;
   d->cut.cut = 1;
   return cut_on(c, d, a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL, base, out);
+}
+
+int cc_cache_drop_may_cut(const struct cc_cache *c, const struct cc_warp_access *a,
+                          const struct cc_cache_drops *d)
+{
+  uint64_t base, linear;
+  uint32_t sm;
+  /* cc_cache_drop's tests before its decision by lanes, but the space's: local
+   * records are always whole, shared ones never buffered (counted here at once) */
+  if (!a) /* (drop_from is UINT64_MAX until the switch) */
+    return __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE) != UINT64_MAX;
+  if (d->holding)
+    return 1; /* its chain goes first: cc_cache_drop decides */
+  if (a->insn_slot >= d->n_insns || a->active == 0 || a->size_bytes > CC_ACCESS_MAX_BYTES ||
+      a->cut || a->space != CC_SPACE_GLOBAL)
+    return 0;
+  cc_cache_locate(c, a, &sm, &base, &linear);
+  return linear >= __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE);
 }
 
 void cc_cache_drops_add(struct cc_cache *c, const struct cc_cache_drops *d)

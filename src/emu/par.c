@@ -27,6 +27,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -417,6 +418,68 @@ static void release_held(struct worker *w, struct slot *s)
     if ((s->status = buffer_access(w, out[i], &err)) != CC_OK) s->err = err;
 }
 
+/* Packs the n records of out at s->buf + *at (the records before *at already read). */
+static void pack_out(struct slot *s, size_t *at, const struct cc_warp_access *const *out,
+                     uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++) {
+    pack(s->buf + *at, out[i]);
+    *at += entry_bytes(out[i]->active);
+  }
+}
+
+/* Re-cut: the whole entries that begin worker w's slot s (its chunk just run, its held
+ * records released, nothing delivered yet) taken again by the partials (access.h,
+ * recut), in place. Why: a worker decides each record as it comes, and a record of a CTA
+ * the cache model cannot yet place after its sampling switch goes on whole; the
+ * covariance kernel's CTA 0, the longest, reaches the switch a third of the way in, and
+ * the CTAs run beside it had sent their first third whole: 0.4-0.5 GB of entries the
+ * merger replayed one by one, at m = 2048 (bench/results/scale-2026-11-29-s16.md). Once
+ * the switch is known, most of them are cut to their sampled lanes or counted here.
+ * In place: every record the partials give out stands for one taken before it (a
+ * record, its cut, a held chain's stores by instruction), so what is written never
+ * passes what is read; each entry is copied out of the buffer first. The pass ends at
+ * the first entry that is not whole (the records decided after the switch was known,
+ * which began with nothing held: their order stays). */
+static void recut(struct worker *w, struct slot *s)
+{
+  const struct cc_access_partials *pa = w->p->partials;
+  const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX];
+  size_t rd = 0, wr = 0, end = s->used;
+  uint32_t n;
+  if (!pa || !pa->recut || !pa->to_ordered || !w->p->sink->access || s->direct ||
+      s->status != CC_OK || pa->recut(w->part, NULL, out) == CC_ACCESS_RECUT_SAME)
+    return; /* (the last: the consumer has learnt nothing yet, e.g. no sampling) */
+  memset(&w->rec, 0, sizeof w->rec);
+  while (rd < end) {
+    uint32_t cut;
+    memcpy(&cut, s->buf + rd + offsetof(struct cc_warp_access, cut), sizeof cut);
+    if (cut)
+      break;
+    size_t bytes = unpack(s->buf + rd, &w->rec);
+    rd += bytes;
+    n = pa->recut(w->part, &w->rec, out);
+    if (n == CC_ACCESS_RECUT_SAME) { /* (nothing held: recut says so only then) */
+      if (wr + bytes != rd) /* moved down past what changed before it */
+        pack(s->buf + wr, &w->rec);
+      wr += bytes;
+      continue;
+    }
+    pack_out(s, &wr, out, n);
+    assert(wr <= rd); /* (the comment above) */
+  }
+  if (pa->release) {
+    n = pa->release(w->part, out);
+    pack_out(s, &wr, out, n);
+  }
+  assert(wr <= rd);
+  if (wr == rd)
+    return;
+  memmove(s->buf + wr, s->buf + rd, end - rd);
+  s->used = wr + (end - rd);
+  s->bytes -= rd - wr;
+}
+
 /* The records of worker w's chunk, just run, that the ordered consumer counts (access.h,
  * counted): 0 when its partials pass nothing on (no ordered sink, or every record whole). */
 static uint64_t counted(struct worker *w)
@@ -653,6 +716,7 @@ static void *worker_main(void *arg)
     w->cur = s;
     run_chunk(w, s);
     release_held(w, s);
+    recut(w, s);
     s->counted = counted(w);
     lock(p);
     end_chunk(p, s);

@@ -432,6 +432,89 @@ static void test_counted_records(void **state)
   cc_model_free(m);
 }
 
+/* recut (access.h): records a worker passed on whole before the model's switch was known
+ * (CTA 1's: 4 columns of 32 lines, 4104 bytes apart, and 8 rows of one line, 4 KiB apart,
+ * global loads; a local load), taken again once the producer's word placed CTA 1 after
+ * the switch, give what a partial that knew it gives (to_ordered): the same records, cut
+ * or counted away, the local one whole; a CTA 0 record stays the same
+ * (CC_ACCESS_RECUT_SAME), as does the question (a NULL record) before the producer's word,
+ * answered 0 after it; counted then holds only the records still whole (the local
+ * load, 1). The model samples 1 set class in 4 after 8 records: the columns touch
+ * sampled lines (cut), the rows mostly not (counted away); both kinds must occur. */
+static void test_recut_after_switch(void **state)
+{
+  struct cc_model *m = NULL;
+  struct cc_err err = { 0 };
+  struct cc_cache_device d;
+  int on = 0;
+  struct cc_analysis *an;
+  struct cc_access_sink sink;
+  struct cc_access_partials parts;
+  struct cc_warp_access recs[13], early = count_record(0, BASE);
+  const struct cc_warp_access *out_p[CC_ACCESS_ORDERED_MAX], *out_q[CC_ACCESS_ORDERED_MAX];
+  void *p, *q;
+  uint32_t n = 0, cuts = 0, dropped = 0;
+  (void)state;
+  assert_int_equal(cc_model_get("sm_90", NULL, &m, &err), CC_OK);
+  an = cc_analysis_new(m);
+  assert_int_equal(cc_cache_device_get("sm_90", "h100,sms=2,l1=16K,l2=64K,sample=4,sample-after=8",
+                                       NULL, &d, &on, &err), CC_OK);
+  cc_analysis_set_cache(an, cc_cache_new(&d));
+  sink = cc_analysis_sink(an);
+  assert_int_equal(sink.begin_kernel(sink.ctx, &count_kernel, &err), CC_OK);
+  parts = cc_analysis_partials(an);
+  assert_non_null(parts.recut);
+  assert_non_null(p = parts.open(parts.ctx));
+  assert_non_null(q = parts.open(parts.ctx));
+  for (uint32_t i = 0; i < 4; i++)
+    recs[n++] = record(0, BASE + 0x100000 * i, 4104, 0);
+  for (uint32_t i = 0; i < 8; i++)
+    recs[n++] = count_record(0, BASE + 0x200000 + 4096 * i);
+  recs[n++] = count_record(2, 0x1000);
+  for (uint32_t i = 0; i < n; i++)
+    recs[i].cta[0] = 1;
+  /* before the switch is known: every record whole, each counted (12 global + 1 local) */
+  for (uint32_t i = 0; i < n; i++) {
+    assert_int_equal(parts.access(p, &recs[i], &err), CC_OK);
+    assert_int_equal(parts.to_ordered(p, &recs[i], out_p), 1);
+    assert_ptr_equal(out_p[0], &recs[i]);
+  }
+  /* CTA 0's record: whole, and still so once CTA 1 is placed after the switch */
+  assert_int_equal(parts.access(p, &early, &err), CC_OK);
+  assert_int_equal(parts.to_ordered(p, &early, out_p), 1);
+  assert_int_equal(parts.recut(p, NULL, out_p), CC_ACCESS_RECUT_SAME); /* nothing known */
+  parts.ahead(parts.ctx, 1, 100); /* 100 records before CTA 1: past the switch (8) */
+  assert_int_equal(parts.recut(p, NULL, out_p), 0);
+  assert_int_equal(parts.recut(p, &early, out_p), CC_ACCESS_RECUT_SAME);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t np, nq, k;
+    assert_int_equal(parts.access(q, &recs[i], &err), CC_OK);
+    nq = parts.to_ordered(q, &recs[i], out_q);
+    np = parts.recut(p, &recs[i], out_p);
+    if (recs[i].space == CC_SPACE_LOCAL) { /* local: whole either way */
+      assert_int_equal(np, CC_ACCESS_RECUT_SAME);
+      assert_int_equal(nq, 1);
+      continue;
+    }
+    assert_int_equal(np, nq);
+    for (k = 0; k < np; k++)
+      assert_memory_equal(out_p[k], out_q[k], sizeof *out_p[k]);
+    for (k = 0; k < nq; k++)
+      assert_ptr_not_equal(out_q[k], &recs[i]); /* never whole here */
+    cuts += nq > 0;
+    dropped += nq == 0;
+  }
+  assert_int_equal(parts.release(p, out_p), parts.release(q, out_q));
+  assert_true(cuts > 0 && dropped > 0);
+  /* counted: 14 whole at first (13 + CTA 0's), less the 12 global ones taken again */
+  assert_int_equal(parts.counted(p), 2);
+  assert_int_equal(parts.counted(q), 1);
+  assert_int_equal(parts.close(parts.ctx, p, 0, &err), CC_OK);
+  assert_int_equal(parts.close(parts.ctx, q, 0, &err), CC_OK);
+  cc_analysis_free(an);
+  cc_model_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -441,6 +524,7 @@ int main(void)
     cmocka_unit_test(test_combine_tree),
     cmocka_unit_test(test_combine_tree_cached),
     cmocka_unit_test(test_counted_records),
+    cmocka_unit_test(test_recut_after_switch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
  *   threads: jobs - 1 combines, one close, the serial counts;
  * - the producer's word to the ordered consumer (access.h, counted and ahead): every
  *   count it gives is the number of records of the CTAs before the one it names;
+ * - records of buffered chunks taken again before delivery (access.h, recut): each
+ *   serial record reaches the sink whole or as the re-cut gives it, in order;
  * - a sink that fails at record N stops the run with its status after the same N records;
  * - global atomics from many CTAs are exact (host atomics);
  * - a fence at GPU scope or a %clock read makes the run serial, saying why.
@@ -175,7 +177,7 @@ static void split_uneven(uint32_t jobs, uint64_t budget, struct cc_access_sink *
 static void run_counts(uint32_t jobs, int combine, struct counts *c)
 {
   struct cc_access_partials pa = {c,    count_open, count_access, count_close, NULL,
-                                  combine ? count_combine : NULL, NULL, NULL, NULL};
+                                  combine ? count_combine : NULL, NULL, NULL, NULL, NULL};
   struct cc_access_sink none = {0};
   memset(c, 0, sizeof *c);
   split_uneven(jobs, 0, &none, &pa);
@@ -281,7 +283,7 @@ static void test_ahead_counts(void **state)
       static struct ahead_log log;
       struct cc_access_partials pa = {&log.c,       count_open,    log_open_access, count_close,
                                       whole_to_ordered, count_combine, NULL,
-                                      whole_counted, log_ahead};
+                                      whole_counted, log_ahead, NULL};
       struct cc_access_sink sink = {NULL, NULL, none_access, NULL};
       memset(&log, 0, sizeof log); /* (ctx &log.c, its first field: log_ahead's too) */
       split_uneven(jobs, budgets[b], &sink, &pa);
@@ -295,6 +297,161 @@ static void test_ahead_counts(void **state)
       assert_int_equal(log.before[log.n - 1], 86);
       assert_int_equal(log.c.n, 86);
     }
+}
+
+/* ---- records taken again before their delivery (par.c, recut) ---- */
+
+/* A consumer whose ordered side gets every record whole at first (to_ordered) and, asked
+ * again (recut), a record of CTA 1 or later cut to its lanes 0-15 (cut = 1), warp 1's
+ * first store dropped, and warp 0's first store held back until the next record's or the
+ * release: the shapes of the cache model's drops (a cut, a record counted away, a chain
+ * held), each giving out no more records than it took. CTA 0 stays whole. */
+struct recut_part {
+  struct cc_warp_access held, cut;
+  int holding;
+};
+
+static void *recut_open(void *ctx)
+{
+  (void)ctx;
+  struct recut_part *p = calloc(1, sizeof *p);
+  assert_non_null(p);
+  return p;
+}
+
+static int recut_close(void *ctx, void *part, int merge, struct cc_err *err)
+{
+  (void)ctx;
+  (void)merge;
+  (void)err;
+  free(part);
+  return CC_OK;
+}
+
+static int recut_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
+{
+  (void)part;
+  (void)a;
+  (void)err;
+  return CC_OK;
+}
+
+static uint32_t recut_release(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct recut_part *p = part;
+  if (!p->holding)
+    return 0;
+  p->holding = 0;
+  out[0] = &p->held;
+  return 1;
+}
+
+static uint32_t recut_again(void *part, const struct cc_warp_access *a,
+                            const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct recut_part *p = part;
+  uint32_t n;
+  if (!a) /* whether any may change: yes */
+    return 0;
+  if (a->cta[0] == 0) {
+    assert_false(p->holding); /* (CTA 0 comes first in its chunk) */
+    return CC_ACCESS_RECUT_SAME;
+  }
+  if (a->warp == 1 && a->dyn == 0)
+    return 0;
+  p->cut = *a;
+  p->cut.active &= 0xffffu;
+  p->cut.cut = 1;
+  if (a->warp == 0 && a->dyn == 0 && !p->holding) {
+    p->held = p->cut;
+    p->holding = 1;
+    return 0;
+  }
+  n = recut_release(part, out);
+  out[n++] = &p->cut;
+  return n;
+}
+
+/* to_ordered: whole, but a third store (dyn 2) of CTA 1 or later cut at once (lanes
+ * 0-15), nothing held: a buffer then holds whole records, then cut ones, then whole ones
+ * (the re-cut takes the first run alone and moves the rest down). */
+static uint32_t recut_first(void *part, const struct cc_warp_access *a,
+                            const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
+{
+  struct recut_part *p = part;
+  out[0] = a;
+  if (a->dyn == 2 && a->cta[0]) {
+    p->cut = *a;
+    p->cut.active &= 0xffffu;
+    p->cut.cut = 2; /* (the re-cut's are 1: the test counts those) */
+    out[0] = &p->cut;
+  }
+  return 1;
+}
+
+/* Whether delivered record r is serial record s as the re-cut gives it (*cut 1: lanes
+ * 0-15 of it, cut = 1), as recut_first gives it (cut = 2), or whole. */
+static int recut_form(const struct cc_warp_access *r, const struct cc_warp_access *s, int *cut)
+{
+  if (r->cta[0] != s->cta[0] || r->warp != s->warp || r->dyn != s->dyn ||
+      r->insn_slot != s->insn_slot)
+    return 0;
+  *cut = r->cut == 1;
+  if (!r->cut)
+    return memcmp(r, s, sizeof *r) == 0;
+  if (r->cut > 2 || r->active != (s->active & 0xffffu))
+    return 0;
+  for (uint32_t l = 0; l < 16; l++)
+    if (r->addr[l] != s->addr[l])
+      return 0;
+  return 1;
+}
+
+/* uneven on 3, 4 and 7 threads, the default budget: the ordered sink gets each record of
+ * the serial run (test_order_and_window: 86), in its order, whole (its chunk was
+ * delivered as it ran: the oldest) or as the re-cut gives it (a buffered chunk); the
+ * stores left out are warp 1's first ones (dyn 0) of CTAs 1 and later, which the re-cut
+ * drops, and only in chunks that were buffered. Runs repeat (at most 50) until one has
+ * re-cut records: the chunks a run buffers depend on the threads' timing. */
+static void test_recut(void **state)
+{
+  struct rec_sink serial, par;
+  struct cc_emu_stats st;
+  static uint32_t out[23 * 64];
+  uint32_t cuts = 0;
+  (void)state;
+  run_uneven(1, 0, &serial, &st, out);
+  assert_int_equal(serial.n, 86);
+  for (uint32_t rep = 0; rep < 50 && !cuts; rep++)
+    for (uint32_t jobs = 3; jobs <= 7; jobs += jobs == 4 ? 3 : 1) {
+      struct cc_access_partials pa = {NULL,          recut_open,    recut_access,
+                                      recut_close,   recut_first,   NULL,
+                                      recut_release, NULL,          NULL,
+                                      recut_again};
+      size_t i = 0;
+      rec_init(&par);
+      split_uneven(jobs, 0, &par.sink, &pa);
+      for (size_t j = 0; j < par.n; j++, i++) {
+        int cut = 0;
+        /* records the re-cut drops: warp 1's first store, CTA 1 on */
+        while (i < serial.n && !recut_form(&par.recs[j], &serial.recs[i], &cut) &&
+               serial.recs[i].warp == 1 && serial.recs[i].dyn == 0 && serial.recs[i].cta[0])
+          i++;
+        if (i == serial.n || !recut_form(&par.recs[j], &serial.recs[i], &cut)) {
+          print_error("jobs %u: delivered record %zu (block %u warp %u dyn %u) is no form "
+                      "of the serial run's next\n", jobs, j, par.recs[j].cta[0],
+                      par.recs[j].warp, (unsigned)par.recs[j].dyn);
+          fail();
+        }
+        cuts += (uint32_t)cut;
+      }
+      for (; i < serial.n; i++) /* the rest: dropped ones only */
+        assert_true(serial.recs[i].warp == 1 && serial.recs[i].dyn == 0 &&
+                    serial.recs[i].cta[0]);
+      rec_release(&par);
+    }
+  assert_true(cuts > 0);
+  rec_release(&serial);
 }
 
 /* A sink that fails at its limit-th record. */
@@ -445,6 +602,7 @@ int main(void)
       cmocka_unit_test(test_order_and_window),
       cmocka_unit_test(test_partials_tree),
       cmocka_unit_test(test_ahead_counts),
+      cmocka_unit_test(test_recut),
       cmocka_unit_test(test_sink_error_stops),
       cmocka_unit_test(test_atomics_exact),
       cmocka_unit_test(test_serial_rules),
