@@ -233,14 +233,62 @@ static uint32_t sampled_lanes32(const struct cc_cache *c, const struct cc_warp_a
   return out;
 }
 
+/* Whether the active lanes of a (at least one) lie in one line, each lane's bytes within
+ * one sector: the line as g's one entry (kept only if sampled), its sectors returned in
+ * *sectors. Why: a record of some lanes active on one line (a divergent branch's half
+ * warp) went through cut, the sector table and the sort, ~1,500 host instructions for
+ * one line (bench/results/cache-speed-2026-11-29-s16.md). Leaves at the first lane of
+ * another line. */
+static int gather_one_line(const struct cc_cache *c, const struct cc_warp_access *a,
+                           uint64_t base, struct gather *g, uint32_t *sectors)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, cross = 0, bytes[4] = {0};
+  uint64_t line = (a->addr[__builtin_ctz(a->active)] + base) / CC_CACHE_LINE_BYTES;
+  uint8_t mask = 0;
+  for (uint32_t m = a->active; m; m &= m - 1) {
+    uint64_t addr = a->addr[__builtin_ctz(m)] + base;
+    uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
+    uint32_t s = (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4);
+    if (addr / CC_CACHE_LINE_BYTES != line)
+      return 0;
+    cross |= off + size > CC_CACHE_SECTOR_BYTES;
+    mask |= (uint8_t)(1u << s);
+    bytes[s] |= byte_bits(off, size);
+  }
+  if (cross)
+    return 0;
+  *sectors = (mask & 1u) + (mask >> 1 & 1u) + (mask >> 2 & 1u) + (mask >> 3 & 1u);
+  if (!g)
+    return 1;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+  g->n = 0;
+  g->sectors = 0;
+  g->max_line = 0;
+  if (sampled_line(c, line)) {
+    struct ent *e = &g->e[g->n++];
+    e->line = line;
+    e->mask = mask;
+    memcpy(e->bytes, bytes, sizeof e->bytes);
+    g->sectors = *sectors;
+    g->max_line = line;
+  }
+  return 1;
+}
+
 uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
                                          const struct cc_warp_access *a, uint64_t base,
                                          struct gather *g)
 {
   struct piece pc[2 * CC_WARP_SIZE];
-  uint32_t n = cut(a, base, pc), k = 0, sectors = 0;
+  uint32_t n, k = 0, sectors = 0;
   uint64_t last = 0;
   int sorted = 1;
+  if (a->active && (a->addr[__builtin_ctz(a->active)] + base) / CC_CACHE_LINE_BYTES ==
+                       (a->addr[31 - __builtin_clz(a->active)] + base) / CC_CACHE_LINE_BYTES &&
+      gather_one_line(c, a, base, g, &sectors)) /* (first and last lanes: a gather's differ) */
+    return sectors;
+  n = cut(a, base, pc);
   if (n == CC_WARP_SIZE && a->active == UINT32_MAX) { /* lane l's piece is pc[l] */
     /* 32 lanes of a piece each (a gather): the same figures in fewer passes, the pieces
      * of sampled lines picked by their lanes' classes, four at a time; sorting the kept
