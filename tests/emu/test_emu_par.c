@@ -2,6 +2,8 @@
  * - the sink receives the serial run's records in the serial run's order for 3 and 4
  *   threads, also when the buffer budget is tiny (the oldest CTA then delivers its records
  *   itself and the others wait): uneven CTAs, hand-counted records;
+ * - a buffered record's addresses come back as they were (reversed, not affine, partial
+ *   masks, 2 lanes, one address);
  * - order-free partials reduced in the workers' tree (combine) for 2, 4, 5, 7 and 16
  *   threads: jobs - 1 combines, one close, the serial counts;
  * - the producer's word to the ordered consumer (access.h, counted and ahead): every
@@ -91,6 +93,84 @@ static void test_order_and_window(void **state)
   /* the last value CTA 22 (22 % 5 = 2 stores) leaves in out[22 * 64] is 1 */
   assert_int_equal(out1[22 * 64], 1);
   rec_release(&serial);
+}
+
+/* ---- entries: a buffered record's addresses (par.c, pack and unpack) ---- */
+
+/* Stores of 64-thread CTAs into their own 64 words of out (base = out + 256 ctaid) in
+ * shapes of addresses and masks: reversed (lane l at base + 4 (63 - tid): a step down),
+ * squares (base + 4 ((tid x tid) % 64): not affine), odd lanes only (a partial mask),
+ * lanes 0 and 1 of each warp, one address for all lanes. (Session 16 tried storing
+ * affine lanes as a first address and a step: bench/results/scale-2026-11-29-s16.md.) */
+static const char *k_shapes = PTX_HEADER
+    ".visible .entry shapes(.param .u64 p_out)\n"
+    "{\n"
+    ".reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<12>;\n"
+    "ld.param.u64 %rd1, [p_out];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "mov.u32 %r1, %ctaid.x;\n"
+    "mov.u32 %r2, %tid.x;\n"
+    "mul.wide.u32 %rd2, %r1, 256;\n"
+    "add.s64 %rd3, %rd1, %rd2;\n"          /* base */
+    "mov.u32 %r3, 63;\n"
+    "sub.u32 %r4, %r3, %r2;\n"
+    "mul.wide.u32 %rd4, %r4, 4;\n"
+    "add.s64 %rd5, %rd3, %rd4;\n"
+    "st.global.u32 [%rd5], %r2;\n"         /* reversed */
+    "mul.lo.u32 %r5, %r2, %r2;\n"
+    "rem.u32 %r6, %r5, 64;\n"
+    "mul.wide.u32 %rd6, %r6, 4;\n"
+    "add.s64 %rd7, %rd3, %rd6;\n"
+    "st.global.u32 [%rd7], %r2;\n"         /* squares */
+    "mul.wide.u32 %rd8, %r2, 4;\n"
+    "add.s64 %rd9, %rd3, %rd8;\n"
+    "and.b32 %r7, %r2, 1;\n"
+    "setp.eq.u32 %p1, %r7, 1;\n"
+    "@%p1 st.global.u32 [%rd9], %r2;\n"    /* odd lanes */
+    "and.b32 %r8, %r2, 31;\n"
+    "setp.lt.u32 %p2, %r8, 2;\n"
+    "@%p2 st.global.u32 [%rd9], %r2;\n"    /* lanes 0 and 1 */
+    "st.global.u32 [%rd3], %r2;\n"         /* one address */
+    "ret;\n}\n";
+
+/* shapes (23 CTAs of 64 threads: 2 warps, 5 stores each, 230 records) on 3 and 4
+ * threads and the default budget gives the sink the serial run's records byte for byte
+ * (inactive lanes' addresses 0, the cut field 0): each shape's entry read back as the
+ * record it was written from. */
+static void test_entry_shapes(void **state)
+{
+  struct rec_sink serial, par;
+  struct ptx_module *m = parse_ok(k_shapes);
+  (void)state;
+  for (uint32_t jobs = 1; jobs <= 4; jobs += jobs == 1 ? 2 : 1) {
+    struct cc_emu_opts o = {.jobs = jobs};
+    struct cc_emu *emu = cc_emu_new(m, &o);
+    struct cc_emu_stats st;
+    struct rec_sink *rs = jobs == 1 ? &serial : &par;
+    uint64_t d;
+    struct launch l = L1(23, 64);
+    alloc_ok(emu, 23 * 256, "out", &d);
+    arg64(&l, d);
+    rec_init(rs);
+    launch_ok(emu, m, "shapes", &l, &rs->sink, &st);
+    assert_int_equal(st.jobs, jobs);
+    cc_emu_free(emu);
+    assert_int_equal(rs->n, 230);
+    if (jobs == 1)
+      continue;
+    for (size_t j = 0; j < serial.n; j++)
+      if (memcmp(&par.recs[j], &serial.recs[j], sizeof par.recs[j]) != 0) {
+        print_error("jobs %u: record %zu (block %u warp %u slot %u) differs\n", jobs, j,
+                    serial.recs[j].cta[0], serial.recs[j].warp, serial.recs[j].insn_slot);
+        fail();
+      }
+    rec_release(&par);
+  }
+  /* the odd lanes' store: every other lane; lanes 0 and 1's: two */
+  assert_int_equal(serial.recs[2].active, 0xaaaaaaaau);
+  assert_int_equal(serial.recs[3].active, 0x3u);
+  rec_release(&serial);
+  ptx_module_free(m);
 }
 
 /* ---- the partials reduced in a tree (par.c, reduce) ---- */
@@ -600,6 +680,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_window),
+      cmocka_unit_test(test_entry_shapes),
       cmocka_unit_test(test_partials_tree),
       cmocka_unit_test(test_ahead_counts),
       cmocka_unit_test(test_recut),
