@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "util/bits.h"
 #include "util/err.h"
 
 #define CC_WARP_SIZE 32
@@ -161,7 +162,7 @@ struct cc_access_partials {
 /* Number of active lanes of a record (popcount of active). */
 static inline uint32_t cc_access_lanes(const struct cc_warp_access *a)
 {
-  return (uint32_t)__builtin_popcount(a->active);
+  return cc_popcount32(a->active);
 }
 
 /* The largest neighbour stride (bytes) at which an access of size bytes in space is

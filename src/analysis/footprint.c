@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bits.h"
 #include "util/hash.h"
 #include "util/mem.h"
 
@@ -39,16 +40,6 @@ struct cc_footprint {
   unsigned shift;  /* log2 g when mask is set */
   int sorted;      /* the chunks lie in increasing key order (after a merge: union_merge) */
 };
-
-/* Bits set in x, without a library call: the build targets x86-64 without POPCNT, where
- * __builtin_popcountll calls __popcountdi2 (a third of a union's instructions). */
-static inline uint64_t popcount64(uint64_t x)
-{
-  x -= (x >> 1) & 0x5555555555555555ull;
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return (x * 0x0101010101010101ull) >> 56;
-}
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -292,7 +283,7 @@ static int add_affine(struct cc_footprint *fp, const uint64_t *addr, uint32_t ma
     size_t c = find_chunk(fp, p >> CHUNK_SHIFT);
     unsigned off = (unsigned)(p & ((1u << CHUNK_SHIFT) - 1)), b = off % 64u, took = 64u - b;
     uint64_t part = pat << b, *w = &fp->chunks[c].bits[off / 64u];
-    fp->count += popcount64(part & ~*w);
+    fp->count += cc_popcount64(part & ~*w);
     *w |= part;
     pat = took >= 64u ? 0 : pat >> took;
     p += took;
@@ -383,7 +374,7 @@ static int or_chunk_at(struct cc_footprint *fp, uint64_t unit, const uint64_t *b
       uint64_t add = src[w] & ~dst[w];
       if (!add) /* most words of a sparse chunk */
         continue;
-      fp->count += popcount64(add);
+      fp->count += cc_popcount64(add);
       dst[w] |= add;
     }
   }
@@ -650,7 +641,7 @@ static void merge_put(struct merge *m, uint64_t key, const uint64_t *bits)
     o->key = key;
   }
   for (unsigned w = 0; w < CHUNK_WORDS; w++) {
-    m->added += popcount64(bits[w] & ~o->bits[w]);
+    m->added += cc_popcount64(bits[w] & ~o->bits[w]);
     o->bits[w] |= bits[w];
   }
 }
@@ -1123,7 +1114,7 @@ static int packed_consistent(struct cc_footprint *fp)
   size_t cap = 16;
   for (size_t c = 0; c < fp->n; c++)
     for (unsigned w = 0; w < CHUNK_WORDS; w++)
-      units += (uint64_t)__builtin_popcountll(fp->chunks[c].bits[w]);
+      units += cc_popcount64(fp->chunks[c].bits[w]);
   if (units != fp->count || (fp->gran == 0) != (fp->count < 2))
     return 0;
   if (fp->n == 0)

@@ -468,7 +468,7 @@ static int group_bits(const struct cc_warp_access *a, uint64_t add, uint32_t siz
     out |= (2ull << s1) - (1ull << s0); /* sectors s0..s1 (s1 = 63: 2 << 63 wraps to 0) */
   }
   *bits = out;
-  *sectors = (uint32_t)__builtin_popcountll(out);
+  *sectors = cc_popcount64(out);
   return 1;
 }
 

@@ -133,7 +133,7 @@ static inline int keep(const struct cc_cache *c, uint64_t line)
 /* Sectors set in a 4-bit mask. */
 static uint32_t popc4(uint8_t m)
 {
-  return (uint32_t)__builtin_popcount(m & 15u);
+  return cc_popcount32(m & 15u);
 }
 
 void cc_cache_sample_filter(const struct cc_cache *c, struct gather *g)

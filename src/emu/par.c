@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "emu/emu_internal.h"
+#include "util/bits.h"
 
 #define WINDOW_PER_JOB 4
 /* Slots beyond the window, claimed only while the buffers hold less than a sixteenth of
@@ -248,7 +249,7 @@ static void unlock(struct par *p)
 /* The bytes of the entry of a record whose active lanes are active: 48 + 8 per lane. */
 static size_t entry_bytes(uint32_t active)
 {
-  return HEAD_BYTES + (size_t)__builtin_popcount(active) * sizeof(uint64_t);
+  return HEAD_BYTES + (size_t)cc_popcount32(active) * sizeof(uint64_t);
 }
 
 /* Writes record a at dst (8-aligned) as an entry of entry_bytes(a->active) bytes. */

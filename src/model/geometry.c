@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "model/model_impl.h"
+#include "util/bits.h"
 
 #define SECTOR_BYTES 32u
 #define LINE_BYTES 128u
@@ -91,7 +92,7 @@ static size_t merged_ranges(const struct cc_warp_access *a, uint32_t mask,
       }
     }
     if (sorted) {
-      *lanes = (uint32_t)__builtin_popcount(act);
+      *lanes = cc_popcount32(act);
       return n;
     }
     n = 0;
@@ -239,7 +240,7 @@ static void geometry_of(const struct range *r, size_t n, uint32_t lanes, uint32_
  * leaving out alone, for any other record. */
 static int geometry_scattered(const struct cc_warp_access *a, struct cc_global_cost *out)
 {
-  uint32_t m = a->active, n = (uint32_t)__builtin_popcount(m), size = a->size_bytes;
+  uint32_t m = a->active, n = cc_popcount32(m), size = a->size_bytes;
   unsigned first, second, last;
   uint64_t a0, step, span;
   if (n < 2 || size == 0)
