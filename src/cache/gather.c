@@ -257,7 +257,7 @@ static int gather_one_line(const struct cc_cache *c, const struct cc_warp_access
   }
   if (cross)
     return 0;
-  *sectors = (mask & 1u) + (mask >> 1 & 1u) + (mask >> 2 & 1u) + (mask >> 3 & 1u);
+  *sectors = cc_popcount32(mask);
   if (!g)
     return 1;
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
