@@ -108,6 +108,17 @@ static inline void group_piece(struct gather *g, struct piece p)
     e->bytes[s] |= p.bytes;
 }
 
+/* g emptied for record a's entries in the general form (stores and atomics keep their
+ * bytes per sector). */
+static void empty_general(struct gather *g, const struct cc_warp_access *a)
+{
+  g->n = 0;
+  g->sectors = 0;
+  g->max_line = 0;
+  g->want_bytes = a->kind != CC_ACCESS_LOAD;
+  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+}
+
 /* The pieces of a's active lanes (addresses + base) into pc, in lane order: each lane's
  * bytes cut at sector boundaries (at most 2 a lane: size <= 32; bytes past 2^64 - 1 wrap
  * to address 0, as addresses do); returns their number. */
@@ -237,14 +248,16 @@ static uint32_t sampled_lanes32(const struct cc_cache *c, const struct cc_warp_a
  * one sector: the line as g's one entry (kept only if sampled), its sectors returned in
  * *sectors. Why: a record of some lanes active on one line (a divergent branch's half
  * warp) went through cut, the sector table and the sort, ~1,500 host instructions for
- * one line (bench/results/cache-speed-2026-11-29-s16.md). Leaves at the first lane of
- * another line. */
+ * one line (bench/results/cache-speed-2026-11-29-s16.md). a has a lane active; leaves
+ * at the first lane of another line. */
 static int gather_one_line(const struct cc_cache *c, const struct cc_warp_access *a,
                            uint64_t base, struct gather *g, uint32_t *sectors)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, cross = 0, bytes[4] = {0};
   uint64_t line = (a->addr[__builtin_ctz(a->active)] + base) / CC_CACHE_LINE_BYTES;
   uint8_t mask = 0;
+  if ((a->addr[31 - __builtin_clz(a->active)] + base) / CC_CACHE_LINE_BYTES != line)
+    return 0; /* the first and last lanes first: a gather's differ */
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base;
     uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);
@@ -260,11 +273,7 @@ static int gather_one_line(const struct cc_cache *c, const struct cc_warp_access
   *sectors = cc_popcount32(mask);
   if (!g)
     return 1;
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
-  g->key = (struct form_key){FORM_GENERAL, 0, 0};
-  g->n = 0;
-  g->sectors = 0;
-  g->max_line = 0;
+  empty_general(g, a);
   if (sampled_line(c, line)) {
     struct ent *e = &g->e[g->n++];
     e->line = line;
@@ -284,9 +293,7 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
   uint32_t n, k = 0, sectors = 0;
   uint64_t last = 0;
   int sorted = 1;
-  if (a->active && (a->addr[__builtin_ctz(a->active)] + base) / CC_CACHE_LINE_BYTES ==
-                       (a->addr[31 - __builtin_clz(a->active)] + base) / CC_CACHE_LINE_BYTES &&
-      gather_one_line(c, a, base, g, &sectors)) /* (first and last lanes: a gather's differ) */
+  if (a->active && gather_one_line(c, a, base, g, &sectors))
     return sectors;
   n = cut(a, base, pc);
   if (n == CC_WARP_SIZE && a->active == UINT32_MAX) { /* lane l's piece is pc[l] */
@@ -300,8 +307,7 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
     for (uint32_t m = sampled_lanes32(c, a, base); m; m &= m - 1)
       pc[k++] = pc[__builtin_ctz(m)];
     sort_pieces(pc, k);
-    g->want_bytes = a->kind != CC_ACCESS_LOAD;
-    g->key = (struct form_key){FORM_GENERAL, 0, 0};
+    empty_general(g, a);
     group_pieces(g, pc, k);
     return sectors;
   }
@@ -319,8 +325,7 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
       pc[k++] = pc[i];
   if (!sorted)
     sort_pieces(pc, k);
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
-  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+  empty_general(g, a);
   group_pieces(g, pc, k);
   return sectors;
 }
@@ -330,7 +335,7 @@ int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_acc
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, first = (uint32_t)__builtin_ctz(a->active);
   uint64_t run = (uint64_t)(a->active >> first) + 1; /* a power of two iff the lanes are a run */
-  uint32_t n = (uint32_t)__builtin_ctzll(run); /* (no popcount: a library call here) */
+  uint32_t n = (uint32_t)__builtin_ctzll(run); /* the run's lanes */
   uint64_t lo = a->addr[first] + base, hi = lo + (uint64_t)n * size, line = lo / CC_CACHE_LINE_BYTES;
   if ((run & (run - 1)) || hi <= lo || (hi - 1) / CC_CACHE_LINE_BYTES != line ||
       !sampled_line(c, line))
@@ -338,9 +343,7 @@ int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_acc
   for (uint32_t l = 1; l < n; l++)
     if (a->addr[first + l] + base != lo + (uint64_t)l * size)
       return 0;
-  g->n = 0;
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
-  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+  empty_general(g, a);
   gather_range(lo, hi, g); /* one line: one entry */
   return 1;
 }
@@ -350,10 +353,7 @@ int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_acces
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t last = 0;
-  g->n = 0;
-  g->sectors = 0;
-  g->want_bytes = a->kind != CC_ACCESS_LOAD;
-  g->key = (struct form_key){FORM_GENERAL, 0, 0};
+  empty_general(g, a);
   for (uint32_t m = a->active; m; m &= m - 1) {
     uint64_t addr = a->addr[__builtin_ctz(m)] + base;
     uint32_t off = (uint32_t)(addr % CC_CACHE_SECTOR_BYTES);

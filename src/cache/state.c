@@ -1,6 +1,7 @@
 /* The cache model's state: the arrays (allocated once per device, empty from the start as
  * zero pages, the sets a kernel filled emptied at the next), the kernel's shape (L1
- * capacity from the carveout, resident CTAs) and the figures at its end. The replay is cache.c; the rules and their sources are there. */
+ * capacity from the carveout, resident CTAs) and the figures at its end. The replay is
+ * cache.c; the rules and their sources are there. */
 #include "cache/cache_impl.h"
 
 #include <stdlib.h>

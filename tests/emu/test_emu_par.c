@@ -408,14 +408,6 @@ static int recut_close(void *ctx, void *part, int merge, struct cc_err *err)
   return CC_OK;
 }
 
-static int recut_access(void *part, const struct cc_warp_access *a, struct cc_err *err)
-{
-  (void)part;
-  (void)a;
-  (void)err;
-  return CC_OK;
-}
-
 static uint32_t recut_release(void *part, const struct cc_warp_access *out[CC_ACCESS_ORDERED_MAX])
 {
   struct recut_part *p = part;
@@ -504,7 +496,7 @@ static void test_recut(void **state)
   assert_int_equal(serial.n, 86);
   for (uint32_t rep = 0; rep < 50 && !cuts; rep++)
     for (uint32_t jobs = 3; jobs <= 7; jobs += jobs == 4 ? 3 : 1) {
-      struct cc_access_partials pa = {NULL,          recut_open,    recut_access,
+      struct cc_access_partials pa = {NULL,          recut_open,    none_access,
                                       recut_close,   recut_first,   NULL,
                                       recut_release, NULL,          NULL,
                                       recut_again};
