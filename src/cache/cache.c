@@ -109,22 +109,31 @@ static uint64_t local_base(const struct cc_cache *c, uint64_t cta, uint32_t sm, 
 
 /* ---- the arrays ------------------------------------------------------------------------- */
 
-/* Before lv's clock wraps: each set's stamps become their ranks 1..ways (empty ways stay
- * 0), which keeps every set's LRU order; the clock restarts above them. */
+/* Ranks set `base` (its first way's index) of lv: its stamps become 1..ways in LRU
+ * order (empty ways stay 0). */
+static void rank_set(struct level *lv, size_t base)
+{
+  struct way *set = &lv->w[base];
+  uint32_t rank[64];
+  for (uint32_t i = 0; i < lv->ways; i++) {
+    rank[i] = set[i].stamp ? 1 : 0;
+    for (uint32_t j = 0; j < lv->ways && rank[i]; j++)
+      rank[i] += set[j].stamp && set[j].stamp < set[i].stamp;
+  }
+  for (uint32_t i = 0; i < lv->ways; i++)
+    set[i].stamp = rank[i];
+}
+
+/* Before lv's clock wraps: each of its part's sets (both regions of the layout: the
+ * sets of one clock) has its stamps ranked, which keeps every set's LRU order; the
+ * clock restarts above them. */
 static void renumber(struct level *lv)
 {
-  size_t end = (size_t)part_first(lv->sets, lv->n_parts, lv->part_id + 1) * lv->ways;
-  for (size_t base = (size_t)part_first(lv->sets, lv->n_parts, lv->part_id) * lv->ways;
-       base < end; base += lv->ways) {
-    struct way *set = &lv->w[base];
-    uint32_t rank[64];
-    for (uint32_t i = 0; i < lv->ways; i++) {
-      rank[i] = set[i].stamp ? 1 : 0;
-      for (uint32_t j = 0; j < lv->ways && rank[i]; j++)
-        rank[i] += set[j].stamp && set[j].stamp < set[i].stamp;
-    }
-    for (uint32_t i = 0; i < lv->ways; i++)
-      set[i].stamp = rank[i];
+  for (int r = 0; r < 2; r++) {
+    size_t end = (size_t)part_first(lv, lv->n_parts, lv->part_id + 1, r) * lv->ways;
+    for (size_t base = (size_t)part_first(lv, lv->n_parts, lv->part_id, r) * lv->ways;
+         base < end; base += lv->ways)
+      rank_set(lv, base);
   }
   lv->clock = lv->ways;
 }
@@ -153,7 +162,7 @@ static __attribute__((noinline)) struct way *victim_of(struct way *set, uint32_t
  * without a loop; a larger set's scan stops at its first empty way, which is the victim:
  * within a kernel ways fill in order and never empty again (no invalidation), so no
  * later way holds a line. */
-static inline struct way *scan(const struct level *lv, uint64_t line, int *hit)
+static inline __attribute__((always_inline)) struct way *scan(const struct level *lv, uint64_t line, int *hit)
 {
   struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways];
   uint64_t tag = tag_of(line);
@@ -463,7 +472,7 @@ static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
   struct l2_req *q;
   if (!s->out)
     return l2_do(&c->l2, op, line, mask, bytes, slot);
-  b = &s->out[part_of(c->l2.sets, s->parts, set_of(&c->l2, line))];
+  b = &s->out[part_of(&c->l2, s->parts, set_of(&c->l2, line))];
   if (b->n == b->cap) {
     b->cap = b->cap ? 2 * b->cap : 1024;
     b->r = cc_xrealloc(b->r, b->cap * sizeof *b->r);

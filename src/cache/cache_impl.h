@@ -50,9 +50,16 @@ struct written {
   uint32_t writer[4];
 };
 
-/* One cache level (for L1: one SM's share of the common array). */
+/* One cache level (for L1: one SM's share of the common array). Its sets are stored
+ * in `slots` places (set_of's layout, cc_cache_level_layout): the arrays by set (w,
+ * part, touched, set_dirty, set_partial) have slots entries, slots >= sets. */
 struct level {
   uint32_t sets, ways;
+  uint32_t slots;              /* classes x class_sets[0]: places for the sets (a class of
+                                  fewer sets leaves its last place unused) */
+  uint32_t region;             /* the first `region` places hold the sampled classes'
+                                  sets (all of them when not sampling), the others the
+                                  rest: cc_cache_level_layout */
   uint32_t shift;              /* ceil(log2(sets)): the index's fold */
   uint64_t mod_magic;          /* fast `% sets` (Lemire's fastmod) */
   enum cc_cache_index index;
@@ -62,6 +69,8 @@ struct level {
   uint32_t class_sets[CC_CACHE_CLASSES];  /* INDEX_HASH: sets of class c (those s with
                                   s mod K == c): (sets - c + K - 1) / K */
   uint64_t class_magic[CC_CACHE_CLASSES]; /* fast `% class_sets[c]` */
+  uint32_t class_base[CC_CACHE_CLASSES];  /* the place of set w of class c: */
+  uint32_t class_step[CC_CACHE_CLASSES];  /* class_base[c] + w x class_step[c] */
   struct way *w;               /* [sets * ways], set-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
   uint64_t *set_dirty;         /* L2 only: per set, bit k: way k holds dirty sectors */
@@ -97,45 +106,53 @@ static inline uint32_t fastmod(uint32_t x, uint32_t n, uint64_t magic)
 }
 
 /* The set of line in level lv (cache.c's replay; drop.c's workers, on their copy of
- * the L2's shape). The fold: h = line ^ (line >> s) ^ (line >> 2s) with s =
- * ceil(log2(sets)), so that lines a power of two apart (rows of a matrix) spread over
- * the sets instead of sharing a few. INDEX_HASH: the line's class c =
- * cc_cache_line_class mod K (lv->classes) picks the sets s with s mod K == c, and h >>
- * log2(K) one of them: set = c + K x ((h >> log2 K) mod sets of c). When K divides sets
- * that is h mod sets with its low log2(K) bits replaced by c. Every set then holds lines
- * of one class (set sampling, sample.c), and the 16 lines of an aligned group, whose
- * classes are a permutation, fall in distinct sets (neighbouring lines in neighbouring
- * sets, as a plain modulo would: host memory accesses stay local). INDEX_FOLD: h mod
- * sets (the model before set sampling). INDEX_MOD: line mod sets. */
+ * the L2's shape): the place where it is stored (struct level: the arrays' index). The
+ * fold: h = line ^ (line >> s) ^ (line >> 2s) with s = ceil(log2(sets)), so that lines a
+ * power of two apart (rows of a matrix) spread over the sets instead of sharing a few.
+ * INDEX_HASH: the line's class c = cc_cache_line_class mod K (lv->classes) and w = (h >>
+ * log2 K) mod (sets of class c) name the set (c, w); every set then holds lines of one
+ * class (set sampling, sample.c), and the 16 lines of an aligned group, whose classes
+ * are a permutation, fall in distinct sets. INDEX_MOD: line mod sets = c + K w names
+ * it. Set (c, w) is stored at class_base[c] + w x class_step[c]
+ * (cc_cache_level_layout): the sampled classes' sets first, the others after, each part
+ * in the order c + K w would give (neighbouring lines in neighbouring places: host
+ * memory accesses stay local). INDEX_FOLD: h mod sets (the model before set sampling;
+ * one class). */
 static inline uint32_t set_of(const struct level *lv, uint64_t line)
 {
-  uint64_t h;
-  uint32_t h32, c;
-  if (lv->index == CC_CACHE_INDEX_MOD)
-    return (uint32_t)(line % lv->sets);
-  h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
-  h32 = (uint32_t)(h ^ (h >> 32));
-  if (lv->index == CC_CACHE_INDEX_FOLD)
+  uint64_t h = line ^ (line >> lv->shift) ^ (line >> (2 * lv->shift));
+  uint32_t h32 = (uint32_t)(h ^ (h >> 32)), c, w;
+  if (__builtin_expect(lv->index == CC_CACHE_INDEX_HASH, 1)) {
+    c = cc_cache_line_class(CC_CACHE_INDEX_HASH, line) & (lv->classes - 1);
+    w = fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c]);
+  } else if (lv->index == CC_CACHE_INDEX_MOD) {
+    uint32_t s = (uint32_t)(line % lv->sets);
+    c = s & (lv->classes - 1);
+    w = s >> lv->class_bits;
+  } else {
     return fastmod(h32, lv->sets, lv->mod_magic);
-  c = cc_cache_line_class(CC_CACHE_INDEX_HASH, line) & (lv->classes - 1);
-  return c + (fastmod(h32 >> lv->class_bits, lv->class_sets[c], lv->class_magic[c])
-              << lv->class_bits);
+  }
+  return lv->class_base[c] + w * lv->class_step[c];
 }
 
-/* The part of `parts` owning set `set` of a level of `sets` sets (the parallel replay's
- * L2): contiguous blocks of sets. Why blocks, not set % parts: a sampled replay uses the
- * sets of one class, set mod 16 (sample.c), all in one part when parts divides 16; and
- * neighbouring sets share the host lines of set_dirty and set_partial, which threads
- * writing every other set would pass between their cores at each store. */
-static inline uint32_t part_of(uint32_t sets, uint32_t parts, uint32_t set)
+/* The part of `parts` owning set (place) `set` of lv (the parallel replay's L2): each of
+ * the layout's two regions (the sampled classes' places, the others) in contiguous
+ * blocks, so that a sampled replay, which looks up the first region's sets only, spreads
+ * over every part; neighbouring sets share the host lines of set_dirty and set_partial,
+ * which threads writing every other set would pass between their cores at each store. */
+static inline uint32_t part_of(const struct level *lv, uint32_t parts, uint32_t set)
 {
-  return (uint32_t)((uint64_t)set * parts / sets);
+  if (set < lv->region)
+    return (uint32_t)((uint64_t)set * parts / lv->region);
+  return (uint32_t)((uint64_t)(set - lv->region) * parts / (lv->slots - lv->region));
 }
 
-/* The first set of part p (part_of's blocks; sets when p == parts). */
-static inline uint32_t part_first(uint32_t sets, uint32_t parts, uint32_t p)
+/* The first set of part p (part_of's blocks) in region r of lv (0: places [0, region),
+ * 1: [region, slots)); the region's end when p == parts. */
+static inline uint32_t part_first(const struct level *lv, uint32_t parts, uint32_t p, int r)
 {
-  return (uint32_t)(((uint64_t)p * sets + parts - 1) / parts);
+  uint32_t lo = r ? lv->region : 0, n = r ? lv->slots - lv->region : lv->region;
+  return lo + (uint32_t)(((uint64_t)p * n + parts - 1) / parts);
 }
 
 /* What one line of a record asks of L2 (the L1 side decided it): read the sectors
@@ -325,6 +342,25 @@ struct cc_cache {
 enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                                           const struct cc_warp_access *a, uint32_t sm,
                                           uint64_t base);
+
+/* Gives lv `sets` sets of `ways` ways under index function `index`: its classes
+ * (cc_cache_level_classes), its places (slots: classes x ceil(sets / classes)) and the
+ * layout of no sampling (cc_cache_level_layout(lv, 1)). state.c. */
+void cc_cache_level_shape(struct level *lv, uint32_t sets, uint32_t ways,
+                          enum cc_cache_index index);
+
+/* Places lv's sets for a replay of 1 set in k (k a power of two, at most lv->classes;
+ * 1: not sampling): set w of class c at class_base[c] + w x class_step[c], where the K /
+ * k sampled classes (c mod k = 0) take the first region = (K / k) x class_sets[0]
+ * places, set w of the j-th of them at w x (K / k) + j, and the others the rest, set w
+ * of the j-th of them at region + w x (K - K / k) + j. k = 1 is the order c + K w
+ * (every class a sampled one). Why: a sampled replay looks up the sampled sets alone;
+ * every 16th set of an array spread its lookups over all of the array's host memory (a
+ * set of L2 is 256 bytes of ways and 512 of written bytes: every 4 KiB page touched,
+ * and the hardware's prefetch of the neighbouring lines wasted), while in a region of
+ * their own they are a sixteenth of it. Call it on an empty level (the places of the
+ * lines it holds would move): cc_cache_begin_kernel, after level_reset. state.c. */
+void cc_cache_level_layout(struct level *lv, uint32_t k);
 
 /* Does request q in L2 level lv (owning q's set); returns 1 if it read DRAM. cache.c. */
 int cc_cache_l2_apply(struct level *lv, const struct l2_req *q);

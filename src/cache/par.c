@@ -12,7 +12,8 @@
  *   1. L1 side: thread t replays the records of the SMs s with s % jobs == t, in batch
  *      order (all of one SM's records are one thread's, in their order), and queues each
  *      line that reaches L2 (record, slot, line, sectors, bytes, read/write/atomic) for the
- *      thread owning the line's set (contiguous blocks of sets: cache_impl.h part_of);
+ *      thread owning the line's set (a contiguous block of each region of the layout's
+ *      places: cache_impl.h part_of);
  *   2. L2 side: thread q takes its queues in record order (each queue is in its thread's
  *      record order; a record's requests all come from one thread, in line order), which
  *      is the serial replay's order within every set it owns; it keeps its own LRU clock
@@ -76,7 +77,7 @@ struct thread_state {
                                    (sample.c; insn then holds the whole records' counts) */
   uint64_t *sm_wavefronts;      /* [sms]: its SMs' L1 wavefronts (struct side) */
   struct req_buf *out;          /* [jobs]: L2 requests for each part */
-  struct level l2;              /* a copy of the L2 level owning the t-th block of sets
+  struct level l2;              /* a copy of the L2 level owning the t-th blocks of sets
                                    (cache_impl.h part_of) */
   uint32_t *pred;               /* its way predictor */
   size_t *cursor;               /* [jobs]: step 2's place in each thread's queue */
@@ -431,9 +432,11 @@ void cc_cache_par_begin(struct cc_cache *c)
     memset(ts->sm_wavefronts, 0, c->dev.sms * sizeof *ts->sm_wavefronts);
     ts->l2 = c->l2; /* the shape, the arrays (emptied), clock 0 */
     ts->l2.pred = ts->pred;
-    first = part_first(c->l2.sets, p->jobs, t);
+    first = part_first(&c->l2, p->jobs, t, 0); /* its first set, in either region */
+    if (first == part_first(&c->l2, p->jobs, t + 1, 0))
+      first = part_first(&c->l2, p->jobs, t, 1);
     pred_own(ts->pred, (size_t)1 << c->l2.pred_bits,
-             (uint32_t)(first < c->l2.sets ? first * c->l2.ways : 0));
+             (uint32_t)(first < c->l2.slots ? first * c->l2.ways : 0));
     ts->l2.insn = ts->insn;
     ts->l2.n_parts = p->jobs;
     ts->l2.part_id = t;

@@ -4,13 +4,14 @@
  * cache.c; the rules and their sources are there. */
 #include "cache/cache_impl.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/mem.h"
 
-/* Sets lv to sets x ways with the device's index function. */
-static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_cache_index index)
+void cc_cache_level_shape(struct level *lv, uint32_t sets, uint32_t ways,
+                          enum cc_cache_index index)
 {
   lv->sets = sets ? sets : 1;
   lv->ways = ways;
@@ -27,10 +28,38 @@ static void level_shape(struct level *lv, uint32_t sets, uint32_t ways, enum cc_
     lv->class_sets[c] = n ? n : 1;
     lv->class_magic[c] = UINT64_MAX / lv->class_sets[c] + 1;
   }
+  lv->slots = lv->classes * lv->class_sets[0];
+  cc_cache_level_layout(lv, 1);
   lv->n_parts = 1; /* all its sets (renumber walks them: an L1's were a step of 0, a loop
                       without end once an SM's clock reached 2^32); the parallel replay's
                       L2 parts: par.c */
   lv->part_id = 0;
+}
+
+void cc_cache_level_layout(struct level *lv, uint32_t k)
+{
+  uint32_t K = lv->classes, sampled, others;
+  assert(k >= 1 && k <= K && (k & (k - 1)) == 0);
+  sampled = K / k;
+  others = K - sampled;
+  lv->region = sampled * lv->class_sets[0];
+  for (uint32_t c = 0; c < K; c++) {
+    if (c % k == 0) {
+      lv->class_base[c] = c / k;
+      lv->class_step[c] = sampled;
+    } else { /* the (c - c / k - 1)-th class that is not a multiple of k */
+      lv->class_base[c] = lv->region + c - c / k - 1;
+      lv->class_step[c] = others;
+    }
+  }
+}
+
+/* Places for the sets of a level of `sets` sets under `index` (cc_cache_level_shape's
+ * slots): the length of its arrays by set. */
+static size_t level_slots(enum cc_cache_index index, uint32_t sets)
+{
+  uint32_t k = cc_cache_level_classes(index, sets ? sets : 1);
+  return (size_t)k * (((sets ? sets : 1) + k - 1) / k);
 }
 
 /* The first set from `from` on (below sets) whose mark in touched is set, or sets; eight
@@ -59,11 +88,11 @@ static uint32_t next_touched(const uint8_t *touched, uint32_t from, uint32_t set
  * application's many) would pay for the whole of L2 (20 MB on the H100) at each
  * launch. The way predictor is left as it is: an entry is a guess checked against the
  * way's tag, and every way is empty or of this kernel once the marked sets are emptied
- * (an L1's entries stay below its SM's l1_cap_lines whatever the shape). */
+ * (an L1's entries stay within its SM's share whatever the shape). */
 static void level_reset(struct level *lv)
 {
-  for (uint32_t s = next_touched(lv->touched, 0, lv->sets); s < lv->sets;
-       s = next_touched(lv->touched, s + 1, lv->sets)) {
+  for (uint32_t s = next_touched(lv->touched, 0, lv->slots); s < lv->slots;
+       s = next_touched(lv->touched, s + 1, lv->slots)) {
     size_t first = (size_t)s * lv->ways;
     lv->touched[s] = 0;
     memset(&lv->w[first], 0, lv->ways * sizeof *lv->w);
@@ -78,12 +107,22 @@ static void level_reset(struct level *lv)
   lv->hot = 0;
 }
 
-/* The most sets an SM's L1 has (its allocated lines in the device's ways): the length of
- * its touched marks. */
-static size_t l1_max_sets(const struct cc_cache *c)
+/* The most places an SM's L1 has (level_slots of the most sets its allocated lines
+ * give in the device's ways): the length of its touched marks. A kernel's L1 has no
+ * more sets, and no more places: a class count of fewer sets divides the larger one's,
+ * so a multiple of it at least as large holds them. */
+static size_t l1_max_slots(const struct cc_cache *c)
 {
   size_t sets = c->l1_cap_lines / (c->dev.l1_ways ? c->dev.l1_ways : 1);
-  return sets ? sets : 1;
+  return level_slots(c->dev.index, (uint32_t)(sets ? sets : 1));
+}
+
+/* The ways of an SM's share of the L1 array: its allocated lines, or its most places'
+ * ways when more. */
+static size_t l1_share(const struct cc_cache *c)
+{
+  size_t places = l1_max_slots(c) * (c->dev.l1_ways ? c->dev.l1_ways : 1);
+  return places > c->l1_cap_lines ? places : c->l1_cap_lines;
 }
 
 /* Faults the pages of [p, p + bytes), zero already (calloc), in now: cc_cache_new runs
@@ -129,32 +168,32 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l1 = cc_xcalloc(d->sms, sizeof *c->l1);
   /* every array zeroed (calloc: pages the kernel zeroes when first touched): all ways
    * empty, no set touched (level_reset) */
-  c->l1_ways = cc_xcalloc((size_t)d->sms * c->l1_cap_lines, sizeof *c->l1_ways);
+  c->l1_ways = cc_xcalloc((size_t)d->sms * l1_share(c), sizeof *c->l1_ways);
   /* huge pages for the arrays of every line (mem.h): each record's lookups land in
    * sets a page or more apart */
-  cc_mem_huge(c->l1_ways, (size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
-  fault_in(c->l1_ways, (size_t)d->sms * c->l1_cap_lines * sizeof *c->l1_ways);
-  c->l1_touched = cc_xcalloc((size_t)d->sms * l1_max_sets(c), 1);
+  cc_mem_huge(c->l1_ways, (size_t)d->sms * l1_share(c) * sizeof *c->l1_ways);
+  fault_in(c->l1_ways, (size_t)d->sms * l1_share(c) * sizeof *c->l1_ways);
+  c->l1_touched = cc_xcalloc((size_t)d->sms * l1_max_slots(c), 1);
   c->l1_pred_bits = pred_bits_for(c->l1_cap_lines, L1_PRED_BITS);
   c->l1_pred = cc_xcalloc((size_t)d->sms << c->l1_pred_bits, sizeof *c->l1_pred);
   for (uint32_t s = 0; s < d->sms; s++) {
-    c->l1[s].w = c->l1_ways + (size_t)s * c->l1_cap_lines;
-    c->l1[s].touched = c->l1_touched + (size_t)s * l1_max_sets(c);
+    c->l1[s].w = c->l1_ways + (size_t)s * l1_share(c);
+    c->l1[s].touched = c->l1_touched + (size_t)s * l1_max_slots(c);
     c->l1[s].pred = c->l1_pred + ((size_t)s << c->l1_pred_bits);
     c->l1[s].pred_bits = c->l1_pred_bits;
     c->l1[s].pred_shift = 64 - c->l1_pred_bits;
   }
-  level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
-  l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  cc_cache_level_shape(&c->l2, (uint32_t)(l2_lines / d->l2_ways), d->l2_ways, d->index);
+  l2_lines = (size_t)c->l2.slots * c->l2.ways;
   c->l2.w = cc_xcalloc(l2_lines, sizeof *c->l2.w);
   c->l2.part = cc_xcalloc(l2_lines, sizeof *c->l2.part);
   cc_mem_huge(c->l2.w, l2_lines * sizeof *c->l2.w);
   cc_mem_huge(c->l2.part, l2_lines * sizeof *c->l2.part);
   fault_in(c->l2.w, l2_lines * sizeof *c->l2.w);
   fault_in(c->l2.part, l2_lines * sizeof *c->l2.part);
-  c->l2.touched = cc_xcalloc(c->l2.sets, 1);
-  c->l2.set_dirty = cc_xcalloc(c->l2.sets, sizeof *c->l2.set_dirty);
-  c->l2.set_partial = cc_xcalloc(c->l2.sets, sizeof *c->l2.set_partial);
+  c->l2.touched = cc_xcalloc(c->l2.slots, 1);
+  c->l2.set_dirty = cc_xcalloc(c->l2.slots, sizeof *c->l2.set_dirty);
+  c->l2.set_partial = cc_xcalloc(c->l2.slots, sizeof *c->l2.set_partial);
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xcalloc((size_t)1 << c->l2.pred_bits, sizeof *c->l2.pred);
@@ -196,15 +235,15 @@ void cc_cache_free(struct cc_cache *c)
 
 size_t cc_cache_bytes(const struct cc_cache *c)
 {
-  size_t l2_lines = (size_t)c->l2.sets * c->l2.ways;
+  size_t l2_lines = (size_t)c->l2.slots * c->l2.ways;
   return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
                                    3 * sizeof *c->sm_waits + sizeof *c->sm_req) +
-         (size_t)c->dev.sms * c->l1_cap_lines * sizeof *c->l1_ways +
+         (size_t)c->dev.sms * l1_share(c) * sizeof *c->l1_ways +
          ((size_t)c->dev.sms << c->l1_pred_bits) * sizeof *c->l1_pred +
-         (size_t)c->dev.sms * l1_max_sets(c) +
+         (size_t)c->dev.sms * l1_max_slots(c) +
          l2_lines * (sizeof *c->l2.w + sizeof *c->l2.part) +
-         c->l2.sets * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial + 1) +
+         c->l2.slots * (sizeof *c->l2.set_dirty + sizeof *c->l2.set_partial + 1) +
          ((size_t)1 << c->l2.pred_bits) * sizeof *c->l2.pred +
          (c->insn ? (c->n_insns ? c->n_insns : 1) * sizeof *c->insn : 0) +
          (c->samp ? (c->n_insns ? c->n_insns : 1) * (sizeof *c->samp + sizeof *c->req_after)
@@ -274,7 +313,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   }
   for (uint32_t s = 0; s < c->dev.sms; s++) {
     level_reset(&c->l1[s]); /* by the last kernel's shape (the first's: nothing touched) */
-    level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
+    cc_cache_level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
     memo_clear(&c->memo[s]);
     c->smemo[s].key.form = FORM_GENERAL;
   }
@@ -294,6 +333,9 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   c->l2.n_parts = 1;
   c->l2.part_id = 0;
   cc_cache_sample_begin(c);
+  for (uint32_t s = 0; s < c->dev.sms; s++) /* every level empty: places may move */
+    cc_cache_level_layout(&c->l1[s], c->sample_k);
+  cc_cache_level_layout(&c->l2, c->sample_k);
   cc_cache_par_begin(c);
 }
 
@@ -330,8 +372,8 @@ static void count_dirty_at_end(struct cc_cache *c, uint32_t set)
 void cc_cache_end_kernel(struct cc_cache *c)
 {
   cc_cache_par_end(c);
-  for (uint32_t set = next_touched(c->l2.touched, 0, c->l2.sets); set < c->l2.sets;
-       set = next_touched(c->l2.touched, set + 1, c->l2.sets)) /* the others hold no line */
+  for (uint32_t set = next_touched(c->l2.touched, 0, c->l2.slots); set < c->l2.slots;
+       set = next_touched(c->l2.touched, set + 1, c->l2.slots)) /* the others hold no line */
     count_dirty_at_end(c, set);
   cc_cache_sample_end(c);
   for (uint32_t i = 0; i < c->n_insns; i++) {
