@@ -874,10 +874,8 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
 {
   struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
   struct pending p;
-  struct ent *e = &p.g.e[0];
-  uint64_t hi = lo + CC_WARP_SIZE * size, line = lo / CC_CACHE_LINE_BYTES;
+  uint64_t hi = lo + CC_WARP_SIZE * size;
   uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
-  uint32_t s0 = (uint32_t)(first % 4), s1 = (uint32_t)(last % 4);
   const struct l1_memo *m = &c->memo[sm];
   enum level_reached reach;
   p.slot = a->insn_slot;
@@ -889,23 +887,12 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
   p.memo_hit = a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_RANGE &&
                m->key.a == first && m->key.b == last;
   p.g.want_bytes = a->kind != CC_ACCESS_LOAD;
-  p.g.max_line = line;
-  p.g.n = 1;
-  p.g.sectors = s1 - s0 + 1;
-  e->line = line;
-  e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = m->sectors;
-  } else if (p.g.want_bytes) {
-    for (uint32_t k = 0; k < 4; k++) /* inner sectors: whole */
-      e->bytes[k] = (e->mask & (1u << k)) ? FULL_SECTOR : 0;
-    /* the first and last sectors: the bytes [lo, hi) covers */
-    e->bytes[s0] = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES),
-                             (uint32_t)((s0 == s1 ? hi : (first + 1) * CC_CACHE_SECTOR_BYTES) -
-                                        lo));
-    if (s1 != s0)
-      e->bytes[s1] = byte_bits(0, (uint32_t)(hi - last * CC_CACHE_SECTOR_BYTES));
+    p.g.max_line = lo / CC_CACHE_LINE_BYTES;
+  } else {
+    gather_line_range(&p.g, lo, hi);
   }
   reach = replay(c, &s, &p);
   if (reach != REACH_NONE)
@@ -918,9 +905,10 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
  * lane's line (a line lives in one way at most: the way a lookup would find; writes
  * change no tag): what gathering a and replay do, without either (the CTA's other warps
  * store into the same column of lines). Returns 0 (nothing done) otherwise. The counts
- * into its slot's raw counts. */
+ * into its slot's raw counts; when a has repeats (a->cut > 1), *again (0 on the call)
+ * the sectors each would hit then, as repeat_hits counts them. */
 static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
-                           const struct cc_warp_access *a)
+                           const struct cc_warp_access *a, uint32_t *again)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0, l = a->active;
   uint64_t differ = 0, prev = 0;
@@ -947,6 +935,10 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
     after_write(&c->l2, w, was_dirty, was_partial);
   }
   c->samp[a->insn_slot].l2_hit_sectors += hits;
+  i = 0;
+  for (l = a->cut > 1 ? a->active : 0; l; l &= l - 1, i++) /* what a repeat would hit */
+    *again += (c->l2.w[m->way[i]].valid >> (a->addr[__builtin_ctz(l)] /
+                                            CC_CACHE_SECTOR_BYTES % 4)) & 1u;
   return 1;
 }
 
@@ -956,56 +948,68 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
  * memo_covers), the store memo by its ways (cut_store_first), which a global store's
  * replay sets, keyless (a whole record's store_first matches keys: never one). 32 lanes:
  * cc_cache_sample_cut (quick.c), with its form and the memos' keys. The parallel replay's
- * L1 side takes cut records in cc_cache_replay_record. */
-static void cut_once(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                     uint64_t base)
+ * L1 side takes cut records in cc_cache_replay_record. Returns what a repeat of a (a
+ * folded store's, drop.c) would hit: REPEAT_GATHERED, the lines p->g holds (none, if a
+ * touches none); REPEAT_KNOWN, *again sectors (the store memo's way); REPEAT_UNKNOWN. */
+enum repeat { REPEAT_UNKNOWN, REPEAT_GATHERED, REPEAT_KNOWN };
+static enum repeat cut_once(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                            uint64_t base, struct pending *p, uint32_t *again)
 {
   struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
-  struct pending p;
   enum level_reached reach;
   int global_store = a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL;
   if (a->active == UINT32_MAX) {
     cc_cache_sample_cut(c, a, sm, base);
-    return;
+    return REPEAT_UNKNOWN;
   }
-  if (global_store && cut_store_first(c, &c->smemo[sm], a))
-    return;
-  if (!cut_gather(c, a, sm, base, &p))
-    return;
-  global_store &= p.g.n <= CC_WARP_SIZE; /* what the store memo holds */
-  reach = replay(c, &s, &p);
+  if (global_store && cut_store_first(c, &c->smemo[sm], a, again))
+    return REPEAT_KNOWN;
+  if (!cut_gather(c, a, sm, base, p))
+    return REPEAT_GATHERED; /* no sampled line: p->g is empty */
+  global_store &= p->g.n <= CC_WARP_SIZE; /* what the store memo holds */
+  reach = replay(c, &s, p);
   if (global_store)
-    store_memo_set(&c->smemo[sm], &p, p.g.key);
+    store_memo_set(&c->smemo[sm], p, p->g.key);
   if (reach != REACH_NONE)
-    count_wait(c, p.slot, sm, reach, 1);
+    count_wait(c, p->slot, sm, reach, 1);
+  return REPEAT_GATHERED;
 }
 
-/* Cut global store a's repeats (a->cut - 1 of them, drop.c), after its replay: each
- * finds its sampled lines as the store left them (resident, dirty with its bytes, the
- * most recent of their sets, which nothing touched since: drop.c), changes nothing, and
- * hits their valid sectors (l2_write_way's hits), counted here at once. */
-static void repeat_hits(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm)
+/* The sectors a repeat of cut global store a (drop.c folds them: a->cut - 1 of them)
+ * hits, after a's replay: each finds a's sampled lines as a left them (resident, dirty
+ * with its bytes, the most recent of their sets, which nothing touched since: drop.c),
+ * changes nothing, and hits their valid sectors (l2_write_way's hits). g: a's lines as
+ * cut_once gathered them, or NULL (gathered here). */
+static uint64_t repeat_hits(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
+                            const struct gather *g)
 {
   struct pending p;
   uint64_t hits = 0;
-  if (!cut_gather(c, a, sm, 0, &p))
-    return;
-  for (uint32_t i = 0; i < p.g.n; i++) {
-    int hit;
-    const struct way *w = scan(&c->l2, p.g.e[i].line, &hit);
-    assert(hit); /* (drop.c holds a store only with its lines in distinct sets) */
-    hits += popc4(p.g.e[i].mask & w->valid);
+  if (!g) {
+    cut_gather(c, a, sm, 0, &p);
+    g = &p.g;
   }
-  c->samp[a->insn_slot].l2_hit_sectors += hits * (a->cut - 1);
+  for (uint32_t i = 0; i < g->n; i++) {
+    int hit;
+    const struct way *w = scan(&c->l2, g->e[i].line, &hit);
+    assert(hit); /* (drop.c holds a store only with its lines in distinct sets) */
+    hits += popc4(g->e[i].mask & w->valid);
+  }
+  return hits;
 }
 
-/* A cut record (cut_once), and a store's repeats. */
+/* A cut record (cut_once), and a store's repeats, counted at once. */
 static void cut_record(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                        uint64_t base)
 {
-  cut_once(c, a, sm, base);
-  if (a->cut > 1)
-    repeat_hits(c, a, sm);
+  struct pending p;
+  uint32_t again = 0;
+  enum repeat r = cut_once(c, a, sm, base, &p, &again);
+  if (a->cut <= 1)
+    return;
+  c->samp[a->insn_slot].l2_hit_sectors +=
+      (a->cut - 1) * (r == REPEAT_KNOWN ? again
+                                        : repeat_hits(c, a, sm, r == REPEAT_GATHERED ? &p.g : NULL));
 }
 
 /* The serial replay of global or local record a while sampling: global records of 32

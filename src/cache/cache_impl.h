@@ -410,6 +410,29 @@ static inline uint32_t byte_bits(uint32_t off, uint32_t len)
   return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
 }
 
+/* g as the one entry of the bytes [lo, hi), which lie in one line (lo < hi): its sectors
+ * and, when g->want_bytes, the bytes of each (inner sectors whole, the first and last as
+ * [lo, hi) covers them). The other fields of g are the caller's. */
+static inline void gather_line_range(struct gather *g, uint64_t lo, uint64_t hi)
+{
+  struct ent *e = &g->e[0];
+  uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
+  uint32_t s0 = (uint32_t)(first % 4), s1 = (uint32_t)(last % 4);
+  e->line = lo / CC_CACHE_LINE_BYTES;
+  e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+  g->n = 1;
+  g->sectors = s1 - s0 + 1;
+  g->max_line = e->line;
+  if (!g->want_bytes)
+    return;
+  for (uint32_t s = 0; s < 4; s++)
+    e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+  e->bytes[s0] = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES),
+                           (uint32_t)((s0 == s1 ? hi : (first + 1) * CC_CACHE_SECTOR_BYTES) - lo));
+  if (s1 != s0)
+    e->bytes[s1] = byte_bits(0, (uint32_t)(hi - last * CC_CACHE_SECTOR_BYTES));
+}
+
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64), all 32 read (AVX2
  * where the host has it). gather.c. */
 int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);

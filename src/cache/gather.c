@@ -330,6 +330,29 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
   return sectors;
 }
 
+/* Whether lanes first .. first + n - 1 of a (first + n <= 32) are at addr[first] + l x size
+ * (l = 0 .. n - 1) once base is added: four lanes a step (the compiler's vectors, as
+ * lanes_affine), the last n mod 4 one by one. The cut records of a row straddling two
+ * lines are runs of 16 to 31 lanes. */
+static int run_affine(const struct cc_warp_access *a, uint32_t first, uint32_t n,
+                      uint64_t base, uint64_t size)
+{
+  uint64_t lo = a->addr[first] + base;
+  lane_quad want = {lo, lo + size, lo + 2 * size, lo + 3 * size}, bad = {0, 0, 0, 0};
+  lane_quad four = {4 * size, 4 * size, 4 * size, 4 * size};
+  lane_quad add = {base, base, base, base};
+  uint32_t l = 0;
+  for (; l + 4 <= n; l += 4) {
+    lane_quad v;
+    memcpy(&v, &a->addr[first + l], sizeof v);
+    bad |= (v + add) ^ want;
+    want += four;
+  }
+  for (; l < n; l++)
+    bad[0] |= (a->addr[first + l] + base) ^ (lo + l * size);
+  return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+}
+
 int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_access *a,
                               uint64_t base, struct gather *g)
 {
@@ -338,13 +361,10 @@ int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_acc
   uint32_t n = (uint32_t)__builtin_ctzll(run); /* the run's lanes */
   uint64_t lo = a->addr[first] + base, hi = lo + (uint64_t)n * size, line = lo / CC_CACHE_LINE_BYTES;
   if ((run & (run - 1)) || hi <= lo || (hi - 1) / CC_CACHE_LINE_BYTES != line ||
-      !sampled_line(c, line))
+      !sampled_line(c, line) || !run_affine(a, first, n, base, size))
     return 0;
-  for (uint32_t l = 1; l < n; l++)
-    if (a->addr[first + l] + base != lo + (uint64_t)l * size)
-      return 0;
   empty_general(g, a);
-  gather_range(lo, hi, g); /* one line: one entry */
+  gather_line_range(g, lo, hi);
   return 1;
 }
 
