@@ -509,8 +509,18 @@ static void same_kernel(const struct cc_cache_kernel *a, const struct cc_cache_c
  * kernel misses in both levels (64-byte DRAM units: 128 bytes read). */
 static void test_kernels_in_turn(void **state)
 {
+  /* the third: 32-thread CTAs (32 resident, 7 KB each) take the 228 KB carveout, an L1
+   * of 28 KB in 64 ways: 3 sets, 2 classes, so set sampling replays 1 set in 2 there;
+   * 256-thread ones (8 resident) the 64 KB carveout, 192 KB: 24 sets, 1 in 16. The
+   * layout of both levels (state.c cc_cache_level_layout) changes from kernel to kernel.
+   * The fourth: 32-thread CTAs' L1 of 28 KB in 4 ways, 56 sets (classes 0-7 of 4 sets,
+   * 8-15 of 3), replayed 1 in 8: sampled class 8 is one set short, and the other classes'
+   * last sets are placed at 56 and beyond (places the kernel after must find empty) */
   static const char *const specs[] = {"h100,sms=2,l1=4K,l2=64K",
-                                      "h100,sms=2,l2=1M,sample=4,sample-after=3000"};
+                                      "h100,sms=2,l2=1M,sample=4,sample-after=3000",
+                                      "h100,sms=2,l1-ways=64,smem=6K,l2=1M,sample-after=3000",
+                                      "h100,sms=2,smem=6K,l2=1M,sample=8,sample-after=3000"};
+  static const uint32_t sample_32[] = {1, 4, 2, 8}, sample_256[] = {1, 4, 16, 8};
   struct cc_cache_kernel k1, k2;
   struct cc_cache_counts n1[3], s1[3], n2[3], s2[3];
   (void)state;
@@ -519,7 +529,9 @@ static void test_kernels_in_turn(void **state)
     struct cc_cache *used = cc_cache_new(&d), *fresh;
     cc_cache_set_jobs(used, i % 2 ? 3 : 1); /* the parallel replay's parts mark sets too */
     one_kernel(used, 32, 777, 20000, &k1, n1, s1);
+    assert_int_equal(k1.sample, sample_32[i / 2]);
     one_kernel(used, 256, 4242, 20000, &k1, n1, s1);
+    assert_int_equal(k1.sample, sample_256[i / 2]);
     fresh = cc_cache_new(&d);
     one_kernel(fresh, 256, 4242, 20000, &k2, n2, s2);
     same_kernel(&k1, n1, s1, &k2, n2, s2);
