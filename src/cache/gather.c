@@ -333,9 +333,9 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
 /* Whether lanes first .. first + n - 1 of a (first + n <= 32) are at addr[first] + l x size
  * (l = 0 .. n - 1) once base is added: four lanes a step (the compiler's vectors, as
  * lanes_affine), the last n mod 4 one by one. The cut records of a row straddling two
- * lines are runs of 16 to 31 lanes. */
-static int run_affine(const struct cc_warp_access *a, uint32_t first, uint32_t n,
-                      uint64_t base, uint64_t size)
+ * lines are runs of 16 to 31 lanes. Inline in its two forms below. */
+static inline __attribute__((always_inline)) int run_affine_body(
+    const struct cc_warp_access *a, uint32_t first, uint32_t n, uint64_t base, uint64_t size)
 {
   uint64_t lo = a->addr[first] + base;
   lane_quad want = {lo, lo + size, lo + 2 * size, lo + 3 * size}, bad = {0, 0, 0, 0};
@@ -351,6 +351,26 @@ static int run_affine(const struct cc_warp_access *a, uint32_t first, uint32_t n
   for (; l < n; l++)
     bad[0] |= (a->addr[first + l] + base) ^ (lo + l * size);
   return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+}
+
+#ifdef HAVE_AVX2_AFFINE
+/* run_affine_body with AVX2 (one register a step) where the host has it. */
+__attribute__((target("avx2"))) static int run_affine_avx2(const struct cc_warp_access *a,
+                                                            uint32_t first, uint32_t n,
+                                                            uint64_t base, uint64_t size)
+{
+  return run_affine_body(a, first, n, base, size);
+}
+#endif
+
+static int run_affine(const struct cc_warp_access *a, uint32_t first, uint32_t n,
+                      uint64_t base, uint64_t size)
+{
+#ifdef HAVE_AVX2_AFFINE
+  if (__builtin_cpu_supports("avx2"))
+    return run_affine_avx2(a, first, n, base, size);
+#endif
+  return run_affine_body(a, first, n, base, size);
 }
 
 int cc_cache_gather_cut_range(const struct cc_cache *c, const struct cc_warp_access *a,
