@@ -79,9 +79,18 @@
  *     repeat_hits). So a chain's stores may be replayed grouped by instruction, the
  *     first store first and the last store's instruction last.
  * Records sent on whole (before the switch, local ones) release the chain first: they
- * are not checked. */
+ * are not checked.
+ * Holding is an economy, not a rule (a store sent on at once gives the same figures), and
+ * it has a cost: a held store's sets are found and every cut record after it is checked
+ * against them (the naive transpose's column stores, which never repeat: a third of the
+ * worker's decisions). So an instruction whose last HOLD_GIVE_UP chains ended with no
+ * repeat has only one store in HOLD_RETRY held, until a chain of it repeats again
+ * (should_hold). */
 #define HELD_SETS (2 * CC_WARP_SIZE) /* a lane's bytes touch two lines at most */
 #define HELD_MAX (1u << 30)          /* stores in a chain (cut's range) */
+#define HOLD_GIVE_UP 64u           /* chains of one store in a row: an instruction's holds
+                                      become rare (should_hold) */
+#define HOLD_RETRY 64u             /* then one of its stores in HOLD_RETRY is held */
 #define FOLD_SLOTS (CC_CACHE_DROP_OUT - 2) /* instructions in a chain: its records, plus
                                       the first slot's again, plus the record decided */
 
@@ -104,6 +113,8 @@ struct cc_cache_drops {
   uint64_t lines[HELD_SETS];
   uint32_t sets[HELD_SETS];
   uint64_t set_bits;            /* bit set % 64 of each: most records miss it */
+  uint32_t *unrepeated;         /* [n_insns]: its chains in a row that ended with one store
+                                   (at most HOLD_GIVE_UP), then its stores not held since */
   struct cc_warp_access emit[FOLD_SLOTS + 1]; /* the chain released last, by instruction */
 };
 
@@ -115,6 +126,7 @@ struct cc_cache_drops *cc_cache_drops_new(const struct cc_cache *c)
   d->insn = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->insn);
   d->req_after = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->req_after);
   d->sm = cc_xcalloc((size_t)d->sms * 3, sizeof *d->sm);
+  d->unrepeated = cc_xcalloc(d->n_insns ? d->n_insns : 1, sizeof *d->unrepeated);
   d->l2 = c->l2;
   return d;
 }
@@ -126,6 +138,7 @@ void cc_cache_drops_free(struct cc_cache_drops *d)
   free(d->insn);
   free(d->req_after);
   free(d->sm);
+  free(d->unrepeated);
   free(d);
 }
 
@@ -292,6 +305,20 @@ static int hold(const struct cc_cache *c, struct cc_cache_drops *d)
   return d->holding;
 }
 
+/* Whether to hold a cut store of instruction slot (its chains' record in d->unrepeated:
+ * every store while its chains repeat, one in HOLD_RETRY after HOLD_GIVE_UP chains in a
+ * row of one store). */
+static int should_hold(struct cc_cache_drops *d, uint32_t slot)
+{
+  uint32_t *u = &d->unrepeated[slot];
+  if (*u < HOLD_GIVE_UP)
+    return 1;
+  if (++*u < HOLD_GIVE_UP + HOLD_RETRY)
+    return 0;
+  *u = HOLD_GIVE_UP - 1; /* held now: a chain of one store gives up again */
+  return 1;
+}
+
 /* Adds store a to the held chain if it is one of it (the same bytes, an instruction of
  * the chain's or room for one more); returns whether it did. */
 static int fold(struct cc_cache_drops *d, const struct cc_warp_access *a)
@@ -334,6 +361,10 @@ static uint32_t emit_chain(struct cc_cache_drops *d, const struct cc_warp_access
   if (!d->holding)
     return 0;
   d->holding = 0;
+  if (d->total > 1)
+    d->unrepeated[first] = 0;
+  else if (d->unrepeated[first] < HOLD_GIVE_UP)
+    d->unrepeated[first]++;
   /* the first store, with its instruction's others unless that one stores last */
   out[n] = emit(d, n, first, first == d->last ? 1 : 1 + rest);
   n++;
@@ -382,6 +413,10 @@ static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int s
     if (fold(d, &d->cut))
       return 0;
     n = emit_chain(d, out);
+    if (!should_hold(d, d->cut.insn_slot)) {
+      out[n++] = &d->cut;
+      return n;
+    }
     copy_lanes(&d->held, &d->cut, d->cut.active);
     if (!hold(c, d))
       out[n++] = &d->cut;

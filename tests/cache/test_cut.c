@@ -462,10 +462,85 @@ static void test_cut_abandoned_kernel(void **state)
   }
 }
 
+/* A global store of one lane at byte `addr` by instruction 1 of CTA cta. */
+static struct cc_warp_access one_store(uint64_t addr, uint32_t cta)
+{
+  struct cc_warp_access a;
+  memset(&a, 0, sizeof a);
+  a.kind = CC_ACCESS_STORE;
+  a.space = CC_SPACE_GLOBAL;
+  a.insn_slot = 1;
+  a.size_bytes = 4;
+  a.active = 1;
+  a.addr[0] = addr;
+  a.cta[0] = cta;
+  return a;
+}
+
+/* Holding gives up where stores do not repeat (drop.c should_hold), and comes back where
+ * they do. index=mod, 1 set in 16: line 16 k is sampled, so each store below is cut to
+ * its one lane and may be held. 100 stores to distinct lines (chains of one store): the
+ * first 64 are held (a held store is sent when the next one's decision releases it),
+ * then, the chains of one having reached HOLD_GIVE_UP (64), the 65th to the 100th go on
+ * in their own call (by hand: store k releases store k - 1's chain, the 64th release
+ * gives up before store 65's decision; the next held one would be the 128th). Then 200
+ * stores to one line: the 101st to the 127th go on at once, the 128th is held, the next
+ * folds into it, and every later one folds (the instruction's chains repeat again):
+ * 27 records sent on (the last one's chain of 173 stores at the release). The
+ * figures of a model given what the drops send on are the serial run's (as
+ * test_cut_same_figures checks on its streams). */
+static void test_hold_gives_up(void **state)
+{
+  const char *spec = "h100,sms=1,index=mod,sample-after=0";
+  struct cc_cache *c = model(spec), *want = model(spec);
+  struct cc_cache_drops *d;
+  struct cc_cache_kernel kg, kw;
+  struct cc_warp_access first = one_store(0, 0);
+  const struct cc_warp_access *out[CC_CACHE_DROP_OUT];
+  uint32_t held = 0, sent = 0, n;
+  (void)state;
+  cc_cache_begin_kernel(c, grid, block, ORACLE_SLOTS);
+  cc_cache_begin_kernel(want, grid, block, ORACLE_SLOTS);
+  cc_cache_access(c, &first, 0); /* the switch: workers cut the next CTAs' records */
+  cc_cache_access(want, &first, 0);
+  d = cc_cache_drops_new(c);
+  for (uint32_t i = 0; i < 300; i++) {
+    struct cc_warp_access a = one_store((i < 100 ? 1 + i : 1000) * 16 * 128ull, 1);
+    cc_cache_access(want, &a, 0);
+    int now = 0; /* the store goes on in this call (not held) */
+    n = cc_cache_drop(c, &a, 0, d, out);
+    for (uint32_t j = 0; j < n; j++) {
+      now |= out[j]->addr[0] == a.addr[0] && i < 100; /* phase 1: each its own line */
+      cc_cache_access(c, out[j], 0);
+    }
+    if (i < 100)
+      held += !now;
+    else
+      sent += n;
+  }
+  n = cc_cache_drops_release(d, out);
+  for (uint32_t j = 0; j < n; j++)
+    cc_cache_access(c, out[j], 0);
+  assert_int_equal(held, 64);
+  assert_int_equal(sent, 27);
+  cc_cache_drops_add(c, d);
+  cc_cache_drops_free(d);
+  cc_cache_end_kernel(c);
+  cc_cache_end_kernel(want);
+  cc_cache_kernel_figures(c, &kg);
+  cc_cache_kernel_figures(want, &kw);
+  for (uint32_t i = 0; i < ORACLE_SLOTS; i++)
+    same_counts(spec, 0, 0, 1, "figures", i, cc_cache_insn(c, i), cc_cache_insn(want, i));
+  same_counts(spec, 0, 0, 1, "total", 0, &kg.total, &kw.total);
+  cc_cache_free(c);
+  cc_cache_free(want);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cut_same_figures),
+    cmocka_unit_test(test_hold_gives_up),
     cmocka_unit_test(test_cut_counted_once),
     cmocka_unit_test(test_cut_abandoned_kernel),
   };
