@@ -115,6 +115,12 @@ struct cc_cache_drops {
   uint64_t set_bits;            /* bit set % 64 of each: most records miss it */
   uint32_t *unrepeated;         /* [n_insns]: its chains in a row that ended with one store
                                    (at most HOLD_GIVE_UP), then its stores not held since */
+  int cut_run;                  /* d->cut comes from a range: its lanes are elements of one
+                                   run of bytes (each_sampled_line walks its lines) */
+  uint32_t last_cta[3];         /* the last global record's CTA and where it runs: a */
+  uint64_t last_linear;         /* worker's records come a CTA at a time, so that */
+  uint32_t last_sm;             /* cc_cache_locate runs once a CTA (locate) */
+  int have_last;
   struct cc_warp_access emit[FOLD_SLOTS + 1]; /* the chain released last, by instruction */
 };
 
@@ -147,14 +153,24 @@ void cc_cache_drops_free(struct cc_cache_drops *d)
  * read: the model takes a cut record's active lanes only (cache.c cut_record), the
  * emulator's entries too (src/emu/par.c). Why not the struct: 304 bytes, three times a
  * cut store (held, emitted), where its 1-4 lanes are 8 bytes each. */
-static void copy_lanes(struct cc_warp_access *dst, const struct cc_warp_access *src,
-                       uint32_t lanes)
+static inline __attribute__((always_inline)) void copy_lanes(struct cc_warp_access *dst,
+                                                           const struct cc_warp_access *src,
+                                                           uint32_t lanes)
 {
   if (lanes == UINT32_MAX) {
     *dst = *src;
     return;
   }
   memcpy(dst, src, offsetof(struct cc_warp_access, addr));
+  if (lanes) {
+    uint32_t first = (uint32_t)__builtin_ctz(lanes);
+    uint64_t run = ((uint64_t)lanes >> first) + 1; /* a power of two iff one run of lanes */
+    if (!(run & (run - 1))) { /* a range's cut: its lanes at once */
+      memcpy(&dst->addr[first], &src->addr[first],
+             (size_t)__builtin_ctzll(run) * sizeof dst->addr[0]);
+      return;
+    }
+  }
   for (uint32_t m = lanes; m; m &= m - 1)
     dst->addr[__builtin_ctz(m)] = src->addr[__builtin_ctz(m)];
 }
@@ -246,6 +262,25 @@ static int each_sampled_line(const struct cc_cache *c, const struct cc_warp_acce
       rc = f(last, arg);
     seen = last;
   }
+  return rc;
+}
+
+/* each_sampled_line of a cut of a range record (d->cut_run: its active lanes are lanes of
+ * one run of bytes, each a lane's size after the one before, and every lane of the run
+ * that touches a sampled line is active): the sampled lines from its first active lane's
+ * to its last one's, each once, in order: the lines between them that no active lane
+ * touches are not sampled. A few lines, not a lane at a time (a cut row's 16-31 lanes). */
+static int each_sampled_line_of_run(const struct cc_cache *c, const struct cc_warp_access *a,
+                                    uint64_t base, int (*f)(uint64_t line, void *arg),
+                                    void *arg)
+{
+  uint32_t size = a->size_bytes ? a->size_bytes : 1;
+  uint64_t lo = a->addr[__builtin_ctz(a->active)] + base;
+  uint64_t hi = a->addr[31 - __builtin_clz(a->active)] + base + size - 1;
+  int rc = 0;
+  for (uint64_t line = lo / CC_CACHE_LINE_BYTES; line <= hi / CC_CACHE_LINE_BYTES && !rc; line++)
+    if (sampled_line(c, line))
+      rc = f(line, arg);
   return rc;
 }
 
@@ -355,7 +390,8 @@ static const struct cc_warp_access *emit(struct cc_cache_drops *d, uint32_t n, u
  * others', the last store's instruction last (the first's again, with its other stores,
  * when the last is the first's); returns their number (FOLD_SLOTS + 1 at most); d holds
  * nothing after. */
-static uint32_t emit_chain(struct cc_cache_drops *d, const struct cc_warp_access **out)
+static __attribute__((noinline)) uint32_t emit_chain(struct cc_cache_drops *d,
+                                                     const struct cc_warp_access **out)
 {
   uint32_t n = 0, first = d->slot[0], rest = d->count[0] - 1;
   if (!d->holding)
@@ -386,6 +422,13 @@ static uint32_t emit_chain(struct cc_cache_drops *d, const struct cc_warp_access
   return n;
 }
 
+/* emit_chain where d holds a chain (the test inline: most decisions hold none). */
+static inline uint32_t release_chain(struct cc_cache_drops *d,
+                                     const struct cc_warp_access **out)
+{
+  return d->holding ? emit_chain(d, out) : 0;
+}
+
 uint32_t cc_cache_drops_release(struct cc_cache_drops *d,
                                 const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
 {
@@ -397,7 +440,7 @@ uint32_t cc_cache_drops_release(struct cc_cache_drops *d,
 static uint32_t whole(struct cc_cache_drops *d, const struct cc_warp_access *a,
                       const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
 {
-  uint32_t n = emit_chain(d, out);
+  uint32_t n = release_chain(d, out);
   out[n++] = a;
   return n;
 }
@@ -412,7 +455,7 @@ static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int s
   if (store) {
     if (fold(d, &d->cut))
       return 0;
-    n = emit_chain(d, out);
+    n = release_chain(d, out);
     if (!should_hold(d, d->cut.insn_slot)) {
       out[n++] = &d->cut;
       return n;
@@ -422,10 +465,33 @@ static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int s
       out[n++] = &d->cut;
     return n;
   }
-  if (d->holding && each_sampled_line(c, &d->cut, base, hits_held_set, d))
+  if (d->holding && (d->cut_run ? each_sampled_line_of_run(c, &d->cut, base, hits_held_set, d)
+                                 : each_sampled_line(c, &d->cut, base, hits_held_set, d)))
     n = emit_chain(d, out);
   out[n++] = &d->cut;
   return n;
+}
+
+/* cc_cache_locate of record a, the CTA's placement kept in d from its last global
+ * record (a worker's records come a CTA at a time). */
+static void locate(const struct cc_cache *c, const struct cc_warp_access *a,
+                   struct cc_cache_drops *d, uint32_t *sm, uint64_t *base, uint64_t *linear)
+{
+  if (a->space != CC_SPACE_GLOBAL) { /* a local base depends on the warp too */
+    cc_cache_locate(c, a, sm, base, linear);
+    return;
+  }
+  uint64_t xy, last_xy; /* the CTA compared as an 8-byte and a 4-byte word */
+  memcpy(&xy, a->cta, sizeof xy);
+  memcpy(&last_xy, d->last_cta, sizeof last_xy);
+  if (!d->have_last || xy != last_xy || a->cta[2] != d->last_cta[2]) {
+    cc_cache_locate(c, a, &d->last_sm, base, &d->last_linear);
+    memcpy(d->last_cta, a->cta, sizeof d->last_cta);
+    d->have_last = 1;
+  }
+  *sm = d->last_sm;
+  *base = 0;
+  *linear = d->last_linear;
 }
 
 uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
@@ -434,18 +500,20 @@ uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
 {
   uint64_t base, linear;
   uint32_t sm, sectors, lanes;
+  struct form_key key;
   if (a->insn_slot >= d->n_insns || a->active == 0 ||
       a->size_bytes > CC_ACCESS_MAX_BYTES || a->cut)
     return whole(d, a, out); /* cc_cache_access decides (it ignores the next three; a cut
                                 goes on) */
-  cc_cache_locate(c, a, &sm, &base, &linear);
+  locate(c, a, d, &sm, &base, &linear);
   if (a->space == CC_SPACE_SHARED) {
     drop_shared(a, sm, shared_wavefronts, d);
     return 0;
   }
   if (linear < __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE))
     return whole(d, a, out);
-  lanes = sampled_lanes(c, a, base, cc_cache_form_of(a, base), &sectors);
+  key = cc_cache_form_of(a, base);
+  lanes = sampled_lanes(c, a, base, key, &sectors);
   /* the whole record's counts, as quick.c's paths' */
   d->sm[3 * (size_t)sm] += whole_counts(c, &d->insn[a->insn_slot], a, sectors);
   if (a->kind != CC_ACCESS_STORE) {
@@ -458,6 +526,7 @@ uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
   copy_lanes(&d->cut, a, lanes); /* its sampled lanes' replay: for the model */
   d->cut.active = lanes;
   d->cut.cut = 1;
+  d->cut_run = key.form == FORM_RANGE;
   return cut_on(c, d, a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL, base, out);
 }
 
