@@ -162,7 +162,8 @@ static __attribute__((noinline)) struct way *victim_of(struct way *set, uint32_t
  * without a loop; a larger set's scan stops at its first empty way, which is the victim:
  * within a kernel ways fill in order and never empty again (no invalidation), so no
  * later way holds a line. */
-static inline __attribute__((always_inline)) struct way *scan(const struct level *lv, uint64_t line, int *hit)
+static inline __attribute__((always_inline)) struct way *scan(const struct level *lv,
+                                                              uint64_t line, int *hit)
 {
   struct way *set = &lv->w[(size_t)set_of(lv, line) * lv->ways];
   uint64_t tag = tag_of(line);
@@ -741,15 +742,12 @@ static __attribute__((noinline)) void place_new(struct cc_cache *c, const uint32
 }
 
 /* The CTA a record belongs to: its SM (*sm) and the base its local addresses get
- * (*base, 0 for other spaces). The records of a CTA come together: the CTA compared as
- * an 8-byte and a 4-byte word (no memcmp call), the division of sm_of once per CTA. */
+ * (*base, 0 for other spaces). The records of a CTA come together: the CTA compared
+ * without a memcmp call (same_cta3), the division of sm_of once per CTA. */
 static inline void place(struct cc_cache *c, const struct cc_warp_access *a, uint32_t *sm,
                          uint64_t *base)
 {
-  uint64_t xy, last_xy;
-  memcpy(&xy, a->cta, sizeof xy);
-  memcpy(&last_xy, c->last_cta, sizeof last_xy);
-  if (xy != last_xy || a->cta[2] != c->last_cta[2] || !c->have_last)
+  if (!same_cta3(a->cta, c->last_cta) || !c->have_last)
     place_new(c, a->cta);
   *sm = c->last_sm;
   *base = a->space == CC_SPACE_LOCAL ? local_base(c, c->last_linear, *sm, a->warp) : 0;
@@ -1114,10 +1112,7 @@ static inline int quick_takes(const struct cc_cache *c, const struct cc_warp_acc
  * 8-byte and a 4-byte word. */
 static inline int same_cta(const struct cc_cache *c, const struct cc_warp_access *a)
 {
-  uint64_t xy, last_xy;
-  memcpy(&xy, a->cta, sizeof xy);
-  memcpy(&last_xy, c->last_cta, sizeof last_xy);
-  return xy == last_xy && a->cta[2] == c->last_cta[2];
+  return same_cta3(a->cta, c->last_cta);
 }
 
 /* cc_cache_access_serial of a record not of 32 active lanes: the quick way for a global

@@ -3,6 +3,8 @@
 #ifndef CC_CACHE_CACHE_IMPL_H
 #define CC_CACHE_CACHE_IMPL_H
 
+#include <string.h>
+
 #include "cache/cache.h"
 
 /* A way's tag is the bitwise complement of its line number (tag_of), so that a way of
@@ -71,9 +73,9 @@ struct level {
   uint64_t class_magic[CC_CACHE_CLASSES]; /* fast `% class_sets[c]` */
   uint32_t class_base[CC_CACHE_CLASSES];  /* the place of set w of class c: */
   uint32_t class_step[CC_CACHE_CLASSES];  /* class_base[c] + w x class_step[c] */
-  struct way *w;               /* [sets * ways], set-major */
+  struct way *w;               /* [slots * ways], place-major */
   struct written *part;        /* L2 only: per way, what stores wrote */
-  uint64_t *set_dirty;         /* L2 only: per set, bit k: way k holds dirty sectors */
+  uint64_t *set_dirty;         /* L2 only: per place, bit k: way k holds dirty sectors */
   uint64_t *set_partial;       /* L2 only: per set, bit k: way k holds partly written
                                   ones (the write policy's limits count these bits, so
                                   that a store does not scan its set's ways) */
@@ -343,6 +345,16 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
                                           const struct cc_warp_access *a, uint32_t sm,
                                           uint64_t base);
 
+/* Whether CTA indices x and y are the same, compared as an 8-byte and a 4-byte word (the
+ * replay and the workers keep the placement of the last record's CTA). */
+static inline int same_cta3(const uint32_t x[3], const uint32_t y[3])
+{
+  uint64_t x01, y01;
+  memcpy(&x01, x, sizeof x01);
+  memcpy(&y01, y, sizeof y01);
+  return x01 == y01 && x[2] == y[2];
+}
+
 /* Gives lv `sets` sets of `ways` ways under index function `index`: its classes
  * (cc_cache_level_classes), its places (slots: classes x ceil(sets / classes)) and the
  * layout of no sampling (cc_cache_level_layout(lv, 1)). state.c. */
@@ -410,27 +422,35 @@ static inline uint32_t byte_bits(uint32_t off, uint32_t len)
   return len >= 32 ? FULL_SECTOR : ((1u << len) - 1u) << off;
 }
 
-/* g as the one entry of the bytes [lo, hi), which lie in one line (lo < hi): its sectors
- * and, when g->want_bytes, the bytes of each (inner sectors whole, the first and last as
- * [lo, hi) covers them). The other fields of g are the caller's. */
-static inline void gather_line_range(struct gather *g, uint64_t lo, uint64_t hi)
+/* e as the entry of the bytes [lo, hi), which lie in one line (lo < hi): its line, its
+ * sectors and, when want_bytes, the bytes of each (inner sectors whole, the first and
+ * last as [lo, hi) covers them); returns its sectors. Every gathering of a range is made
+ * of these, a line at a time (gather.c). */
+static inline uint32_t range_ent(struct ent *e, uint64_t lo, uint64_t hi, int want_bytes)
 {
-  struct ent *e = &g->e[0];
   uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
   uint32_t s0 = (uint32_t)(first % 4), s1 = (uint32_t)(last % 4);
   e->line = lo / CC_CACHE_LINE_BYTES;
   e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
+  if (want_bytes) {
+    for (uint32_t s = 0; s < 4; s++)
+      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+    e->bytes[s0] = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES),
+                             (uint32_t)((s0 == s1 ? hi : (first + 1) * CC_CACHE_SECTOR_BYTES) -
+                                        lo));
+    if (s1 != s0)
+      e->bytes[s1] = byte_bits(0, (uint32_t)(hi - last * CC_CACHE_SECTOR_BYTES));
+  }
+  return s1 - s0 + 1;
+}
+
+/* g as the one entry of the bytes [lo, hi), which lie in one line (range_ent); the other
+ * fields of g (want_bytes, key) are the caller's. */
+static inline void gather_line_range(struct gather *g, uint64_t lo, uint64_t hi)
+{
   g->n = 1;
-  g->sectors = s1 - s0 + 1;
-  g->max_line = e->line;
-  if (!g->want_bytes)
-    return;
-  for (uint32_t s = 0; s < 4; s++)
-    e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
-  e->bytes[s0] = byte_bits((uint32_t)(lo % CC_CACHE_SECTOR_BYTES),
-                           (uint32_t)((s0 == s1 ? hi : (first + 1) * CC_CACHE_SECTOR_BYTES) - lo));
-  if (s1 != s0)
-    e->bytes[s1] = byte_bits(0, (uint32_t)(hi - last * CC_CACHE_SECTOR_BYTES));
+  g->sectors = range_ent(&g->e[0], lo, hi, g->want_bytes);
+  g->max_line = g->e[0].line;
 }
 
 /* Whether every lane l of a is at addr[0] + l x step (modulo 2^64), all 32 read (AVX2

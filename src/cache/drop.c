@@ -115,8 +115,6 @@ struct cc_cache_drops {
   uint64_t set_bits;            /* bit set % 64 of each: most records miss it */
   uint32_t *unrepeated;         /* [n_insns]: its chains in a row that ended with one store
                                    (at most HOLD_GIVE_UP), then its stores not held since */
-  int cut_run;                  /* d->cut comes from a range: its lanes are elements of one
-                                   run of bytes (each_sampled_line walks its lines) */
   uint32_t last_cta[3];         /* the last global record's CTA and where it runs: a */
   uint64_t last_linear;         /* worker's records come a CTA at a time, so that */
   uint32_t last_sm;             /* cc_cache_locate runs once a CTA (locate) */
@@ -265,7 +263,7 @@ static int each_sampled_line(const struct cc_cache *c, const struct cc_warp_acce
   return rc;
 }
 
-/* each_sampled_line of a cut of a range record (d->cut_run: its active lanes are lanes of
+/* each_sampled_line of a cut of a range record (cut_on's run: its active lanes are lanes of
  * one run of bytes, each a lane's size after the one before, and every lane of the run
  * that touches a sampled line is active): the sampled lines from its first active lane's
  * to its last one's, each once, in order: the lines between them that no active lane
@@ -447,8 +445,9 @@ static uint32_t whole(struct cc_cache_drops *d, const struct cc_warp_access *a,
 
 /* Cut record d->cut (local base `base`) goes on: into out after the held chain where it
  * must go first; a global store (store) folded into the chain, or held as a new one
- * (the comment above). */
-static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int store,
+ * (the comment above). run: d->cut is the cut of a range record (each_sampled_line_of_run
+ * finds its lines). */
+static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int store, int run,
                        uint64_t base, const struct cc_warp_access *out[CC_CACHE_DROP_OUT])
 {
   uint32_t n = 0;
@@ -465,8 +464,8 @@ static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int s
       out[n++] = &d->cut;
     return n;
   }
-  if (d->holding && (d->cut_run ? each_sampled_line_of_run(c, &d->cut, base, hits_held_set, d)
-                                 : each_sampled_line(c, &d->cut, base, hits_held_set, d)))
+  if (d->holding && (run ? each_sampled_line_of_run(c, &d->cut, base, hits_held_set, d)
+                         : each_sampled_line(c, &d->cut, base, hits_held_set, d)))
     n = emit_chain(d, out);
   out[n++] = &d->cut;
   return n;
@@ -481,10 +480,7 @@ static void locate(const struct cc_cache *c, const struct cc_warp_access *a,
     cc_cache_locate(c, a, sm, base, linear);
     return;
   }
-  uint64_t xy, last_xy; /* the CTA compared as an 8-byte and a 4-byte word */
-  memcpy(&xy, a->cta, sizeof xy);
-  memcpy(&last_xy, d->last_cta, sizeof last_xy);
-  if (!d->have_last || xy != last_xy || a->cta[2] != d->last_cta[2]) {
+  if (!d->have_last || !same_cta3(a->cta, d->last_cta)) {
     cc_cache_locate(c, a, &d->last_sm, base, &d->last_linear);
     memcpy(d->last_cta, a->cta, sizeof d->last_cta);
     d->have_last = 1;
@@ -526,8 +522,8 @@ uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
   copy_lanes(&d->cut, a, lanes); /* its sampled lanes' replay: for the model */
   d->cut.active = lanes;
   d->cut.cut = 1;
-  d->cut_run = key.form == FORM_RANGE;
-  return cut_on(c, d, a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL, base, out);
+  return cut_on(c, d, a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL,
+                key.form == FORM_RANGE, base, out);
 }
 
 int cc_cache_drop_may_cut(const struct cc_cache *c, const struct cc_warp_access *a,

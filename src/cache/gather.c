@@ -8,59 +8,53 @@
 #include <string.h>
 
 
-/* The bytes of sector `sector` that [lo, hi) covers, as a bit mask (hi > lo). */
-static uint32_t range_bits(uint64_t sector, uint64_t lo, uint64_t hi)
-{
-  uint64_t a = sector * CC_CACHE_SECTOR_BYTES, b = a + CC_CACHE_SECTOR_BYTES;
-  uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
-  return byte_bits((uint32_t)(from - a), (uint32_t)(to - from));
-}
-
-/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines), into g: the sectors
- * first .. last, a line's mask the bits between them. */
+/* The lines of the contiguous bytes [lo, hi) (hi - lo <= 4 lines) appended to g, a
+ * range_ent each. */
 static void gather_range(uint64_t lo, uint64_t hi, struct gather *g)
 {
-  uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
-  uint32_t n0 = g->n;
-  for (uint64_t line = first / 4; line <= last / 4; line++) {
-    struct ent *e = &g->e[g->n++];
-    uint32_t s0 = line == first / 4 ? (uint32_t)(first % 4) : 0;
-    uint32_t s1 = line == last / 4 ? (uint32_t)(last % 4) : 3;
-    e->line = line;
-    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
-    for (uint32_t s = 0; g->want_bytes && s < 4; s++) /* inner sectors: whole */
-      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
+  uint64_t last = (hi - 1) / CC_CACHE_LINE_BYTES;
+  for (uint64_t line = lo / CC_CACHE_LINE_BYTES; line <= last; line++) {
+    uint64_t from = line * CC_CACHE_LINE_BYTES, to = from + CC_CACHE_LINE_BYTES;
+    g->sectors += range_ent(&g->e[g->n++], from > lo ? from : lo, to < hi ? to : hi,
+                            g->want_bytes);
   }
-  if (g->want_bytes) { /* the range's first and last sectors may be partly covered */
-    g->e[n0].bytes[first % 4] = range_bits(first, lo, hi);
-    g->e[g->n - 1].bytes[last % 4] = range_bits(last, lo, hi);
-  }
-  g->sectors = (uint32_t)(last - first + 1);
-  g->max_line = last / 4;
+  g->max_line = last;
 }
 
 /* Four lanes' addresses at once (a vector of the compiler: one AVX2 register, or two
  * SSE2 or NEON registers, or scalars where the target has none). */
 typedef uint64_t lane_quad __attribute__((vector_size(32)));
 
-/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): four lanes a step,
- * each compared with the progression itself (an xor, an or and an addition a step),
- * without branches on the data or multiplications. The portable form, which the compiler
- * builds for SSE2, NEON or scalars (not inlined: its vectors would make form_of align
- * its stack frame on every call, the AVX2 one's included). */
-static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a, uint64_t step)
+/* Whether lanes first .. first + n - 1 of a (first + n <= 32) are at addr[first] + l x size
+ * (l = 0 .. n - 1) once base is added: four lanes a step (the compiler's vectors: an
+ * addition, an xor and an or a step, no branch on the data), the last n mod 4 one by one. The cut records of a row straddling two
+ * lines are runs of 16 to 31 lanes. Inline in run_affine's two forms and in lanes_affine. */
+static inline __attribute__((always_inline)) int run_affine_body(
+    const struct cc_warp_access *a, uint32_t first, uint32_t n, uint64_t base, uint64_t size)
 {
-  uint64_t a0 = a->addr[0];
-  lane_quad want = {a0, a0 + step, a0 + 2 * step, a0 + 3 * step}, bad = {0, 0, 0, 0};
-  lane_quad four = {4 * step, 4 * step, 4 * step, 4 * step};
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
+  uint64_t lo = a->addr[first] + base;
+  lane_quad want = {lo, lo + size, lo + 2 * size, lo + 3 * size}, bad = {0, 0, 0, 0};
+  lane_quad four = {4 * size, 4 * size, 4 * size, 4 * size};
+  lane_quad add = {base, base, base, base};
+  uint32_t l = 0;
+  for (; l + 4 <= n; l += 4) {
     lane_quad v;
-    memcpy(&v, &a->addr[l], sizeof v);
-    bad |= v ^ want;
+    memcpy(&v, &a->addr[first + l], sizeof v);
+    bad |= (v + add) ^ want;
     want += four;
   }
+  for (; l < n; l++)
+    bad[0] |= (a->addr[first + l] + base) ^ (lo + l * size);
   return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+}
+
+/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): run_affine_body over
+ * all 32 lanes. The portable form, which the compiler builds for SSE2, NEON or scalars
+ * (not inlined: its vectors would make form_of align its stack frame on every call, the
+ * AVX2 one's included). */
+static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a, uint64_t step)
+{
+  return run_affine_body(a, 0, CC_WARP_SIZE, 0, step);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
@@ -330,29 +324,6 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
   return sectors;
 }
 
-/* Whether lanes first .. first + n - 1 of a (first + n <= 32) are at addr[first] + l x size
- * (l = 0 .. n - 1) once base is added: four lanes a step (the compiler's vectors, as
- * lanes_affine), the last n mod 4 one by one. The cut records of a row straddling two
- * lines are runs of 16 to 31 lanes. Inline in its two forms below. */
-static inline __attribute__((always_inline)) int run_affine_body(
-    const struct cc_warp_access *a, uint32_t first, uint32_t n, uint64_t base, uint64_t size)
-{
-  uint64_t lo = a->addr[first] + base;
-  lane_quad want = {lo, lo + size, lo + 2 * size, lo + 3 * size}, bad = {0, 0, 0, 0};
-  lane_quad four = {4 * size, 4 * size, 4 * size, 4 * size};
-  lane_quad add = {base, base, base, base};
-  uint32_t l = 0;
-  for (; l + 4 <= n; l += 4) {
-    lane_quad v;
-    memcpy(&v, &a->addr[first + l], sizeof v);
-    bad |= (v + add) ^ want;
-    want += four;
-  }
-  for (; l < n; l++)
-    bad[0] |= (a->addr[first + l] + base) ^ (lo + l * size);
-  return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
-}
-
 #ifdef HAVE_AVX2_AFFINE
 /* run_affine_body with AVX2 (one register a step) where the host has it. */
 __attribute__((target("avx2"))) static int run_affine_avx2(const struct cc_warp_access *a,
@@ -363,6 +334,7 @@ __attribute__((target("avx2"))) static int run_affine_avx2(const struct cc_warp_
 }
 #endif
 
+/* run_affine_body, with AVX2 where the host has it. */
 static int run_affine(const struct cc_warp_access *a, uint32_t first, uint32_t n,
                       uint64_t base, uint64_t size)
 {
@@ -444,23 +416,10 @@ void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_war
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
   g->key = k;
   for (uint64_t line = k.a / 4; line <= k.b / 4; line++) {
-    struct ent *e;
-    uint32_t s0 = line == k.a / 4 ? (uint32_t)(k.a % 4) : 0;
-    uint32_t s1 = line == k.b / 4 ? (uint32_t)(k.b % 4) : 3;
-    if (!sampled_line(c, line))
-      continue;
-    e = &g->e[g->n++];
-    e->line = line;
-    e->mask = (uint8_t)(((2u << s1) - 1u) & ~((1u << s0) - 1u));
-    g->sectors += s1 - s0 + 1;
-    if (!g->want_bytes)
-      continue;
-    for (uint32_t s = 0; s < 4; s++) /* inner sectors: whole */
-      e->bytes[s] = (e->mask & (1u << s)) ? FULL_SECTOR : 0;
-    if (line == k.a / 4) /* the range's first and last sectors may be partly covered */
-      e->bytes[s0] = range_bits(k.a, lo, hi);
-    if (line == k.b / 4)
-      e->bytes[s1] = range_bits(k.b, lo, hi);
+    uint64_t from = line * CC_CACHE_LINE_BYTES, to = from + CC_CACHE_LINE_BYTES;
+    if (sampled_line(c, line))
+      g->sectors += range_ent(&g->e[g->n++], from > lo ? from : lo, to < hi ? to : hi,
+                              g->want_bytes);
   }
   g->max_line = g->n ? g->e[g->n - 1].line : 0;
 }

@@ -10,6 +10,14 @@
 
 #include "util/mem.h"
 
+/* Places for the sets of a level of `sets` sets under `index` (struct level's slots:
+ * classes x ceil(sets / classes)): the length of its arrays by set. */
+static size_t level_slots(enum cc_cache_index index, uint32_t sets)
+{
+  uint32_t k = cc_cache_level_classes(index, sets ? sets : 1);
+  return (size_t)k * (((sets ? sets : 1) + k - 1) / k);
+}
+
 void cc_cache_level_shape(struct level *lv, uint32_t sets, uint32_t ways,
                           enum cc_cache_index index)
 {
@@ -28,7 +36,7 @@ void cc_cache_level_shape(struct level *lv, uint32_t sets, uint32_t ways,
     lv->class_sets[c] = n ? n : 1;
     lv->class_magic[c] = UINT64_MAX / lv->class_sets[c] + 1;
   }
-  lv->slots = lv->classes * lv->class_sets[0];
+  lv->slots = (uint32_t)level_slots(index, lv->sets);
   cc_cache_level_layout(lv, 1);
   lv->n_parts = 1; /* all its sets (renumber walks them: an L1's were a step of 0, a loop
                       without end once an SM's clock reached 2^32); the parallel replay's
@@ -52,14 +60,6 @@ void cc_cache_level_layout(struct level *lv, uint32_t k)
       lv->class_step[c] = others;
     }
   }
-}
-
-/* Places for the sets of a level of `sets` sets under `index` (cc_cache_level_shape's
- * slots): the length of its arrays by set. */
-static size_t level_slots(enum cc_cache_index index, uint32_t sets)
-{
-  uint32_t k = cc_cache_level_classes(index, sets ? sets : 1);
-  return (size_t)k * (((sets ? sets : 1) + k - 1) / k);
 }
 
 /* The first set from `from` on (below sets) whose mark in touched is set, or sets; eight
