@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cache model speed benchmark (src/cache): warp records per second through the model alone
-# for five access patterns (bench/cache_speed.c), the cost of many small kernels in turn
+# for six access patterns (bench/cache_speed.c), the cost of many small kernels in turn
 # on one model, the host instructions it executes per
 # record (valgrind --tool=callgrind, counting inside cc_cache_access only: the figure that
 # does not depend on the machine's load), its memory, and what it adds to
@@ -96,7 +96,7 @@ if command -v valgrind > /dev/null 2>&1; then
   cg+="${BASE:+ before ($BASE) |}"$'\n'"| --- |"
   for s in $samples; do cg+=" ---: |"; done
   cg+="${BASE:+ ---: |}"$'\n'
-  for p in copy transpose divergent loop gather; do
+  for p in copy transpose divergent loop gather padded; do # (a BASE before 2026-11-29 has no padded: 0)
     cg+="| $p |"
     for s in $samples; do cg+=" $(per_record "$work/cache_speed" $p "$(spec_of "$s")") |"; done
     [[ -n ${BASE:-} ]] && cg+=" $(per_record "$work/cache_speed_base" $p h100) |"

@@ -5,6 +5,9 @@
  *   loop       row sums, one thread per row: 1 load per trip, lanes 16 KiB apart, dyn
  *              counts trips (4096 trips per warp)
  *   gather     addresses from a xorshift generator: nothing to predict (worst case)
+ *   padded     transpose into a matrix of rows of 4097 floats (a padded pitch): store
+ *              stride 16388 bytes, which no progression of the class hash serves (each
+ *              warp's column 4 bytes past the previous warp's: src/cache lanes_memo)
  * Records alternate between instruction slot 0 (a load) and slot 1 (a store), except
  * loop's (all loads, slot 0). CTA ids fit a grid of 4096 x 4096 CTAs. Included by one
  * program each: everything is static. */
@@ -15,9 +18,9 @@
 
 #include "access/access.h"
 
-enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, N_PATTERNS };
+enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, PADDED, N_PATTERNS };
 static const char *const pattern_names[N_PATTERNS] = {"copy", "transpose", "divergent",
-                                                      "loop", "gather"};
+                                                      "loop", "gather",    "padded"};
 
 static void fill(struct cc_warp_access *a, uint64_t base, uint64_t stride)
 {
@@ -46,13 +49,14 @@ static void gen(enum pattern p, uint64_t i, uint64_t *x, struct cc_warp_access *
   case COPY:
     fill(a, (slot ? out : in) + warp_id * 128, 4);
     break;
-  case TRANSPOSE: { /* CTA (bx, by) of 32x8 threads; warp w = thread row ty = w */
+  case TRANSPOSE: /* CTA (bx, by) of 32x8 threads; warp w = thread row ty = w */
+  case PADDED: {   /* the same, the output's rows 4097 floats apart */
     uint64_t bx = cta % 128, by = cta / 128 % 512, ty = warp_id % 8;
-    uint64_t row = by * 8 + ty, col = bx * 32;
+    uint64_t row = by * 8 + ty, col = bx * 32, pitch = p == PADDED ? 4097 : 4096;
     a->cta[0] = (uint32_t)bx;
     a->cta[1] = (uint32_t)by;
     if (slot)
-      fill(a, out + (col * 4096 + row) * 4, 4096 * 4);
+      fill(a, out + (col * pitch + row) * 4, pitch * 4);
     else
       fill(a, in + (row * 4096 + col) * 4, 4);
     break;

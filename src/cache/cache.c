@@ -786,7 +786,7 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
    * another thread's); while sampling, of the sampled lanes */
   column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
-                 key.form == FORM_LANES;
+                 (key.form == FORM_LANES || key.form == FORM_STRIDED);
   if (column_store && !s->exact && c->smemo[sm].key.form == FORM_LANES &&
       c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
       cc_cache_store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
@@ -853,7 +853,7 @@ enum level_reached cc_cache_replay_record(struct cc_cache *c, struct side *s,
   }
   key = cc_cache_form_of(a, base);
   if (s->exact &&
-      !side_fast(c, &s->exact[a->insn_slot], s->sm_wavefronts, a, base, sm, key, &lanes))
+      !side_fast(c, NULL, &s->exact[a->insn_slot], s->sm_wavefronts, a, base, sm, key, &lanes))
     return a->kind == CC_ACCESS_STORE ? REACH_NONE : REACH_UNSEEN;
   return replay_keyed(c, s, a, sm, base, key, lanes);
 }
@@ -897,18 +897,11 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
     count_wait(c, p.slot, sm, reach, 0);
 }
 
-/* While sampling: cut global store a (drop.c) written through store memo m's ways, if
- * its active lanes each write one sector of their own line, the lines increasing with the
- * lane (the order replay takes them in), and the memo's i-th way still holds the i-th
- * lane's line (a line lives in one way at most: the way a lookup would find; writes
- * change no tag): what gathering a and replay do, without either (the CTA's other warps
- * store into the same column of lines). Returns 0 (nothing done) otherwise. The counts
- * into its slot's raw counts; when a has repeats (a->cut > 1), *again (0 on the call)
- * the sectors each would hit then, as repeat_hits counts them. */
-static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
-                           const struct cc_warp_access *a, uint32_t *again)
+int cc_cache_store_lanes_replay(struct cc_cache *c, const struct store_memo *m,
+                                const struct cc_warp_access *a, uint32_t lanes,
+                                uint32_t *again)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0, l = a->active;
+  uint32_t size = a->size_bytes ? a->size_bytes : 1, i = 0, hits = 0, l = lanes;
   uint64_t differ = 0, prev = 0;
   for (; l && i < m->n; l &= l - 1, i++) { /* (no popcount: a library call here) */
     uint64_t addr = a->addr[__builtin_ctz(l)], line = addr / CC_CACHE_LINE_BYTES;
@@ -920,7 +913,7 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
   if (differ || l || i != m->n) /* as many lanes as the memo has lines */
     return 0;
   i = 0;
-  for (l = a->active; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
+  for (l = lanes; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
     uint64_t addr = a->addr[__builtin_ctz(l)];
     uint32_t s = (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4);
     struct way *w = &c->l2.w[m->way[i]];
@@ -934,7 +927,7 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
   }
   c->samp[a->insn_slot].l2_hit_sectors += hits;
   i = 0;
-  for (l = a->cut > 1 ? a->active : 0; l; l &= l - 1, i++) /* what a repeat would hit */
+  for (l = a->cut > 1 ? lanes : 0; l; l &= l - 1, i++) /* what a repeat would hit */
     *again += (c->l2.w[m->way[i]].valid >> (a->addr[__builtin_ctz(l)] /
                                             CC_CACHE_SECTOR_BYTES % 4)) & 1u;
   return 1;
@@ -943,7 +936,7 @@ static int cut_store_first(struct cc_cache *c, const struct store_memo *m,
 /* A cut record (a->cut: drop.c; its whole-record counts and its request done by a
  * worker): its sampled lines' replay, their raw counts and its sampled wait. Fewer than
  * 32 lanes: cut_gather's lines; the L1 memo serves it by its lines (replay's
- * memo_covers), the store memo by its ways (cut_store_first), which a global store's
+ * memo_covers), the store memo by its ways (cc_cache_store_lanes_replay), which a global store's
  * replay sets, keyless (a whole record's store_first matches keys: never one). 32 lanes:
  * cc_cache_sample_cut (quick.c), with its form and the memos' keys. The parallel replay's
  * L1 side takes cut records in cc_cache_replay_record. Returns what a repeat of a (a
@@ -960,7 +953,7 @@ static enum repeat cut_once(struct cc_cache *c, const struct cc_warp_access *a, 
     cc_cache_sample_cut(c, a, sm, base);
     return REPEAT_UNKNOWN;
   }
-  if (global_store && cut_store_first(c, &c->smemo[sm], a, again))
+  if (global_store && cc_cache_store_lanes_replay(c, &c->smemo[sm], a, a->active, again))
     return REPEAT_KNOWN;
   if (!cut_gather(c, a, sm, base, p))
     return REPEAT_GATHERED; /* no sampled line: p->g is empty */

@@ -265,6 +265,23 @@ struct cc_cache;
 typedef void cc_cache_quick_fn(struct cc_cache *c, const struct cc_warp_access *a,
                                uint32_t sm);
 
+/* The sampled lanes of the last line-per-lane record whose stride no progression of the
+ * class hash serves (sample_lanes: a column of a matrix whose rows are not a multiple of
+ * 2 KiB, such as n + 1 or n + 2 floats, or n = 1000), kept by whoever reads them: the
+ * serial replay (c->lanes_memo), a worker (drop.c). Why: the same column one element
+ * further (a loop along a row of columns: PolyBench's covariance, 4 bytes a step) moves
+ * every lane's byte within its line, and only the lanes whose byte crosses into the next
+ * line (or the previous one) change lines: about one lane a step instead of 32 classes.
+ * The lanes are a function of the lanes' lines and the sampling (mask, index) alone: the
+ * memo holds no cache state and needs no reset (lanes_memo_get). */
+struct lanes_memo {
+  uint64_t x;                  /* lane 0's byte */
+  uint64_t stride;             /* bytes from lane to lane (a line or more); 0: empty */
+  uint64_t cfg;                /* the sample mask | the index << 32 it was found under */
+  uint8_t off[CC_WARP_SIZE];   /* lane l's byte within its line (0..127) */
+  uint32_t lanes;              /* bit l: lane l's line is sampled */
+};
+
 struct cc_cache {
   /* What the producer's workers read while c's thread replays (drop.c: the device, the
    * kernel's shape, the sampling filter, drop_from), written at the kernel's begin and
@@ -317,6 +334,7 @@ struct cc_cache {
   uint64_t last_linear;        /* records of a CTA come together, so the division of */
   uint32_t last_sm;            /* sm_of runs once per CTA, not once per record */
   int have_last;
+  struct lanes_memo lanes_memo; /* the serial replay's (sample_lanes) */
   /* set sampling, the replay's side (sample.c) */
   cc_cache_quick_fn *quick;    /* the serial replay after the switch: cc_cache_access's
                                   quick path (AVX2 or portable); NULL otherwise */
@@ -567,6 +585,20 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
 int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
                                const struct cc_warp_access *a, uint32_t sm,
                                struct cc_cache_counts *ic);
+/* While sampling: the lanes `lanes` of global store a written through store memo m's
+ * ways, if each of them writes one sector of its own line, the lines increasing with the
+ * lane (the order replay takes them in), and the memo's i-th way still holds the i-th
+ * lane's line (a line lives in one way at most: the way a lookup would find; writes change
+ * no tag): what gathering those lanes and replay do, without either. Serves a cut store
+ * (drop.c; lanes: its active ones), whose CTA's other warps store into the same column of
+ * lines, and a strided column's sampled lanes (quick.c: the same column a few bytes
+ * further, which no memo key matches). The L2 hit sectors into a's slot's raw counts
+ * (c->samp); when a has repeats (a->cut > 1), *again (0 on the call) the sectors each
+ * would hit then, as repeat_hits counts them. Returns 0 (nothing done) otherwise.
+ * cache.c. */
+int cc_cache_store_lanes_replay(struct cc_cache *c, const struct store_memo *m,
+                                const struct cc_warp_access *a, uint32_t lanes,
+                                uint32_t *again);
 
 /* ---- set sampling (sample.c) ------------------------------------------------------------ */
 
@@ -693,27 +725,113 @@ __attribute__((target("avx2"))) static inline uint32_t addrs_sampled_avx2(const 
 }
 #endif
 
+/* Bit l set iff the line of byte x + l x stride is sampled (x + 31 stride below 2^64),
+ * a class a lane: the lanes no progression of the class hash serves. */
+static inline uint32_t lines_sampled(const struct cc_cache *c, uint64_t x, uint64_t stride)
+{
+  uint32_t out = 0;
+#ifdef CC_CACHE_AVX2
+  if (c->dev.index == CC_CACHE_INDEX_HASH && __builtin_cpu_supports("avx2"))
+    return lines_sampled_avx2(x, stride, 7, c->sample_mask);
+#endif
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+    out |= (uint32_t)sampled_line(c, (x + l * stride) / CC_CACHE_LINE_BYTES) << l;
+  return out;
+}
+
+/* m filled for the lanes of byte x + l x stride, whose sampled lanes are `lanes`. */
+static inline void lanes_memo_fill(struct lanes_memo *m, const struct cc_cache *c, uint64_t x,
+                                   uint64_t stride, uint32_t lanes)
+{
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
+    m->off[l] = (uint8_t)((x + l * stride) % CC_CACHE_LINE_BYTES);
+  m->x = x;
+  m->stride = stride;
+  m->cfg = c->sample_mask | (uint64_t)c->dev.index << 32;
+  m->lanes = lanes;
+}
+
+/* Adds `add` (1..255) to every offset of off (0..127), keeps the sums modulo 128, and
+ * returns the lanes whose sum reached 128 (bit l: lane l), one byte a lane: with AVX2
+ * where the host has it (an addition, a byte mask, an and), eight lanes a 64-bit word
+ * otherwise (no byte's sum passes 255: no carry between bytes; the top bits gathered by
+ * one multiplication, bit 8j + 7 to bit 56 + j, no two terms at one bit). */
+#ifdef CC_CACHE_AVX2
+__attribute__((target("avx2"))) static inline uint32_t offsets_add_avx2(uint8_t *off,
+                                                                        uint32_t add)
+{
+  __m256i v = _mm256_add_epi8(_mm256_loadu_si256((const __m256i *)(const void *)off),
+                              _mm256_set1_epi8((char)add));
+  _mm256_storeu_si256((__m256i *)(void *)off, _mm256_and_si256(v, _mm256_set1_epi8(0x7f)));
+  return (uint32_t)_mm256_movemask_epi8(v);
+}
+#endif
+static inline uint32_t offsets_add(uint8_t *off, uint32_t add)
+{
+  const uint64_t ones = 0x0101010101010101ull;
+  uint32_t out = 0;
+#ifdef CC_CACHE_AVX2
+  if (__builtin_cpu_supports("avx2"))
+    return offsets_add_avx2(off, add);
+#endif
+  for (uint32_t i = 0; i < CC_WARP_SIZE / 8; i++) {
+    uint64_t w;
+    memcpy(&w, off + 8 * i, sizeof w);
+    w += add * ones;
+    out |= (uint32_t)((((w & 0x80 * ones) >> 7) * 0x0102040810204080ull) >> 56) << (8 * i);
+    w &= 0x7f * ones;
+    memcpy(off + 8 * i, &w, sizeof w);
+  }
+  return out;
+}
+
+/* The sampled lanes of bytes x + l x stride (x + 31 stride below 2^64) through memo m:
+ * where m holds the same stride under the same sampling and x is less than a line from
+ * m's, each lane's offset within its line moves by the difference, and the lanes whose
+ * offset leaves 0..127 take the next line (or the previous one), whose class is found;
+ * the others keep theirs. Otherwise every lane's class (lines_sampled), m refilled. */
+static inline uint32_t lanes_memo_get(const struct cc_cache *c, struct lanes_memo *m,
+                                      uint64_t x, uint64_t stride)
+{
+  uint64_t d = x - m->x;
+  uint32_t cross;
+  if (m->stride != stride || m->cfg != (c->sample_mask | (uint64_t)c->dev.index << 32) ||
+      (d >= CC_CACHE_LINE_BYTES && -d >= CC_CACHE_LINE_BYTES)) {
+    lanes_memo_fill(m, c, x, stride, lines_sampled(c, x, stride));
+    return m->lanes;
+  }
+  if (d == 0)
+    return m->lanes;
+  /* up by d: crossed iff offset + d > 127; down by -d: offset + 128 - (-d) is the new
+   * offset + 128 unless it crossed, i.e. it crossed iff that sum is below 128 */
+  if (d < CC_CACHE_LINE_BYTES)
+    cross = offsets_add(m->off, (uint32_t)d);
+  else
+    cross = ~offsets_add(m->off, (uint32_t)(CC_CACHE_LINE_BYTES + d));
+  for (; cross; cross &= cross - 1) {
+    uint32_t l = (uint32_t)__builtin_ctz(cross);
+    uint32_t in = (uint32_t)sampled_line(c, (x + l * stride) / CC_CACHE_LINE_BYTES);
+    m->lanes = (m->lanes & ~(1u << l)) | in << l;
+  }
+  m->x = x;
+  return m->lanes;
+}
+
 /* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
  * k (LANES: lane l's sector k.a + l x k.b / 32; STRIDED: its byte k.a + l x k.b). Where the stride is whole groups of 16 lines
  * (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
  * place j in its group and the groups advance by a constant, so the class's hash does
- * too: an addition a lane, no multiplication. */
-static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
+ * too: an addition a lane, no multiplication. Other strides: a class a lane, or through
+ * memo m (lanes_memo_get) where the caller keeps one (NULL: none). */
+static inline uint32_t sample_lanes(const struct cc_cache *c, struct lanes_memo *m,
+                                    struct form_key k)
 {
   uint64_t step = k.b / CC_CACHE_SECTOR_BYTES, line0 = k.a / 4;
+  uint64_t x = k.form == FORM_STRIDED ? k.a : k.a * CC_CACHE_SECTOR_BYTES;
   uint32_t mask = c->sample_mask, out = 0;
   if (mask == 0) /* not sampling: every lane */
     return UINT32_MAX;
-  if (k.form == FORM_STRIDED) { /* lane l's byte k.a + l x k.b */
-#ifdef CC_CACHE_AVX2
-    if (c->dev.index == CC_CACHE_INDEX_HASH && __builtin_cpu_supports("avx2"))
-      return lines_sampled_avx2(k.a, k.b, 7, mask);
-#endif
-    for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
-      out |= (uint32_t)sampled_line(c, (k.a + l * k.b) / CC_CACHE_LINE_BYTES) << l;
-    return out;
-  }
-  if (step % 64 == 0) {
+  if (k.form == FORM_LANES && step % 64 == 0) {
     /* lane l is sampled iff bits 60 .. 60 + log2(k) - 1 of its hash h_l = h_0 + l x inc
      * are the low log2(k) bits of j: shifted left by 4 - log2(k) they are the top bits of
      * H_l = h_l << (4 - log2 k), itself a progression, and the test is that x_l = H_l - (j
@@ -721,32 +839,27 @@ static inline uint32_t sample_lanes(const struct cc_cache *c, struct form_key k)
      * a lane (from lane 31 down, out = 2 out + (x < lim)) */
     uint32_t bits = (uint32_t)__builtin_ctz(mask + 1), up = 4 - bits;
     uint64_t j = line0 & 15, inc = (step / 64 * CC_CACHE_CLASS_MUL) << up;
-    uint64_t lim = UINT64_MAX / (mask + 1) + 1, x;
+    uint64_t lim = UINT64_MAX / (mask + 1) + 1, h;
     if (c->dev.index == CC_CACHE_INDEX_MOD) /* class = j, every lane's */
       return j & mask ? 0 : UINT32_MAX;
-    x = (((line0 >> 4) * CC_CACHE_CLASS_MUL) << up) - (j << (64 - bits));
+    h = (((line0 >> 4) * CC_CACHE_CLASS_MUL) << up) - (j << (64 - bits));
 #ifdef CC_CACHE_AVX2
     if (__builtin_cpu_supports("avx2"))
-      return lanes_below_avx2(x, inc, lim);
+      return lanes_below_avx2(h, inc, lim);
 #endif
-    x += 31 * inc;
-    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, x -= inc)
-      out = 2 * out + (x < lim);
+    h += 31 * inc;
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++, h -= inc)
+      out = 2 * out + (h < lim);
     return out;
   }
-#ifdef CC_CACHE_AVX2
-  if (c->dev.index == CC_CACHE_INDEX_HASH && __builtin_cpu_supports("avx2"))
-    return lines_sampled_avx2(k.a, step, 2, mask);
-#endif
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l++)
-    out |= (uint32_t)sampled_line(c, (k.a + l * step) / 4) << l;
-  return out;
+  return m ? lanes_memo_get(c, m, x, k.b) : lines_sampled(c, x, k.b);
 }
 
-/* Whether a record in fast form k (RANGE or LANES) touches a sampled line; *sectors: the
- * record's sectors, *lanes: a LANES form's sampled lanes. */
-static inline int sample_touches(const struct cc_cache *c, struct form_key k,
-                                 uint32_t *sectors, uint32_t *lanes)
+/* Whether a record in fast form k (RANGE, LANES or STRIDED) touches a sampled line;
+ * *sectors: the record's sectors, *lanes: a line-per-lane form's sampled lanes (through
+ * memo m where the caller keeps one: sample_lanes). */
+static inline int sample_touches(const struct cc_cache *c, struct lanes_memo *m,
+                                 struct form_key k, uint32_t *sectors, uint32_t *lanes)
 {
   int any = 0;
   if (k.form == FORM_RANGE) { /* sectors a..b: a few lines */
@@ -756,7 +869,7 @@ static inline int sample_touches(const struct cc_cache *c, struct form_key k,
     return any;
   }
   *sectors = CC_WARP_SIZE;
-  *lanes = sample_lanes(c, k);
+  *lanes = sample_lanes(c, m, k);
   return *lanes != 0;
 }
 
@@ -797,10 +910,10 @@ static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
 /* While sampling: whether record a (form key) touches a sampled line, and if it does not,
  * its whole-record counts (into ex, and its wavefronts into sm_wavefronts[sm]): the path
  * of most records while sampling (form_of, a class or 32, a few counts). *lanes: a
- * line-per-lane form's sampled lanes. A record that touches one has its whole-record
- * counts done here too (fast forms) or by replay_keyed (the general form, from its
- * gathering). */
-static inline int side_fast(struct cc_cache *c, struct cc_cache_counts *ex,
+ * line-per-lane form's sampled lanes (through memo m, if not NULL: sample_lanes). A
+ * record that touches one has its whole-record counts done here too (fast forms) or by
+ * replay_keyed (the general form, from its gathering). */
+static inline int side_fast(struct cc_cache *c, struct lanes_memo *m, struct cc_cache_counts *ex,
                             uint64_t *sm_wavefronts, const struct cc_warp_access *a,
                             uint64_t base, uint32_t sm, struct form_key key, uint32_t *lanes)
 {
@@ -811,18 +924,18 @@ static inline int side_fast(struct cc_cache *c, struct cc_cache_counts *ex,
       return 1;
     touches = 0;
   } else {
-    touches = sample_touches(c, key, &sectors, lanes);
+    touches = sample_touches(c, m, key, &sectors, lanes);
   }
   side_whole(c, ex, sm_wavefronts, a, sm, sectors);
   return touches;
 }
 
-/* side_fast into the model's own wavefronts (the serial replay). */
+/* side_fast into the model's own wavefronts, through its lanes memo (the serial replay). */
 static inline int sample_fast(struct cc_cache *c, struct cc_cache_counts *ex,
                               const struct cc_warp_access *a, uint64_t base, uint32_t sm,
                               struct form_key key, uint32_t *lanes)
 {
-  return side_fast(c, ex, c->sm_wavefronts, a, base, sm, key, lanes);
+  return side_fast(c, &c->lanes_memo, ex, c->sm_wavefronts, a, base, sm, key, lanes);
 }
 
 /* The SM of record a's CTA and, for local records, its warp's local area (*base; 0 for

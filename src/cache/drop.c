@@ -119,6 +119,7 @@ struct cc_cache_drops {
   uint64_t last_linear;         /* worker's records come a CTA at a time, so that */
   uint32_t last_sm;             /* cc_cache_locate runs once a CTA (locate) */
   int have_last;
+  struct lanes_memo lanes_memo; /* the last column's sampled lanes (sample_lanes) */
   struct cc_warp_access emit[FOLD_SLOTS + 1]; /* the chain released last, by instruction */
 };
 
@@ -223,16 +224,17 @@ static uint32_t range_sampled_lanes(const struct cc_cache *c, const struct cc_wa
 }
 
 /* While sampling, global or local record a (form key): its sectors (*sectors) and its
- * lanes that touch a sampled line (0: none). */
-static uint32_t sampled_lanes(const struct cc_cache *c, const struct cc_warp_access *a,
-                              uint64_t base, struct form_key key, uint32_t *sectors)
+ * lanes that touch a sampled line (0: none); m: the worker's lanes memo (sample_lanes). */
+static uint32_t sampled_lanes(const struct cc_cache *c, struct lanes_memo *m,
+                              const struct cc_warp_access *a, uint64_t base,
+                              struct form_key key, uint32_t *sectors)
 {
   uint32_t lanes = 0;
   int any;
   if (key.form == FORM_LANES || key.form == FORM_STRIDED) /* a line a lane */
-    return sample_touches(c, key, sectors, &lanes) ? lanes : 0;
+    return sample_touches(c, m, key, sectors, &lanes) ? lanes : 0;
   if (key.form == FORM_RANGE)
-    return sample_touches(c, key, sectors, &lanes) ? range_sampled_lanes(c, a, base, key) : 0;
+    return sample_touches(c, m, key, sectors, &lanes) ? range_sampled_lanes(c, a, base, key) : 0;
   if ((any = cc_cache_sample_general(c, a, base, sectors)) < 0) {
     /* lanes out of address order: their sectors counted apart */
     *sectors = cc_cache_gather_general_sampled(c, a, base, NULL);
@@ -509,7 +511,7 @@ uint32_t cc_cache_drop(const struct cc_cache *c, const struct cc_warp_access *a,
   if (linear < __atomic_load_n(&c->drop_from, __ATOMIC_ACQUIRE))
     return whole(d, a, out);
   key = cc_cache_form_of(a, base);
-  lanes = sampled_lanes(c, a, base, key, &sectors);
+  lanes = sampled_lanes(c, &d->lanes_memo, a, base, key, &sectors);
   /* the whole record's counts, as quick.c's paths' */
   d->sm[3 * (size_t)sm] += whole_counts(c, &d->insn[a->insn_slot], a, sectors);
   if (a->kind != CC_ACCESS_STORE) {

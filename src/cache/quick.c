@@ -96,7 +96,9 @@ static inline __attribute__((always_inline)) int store_first(struct cc_cache *c,
 }
 
 /* The serial replay of global or local record a (form key) while sampling, the general
- * way: the memos, sample_fast, and the replay of its sampled lines. cut (a constant at
+ * way: the memos, sample_fast, and the replay of its sampled lines (a strided column
+ * store's through the store memo's ways where they hold its lines:
+ * cc_cache_store_lanes_replay). cut (a constant at
  * each call): a is a cut record (drop.c), whose whole-record counts and request a worker
  * counted: only whether its fast form touches a sampled line (sample_touches, not
  * sample_fast) and its sampled lines' replay (the general form's: replay_keyed, which
@@ -110,12 +112,16 @@ static inline __attribute__((always_inline)) void sample_keyed(struct cc_cache *
   if (memo_first(c, a, sm, key, cut) || store_first(c, a, sm, key, cut))
     return;
   if (cut) {
-    if (key.form != FORM_GENERAL && !sample_touches(c, key, &sectors, &lanes))
+    if (key.form != FORM_GENERAL && !sample_touches(c, &c->lanes_memo, key, &sectors, &lanes))
       return;
   } else if (!sample_fast(c, &c->insn[a->insn_slot], a, base, sm, key, &lanes)) {
     if (a->kind != CC_ACCESS_STORE)
       quick_unseen(c, a->insn_slot, sm);
     return;
+  } else if (key.form == FORM_STRIDED && a->kind == CC_ACCESS_STORE &&
+             a->space == CC_SPACE_GLOBAL &&
+             cc_cache_store_lanes_replay(c, &c->smemo[sm], a, lanes, &(uint32_t){0})) {
+    return; /* a strided column a few bytes past the last one: the memo's ways */
   }
   cc_cache_sample_replay(c, a, sm, base, key, lanes);
 }
@@ -204,7 +210,7 @@ static __attribute__((noinline)) void quick_column(struct cc_cache *c,
   uint32_t lanes;
   if (memo_first(c, a, sm, k, 0) || store_first(c, a, sm, k, 0))
     return;
-  lanes = sample_lanes(c, k);
+  lanes = sample_lanes(c, &c->lanes_memo, k);
   sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
   if (lanes)
     cc_cache_sample_replay(c, a, sm, 0, k, lanes);

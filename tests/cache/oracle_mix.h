@@ -1,5 +1,6 @@
 /* The record streams of tests/cache/test_cache_oracle.c and of the program that printed
- * its figures (tests/cache/oracle_print.c): the benchmark patterns (bench/patterns.h) and a
+ * its figures (tests/cache/oracle_print.c): the benchmark patterns (bench/patterns.h, the
+ * five there were when the figures were printed) and a
  * mixed stream (loads, stores and atomics; global, local and shared; 1 to 16 bytes a lane;
  * partial masks; strided, contiguous and scattered lanes) from a fixed generator. Included
  * by one program each: everything is static. */
@@ -11,8 +12,9 @@
 
 #include "../../bench/patterns.h"
 
-#define ORACLE_MIX N_PATTERNS /* the mixed stream, after the bench patterns */
-#define ORACLE_STREAMS (N_PATTERNS + 1)
+#define ORACLE_PATTERNS (GATHER + 1) /* copy .. gather: the patterns the figures hold */
+#define ORACLE_MIX ORACLE_PATTERNS   /* the mixed stream, after those patterns */
+#define ORACLE_STREAMS (ORACLE_PATTERNS + 1)
 #define ORACLE_SLOTS 4
 
 /* One configuration: the device (arch, --cache spec) and the records per stream. */

@@ -5,7 +5,8 @@
  * figure of the model given every record whole (the serial run): the expected figures
  * are the serial replay's, never the cut path's own. The streams cover the forms a cut
  * meets: column stores and loads (a line per lane: bench/patterns.h's transpose and
- * loop), ranges, gathers and partial masks (gather, divergent), and a mixed stream of
+ * loop; its padded transpose's columns of rows of 4097 floats, 4 bytes further a warp:
+ * the workers' lanes memo, cache_impl.h lanes_memo_get), ranges, gathers and partial masks (gather, divergent), and a mixed stream of
  * loads, stores, atomics, 1- to 16-byte lanes (some across two lines), local and shared
  * records (tests/cache/oracle_mix.h); on the H100, on a small L1 and L2 that evict, and
  * on a modulo index where a column's lanes are all sampled or none (a cut of 32 lanes,
@@ -73,7 +74,8 @@ static struct cc_cache *model(const char *spec)
  * step's slot 2 load reads a line 128 KiB past the symmat column's (the same set under
  * index=mod: it releases the held store). 4 records a warp and step. */
 #define ACCUMULATE ORACLE_STREAMS
-#define STREAMS (ORACLE_STREAMS + 1)
+#define PADDED_STREAM (ORACLE_STREAMS + 1) /* bench/patterns.h padded: strided columns */
+#define STREAMS (ORACLE_STREAMS + 2)
 
 static void accumulate_gen(uint64_t k, struct cc_warp_access *a)
 {
@@ -108,6 +110,8 @@ static void record(int s, uint64_t i, uint64_t *x, struct cc_warp_access *a)
 {
   if (s == ACCUMULATE)
     accumulate_gen(i, a);
+  else if (s == PADDED_STREAM)
+    gen(PADDED, i, x, a);
   else
     oracle_gen(s, i, x, a);
 }

@@ -21,7 +21,8 @@
  *     and stored by the 8 warps of a CTA at 4-byte offsets (the store memo), loaded
  *     again with twice the stride (the same first sector: the memo must not take it),
  *     and again with 8-byte lanes from byte 28 of the first sector (the memo's key, in
- *     no fast form: the memo must not take it);
+ *     no fast form: the memo must not take it); runs of stores into a column of rows of
+ *     4097 floats, 4 bytes up or down a record (the lanes memo, the store memo's ways);
  *   - lanes affine in no fast form (8 and 96 bytes apart for 4-byte lanes, 132 bytes
  *     apart: not whole sectors), lanes past 2^64 (a range and a column that wrap), lanes
  *     in no order, some lanes active (in one line; over several lines, in a group of
@@ -90,6 +91,8 @@ static void mix(uint64_t r, uint64_t *x, struct cc_warp_access *prev, struct cc_
 {
   const uint64_t pool = 1ull << 20, col = 64ull << 20;
   uint64_t cta = r / 5, line = pool / 128 + next(x) % 4096, shape = next(x) % 27;
+  if (r % 200 < 8) /* runs of case 27 */
+    shape = 27;
   memset(a, 0, sizeof *a);
   a->cta[2] = (uint32_t)(cta % 4); /* the next CTA differs in z alone, mostly */
   a->cta[0] = (uint32_t)(cta / 4 % 16);
@@ -215,6 +218,15 @@ static void mix(uint64_t r, uint64_t *x, struct cc_warp_access *prev, struct cc_
       lanes(a, col + (next(x) % 256) * 16384 * 32 + 4 * (next(x) % 8), 16384);
       a->kind = CC_ACCESS_LOAD;
     }
+    break;
+  case 27: /* runs of 8 stores into one column of rows of 4097 floats (16388 bytes apart:
+             * STRIDED, whose key no later column matches), 4 bytes a record up (or down, in
+             * every other run): each moves one lane's byte into the next (previous) line,
+             * the others keep theirs (src/cache lanes_memo_get), and the store memo's ways
+             * take the column where they hold its sampled lines (quick.c sample_keyed) */
+    lanes(a, col + (r / 400 % 4) * 16388 * 32 + 64 +
+                 4 * (r / 200 % 2 ? 7 - r % 200 : r % 200), 16388);
+    a->kind = CC_ACCESS_STORE;
     break;
   case 19: /* shared memory */
     lanes(a, 4 * (next(x) % 256), 4);
