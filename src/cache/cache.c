@@ -784,11 +784,13 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
                !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
                key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
-   * another thread's); while sampling, of the sampled lanes */
+   * another thread's); while sampling, of the sampled lanes. A strided column's (its key
+   * a byte, not a sector) is matched by its lanes' lines (quick.c, cut records), not by
+   * key */
   column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
                  (key.form == FORM_LANES || key.form == FORM_STRIDED);
-  if (column_store && !s->exact && c->smemo[sm].key.form == FORM_LANES &&
-      c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
+  if (column_store && !s->exact && key.form == FORM_LANES &&
+      c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
       cc_cache_store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
     return REACH_NONE; /* (sampling: quick.c store_first tried it) */
   if (p.memo_hit) {
@@ -897,6 +899,8 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
     count_wait(c, p.slot, sm, reach, 0);
 }
 
+/* (cache_impl.h says what it does and for whom.) Two passes over the lanes: the test
+ * first, so that nothing is written unless every lane's line is the memo's. */
 int cc_cache_store_lanes_replay(struct cc_cache *c, const struct store_memo *m,
                                 const struct cc_warp_access *a, uint32_t lanes,
                                 uint32_t *again)

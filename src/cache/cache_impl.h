@@ -537,8 +537,8 @@ int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_acces
  * g (unless NULL) the entries of its sampled lines only, what cc_cache_gather then
  * cc_cache_sample_filter leave. Why apart from them: lanes at random lines (a gather
  * through an index array) made cc_cache_gather sort all 32 to 64 pieces, to keep about
- * one line in 16; here the sectors are counted in a small table and only the sampled
- * pieces sorted. */
+ * one line in 16; here the sectors are counted through a small filter (gather.c
+ * distinct_sectors) and only the sampled pieces sorted. */
 uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
                                          const struct cc_warp_access *a, uint64_t base,
                                          struct gather *g);

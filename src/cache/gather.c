@@ -204,22 +204,32 @@ unsorted:
   group_pieces(g, pc, n);
 }
 
-#define DISTINCT_SLOTS 128u /* distinct_sectors' table: twice the pieces a record has */
+#define SEEN_WORDS 16u /* distinct_sectors' filter: 1024 bits for up to 64 sectors */
 
-/* The distinct sectors among the n pieces of pc (n <= 2 x 32), in any order: an
- * open-addressed table of the sectors seen (no sector is UINT64_MAX: addr / 32). */
-static uint32_t distinct_sectors(const struct piece *pc, uint32_t n)
+/* The distinct sectors among the n of sector[] (n <= 64, in any order), each tested in a
+ * filter of 1024 bits (a bit a sector, by a multiplicative hash): a sector whose bit is
+ * clear is new, one whose bit is set is compared with those before it, the nearest first
+ * (a repeat is mostly a recent lane's). Why not an open-addressed table of the sectors
+ * (before 2026-11-29): its 1 KiB to clear and its probes cost 800 host instructions a
+ * gather of 32 distinct sectors; the filter (128 bytes) and the few compares after a
+ * false hit (about one a gather at 32 in 1024) two thirds of that. */
+static uint32_t distinct_sectors(const uint64_t *sector, uint32_t n)
 {
-  uint64_t seen[DISTINCT_SLOTS];
+  uint64_t seen[SEEN_WORDS] = {0};
   uint32_t count = 0;
-  memset(seen, 0xff, sizeof seen);
   for (uint32_t i = 0; i < n; i++) {
-    uint64_t s = pc[i].sector;
-    uint32_t h = (uint32_t)((s * 0x9e3779b97f4a7c15ull) >> 57); /* 7 bits */
-    while (seen[h] != UINT64_MAX && seen[h] != s)
-      h = (h + 1) & (DISTINCT_SLOTS - 1);
-    count += seen[h] == UINT64_MAX;
-    seen[h] = s;
+    uint64_t s = sector[i];
+    uint32_t h = (uint32_t)((s * 0x9e3779b97f4a7c15ull) >> 54); /* 10 bits */
+    uint64_t bit = 1ull << (h % 64);
+    uint32_t k = i;
+    if (!(seen[h / 64] & bit)) {
+      seen[h / 64] |= bit;
+      count++;
+      continue;
+    }
+    while (k > 0 && sector[k - 1] != s)
+      k--;
+    count += k == 0; /* none before it is s */
   }
   return count;
 }
@@ -289,29 +299,46 @@ uint32_t cc_cache_gather_general_sampled(const struct cc_cache *c,
   int sorted = 1;
   if (a->active && gather_one_line(c, a, base, g, &sectors))
     return sectors;
-  n = cut(a, base, pc);
-  if (n == CC_WARP_SIZE && a->active == UINT32_MAX) { /* lane l's piece is pc[l] */
-    /* 32 lanes of a piece each (a gather): the same figures in fewer passes, the pieces
-     * of sampled lines picked by their lanes' classes, four at a time; sorting the kept
-     * pieces (stable) gives the general way's order whether the lanes were in order
-     * or not */
-    sectors = distinct_sectors(pc, CC_WARP_SIZE);
-    if (!g)
+  if (a->active == UINT32_MAX) {
+    /* 32 lanes, each (when none crosses a sector) a piece of one sector (a gather): the
+     * sectors counted (distinct_sectors), the pieces of sampled lines alone made, picked
+     * by their lanes' classes four at a time; sorting the kept pieces (stable) gives the
+     * general way's order whether the lanes were in order or not */
+    uint32_t size = a->size_bytes ? a->size_bytes : 1, cross = 0;
+    uint64_t sector[CC_WARP_SIZE];
+    for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
+      uint64_t addr = a->addr[l] + base;
+      sector[l] = addr / CC_CACHE_SECTOR_BYTES;
+      cross |= (uint32_t)(addr % CC_CACHE_SECTOR_BYTES) + size > CC_CACHE_SECTOR_BYTES;
+    }
+    if (!cross) {
+      sectors = distinct_sectors(sector, CC_WARP_SIZE);
+      if (!g)
+        return sectors;
+      for (uint32_t m = sampled_lanes32(c, a, base); m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        pc[k].sector = sector[l];
+        pc[k++].bytes =
+            byte_bits((uint32_t)((a->addr[l] + base) % CC_CACHE_SECTOR_BYTES), size);
+      }
+      sort_pieces(pc, k);
+      empty_general(g, a);
+      group_pieces(g, pc, k);
       return sectors;
-    for (uint32_t m = sampled_lanes32(c, a, base); m; m &= m - 1)
-      pc[k++] = pc[__builtin_ctz(m)];
-    sort_pieces(pc, k);
-    empty_general(g, a);
-    group_pieces(g, pc, k);
-    return sectors;
+    }
   }
+  n = cut(a, base, pc);
   for (uint32_t i = 0; i < n; i++) { /* in sector order: count the changes */
     sorted &= i == 0 || pc[i].sector >= last;
     sectors += i == 0 || pc[i].sector != last;
     last = pc[i].sector;
   }
-  if (!sorted)
-    sectors = distinct_sectors(pc, n);
+  if (!sorted) {
+    uint64_t sector[2 * CC_WARP_SIZE];
+    for (uint32_t i = 0; i < n; i++)
+      sector[i] = pc[i].sector;
+    sectors = distinct_sectors(sector, n);
+  }
   if (!g)
     return sectors;
   for (uint32_t i = 0; i < n; i++) /* the pieces of sampled lines, then in sector order */
