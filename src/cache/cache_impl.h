@@ -774,6 +774,14 @@ static inline uint32_t offsets_add(uint8_t *off, uint32_t add)
   if (__builtin_cpu_supports("avx2"))
     return offsets_add_avx2(off, add);
 #endif
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ /* byte l of a word is not its bits 8l.. */
+  for (uint32_t l = 0; l < CC_WARP_SIZE; l++) {
+    uint32_t sum = off[l] + add;
+    out |= (sum >> 7) << l;
+    off[l] = (uint8_t)(sum % CC_CACHE_LINE_BYTES);
+  }
+  return out;
+#endif
   for (uint32_t i = 0; i < CC_WARP_SIZE / 8; i++) {
     uint64_t w;
     memcpy(&w, off + 8 * i, sizeof w);
