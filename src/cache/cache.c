@@ -790,7 +790,8 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   column_store = !s->out && a->kind == CC_ACCESS_STORE && a->space == CC_SPACE_GLOBAL &&
                  (key.form == FORM_LANES || key.form == FORM_STRIDED);
   if (column_store && !s->exact && key.form == FORM_LANES &&
-      c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a && c->smemo[sm].key.b == key.b &&
+      c->smemo[sm].key.form == FORM_LANES && c->smemo[sm].key.a == key.a &&
+      c->smemo[sm].key.b == key.b &&
       cc_cache_store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
     return REACH_NONE; /* (sampling: quick.c store_first tried it) */
   if (p.memo_hit) {

@@ -826,8 +826,8 @@ static inline uint32_t lanes_memo_get(const struct cc_cache *c, struct lanes_mem
 }
 
 /* The lanes (bit l: lane l) whose line is sampled, of a record in the line-per-lane form
- * k (LANES: lane l's sector k.a + l x k.b / 32; STRIDED: its byte k.a + l x k.b). Where the stride is whole groups of 16 lines
- * (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
+ * k (LANES: lane l's sector k.a + l x k.b / 32; STRIDED: its byte k.a + l x k.b). Where
+ * the stride is whole groups of 16 lines (2 KiB: the column of a matrix of a power-of-two width), every lane's line has the same
  * place j in its group and the groups advance by a constant, so the class's hash does
  * too: an addition a lane, no multiplication. Other strides: a class a lane, or through
  * memo m (lanes_memo_get) where the caller keeps one (NULL: none). */
@@ -921,9 +921,10 @@ static inline void sample_whole(struct cc_cache *c, struct cc_cache_counts *ex,
  * line-per-lane form's sampled lanes (through memo m, if not NULL: sample_lanes). A
  * record that touches one has its whole-record counts done here too (fast forms) or by
  * replay_keyed (the general form, from its gathering). */
-static inline int side_fast(struct cc_cache *c, struct lanes_memo *m, struct cc_cache_counts *ex,
-                            uint64_t *sm_wavefronts, const struct cc_warp_access *a,
-                            uint64_t base, uint32_t sm, struct form_key key, uint32_t *lanes)
+static inline int side_fast(struct cc_cache *c, struct lanes_memo *m,
+                            struct cc_cache_counts *ex, uint64_t *sm_wavefronts,
+                            const struct cc_warp_access *a, uint64_t base, uint32_t sm,
+                            struct form_key key, uint32_t *lanes)
 {
   uint32_t sectors;
   int touches;

@@ -6,8 +6,8 @@
  * are the serial replay's, never the cut path's own. The streams cover the forms a cut
  * meets: column stores and loads (a line per lane: bench/patterns.h's transpose and
  * loop; its padded transpose's columns of rows of 4097 floats, 4 bytes further a warp:
- * the workers' lanes memo, cache_impl.h lanes_memo_get), ranges, gathers and partial masks (gather, divergent), and a mixed stream of
- * loads, stores, atomics, 1- to 16-byte lanes (some across two lines), local and shared
+ * the workers' lanes memo, cache_impl.h lanes_memo_get), ranges, gathers and partial
+ * masks (gather, divergent), and a mixed stream of loads, stores, atomics, 1- to 16-byte lanes (some across two lines), local and shared
  * records (tests/cache/oracle_mix.h); on the H100, on a small L1 and L2 that evict, and
  * on a modulo index where a column's lanes are all sampled or none (a cut of 32 lanes,
  * which keeps its form and its memos). A worker may decide a record before the model has
