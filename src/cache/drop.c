@@ -115,7 +115,7 @@ struct cc_cache_drops {
   uint64_t set_bits;            /* bit set % 64 of each: most records miss it */
   uint32_t *unrepeated;         /* [n_insns]: its chains in a row that ended with one store
                                    (at most HOLD_GIVE_UP), then its stores not held since */
-  uint32_t last_cta[3];         /* the last global record's CTA and where it runs: a */
+  uint32_t last_cta[3];         /* the last global or shared record's CTA, where it runs: a */
   uint64_t last_linear;         /* worker's records come a CTA at a time, so that */
   uint32_t last_sm;             /* cc_cache_locate runs once a CTA (locate) */
   int have_last;
@@ -473,12 +473,14 @@ static uint32_t cut_on(const struct cc_cache *c, struct cc_cache_drops *d, int s
   return n;
 }
 
-/* cc_cache_locate of record a, the CTA's placement kept in d from its last global
- * record (a worker's records come a CTA at a time). */
+/* cc_cache_locate of record a, the CTA's placement kept in d from its last global or
+ * shared record (a worker's records come a CTA at a time; neither space has a base: the
+ * tiled transpose's shared records, half its records, each placed anew cost its workers
+ * 9% of their decisions). */
 static void locate(const struct cc_cache *c, const struct cc_warp_access *a,
                    struct cc_cache_drops *d, uint32_t *sm, uint64_t *base, uint64_t *linear)
 {
-  if (a->space != CC_SPACE_GLOBAL) { /* a local base depends on the warp too */
+  if (a->space == CC_SPACE_LOCAL) { /* a local base depends on the warp too */
     cc_cache_locate(c, a, sm, base, linear);
     return;
   }
