@@ -438,6 +438,22 @@ static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mas
   return hits;
 }
 
+/* A store of bytes `bits` into sector s of L2 way w, which a store memo found holding
+ * the store's line: what l2_line's hit (the way made the most recent) and l2_write_way
+ * with that one sector do. Returns 1 if the sector was valid before (a hit). The store
+ * memos' replays (cc_cache_store_memo_replay, cc_cache_store_lanes_replay). */
+static inline uint32_t store_held_sector(struct level *lv, struct way *w, uint32_t s,
+                                         uint32_t bits, uint32_t slot)
+{
+  uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
+  uint32_t hit = (w->valid >> s) & 1u;
+  touch(lv, w);
+  write_sector(lv, w, s, bits, slot);
+  w->dirty = was_dirty | (uint8_t)(1u << s);
+  after_write(lv, w, was_dirty, was_partial);
+  return hit;
+}
+
 /* What L2 does for one line of a record (op; bytes for writes, NULL for reads): returns
  * 1 if DRAM was read. */
 static inline __attribute__((always_inline)) int l2_do(struct level *lv, enum l2_op op,
@@ -701,16 +717,9 @@ int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
   if (differ)
     return 0;
   bits = byte_bits((uint32_t)(a->addr[0] % CC_CACHE_SECTOR_BYTES), size);
-  for (uint32_t i = 0; i < m->n; i++) { /* l2_write_way's, one sector a line */
-    struct way *w = &c->l2.w[m->way[i]];
-    uint32_t s = (uint32_t)__builtin_ctz(m->mask[i]);
-    uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
-    touch(&c->l2, w);
-    hits += (w->valid >> s) & 1u;
-    write_sector(&c->l2, w, s, bits, a->insn_slot);
-    w->dirty = was_dirty | m->mask[i];
-    after_write(&c->l2, w, was_dirty, was_partial);
-  }
+  for (uint32_t i = 0; i < m->n; i++) /* one sector a line */
+    hits += store_held_sector(&c->l2, &c->l2.w[m->way[i]],
+                              (uint32_t)__builtin_ctz(m->mask[i]), bits, a->insn_slot);
   if (!c->sampling) {
     ic->l1_wavefronts += CC_WARP_SIZE / 4;
     c->sm_wavefronts[sm] += CC_WARP_SIZE / 4;
@@ -918,17 +927,12 @@ int cc_cache_store_lanes_replay(struct cc_cache *c, const struct store_memo *m,
   if (differ || l || i != m->n) /* as many lanes as the memo has lines */
     return 0;
   i = 0;
-  for (l = lanes; l; l &= l - 1, i++) { /* l2_line's hit, l2_write_way's */
+  for (l = lanes; l; l &= l - 1, i++) { /* a lane's sector of its line */
     uint64_t addr = a->addr[__builtin_ctz(l)];
-    uint32_t s = (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4);
-    struct way *w = &c->l2.w[m->way[i]];
-    uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
-    touch(&c->l2, w);
-    hits += (w->valid >> s) & 1u;
-    write_sector(&c->l2, w, s, byte_bits((uint32_t)(addr % CC_CACHE_SECTOR_BYTES), size),
-                 a->insn_slot);
-    w->dirty = was_dirty | (uint8_t)(1u << s);
-    after_write(&c->l2, w, was_dirty, was_partial);
+    hits += store_held_sector(&c->l2, &c->l2.w[m->way[i]],
+                              (uint32_t)(addr / CC_CACHE_SECTOR_BYTES % 4),
+                              byte_bits((uint32_t)(addr % CC_CACHE_SECTOR_BYTES), size),
+                              a->insn_slot);
   }
   c->samp[a->insn_slot].l2_hit_sectors += hits;
   i = 0;

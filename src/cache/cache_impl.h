@@ -277,7 +277,7 @@ typedef void cc_cache_quick_fn(struct cc_cache *c, const struct cc_warp_access *
 struct lanes_memo {
   uint64_t x;                  /* lane 0's byte */
   uint64_t stride;             /* bytes from lane to lane (a line or more); 0: empty */
-  uint64_t cfg;                /* the sample mask | the index << 32 it was found under */
+  uint64_t cfg;                /* lanes_memo_cfg it was found under */
   uint8_t off[CC_WARP_SIZE];   /* lane l's byte within its line (0..127) */
   uint32_t lanes;              /* bit l: lane l's line is sampled */
 };
@@ -739,6 +739,12 @@ static inline uint32_t lines_sampled(const struct cc_cache *c, uint64_t x, uint6
   return out;
 }
 
+/* The sampling a lanes memo's answer holds for: the sample mask and the index. */
+static inline uint64_t lanes_memo_cfg(const struct cc_cache *c)
+{
+  return c->sample_mask | (uint64_t)c->dev.index << 32;
+}
+
 /* m filled for the lanes of byte x + l x stride, whose sampled lanes are `lanes`. */
 static inline void lanes_memo_fill(struct lanes_memo *m, const struct cc_cache *c, uint64_t x,
                                    uint64_t stride, uint32_t lanes)
@@ -747,7 +753,7 @@ static inline void lanes_memo_fill(struct lanes_memo *m, const struct cc_cache *
     m->off[l] = (uint8_t)((x + l * stride) % CC_CACHE_LINE_BYTES);
   m->x = x;
   m->stride = stride;
-  m->cfg = c->sample_mask | (uint64_t)c->dev.index << 32;
+  m->cfg = lanes_memo_cfg(c);
   m->lanes = lanes;
 }
 
@@ -803,7 +809,7 @@ static inline uint32_t lanes_memo_get(const struct cc_cache *c, struct lanes_mem
 {
   uint64_t d = x - m->x;
   uint32_t cross;
-  if (m->stride != stride || m->cfg != (c->sample_mask | (uint64_t)c->dev.index << 32) ||
+  if (m->stride != stride || m->cfg != lanes_memo_cfg(c) ||
       (d >= CC_CACHE_LINE_BYTES && -d >= CC_CACHE_LINE_BYTES)) {
     lanes_memo_fill(m, c, x, stride, lines_sampled(c, x, stride));
     return m->lanes;
