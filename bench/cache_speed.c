@@ -16,7 +16,8 @@
  * line per record), transpose (stores of 32 lines), divergent, loop (a row-per-thread
  * walk, PolyBench atax_kernel1's shape: 32 lines per record, 7 in 8 sectors hit L1),
  * gather (32 random lines), padded (the transpose into rows of 4097 floats: columns of a
- * stride no progression of the class hash serves).
+ * stride no progression of the class hash serves), gemv (loop's column with a broadcast
+ * of x[j] between: gemv_rows, atax_kernel1 itself).
  * Records are generated in chunks of 4096 and then replayed; only the replay is timed
  * (the model's own work: grouping lanes into lines and sectors, L1, L2, DRAM counts). */
 #include <stdint.h>

@@ -8,8 +8,11 @@
  *   padded     transpose into a matrix of rows of 4097 floats (a padded pitch): store
  *              stride 16388 bytes, which no progression of the class hash serves (each
  *              warp's column 4 bytes past the previous warp's: src/cache lanes_memo)
+ *   gemv       PolyBench atax_kernel1's shape (examples/gemv gemv_rows), one thread per
+ *              row: per trip the column A[row][t] (slot 0, lanes 16 KiB apart) and x[t]
+ *              (slot 1: a broadcast, every lane one address), 4096 trips per warp
  * Records alternate between instruction slot 0 (a load) and slot 1 (a store), except
- * loop's (all loads, slot 0). CTA ids fit a grid of 4096 x 4096 CTAs. Included by one
+ * loop's (all loads, slot 0) and gemv's (two loads). CTA ids fit a grid of 4096 x 4096 CTAs. Included by one
  * program each: everything is static. */
 #ifndef CC_BENCH_PATTERNS_H
 #define CC_BENCH_PATTERNS_H
@@ -18,9 +21,9 @@
 
 #include "access/access.h"
 
-enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, PADDED, N_PATTERNS };
-static const char *const pattern_names[N_PATTERNS] = {"copy", "transpose", "divergent",
-                                                      "loop", "gather",    "padded"};
+enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, PADDED, GEMV, N_PATTERNS };
+static const char *const pattern_names[N_PATTERNS] = {"copy", "transpose", "divergent", "loop",
+                                                      "gather", "padded",   "gemv"};
 
 static void fill(struct cc_warp_access *a, uint64_t base, uint64_t stride)
 {
@@ -75,6 +78,19 @@ static void gen(enum pattern p, uint64_t i, uint64_t *x, struct cc_warp_access *
     a->warp = (uint32_t)(w % 8);
     a->dyn = t;
     fill(a, in + (w * 32 * 4096 + t) * 4, 4096 * 4);
+    break;
+  }
+  case GEMV: { /* warp w of the grid handles rows 32w..32w+31; trip t: A[row][t], x[t] */
+    uint64_t w = pair / 4096, t = pair % 4096;
+    a->kind = CC_ACCESS_LOAD;
+    a->cta[0] = (uint32_t)(w / 8);
+    a->cta[1] = 0;
+    a->warp = (uint32_t)(w % 8);
+    a->dyn = t;
+    if (slot)
+      fill(a, out + t * 4, 0);
+    else
+      fill(a, in + (w * 32 * 4096 + t) * 4, 4096 * 4);
     break;
   }
   case GATHER:

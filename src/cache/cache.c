@@ -72,7 +72,8 @@
 struct pending {
   struct gather g;
   int memo_hit;                /* the SM's L1 memo holds g (g itself left ungathered) */
-  uint32_t way[MAX_ENTS];      /* stores: the L2 way each line of g went to */
+  uint32_t way[MAX_ENTS];      /* stores: the L2 way each line of g went to; fast loads:
+                                  the L1 way (for the L1 memo: memo_advance) */
   uint32_t slot, sm;
   enum cc_access_kind kind;
   enum cc_space space;
@@ -512,10 +513,13 @@ static inline int to_l2(struct cc_cache *c, const struct side *s, enum l2_op op,
 static inline __attribute__((always_inline)) uint8_t l1_lookup(struct level *lv, uint64_t line,
                                                                 uint8_t mask, int alloc,
                                                                 int whole, uint32_t *hits,
-                                                                uint64_t *replaced)
+                                                                uint64_t *replaced,
+                                                                uint32_t *way)
 {
   int hit;
   struct way *w = lookup(lv, line, &hit);
+  if (way) /* (a constant at each call) */
+    *way = (uint32_t)(w - lv->w);
   uint8_t have = hit ? w->valid : 0, fetch;
   *hits = popc4(mask & have);
   if (!hit && !alloc)
@@ -549,11 +553,12 @@ static int has_line(const struct gather *g, uint32_t n, uint64_t line)
 }
 
 /* The lines of load record p that L1 lv (allocating, sectored) lacks go to L2: the hot
- * loop of loads (replay's, with the counts summed in locals). Returns the deepest level
- * reached; *kept: whether every line of p is still in L1 afterwards (no line of p
- * replaced one p had touched before it: more lines of p in one set than it has ways). */
+ * loop of loads (replay's, with the counts summed in locals); p->way: each line's way.
+ * Returns the deepest level reached; *kept: whether every line of p is still in L1
+ * afterwards (no line of p replaced one p had touched before it: more lines of p in one
+ * set than it has ways). */
 static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
-                                       struct level *lv, const struct pending *p,
+                                       struct level *lv, struct pending *p,
                                        struct cc_cache_counts *ic, int *kept)
 {
   const struct gather *g = &p->g;
@@ -563,7 +568,7 @@ static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
   for (uint32_t i = 0; i < g->n; i++) {
     uint32_t h;
     uint64_t old;
-    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h, &old);
+    uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h, &old, &p->way[i]);
     hits += h;
     if (old != NO_LINE && old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
       *kept = 0;
@@ -590,16 +595,58 @@ static int memo_covers(const struct l1_memo *m, const struct gather *g)
   return differ == 0;
 }
 
-/* Remembers g's lines and sectors as the last load record its SM's L1 replayed. */
-static void memo_set(struct l1_memo *m, const struct gather *g)
+/* Remembers p's lines, sectors and L1 ways as the last load record its SM's L1
+ * replayed. */
+static void memo_set(struct l1_memo *m, const struct pending *p)
 {
+  const struct gather *g = &p->g;
   for (uint32_t i = 0; i < g->n; i++) {
     m->line[i] = g->e[i].line;
     m->mask[i] = g->e[i].mask;
+    m->way[i] = p->way[i];
   }
   m->n = g->n;
   m->sectors = g->sectors;
   m->key = g->key;
+}
+
+enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,
+                                         uint32_t slot, uint32_t sm, struct form_key key)
+{
+  /* The memo's lines are still in its ways (any other change to the SM's L1 clears the
+   * memo), and they are the L1's most recently touched lines, in the memo's order:
+   * touching them again in that order would leave every set's LRU order as it is (the
+   * memo hit's argument), so they are not touched; only the sector each lacks is fetched
+   * (replay_loads' counts, without a lookup or a gathering). */
+  struct l1_memo *m = &c->memo[sm];
+  struct level *l1 = &c->l1[sm];
+  struct cc_cache_counts *ic = &s->insn[slot];
+  uint8_t bit = (uint8_t)(1u << (key.a % (CC_CACHE_LINE_BYTES / CC_CACHE_SECTOR_BYTES)));
+  uint32_t hits = 0, asked = 0;
+  enum level_reached reach = REACH_L1;
+  assert(memo_advances(m, key) && m->sectors == m->n);
+  if (!s->exact) { /* not sampling: the whole record's wavefronts here (replay's) */
+    ic->l1_wavefronts += (m->sectors + 3) / 4;
+    s->sm_wavefronts[sm] += (m->sectors + 3) / 4;
+  }
+  for (uint32_t i = 0; i < m->n; i++) {
+    struct way *w = &l1->w[m->way[i]];
+    assert(w->tag == tag_of(m->line[i]));
+    m->mask[i] |= bit;
+    if (w->valid & bit) {
+      hits++;
+      continue;
+    }
+    w->valid |= bit;
+    asked++;
+    reach = reach < REACH_L2 ? REACH_L2 : reach;
+    if (to_l2(c, s, OP_READ, m->line[i], bit, NULL, slot))
+      reach = REACH_DRAM;
+  }
+  ic->l1_hit_sectors += hits;
+  ic->l2_sectors_read += asked;
+  m->key = key;
+  return reach;
 }
 
 /* Replays one gathered record p: its lines through L1, and through L2 and DRAM as s says
@@ -628,7 +675,7 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
     int kept;
     reach = replay_loads(c, s, l1, p, ic, &kept);
     if (kept)
-      memo_set(memo, g);
+      memo_set(memo, p);
     else
       memo_clear(memo);
   } else if (load ? l1_alloc : store && local) {
@@ -640,7 +687,7 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
     if (load) {
       uint64_t old;
       uint8_t fetch = l1_alloc ? l1_lookup(l1, e->line, e->mask, 1, c->dev.l1_whole_lines,
-                                           &hits, &old)
+                                           &hits, &old, NULL)
                                : e->mask;
       ic->l1_hit_sectors += hits;
       if (!fetch)
@@ -654,7 +701,7 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
       /* write-through: a line L1 has is updated in place (no count changes, and its LRU
        * age is left: only loads touch it); local stores also allocate */
       if (local)
-        l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0});
+        l1_lookup(l1, e->line, e->mask, 1, 0, &hits, &(uint64_t){0}, NULL);
       if (whole)
         ic->l2_sectors_write += popc4(e->mask);
       if (s->out) {
@@ -803,6 +850,10 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
       c->smemo[sm].key.b == key.b &&
       cc_cache_store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
     return REACH_NONE; /* (sampling: quick.c store_first tried it) */
+  if (a->kind == CC_ACCESS_LOAD && !p.memo_hit && key.form == FORM_LANES &&
+      (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) && !c->dev.l1_whole_lines &&
+      memo_advances(&c->memo[sm], key))
+    return cc_cache_memo_advance(c, s, a->insn_slot, sm, key); /* not gathered either */
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
     p.g.sectors = c->memo[sm].sectors;
@@ -880,11 +931,11 @@ void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, 
 }
 
 void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                          uint64_t lo, uint64_t size)
+                          uint64_t lo, uint64_t bytes)
 {
   struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
   struct pending p;
-  uint64_t hi = lo + CC_WARP_SIZE * size;
+  uint64_t hi = lo + bytes;
   uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
   const struct l1_memo *m = &c->memo[sm];
   enum level_reached reach;

@@ -241,9 +241,24 @@ struct l1_memo {
   struct form_key key;         /* the record's fast form (FORM_GENERAL: none, compare lines) */
   uint32_t sectors;            /* of the lines below (while sampling: the sampled ones) */
   uint32_t n;
-  uint8_t mask[MAX_ENTS];
+  uint8_t mask[MAX_ENTS];      /* sectors each line holds for the memo (asked by its
+                                  records, valid in L1) */
   uint64_t line[MAX_ENTS];
+  uint32_t way[MAX_ENTS];      /* the L1 way holding each line (index into l1[sm].w) */
 };
+
+/* Whether a load of line-per-lane form key, on the SM of L1 memo m, reads the memo's
+ * lines in the memo's order, one sector each, another sector than the memo's key (a
+ * row-per-thread loop's next sector of each row: cache.c memo_advance): m holds a column
+ * of the same stride, a multiple of a line (so every lane stays in its line when lane 0
+ * does), and lane 0's sector is another of the same line. */
+static inline int memo_advances(const struct l1_memo *m, struct form_key key)
+{
+  const uint64_t per_line = CC_CACHE_LINE_BYTES / CC_CACHE_SECTOR_BYTES;
+  return key.form == FORM_LANES && m->key.form == FORM_LANES && m->key.b == key.b &&
+         key.b % CC_CACHE_LINE_BYTES == 0 && key.a / per_line == m->key.a / per_line &&
+         key.a != m->key.a;
+}
 
 /* The last global store an SM replayed in the line-per-lane form (a column of a matrix:
  * the naive transpose's stores) and the L2 ways its lines went to. The SM's next such
@@ -475,6 +490,15 @@ static inline void gather_line_range(struct gather *g, uint64_t lo, uint64_t hi)
  * where the host has it). gather.c. */
 int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);
 
+/* The bytes a record of the range form (FORM_RANGE) covers from its first lane's: 32
+ * lanes of `size` bytes one after the other (32 x size), or all at one address (a
+ * broadcast: a uniform load such as x[j] in a loop, size). */
+static inline uint64_t range_span(const struct cc_warp_access *a)
+{
+  uint64_t size = a->size_bytes ? a->size_bytes : 1;
+  return a->addr[1] == a->addr[0] ? size : CC_WARP_SIZE * size;
+}
+
 /* The form of a's active lanes (addresses + base): RANGE (32 lanes on consecutive
  * elements: first and last sector), LANES (32 lanes a line or more apart in address
  * order, each in one sector, a stride of whole sectors: first sector, stride), STRIDED
@@ -491,10 +515,10 @@ static inline struct form_key cc_cache_form_of(const struct cc_warp_access *a, u
   /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
   if (a->active == 0xffffffffu && size <= CC_CACHE_SECTOR_BYTES &&
       cc_cache_lanes_affine(a, d) && !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
-      !__builtin_add_overflow(lo, top, &top)) {
-    if (d == size)
+      !__builtin_add_overflow(lo, top ? top : size, &top)) { /* (a broadcast: lo + size) */
+    if (d == size || d == 0)
       return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
-                               (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+                               (lo + range_span(a) - 1) / CC_CACHE_SECTOR_BYTES};
     if (d >= CC_CACHE_LINE_BYTES && d < (1ull << 62) &&
         lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES &&
         d % CC_CACHE_SECTOR_BYTES == 0)
@@ -574,12 +598,20 @@ cc_cache_quick_fn *cc_cache_quick_for_host(void);
 void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                             uint64_t base, struct form_key key, uint32_t lanes);
 /* While sampling, global record a (SM sm, 32 active lanes, whole-record counts done)
- * whose lanes are the range of `size` bytes each from lo within one sampled line: what
+ * whose lanes are the range of `bytes` bytes from lo within one sampled line (range_span:
+ * 32 lanes one after the other, or a broadcast): what
  * cc_cache_sample_replay does for its RANGE form (replay_keyed's memo test and replay,
  * the one line gathered here, its wait counted), without the gathering's general way
  * (the quick path's sampled line). cache.c. */
 void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
                           uint64_t lo, uint64_t size);
+/* A load record of instruction slot `slot` on SM sm whose form key advances its SM's L1
+ * memo (memo_advances: the caller tests it, and that L1 caches the record: memo_first's
+ * tests): its lines replayed through the memo's ways, its counts into s->insn (and its
+ * wavefronts when not sampling, s->exact NULL), the memo given key; returns the level
+ * its wait reached. cache.c. */
+enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,
+                                         uint32_t slot, uint32_t sm, struct form_key key);
 /* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m
  * still holds its line (counts into ic); returns 0 (nothing done) otherwise. cache.c. */
 int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,

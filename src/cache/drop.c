@@ -204,13 +204,16 @@ static uint32_t sampled_lanes_of(const struct cc_cache *c, const struct cc_warp_
 }
 
 /* sampled_lanes_of for range record a (form k: all 32 lanes, lane l's bytes at lo + l x
- * size, no wrap; cc_cache_form_of): per sampled line of the range, the run of lanes whose
- * bytes meet it, not a class a lane (the range's lines: 1 to 5). */
+ * size, or all at lo, no wrap; cc_cache_form_of) touching a sampled line: per sampled
+ * line of the range, the run of lanes whose bytes meet it, not a class a lane (the
+ * range's lines: 1 to 5). */
 static uint32_t range_sampled_lanes(const struct cc_cache *c, const struct cc_warp_access *a,
                                     uint64_t base, struct form_key k)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, out = 0;
-  uint64_t lo = a->addr[0] + base, last = lo + (uint64_t)CC_WARP_SIZE * size - 1;
+  uint64_t lo = a->addr[0] + base, last = lo + range_span(a) - 1;
+  if (a->addr[1] == a->addr[0]) /* a broadcast: its sampled line is every lane's */
+    return UINT32_MAX;
   for (uint64_t line = k.a / 4; line <= k.b / 4; line++) {
     uint64_t from = line * CC_CACHE_LINE_BYTES, to = from + CC_CACHE_LINE_BYTES - 1;
     uint32_t l0, l1;

@@ -413,14 +413,13 @@ int cc_cache_gather_sampled(const struct cc_cache *c, const struct cc_warp_acces
 void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_key k,
                      struct gather *g)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
   g->n = 0;
   g->sectors = 0;
   g->want_bytes = a->kind != CC_ACCESS_LOAD;
   g->key = k;
   if (k.form == FORM_RANGE) {
     uint64_t lo = a->addr[0] + base;
-    gather_range(lo, lo + CC_WARP_SIZE * (uint64_t)size, g);
+    gather_range(lo, lo + range_span(a), g);
     return;
   }
   if (k.form == FORM_LANES || k.form == FORM_STRIDED) {
@@ -436,8 +435,7 @@ void cc_cache_gather(const struct cc_warp_access *a, uint64_t base, struct form_
 void cc_cache_gather_range_sampled(const struct cc_cache *c, const struct cc_warp_access *a,
                                    uint64_t base, struct form_key k, struct gather *g)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  uint64_t lo = a->addr[0] + base, hi = lo + CC_WARP_SIZE * (uint64_t)size;
+  uint64_t lo = a->addr[0] + base, hi = lo + range_span(a);
   g->n = 0;
   g->sectors = 0;
   g->want_bytes = a->kind != CC_ACCESS_LOAD;

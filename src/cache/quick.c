@@ -46,6 +46,25 @@ static inline __attribute__((always_inline)) void quick_memo_hit(struct cc_cache
   quick_unseen(c, slot, sm);
 }
 
+/* While sampling: if load record a (form key, fast; L1 caches it) reads its SM's L1
+ * memo's lines one sector over (memo_advances: a row-per-thread loop's next sector of
+ * each row), its counts, those replay_keyed gives it (cc_cache_memo_advance, before the
+ * sampled lanes' test, which the memo makes needless: its lines are the sampled ones),
+ * and 1; else 0 (nothing done). cut: as memo_first's. */
+static __attribute__((noinline)) int memo_next(struct cc_cache *c,
+                                               const struct cc_warp_access *a, uint32_t sm,
+                                               struct form_key key, int cut)
+{
+  struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
+  if (!memo_advances(&c->memo[sm], key))
+    return 0;
+  if (!cut)
+    sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
+  cc_cache_count_wait(c, a->insn_slot, sm,
+                      cc_cache_memo_advance(c, &s, a->insn_slot, sm, key), cut);
+  return 1;
+}
+
 /* While sampling: if load record a (form key, fast) is in the form of its SM's L1 memo,
  * its counts, those replay_keyed and replay give it (the memo holds the record's sampled
  * lines, which exist: a memo is set only by a record that touched one, and cleared at the
@@ -60,10 +79,11 @@ static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
 {
   const struct l1_memo *m = &c->memo[sm];
   uint32_t slot = a->insn_slot;
-  if (key.form == FORM_GENERAL || key.form != m->key.form || key.a != m->key.a ||
-      key.b != m->key.b || a->kind != CC_ACCESS_LOAD ||
+  if (key.form == FORM_GENERAL || a->kind != CC_ACCESS_LOAD ||
       !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
     return 0;
+  if (key.form != m->key.form || key.a != m->key.a || key.b != m->key.b)
+    return memo_next(c, a, sm, key, cut);
   if (cut) {
     memo_hit_sampled(c, slot, m);
     return 1;
@@ -185,17 +205,16 @@ static inline __attribute__((always_inline)) void quick_memo_load(
   quick_memo_hit(c, a->insn_slot, sm, m);
 }
 
-/* The quick path's range (lanes affine, d = size) touching a sampled line, its
+/* The quick path's range (lanes affine, d = size or 0) touching a sampled line, its
  * whole-record counts done: its sampled lines replayed (the key recomputed: the quick
  * path jumps here, keeping no registers). */
 static __attribute__((noinline)) void quick_range_replay(struct cc_cache *c,
                                                          const struct cc_warp_access *a,
                                                          uint32_t sm)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t lo = a->addr[0];
   struct form_key k = {FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
-                       (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES};
+                       (lo + range_span(a) - 1) / CC_CACHE_SECTOR_BYTES};
   cc_cache_sample_replay(c, a, sm, 0, k, 0);
 }
 
@@ -247,15 +266,15 @@ static inline __attribute__((always_inline)) const struct l1_memo *quick_range_m
   return m;
 }
 
-/* The quick path's range of 2 lines or more (lanes of 8 bytes or more, or not aligned):
- * quick_rest's steps, with the classes of every line. */
+/* The quick path's range of 2 lines or more (lanes of 8 bytes or more, or not aligned,
+ * or a broadcast across a line's end): quick_rest's steps, with the classes of every
+ * line. */
 static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
                                                        const struct cc_warp_access *a,
                                                        uint32_t sm)
 {
-  uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t lo = a->addr[0], first = lo / CC_CACHE_SECTOR_BYTES;
-  uint64_t last = (lo + CC_WARP_SIZE * (uint64_t)size - 1) / CC_CACHE_SECTOR_BYTES;
+  uint64_t last = (lo + range_span(a) - 1) / CC_CACHE_SECTOR_BYTES;
   const struct l1_memo *m = quick_range_memo(c, a, sm, first, last);
   if (m)
     quick_memo_load(c, a, sm, m, (uint32_t)(last - first + 1));
@@ -263,14 +282,14 @@ static __attribute__((noinline)) void quick_range_wide(struct cc_cache *c,
     quick_range_end(c, a, sm, (uint32_t)(last - first + 1), range_sampled(c, first, last));
 }
 
-/* The quick path's range (lanes affine, d = size) not within one line: past 2^64 - 1
+/* The quick path's range (lanes affine, d = size or 0) not within one line: past 2^64 - 1
  * (no fast form) to sample_slow, the others to quick_range_wide. */
 static __attribute__((noinline)) void quick_range_other(struct cc_cache *c,
                                                         const struct cc_warp_access *a,
                                                         uint32_t sm)
 {
   uint64_t lo = a->addr[0];
-  if (lo + CC_WARP_SIZE * (uint64_t)a->size_bytes <= lo)
+  if (lo + range_span(a) <= lo)
     cc_cache_sample_slow(c, a, sm, 0);
   else
     quick_range_wide(c, a, sm);
@@ -314,22 +333,23 @@ static inline __attribute__((always_inline)) int quick_sampled(const struct cc_c
 }
 
 /* The quick path's range within one sampled line (quick_line_load, quick_line_other):
- * cc_cache_sample_line, lo and size read again from record a (its first lane, its lanes'
- * size: quick_rest's d), so that the leaves keep only c, a and sm for this jump (fewer
- * registers, none saved). */
+ * cc_cache_sample_line, lo and the range's bytes read again from record a (its first
+ * lane, range_span: quick_rest's), so that the leaves keep only c, a and sm for this jump
+ * (fewer registers, none saved). */
 static __attribute__((noinline)) void quick_line_sampled(struct cc_cache *c,
                                                          const struct cc_warp_access *a,
                                                          uint32_t sm)
 {
-  cc_cache_sample_line(c, a, sm, a->addr[0], a->size_bytes);
+  cc_cache_sample_line(c, a, sm, a->addr[0], range_span(a));
 }
 
-/* The quick path's global load of 32 lanes of `size` bytes from lo, a range within one
- * line (FORM_RANGE, one wavefront): its whole-record counts (whole_counts), then its SM's
- * L1 memo (memo_first), or its line's class: its replay or its unseen wait. A leaf. */
+/* The quick path's global load of `bytes` bytes from lo (range_span: 32 lanes one after
+ * the other, or a broadcast), a range within one line (FORM_RANGE, one wavefront): its
+ * whole-record counts (whole_counts), then its SM's L1 memo (memo_first), or its line's
+ * class: its replay or its unseen wait. A leaf. */
 static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
                                                       const struct cc_warp_access *a,
-                                                      uint32_t sm, uint64_t lo, uint64_t size)
+                                                      uint32_t sm, uint64_t lo, uint64_t bytes)
 {
   uint32_t slot = a->insn_slot;
   const struct l1_memo *m = &c->memo[sm];
@@ -337,10 +357,10 @@ static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
   c->sm_wavefronts[sm]++;
   if (!c->dev.l1_global_loads) /* L1 does not cache them: every sector to L2 */
     c->insn[slot].l2_sectors_read +=
-        (lo % CC_CACHE_SECTOR_BYTES + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES + 1;
+        (lo % CC_CACHE_SECTOR_BYTES + bytes - 1) / CC_CACHE_SECTOR_BYTES + 1;
   /* the memo's range: its first and last sectors (computed only when the first matches) */
   if (c->memo_loads && m->key.form == FORM_RANGE && m->key.a == lo / CC_CACHE_SECTOR_BYTES &&
-      m->key.b == (lo + CC_WARP_SIZE * size - 1) / CC_CACHE_SECTOR_BYTES)
+      m->key.b == (lo + bytes - 1) / CC_CACHE_SECTOR_BYTES)
     quick_memo_hit(c, slot, sm, m);
   else if (quick_sampled(c, lo))
     quick_line_sampled(c, a, sm);
@@ -352,9 +372,9 @@ static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
  * atomic) its unseen wait. A leaf. */
 static __attribute__((noinline)) void quick_line_other(struct cc_cache *c,
                                                        const struct cc_warp_access *a,
-                                                       uint32_t sm, uint64_t lo, uint64_t size)
+                                                       uint32_t sm, uint64_t lo, uint64_t bytes)
 {
-  uint32_t sectors = (uint32_t)((lo % CC_CACHE_SECTOR_BYTES + CC_WARP_SIZE * size - 1) /
+  uint32_t sectors = (uint32_t)((lo % CC_CACHE_SECTOR_BYTES + bytes - 1) /
                                 CC_CACHE_SECTOR_BYTES + 1);
   struct cc_cache_counts *ex = &c->insn[a->insn_slot];
   ex->l1_wavefronts++;
@@ -375,9 +395,9 @@ static __attribute__((noinline)) void quick_line_other(struct cc_cache *c,
 /* The quick path of a global record of 32 active lanes while sampling (base 0) whose
  * lanes are affine (the caller tests it: quick_avx2 with AVX2), lo = addr[0], d =
  * addr[1] - lo: its form (as cc_cache_form_of, from the same tests) and the jump on: a
- * range within one line (4-byte lanes from an aligned address: most records) to
- * quick_line_load or quick_line_other, a wider range to quick_range_wide, one past
- * 2^64 - 1 to sample_slow, lanes apart (or of size 0, read as 1) to quick_lanes. The
+ * range within one line (4-byte lanes from an aligned address: most records; or a
+ * broadcast, d = 0) to quick_line_load or quick_line_other, a wider range to
+ * quick_range_wide, one past 2^64 - 1 to sample_slow, lanes apart to quick_lanes. The
  * caller has checked the record (slot, size at most CC_ACCESS_MAX_BYTES). Inline in the
  * caller, which keeps no registers: tail calls only. */
 static inline __attribute__((always_inline)) void quick_rest(struct cc_cache *c,
@@ -385,16 +405,23 @@ static inline __attribute__((always_inline)) void quick_rest(struct cc_cache *c,
                                                              uint32_t sm, uint64_t lo,
                                                              uint64_t d)
 {
-  if (d != a->size_bytes || d == 0) /* (size 0, read as 1: quick_lanes sends it on) */
+  uint64_t bytes; /* FORM_RANGE's (range_span) */
+  if (d == 0) /* a broadcast (size 0 read as 1) */
+    bytes = a->size_bytes ? a->size_bytes : 1;
+  else if (d == a->size_bytes)
+    bytes = CC_WARP_SIZE * d;
+  else {
     quick_lanes(c, a, sm);
-  /* FORM_RANGE within one line: lo's offset in its line plus the 32 lanes' bytes fit the
+    return;
+  }
+  /* FORM_RANGE within one line: lo's offset in its line plus the range's bytes fit the
    * line (which also keeps the range below 2^64) */
-  else if (lo % CC_CACHE_LINE_BYTES + CC_WARP_SIZE * d > CC_CACHE_LINE_BYTES)
+  if (lo % CC_CACHE_LINE_BYTES + bytes > CC_CACHE_LINE_BYTES)
     quick_range_other(c, a, sm);
   else if (a->kind == CC_ACCESS_LOAD)
-    quick_line_load(c, a, sm, lo, d);
+    quick_line_load(c, a, sm, lo, bytes);
   else
-    quick_line_other(c, a, sm, lo, d);
+    quick_line_other(c, a, sm, lo, bytes);
 }
 
 #ifdef CC_CACHE_AVX2

@@ -404,10 +404,11 @@ static void test_dirty_at_end(void **state)
  * lanes of a fast form, sample_lanes, against the general form's filter). */
 static void fast_paths(const char *spec, int records)
 {
-  /* in elements: ranges, lines of whole sectors (LANES), and rows of n + 1 elements
-   * (129, 1025: STRIDED, each lane at another place in its sector) */
-  static const uint64_t strides[] = {1,   2,    4,    8,     16,  32,   64,
-                                     128, 160,  256,  4096,  16384, 129, 1025};
+  /* in elements: ranges, lines of whole sectors (LANES), rows of n + 1 elements (129,
+   * 1025: STRIDED, each lane at another place in its sector), and broadcasts (0: every
+   * lane at one address, a RANGE of one element) */
+  static const uint64_t strides[] = {1,   2,    4,    8,     16,  32,   64, 128,
+                                     160, 256,  4096, 16384, 129, 1025, 0};
   struct cc_cache_device d = device("sm_90", spec);
   struct cc_cache *fast = start(&d, 4, 3), *ref = start(&d, 4, 3);
   uint32_t x = 12345;
@@ -419,11 +420,13 @@ static void fast_paths(const char *spec, int records)
     a = rec(x % 3, (enum cc_access_kind)(x % 3), (x >> 4) % 4, 0, 0xffffffffu);
     a.size_bytes = size;
     for (int l = 0; l < CC_WARP_SIZE; l++)
-      a.addr[l] = (uint64_t)((x >> 8) % 64) * size + (uint64_t)l * strides[(x >> 16) % 14] * size;
+      a.addr[l] = (uint64_t)((x >> 8) % 64) * size + (uint64_t)l * strides[(x >> 16) % 15] * size;
     b = a;
     for (int l = 0; l < CC_WARP_SIZE; l++) { /* reverse the lanes: same addresses */
       b.addr[l] = a.addr[CC_WARP_SIZE - 1 - l];
     }
+    if (a.addr[1] == a.addr[0]) /* a broadcast stays one reversed: 31 lanes of it, general */
+      b.active = 0x7fffffffu;
     cc_cache_access(fast, &a, 0);
     cc_cache_access(ref, &b, 0);
   }
@@ -691,6 +694,49 @@ static void test_l1_memo(void **state)
   load_line(c, 0, 8);
   assert_int_equal(n->l1_hit_sectors, 8);
   assert_int_equal(n->l2_sectors_read, 4);
+  cc_cache_free(c);
+}
+
+/* A column load of slot 1 (SM 0): lane l reads 4 bytes at byte + 128 l. */
+static void load_column(struct cc_cache *c, uint64_t byte)
+{
+  struct cc_warp_access a = rec(1, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    a.addr[l] = byte + 128u * (uint32_t)l;
+  cc_cache_access(c, &a, 0);
+}
+
+/* The L1 memo's advance (cache.c memo_advance: a column of the memo's lines, another
+ * sector of each) must give the full replay's figures. L1 8 KiB, 2 ways, index=mod: 32
+ * sets, line n in set n mod 32. Column loads (slot 1) of lines 0..31, sector s = byte /
+ * 32, and line loads (slot 0, load_line: 4 sectors) of set 0's lines 32 and 64:
+ *   1 col s0: 32 L2 sectors   2 col s1 (advance): 32 L2   3 line 32: 4 L2 (memo cleared)
+ *   4 col s2: 32 L2 (lines held, sector new; memo set)    5 col s0 (advance): 32 hits
+ *   6 line 64: 4 L2, evicts line 32 (set 0: line 0 touched at 4, after 32 at 3)
+ *   7 col s1: 32 hits (sector 1 valid since 2: the advance marks what it fetches)
+ *   8 col s3 (advance): 32 L2   9 col s1 (advance): 32 hits   10 col s3 (advance): 32 hits
+ *   11 line 32: 4 L2, evicts 64 (line 0 touched at 7, 64 at 6; the advances do not touch
+ *      the memo's lines: they are the most recent already)   12 line 0: 4 hits.
+ * Columns: 128 L2 sectors, 128 hits, 4 waits on L1 (5, 7, 9, 10), 8 x 8 wavefronts. */
+static void test_l1_memo_advance(void **state)
+{
+  static const int64_t steps[] = {0, 32, -32, 64, 0, -64, 32, 96, 32, 96, -32, -1};
+  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=8K,l1-ways=2,index=mod");
+  struct cc_cache *c = start(&d, 1, 2);
+  const struct cc_cache_counts *col = cc_cache_insn(c, 1), *ln = cc_cache_insn(c, 0);
+  (void)state;
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) /* a column's byte; -line, -1: 0 */
+    if (steps[i] >= 0)
+      load_column(c, (uint64_t)steps[i]);
+    else
+      load_line(c, 0, steps[i] == -1 ? 0 : (uint64_t)-steps[i]);
+  cc_cache_end_kernel(c);
+  assert_int_equal(col->l2_sectors_read, 128);
+  assert_int_equal(col->l1_hit_sectors, 128);
+  assert_int_equal(col->waits_l1, 4);
+  assert_int_equal(col->l1_wavefronts, 64);
+  assert_int_equal(ln->l2_sectors_read, 12);
+  assert_int_equal(ln->l1_hit_sectors, 4);
   cc_cache_free(c);
 }
 
@@ -965,7 +1011,8 @@ int main(void)
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
       cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
-      cmocka_unit_test(test_store_memo),    cmocka_unit_test(test_memo_spaces),
+      cmocka_unit_test(test_l1_memo_advance), cmocka_unit_test(test_store_memo),
+      cmocka_unit_test(test_memo_spaces),
       cmocka_unit_test(test_kernels_in_turn),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
