@@ -610,6 +610,60 @@ static void memo_set(struct l1_memo *m, const struct pending *p)
   m->key = g->key;
 }
 
+/* Touches the lines of SM sm's L1 memos in their order, prev's then cur's, where hits on
+ * prev left the stamps of LRU behind that order (struct memo_pair): before any other
+ * touch or choice of a victim in that L1. */
+static inline void memo_flush(struct cc_cache *c, uint32_t sm)
+{
+  struct memo_pair *mp = &c->mp[sm];
+  struct level *l1 = &c->l1[sm];
+  if (mp->stamped == mp->cur || mp->prev->n == 0)
+    return;
+  for (uint32_t i = 0; i < mp->prev->n; i++)
+    touch(l1, &l1->w[mp->prev->way[i]]);
+  for (uint32_t i = 0; i < mp->cur->n; i++)
+    touch(l1, &l1->w[mp->cur->way[i]]);
+  mp->stamped = mp->cur;
+}
+
+void cc_cache_memo_drop(struct cc_cache *c, uint32_t sm)
+{
+  memo_flush(c, sm);
+  memo_reset(c, sm);
+}
+
+/* Whether memo m's lines are all still in their ways of L1 lv. */
+static int memo_intact(const struct level *lv, const struct l1_memo *m)
+{
+  for (uint32_t i = 0; i < m->n; i++)
+    if (lv->w[m->way[i]].tag != tag_of(m->line[i]))
+      return 0;
+  return 1;
+}
+
+/* After load record p's lines were replayed through its SM's L1 lv (memo_flush first):
+ * p becomes the SM's cur memo if every line of it is still in L1 (kept), and the cur memo
+ * its prev if none of its lines went; the memos forgotten otherwise (struct memo_pair).
+ * The two may share lines: a line of both was last touched by cur's record, and a flush
+ * touches it last too. A shared line p evicted and brought back (its valid sectors p's
+ * alone, not the old memo's) is not in its old way (that way's new line evicted it) or
+ * p did not keep its lines. */
+static void memo_push(struct cc_cache *c, const struct level *lv, const struct pending *p,
+                      int kept)
+{
+  struct memo_pair *mp = &c->mp[p->sm];
+  struct l1_memo *old = mp->cur;
+  if (!kept) {
+    memo_reset(c, p->sm);
+    return;
+  }
+  memo_set(mp->prev, p);
+  memo_swap(mp);
+  mp->stamped = mp->cur;
+  if (old->n && !memo_intact(lv, old))
+    memo_clear(old);
+}
+
 enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,
                                          uint32_t slot, uint32_t sm, struct form_key key)
 {
@@ -618,7 +672,7 @@ enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *
    * touching them again in that order would leave every set's LRU order as it is (the
    * memo hit's argument), so they are not touched; only the sector each lacks is fetched
    * (replay_loads' counts, without a lookup or a gathering). */
-  struct l1_memo *m = &c->memo[sm];
+  struct l1_memo *m = memo_of(c, sm);
   struct level *l1 = &c->l1[sm];
   struct cc_cache_counts *ic = &s->insn[slot];
   uint8_t bit = (uint8_t)(1u << (key.a % (CC_CACHE_LINE_BYTES / CC_CACHE_SECTOR_BYTES)));
@@ -668,18 +722,15 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
     s->sm_wavefronts[p->sm] += wavefronts;
   }
   int fast = load && l1_alloc && !c->dev.l1_whole_lines;
-  struct l1_memo *memo = &c->memo[p->sm];
-  if (fast && (p->memo_hit || memo_covers(memo, g))) {
+  if (fast && (p->memo_hit || memo_covers(memo_of(c, p->sm), g))) {
     ic->l1_hit_sectors += g->sectors;
   } else if (fast) {
     int kept;
+    memo_flush(c, p->sm);
     reach = replay_loads(c, s, l1, p, ic, &kept);
-    if (kept)
-      memo_set(memo, p);
-    else
-      memo_clear(memo);
+    memo_push(c, l1, p, kept);
   } else if (load ? l1_alloc : store && local) {
-    memo_clear(memo); /* this record changes the SM's L1 */
+    cc_cache_memo_drop(c, p->sm); /* this record changes the SM's L1 */
   }
   for (uint32_t i = 0; !fast && i < g->n; i++) {
     const struct ent *e = &g->e[i];
@@ -818,7 +869,7 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
 {
   struct pending p;
   enum level_reached reach;
-  int column_store, gathered = 0;
+  int column_store, gathered = 0, l1_fast;
   p.slot = a->insn_slot;
   p.sm = sm;
   p.kind = a->kind;
@@ -835,10 +886,9 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
    * the memo of a local load at the same addresses, which a hostile trace can give) */
-  p.memo_hit = a->kind == CC_ACCESS_LOAD && key.form != FORM_GENERAL &&
-               (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
-               !c->dev.l1_whole_lines && key.form == c->memo[sm].key.form &&
-               key.a == c->memo[sm].key.a && key.b == c->memo[sm].key.b;
+  l1_fast = a->kind == CC_ACCESS_LOAD && (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
+            !c->dev.l1_whole_lines;
+  p.memo_hit = l1_fast && memo_find(c, sm, key) != NULL; /* (made cur) */
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
    * another thread's); while sampling, of the sampled lanes. A strided column's (its key
    * a byte, not a sector) is matched by its lanes' lines (quick.c, cut records), not by
@@ -850,13 +900,11 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
       c->smemo[sm].key.b == key.b &&
       cc_cache_store_memo_replay(c, &c->smemo[sm], a, sm, &s->insn[a->insn_slot]))
     return REACH_NONE; /* (sampling: quick.c store_first tried it) */
-  if (a->kind == CC_ACCESS_LOAD && !p.memo_hit && key.form == FORM_LANES &&
-      (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) && !c->dev.l1_whole_lines &&
-      memo_advances(&c->memo[sm], key))
+  if (l1_fast && !p.memo_hit && memo_advancing(c, sm, key))
     return cc_cache_memo_advance(c, s, a->insn_slot, sm, key); /* not gathered either */
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */
-    p.g.sectors = c->memo[sm].sectors;
+    p.g.sectors = memo_of(c, sm)->sectors;
   } else if (s->exact && (key.form == FORM_LANES || key.form == FORM_STRIDED)) {
     cc_cache_gather_lanes(a, base, key, lanes, &p.g);
   } else if (s->exact && key.form == FORM_RANGE) {
@@ -937,7 +985,7 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
   struct pending p;
   uint64_t hi = lo + bytes;
   uint64_t first = lo / CC_CACHE_SECTOR_BYTES, last = (hi - 1) / CC_CACHE_SECTOR_BYTES;
-  const struct l1_memo *m = &c->memo[sm];
+  const struct l1_memo *m;
   enum level_reached reach;
   p.slot = a->insn_slot;
   p.sm = sm;
@@ -945,8 +993,8 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
   p.space = CC_SPACE_GLOBAL;
   /* replay_keyed's memo test, and cc_cache_gather_range_sampled's one line */
   p.g.key = (struct form_key){FORM_RANGE, first, last};
-  p.memo_hit = a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_RANGE &&
-               m->key.a == first && m->key.b == last;
+  m = a->kind == CC_ACCESS_LOAD && c->memo_loads ? memo_find(c, sm, p.g.key) : NULL;
+  p.memo_hit = m != NULL;
   p.g.want_bytes = a->kind != CC_ACCESS_LOAD;
   if (p.memo_hit) {
     p.g.n = 0; /* not gathered: replay takes the memo's lines */

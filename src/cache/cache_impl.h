@@ -231,12 +231,13 @@ struct gather {
 enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no wait */,
                      REACH_UNSEEN };
 
-/* The lines and sectors of the last load record an SM's L1 replayed, while nothing else
- * touched that L1 since (n == 0: none). A record with the same lines, in the same order,
- * each asking for sectors the memo holds, hits every sector, and re-touching the lines
- * most recently touched, in the order they were touched, leaves each set's LRU order as
- * it is: the record costs no lookup (the row-per-thread loops: a warp re-reads its 32
- * lines for 8 iterations of 4-byte elements). */
+/* The lines and sectors of a load record an SM's L1 replayed, while nothing else touched
+ * that L1 since but the other memo's records (struct memo_pair; n == 0: none). A record
+ * with the same lines, in the same order, each asking for sectors the memo holds, hits
+ * every sector, and re-touching the lines most recently touched, in the order they were
+ * touched, leaves each set's LRU order as it is: the record costs no lookup (the
+ * row-per-thread loops: a warp re-reads its 32 lines for 8 iterations of 4-byte
+ * elements). */
 struct l1_memo {
   struct form_key key;         /* the record's fast form (FORM_GENERAL: none, compare lines) */
   uint32_t sectors;            /* of the lines below (while sampling: the sampled ones) */
@@ -245,6 +246,23 @@ struct l1_memo {
                                   records, valid in L1) */
   uint64_t line[MAX_ENTS];
   uint32_t way[MAX_ENTS];      /* the L1 way holding each line (index into l1[sm].w) */
+};
+
+/* An SM's two L1 memos: the last load record replayed (cur) and the one before it (prev);
+ * together they are the L1's most recently touched lines, prev's before cur's, each
+ * memo's in its order (a line of both: where cur has it). Why two: a loop of two loads a
+ * trip (gemv_rows' column A[i][j] and broadcast x[j]) takes turns, each leaving the
+ * other's lines in L1; one memo was replaced at every record. A record equal to prev
+ * (memo_find) is a hit as on cur, and the two swap: its lines are then the most recent,
+ * after cur's. The memos' hits touch no line, so the stamps of LRU
+ * may lag: `stamped` is the memo whose lines hold the newest stamps, and when it is not
+ * cur (and prev holds lines) cache.c memo_flush touches prev's lines and then cur's, in
+ * their orders, before anything else touches that L1 or picks a victim there: the LRU
+ * order of every set is then what the full replay would have made (the lines outside the
+ * memos are older than all of theirs either way). */
+struct memo_pair {
+  struct l1_memo *cur, *prev;  /* prev->n == 0: none */
+  const struct l1_memo *stamped;
 };
 
 /* Whether a load of line-per-lane form key, on the SM of L1 memo m, reads the memo's
@@ -330,7 +348,8 @@ struct cc_cache {
   uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
   uint8_t *l1_touched;         /* the SMs' L1 touched sets, l1_cap_lines / l1 ways each */
   uint32_t l1_pred_bits;
-  struct l1_memo *memo;        /* [dev.sms] */
+  struct l1_memo *memo;        /* [2 x dev.sms]: the memos' storage (mp points into it) */
+  struct memo_pair *mp;        /* [dev.sms] */
   struct store_memo *smemo;    /* [dev.sms] */
   struct level l2;
   struct cc_cache_counts *insn;
@@ -612,6 +631,9 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
  * its wait reached. cache.c. */
 enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,
                                          uint32_t slot, uint32_t sm, struct form_key key);
+/* Forgets SM sm's L1 memos, their lines' LRU stamps brought up to date first (struct
+ * memo_pair: a record that touches the L1 otherwise, the sampling switch). cache.c. */
+void cc_cache_memo_drop(struct cc_cache *c, uint32_t sm);
 /* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m
  * still holds its line (counts into ic); returns 0 (nothing done) otherwise. cache.c. */
 int cc_cache_store_memo_replay(struct cc_cache *c, const struct store_memo *m,
@@ -995,6 +1017,60 @@ static inline void memo_clear(struct l1_memo *m)
 {
   m->n = 0;
   m->key.form = FORM_GENERAL;
+}
+
+/* Forgets both of SM sm's L1 memos, whose stamps need no flush (a new kernel: its L1 is
+ * emptied; else cache.c memo_drop). */
+static inline void memo_reset(struct cc_cache *c, uint32_t sm)
+{
+  struct memo_pair *mp = &c->mp[sm];
+  memo_clear(mp->cur);
+  memo_clear(mp->prev);
+  mp->stamped = mp->cur;
+}
+
+/* SM sm's L1 memo of the last load record replayed (struct memo_pair). */
+static inline struct l1_memo *memo_of(const struct cc_cache *c, uint32_t sm)
+{
+  return c->mp[sm].cur;
+}
+
+/* Makes mp's prev memo its cur (a record read prev's lines, which are now the most
+ * recent); returns it. */
+static inline struct l1_memo *memo_swap(struct memo_pair *mp)
+{
+  struct l1_memo *m = mp->prev;
+  mp->prev = mp->cur;
+  mp->cur = m;
+  return m;
+}
+
+static inline int same_key(struct form_key x, struct form_key y)
+{
+  return x.form == y.form && x.a == y.a && x.b == y.b;
+}
+
+/* SM sm's L1 memo whose fast form is key (a load L1 caches, in that form, hits every
+ * sector of it), made cur; NULL when neither is (or key is FORM_GENERAL). */
+static inline struct l1_memo *memo_find(struct cc_cache *c, uint32_t sm, struct form_key key)
+{
+  struct memo_pair *mp = &c->mp[sm];
+  if (key.form == FORM_GENERAL)
+    return NULL;
+  if (same_key(mp->cur->key, key))
+    return mp->cur;
+  return same_key(mp->prev->key, key) ? memo_swap(mp) : NULL;
+}
+
+/* SM sm's L1 memo that a load of form key advances (memo_advances), made cur; NULL when
+ * neither does. */
+static inline struct l1_memo *memo_advancing(struct cc_cache *c, uint32_t sm,
+                                             struct form_key key)
+{
+  struct memo_pair *mp = &c->mp[sm];
+  if (memo_advances(mp->cur, key))
+    return mp->cur;
+  return memo_advances(mp->prev, key) ? memo_swap(mp) : NULL;
 }
 
 #endif

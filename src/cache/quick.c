@@ -56,7 +56,7 @@ static __attribute__((noinline)) int memo_next(struct cc_cache *c,
                                                struct form_key key, int cut)
 {
   struct side s = {c->samp, NULL, 1, 0, c->insn, c->sm_wavefronts};
-  if (!memo_advances(&c->memo[sm], key))
+  if (!memo_advancing(c, sm, key)) /* (made cur) */
     return 0;
   if (!cut)
     sample_whole(c, &c->insn[a->insn_slot], a, sm, CC_WARP_SIZE);
@@ -77,12 +77,12 @@ static inline __attribute__((always_inline)) int memo_first(struct cc_cache *c,
                                                             uint32_t sm, struct form_key key,
                                                             int cut)
 {
-  const struct l1_memo *m = &c->memo[sm];
+  const struct l1_memo *m;
   uint32_t slot = a->insn_slot;
   if (key.form == FORM_GENERAL || a->kind != CC_ACCESS_LOAD ||
       !(a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) || c->dev.l1_whole_lines)
     return 0;
-  if (key.form != m->key.form || key.a != m->key.a || key.b != m->key.b)
+  if (!(m = memo_find(c, sm, key))) /* (made cur) */
     return memo_next(c, a, sm, key, cut);
   if (cut) {
     memo_hit_sampled(c, slot, m);
@@ -259,7 +259,7 @@ static inline __attribute__((always_inline)) const struct l1_memo *quick_range_m
     const struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm, uint64_t first,
     uint64_t last)
 {
-  const struct l1_memo *m = &c->memo[sm];
+  const struct l1_memo *m = memo_of(c, sm);
   if (a->kind != CC_ACCESS_LOAD || !c->memo_loads || m->key.form != FORM_RANGE ||
       m->key.a != first || m->key.b != last)
     return NULL;
@@ -310,7 +310,7 @@ static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
   uint64_t lo = a->addr[0], d = a->addr[1] - lo;
-  const struct l1_memo *m = &c->memo[sm];
+  const struct l1_memo *m = memo_of(c, sm);
   if (a->kind == CC_ACCESS_LOAD && c->memo_loads && m->key.form == FORM_LANES &&
       m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d &&
       lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES)
@@ -352,7 +352,7 @@ static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
                                                       uint32_t sm, uint64_t lo, uint64_t bytes)
 {
   uint32_t slot = a->insn_slot;
-  const struct l1_memo *m = &c->memo[sm];
+  const struct l1_memo *m = memo_of(c, sm);
   c->insn[slot].l1_wavefronts++;
   c->sm_wavefronts[sm]++;
   if (!c->dev.l1_global_loads) /* L1 does not cache them: every sector to L2 */

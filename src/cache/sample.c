@@ -93,7 +93,7 @@ void cc_cache_sample_start(struct cc_cache *c)
   c->l2.evictions = 0;
   c->l2.insn = c->samp;
   for (uint32_t s = 0; s < c->dev.sms; s++) {
-    memo_clear(&c->memo[s]);
+    cc_cache_memo_drop(c, s); /* (its L1 goes on) */
     c->smemo[s].key.form = FORM_GENERAL;
   }
   c->sampling = 1;

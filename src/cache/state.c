@@ -197,7 +197,13 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xcalloc((size_t)1 << c->l2.pred_bits, sizeof *c->l2.pred);
-  c->memo = cc_xcalloc(d->sms, sizeof *c->memo);
+  c->memo = cc_xcalloc(2 * (size_t)d->sms, sizeof *c->memo);
+  c->mp = cc_xcalloc(d->sms, sizeof *c->mp);
+  for (uint32_t s = 0; s < d->sms; s++) {
+    c->mp[s].cur = &c->memo[2 * (size_t)s];
+    c->mp[s].prev = &c->memo[2 * (size_t)s + 1];
+    c->mp[s].stamped = c->mp[s].cur;
+  }
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
@@ -217,6 +223,7 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l1_pred);
   free(c->l1_touched);
   free(c->memo);
+  free(c->mp);
   free(c->smemo);
   free(c->l2.w);
   free(c->l2.pred);
@@ -236,7 +243,8 @@ void cc_cache_free(struct cc_cache *c)
 size_t cc_cache_bytes(const struct cc_cache *c)
 {
   size_t l2_lines = (size_t)c->l2.slots * c->l2.ways;
-  return sizeof *c + c->dev.sms * (sizeof *c->l1 + sizeof *c->memo + sizeof *c->smemo +
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + 2 * sizeof *c->memo + sizeof *c->mp +
+                                   sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
                                    3 * sizeof *c->sm_waits + sizeof *c->sm_req) +
          (size_t)c->dev.sms * l1_share(c) * sizeof *c->l1_ways +
@@ -314,7 +322,7 @@ void cc_cache_begin_kernel(struct cc_cache *c, const uint32_t grid[3], const uin
   for (uint32_t s = 0; s < c->dev.sms; s++) {
     level_reset(&c->l1[s]); /* by the last kernel's shape (the first's: nothing touched) */
     cc_cache_level_shape(&c->l1[s], lines / c->dev.l1_ways, c->dev.l1_ways, c->dev.index);
-    memo_clear(&c->memo[s]);
+    memo_reset(c, s);
     c->smemo[s].key.form = FORM_GENERAL;
   }
   c->have_last = 0;

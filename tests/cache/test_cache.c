@@ -740,6 +740,50 @@ static void test_l1_memo_advance(void **state)
   cc_cache_free(c);
 }
 
+/* A broadcast load of slot 2 (SM 0): every lane reads the 4 bytes at byte. */
+static void load_broadcast(struct cc_cache *c, uint64_t byte)
+{
+  struct cc_warp_access a = rec(2, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    a.addr[l] = byte;
+  cc_cache_access(c, &a, 0);
+}
+
+/* The two L1 memos (cache_impl.h struct memo_pair: a column and a broadcast taking turns,
+ * gemv_rows' loop) must give the full replay's figures, LRU order included. L1 as in
+ * test_l1_memo_advance (2 ways, line n in set n mod 32). C: the column of lines 0..31
+ * (slot 1), B: a broadcast of line 32's first word (set 0, slot 2), line loads slot 0:
+ *   1 C s0: 32 L2   2 B: 1 L2 (memos: B, then C)   3 C s1 (the older memo advanced): 32 L2
+ *   4 B (the older memo): 1 hit   5 C s1 (the older memo): 32 hits; the stamps now lag:
+ *     set 0's line 0 was last touched after line 32
+ *   6 line 64: 4 L2, evicts line 32 (the memos' stamps brought up to date first; with the
+ *     lagging ones it would evict line 0)   7 B: 1 L2 (32 was evicted), evicts line 0
+ *   8 C s0: line 0 again, 1 L2, and 31 hits.
+ * C: 65 L2 sectors, 63 hits; B: 2 L2 sectors, 1 hit; lines: 4 L2 sectors. */
+static void test_l1_memo_pair(void **state)
+{
+  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=8K,l1-ways=2,index=mod");
+  struct cc_cache *c = start(&d, 1, 3);
+  const struct cc_cache_counts *col = cc_cache_insn(c, 1), *bc = cc_cache_insn(c, 2);
+  const struct cc_cache_counts *ln = cc_cache_insn(c, 0);
+  (void)state;
+  load_column(c, 0);
+  load_broadcast(c, 32 * 128);
+  load_column(c, 32);
+  load_broadcast(c, 32 * 128);
+  load_column(c, 32);
+  load_line(c, 0, 64);
+  load_broadcast(c, 32 * 128);
+  load_column(c, 0);
+  cc_cache_end_kernel(c);
+  assert_int_equal(col->l2_sectors_read, 65);
+  assert_int_equal(col->l1_hit_sectors, 63);
+  assert_int_equal(bc->l2_sectors_read, 2);
+  assert_int_equal(bc->l1_hit_sectors, 1);
+  assert_int_equal(ln->l2_sectors_read, 4);
+  cc_cache_free(c);
+}
+
 /* The store memo (a column store whose lines went to known L2 ways) must give the full
  * replay's figures. L2 8 KiB, 2 ways, index=mod: 32 sets, line n in set n mod 32. Store
  * record w (slot 1): lane l writes 4 bytes at 128 l + 4 w, sector 0 of lines 0..31 (one
@@ -1011,7 +1055,8 @@ int main(void)
       cmocka_unit_test(test_calibration),   cmocka_unit_test(test_estimate_and_gain),
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
       cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
-      cmocka_unit_test(test_l1_memo_advance), cmocka_unit_test(test_store_memo),
+      cmocka_unit_test(test_l1_memo_advance), cmocka_unit_test(test_l1_memo_pair),
+      cmocka_unit_test(test_store_memo),
       cmocka_unit_test(test_memo_spaces),
       cmocka_unit_test(test_kernels_in_turn),
   };
