@@ -6,7 +6,9 @@
  * are the serial replay's, never the cut path's own. The streams cover the forms a cut
  * meets: column stores and loads (a line per lane: bench/patterns.h's transpose and
  * loop; its padded transpose's columns of rows of 4097 floats, 4 bytes further a warp:
- * the workers' lanes memo, cache_impl.h lanes_memo_get), ranges, gathers and partial
+ * the workers' lanes memo, cache_impl.h lanes_memo_get; its gemv's column with a
+ * broadcast between, 256 trips a warp: the two L1 memos and their advance), ranges,
+ * gathers and partial
  * masks (gather, divergent), and a mixed stream of loads, stores, atomics, 1- to 16-byte lanes (some across two lines), local and shared
  * records (tests/cache/oracle_mix.h); on the H100, on a small L1 and L2 that evict, and
  * on a modulo index where a column's lanes are all sampled or none (a cut of 32 lanes,
@@ -75,7 +77,8 @@ static struct cc_cache *model(const char *spec)
  * index=mod: it releases the held store). 4 records a warp and step. */
 #define ACCUMULATE ORACLE_STREAMS
 #define PADDED_STREAM (ORACLE_STREAMS + 1) /* bench/patterns.h padded: strided columns */
-#define STREAMS (ORACLE_STREAMS + 2)
+#define GEMV_STREAM (ORACLE_STREAMS + 2) /* bench/patterns.h gemv: a column, a broadcast */
+#define STREAMS (ORACLE_STREAMS + 3)
 
 static void accumulate_gen(uint64_t k, struct cc_warp_access *a)
 {
@@ -112,6 +115,8 @@ static void record(int s, uint64_t i, uint64_t *x, struct cc_warp_access *a)
     accumulate_gen(i, a);
   else if (s == PADDED_STREAM)
     gen(PADDED, i, x, a);
+  else if (s == GEMV_STREAM) /* 256 of each warp's trips: CTAs of 4096 records */
+    gen(GEMV, (i / 2 / 256 * 4096 + i / 2 % 256) * 2 + i % 2, x, a);
   else
     oracle_gen(s, i, x, a);
 }
