@@ -12,8 +12,8 @@
  *              row: per trip the column A[row][t] (slot 0, lanes 16 KiB apart) and x[t]
  *              (slot 1: a broadcast, every lane one address), 4096 trips per warp
  * Records alternate between instruction slot 0 (a load) and slot 1 (a store), except
- * loop's (all loads, slot 0) and gemv's (two loads). CTA ids fit a grid of 4096 x 4096 CTAs. Included by one
- * program each: everything is static. */
+ * loop's (all loads, slot 0) and gemv's (two loads). CTA ids fit a grid of 4096 x 4096
+ * CTAs. Included by one program each: everything is static. */
 #ifndef CC_BENCH_PATTERNS_H
 #define CC_BENCH_PATTERNS_H
 

@@ -886,8 +886,8 @@ static enum level_reached replay_keyed(struct cc_cache *c, struct side *s,
   /* a load in a fast form equal to the last one its SM's L1 replayed: no gathering */
   /* (replay's fast path only: a global load where L1 does not cache them must not take
    * the memo of a local load at the same addresses, which a hostile trace can give) */
-  l1_fast = a->kind == CC_ACCESS_LOAD && (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) &&
-            !c->dev.l1_whole_lines;
+  l1_fast = a->kind == CC_ACCESS_LOAD &&
+            (a->space == CC_SPACE_LOCAL || c->dev.l1_global_loads) && !c->dev.l1_whole_lines;
   p.memo_hit = l1_fast && memo_find(c, sm, key) != NULL; /* (made cur) */
   /* the store memo holds L2 ways: the serial replay's alone (the parallel one's L2 is
    * another thread's); while sampling, of the sampled lanes. A strided column's (its key
