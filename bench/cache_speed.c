@@ -17,7 +17,7 @@
  * walk, PolyBench atax_kernel1's shape: 32 lines per record, 7 in 8 sectors hit L1),
  * gather (32 random lines), padded (the transpose into rows of 4097 floats: columns of a
  * stride no progression of the class hash serves), gemv (loop's column with a broadcast
- * of x[j] between: gemv_rows, atax_kernel1 itself).
+ * of x[j] between: gemv_rows, atax_kernel1 itself), gesummv (two columns and x[j]).
  * Records are generated in chunks of 4096 and then replayed; only the replay is timed
  * (the model's own work: grouping lanes into lines and sectors, L1, L2, DRAM counts). */
 #include <stdint.h>
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     for (uint64_t kn = 0, per = kernels > 1 && n / kernels ? n / kernels : n; kn * per < n; kn++) {
       uint64_t end = n - kn * per < per ? n : (kn + 1) * per;
       double t0 = now(jobs > 1);
-      cc_cache_begin_kernel(c, grid, block, 2);
+      cc_cache_begin_kernel(c, grid, block, 3); /* gesummv: 3 slots */
       if (kernels > 1)
         t += now(jobs > 1) - t0;
       for (uint64_t done = kn * per; done < end; done += CHUNK) {

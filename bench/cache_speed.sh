@@ -96,7 +96,7 @@ if command -v valgrind > /dev/null 2>&1; then
   cg+="${BASE:+ before ($BASE) |}"$'\n'"| --- |"
   for s in $samples; do cg+=" ---: |"; done
   cg+="${BASE:+ ---: |}"$'\n'
-  for p in copy transpose divergent loop gather padded gemv; do # (a BASE before 2026-11-29 has no padded, before 2026-11-30 no gemv: 0)
+  for p in copy transpose divergent loop gather padded gemv gesummv; do # (a BASE before 2026-11-29 has no padded, before session 19 no gemv or gesummv: 0)
     cg+="| $p |"
     for s in $samples; do cg+=" $(per_record "$work/cache_speed" $p "$(spec_of "$s")") |"; done
     [[ -n ${BASE:-} ]] && cg+=" $(per_record "$work/cache_speed_base" $p h100) |"

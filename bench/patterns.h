@@ -11,8 +11,10 @@
  *   gemv       PolyBench atax_kernel1's shape (examples/gemv gemv_rows), one thread per
  *              row: per trip the column A[row][t] (slot 0, lanes 16 KiB apart) and x[t]
  *              (slot 1: a broadcast, every lane one address), 4096 trips per warp
+ *   gesummv    PolyBench gesummv (examples/gesummv gesummv_rows): per trip the columns
+ *              A[row][t] and B[row][t] (slots 0 and 1) and x[t] (slot 2), 4096 trips
  * Records alternate between instruction slot 0 (a load) and slot 1 (a store), except
- * loop's (all loads, slot 0) and gemv's (two loads). CTA ids fit a grid of 4096 x 4096
+ * loop's (all loads, slot 0), gemv's (two loads) and gesummv's (three). CTA ids fit a grid of 4096 x 4096
  * CTAs. Included by one program each: everything is static. */
 #ifndef CC_BENCH_PATTERNS_H
 #define CC_BENCH_PATTERNS_H
@@ -21,9 +23,9 @@
 
 #include "access/access.h"
 
-enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, PADDED, GEMV, N_PATTERNS };
-static const char *const pattern_names[N_PATTERNS] = {"copy", "transpose", "divergent", "loop",
-                                                      "gather", "padded",   "gemv"};
+enum pattern { COPY, TRANSPOSE, DIVERGENT, LOOP, GATHER, PADDED, GEMV, GESUMMV, N_PATTERNS };
+static const char *const pattern_names[N_PATTERNS] = {
+    "copy", "transpose", "divergent", "loop", "gather", "padded", "gemv", "gesummv"};
 
 static void fill(struct cc_warp_access *a, uint64_t base, uint64_t stride)
 {
@@ -91,6 +93,20 @@ static void gen(enum pattern p, uint64_t i, uint64_t *x, struct cc_warp_access *
       fill(a, out + t * 4, 0);
     else
       fill(a, in + (w * 32 * 4096 + t) * 4, 4096 * 4);
+    break;
+  }
+  case GESUMMV: { /* as gemv, three records a trip: A's column, B's, x[t] */
+    uint64_t w = i / 3 / 4096, t = i / 3 % 4096, part = i % 3;
+    a->insn_slot = (uint32_t)part;
+    a->kind = CC_ACCESS_LOAD;
+    a->cta[0] = (uint32_t)(w / 8);
+    a->cta[1] = 0;
+    a->warp = (uint32_t)(w % 8);
+    a->dyn = t;
+    if (part == 2)
+      fill(a, out + t * 4, 0);
+    else
+      fill(a, in + (part << 32) + (w * 32 * 4096 + t) * 4, 4096 * 4);
     break;
   }
   case GATHER:

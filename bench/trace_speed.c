@@ -22,14 +22,16 @@
 #include "access/trace.h"
 #include "patterns.h"
 
-static const struct cc_insn_info insns[2] = {
+static const struct cc_insn_info insns[3] = { /* slot 2: gesummv's third load */
     {1, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, "ld.global.f32 %f1, [%rd1];", "bench.cu", 1, 1,
      NULL, 0},
     {2, CC_ACCESS_STORE, CC_SPACE_GLOBAL, 4, "st.global.f32 [%rd2], %f1;", "bench.cu", 2, 1,
      NULL, 0},
+    {3, CC_ACCESS_LOAD, CC_SPACE_GLOBAL, 4, "ld.global.f32 %f2, [%rd3];", "bench.cu", 3, 1,
+     NULL, 0},
 };
 static const struct cc_kernel_info kernel = {"bench", "_Z5benchPfPKf", {1, 1, 1},
-                                             {256, 1, 1}, 2, insns};
+                                             {256, 1, 1}, 3, insns};
 
 static double now(void)
 {

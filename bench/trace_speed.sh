@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trace file speed benchmark: records per second written and replayed, and bytes per
-# record, for six access patterns at zstd levels 1 and 3 (see bench/trace_speed.c).
+# record, for eight access patterns at zstd levels 1 and 3 (see bench/trace_speed.c).
 #
 # usage: bench/trace_speed.sh [-o RESULT.md] [RECORDS]
 #   RECORDS  records per pattern (default 8388608)

@@ -610,20 +610,19 @@ static void memo_set(struct l1_memo *m, const struct pending *p)
   m->key = g->key;
 }
 
-/* Touches the lines of SM sm's L1 memos in their order, prev's then cur's, where hits on
- * prev left the stamps of LRU behind that order (struct memo_pair): before any other
- * touch or choice of a victim in that L1. */
+/* Touches the lines of SM sm's L1 memos in their order, from the oldest memo to the most
+ * recent, where hits on older memos left the stamps of LRU behind that order (struct
+ * memo_list): before any other touch or choice of a victim in that L1. */
 static inline void memo_flush(struct cc_cache *c, uint32_t sm)
 {
-  struct memo_pair *mp = &c->mp[sm];
+  struct memo_list *ml = &c->ml[sm];
   struct level *l1 = &c->l1[sm];
-  if (mp->stamped == mp->cur || mp->prev->n == 0)
+  if (!memcmp(ml->m, ml->stamped, sizeof ml->m))
     return;
-  for (uint32_t i = 0; i < mp->prev->n; i++)
-    touch(l1, &l1->w[mp->prev->way[i]]);
-  for (uint32_t i = 0; i < mp->cur->n; i++)
-    touch(l1, &l1->w[mp->cur->way[i]]);
-  mp->stamped = mp->cur;
+  for (uint32_t k = L1_MEMOS; k-- > 0;)
+    for (uint32_t i = 0; i < ml->m[k]->n; i++)
+      touch(l1, &l1->w[ml->m[k]->way[i]]);
+  memcpy(ml->stamped, ml->m, sizeof ml->m);
 }
 
 void cc_cache_memo_drop(struct cc_cache *c, uint32_t sm)
@@ -642,26 +641,26 @@ static int memo_intact(const struct level *lv, const struct l1_memo *m)
 }
 
 /* After load record p's lines were replayed through its SM's L1 lv (memo_flush first):
- * p becomes the SM's cur memo if every line of it is still in L1 (kept), and the cur memo
- * its prev if none of its lines went; the memos forgotten otherwise (struct memo_pair).
- * The two may share lines: a line of both was last touched by cur's record, and a flush
- * touches it last too. A shared line p evicted and brought back (its valid sectors p's
- * alone, not the old memo's) is not in its old way (that way's new line evicted it) or
- * p did not keep its lines. */
+ * p becomes the SM's most recent memo if every line of it is still in L1 (kept), in the
+ * oldest memo's place, and each other memo stays if none of its lines went; the memos
+ * forgotten otherwise (struct memo_list). Memos may share lines: a line of several was
+ * last touched by the most recent of their records, and a flush touches it last too. A
+ * shared line p evicted and brought back (its valid sectors p's alone, not the older
+ * memo's) is not in its old way (that way's new line evicted it) or p did not keep its
+ * lines. */
 static void memo_push(struct cc_cache *c, const struct level *lv, const struct pending *p,
                       int kept)
 {
-  struct memo_pair *mp = &c->mp[p->sm];
-  struct l1_memo *old = mp->cur;
+  struct memo_list *ml = &c->ml[p->sm];
   if (!kept) {
     memo_reset(c, p->sm);
     return;
   }
-  memo_set(mp->prev, p);
-  memo_swap(mp);
-  mp->stamped = mp->cur;
-  if (old->n && !memo_intact(lv, old))
-    memo_clear(old);
+  memo_set(memo_front(ml, L1_MEMOS - 1), p);
+  for (uint32_t k = 1; k < L1_MEMOS; k++)
+    if (ml->m[k]->n && !memo_intact(lv, ml->m[k]))
+      memo_clear(ml->m[k]);
+  memcpy(ml->stamped, ml->m, sizeof ml->m);
 }
 
 enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,

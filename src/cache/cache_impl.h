@@ -232,7 +232,7 @@ enum level_reached { REACH_L1, REACH_L2, REACH_DRAM, REACH_NONE /* a store: no w
                      REACH_UNSEEN };
 
 /* The lines and sectors of a load record an SM's L1 replayed, while nothing else touched
- * that L1 since but the other memo's records (struct memo_pair; n == 0: none). A record
+ * that L1 since but the other memos' records (struct memo_list; n == 0: none). A record
  * with the same lines, in the same order, each asking for sectors the memo holds, hits
  * every sector, and re-touching the lines most recently touched, in the order they were
  * touched, leaves each set's LRU order as it is: the record costs no lookup (the
@@ -248,21 +248,23 @@ struct l1_memo {
   uint32_t way[MAX_ENTS];      /* the L1 way holding each line (index into l1[sm].w) */
 };
 
-/* An SM's two L1 memos: the last load record replayed (cur) and the one before it (prev);
- * together they are the L1's most recently touched lines, prev's before cur's, each
- * memo's in its order (a line of both: where cur has it). Why two: a loop of two loads a
- * trip (gemv_rows' column A[i][j] and broadcast x[j]) takes turns, each leaving the
- * other's lines in L1; one memo was replaced at every record. A record equal to prev
- * (memo_find) is a hit as on cur, and the two swap: its lines are then the most recent,
- * after cur's. The memos' hits touch no line, so the stamps of LRU
- * may lag: `stamped` is the memo whose lines hold the newest stamps, and when it is not
- * cur (and prev holds lines) cache.c memo_flush touches prev's lines and then cur's, in
- * their orders, before anything else touches that L1 or picks a victim there: the LRU
- * order of every set is then what the full replay would have made (the lines outside the
- * memos are older than all of theirs either way). */
-struct memo_pair {
-  struct l1_memo *cur, *prev;  /* prev->n == 0: none */
-  const struct l1_memo *stamped;
+/* An SM's L1 memos: its last L1_MEMOS load records replayed, most recent first (m[0]:
+ * memo_of); together they are the L1's most recently touched lines, in the memos' order
+ * from m[L1_MEMOS - 1] to m[0], each memo's in its order (a line of several: where the
+ * most recent of them has it). Why several: a loop of a few loads a trip (gemv_rows'
+ * column A[i][j] and broadcast x[j]; gesummv's two columns and x[j]) takes turns, each
+ * leaving the others' lines in L1; one memo was replaced at every record. A record equal
+ * to memo m[i] (memo_find), or advancing it, hits it as it would m[0], and m[i] moves to
+ * the front: its lines are then the most recent. The memos' hits touch no line, so the
+ * stamps of LRU may lag: `stamped` is the memos' order when the stamps last followed it,
+ * and where m differs, cache.c memo_flush touches every memo's lines from the oldest memo
+ * to m[0], each in its order, before anything else touches that L1 or picks a victim
+ * there: the LRU order of every set is then what the full replay would have made (the
+ * lines outside the memos are older than all of theirs either way). */
+#define L1_MEMOS 4
+struct memo_list {
+  struct l1_memo *m[L1_MEMOS];       /* n == 0: none */
+  struct l1_memo *stamped[L1_MEMOS];
 };
 
 /* Whether a load of line-per-lane form key, on the SM of L1 memo m, reads the memo's
@@ -348,8 +350,8 @@ struct cc_cache {
   uint32_t *l1_pred;           /* the SMs' L1 way predictors, 1 << l1_pred_bits each */
   uint8_t *l1_touched;         /* the SMs' L1 touched sets, l1_cap_lines / l1 ways each */
   uint32_t l1_pred_bits;
-  struct l1_memo *memo;        /* [2 x dev.sms]: the memos' storage (mp points into it) */
-  struct memo_pair *mp;        /* [dev.sms] */
+  struct l1_memo *memo;        /* [L1_MEMOS x dev.sms]: the memos' storage (ml points into it) */
+  struct memo_list *ml;        /* [dev.sms] */
   struct store_memo *smemo;    /* [dev.sms] */
   struct level l2;
   struct cc_cache_counts *insn;
@@ -632,7 +634,7 @@ void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, ui
 enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,
                                          uint32_t slot, uint32_t sm, struct form_key key);
 /* Forgets SM sm's L1 memos, their lines' LRU stamps brought up to date first (struct
- * memo_pair: a record that touches the L1 otherwise, the sampling switch). cache.c. */
+ * memo_list: a record that touches the L1 otherwise, the sampling switch). cache.c. */
 void cc_cache_memo_drop(struct cc_cache *c, uint32_t sm);
 /* Global store a (line-per-lane form, SM sm) done through store memo m, if every way of m
  * still holds its line (counts into ic); returns 0 (nothing done) otherwise. cache.c. */
@@ -1019,29 +1021,34 @@ static inline void memo_clear(struct l1_memo *m)
   m->key.form = FORM_GENERAL;
 }
 
-/* Forgets both of SM sm's L1 memos, whose stamps need no flush (a new kernel: its L1 is
- * emptied; else cache.c memo_drop). */
+/* Forgets SM sm's L1 memos, whose stamps need no flush (a new kernel: its L1 is emptied;
+ * else cache.c cc_cache_memo_drop). */
 static inline void memo_reset(struct cc_cache *c, uint32_t sm)
 {
-  struct memo_pair *mp = &c->mp[sm];
-  memo_clear(mp->cur);
-  memo_clear(mp->prev);
-  mp->stamped = mp->cur;
+  struct memo_list *ml = &c->ml[sm];
+  for (uint32_t i = 0; i < L1_MEMOS; i++) {
+    memo_clear(ml->m[i]);
+    ml->stamped[i] = ml->m[i];
+  }
 }
 
-/* SM sm's L1 memo of the last load record replayed (struct memo_pair). */
+/* SM sm's L1 memo of the last load record replayed (struct memo_list). */
 static inline struct l1_memo *memo_of(const struct cc_cache *c, uint32_t sm)
 {
-  return c->mp[sm].cur;
+  return c->ml[sm].m[0];
 }
 
-/* Makes mp's prev memo its cur (a record read prev's lines, which are now the most
+/* Moves ml's memo i to the front (a record read its lines, which are now the most
  * recent); returns it. */
-static inline struct l1_memo *memo_swap(struct memo_pair *mp)
+static inline struct l1_memo *memo_front(struct memo_list *ml, uint32_t i)
 {
-  struct l1_memo *m = mp->prev;
-  mp->prev = mp->cur;
-  mp->cur = m;
+  struct l1_memo *m = ml->m[i], *moved = ml->m[0];
+  ml->m[0] = m;
+  for (uint32_t k = 1; k <= i; k++) { /* swaps, not a shift: GCC made that a memmove call */
+    struct l1_memo *t = ml->m[k];
+    ml->m[k] = moved;
+    moved = t;
+  }
   return m;
 }
 
@@ -1051,26 +1058,28 @@ static inline int same_key(struct form_key x, struct form_key y)
 }
 
 /* SM sm's L1 memo whose fast form is key (a load L1 caches, in that form, hits every
- * sector of it), made cur; NULL when neither is (or key is FORM_GENERAL). */
+ * sector of it), moved to the front; NULL when none is (or key is FORM_GENERAL). */
 static inline struct l1_memo *memo_find(struct cc_cache *c, uint32_t sm, struct form_key key)
 {
-  struct memo_pair *mp = &c->mp[sm];
+  struct memo_list *ml = &c->ml[sm];
   if (key.form == FORM_GENERAL)
     return NULL;
-  if (same_key(mp->cur->key, key))
-    return mp->cur;
-  return same_key(mp->prev->key, key) ? memo_swap(mp) : NULL;
+  for (uint32_t i = 0; i < L1_MEMOS; i++)
+    if (same_key(ml->m[i]->key, key))
+      return memo_front(ml, i);
+  return NULL;
 }
 
-/* SM sm's L1 memo that a load of form key advances (memo_advances), made cur; NULL when
- * neither does. */
+/* SM sm's L1 memo that a load of form key advances (memo_advances), moved to the front;
+ * NULL when none does. */
 static inline struct l1_memo *memo_advancing(struct cc_cache *c, uint32_t sm,
                                              struct form_key key)
 {
-  struct memo_pair *mp = &c->mp[sm];
-  if (memo_advances(mp->cur, key))
-    return mp->cur;
-  return memo_advances(mp->prev, key) ? memo_swap(mp) : NULL;
+  struct memo_list *ml = &c->ml[sm];
+  for (uint32_t i = 0; i < L1_MEMOS; i++)
+    if (memo_advances(ml->m[i], key))
+      return memo_front(ml, i);
+  return NULL;
 }
 
 #endif

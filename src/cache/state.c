@@ -197,13 +197,11 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->l2.pred_bits = pred_bits_for(l2_lines, L2_PRED_BITS);
   c->l2.pred_shift = 64 - c->l2.pred_bits;
   c->l2.pred = cc_xcalloc((size_t)1 << c->l2.pred_bits, sizeof *c->l2.pred);
-  c->memo = cc_xcalloc(2 * (size_t)d->sms, sizeof *c->memo);
-  c->mp = cc_xcalloc(d->sms, sizeof *c->mp);
-  for (uint32_t s = 0; s < d->sms; s++) {
-    c->mp[s].cur = &c->memo[2 * (size_t)s];
-    c->mp[s].prev = &c->memo[2 * (size_t)s + 1];
-    c->mp[s].stamped = c->mp[s].cur;
-  }
+  c->memo = cc_xcalloc(L1_MEMOS * (size_t)d->sms, sizeof *c->memo);
+  c->ml = cc_xcalloc(d->sms, sizeof *c->ml);
+  for (uint32_t s = 0; s < d->sms; s++)
+    for (uint32_t k = 0; k < L1_MEMOS; k++)
+      c->ml[s].m[k] = c->ml[s].stamped[k] = &c->memo[L1_MEMOS * (size_t)s + k];
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);
@@ -223,7 +221,7 @@ void cc_cache_free(struct cc_cache *c)
   free(c->l1_pred);
   free(c->l1_touched);
   free(c->memo);
-  free(c->mp);
+  free(c->ml);
   free(c->smemo);
   free(c->l2.w);
   free(c->l2.pred);
@@ -243,7 +241,7 @@ void cc_cache_free(struct cc_cache *c)
 size_t cc_cache_bytes(const struct cc_cache *c)
 {
   size_t l2_lines = (size_t)c->l2.slots * c->l2.ways;
-  return sizeof *c + c->dev.sms * (sizeof *c->l1 + 2 * sizeof *c->memo + sizeof *c->mp +
+  return sizeof *c + c->dev.sms * (sizeof *c->l1 + L1_MEMOS * sizeof *c->memo + sizeof *c->ml +
                                    sizeof *c->smemo +
                                    sizeof *c->sm_wavefronts +
                                    3 * sizeof *c->sm_waits + sizeof *c->sm_req) +

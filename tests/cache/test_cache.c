@@ -697,13 +697,19 @@ static void test_l1_memo(void **state)
   cc_cache_free(c);
 }
 
-/* A column load of slot 1 (SM 0): lane l reads 4 bytes at byte + 128 l. */
+/* A load of slot `slot` (SM 0): lane l reads 4 bytes at byte + l x stride. */
+static void load_lanes(struct cc_cache *c, uint32_t slot, uint64_t byte, uint64_t stride)
+{
+  struct cc_warp_access a = rec(slot, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    a.addr[l] = byte + stride * (uint32_t)l;
+  cc_cache_access(c, &a, 0);
+}
+
+/* A column load of slot 1: lane l reads 4 bytes at byte + 128 l. */
 static void load_column(struct cc_cache *c, uint64_t byte)
 {
-  struct cc_warp_access a = rec(1, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
-  for (int l = 0; l < CC_WARP_SIZE; l++)
-    a.addr[l] = byte + 128u * (uint32_t)l;
-  cc_cache_access(c, &a, 0);
+  load_lanes(c, 1, byte, 128);
 }
 
 /* The L1 memo's advance (cache.c memo_advance: a column of the memo's lines, another
@@ -740,16 +746,13 @@ static void test_l1_memo_advance(void **state)
   cc_cache_free(c);
 }
 
-/* A broadcast load of slot 2 (SM 0): every lane reads the 4 bytes at byte. */
+/* A broadcast load of slot 2: every lane reads the 4 bytes at byte. */
 static void load_broadcast(struct cc_cache *c, uint64_t byte)
 {
-  struct cc_warp_access a = rec(2, CC_ACCESS_LOAD, 0, 0, 0xffffffffu);
-  for (int l = 0; l < CC_WARP_SIZE; l++)
-    a.addr[l] = byte;
-  cc_cache_access(c, &a, 0);
+  load_lanes(c, 2, byte, 0);
 }
 
-/* The two L1 memos (cache_impl.h struct memo_pair: a column and a broadcast taking turns,
+/* Two L1 memos taking turns (cache_impl.h struct memo_list: a column and a broadcast,
  * gemv_rows' loop) must give the full replay's figures, LRU order included. L1 as in
  * test_l1_memo_advance (2 ways, line n in set n mod 32). C: the column of lines 0..31
  * (slot 1), B: a broadcast of line 32's first word (set 0, slot 2), line loads slot 0:
@@ -781,6 +784,48 @@ static void test_l1_memo_pair(void **state)
   assert_int_equal(bc->l2_sectors_read, 2);
   assert_int_equal(bc->l1_hit_sectors, 1);
   assert_int_equal(ln->l2_sectors_read, 4);
+  cc_cache_free(c);
+}
+
+/* Three L1 memos taking turns (gesummv's loop: the columns of A and B, then x[j]) must give
+ * the full replay's figures, LRU order included. L1 16 KiB, 4 ways, index=mod: 32 sets,
+ * line n in set n mod 32. A: the column of lines 0..31 (slot 1), B: of lines 32..63 (slot
+ * 2), x: a broadcast of line 64's first word (slot 3), all of set 0's lines but B's and
+ * A's first in the column; line loads slot 0 (4 sectors):
+ *   1 A s0: 32 L2   2 B s0: 32 L2   3 x: 1 L2 (memos x, B, A)   4 A s0: 32 hits
+ *   5 B s0: 32 hits   6 x: 1 hit (memos x, B, A again)   7 A s1 (advanced): 32 L2
+ *   8 B s1 (advanced): 32 L2   9 x: 1 hit   10 A s1: 32 hits (memos A, x, B: set 0's
+ *     stamps say 0, 32, 64 from the oldest, the last touches 32, 64, 0)
+ *   11 line 96: 4 L2 (the stamps brought up to date first)   12 line 128: 4 L2, evicts
+ *     line 32 (with the lagging stamps: line 0)   13 B s0: line 32 again, 1 L2, and 31
+ *     hits; evicts line 64 (the oldest of 0, 64, 96, 128 after 11)   14 x: 1 L2.
+ * A: 64 L2 sectors, 64 hits; B: 65 and 63; x: 2 and 2; lines: 8 L2 sectors. */
+static void test_l1_memo_list(void **state)
+{
+  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=16K,l1-ways=4,index=mod");
+  struct cc_cache *c = start(&d, 1, 4);
+  const struct cc_cache_counts *ca = cc_cache_insn(c, 1), *cb = cc_cache_insn(c, 2);
+  const struct cc_cache_counts *cx = cc_cache_insn(c, 3), *ln = cc_cache_insn(c, 0);
+  (void)state;
+  for (uint64_t s = 0; s < 2; s++) /* 1-6, 7-9 */
+    for (int k = 0; k < 2 - (int)s; k++) {
+      load_lanes(c, 1, 32 * s, 128);
+      load_lanes(c, 2, 32 * 128 + 32 * s, 128);
+      load_lanes(c, 3, 64 * 128, 0);
+    }
+  load_lanes(c, 1, 32, 128);
+  load_line(c, 0, 96);
+  load_line(c, 0, 128);
+  load_lanes(c, 2, 32 * 128, 128);
+  load_lanes(c, 3, 64 * 128, 0);
+  cc_cache_end_kernel(c);
+  assert_int_equal(ca->l2_sectors_read, 64);
+  assert_int_equal(ca->l1_hit_sectors, 64);
+  assert_int_equal(cb->l2_sectors_read, 65);
+  assert_int_equal(cb->l1_hit_sectors, 63);
+  assert_int_equal(cx->l2_sectors_read, 2);
+  assert_int_equal(cx->l1_hit_sectors, 2);
+  assert_int_equal(ln->l2_sectors_read, 8);
   cc_cache_free(c);
 }
 
@@ -1056,6 +1101,7 @@ int main(void)
       cmocka_unit_test(test_dram_units),    cmocka_unit_test(test_dirty_at_end),
       cmocka_unit_test(test_reference_lru), cmocka_unit_test(test_l1_memo),
       cmocka_unit_test(test_l1_memo_advance), cmocka_unit_test(test_l1_memo_pair),
+      cmocka_unit_test(test_l1_memo_list),
       cmocka_unit_test(test_store_memo),
       cmocka_unit_test(test_memo_spaces),
       cmocka_unit_test(test_kernels_in_turn),

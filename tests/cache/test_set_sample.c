@@ -23,7 +23,7 @@
 #include "cache/cache.h"
 #include "../../bench/patterns.h"
 
-#define SLOTS 2
+#define SLOTS 3 /* bench/patterns.h gesummv: 3 */
 #define RECORDS 49152
 #define SAMPLE_RUN_SLOTS SLOTS
 #include "cache/sample_run.h"
