@@ -556,10 +556,11 @@ static int has_line(const struct gather *g, uint32_t n, uint64_t line)
  * loop of loads (replay's, with the counts summed in locals); p->way: each line's way.
  * Returns the deepest level reached; *kept: whether every line of p is still in L1
  * afterwards (no line of p replaced one p had touched before it: more lines of p in one
- * set than it has ways). */
+ * set than it has ways); *evicted gains bit w % 64 for each way w whose line p replaced. */
 static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
                                        struct level *lv, struct pending *p,
-                                       struct cc_cache_counts *ic, int *kept)
+                                       struct cc_cache_counts *ic, int *kept,
+                                       uint64_t *evicted)
 {
   const struct gather *g = &p->g;
   enum level_reached reach = REACH_L1;
@@ -570,8 +571,11 @@ static enum level_reached replay_loads(struct cc_cache *c, const struct side *s,
     uint64_t old;
     uint8_t fetch = l1_lookup(lv, g->e[i].line, g->e[i].mask, 1, 0, &h, &old, &p->way[i]);
     hits += h;
-    if (old != NO_LINE && old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
-      *kept = 0;
+    if (old != NO_LINE) {
+      *evicted |= 1ull << (p->way[i] % 64);
+      if (old >= g->e[0].line && old < g->e[i].line && has_line(g, i, old))
+        *kept = 0;
+    }
     if (!fetch)
       continue;
     asked += popc4(fetch);
@@ -642,23 +646,29 @@ static int memo_intact(const struct level *lv, const struct l1_memo *m)
 
 /* After load record p's lines were replayed through its SM's L1 lv (memo_flush first):
  * p becomes the SM's most recent memo if every line of it is still in L1 (kept), in the
- * oldest memo's place, and each other memo stays if none of its lines went; the memos
- * forgotten otherwise (struct memo_list). Memos may share lines: a line of several was
+ * oldest memo's place, and each other memo stays if none of its lines went (evicted: bit
+ * w % 64 for each way w whose line p replaced; a memo none of whose ways has such a bit
+ * is not read); the memos forgotten otherwise (struct memo_list). Memos may share lines: a line of several was
  * last touched by the most recent of their records, and a flush touches it last too. A
  * shared line p evicted and brought back (its valid sectors p's alone, not the older
  * memo's) is not in its old way (that way's new line evicted it) or p did not keep its
  * lines. */
 static void memo_push(struct cc_cache *c, const struct level *lv, const struct pending *p,
-                      int kept)
+                      int kept, uint64_t evicted)
 {
   struct memo_list *ml = &c->ml[p->sm];
+  uint64_t ways = 0;
   if (!kept) {
     memo_reset(c, p->sm);
     return;
   }
   memo_set(memo_front(ml, L1_MEMOS - 1), p);
-  for (uint32_t k = 1; k < L1_MEMOS; k++)
-    if (ml->m[k]->n && !memo_intact(lv, ml->m[k]))
+  for (uint32_t i = 0; i < p->g.n; i++)
+    ways |= 1ull << (p->way[i] % 64);
+  ml->key_a[0] = p->g.key.a;
+  ml->ways[0] = ways;
+  for (uint32_t k = 1; k < L1_MEMOS; k++) /* a memo none of whose ways p evicted is intact */
+    if (ml->m[k]->n && (ml->ways[k] & evicted) && !memo_intact(lv, ml->m[k]))
       memo_clear(ml->m[k]);
   memcpy(ml->stamped, ml->m, sizeof ml->m);
 }
@@ -699,6 +709,7 @@ enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *
   ic->l1_hit_sectors += hits;
   ic->l2_sectors_read += asked;
   m->key = key;
+  c->ml[sm].key_a[0] = key.a; /* (m is the front memo: memo_advancing) */
   return reach;
 }
 
@@ -725,9 +736,10 @@ static enum level_reached replay(struct cc_cache *c, const struct side *s, struc
     ic->l1_hit_sectors += g->sectors;
   } else if (fast) {
     int kept;
+    uint64_t evicted = 0;
     memo_flush(c, p->sm);
-    reach = replay_loads(c, s, l1, p, ic, &kept);
-    memo_push(c, l1, p, kept);
+    reach = replay_loads(c, s, l1, p, ic, &kept, &evicted);
+    memo_push(c, l1, p, kept, evicted);
   } else if (load ? l1_alloc : store && local) {
     cc_cache_memo_drop(c, p->sm); /* this record changes the SM's L1 */
   }
