@@ -586,7 +586,7 @@ static void test_memory_limit(void **state)
  * L2 (512 lines of 16 + 32 bytes: 24576 bytes) holds 28672 bytes of arrays, plus a header
  * (with the L2's counts, the write policy's limits and the lanes memo: about 1.4 KiB), a
  * level per SM (about 0.5 KiB) with its wavefronts and three wait counters (par.c), and the
- * SMs' memos (2 x (4 x 864 + 64 + 448) = 7936 bytes, cache.c): under 14 KiB.
+ * SMs' memos (2 x (4 x 864 + 128 + 448) = 8064 bytes, cache.c): under 14 KiB.
  * A kernel of 1000 instructions then adds what it adds
  * without a cache and 1000 of the model's per-instruction counters, twice (the counts,
  * and set sampling's counts of its sampled lines) with an 8-byte request count each (set

@@ -50,10 +50,10 @@ jcheck "$TMP/off.json" "k['cache'] is None and t['dram_bytes_read'] is None"
 # lines x 16 bytes (4325376) plus 409600 L2 lines x 48 bytes (19660800), and the way
 # predictors: 132 x 1024 x 4 bytes (540672) and 65536 x 4 (262144), and the memos per SM:
 # 132 x (four L1 memos of 864 bytes: 64 lines x 8 + 64 masks + 64 ways x 4 + 32, their
-# list's 64, and 440 of store memo: 32 ways x 4 + 32 lines x 8 + 32 masks + 24) = 522720,
+# list's 128, and 440 of store memo: 32 ways x 4 + 32 lines x 8 + 32 masks + 24) = 531168,
 # and per L2 set (25600 of 16 ways) its masks of dirty and partly written ways, 2 x 8 bytes
 # (409600), and a byte per set marking the sets a kernel filled: 132 x 512 L1 sets (67584)
-# and 25600 L2 sets: 25814496 bytes, 24.62 MiB, 24.7 with the per-SM and per-instruction
+# and 25600 L2 sets: 25822944 bytes, 24.63 MiB, 24.7 with the per-SM and per-instruction
 # counters (which took 24.25 MiB to 24.3 before the L1 memos' ways and list: between 0.05
 # and 0.1 MiB); above a limit of 16 MiB; without the model, or with a 1 MiB L2 (5.3 MB),
 # the trace fits
