@@ -621,12 +621,15 @@ static inline void memo_flush(struct cc_cache *c, uint32_t sm)
 {
   struct memo_list *ml = &c->ml[sm];
   struct level *l1 = &c->l1[sm];
-  if (!memcmp(ml->m, ml->stamped, sizeof ml->m))
+  uint32_t lag = 0;
+  for (uint32_t k = 0; k < L1_MEMOS; k++)
+    lag |= ml->e[k].m != ml->stamped[k];
+  if (!lag)
     return;
   for (uint32_t k = L1_MEMOS; k-- > 0;)
-    for (uint32_t i = 0; i < ml->m[k]->n; i++)
-      touch(l1, &l1->w[ml->m[k]->way[i]]);
-  memcpy(ml->stamped, ml->m, sizeof ml->m);
+    for (uint32_t i = 0; i < ml->e[k].m->n; i++)
+      touch(l1, &l1->w[ml->e[k].m->way[i]]);
+  memo_stamped(ml);
 }
 
 void cc_cache_memo_drop(struct cc_cache *c, uint32_t sm)
@@ -665,12 +668,12 @@ static void memo_push(struct cc_cache *c, const struct level *lv, const struct p
   memo_set(memo_front(ml, L1_MEMOS - 1), p);
   for (uint32_t i = 0; i < p->g.n; i++)
     ways |= 1ull << (p->way[i] % 64);
-  ml->key_a[0] = p->g.key.a;
-  ml->ways[0] = ways;
+  ml->e[0].key_a = p->g.key.a;
+  ml->e[0].ways = ways;
   for (uint32_t k = 1; k < L1_MEMOS; k++) /* a memo none of whose ways p evicted is intact */
-    if (ml->m[k]->n && (ml->ways[k] & evicted) && !memo_intact(lv, ml->m[k]))
-      memo_clear(ml->m[k]);
-  memcpy(ml->stamped, ml->m, sizeof ml->m);
+    if (ml->e[k].m->n && (ml->e[k].ways & evicted) && !memo_intact(lv, ml->e[k].m))
+      memo_clear(ml->e[k].m);
+  memo_stamped(ml);
 }
 
 enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *s,
@@ -709,7 +712,7 @@ enum level_reached cc_cache_memo_advance(struct cc_cache *c, const struct side *
   ic->l1_hit_sectors += hits;
   ic->l2_sectors_read += asked;
   m->key = key;
-  c->ml[sm].key_a[0] = key.a; /* (m is the front memo: memo_advancing) */
+  c->ml[sm].e[0].key_a = key.a; /* (m is the front memo: memo_advancing) */
   return reach;
 }
 

@@ -262,13 +262,16 @@ struct l1_memo {
  * there: the LRU order of every set is then what the full replay would have made (the
  * lines outside the memos are older than all of theirs either way). */
 #define L1_MEMOS 4
+struct memo_entry {
+  struct l1_memo *m;                 /* n == 0: none */
+  /* kept in the list (each memo's 864 bytes lie apart: a record that missed every memo
+   * read four of them, copy and the transposes 3-6% slower) */
+  uint64_t key_a;                    /* m->key.a while m holds lines: a first test */
+  uint64_t ways;                     /* bit w % 64 for each L1 way w of m's lines */
+};
 struct memo_list {
-  struct l1_memo *m[L1_MEMOS];       /* n == 0: none */
+  struct memo_entry e[L1_MEMOS];     /* e[i].m: the text's m[i] */
   struct l1_memo *stamped[L1_MEMOS];
-  /* kept beside the list, moved with m (each memo's 864 bytes lie apart: a record that
-   * misses every memo read four of them, copy and the transposes 3-6% slower) */
-  uint64_t key_a[L1_MEMOS];          /* m[i]->key.a while m[i] holds lines: a first test */
-  uint64_t ways[L1_MEMOS];           /* bit w % 64 for each L1 way w of m[i]'s lines */
 };
 
 /* Whether a load of line-per-lane form key, on the SM of L1 memo m, reads the memo's
@@ -629,7 +632,7 @@ void cc_cache_sample_replay(struct cc_cache *c, const struct cc_warp_access *a, 
  * the one line gathered here, its wait counted), without the gathering's general way
  * (the quick path's sampled line). cache.c. */
 void cc_cache_sample_line(struct cc_cache *c, const struct cc_warp_access *a, uint32_t sm,
-                          uint64_t lo, uint64_t size);
+                          uint64_t lo, uint64_t bytes);
 /* A load record of instruction slot `slot` on SM sm whose form key advances its SM's L1
  * memo (memo_advances: the caller tests it, and that L1 caches the record: memo_first's
  * tests): its lines replayed through the memo's ways, its counts into s->insn (and its
@@ -1025,43 +1028,41 @@ static inline void memo_clear(struct l1_memo *m)
   m->key.form = FORM_GENERAL;
 }
 
+/* Records ml's order as the one its memos' lines' LRU stamps follow (struct memo_list). */
+static inline void memo_stamped(struct memo_list *ml)
+{
+  for (uint32_t k = 0; k < L1_MEMOS; k++)
+    ml->stamped[k] = ml->e[k].m;
+}
+
 /* Forgets SM sm's L1 memos, whose stamps need no flush (a new kernel: its L1 is emptied;
  * else cache.c cc_cache_memo_drop). */
 static inline void memo_reset(struct cc_cache *c, uint32_t sm)
 {
   struct memo_list *ml = &c->ml[sm];
-  for (uint32_t i = 0; i < L1_MEMOS; i++) {
-    memo_clear(ml->m[i]);
-    ml->stamped[i] = ml->m[i];
-  }
+  for (uint32_t i = 0; i < L1_MEMOS; i++)
+    memo_clear(ml->e[i].m);
+  memo_stamped(ml);
 }
 
 /* SM sm's L1 memo of the last load record replayed (struct memo_list). */
 static inline struct l1_memo *memo_of(const struct cc_cache *c, uint32_t sm)
 {
-  return c->ml[sm].m[0];
+  return c->ml[sm].e[0].m;
 }
 
 /* Moves ml's memo i to the front (a record read its lines, which are now the most
  * recent); returns it. */
 static inline struct l1_memo *memo_front(struct memo_list *ml, uint32_t i)
 {
-  struct l1_memo *m = ml->m[i], *moved = ml->m[0];
-  uint64_t a = ml->key_a[i], a_moved = ml->key_a[0], w = ml->ways[i], w_moved = ml->ways[0];
-  ml->m[0] = m;
-  ml->key_a[0] = a;
-  ml->ways[0] = w;
+  struct memo_entry moved = ml->e[0];
+  ml->e[0] = ml->e[i];
   for (uint32_t k = 1; k <= i; k++) { /* swaps, not a shift: GCC made that a memmove call */
-    struct l1_memo *t = ml->m[k];
-    uint64_t ta = ml->key_a[k], tw = ml->ways[k];
-    ml->m[k] = moved;
-    ml->key_a[k] = a_moved;
-    ml->ways[k] = w_moved;
+    struct memo_entry t = ml->e[k];
+    ml->e[k] = moved;
     moved = t;
-    a_moved = ta;
-    w_moved = tw;
   }
-  return m;
+  return ml->e[0].m;
 }
 
 static inline int same_key(struct form_key x, struct form_key y)
@@ -1077,7 +1078,7 @@ static inline struct l1_memo *memo_find(struct cc_cache *c, uint32_t sm, struct 
   if (key.form == FORM_GENERAL)
     return NULL;
   for (uint32_t i = 0; i < L1_MEMOS; i++)
-    if (ml->key_a[i] == key.a && same_key(ml->m[i]->key, key))
+    if (ml->e[i].key_a == key.a && same_key(ml->e[i].m->key, key))
       return memo_front(ml, i);
   return NULL;
 }
@@ -1090,7 +1091,7 @@ static inline struct l1_memo *memo_advancing(struct cc_cache *c, uint32_t sm,
   struct memo_list *ml = &c->ml[sm];
   const uint64_t per_line = CC_CACHE_LINE_BYTES / CC_CACHE_SECTOR_BYTES;
   for (uint32_t i = 0; i < L1_MEMOS; i++) /* (memo_advances: the same line as key's) */
-    if (ml->key_a[i] / per_line == key.a / per_line && memo_advances(ml->m[i], key))
+    if (ml->e[i].key_a / per_line == key.a / per_line && memo_advances(ml->e[i].m, key))
       return memo_front(ml, i);
   return NULL;
 }

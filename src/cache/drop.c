@@ -211,7 +211,7 @@ static uint32_t range_sampled_lanes(const struct cc_cache *c, const struct cc_wa
                                     uint64_t base, struct form_key k)
 {
   uint32_t size = a->size_bytes ? a->size_bytes : 1, out = 0;
-  uint64_t lo = a->addr[0] + base, last = lo + range_span(a) - 1;
+  uint64_t lo = a->addr[0] + base, last = lo + CC_WARP_SIZE * (uint64_t)size - 1;
   if (a->addr[1] == a->addr[0]) /* a broadcast: its sampled line is every lane's */
     return UINT32_MAX;
   for (uint64_t line = k.a / 4; line <= k.b / 4; line++) {

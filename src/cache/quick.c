@@ -312,7 +312,7 @@ static __attribute__((noinline)) void quick_lanes(struct cc_cache *c,
   uint64_t lo = a->addr[0], d = a->addr[1] - lo;
   const struct l1_memo *m = memo_of(c, sm);
   if (a->kind == CC_ACCESS_LOAD && c->memo_loads &&
-      c->ml[sm].key_a[0] == lo / CC_CACHE_SECTOR_BYTES && m->key.form == FORM_LANES &&
+      c->ml[sm].e[0].key_a == lo / CC_CACHE_SECTOR_BYTES && m->key.form == FORM_LANES &&
       m->key.a == lo / CC_CACHE_SECTOR_BYTES && m->key.b == d &&
       lo % CC_CACHE_SECTOR_BYTES + size <= CC_CACHE_SECTOR_BYTES)
     quick_memo_load(c, a, sm, m, CC_WARP_SIZE);
@@ -361,7 +361,7 @@ static __attribute__((noinline)) void quick_line_load(struct cc_cache *c,
         (lo % CC_CACHE_SECTOR_BYTES + bytes - 1) / CC_CACHE_SECTOR_BYTES + 1;
   /* the memo's range: its first and last sectors (computed only when the first matches;
    * the first from the list, struct memo_list key_a: the memo itself read on a match) */
-  if (c->memo_loads && c->ml[sm].key_a[0] == lo / CC_CACHE_SECTOR_BYTES &&
+  if (c->memo_loads && c->ml[sm].e[0].key_a == lo / CC_CACHE_SECTOR_BYTES &&
       m->key.form == FORM_RANGE && m->key.a == lo / CC_CACHE_SECTOR_BYTES &&
       m->key.b == (lo + bytes - 1) / CC_CACHE_SECTOR_BYTES)
     quick_memo_hit(c, slot, sm, m);

@@ -201,7 +201,7 @@ struct cc_cache *cc_cache_new(const struct cc_cache_device *d)
   c->ml = cc_xcalloc(d->sms, sizeof *c->ml);
   for (uint32_t s = 0; s < d->sms; s++)
     for (uint32_t k = 0; k < L1_MEMOS; k++)
-      c->ml[s].m[k] = c->ml[s].stamped[k] = &c->memo[L1_MEMOS * (size_t)s + k];
+      c->ml[s].e[k].m = c->ml[s].stamped[k] = &c->memo[L1_MEMOS * (size_t)s + k];
   c->smemo = cc_xcalloc(d->sms, sizeof *c->smemo);
   c->sm_wavefronts = cc_xcalloc(d->sms, sizeof *c->sm_wavefronts);
   c->sm_waits = cc_xcalloc(3 * (size_t)d->sms, sizeof *c->sm_waits);

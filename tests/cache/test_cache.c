@@ -697,6 +697,13 @@ static void test_l1_memo(void **state)
   cc_cache_free(c);
 }
 
+/* An instruction's loads' sectors asked of L2 and sectors hit in L1. */
+static void assert_reads(const struct cc_cache_counts *n, uint64_t l2, uint64_t hits)
+{
+  assert_int_equal(n->l2_sectors_read, l2);
+  assert_int_equal(n->l1_hit_sectors, hits);
+}
+
 /* A load of slot `slot` (SM 0): lane l reads 4 bytes at byte + l x stride. */
 static void load_lanes(struct cc_cache *c, uint32_t slot, uint64_t byte, uint64_t stride)
 {
@@ -737,12 +744,10 @@ static void test_l1_memo_advance(void **state)
     else
       load_line(c, 0, steps[i] == -1 ? 0 : (uint64_t)-steps[i]);
   cc_cache_end_kernel(c);
-  assert_int_equal(col->l2_sectors_read, 128);
-  assert_int_equal(col->l1_hit_sectors, 128);
+  assert_reads(col, 128, 128);
   assert_int_equal(col->waits_l1, 4);
   assert_int_equal(col->l1_wavefronts, 64);
-  assert_int_equal(ln->l2_sectors_read, 12);
-  assert_int_equal(ln->l1_hit_sectors, 4);
+  assert_reads(ln, 12, 4);
   cc_cache_free(c);
 }
 
@@ -779,11 +784,9 @@ static void test_l1_memo_pair(void **state)
   load_broadcast(c, 32 * 128);
   load_column(c, 0);
   cc_cache_end_kernel(c);
-  assert_int_equal(col->l2_sectors_read, 65);
-  assert_int_equal(col->l1_hit_sectors, 63);
-  assert_int_equal(bc->l2_sectors_read, 2);
-  assert_int_equal(bc->l1_hit_sectors, 1);
-  assert_int_equal(ln->l2_sectors_read, 4);
+  assert_reads(col, 65, 63);
+  assert_reads(bc, 2, 1);
+  assert_reads(ln, 4, 0);
   cc_cache_free(c);
 }
 
@@ -819,13 +822,10 @@ static void test_l1_memo_list(void **state)
   load_lanes(c, 2, 32 * 128, 128);
   load_lanes(c, 3, 64 * 128, 0);
   cc_cache_end_kernel(c);
-  assert_int_equal(ca->l2_sectors_read, 64);
-  assert_int_equal(ca->l1_hit_sectors, 64);
-  assert_int_equal(cb->l2_sectors_read, 65);
-  assert_int_equal(cb->l1_hit_sectors, 63);
-  assert_int_equal(cx->l2_sectors_read, 2);
-  assert_int_equal(cx->l1_hit_sectors, 2);
-  assert_int_equal(ln->l2_sectors_read, 8);
+  assert_reads(ca, 64, 64);
+  assert_reads(cb, 65, 63);
+  assert_reads(cx, 2, 2);
+  assert_reads(ln, 8, 0);
   cc_cache_free(c);
 }
 
