@@ -443,8 +443,9 @@ static inline uint32_t l2_write_way(struct level *lv, struct way *w, uint8_t mas
  * the store's line: what l2_line's hit (the way made the most recent) and l2_write_way
  * with that one sector do. Returns 1 if the sector was valid before (a hit). The store
  * memos' replays (cc_cache_store_memo_replay, cc_cache_store_lanes_replay). */
-static inline uint32_t store_held_sector(struct level *lv, struct way *w, uint32_t s,
-                                         uint32_t bits, uint32_t slot)
+static __attribute__((noinline)) uint32_t store_sector_slow(struct level *lv, struct way *w,
+                                                           uint32_t s, uint32_t bits,
+                                                           uint32_t slot)
 {
   uint8_t was_dirty = w->dirty, was_partial = partial_of(w);
   uint32_t hit = (w->valid >> s) & 1u;
@@ -453,6 +454,29 @@ static inline uint32_t store_held_sector(struct level *lv, struct way *w, uint32
   w->dirty = was_dirty | (uint8_t)(1u << s);
   after_write(lv, w, was_dirty, was_partial);
   return hit;
+}
+
+/* Inline, the common case apart: sector s already dirty, and valid already or still
+ * partly written after the store (the naive transpose: the 2nd to 7th of the 8 warps
+ * that fill a sector 4 bytes each). Then the line's dirty and valid masks do not change,
+ * so neither do its partial sectors: after_write has nothing to do (the line was dirty),
+ * and what is left is touch and write_sector's bytes (the clock's last value, which
+ * touch renumbers at, goes to store_sector_slow). */
+static inline uint32_t store_held_sector(struct level *lv, struct way *w, uint32_t s,
+                                         uint32_t bits, uint32_t slot)
+{
+  struct written *pw = &lv->part[w - lv->w];
+  uint32_t b = pw->bytes[s] | bits;
+  if (!((w->dirty >> s) & 1u) || lv->clock == UINT32_MAX ||
+      (!((w->valid >> s) & 1u) && b == FULL_SECTOR))
+    return store_sector_slow(lv, w, s, bits, slot);
+  w->stamp = ++lv->clock;
+  pw->writer[s] = slot;
+  if ((w->valid >> s) & 1u)
+    return 1;
+  pw->bytes[s] = b;
+  w->bytes_kept |= b != 0;
+  return 0;
 }
 
 /* What L2 does for one line of a record (op; bytes for writes, NULL for reads): returns

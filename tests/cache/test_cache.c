@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cache/cache.h"
+#include "cache/cache_impl.h" /* test_store_memo_clock sets L2's clock */
 
 /* 1 SM; L1 512 bytes = 4 lines, 2 ways -> 2 sets; L2 1 KiB = 8 lines, 2 ways -> 4 sets */
 #define SMALL "h100,sms=1,l1=512,l1-ways=2,l2=1K,l2-ways=2,index=mod"
@@ -872,6 +873,52 @@ static void test_store_memo(void **state)
   cc_cache_free(c);
 }
 
+/* The store memo's stores when L2's LRU clock is about to wrap (cache.c touch renumbers
+ * the stamps at UINT32_MAX; store_held_sector's inline path must leave that step to
+ * it). L2 8 KiB, 2 ways, index=mod: line l in set l % 32. Slot 0 loads line 32 (set 0)
+ * and line 33 (set 1); slot 1 stores a column (lanes on lines 0..31, 4 bytes of sector
+ * 0 each), then the same column 4 bytes further, through the store memo; then slot 0
+ * loads line 65 (set 1: lines 33 and 1 there, 33 the older one). By hand: line 65
+ * evicts clean line 33, nothing is written back during the kernel; L2 reads lines 32, 33
+ * and 65 from DRAM (384 bytes); the 32 partly written sectors stay dirty (32 x 32 =
+ * 1024 bytes). With the clock set to UINT32_MAX - 1 before the second store, line 0
+ * takes the last stamp and line 1's touch renumbers: the same figures. A stamp that
+ * wrapped to 0 would make line 1 the older one (the victim, written back). */
+static void store_memo_near_wrap(int near_wrap)
+{
+  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=512,l1-ways=2,l2=8K,l2-ways=2,"
+                                             "index=mod");
+  struct cc_cache *c = start(&d, 1, 2);
+  const struct cc_cache_counts *st = cc_cache_insn(c, 1), *ld = cc_cache_insn(c, 0);
+  struct cc_warp_access a = rec(1, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
+  load_line(c, 0, 32);
+  load_line(c, 0, 33);
+  for (uint32_t col = 0; col < 2; col++) {
+    for (int l = 0; l < CC_WARP_SIZE; l++)
+      a.addr[l] = 128u * (uint32_t)l + 4 * col;
+    if (col == 1 && near_wrap)
+      c->l2.clock = UINT32_MAX - 1;
+    cc_cache_access(c, &a, 0);
+  }
+  load_line(c, 0, 65);
+  cc_cache_end_kernel(c);
+  assert_int_equal(st->l2_sectors_write, 64);
+  assert_int_equal(st->l2_hit_sectors, 0);
+  assert_int_equal(st->dram_bytes_written, 0);
+  assert_int_equal(st->dram_bytes_read, 0);
+  assert_int_equal(st->l2_dirty_bytes_at_end, 1024);
+  assert_int_equal(ld->l2_sectors_read, 12);
+  assert_int_equal(ld->dram_bytes_read, 384);
+  cc_cache_free(c);
+}
+
+static void test_store_memo_clock(void **state)
+{
+  (void)state;
+  store_memo_near_wrap(0);
+  store_memo_near_wrap(1);
+}
+
 /* A trace may hold a global load at the address of a local one (0xc000000000000000 is
  * where the model puts the local area of CTA 0's warp 0 on SM 0). On the P100 global
  * loads bypass L1 (L2 only) and local ones allocate there: the global load after the
@@ -1103,6 +1150,7 @@ int main(void)
       cmocka_unit_test(test_l1_memo_advance), cmocka_unit_test(test_l1_memo_pair),
       cmocka_unit_test(test_l1_memo_list),
       cmocka_unit_test(test_store_memo),
+      cmocka_unit_test(test_store_memo_clock),
       cmocka_unit_test(test_memo_spaces),
       cmocka_unit_test(test_kernels_in_turn),
   };
