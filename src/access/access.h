@@ -185,6 +185,16 @@ static inline uint32_t cc_access_words(enum cc_space space, uint32_t size)
   return space == CC_SPACE_LOCAL && size > 4 ? size / 4 : 1;
 }
 
+/* Whether record a is one whole-warp progression going up: all 32 lanes active, lane l
+ * at addr[0] + l x step with step = addr[1] - addr[0] (mod 2^64), and the last lane's
+ * bytes below 2^64 (addr[0] + 31 step + size - 1 does not pass the top of memory), so
+ * that the lanes lie in address order, step bytes apart. Sets *step when so (left alone
+ * otherwise). Rows (step = size), columns (step: a row's bytes) and broadcasts (step 0)
+ * are; the per-record fast paths of the analysis and of the sector model start from
+ * this one test (src/analysis/analysis.c accumulate, src/model/geometry.c). Size 0 is
+ * read as 1. */
+int cc_access_progression(const struct cc_warp_access *a, uint64_t *step);
+
 const char *cc_space_name(enum cc_space space);           /* "global", "shared", "local" */
 const char *cc_access_kind_name(enum cc_access_kind kind); /* "load", "store", "atomic", "reduction" */
 

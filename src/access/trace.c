@@ -876,7 +876,8 @@ static int get_addresses(struct cursor *c, struct slot_state *ss, struct cc_warp
 {
   uint64_t v, base, stride = ss->stride;
   uint32_t l0;
-  memset(a->addr, 0, sizeof a->addr);
+  if (a->active != 0xffffffffu) /* (a whole warp's lanes are all written below) */
+    memset(a->addr, 0, sizeof a->addr);
   if (!a->active) {
     if (mode != MODE_AFFINE_PREDICTED) {
       c->why = "addresses for a record without active lanes";
@@ -908,9 +909,14 @@ static int get_addresses(struct cursor *c, struct slot_state *ss, struct cc_warp
     }
     return 1;
   }
-  for (uint32_t m = a->active & (a->active - 1); m; m &= m - 1) {
-    uint32_t l = (uint32_t)__builtin_ctz(m);
-    a->addr[l] = base + (uint64_t)(l - l0) * stride;
+  if (a->active == 0xffffffffu) { /* one loop the compiler can vectorize */
+    for (uint32_t l = 1; l < CC_WARP_SIZE; l++)
+      a->addr[l] = base + (uint64_t)l * stride;
+  } else {
+    for (uint32_t m = a->active & (a->active - 1); m; m &= m - 1) {
+      uint32_t l = (uint32_t)__builtin_ctz(m);
+      a->addr[l] = base + (uint64_t)(l - l0) * stride;
+    }
   }
   ss->stride = stride;
   return 1;

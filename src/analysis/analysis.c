@@ -237,6 +237,24 @@ static int add_group(struct cc_insn_stats *s, uint32_t n, uint64_t lo, uint64_t 
   return 0;
 }
 
+/* algorithm1 of a whole-warp progression going up (cc_access_progression: lane l at
+ * addr[0] + l x step, in address order): each group of W lanes is sorted as it comes,
+ * every neighbour difference is step, and the group spans (n - 1) x step from its first
+ * lane. The fast path's sorted pass gives exactly these figures, without the lanes. */
+static int algorithm1_progression(struct cc_insn_stats *s, const struct cc_warp_access *a,
+                                  uint32_t w, uint64_t step)
+{
+  int uncoalesced = 0;
+  uint32_t bound = cc_access_coalesced_stride(a->space, a->size_bytes);
+  for (uint32_t g = 0; g < CC_WARP_SIZE; g += w) {
+    uint32_t n = CC_WARP_SIZE - g < w ? CC_WARP_SIZE - g : w;
+    uint64_t lo = a->addr[0] + (uint64_t)g * step;
+    if (n >= 2)
+      uncoalesced |= add_group(s, n, lo, lo + (uint64_t)(n - 1) * step, step, step, bound);
+  }
+  return uncoalesced;
+}
+
 /* Algorithm 1, lines 10-26, for one record: lanes in linear thread order (lane i of warp w
  * is linear thread 32w + i), cut into groups of W lanes; each group's active addresses
  * sorted; neighbour differences feed min / max / count, and the sum of a group's
@@ -403,25 +421,34 @@ static void accumulate(struct cc_insn_stats *s, const struct cc_model *m, uint32
   uint32_t lanes = cc_access_lanes(a);
   struct cc_warp_access phys;
   const struct cc_warp_access *cost = a; /* what the model is given */
+  uint64_t step = 0;
+  int run;
   if (a->space == CC_SPACE_LOCAL) {
     cc_model_local_layout(a, &phys);
     a = &phys;
   }
+  /* a whole warp in address order, step bytes apart (most records: rows, columns,
+   * broadcasts): the fast paths below take it without a pass over the lanes each */
+  run = fast && cc_access_progression(a, &step);
   s->executions++;
   if (a->dyn + 1 > s->max_dyn)
     s->max_dyn = a->dyn + 1;
   s->thread_accesses += lanes;
   s->bytes_requested += (uint64_t)lanes * a->size_bytes;
-  if (algorithm1(s, a, w, fast))
+  if (run ? algorithm1_progression(s, a, w, step) : algorithm1(s, a, w, fast))
     s->uncoalesced_requests++;
   s->lanes_seen |= a->active;
-  if (s->lane_stride != CC_LANE_STRIDE_MIXED)
+  if (s->lane_stride != CC_LANE_STRIDE_MIXED) /* (a progression's: its step, if not 0) */
     s->lane_stride = cc_analysis_lane_stride_combine(
-        s->lane_stride, fast ? record_lane_stride_fast(a) : record_lane_stride(a));
+        s->lane_stride, run ? (step ? step : CC_LANE_STRIDE_MIXED)
+                        : fast ? record_lane_stride_fast(a) : record_lane_stride(a));
   if (fw) {
-    uint32_t left = cc_analysis_fps_add_lanes(fw, a->addr, a->active);
+    uint32_t left = run ? cc_analysis_fps_add_progression(fw, a->addr, step)
+                        : cc_analysis_fps_add_lanes(fw, a->addr, a->active);
     if (left)
       cc_analysis_fp_add_lanes(s->footprint, a->addr, left);
+  } else if (run) {
+    cc_analysis_fp_add_progression(s->footprint, a->addr, step);
   } else if (fast) {
     cc_analysis_fp_add_lanes(s->footprint, a->addr, a->active);
   } else {

@@ -237,19 +237,80 @@ void cc_analysis_fp_add(struct cc_footprint *fp, uint64_t addr)
   add_one(fp, addr, 32);
 }
 
+/* add_steps of 32 lanes whose step k is a multiple of a chunk's units (a column of a
+ * matrix whose rows are a multiple of 512 units long: rows of 4096 floats): every lane
+ * sets the same bit of a chunk of its own (unit key p + l k, all equal mod 512), so the
+ * loop keeps the word and the bit and takes each lane's chunk from its cache
+ * (set_unit_lane's, lane_key and lane_index), the unit key kept by addition. */
+static void add_column(struct cc_footprint *fp, uint64_t p, uint64_t k)
+{
+  unsigned off = (unsigned)(p & ((1u << CHUNK_SHIFT) - 1)), word = off / 64u;
+  uint64_t bit = 1ull << (off % 64u), ukey = p, added = 0;
+  struct chunk *ch = fp->chunks; /* (find_chunk may move them) */
+  for (unsigned l = 0; l < 32u; l++, ukey += k) {
+    uint64_t key = ukey >> CHUNK_SHIFT, *w;
+    size_t c = fp->lane_index[l];
+    if (c == EMPTY || fp->lane_key[l] != key) {
+      c = find_chunk(fp, key);
+      ch = fp->chunks;
+      fp->lane_key[l] = key;
+      fp->lane_index[l] = c;
+    }
+    w = &ch[c].bits[word];
+    added += (*w & bit) == 0;
+    *w |= bit;
+  }
+  fp->count += added;
+}
+
+/* The affine case's bits (add_affine, add_progression): the active lanes l of mask
+ * (first: the lowest) at unit key p + (l - first) x k, k = step / g >= 1. With k = 1 (a
+ * unit-stride warp access) the lane mask itself, shifted, is the bit pattern to OR in: at
+ * most two 64-bit words, at most two chunks. */
+static void add_steps(struct cc_footprint *fp, uint64_t p, uint64_t k, uint32_t mask,
+                      unsigned first)
+{
+  if (k != 1 && mask == 0xffffffffu && (k & ((1u << CHUNK_SHIFT) - 1)) == 0) {
+    add_column(fp, p, k);
+    return;
+  }
+  if (k != 1) {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      set_unit_lane(fp, p + (uint64_t)(l - first) * k, l);
+    }
+    return;
+  }
+  for (uint64_t pat = (uint64_t)(mask >> first); pat;) {
+    size_t c = find_chunk(fp, p >> CHUNK_SHIFT);
+    unsigned off = (unsigned)(p & ((1u << CHUNK_SHIFT) - 1)), b = off % 64u, took = 64u - b;
+    uint64_t part = pat << b, *w = &fp->chunks[c].bits[off / 64u];
+    fp->count += cc_popcount64(part & ~*w);
+    *w |= part;
+    pat = took >= 64u ? 0 : pat >> took;
+    p += took;
+  }
+}
+
+/* The unit key of address a0 on the set's grid (a0 - origin a multiple of g = 2^shift). */
+static uint64_t grid_key(const struct cc_footprint *fp, uint64_t a0)
+{
+  return a0 >= fp->origin ? BIAS + ((a0 - fp->origin) >> fp->shift)
+                          : BIAS - ((fp->origin - a0) >> fp->shift);
+}
+
 /* The affine case of cc_analysis_fp_add_lanes: the granularity g is a power of two and
  * the active lanes l (first..last) hold addr[first] + (l - first) x step, step > 0 a
  * multiple of g, without passing the top of memory, and addr[first] lies on the grid
  * (origin + j x g). Then lane l's unit key is the first one's plus (l - first) x k,
- * k = step / g: no per-lane distance, sign or gcd. With k = 1 (a unit-stride warp
- * access) the lane mask itself, shifted, is the bit pattern to OR in: at most two 64-bit
- * words, at most two chunks. Returns 0, having changed nothing, for other lanes. Exact:
- * add_one computes the key BIAS + (addr - origin) / g (as a signed number), the same. */
+ * k = step / g: no per-lane distance, sign or gcd (add_steps). Returns 0, having changed
+ * nothing, for other lanes. Exact: add_one computes the key BIAS + (addr - origin) / g
+ * (as a signed number), the same. */
 static int add_affine(struct cc_footprint *fp, const uint64_t *addr, uint32_t mask)
 {
   unsigned first = (unsigned)__builtin_ctz(mask), last = 31u - (unsigned)__builtin_clz(mask);
   unsigned second = (unsigned)__builtin_ctz(mask & (mask - 1));
-  uint64_t a0 = addr[first], g = fp->gran, p, step, span, k;
+  uint64_t a0 = addr[first], g = fp->gran, step, span;
   if (!g || fp->mask != g - 1 || ((a0 - fp->origin) & fp->mask) != 0)
     return 0;
   step = addr[second] - a0;
@@ -269,26 +330,26 @@ static int add_affine(struct cc_footprint *fp, const uint64_t *addr, uint32_t ma
     if (addr[l] != a0 + (uint64_t)(l - first) * step)
       return 0;
   }
-  p = a0 >= fp->origin ? BIAS + ((a0 - fp->origin) >> fp->shift)
-                       : BIAS - ((fp->origin - a0) >> fp->shift);
-  k = step >> fp->shift;
-  if (k != 1) {
-    for (uint32_t m = mask; m; m &= m - 1) {
-      unsigned l = (unsigned)__builtin_ctz(m);
-      set_unit_lane(fp, p + (uint64_t)(l - first) * k, l);
-    }
-    return 1;
-  }
-  for (uint64_t pat = (uint64_t)(mask >> first); pat;) {
-    size_t c = find_chunk(fp, p >> CHUNK_SHIFT);
-    unsigned off = (unsigned)(p & ((1u << CHUNK_SHIFT) - 1)), b = off % 64u, took = 64u - b;
-    uint64_t part = pat << b, *w = &fp->chunks[c].bits[off / 64u];
-    fp->count += cc_popcount64(part & ~*w);
-    *w |= part;
-    pat = took >= 64u ? 0 : pat >> took;
-    p += took;
-  }
+  add_steps(fp, grid_key(fp, a0), step >> fp->shift, mask, first);
   return 1;
+}
+
+void cc_analysis_fp_add_progression(struct cc_footprint *fp, const uint64_t *addr,
+                                    uint64_t step)
+{
+  uint64_t a0 = addr[0];
+  if (step == 0) { /* 32 times one address */
+    add_one(fp, a0, 0);
+    return;
+  }
+  /* add_affine's tests on the grid; the lanes' own the caller has made */
+  if (fp->n && fp->gran && fp->mask == fp->gran - 1 && ((a0 - fp->origin) & fp->mask) == 0 &&
+      (step & fp->mask) == 0) {
+    add_steps(fp, grid_key(fp, a0), step >> fp->shift, 0xffffffffu, 0);
+    return;
+  }
+  for (unsigned lane = 0; lane < 32u; lane++)
+    add_one(fp, addr[lane], lane);
 }
 
 void cc_analysis_fp_add_lanes(struct cc_footprint *fp, const uint64_t *addr, uint32_t mask)

@@ -40,6 +40,11 @@ void cc_analysis_fp_add(cc_keep struct cc_footprint *fp, uint64_t addr);
  * its bits a word at a time, and the chunk of the previous lane is reused. */
 void cc_analysis_fp_add_lanes(cc_keep struct cc_footprint *fp, const uint64_t *addr,
                               uint32_t mask);
+/* cc_analysis_fp_add_lanes of all 32 lanes when the caller knows them a progression going
+ * up (access.h cc_access_progression: addr[l] = addr[0] + l x step, no lane past the top
+ * of memory): the same set, without the lanes' test; step 0 adds one address. */
+void cc_analysis_fp_add_progression(cc_keep struct cc_footprint *fp, const uint64_t *addr,
+                                    uint64_t step);
 /* A piece of a set of units in increasing order (the leaves of a shared footprint,
  * fpshare.c): bit b of words[i] is unit unit0 + 64 i + b. */
 struct cc_fp_bits {

@@ -213,6 +213,9 @@ void cc_analysis_fpw_free(struct cc_fp_writer *w)
   free(w);
 }
 
+static int pend_run(struct cc_fp_writer *w, uint64_t a0, uint32_t mask, unsigned first,
+                    unsigned last);
+
 /* The lanes of mask on consecutive units from an aligned first lane's (a coalesced
  * access: lane l at addr[first] + (l - first) << shift): their bits ORed into at most two
  * words at once, no lookup per lane. Returns 0, having changed nothing, for other
@@ -221,7 +224,7 @@ static int add_run(struct cc_fp_writer *w, const uint64_t *addr, uint32_t mask)
 {
   unsigned shift = w->fs->shift;
   unsigned first = (unsigned)__builtin_ctz(mask), last = 31u - (unsigned)__builtin_clz(mask);
-  uint64_t a0 = addr[first], u0, pat;
+  uint64_t a0 = addr[first];
   if (a0 & ((1ull << shift) - 1) || a0 > UINT64_MAX - ((uint64_t)(last - first) << shift))
     return 0;
   for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
@@ -229,6 +232,16 @@ static int add_run(struct cc_fp_writer *w, const uint64_t *addr, uint32_t mask)
     if (addr[l] != a0 + ((uint64_t)(l - first) << shift))
       return 0;
   }
+  return pend_run(w, a0, mask, first, last);
+}
+
+/* add_run's bits, its lanes tested: the lanes of mask (first..last) on consecutive units
+ * from the aligned a0. */
+static int pend_run(struct cc_fp_writer *w, uint64_t a0, uint32_t mask, unsigned first,
+                    unsigned last)
+{
+  unsigned shift = w->fs->shift;
+  uint64_t u0, pat;
   u0 = a0 >> shift;
   pat = (uint64_t)(mask >> first); /* bit i: unit u0 + i */
   if ((u0 & 63) + (last - first) >= 64) { /* two words: the second in entry 32 */
@@ -238,6 +251,17 @@ static int add_run(struct cc_fp_writer *w, const uint64_t *addr, uint32_t mask)
   if (!pend(w, first, u0 >> 6, pat << (u0 & 63)))
     return 0; /* the second word's bits stay pending: they are the access's own */
   return 1;
+}
+
+uint32_t cc_analysis_fps_add_progression(struct cc_fp_writer *w, const uint64_t *addr,
+                                         uint64_t step)
+{
+  uint64_t a0 = addr[0];
+  /* add_run's tests but the lanes' (a progression going up: no lane past 2^64 - 1) */
+  if (step == 1ull << w->fs->shift && (a0 & (step - 1)) == 0 &&
+      pend_run(w, a0, 0xffffffffu, 0, 31))
+    return 0;
+  return cc_analysis_fps_add_lanes(w, addr, 0xffffffffu);
 }
 
 uint32_t cc_analysis_fps_add_lanes(struct cc_fp_writer *w, const uint64_t *addr, uint32_t mask)

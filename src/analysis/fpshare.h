@@ -61,6 +61,11 @@ void cc_analysis_fpw_free(cc_take struct cc_fp_writer *w);
  * caller must add to a footprint of its own. */
 uint32_t cc_analysis_fps_add_lanes(cc_keep struct cc_fp_writer *w, const uint64_t *addr,
                                    uint32_t mask);
+/* cc_analysis_fps_add_lanes of all 32 lanes when the caller knows them a progression
+ * going up (access.h cc_access_progression; step bytes apart): a coalesced run's lanes
+ * are not tested again. Same result and return. */
+uint32_t cc_analysis_fps_add_progression(cc_keep struct cc_fp_writer *w, const uint64_t *addr,
+                                         uint64_t step);
 
 /* Adds every address of fs[i] to fp[i] (a union) for i < n, and frees fs[i] (NULL
  * entries: nothing), on up to `threads` threads (this one and those it starts, no more

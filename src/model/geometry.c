@@ -230,14 +230,31 @@ static void geometry_of(const struct range *r, size_t n, uint32_t lanes, uint32_
   out->ideal_sectors = (uint32_t)((unique + SECTOR_BYTES - 1) / SECTOR_BYTES);
 }
 
+/* The sector and line counts of n lanes in the scattered form (geometry_scattered,
+ * geometry_progression): lanes step bytes apart, step a multiple of 32 above the size,
+ * the first lane's bytes inside one sector ((a0 mod 32) + size <= 32). Every lane's bytes
+ * then lie in one sector of their own, at the same offset, and no two lanes' ranges touch
+ * (step > size), so the merge keeps n ranges: sectors = n, unique = requested = n x
+ * size; lines = n as well when step is a multiple of 128 and the bytes sit inside one
+ * line. Returns 0, leaving out alone, when the lines would need the walk. */
+static int scattered_counts(uint32_t n, uint32_t size, uint64_t a0, uint64_t step,
+                            struct cc_global_cost *out)
+{
+  if ((step & 127u) != 0 || (a0 & 127u) + size > 128u)
+    return 0; /* lines would need the walk: leave it to the general path */
+  out->sectors = n;
+  out->lines = n;
+  out->bytes_requested = n * size;
+  out->unique_bytes = n * size;
+  out->ideal_sectors = (n * size + SECTOR_BYTES - 1) / SECTOR_BYTES;
+  return 1;
+}
+
 /* The scattered affine case in O(1) after one check per lane: active lanes l at
  * addr[first] + (l - first) x step with step a multiple of 32 above the size, the first
- * lane's bytes inside one sector ((addr mod 32) + size <= 32), no lane past the top of
- * memory (a column of a matrix, a row per thread). Every lane's bytes then lie in one
- * sector of their own, at the same offset, and no two lanes' ranges touch (step > size),
- * so the merge keeps n ranges: sectors = n, unique = requested = n x size; lines = n as
- * well when step is a multiple of 128 and the bytes sit inside one line. Returns 0,
- * leaving out alone, for any other record. */
+ * lane's bytes inside one sector, no lane past the top of memory (a column of a matrix,
+ * a row per thread), counted by scattered_counts. Returns 0, leaving out alone, for any
+ * other record. */
 static int geometry_scattered(const struct cc_warp_access *a, struct cc_global_cost *out)
 {
   uint32_t m = a->active, n = cc_popcount32(m), size = a->size_bytes;
@@ -264,13 +281,36 @@ static int geometry_scattered(const struct cc_warp_access *a, struct cc_global_c
     if (a->addr[l] != a0 + (uint64_t)(l - first) * step)
       return 0;
   }
-  if ((step & 127u) != 0 || (a0 & 127u) + size > 128u)
-    return 0; /* lines would need the walk: leave it to the general path */
-  out->sectors = n;
-  out->lines = n;
-  out->bytes_requested = n * size;
-  out->unique_bytes = n * size;
-  out->ideal_sectors = (n * size + SECTOR_BYTES - 1) / SECTOR_BYTES;
+  return scattered_counts(n, size, a0, step, out);
+}
+
+/* A whole-warp progression going up (cc_access_progression: lane l at a0 + l x step, no
+ * byte past the top of memory) in O(1). step <= size (a row, a broadcast, overlapping
+ * lanes): each lane's range starts at most one byte past the previous one's end, so the
+ * merge leaves one range, [a0, a0 + 31 step + size - 1]; its sectors, lines and bytes
+ * are geometry_of's for one range (count_sectors_lines', which a range ending at the top
+ * of memory skips: left to the general path here too). step above the size: the
+ * scattered form (scattered_counts), if its tests hold. Returns 0, leaving out alone,
+ * for the others. */
+static int geometry_progression(const struct cc_warp_access *a, uint64_t step,
+                                struct cc_global_cost *out)
+{
+  uint32_t size = a->size_bytes;
+  uint64_t a0 = a->addr[0], hi, unique;
+  if (size == 0)
+    return 0;
+  if (step > size)
+    return (step & 31u) == 0 && (a0 & 31u) + size <= 32u &&
+           scattered_counts(CC_WARP_SIZE, size, a0, step, out);
+  hi = a0 + 31u * step + (size - 1);
+  if (hi == UINT64_MAX)
+    return 0;
+  unique = hi - a0 + 1;
+  out->sectors = (uint32_t)((hi >> 5) - (a0 >> 5) + 1);
+  out->lines = (uint32_t)((hi >> 7) - (a0 >> 7) + 1);
+  out->bytes_requested = CC_WARP_SIZE * size;
+  out->unique_bytes = (uint32_t)unique;
+  out->ideal_sectors = (uint32_t)((unique + SECTOR_BYTES - 1) / SECTOR_BYTES);
   return 1;
 }
 
@@ -278,7 +318,9 @@ void cc_model_geometry(const struct cc_warp_access *a, struct cc_global_cost *ou
 {
   struct range r[CC_WARP_SIZE];
   uint32_t lanes;
-  if (geometry_scattered(a, out))
+  uint64_t step;
+  if (cc_access_progression(a, &step) ? geometry_progression(a, step, out)
+                                      : geometry_scattered(a, out))
     return;
   size_t n = merged_ranges(a, 0xffffffffu, r, &lanes, 0);
   geometry_of(r, n, lanes, a->size_bytes, out, 0);
