@@ -936,6 +936,32 @@ static void drop_words(struct cursor *c, uint64_t off, uint64_t wstart, uint64_t
   }
 }
 
+/* Drops c's units (each at off + unit x ratio from wstart) into the window win until the
+ * first one past it, as a loop of cursor_next would, but the units left in the current
+ * word of the set come from its bits (unit: the word's first unit plus the bit; a word's
+ * 64 units share all but their low 6 bits, and BIAS is a multiple of 64), so that
+ * cursor_next runs once a word, not once a unit. The members of a coarser granularity
+ * than the union's (ratio > 1: an unrolled loop's four loads, each every 4th element). */
+static void drop_units(struct cursor *c, uint64_t off, uint64_t ratio, uint64_t wstart,
+                       uint64_t *win)
+{
+  while (!c->done) {
+    uint64_t u = off + (uint64_t)c->unit * ratio - wstart, w0;
+    if (u >> WINDOW_SHIFT)
+      return;
+    win[u / 64] |= 1ull << (u % 64);
+    w0 = off + (uint64_t)(c->unit & ~(int64_t)63) * ratio - wstart; /* bit 0's */
+    while (c->bits) {
+      u = w0 + (uint64_t)__builtin_ctzll(c->bits) * ratio;
+      if (u >> WINDOW_SHIFT)
+        break; /* cursor_next below takes this unit up: the next window's first */
+      win[u / 64] |= 1ull << (u % 64);
+      c->bits &= c->bits - 1;
+    }
+    cursor_next(c);
+  }
+}
+
 /* cc_analysis_fp_max_gap_union; words: members with ratio 1 go through drop_words. */
 static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int words);
 
@@ -1028,6 +1054,8 @@ static uint64_t union_gap(const struct cc_footprint *const *fps, size_t n, int w
       size_t i = heap_pop(&heap);
       if (words && ratio[i] == 1) {
         drop_words(&cur[i], off[i], wstart, win);
+      } else if (words) {
+        drop_units(&cur[i], off[i], ratio[i], wstart, win);
       } else {
         for (; !cur[i].done; cursor_next(&cur[i])) {
           uint64_t u = off[i] + (uint64_t)cur[i].unit * ratio[i] - wstart;

@@ -301,6 +301,45 @@ static void test_union_random(void **state)
   }
 }
 
+/* An unrolled loop's union (gemv_rows' four loads of a source line: load i reads
+ * elements 4k + i, granularity 4G): member i holds base + (4k + i) G for k < K, K up to
+ * 2^17, so that every member's units cross the sweep's 2^16-unit windows; members with a
+ * granularity 4 times the union's take the sweep's unit-by-word path (drop_units). Hand
+ * derivation: the union is every unit of [0, 4K) -> largest gap G; with member 2's unit
+ * k0 left out, units 4 k0 + 1 and 4 k0 + 3 are neighbours -> 2G; with member 3 stopping
+ * at k1 (its units from k1 on left out), units 4k + 2 and 4k + 4 are neighbours for
+ * k1 <= k < K - 1 -> 2G as well if k1 < K - 1 (k1 = K - 1 drops the last unit only);
+ * both, with k1 <= k0 < K - 1: units 4 k0 + 1 and 4 k0 + 4 are neighbours -> 3G. */
+static void test_union_interleaved(void **state)
+{
+  (void)state;
+  uint64_t st = 23;
+  for (int round = 0; round < 40; round++) {
+    struct cc_footprint *m[4];
+    uint64_t G = gen_next(&st) % 2 ? 4 : 1, base = 0x30000000ull + 64 * G * (gen_next(&st) % 64);
+    uint64_t K = 2 + gen_next(&st) % (1u << 17), k0 = 1 + gen_next(&st) % (K - 1);
+    int hole = (int)(gen_next(&st) % 2), tail = (int)(gen_next(&st) % 2);
+    uint64_t k1 = 1 + gen_next(&st) % (K - 1);
+    for (uint64_t i = 0; i < 4; i++) {
+      m[i] = cc_analysis_fp_new();
+      for (uint64_t k = 0; k < K; k++) {
+        if ((hole && i == 2 && k == k0) || (tail && i == 3 && k >= k1))
+          continue;
+        cc_analysis_fp_add(m[i], base + (4 * k + i) * G);
+      }
+    }
+    {
+      const struct cc_footprint *const *fps = (const struct cc_footprint *const *)m;
+      int gap2 = hole || (tail && k1 < K - 1), gap3 = hole && tail && k1 <= k0 && k0 < K - 1;
+      uint64_t want = gap3 ? 3 * G : gap2 ? 2 * G : G;
+      assert_int_equal(cc_analysis_fp_max_gap_union(fps, 4), want);
+      assert_int_equal(cc_analysis_fp_max_gap_union_ref(fps, 4), want);
+    }
+    for (size_t i = 0; i < 4; i++)
+      cc_analysis_fp_free(m[i]);
+  }
+}
+
 /* Dense unions, where every address counts: n members of granularity G whose runs of
  * units cover [0, L) together (neighbours overlap by up to 100 units; L up to 2^18, so
  * the runs cross the sweep's windows), their origins at their first unit. Hand
@@ -508,6 +547,7 @@ int main(void)
     cmocka_unit_test(test_fp_run_wrap),  cmocka_unit_test(test_fp_column),
     cmocka_unit_test(test_group_sum),    cmocka_unit_test(test_lane_stride_overflow),
     cmocka_unit_test(test_union_random), cmocka_unit_test(test_union_dense),
+    cmocka_unit_test(test_union_interleaved),
     cmocka_unit_test(test_union_words),  cmocka_unit_test(test_union_merge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
