@@ -146,7 +146,7 @@ static int deliver_slot(struct run *r, struct warp *w, uint32_t slot, uint32_t s
   /* the common case: every lane in one space (a .global or .shared instruction), found
    * without the per-lane updates of sub[] through memory */
   ms0 = mss[__builtin_ctz(mask)];
-  for (uint32_t m = mask; m; m &= m - 1) diff |= (uint8_t)(mss[__builtin_ctz(m)] ^ ms0);
+  LANES(mask, diff |= (uint8_t)(mss[l] ^ ms0));
   if (!diff) {
     if (ms0 <= MS_LOCAL) sub[ms0] = mask;
   } else {
@@ -192,13 +192,46 @@ static uint64_t lane_addr(const struct frame *fr, const struct dinsn *i, unsigne
   return a + (i->disp_local ? fr->local_base : 0);
 }
 
+/* fast_resolve's .global case for a whole warp, in loops without a test per lane (the
+ * mask's walk, lane_addr's per-instruction branches) that the compiler can vectorise:
+ * every lane's address, then one test of them all (aligned, inside the first lane's
+ * allocation), then the host pointers. Returns 0, with offs written but nothing else
+ * decided, when a lane is unaligned or outside that allocation: fast_resolve's lane by
+ * lane walk (several allocations) or the general path (the error) decide then. */
+static int global_warp(struct run *r, const struct frame *fr, const struct dinsn *i,
+                       uint8_t **host, uint64_t *offs, uint8_t *mss)
+{
+  uint64_t size = i->size, bad = 0;
+  const struct region *g;
+  if (i->areg >= 0 && !i->addr32) {
+    const uint64_t *R = reg(fr, i->areg);
+    uint64_t add = (uint64_t)i->disp + (i->disp_local ? fr->local_base : 0);
+    for (unsigned l = 0; l < 32; l++) offs[l] = R[l] + add;
+  } else {
+    for (unsigned l = 0; l < 32; l++) offs[l] = lane_addr(fr, i, l);
+  }
+  for (unsigned l = 0; l < 32; l++) bad |= offs[l] & (size - 1); /* sizes: powers of two */
+  if (bad || !(g = emu_find_region(r->emu, offs[0], size))) return 0;
+  for (unsigned l = 0; l < 32; l++) { /* (an offset past the end makes the second test 1) */
+    uint64_t o = offs[l] - g->base;
+    bad |= (uint64_t)(o >= g->size) | (uint64_t)(size > g->size - o);
+  }
+  if (bad) return 0;
+  for (unsigned l = 0; l < 32; l++) host[l] = g->host + (offs[l] - g->base);
+  memset(mss, MS_GLOBAL, 32);
+  return 1;
+}
+
 /* The common case of resolve() for all lanes at once: .global (the lanes hit the
- * allocation of the first lane) or .shared, aligned and in bounds. Returns 0 when any
- * lane needs the general path (which also reports the error). */
+ * allocation of the first lane), a kernel parameter or .shared, aligned and in bounds.
+ * Returns 0 when any lane needs the general path (which also reports the error), 2 for a
+ * kernel parameter (every lane the same bytes: a load reads them once), else 1. */
 static int fast_resolve(struct run *r, const struct frame *fr, const struct dinsn *i,
                         uint32_t m, uint8_t **host, uint64_t *offs, uint8_t *mss)
 {
   uint64_t size = i->size;
+  if (i->space == PTX_SPACE_GLOBAL && m == FULL_MASK && global_warp(r, fr, i, host, offs, mss))
+    return 1;
   if (i->space == PTX_SPACE_GLOBAL) {
     const struct region *g = NULL;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -219,13 +252,12 @@ static int fast_resolve(struct run *r, const struct frame *fr, const struct dins
       i->fam == F_LD) { /* a kernel parameter: the same bytes for every lane */
     uint64_t a = (uint64_t)i->disp;
     if ((a & (size - 1)) || a > r->c->kparam_size || size > r->c->kparam_size - a) return 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-      unsigned l = (unsigned)__builtin_ctz(mm);
+    LANES(m, {
       host[l] = r->kparam + a;
       offs[l] = a;
       mss[l] = MS_PARAM;
-    }
-    return 1;
+    });
+    return 2;
   }
   if (i->space == PTX_SPACE_SHARED) {
     for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -250,8 +282,8 @@ int emu_exec_ldst(struct run *r, struct warp *w, struct frame *fr, const struct 
   uint64_t offs[32] = {0};
   uint8_t mss[32] = {0};
   unsigned es = i->w / 8, n = i->fam == F_LD ? i->nd : i->ns;
-  int s;
-  if (!fast_resolve(r, fr, i, m, host, offs, mss)) {
+  int s, fast = fast_resolve(r, fr, i, m, host, offs, mss);
+  if (!fast) {
     for (uint32_t mm = m; mm; mm &= mm - 1) {
       unsigned l = (unsigned)__builtin_ctz(mm);
       int ms;
@@ -266,13 +298,17 @@ int emu_exec_ldst(struct run *r, struct warp *w, struct frame *fr, const struct 
       uint64_t *d;
       if (i->d[e] < 0) continue;
       d = reg(fr, i->d[e]);
+      if (fast == 2) { /* a kernel parameter: one value for every lane */
+        uint64_t v = emu_norm(load_bytes(host[__builtin_ctz(m)] + e * es, es), i->w, i->k);
+        LANES(m, d[l] = v);
+        continue;
+      }
       if (es == 4 && i->k != K_S) { /* the common case, with a constant size */
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-          unsigned l = (unsigned)__builtin_ctz(mm);
+        LANES(m, {
           uint32_t v;
           memcpy(&v, host[l] + e * 4, 4);
           d[l] = v;
-        }
+        });
         continue;
       }
       for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -286,11 +322,10 @@ int emu_exec_ldst(struct run *r, struct warp *w, struct frame *fr, const struct 
       if (i->s[e] < 0) continue;
       a = reg(fr, i->s[e]);
       if (es == 4) {
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-          unsigned l = (unsigned)__builtin_ctz(mm);
+        LANES(m, {
           uint32_t v = (uint32_t)a[l];
           memcpy(host[l] + e * 4, &v, 4);
-        }
+        });
         continue;
       }
       for (uint32_t mm = m; mm; mm &= mm - 1) {

@@ -78,6 +78,90 @@ static void test_out_of_bounds(void **state)
   ptx_module_free(m);
 }
 
+/* lane t reads in[t / 2] + (t odd ? p_stride bytes : 0), writes out[t] */
+static const char *k_pairs = PTX_HEADER
+    ".visible .entry pairs(.param .u64 p_in, .param .u64 p_out, .param .u64 p_stride)\n{\n"
+    ".reg .b32 %r<8>; .reg .b64 %rd<12>; .reg .f32 %f<2>;\n"
+    "ld.param.u64 %rd1, [p_in];\n"
+    "ld.param.u64 %rd2, [p_out];\n"
+    "ld.param.u64 %rd8, [p_stride];\n"
+    "cvta.to.global.u64 %rd1, %rd1;\n"
+    "cvta.to.global.u64 %rd2, %rd2;\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "and.b32 %r2, %r1, 1;\n"
+    "shr.u32 %r3, %r1, 1;\n"
+    "mul.wide.u32 %rd3, %r3, 4;\n"
+    "cvt.u64.u32 %rd4, %r2;\n"
+    "mul.lo.s64 %rd5, %rd4, %rd8;\n"
+    "add.s64 %rd6, %rd1, %rd3;\n"
+    "add.s64 %rd6, %rd6, %rd5;\n"
+    "ld.global.f32 %f1, [%rd6];\n"
+    "mul.wide.u32 %rd7, %r1, 4;\n"
+    "add.s64 %rd9, %rd2, %rd7;\n"
+    "st.global.f32 [%rd9], %f1;\n"
+    "ret;\n}\n";
+
+/* A warp whose lanes leave the first lane's allocation (the emulator's whole-warp path
+ * tests every lane against that allocation, exec_mem.c global_warp). k_pairs with the
+ * stride from a to b: even lanes read a[t / 2], odd lanes b[t / 2], a valid access of
+ * two allocations; with a[i] = i and b[i] = 100 + i, out[t] = t / 2 + (t odd ? 100 : 0);
+ * with 2 bytes more, lane 1 (lane 0 aligned) is the misaligned one named, and so with a
+ * stride of 2 bytes (lane 1 inside a). Then k_oob over 'in' alone (32 floats) with an offset of 16 floats: lane 0 is inside,
+ * lane 16 of block 0 reads the first byte past it, and the error names thread 16. */
+static void test_warp_spans(void **state)
+{
+  struct ptx_module *m = parse_ok(k_pairs), *m2 = parse_ok(k_oob);
+  struct cc_emu *emu = cc_emu_new(m, NULL);
+  struct cc_err err;
+  uint64_t da, db, dout;
+  char want[200];
+  struct launch l = L1(1, 32), l2 = L1(2, 32);
+  float *a, *b, *out;
+  (void)state;
+  a = alloc_ok(emu, 32 * 4, "a", &da); /* (32: the 2-byte stride's lanes all inside) */
+  b = alloc_ok(emu, 16 * 4, "b", &db);
+  out = alloc_ok(emu, 32 * 4, "out", &dout);
+  for (int i = 0; i < 16; i++) {
+    a[i] = (float)i;
+    b[i] = (float)(100 + i);
+  }
+  arg64(&l, da);
+  arg64(&l, dout);
+  arg64(&l, db - da);
+  launch_ok(emu, m, "pairs", &l, NULL, NULL);
+  for (int t = 0; t < 32; t++)
+    assert_true(out[t] == (float)(t / 2 + (t % 2 ? 100 : 0)));
+  /* 2 bytes more: lane 0 stays aligned, lane 1 reads b + 2 */
+  l.vals[2] = db - da + 2;
+  assert_int_equal(launch_run(emu, m, "pairs", &l, NULL, NULL, &err), CC_ERR_KERNEL);
+  snprintf(want, sizeof want, "misaligned address: global read of size 4 at 0x%llx",
+           (unsigned long long)(db + 2));
+  assert_true(contains(err.msg, want));
+  assert_true(contains(err.msg, "by thread (1,0,0)"));
+  /* a stride of 2 bytes: lane 1 misaligned inside a, as lane 0's allocation */
+  l.vals[2] = 2;
+  assert_int_equal(launch_run(emu, m, "pairs", &l, NULL, NULL, &err), CC_ERR_KERNEL);
+  snprintf(want, sizeof want, "misaligned address: global read of size 4 at 0x%llx",
+           (unsigned long long)(da + 2));
+  assert_true(contains(err.msg, want));
+  assert_true(contains(err.msg, "by thread (1,0,0)"));
+  cc_emu_free(emu);
+  emu = cc_emu_new(m2, NULL);
+  alloc_ok(emu, 32 * 4, "in", &da);
+  alloc_ok(emu, 64 * 4, "out", &dout);
+  arg64(&l2, da);
+  arg64(&l2, dout);
+  arg64(&l2, 16 * 4);
+  assert_int_equal(launch_run(emu, m2, "oob", &l2, NULL, NULL, &err), CC_ERR_MEMCHECK);
+  snprintf(want, sizeof want, "invalid global read of size 4 at 0x%llx",
+           (unsigned long long)(da + 128));
+  assert_true(contains(err.msg, want));
+  assert_true(contains(err.msg, "by thread (16,0,0) in block (0,0,0)"));
+  cc_emu_free(emu);
+  ptx_module_free(m);
+  ptx_module_free(m2);
+}
+
 /* module variables: .const table with an initializer, .global with an initializer read
  * through its address; dynamic shared memory written and read back */
 static const char *k_vars = PTX_HEADER
@@ -514,6 +598,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_out_of_bounds),
+      cmocka_unit_test(test_warp_spans),
       cmocka_unit_test(test_module_vars_dynamic_shared),
       cmocka_unit_test(test_local_generic),
       cmocka_unit_test(test_sink_records),
