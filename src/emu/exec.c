@@ -794,7 +794,7 @@ reload:
   vmcase(name) {                                                                        \
     uint64_t *d = reg(fr, i->d[0]);                                                     \
     const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);                        \
-    LANES(m, d[l] = (expr));                                                            \
+    LANES_ELEMENTWISE(m, d[l] = (expr));                                                \
   }                                                                                     \
   vmbreak;
       BIN(ADD_32, (uint32_t)(a[l] + b[l]))
@@ -834,7 +834,7 @@ reload:
   vmcase(name) {                                                                        \
     uint64_t *d = reg(fr, i->d[0]);                                                     \
     const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]), *c = reg(fr, i->s[2]); \
-    LANES(m, d[l] = (expr));                                                            \
+    LANES_ELEMENTWISE(m, d[l] = (expr));                                                \
   }                                                                                     \
   vmbreak;
       TER(MAD_LO_32, (uint32_t)((uint32_t)a[l] * (uint32_t)b[l] + (uint32_t)c[l]))
@@ -846,7 +846,7 @@ reload:
         const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]);
         int sg = i->h == H_SETP_S32;
 #define CMPS(op)                                                                        \
-  LANES(m, d[l] = sg ? (int32_t)a[l] op (int32_t)b[l] : (uint32_t)a[l] op (uint32_t)b[l])
+  LANES_ELEMENTWISE(m, d[l] = sg ? (int32_t)a[l] op (int32_t)b[l] : (uint32_t)a[l] op (uint32_t)b[l])
         switch (i->cmp) {
         case PTX_CMP_EQ: CMPS(==); break;
         case PTX_CMP_NE: CMPS(!=); break;
@@ -907,16 +907,16 @@ reload:
         uint64_t *d = reg(fr, i->d[0]);
         const uint64_t *a = reg(fr, i->s[0]), *b = reg(fr, i->s[1]), *c = reg(fr, i->s[2]);
         uint64_t cn = i->sneg >> 2 & 1;
-        LANES(m, d[l] = ((c[l] & 1) ^ cn) ? a[l] : b[l]);
+        LANES_ELEMENTWISE(m, d[l] = ((c[l] & 1) ^ cn) ? a[l] : b[l]);
       }
       vmbreak;
       vmcase(MOV) {
         uint64_t *d = reg(fr, i->d[0]);
         const uint64_t *a = reg(fr, i->s[0]);
-        if (i->w == 64 || i->k == K_P) LANES(m, d[l] = a[l]);
+        if (i->w == 64 || i->k == K_P) LANES_ELEMENTWISE(m, d[l] = a[l]);
         else {
           uint64_t wm = (UINT64_C(1) << i->w) - 1;
-          LANES(m, d[l] = a[l] & wm);
+          LANES_ELEMENTWISE(m, d[l] = a[l] & wm);
         }
       }
       vmbreak;
@@ -976,8 +976,8 @@ reload:
         case PTX_SPACE_CONST: base = WIN_CONST; break;
         default: base = 0; break;
         }
-        if (i->mode == PTX_MODE_TO) LANES(m, d[l] = (a[l] - base) & wm);
-        else LANES(m, d[l] = (a[l] + base) & wm);
+        if (i->mode == PTX_MODE_TO) LANES_ELEMENTWISE(m, d[l] = (a[l] - base) & wm);
+        else LANES_ELEMENTWISE(m, d[l] = (a[l] + base) & wm);
       }
       vmbreak;
       vmcase(LD) vmcase(ST) {

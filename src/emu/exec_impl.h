@@ -21,6 +21,25 @@
     }                                                                                   \
   } while (0)
 
+/* LANES for a statement that writes lane l of one register from lane l of others
+ * (d[l] = f(a[l], b[l], ...): an ALU instruction). Registers are whole arrays of 32 lanes
+ * (fr->R + r x 32), so a destination is either another array than a source or the same
+ * one, never a shifted copy, and each lane reads only its own elements before it writes:
+ * no lane depends on another, which ivdep tells the compiler (it would otherwise test the
+ * arrays' overlap at run time, a test -O2's vectoriser does not make). Not for stores
+ * through lane pointers (two lanes may write one address: the last one wins). */
+#define LANES_ELEMENTWISE(m, stmt)                                                      \
+  do {                                                                                  \
+    if ((m) == FULL_MASK) {                                                             \
+      _Pragma("GCC ivdep") for (unsigned l = 0; l < 32; l++) { stmt; }                  \
+    } else {                                                                            \
+      for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                                   \
+        unsigned l = (unsigned)__builtin_ctz(mm_);                                      \
+        stmt;                                                                           \
+      }                                                                                 \
+    }                                                                                   \
+  } while (0)
+
 /* bit conversions between register values and host floats */
 static inline float F32(uint64_t v)
 {
