@@ -516,12 +516,9 @@ static int fill_elements(const struct cc_launch_arg *a, uint64_t count, void *ds
     for (uint64_t i = 0; i < count; i++)
       cc_launch_iota_element(a->type, i, p + i * size);
     return CC_OK;
-  case CC_INIT_RANDOM: {
-    uint64_t state = a->seed;
-    for (uint64_t i = 0; i < count; i++)
-      cc_launch_random_element(a->type, cc_launch_splitmix64(&state), p + i * size);
+  case CC_INIT_RANDOM:
+    cc_launch_random_fill(a->type, a->seed, p, count);
     return CC_OK;
-  }
   case CC_INIT_CONST: {
     uint8_t v[8];
     char why[160];

@@ -124,6 +124,12 @@ uint64_t cc_launch_splitmix64(uint64_t *state);
  * [0,1) and exact in the type. */
 void cc_launch_random_element(enum ptx_type t, uint64_t x, void *dst);
 
+/* count elements of type t at dst (count x its size in bytes) from the
+ * generator's stream started at seed, element i from its output i: the bytes a loop of
+ * cc_launch_random_element over cc_launch_splitmix64 writes, with the generator inline
+ * (a 4096^2 float buffer: 16.8 M elements before the run starts). */
+void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t count);
+
 /* Fills count elements of type t at dst per the arg's initialiser (a buffer arg), then
  * applies its layout (a->layout) to them. Errors (CC_ERR_INPUT): file unreadable or of the
  * wrong size, const value not of the type, a size the layout does not fit

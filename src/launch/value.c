@@ -174,12 +174,17 @@ int cc_launch_convert(enum ptx_type t, const char *text, uint8_t out[8], char *w
   }
 }
 
-uint64_t cc_launch_splitmix64(uint64_t *state)
+static inline uint64_t splitmix64(uint64_t *state)
 {
   uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
   z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
   z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
   return z ^ (z >> 31);
+}
+
+uint64_t cc_launch_splitmix64(uint64_t *state)
+{
+  return splitmix64(state);
 }
 
 void cc_launch_random_element(enum ptx_type t, uint64_t x, void *dst)
@@ -206,6 +211,21 @@ void cc_launch_random_element(enum ptx_type t, uint64_t x, void *dst)
     break;
   }
   memcpy(dst, out, cc_launch_scalar_size(t));
+}
+
+void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t count)
+{
+  uint8_t *p = dst;
+  uint64_t state = seed;
+  if (t == PTX_TYPE_F32) { /* the common buffer: cc_launch_random_element's f32, inline */
+    for (uint64_t i = 0; i < count; i++) {
+      float v = (float)(splitmix64(&state) >> 40) * 0x1p-24f;
+      memcpy(p + i * 4, &v, 4);
+    }
+    return;
+  }
+  for (uint64_t i = 0, size = cc_launch_scalar_size(t); i < count; i++)
+    cc_launch_random_element(t, splitmix64(&state), p + i * size);
 }
 
 /* Element i of an iota buffer of type t into dst. */
