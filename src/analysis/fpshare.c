@@ -213,8 +213,21 @@ void cc_analysis_fpw_free(struct cc_fp_writer *w)
   free(w);
 }
 
+/* The bits of a run whose lanes are tested (add_run, cc_analysis_fps_add_progression):
+ * the lanes of mask (first..last) on consecutive units from the aligned a0, pending in at
+ * most two words. Returns 0 when a word finds no room. */
 static int pend_run(struct cc_fp_writer *w, uint64_t a0, uint32_t mask, unsigned first,
-                    unsigned last);
+                    unsigned last)
+{
+  uint64_t u0 = a0 >> w->fs->shift, pat = (uint64_t)(mask >> first); /* bit i: unit u0 + i */
+  if ((u0 & 63) + (last - first) >= 64) { /* two words: the second in entry 32 */
+    if (!pend(w, 32, (u0 >> 6) + 1, pat >> (64 - (u0 & 63))))
+      return 0;
+  }
+  if (!pend(w, first, u0 >> 6, pat << (u0 & 63)))
+    return 0; /* the second word's bits stay pending: they are the access's own */
+  return 1;
+}
 
 /* The lanes of mask on consecutive units from an aligned first lane's (a coalesced
  * access: lane l at addr[first] + (l - first) << shift): their bits ORed into at most two
@@ -233,24 +246,6 @@ static int add_run(struct cc_fp_writer *w, const uint64_t *addr, uint32_t mask)
       return 0;
   }
   return pend_run(w, a0, mask, first, last);
-}
-
-/* add_run's bits, its lanes tested: the lanes of mask (first..last) on consecutive units
- * from the aligned a0. */
-static int pend_run(struct cc_fp_writer *w, uint64_t a0, uint32_t mask, unsigned first,
-                    unsigned last)
-{
-  unsigned shift = w->fs->shift;
-  uint64_t u0, pat;
-  u0 = a0 >> shift;
-  pat = (uint64_t)(mask >> first); /* bit i: unit u0 + i */
-  if ((u0 & 63) + (last - first) >= 64) { /* two words: the second in entry 32 */
-    if (!pend(w, 32, (u0 >> 6) + 1, pat >> (64 - (u0 & 63))))
-      return 0;
-  }
-  if (!pend(w, first, u0 >> 6, pat << (u0 & 63)))
-    return 0; /* the second word's bits stay pending: they are the access's own */
-  return 1;
 }
 
 uint32_t cc_analysis_fps_add_progression(struct cc_fp_writer *w, const uint64_t *addr,

@@ -27,11 +27,19 @@
  * one, never a shifted copy, and each lane reads only its own elements before it writes:
  * no lane depends on another, which ivdep tells the compiler (it would otherwise test the
  * arrays' overlap at run time, a test -O2's vectoriser does not make). Not for stores
- * through lane pointers (two lanes may write one address: the last one wins). */
+ * through lane pointers (two lanes may write one address: the last one wins). Clang's
+ * spelling of the promise is its own (an unknown pragma is a warning, an error here). */
+#if defined(__clang__)
+#define LANES_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define LANES_INDEPENDENT _Pragma("GCC ivdep")
+#else
+#define LANES_INDEPENDENT
+#endif
 #define LANES_ELEMENTWISE(m, stmt)                                                      \
   do {                                                                                  \
     if ((m) == FULL_MASK) {                                                             \
-      _Pragma("GCC ivdep") for (unsigned l = 0; l < 32; l++) { stmt; }                  \
+      LANES_INDEPENDENT for (unsigned l = 0; l < 32; l++) { stmt; }                     \
     } else {                                                                            \
       for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                                   \
         unsigned l = (unsigned)__builtin_ctz(mm_);                                      \
