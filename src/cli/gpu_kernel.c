@@ -290,7 +290,7 @@ int cc_cli_run_gpu(const struct cc_run_opts *o, FILE *out, struct cc_err *err)
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
   struct host_alloc h = {NULL, 0};
-  struct cc_launch_allocator alloc = {&h, host_alloc_fn, cc_cli_max_memory(o)};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn, cc_cli_max_memory(o), 0};
   struct cc_launch_bound b;
   const char *keep = getenv("COALCHECK_GPU_PLAN");
   char *text = NULL, *dir = NULL, *itext = NULL, extra[256];
@@ -391,7 +391,7 @@ int cc_cli_gpu_time(const char *ptx, size_t len, const char *mangled, const uint
   struct ptx_module *m = NULL;
   const struct ptx_function *k;
   struct host_alloc h = {NULL, 0};
-  struct cc_launch_allocator alloc = {&h, host_alloc_fn, 0};
+  struct cc_launch_allocator alloc = {&h, host_alloc_fn, 0, 0};
   struct cc_launch_bound b;
   struct cc_run_opts o;
   char *dir = NULL, *launcher = NULL, *path = NULL, *text = NULL;

@@ -314,6 +314,7 @@ static int emulate(const struct cc_run_opts *o, struct run *r, const struct ptx_
   if ((rc = cc_emu_check(r->emu, k, err)) != CC_OK)
     return rc;
   alloc = cc_launch_emu_allocator(r->emu, cc_cli_max_memory(o));
+  alloc.fill_threads = eopts.jobs; /* the inputs' random fill: the run's threads */
   if ((rc = cc_launch_bind(o->args, o->nargs, k, &alloc, &r->bound, err)) != CC_OK)
     return rc;
   if ((rc = check_dumps(o, &r->bound, err)) != CC_OK)

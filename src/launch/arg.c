@@ -502,7 +502,7 @@ static int fill_from_file(const struct cc_launch_arg *a, uint64_t count, void *d
 
 /* Fills count elements at dst per a's initialiser, in the array-of-structures order. */
 static int fill_elements(const struct cc_launch_arg *a, uint64_t count, void *dst,
-                         struct cc_err *err)
+                         uint32_t threads, struct cc_err *err)
 {
   unsigned size = cc_launch_type_size(a->type);
   uint8_t *p = dst;
@@ -517,7 +517,7 @@ static int fill_elements(const struct cc_launch_arg *a, uint64_t count, void *ds
       cc_launch_iota_element(a->type, i, p + i * size);
     return CC_OK;
   case CC_INIT_RANDOM:
-    cc_launch_random_fill(a->type, a->seed, p, count);
+    cc_launch_random_fill_threads(a->type, a->seed, p, count, threads);
     return CC_OK;
   case CC_INIT_CONST: {
     uint8_t v[8];
@@ -534,14 +534,20 @@ static int fill_elements(const struct cc_launch_arg *a, uint64_t count, void *ds
   CC_BUG("unknown initialiser %d", (int)a->init);
 }
 
-int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
-                   struct cc_err *err)
+int cc_launch_fill_threads(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                           uint32_t threads, struct cc_err *err)
 {
   uint64_t bytes = count * cc_launch_type_size(a->type);
   int rc;
   if ((rc = cc_launch_layout_check(&a->layout, a->name, bytes, err)) != CC_OK ||
-      (rc = fill_elements(a, count, dst, err)) != CC_OK)
+      (rc = fill_elements(a, count, dst, threads, err)) != CC_OK)
     return rc;
   cc_launch_layout_apply(&a->layout, dst, bytes, 0);
   return CC_OK;
+}
+
+int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                   struct cc_err *err)
+{
+  return cc_launch_fill_threads(a, count, dst, 1, err);
 }

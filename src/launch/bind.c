@@ -222,7 +222,8 @@ static int alloc_buffer(const struct cc_launch_arg *a, size_t i,
   buf->dev_addr += a->offset;
   buf->host = (uint8_t *)buf->host + a->offset;
   /* the allocator's memory is zero-filled: zero touches no page */
-  if (a->init != CC_INIT_ZERO && (rc = cc_launch_fill(a, buf->count, buf->host, err)) != CC_OK)
+  if (a->init != CC_INIT_ZERO &&
+      (rc = cc_launch_fill_threads(a, buf->count, buf->host, alloc->fill_threads, err)) != CC_OK)
     return rc;
   b->params[i] = cc_xmalloc(8);
   memcpy(b->params[i], &buf->dev_addr, 8);

@@ -129,6 +129,14 @@ void cc_launch_random_element(enum ptx_type t, uint64_t x, void *dst);
  * cc_launch_random_element over cc_launch_splitmix64 writes, with the generator inline
  * (a 4096^2 float buffer: 16.8 M elements before the run starts). */
 void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t count);
+/* cc_launch_random_fill on up to `threads` threads, each a contiguous range of elements
+ * from the generator's state at its first one (splitmix64 can seek: the state before
+ * output i is seed + i x 0x9E3779B97F4A7C15): the same bytes for any thread count. Below
+ * CC_LAUNCH_FILL_PER_THREAD elements a thread, fewer threads; a thread that cannot be
+ * started leaves its range to the caller. */
+#define CC_LAUNCH_FILL_PER_THREAD (1u << 20)
+void cc_launch_random_fill_threads(enum ptx_type t, uint64_t seed, void *dst, uint64_t count,
+                                   uint32_t threads);
 
 /* Fills count elements of type t at dst per the arg's initialiser (a buffer arg), then
  * applies its layout (a->layout) to them. Errors (CC_ERR_INPUT): file unreadable or of the
@@ -136,6 +144,10 @@ void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t c
  * (cc_launch_layout_check). */
 int cc_launch_fill(const struct cc_launch_arg *a, uint64_t count, void *dst,
                    struct cc_err *err);
+/* cc_launch_fill with a random buffer filled on up to `threads` threads
+ * (cc_launch_random_fill_threads): the same bytes, errors and layout. */
+int cc_launch_fill_threads(const struct cc_launch_arg *a, uint64_t count, void *dst,
+                           uint32_t threads, struct cc_err *err);
 
 /* Frees l's offsets and zeroes it; safe on a zeroed layout. */
 void cc_launch_layout_release(struct cc_launch_layout *l);
@@ -168,6 +180,8 @@ struct cc_launch_allocator {
                void **host, struct cc_err *err);
   uint64_t max_bytes; /* the most bytes all buffers of one binding may take together;
                          0 = no limit (the CLI's --max-memory) */
+  uint32_t fill_threads; /* threads that fill a large random buffer (and so touch its
+                            pages) at once: the run's --jobs; 0 or 1: the caller alone */
 };
 struct cc_emu;
 /* An allocator whose memory is the emulator's global memory (emu borrowed); max_bytes as

@@ -12,6 +12,6 @@ static int emu_alloc(void *ctx, uint64_t bytes, const char *name, uint64_t *dev_
 
 struct cc_launch_allocator cc_launch_emu_allocator(struct cc_emu *emu, uint64_t max_bytes)
 {
-  struct cc_launch_allocator a = {emu, emu_alloc, max_bytes};
+  struct cc_launch_allocator a = {emu, emu_alloc, max_bytes, 0};
   return a;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,19 +214,73 @@ void cc_launch_random_element(enum ptx_type t, uint64_t x, void *dst)
   memcpy(dst, out, cc_launch_scalar_size(t));
 }
 
-void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t count)
+/* Elements first..end-1 of a random buffer of type t at dst, the generator's state before
+ * element first being `state`. */
+static void random_range(enum ptx_type t, uint64_t state, uint8_t *dst, uint64_t first,
+                         uint64_t end)
 {
-  uint8_t *p = dst;
-  uint64_t state = seed;
   if (t == PTX_TYPE_F32) { /* the common buffer: cc_launch_random_element's f32, inline */
-    for (uint64_t i = 0; i < count; i++) {
+    for (uint64_t i = first; i < end; i++) {
       float v = (float)(splitmix64(&state) >> 40) * 0x1p-24f;
-      memcpy(p + i * 4, &v, 4);
+      memcpy(dst + i * 4, &v, 4);
     }
     return;
   }
-  for (uint64_t i = 0, size = cc_launch_scalar_size(t); i < count; i++)
-    cc_launch_random_element(t, splitmix64(&state), p + i * size);
+  for (uint64_t i = first, size = cc_launch_scalar_size(t); i < end; i++)
+    cc_launch_random_element(t, splitmix64(&state), dst + i * size);
+}
+
+void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t count)
+{
+  random_range(t, seed, dst, 0, count);
+}
+
+/* One thread's range of cc_launch_random_fill_threads. */
+struct fill_part {
+  enum ptx_type t;
+  uint64_t seed, first, end;
+  uint8_t *dst;
+  pthread_t id;
+  int started;
+};
+
+static void *fill_part_run(void *arg)
+{
+  struct fill_part *f = arg;
+  /* the state before output i: i increments past the seed (splitmix64's state += gamma) */
+  random_range(f->t, f->seed + f->first * UINT64_C(0x9E3779B97F4A7C15), f->dst, f->first,
+               f->end);
+  return NULL;
+}
+
+#define FILL_THREADS_MAX 64u
+
+void cc_launch_random_fill_threads(enum ptx_type t, uint64_t seed, void *dst, uint64_t count,
+                                   uint32_t threads)
+{
+  struct fill_part part[FILL_THREADS_MAX];
+  uint64_t n = count / CC_LAUNCH_FILL_PER_THREAD;
+  if (threads > n)
+    threads = (uint32_t)n;
+  if (threads > FILL_THREADS_MAX)
+    threads = FILL_THREADS_MAX;
+  if (threads <= 1) {
+    random_range(t, seed, dst, 0, count);
+    return;
+  }
+  for (uint32_t k = 0; k < threads; k++) {
+    part[k] = (struct fill_part){t, seed, count * k / threads, count * (k + 1) / threads, dst,
+                                 0, 0};
+    if (k > 0) /* part 0 is the caller's */
+      part[k].started = pthread_create(&part[k].id, NULL, fill_part_run, &part[k]) == 0;
+  }
+  fill_part_run(&part[0]);
+  for (uint32_t k = 1; k < threads; k++) {
+    if (part[k].started)
+      pthread_join(part[k].id, NULL);
+    else
+      fill_part_run(&part[k]);
+  }
 }
 
 /* Element i of an iota buffer of type t into dst. */

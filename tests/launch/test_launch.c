@@ -310,6 +310,47 @@ static void test_fill_random(void **state)
   cc_launch_arg_release(&a);
 }
 
+/* The threaded fill against the serial one, byte for byte, for a float, a double and
+ * two integer types, with thread counts that do not divide the elements; then element
+ * 2^20 (thread 1's first at 2 threads of 2^21 u32 elements) by hand: seeking by
+ * (i) x 0x9e3779b97f4a7c15 from seed 0 gives the state test_splitmix64 reached after i
+ * outputs; its output i + 1's low 32 bits are the serial fill's element i. With seed 0,
+ * elements 0..2: test_fill_random's figures at any thread count. */
+static void test_fill_random_threads(void **state)
+{
+  static const enum ptx_type types[] = {PTX_TYPE_F32, PTX_TYPE_F64, PTX_TYPE_U8,
+                                        PTX_TYPE_S16};
+  static const uint32_t threads[] = {2, 3, 7};
+  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+    size_t size = cc_launch_type_size(types[ti]);
+    uint64_t count = 3 * (uint64_t)CC_LAUNCH_FILL_PER_THREAD + 12345;
+    uint8_t *want = malloc(count * size), *got = malloc(count * size);
+    assert_non_null(want);
+    assert_non_null(got);
+    cc_launch_random_fill(types[ti], 99, want, count);
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+      memset(got, 0xa5, count * size);
+      cc_launch_random_fill_threads(types[ti], 99, got, count, threads[k]);
+      assert_memory_equal(got, want, count * size);
+    }
+    free(want);
+    free(got);
+  }
+  {
+    uint64_t count = 2 * (uint64_t)CC_LAUNCH_FILL_PER_THREAD, s = 0, x = 0;
+    uint32_t *v = malloc(count * 4);
+    assert_non_null(v);
+    cc_launch_random_fill_threads(PTX_TYPE_U32, 0, v, count, 2);
+    assert_int_equal(v[0], 0x7b1dcdaf);
+    assert_int_equal(v[1], 0xa1b965f4);
+    assert_int_equal(v[2], 0x8009454f);
+    for (uint64_t i = 0; i <= CC_LAUNCH_FILL_PER_THREAD; i++)
+      x = cc_launch_splitmix64(&s);
+    assert_int_equal(v[CC_LAUNCH_FILL_PER_THREAD], (uint32_t)x);
+    free(v);
+  }
+}
+
 /* ---- binary16 ------------------------------------------------------------------------ */
 
 static void test_f16(void **state)
@@ -465,7 +506,7 @@ static void test_bind(void **state)
   struct cc_launch_arg args[4];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   uint64_t p0, p1;
@@ -551,7 +592,7 @@ static void test_bind_offset(void **state)
   struct cc_launch_arg args[4];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 33};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 33, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   const struct cc_launch_buffer *buf;
@@ -603,7 +644,7 @@ static void expect_bind_error(const char *const *specs, size_t n, const enum ptx
   struct cc_launch_arg args[6];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, fail_at, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   int rc;
@@ -671,7 +712,7 @@ static void test_bind_errors(void **state)
     struct cc_launch_arg args[5];
     struct kernel k;
     struct fake_alloc fa = {0x10000, 0, 0, {0}};
-    struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
+    struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0, 0};
     struct cc_launch_bound b;
     struct cc_err err = {0};
     make_kernel(&k, with_agg, 5);
@@ -694,7 +735,7 @@ static void test_bind_memory_limit(void **state)
   struct cc_launch_arg args[4];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 127};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 127, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   make_kernel(&k, kern_types, 4);
@@ -717,7 +758,7 @@ static void test_bind_memory_limit(void **state)
     static const char *const huge[] = {"A=f32[1099511627776]:zero",
                                        "B=u64[1152921504606846976]:zero", "3", "1"};
     struct fake_alloc fb = {0x10000, 0, 0, {0}};
-    struct cc_launch_allocator lim = {&fb, fake_alloc_fn, UINT64_C(1) << 30};
+    struct cc_launch_allocator lim = {&fb, fake_alloc_fn, UINT64_C(1) << 30, 0};
     parse_all(huge, 4, args);
     assert_int_equal(cc_launch_bind(args, 4, &k.f, &lim, &b, &err), CC_ERR_LIMIT);
     expect_msg(&err, "argument 1 'A' needs 4398046511104 bytes (4.0 TiB), which brings the "
@@ -749,7 +790,7 @@ static void test_bind_unsigned_params(void **state)
   struct cc_launch_arg args[6];
   struct kernel k;
   struct fake_alloc fa = {0x10000, 0, 0, {0}};
-  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0};
+  struct cc_launch_allocator alloc = {&fa, fake_alloc_fn, 0, 0};
   struct cc_launch_bound b;
   struct cc_err err = {0};
   uint32_t u32;
@@ -864,6 +905,7 @@ int main(void)
     cmocka_unit_test(test_splitmix64),
     cmocka_unit_test(test_random_elements),
     cmocka_unit_test(test_fill_random),
+    cmocka_unit_test(test_fill_random_threads),
     cmocka_unit_test(test_f16),
     cmocka_unit_test(test_fill_iota_const_zero),
     cmocka_unit_test(test_fill_file),
