@@ -28,10 +28,12 @@ const char *cc_access_kind_name(enum cc_access_kind kind)
 /* The lanes against the progression itself (lane l: a0 + l x d), xor and or, no
  * branch on the data: vectors of four lanes with AVX2 where the host has it, else two
  * lanes a vector of the compiler's (SSE2 on x86-64, NEON, or scalars), two vectors a
- * step (vectors wider than the registers went through the stack). */
+ * step (vectors wider than the registers went through the stack). Not inlined into the
+ * caller: the vectors would make it align its stack frame on every call. */
 typedef uint64_t lane_pair __attribute__((vector_size(16)));
 
-static int lanes_progress(const uint64_t *addr, uint64_t a0, uint64_t d)
+static __attribute__((noinline)) int lanes_affine(const uint64_t *addr, uint64_t a0,
+                                                  uint64_t d)
 {
   lane_pair lo = {a0, a0 + d}, hi = {a0 + 2 * d, a0 + 3 * d}, four = {4 * d, 4 * d};
   lane_pair bad = {0, 0};
@@ -47,11 +49,11 @@ static int lanes_progress(const uint64_t *addr, uint64_t a0, uint64_t d)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
-#define HAVE_AVX2_PROGRESSION 1
+#define HAVE_AVX2_AFFINE 1
 typedef uint64_t lane_quad __attribute__((vector_size(32)));
 
-__attribute__((target("avx2"))) static int lanes_progress_avx2(const uint64_t *addr,
-                                                               uint64_t a0, uint64_t d)
+__attribute__((target("avx2"))) static int lanes_affine_avx2(const uint64_t *addr, uint64_t a0,
+                                                              uint64_t d)
 {
   lane_quad want = {a0, a0 + d, a0 + 2 * d, a0 + 3 * d}, four = {4 * d, 4 * d, 4 * d, 4 * d};
   lane_quad bad = {0, 0, 0, 0};
@@ -66,20 +68,22 @@ __attribute__((target("avx2"))) static int lanes_progress_avx2(const uint64_t *a
 }
 #endif
 
+int cc_access_lanes_affine(const struct cc_warp_access *a, uint64_t step)
+{
+#ifdef HAVE_AVX2_AFFINE
+  if (__builtin_cpu_supports("avx2"))
+    return lanes_affine_avx2(a->addr, a->addr[0], step);
+#endif
+  return lanes_affine(a->addr, a->addr[0], step);
+}
+
 int cc_access_progression(const struct cc_warp_access *a, uint64_t *step)
 {
   uint64_t a0 = a->addr[0], d = a->addr[1] - a0, room = UINT64_MAX - a0;
   uint32_t size = a->size_bytes ? a->size_bytes : 1;
-  int ok;
-  if (a->active != 0xffffffffu || room < size - 1u || d > (room - (size - 1u)) / 31u)
+  if (a->active != 0xffffffffu || room < size - 1u || d > (room - (size - 1u)) / 31u ||
+      !cc_access_lanes_affine(a, d))
     return 0;
-#ifdef HAVE_AVX2_PROGRESSION
-  if (__builtin_cpu_supports("avx2"))
-    ok = lanes_progress_avx2(a->addr, a0, d);
-  else
-#endif
-    ok = lanes_progress(a->addr, a0, d);
-  if (ok)
-    *step = d;
-  return ok;
+  *step = d;
+  return 1;
 }

@@ -185,6 +185,12 @@ static inline uint32_t cc_access_words(enum cc_space space, uint32_t size)
   return space == CC_SPACE_LOCAL && size > 4 ? size / 4 : 1;
 }
 
+/* Whether every lane l of a, active or not (all 32 are read), is at addr[0] + l x step,
+ * modulo 2^64: one vector test, AVX2 where the host has it (-DCC_CACHE_NO_AVX2: the
+ * portable form only). The cache model's fast forms (src/cache cc_cache_form_of, the
+ * quick path) and cc_access_progression start from it. */
+int cc_access_lanes_affine(const struct cc_warp_access *a, uint64_t step);
+
 /* Whether record a is one whole-warp progression going up: all 32 lanes active, lane l
  * at addr[0] + l x step with step = addr[1] - addr[0] (mod 2^64), and the last lane's
  * bytes below 2^64 (addr[0] + 31 step + size - 1 does not pass the top of memory), so

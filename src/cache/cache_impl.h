@@ -514,10 +514,6 @@ static inline void gather_line_range(struct gather *g, uint64_t lo, uint64_t hi)
   g->max_line = g->e[0].line;
 }
 
-/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64), all 32 read (AVX2
- * where the host has it). gather.c. */
-int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step);
-
 /* The bytes a record of the range form (FORM_RANGE) covers from its first lane's: 32
  * lanes of `size` bytes one after the other (32 x size), or all at one address (a
  * broadcast: a uniform load such as x[j] in a loop, size). */
@@ -542,7 +538,7 @@ static inline struct form_key cc_cache_form_of(const struct cc_warp_access *a, u
   uint64_t d = a->addr[1] - a->addr[0], top, lo = a->addr[0] + base;
   /* the fast forms need the lanes' bytes below 2^64 (no wrap to address 0) */
   if (a->active == 0xffffffffu && size <= CC_CACHE_SECTOR_BYTES &&
-      cc_cache_lanes_affine(a, d) && !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
+      cc_access_lanes_affine(a, d) && !__builtin_mul_overflow(d, (uint64_t)CC_WARP_SIZE, &top) &&
       !__builtin_add_overflow(lo, top ? top : size, &top)) { /* (a broadcast: lo + size) */
     if (d == size || d == 0)
       return (struct form_key){FORM_RANGE, lo / CC_CACHE_SECTOR_BYTES,
@@ -690,26 +686,6 @@ static inline int sampled_line(const struct cc_cache *c, uint64_t line)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define CC_CACHE_AVX2 1
 #include <immintrin.h>
-/* Whether every lane l of a is at a0 + l x step (a0 = a->addr[0]; modulo 2^64), four
- * lanes a step, each compared with the progression itself (an xor, an or and an addition
- * a step; one vptest ends it): cc_cache_lanes_affine's AVX2 form (gather.c), and inline
- * in the quick path's (cache.c quick_avx2: no call, no dispatch). */
-static inline __attribute__((always_inline, target("avx2"))) int affine_avx2(
-    const struct cc_warp_access *a, uint64_t a0, uint64_t step)
-{
-  __m256i want = _mm256_add_epi64(_mm256_set1_epi64x((long long)a0),
-                                  _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
-                                                    (long long)step, 0));
-  __m256i four = _mm256_set1_epi64x((long long)(4 * step)), bad = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < CC_WARP_SIZE; l += 4) {
-    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)&a->addr[l]);
-    bad = _mm256_or_si256(bad, _mm256_xor_si256(v, want));
-    want = _mm256_add_epi64(want, four);
-  }
-  return _mm256_testz_si256(bad, bad);
-}
-
 /* Bit l (l < 32) set iff x + l x inc < lim (unsigned, modulo 2^64), four lanes a step
  * (sample_lanes, where the host has AVX2: the comparison is signed, so both sides are
  * moved by 2^63). */

@@ -28,7 +28,7 @@ typedef uint64_t lane_quad __attribute__((vector_size(32)));
 /* Whether lanes first .. first + n - 1 of a (first + n <= 32) are at addr[first] + l x size
  * (l = 0 .. n - 1) once base is added: four lanes a step (the compiler's vectors: an
  * addition, an xor and an or a step, no branch on the data), the last n mod 4 one by one. The cut records of a row straddling two
- * lines are runs of 16 to 31 lanes. Inline in run_affine's two forms and in lanes_affine. */
+ * lines are runs of 16 to 31 lanes. Inline in run_affine's two forms. */
 static inline __attribute__((always_inline)) int run_affine_body(
     const struct cc_warp_access *a, uint32_t first, uint32_t n, uint64_t base, uint64_t size)
 {
@@ -48,34 +48,9 @@ static inline __attribute__((always_inline)) int run_affine_body(
   return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
 }
 
-/* Whether every lane l of a is at addr[0] + l x step (modulo 2^64): run_affine_body over
- * all 32 lanes. The portable form, which the compiler builds for SSE2, NEON or scalars
- * (not inlined: its vectors would make form_of align its stack frame on every call, the
- * AVX2 one's included). */
-static __attribute__((noinline)) int lanes_affine(const struct cc_warp_access *a, uint64_t step)
-{
-  return run_affine_body(a, 0, CC_WARP_SIZE, 0, step);
-}
-
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(CC_CACHE_NO_AVX2)
 #define HAVE_AVX2_AFFINE 1
-/* lanes_affine with AVX2 (where the host has it: every record of a set sampling replay
- * outside the quick path takes this test): affine_avx2 (cache_impl.h). */
-__attribute__((target("avx2"))) static int lanes_affine_avx2(const struct cc_warp_access *a,
-                                                              uint64_t step)
-{
-  return affine_avx2(a, a->addr[0], step);
-}
 #endif
-
-int cc_cache_lanes_affine(const struct cc_warp_access *a, uint64_t step)
-{
-#ifdef HAVE_AVX2_AFFINE
-  if (__builtin_cpu_supports("avx2"))
-    return lanes_affine_avx2(a, step);
-#endif
-  return lanes_affine(a, step);
-}
 
 /* A piece of a lane's bytes within one sector: the sector, and its bytes as a bit mask. */
 struct piece {

@@ -463,13 +463,13 @@ static __attribute__((target("avx2"), noinline)) void quick_avx2(struct cc_cache
 }
 #endif
 
-/* The quick path, portable (the lanes' test: cc_cache_lanes_affine). */
+/* The quick path, portable (the lanes' test: cc_access_lanes_affine). */
 static __attribute__((noinline)) void quick_portable(struct cc_cache *c,
                                                      const struct cc_warp_access *a,
                                                      uint32_t sm)
 {
   uint64_t lo = a->addr[0], d = a->addr[1] - lo;
-  if (cc_cache_lanes_affine(a, d))
+  if (cc_access_lanes_affine(a, d))
     quick_rest(c, a, sm, lo, d);
   else
     cc_cache_sample_general_global(c, a, sm);

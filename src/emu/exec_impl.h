@@ -8,11 +8,12 @@
 
 #include "emu/emu_internal.h"
 
-/* body over the lanes of mask m; the full-mask loop has no test so that it vectorises */
-#define LANES(m, stmt)                                                                  \
+/* body over the lanes of mask m; the full-mask loop has no test so that it vectorises
+ * (`before`: what precedes that loop, a loop pragma or nothing) */
+#define LANES_LOOP(before, m, stmt)                                                     \
   do {                                                                                  \
     if ((m) == FULL_MASK) {                                                             \
-      for (unsigned l = 0; l < 32; l++) { stmt; }                                       \
+      before for (unsigned l = 0; l < 32; l++) { stmt; }                                \
     } else {                                                                            \
       for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                                   \
         unsigned l = (unsigned)__builtin_ctz(mm_);                                      \
@@ -20,6 +21,7 @@
       }                                                                                 \
     }                                                                                   \
   } while (0)
+#define LANES(m, stmt) LANES_LOOP(, m, stmt)
 
 /* LANES for a statement that writes lane l of one register from lane l of others
  * (d[l] = f(a[l], b[l], ...): an ALU instruction). Registers are whole arrays of 32 lanes
@@ -36,17 +38,7 @@
 #else
 #define LANES_INDEPENDENT
 #endif
-#define LANES_ELEMENTWISE(m, stmt)                                                      \
-  do {                                                                                  \
-    if ((m) == FULL_MASK) {                                                             \
-      LANES_INDEPENDENT for (unsigned l = 0; l < 32; l++) { stmt; }                     \
-    } else {                                                                            \
-      for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                                   \
-        unsigned l = (unsigned)__builtin_ctz(mm_);                                      \
-        stmt;                                                                           \
-      }                                                                                 \
-    }                                                                                   \
-  } while (0)
+#define LANES_ELEMENTWISE(m, stmt) LANES_LOOP(LANES_INDEPENDENT, m, stmt)
 
 /* bit conversions between register values and host floats */
 static inline float F32(uint64_t v)

@@ -132,8 +132,8 @@ void cc_launch_random_fill(enum ptx_type t, uint64_t seed, void *dst, uint64_t c
 /* cc_launch_random_fill on up to `threads` threads, each a contiguous range of elements
  * from the generator's state at its first one (splitmix64 can seek: the state before
  * output i is seed + i x 0x9E3779B97F4A7C15): the same bytes for any thread count. Below
- * CC_LAUNCH_FILL_PER_THREAD elements a thread, fewer threads; a thread that cannot be
- * started leaves its range to the caller. */
+ * CC_LAUNCH_FILL_PER_THREAD elements a thread, fewer threads, and at most 64; a thread
+ * that cannot be started leaves its range to the caller (no error: the fill is whole). */
 #define CC_LAUNCH_FILL_PER_THREAD (1u << 20)
 void cc_launch_random_fill_threads(enum ptx_type t, uint64_t seed, void *dst, uint64_t count,
                                    uint32_t threads);

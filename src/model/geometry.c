@@ -299,9 +299,8 @@ static int geometry_progression(const struct cc_warp_access *a, uint64_t step,
   uint64_t a0 = a->addr[0], hi, unique;
   if (size == 0)
     return 0;
-  if (step > size)
-    return (step & 31u) == 0 && (a0 & 31u) + size <= 32u &&
-           scattered_counts(CC_WARP_SIZE, size, a0, step, out);
+  if (step > size) /* (scattered_counts takes steps of whole lines only: sectors too) */
+    return (a0 & 31u) + size <= 32u && scattered_counts(CC_WARP_SIZE, size, a0, step, out);
   hi = a0 + 31u * step + (size - 1);
   if (hi == UINT64_MAX)
     return 0;

@@ -830,6 +830,19 @@ static void test_l1_memo_list(void **state)
   cc_cache_free(c);
 }
 
+/* The store memo tests' cache: 1 SM, L1 512 bytes, L2 8 KiB of 2 ways (32 sets, line l in
+ * set l % 32); slot 0 loads, slot 1 stores. */
+#define STORE_MEMO_SPEC "h100,sms=1,l1=512,l1-ways=2,l2=8K,l2-ways=2,index=mod"
+
+/* Store a (slot 1, 32 lanes of 4 bytes) to the column of lines 0..31, 4 x col bytes into
+ * each line's sector 0. */
+static void store_column(struct cc_cache *c, struct cc_warp_access *a, uint32_t col)
+{
+  for (int l = 0; l < CC_WARP_SIZE; l++)
+    a->addr[l] = 128u * (uint32_t)l + 4 * col;
+  cc_cache_access(c, a, 0);
+}
+
 /* The store memo (a column store whose lines went to known L2 ways) must give the full
  * replay's figures. L2 8 KiB, 2 ways, index=mod: 32 sets, line n in set n mod 32. Store
  * record w (slot 1): lane l writes 4 bytes at 128 l + 4 w, sector 0 of lines 0..31 (one
@@ -844,17 +857,13 @@ static void test_l1_memo_list(void **state)
  * bytes. Each store is 32 sectors: 8 L1 wavefronts, 80 in all. */
 static void test_store_memo(void **state)
 {
-  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=512,l1-ways=2,l2=8K,l2-ways=2,"
-                                             "index=mod");
+  struct cc_cache_device d = device("sm_90", STORE_MEMO_SPEC);
   struct cc_cache *c = start(&d, 1, 2);
   const struct cc_cache_counts *st = cc_cache_insn(c, 1), *ld = cc_cache_insn(c, 0);
   struct cc_warp_access a = rec(1, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
   (void)state;
   for (uint32_t w = 0; w < 10; w++) {
-    uint32_t col = w == 9 ? 1 : w % 8;
-    for (int l = 0; l < CC_WARP_SIZE; l++)
-      a.addr[l] = 128u * (uint32_t)l + 4 * col;
-    cc_cache_access(c, &a, 0);
+    store_column(c, &a, w == 9 ? 1 : w % 8);
     if (w < 8)
       load_line(c, 0, 32 + w);
     if (w == 8) {
@@ -875,7 +884,7 @@ static void test_store_memo(void **state)
 
 /* The store memo's stores when L2's LRU clock is about to wrap (cache.c touch renumbers
  * the stamps at UINT32_MAX; store_held_sector's inline path must leave that step to
- * it). L2 8 KiB, 2 ways, index=mod: line l in set l % 32. Slot 0 loads line 32 (set 0)
+ * it). STORE_MEMO_SPEC's cache. Slot 0 loads line 32 (set 0)
  * and line 33 (set 1); slot 1 stores a column (lanes on lines 0..31, 4 bytes of sector
  * 0 each), then the same column 4 bytes further, through the store memo; then slot 0
  * loads line 65 (set 1: lines 33 and 1 there, 33 the older one). By hand: line 65
@@ -886,20 +895,16 @@ static void test_store_memo(void **state)
  * wrapped to 0 would make line 1 the older one (the victim, written back). */
 static void store_memo_near_wrap(int near_wrap)
 {
-  struct cc_cache_device d = device("sm_90", "h100,sms=1,l1=512,l1-ways=2,l2=8K,l2-ways=2,"
-                                             "index=mod");
+  struct cc_cache_device d = device("sm_90", STORE_MEMO_SPEC);
   struct cc_cache *c = start(&d, 1, 2);
   const struct cc_cache_counts *st = cc_cache_insn(c, 1), *ld = cc_cache_insn(c, 0);
   struct cc_warp_access a = rec(1, CC_ACCESS_STORE, 0, 0, 0xffffffffu);
   load_line(c, 0, 32);
   load_line(c, 0, 33);
-  for (uint32_t col = 0; col < 2; col++) {
-    for (int l = 0; l < CC_WARP_SIZE; l++)
-      a.addr[l] = 128u * (uint32_t)l + 4 * col;
-    if (col == 1 && near_wrap)
-      c->l2.clock = UINT32_MAX - 1;
-    cc_cache_access(c, &a, 0);
-  }
+  store_column(c, &a, 0);
+  if (near_wrap)
+    c->l2.clock = UINT32_MAX - 1;
+  store_column(c, &a, 1);
   load_line(c, 0, 65);
   cc_cache_end_kernel(c);
   assert_int_equal(st->l2_sectors_write, 64);

@@ -101,6 +101,20 @@ static const char *k_pairs = PTX_HEADER
     "st.global.f32 [%rd9], %f1;\n"
     "ret;\n}\n";
 
+/* Runs kernel and expects it to fail with status, the error naming "WHAT at 0xADDR" and
+ * who (the thread, and the block where given). */
+static void expect_fault(struct cc_emu *emu, const struct ptx_module *m, const char *kernel,
+                         struct launch *l, int status, const char *what, uint64_t addr,
+                         const char *who)
+{
+  struct cc_err err;
+  char want[200];
+  assert_int_equal(launch_run(emu, m, kernel, l, NULL, NULL, &err), status);
+  snprintf(want, sizeof want, "%s at 0x%llx", what, (unsigned long long)addr);
+  assert_true(contains(err.msg, want));
+  assert_true(contains(err.msg, who));
+}
+
 /* A warp whose lanes leave the first lane's allocation (the emulator's whole-warp path
  * tests every lane against that allocation, exec_mem.c global_warp). k_pairs with the
  * stride from a to b: even lanes read a[t / 2], odd lanes b[t / 2], a valid access of
@@ -112,9 +126,7 @@ static void test_warp_spans(void **state)
 {
   struct ptx_module *m = parse_ok(k_pairs), *m2 = parse_ok(k_oob);
   struct cc_emu *emu = cc_emu_new(m, NULL);
-  struct cc_err err;
   uint64_t da, db, dout;
-  char want[200];
   struct launch l = L1(1, 32), l2 = L1(2, 32);
   float *a, *b, *out;
   (void)state;
@@ -133,18 +145,12 @@ static void test_warp_spans(void **state)
     assert_true(out[t] == (float)(t / 2 + (t % 2 ? 100 : 0)));
   /* 2 bytes more: lane 0 stays aligned, lane 1 reads b + 2 */
   l.vals[2] = db - da + 2;
-  assert_int_equal(launch_run(emu, m, "pairs", &l, NULL, NULL, &err), CC_ERR_KERNEL);
-  snprintf(want, sizeof want, "misaligned address: global read of size 4 at 0x%llx",
-           (unsigned long long)(db + 2));
-  assert_true(contains(err.msg, want));
-  assert_true(contains(err.msg, "by thread (1,0,0)"));
+  expect_fault(emu, m, "pairs", &l, CC_ERR_KERNEL, "misaligned address: global read of size 4",
+               db + 2, "by thread (1,0,0)");
   /* a stride of 2 bytes: lane 1 misaligned inside a, as lane 0's allocation */
   l.vals[2] = 2;
-  assert_int_equal(launch_run(emu, m, "pairs", &l, NULL, NULL, &err), CC_ERR_KERNEL);
-  snprintf(want, sizeof want, "misaligned address: global read of size 4 at 0x%llx",
-           (unsigned long long)(da + 2));
-  assert_true(contains(err.msg, want));
-  assert_true(contains(err.msg, "by thread (1,0,0)"));
+  expect_fault(emu, m, "pairs", &l, CC_ERR_KERNEL, "misaligned address: global read of size 4",
+               da + 2, "by thread (1,0,0)");
   cc_emu_free(emu);
   emu = cc_emu_new(m2, NULL);
   alloc_ok(emu, 32 * 4, "in", &da);
@@ -152,11 +158,8 @@ static void test_warp_spans(void **state)
   arg64(&l2, da);
   arg64(&l2, dout);
   arg64(&l2, 16 * 4);
-  assert_int_equal(launch_run(emu, m2, "oob", &l2, NULL, NULL, &err), CC_ERR_MEMCHECK);
-  snprintf(want, sizeof want, "invalid global read of size 4 at 0x%llx",
-           (unsigned long long)(da + 128));
-  assert_true(contains(err.msg, want));
-  assert_true(contains(err.msg, "by thread (16,0,0) in block (0,0,0)"));
+  expect_fault(emu, m2, "oob", &l2, CC_ERR_MEMCHECK, "invalid global read of size 4", da + 128,
+               "by thread (16,0,0) in block (0,0,0)");
   cc_emu_free(emu);
   ptx_module_free(m);
   ptx_module_free(m2);
